@@ -1,0 +1,29 @@
+# cardarena: two commands on a fresh machine.
+#   make demo   set up .venv (first use) and run a demo season
+#   make test   set up .venv (first use) and run the test suite
+PYTHON ?= python3
+VENV := .venv
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test proto bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/cardarena demo $(ARGS)
+
+test: $(STAMP)
+	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+proto: $(STAMP)
+	$(VENV)/bin/python proto/generate.py
+
+bench: $(STAMP)
+	$(VENV)/bin/python -m bench.run
+
+clean:
+	rm -rf $(VENV) *.egg-info var

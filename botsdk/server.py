@@ -1,0 +1,59 @@
+"""Serve a :class:`~botsdk.bot.Bot` over gRPC, with the standard health service."""
+
+from __future__ import annotations
+
+from concurrent import futures
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from cardarena.v1 import bot_pb2, bot_pb2_grpc
+from botsdk.bot import Bot
+
+#: Largest request or answer a bot server accepts, bytes (views are a few KiB).
+MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
+
+class _Servicer(bot_pb2_grpc.BotServicer):
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+
+    def Describe(self, request: bot_pb2.DescribeRequest, context: grpc.ServicerContext) -> bot_pb2.DescribeResponse:
+        return self.bot.describe()
+
+    def Act(self, request: bot_pb2.ActRequest, context: grpc.ServicerContext) -> bot_pb2.ActResponse:
+        try:
+            return self.bot.act(request)
+        except NotImplementedError as exc:
+            context.abort(grpc.StatusCode.UNIMPLEMENTED, str(exc))
+        except ValueError as exc:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        raise AssertionError("unreachable")  # context.abort raises
+
+
+def serve(bot: Bot, port: int = 0, host: str = "127.0.0.1", threads: int | None = None) -> tuple[grpc.Server, int]:
+    """Start serving ``bot`` and return ``(server, port)``.
+
+    ``port=0`` picks a free port. ``threads`` is the size of the server's
+    thread pool (default: the bot's ``capacity``): calls beyond it queue
+    inside the server and spend the caller's time. Raises RuntimeError when
+    the address cannot be bound. Stop with ``server.stop(grace)``.
+    """
+    workers = threads or max(1, bot.capacity)
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"bot-{bot.name}"),
+        options=[
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+        ],
+    )
+    bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot), server)
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    bound = server.add_insecure_port(f"{host}:{port}")
+    if bound == 0:
+        raise RuntimeError(f"cannot bind {host}:{port}")
+    server.start()
+    health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    health_servicer.set("cardarena.v1.Bot", health_pb2.HealthCheckResponse.SERVING)
+    return server, bound

@@ -1,0 +1,163 @@
+"""The contract between a game's rules and the referee.
+
+Every game is a :class:`Rules` object (immutable: the game's parameters)
+working on a mutable state dataclass of its own, in the OpenSpiel manner:
+game, state, view and result are four different things.
+
+The rules never do I/O, never sleep and never draw random numbers. When the
+game needs chance (a shuffle, a draw by lot), :meth:`Rules.step` returns a
+:class:`Shuffle` or :class:`DrawLot` request and the referee answers it from
+the one seeded generator it owns, so a game is a pure function of
+(parameters, seed, bots' answers) (RULINGS, preamble).
+
+When seats must decide, ``step`` returns an :class:`Ask` naming them (more
+than one seat only where the rules ask several players at once, e.g. the
+rummy take-it window); the referee collects one action per seat, checks each
+with :meth:`Rules.check` (an illegal one becomes a fault and is replaced by
+:meth:`Rules.default_action`), and applies them together with
+:meth:`Rules.apply`, ordered by seat.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
+
+
+class GameName(enum.StrEnum):
+    """The platform's games; the value is the name used in the CLI, store and API."""
+
+    SLIPPERY_SAM = "slippery-sam"
+    SVARA = "svara"
+    RUMMY = "rummy"
+
+
+class IllegalAction(ValueError):
+    """An action the rules do not allow now. The message says why, for the fault log."""
+
+
+class BadParameters(ValueError):
+    """Game parameters out of their allowed range; the message names the parameter."""
+
+
+@dataclass(frozen=True)
+class Shuffle:
+    """Chance request: answer with a permutation of ``cards`` (the new order, top first)."""
+
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class DrawLot:
+    """Chance request: answer with one of ``seats``, drawn uniformly."""
+
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Ask:
+    """Decision request: each of ``seats`` must answer one action (ascending seat order)."""
+
+    seats: tuple[int, ...]
+
+
+Step = Shuffle | DrawLot | Ask
+
+
+@dataclass(frozen=True)
+class Event:
+    """One thing that happened, for the replay.
+
+    ``kind`` is a short snake_case name (``"deal"``, ``"bet"``); ``data`` is
+    JSON-serialisable; ``visible_to`` is ``None`` when every seat saw it, else
+    the seats that saw it (a dealt hand is visible to its owner only). The
+    dashboard shows non-public events only once the game is over.
+    """
+
+    kind: str
+    data: dict[str, Any]
+    visible_to: tuple[int, ...] | None = None
+
+
+@dataclass
+class BaseState:
+    """Fields every game's state has. Games subclass it with their own dataclass."""
+
+    num_seats: int
+    events: list[Event] = field(default_factory=list)
+
+    def log(self, kind: str, visible_to: tuple[int, ...] | None = None, **data: Any) -> None:
+        """Append an event to the state's history."""
+        self.events.append(Event(kind, data, visible_to))
+
+
+S = TypeVar("S", bound=BaseState)
+A = TypeVar("A")
+V = TypeVar("V")
+
+
+class Rules(Protocol, Generic[S, A, V]):
+    """The rules of one game with fixed parameters. All methods are pure functions
+    of their arguments apart from mutating the ``state`` they are given."""
+
+    game: GameName
+    num_seats: int
+
+    def new_state(self) -> S:
+        """The state before any chance or decision."""
+        ...
+
+    def step(self, state: S) -> Step | None:
+        """What must happen next: a chance request, seats to ask, or None when the game is over."""
+        ...
+
+    def apply_chance(self, state: S, outcome: Sequence[str] | int) -> None:
+        """Apply the referee's answer to the pending Shuffle (a permutation) or DrawLot (a seat).
+
+        Raises IllegalAction if the outcome does not answer the pending request.
+        """
+        ...
+
+    def check(self, state: S, seat: int, action: A) -> None:
+        """Raise IllegalAction if ``seat`` may not play ``action`` now; never changes ``state``."""
+        ...
+
+    def apply(self, state: S, actions: Mapping[int, A]) -> None:
+        """Apply one checked action per asked seat. Raises IllegalAction (state unchanged) if one is illegal."""
+        ...
+
+    def default_action(self, state: S, seat: int) -> A:
+        """The action the referee plays for a faulted or retired seat (RULINGS 4.2)."""
+        ...
+
+    def view(self, state: S, seat: int) -> V:
+        """Everything ``seat`` may see now, and nothing else."""
+        ...
+
+    def rank_key(self, state: S, seat: int) -> tuple[int, ...]:
+        """The seat's ranking key at the end of the game; larger ranks higher, equal keys share a place."""
+        ...
+
+    def scores(self, state: S) -> tuple[int, ...]:
+        """Per seat, the final score (tokens for the betting games, points for rummy)."""
+        ...
+
+    def score_changes(self, state: S) -> tuple[int, ...]:
+        """Per seat, the score change over the game (tokens won or lost; rummy: points taken)."""
+        ...
+
+
+def places(keys: Sequence[tuple[int, ...]], retired: Sequence[bool]) -> tuple[int, ...]:
+    """Places (1 = best) from per-seat ranking keys, RULINGS "Rankings".
+
+    Seats not retired rank above retired seats; within each group larger keys
+    rank higher and equal keys share a place (standard competition ranking:
+    1, 1, 3). ``keys`` and ``retired`` are per seat and of equal length;
+    raises ValueError otherwise.
+    """
+    if len(keys) != len(retired):
+        raise ValueError("keys and retired must have one entry per seat")
+    full = [((0 if r else 1),) + tuple(k) for k, r in zip(keys, retired)]
+    return tuple(1 + sum(1 for other in full if other > mine) for mine in full)

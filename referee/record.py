@@ -1,0 +1,127 @@
+"""What the referee produces for one game: results, faults and the replay.
+
+A :class:`GameRecord` is plain data (dataclasses of JSON-ready values) so the
+store can keep it as JSON and the dashboard can show it without importing
+protobuf. ``GameRecord.to_json()`` / ``GameRecord.from_json()`` round-trip.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+class FaultKind(enum.StrEnum):
+    """Why a bot's decision was replaced by the default action (RULINGS 4.2)."""
+
+    TIMEOUT = "timeout"          # no answer before the deadline plus the time bank
+    BUDGET = "budget"            # the seat's total thinking budget was spent: not called
+    ILLEGAL = "illegal"          # a well-formed action the rules do not allow now
+    MALFORMED = "malformed"      # an answer that is not an action of this game
+    ERROR = "error"              # the bot answered with an error status (it raised)
+    UNREACHABLE = "unreachable"  # the bot's endpoint could not be reached: retired at once
+
+
+class EndReason(enum.StrEnum):
+    """How a game ended."""
+
+    COMPLETED = "completed"      # played to the rules' end
+    VOIDED = "voided"            # a platform failure: to be run again (RULINGS 4.3)
+    FAILED = "failed"            # voided 3 times: stored, shown, not rated
+
+
+@dataclass
+class Fault:
+    """One fault: which seat, at which of its decisions, what kind, why, and what it sent.
+
+    ``answer`` is the bot's answer as protobuf JSON (``None`` if it sent none).
+    """
+
+    seat: int
+    decision: int
+    kind: FaultKind
+    detail: str
+    answer: dict[str, Any] | None = None
+
+
+@dataclass
+class DecisionLog:
+    """One question to one seat and what came of it.
+
+    ``view`` is the view sent (protobuf JSON of the game's view message),
+    ``answer`` the answer received (``None`` on timeout/error/not called),
+    ``action`` the action applied (the answer's, or the default), all as
+    protobuf JSON. ``latency_ms`` is measured by the referee; ``sent_at`` is
+    the wall-clock time the request was sent (seconds since the epoch);
+    ``event_index`` is the number of game events before this decision.
+    ``time_bank_ms`` is what was left of the bank after the decision.
+    """
+
+    seat: int
+    decision: int
+    event_index: int
+    view: dict[str, Any]
+    answer: dict[str, Any] | None
+    action: dict[str, Any]
+    latency_ms: float
+    sent_at: float
+    time_bank_ms: float
+    fault: FaultKind | None = None
+    called: bool = True
+
+
+@dataclass
+class SeatResult:
+    """One seat's result. ``place`` is 1 for the best; ``score`` is final tokens or points;
+    ``change`` is the score change over the game; ``retired`` per RULINGS 4.2."""
+
+    seat: int
+    place: int
+    score: int
+    change: int
+    faults: int
+    retired: bool
+
+
+@dataclass
+class GameRecord:
+    """The complete outcome of one refereed game.
+
+    ``events`` are the engine's events as dicts ``{"kind", "data", "visible_to"}``;
+    ``chance`` are the referee's chance outcomes in order (a shuffled pack as a
+    list of cards, or a seat drawn by lot); ``decisions`` every question asked.
+    A game is a pure function of (game, params, num_seats, seed, answers):
+    ``referee.replay.verify`` re-runs it from this record.
+    """
+
+    game: str
+    params: dict[str, Any]
+    num_seats: int
+    seed: int
+    game_id: str
+    reason: EndReason
+    detail: str
+    results: list[SeatResult]
+    faults: list[Fault] = field(default_factory=list)
+    events: list[dict[str, Any]] = field(default_factory=list)
+    chance: list[Any] = field(default_factory=list)
+    decisions: list[DecisionLog] = field(default_factory=list)
+    started_at: float = 0.0
+    finished_at: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict of the whole record."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> GameRecord:
+        """Rebuild a record from :meth:`to_json` output; raises KeyError/TypeError on a bad dict."""
+        d = dict(data)
+        d["reason"] = EndReason(d["reason"])
+        d["results"] = [SeatResult(**r) for r in d["results"]]
+        d["faults"] = [Fault(**{**f, "kind": FaultKind(f["kind"])}) for f in d.get("faults", [])]
+        d["decisions"] = [
+            DecisionLog(**{**x, "fault": FaultKind(x["fault"]) if x.get("fault") else None}) for x in d.get("decisions", [])
+        ]
+        return cls(**d)
