@@ -1,0 +1,61 @@
+"""Reference policies for Slippery Sam: ``random_action`` and the ``odds`` bot."""
+
+from __future__ import annotations
+
+import random
+
+from cardarena.v1 import slippery_sam_pb2 as pb
+
+from botsdk.bot import Bot, Context
+from referee.cards import RANKS, pack
+
+_PACK = pack()
+
+
+def random_action(view: pb.SlipperySamView, rng: random.Random) -> pb.SlipperySamAction:
+    """A uniformly random legal amount (kitty or bet)."""
+    return pb.SlipperySamAction(amount=rng.randint(view.min_amount, view.max_amount))
+
+
+def win_probability(hand: list[str], seen: set[str]) -> float:
+    """Exact chance that the next stack card is beaten by ``hand`` (RULINGS 1.5).
+
+    The turned card is equally likely to be any card the player has not seen:
+    not in his hand, not turned in this deal, not in a shot hand.
+    """
+    unknown = [c for c in _PACK if c not in seen]
+    if not unknown:
+        return 0.0
+    best = {}
+    for card in hand:
+        best[card[1]] = max(best.get(card[1], -1), RANKS.index(card[0]))
+    wins = sum(1 for c in unknown if RANKS.index(c[0]) < best.get(c[1], -1))
+    return wins / len(unknown)
+
+
+class OddsBot(Bot):
+    """Bets by its exact probability of winning, counting every card it has seen.
+
+    With a winning chance p above one half it bets a Kelly fraction (2p - 1) of
+    its tokens, capped by the kitty (a shoot when that reaches the kitty);
+    otherwise the minimum of 1 token. As dealer it puts up twice the minimum
+    kitty, capped by its tokens: the bank wins on average, but a large kitty
+    invites shoots.
+    """
+
+    name = "odds"
+    version = "1.0.0"
+    author = "cardarena"
+    games = ("slippery-sam",)
+
+    def slippery_sam(self, view: pb.SlipperySamView, ctx: Context) -> pb.SlipperySamAction:
+        if view.decision == pb.SLIPPERY_SAM_DECISION_KITTY:
+            return pb.SlipperySamAction(amount=min(view.max_amount, 2 * view.min_amount))
+        seen = set(view.hand) | set(view.turned)
+        for shot in view.shots:
+            seen.update(shot.cards)
+        p = win_probability(list(view.hand), seen)
+        if p <= 0.5:
+            return pb.SlipperySamAction(amount=view.min_amount)
+        stake = int((2 * p - 1) * view.tokens[ctx.seat])
+        return pb.SlipperySamAction(amount=max(view.min_amount, min(view.max_amount, stake)))

@@ -1,0 +1,42 @@
+"""Slippery Sam ("Shoot"), the banking game of ``slippery-sam.en.txt`` and RULINGS §1.
+
+Public: :data:`SPEC` (how the platform plays it), :class:`SlipperySamParams`,
+:class:`SlipperySamRules` and :func:`beats`.
+"""
+
+from referee.engine import GameName
+from referee.games import GameSpec
+from referee.games.slippery_sam import codec
+from referee.games.slippery_sam.rules import (
+    MAX_SEATS,
+    MIN_SEATS,
+    SlipperySamAction,
+    SlipperySamParams,
+    SlipperySamRules,
+    SlipperySamState,
+    SlipperySamView,
+    beats,
+)
+
+SPEC = GameSpec(
+    name=GameName.SLIPPERY_SAM,
+    params_type=SlipperySamParams,
+    make_rules=SlipperySamRules,
+    proto_field="slippery_sam",
+    encode_view=codec.encode_view,
+    decode_action=codec.decode_action,
+    encode_action=codec.encode_action,
+    min_seats=MIN_SEATS,
+    max_seats=MAX_SEATS,
+    score_unit="tokens",
+)
+
+__all__ = [
+    "SPEC",
+    "SlipperySamAction",
+    "SlipperySamParams",
+    "SlipperySamRules",
+    "SlipperySamState",
+    "SlipperySamView",
+    "beats",
+]

@@ -1,0 +1,50 @@
+"""Slippery Sam <-> ``cardarena.v1`` protocol messages (``slippery_sam.proto``)."""
+
+from __future__ import annotations
+
+from cardarena.v1 import slippery_sam_pb2 as pb
+
+from referee.games import MalformedAction
+from referee.games.slippery_sam.rules import Decision, SlipperySamAction, SlipperySamView
+
+_DECISION = {
+    None: pb.SLIPPERY_SAM_DECISION_UNSPECIFIED,
+    Decision.KITTY: pb.SLIPPERY_SAM_DECISION_KITTY,
+    Decision.BET: pb.SLIPPERY_SAM_DECISION_BET,
+}
+
+
+def encode_view(view: SlipperySamView) -> pb.SlipperySamView:
+    """The engine's view as the protocol message sent to the bot."""
+    return pb.SlipperySamView(
+        decision=_DECISION[view.decision],
+        min_amount=view.min_amount,
+        max_amount=view.max_amount,
+        hand=view.hand,
+        dealer=max(view.dealer, 0),
+        kitty=view.kitty,
+        deal_in_turn=view.deal_in_turn,
+        tokens=view.tokens,
+        out=view.out,
+        turned=view.turned,
+        shots=[pb.SlipperySamShot(seat=s, cards=c) for s, c in view.shots],
+        bets=[
+            pb.SlipperySamBet(dealer=b.dealer, seat=b.seat, amount=b.amount, turned=b.turned, won=b.won, shoot=b.shoot)
+            for b in view.bets
+        ],
+        first_dealer_cards=view.first_dealer_cards,
+        orbit=view.orbit,
+        orbits=view.orbits,
+    )
+
+
+def decode_action(message: pb.SlipperySamAction) -> SlipperySamAction:
+    """The bot's answer as an engine action; raises MalformedAction if it is not a SlipperySamAction."""
+    if not isinstance(message, pb.SlipperySamAction):
+        raise MalformedAction(f"expected a SlipperySamAction, got {type(message).__name__}")
+    return SlipperySamAction(amount=int(message.amount))
+
+
+def encode_action(action: SlipperySamAction) -> pb.SlipperySamAction:
+    """An engine action as the protocol message."""
+    return pb.SlipperySamAction(amount=action.amount)

@@ -1,0 +1,378 @@
+"""Slippery Sam ("Shoot"): the rules engine.
+
+Source: the seed text ``slippery-sam.en.txt`` and RULINGS §1 (binding), with
+the referee policy of RULINGS §4 for default actions. Amounts are whole
+tokens. Seats are numbered 0..n-1 clockwise; "left" is the next seat number.
+
+The engine is pure: chance comes from the referee through :class:`Shuffle`
+requests, decisions through :class:`Ask`, and nothing here does I/O.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from referee.cards import RANKS, pack
+from referee.engine import Ask, BadParameters, BaseState, GameName, IllegalAction, Shuffle, Step
+
+PACK = pack()
+#: The minimum kitty is this many tokens per seat not out (RULINGS 1.3).
+KITTY_PER_SEAT = 10
+#: Deals a dealer keeps the bank for (RULINGS 1.3).
+DEALS_PER_TURN = 3
+MIN_SEATS, MAX_SEATS = 3, 8
+
+
+@dataclass(frozen=True)
+class SlipperySamParams:
+    """Parameters of RULINGS §1, with their defaults.
+
+    ``starting_tokens``: tokens each seat starts with (default 300; at least
+    10 x seats, checked by :class:`SlipperySamRules`). ``orbits``: how many
+    times the deal goes round the table before the game ends (default 2).
+    Raises BadParameters for impossible values.
+    """
+
+    starting_tokens: int = 300
+    orbits: int = 2
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.starting_tokens, int) or self.starting_tokens < 1:
+            raise BadParameters(f"starting_tokens must be a positive whole number of tokens, got {self.starting_tokens!r}")
+        if not isinstance(self.orbits, int) or not 1 <= self.orbits <= 100:
+            raise BadParameters(f"orbits must be a whole number from 1 to 100, got {self.orbits!r}")
+
+
+class Phase(enum.Enum):
+    """Where the game stands."""
+
+    FIRST_DEALER = enum.auto()  # waiting for the Black Jack method's shuffle
+    KITTY = enum.auto()         # the dealer must put up his kitty
+    SHUFFLE = enum.auto()       # waiting for the shuffle of a deal
+    BET = enum.auto()           # a player must bet
+    OVER = enum.auto()
+
+
+class Decision(enum.Enum):
+    """What a seat is asked (mirrors ``cardarena.v1.SlipperySamDecision``)."""
+
+    KITTY = 1
+    BET = 2
+
+
+@dataclass(frozen=True)
+class SlipperySamAction:
+    """The one kind of action: an amount of tokens (the kitty, or a bet)."""
+
+    amount: int
+
+
+@dataclass(frozen=True)
+class SettledBet:
+    """One settled bet (RULINGS 1.5): who held the bank, who bet how much, the turned card, the outcome."""
+
+    dealer: int
+    seat: int
+    amount: int
+    turned: str
+    won: bool
+    shoot: bool
+
+
+@dataclass(frozen=True)
+class SlipperySamView:
+    """What one seat may see at a decision (RULINGS 1.7), and what it must decide.
+
+    ``hand`` is the seat's own cards (empty for the dealer); ``tokens`` per
+    seat exclude the kitty; ``turned`` and ``shots`` cover the current deal only;
+    ``bets`` cover the whole game. ``decision`` is None when the seat is not asked.
+    """
+
+    seat: int
+    decision: Decision | None
+    min_amount: int
+    max_amount: int
+    hand: tuple[str, ...]
+    dealer: int
+    kitty: int
+    deal_in_turn: int
+    tokens: tuple[int, ...]
+    out: tuple[bool, ...]
+    turned: tuple[str, ...]
+    shots: tuple[tuple[int, tuple[str, ...]], ...]
+    bets: tuple[SettledBet, ...]
+    first_dealer_cards: tuple[str, ...]
+    orbit: int
+    orbits: int
+
+
+@dataclass
+class SlipperySamState(BaseState):
+    """The full state of a game (hidden cards included); only the referee holds it.
+
+    ``tokens`` are per seat, outside the kitty; the dealer's kitty is ``kitty``.
+    """
+
+    tokens: list[int] = field(default_factory=list)
+    phase: Phase = Phase.FIRST_DEALER
+    first_dealer: int = -1
+    first_dealer_cards: list[str] = field(default_factory=list)
+    turn_index: int = 0            # dealer turns begun or skipped since the first dealer
+    dealer: int = -1
+    kitty: int = 0
+    deal_in_turn: int = 0          # 1..3 while the bank is held
+    hands: list[list[str]] = field(default_factory=list)
+    stack: list[str] = field(default_factory=list)
+    players: list[int] = field(default_factory=list)  # seats dealt in this deal, betting order
+    to_bet: int = 0                # index into players
+    turned: list[str] = field(default_factory=list)
+    shots: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
+    bets: list[SettledBet] = field(default_factory=list)
+    exits: list[int] = field(default_factory=list)     # seats in the order they went out
+    end_reason: str = ""
+
+    def out(self, seat: int) -> bool:
+        """A seat with no tokens, its kitty included, is out (RULINGS 1.1)."""
+        return self.tokens[seat] + (self.kitty if seat == self.dealer else 0) <= 0
+
+
+def beats(hand: Sequence[str], turned: str) -> bool:
+    """Whether a player's hand wins against the turned stack card (RULINGS 1.5).
+
+    ``hand`` is the player's cards (3 in play; any number is accepted) and
+    ``turned`` the stack card, as strings like ``"Ah"``. The hand wins when one
+    of its cards is of the turned card's suit and strictly higher (aces high).
+    Raises referee.cards.BadCard for a string that is not a card.
+
+    >>> beats(["5h", "Kc", "Qs"], "2d")   # the seed's first example: no diamond
+    False
+    >>> beats(["Ac", "4h", "7d"], "3h")   # the seed's second example: 4h beats 3h
+    True
+    """
+    from referee.cards import check
+
+    check(turned)
+    suit, rank = turned[1], RANKS.index(turned[0])
+    return any(check(c)[1] == suit and RANKS.index(c[0]) > rank for c in hand)
+
+
+class SlipperySamRules:
+    """Slippery Sam for ``num_seats`` seats (3-8) with ``params``.
+
+    Raises BadParameters when the seat count is out of range or the starting
+    tokens are fewer than 10 x seats (RULINGS 1.1).
+    """
+
+    game = GameName.SLIPPERY_SAM
+
+    def __init__(self, params: SlipperySamParams, num_seats: int) -> None:
+        if not MIN_SEATS <= num_seats <= MAX_SEATS:
+            raise BadParameters(f"Slippery Sam is played by {MIN_SEATS} to {MAX_SEATS} seats, not {num_seats}")
+        if params.starting_tokens < KITTY_PER_SEAT * num_seats:
+            raise BadParameters(
+                f"starting_tokens must be at least {KITTY_PER_SEAT} x seats = {KITTY_PER_SEAT * num_seats}, got {params.starting_tokens}"
+            )
+        self.params = params
+        self.num_seats = num_seats
+
+    # -- the flow ---------------------------------------------------------
+
+    def new_state(self) -> SlipperySamState:
+        return SlipperySamState(num_seats=self.num_seats, tokens=[self.params.starting_tokens] * self.num_seats)
+
+    def step(self, state: SlipperySamState) -> Step | None:
+        if state.phase in (Phase.FIRST_DEALER, Phase.SHUFFLE):
+            return Shuffle(PACK)
+        if state.phase is Phase.KITTY:
+            return Ask((state.dealer,))
+        if state.phase is Phase.BET:
+            return Ask((state.players[state.to_bet],))
+        return None
+
+    def apply_chance(self, state: SlipperySamState, outcome: Sequence[str] | int) -> None:
+        if state.phase not in (Phase.FIRST_DEALER, Phase.SHUFFLE):
+            raise IllegalAction("no chance event is pending")
+        if isinstance(outcome, int) or sorted(outcome) != sorted(PACK):
+            raise IllegalAction("a shuffle must be a permutation of the 52-card pack")
+        order = list(outcome)
+        if state.phase is Phase.FIRST_DEALER:
+            self._black_jack(state, order)
+        else:
+            self._deal(state, order)
+
+    def _black_jack(self, state: SlipperySamState, order: list[str]) -> None:
+        """RULINGS 1.2: deal face up from seat 0 round the table; the first jack makes the dealer."""
+        for i, card in enumerate(order):
+            state.first_dealer_cards.append(card)
+            if card[0] == "J":
+                state.first_dealer = i % self.num_seats
+                break
+        state.log("first_dealer", cards=list(state.first_dealer_cards), dealer=state.first_dealer)
+        self._begin_turn(state)
+
+    def _begin_turn(self, state: SlipperySamState) -> None:
+        """Start the next dealer's turn, skipping dealers who cannot fund the kitty (RULINGS 1.3, 1.10)."""
+        while True:
+            alive = [s for s in range(self.num_seats) if state.tokens[s] > 0]
+            minimum = KITTY_PER_SEAT * len(alive)
+            if state.turn_index >= self.params.orbits * self.num_seats:
+                return self._end(state, "orbits played")
+            if len(alive) < 2:
+                return self._end(state, "fewer than two seats not out")
+            if all(state.tokens[s] < minimum for s in alive):
+                return self._end(state, "no seat can fund the minimum kitty")
+            dealer = (state.first_dealer + state.turn_index) % self.num_seats
+            state.turn_index += 1
+            if state.tokens[dealer] >= minimum:
+                state.dealer = dealer
+                state.deal_in_turn = 0
+                state.phase = Phase.KITTY
+                return
+            state.log("skip", dealer=dealer, reason="out" if state.tokens[dealer] == 0 else "cannot fund the minimum kitty")
+
+    def _deal(self, state: SlipperySamState, order: list[str]) -> None:
+        """RULINGS 1.4: 3 cards one at a time to each seat not out but the dealer, from his left."""
+        n = self.num_seats
+        state.deal_in_turn += 1
+        state.players = [s for s in ((state.dealer + k) % n for k in range(1, n)) if state.tokens[s] > 0]
+        state.hands = [[] for _ in range(n)]
+        for i in range(3 * len(state.players)):
+            state.hands[state.players[i % len(state.players)]].append(order[i])
+        state.stack = order[3 * len(state.players):]
+        state.turned, state.shots, state.to_bet = [], [], 0
+        state.log("deal", dealer=state.dealer, deal=state.deal_in_turn, players=list(state.players))
+        for s in state.players:
+            state.log("hand", (s,), seat=s, cards=list(state.hands[s]))
+        state.phase = Phase.BET
+
+    def _end_turn(self, state: SlipperySamState, reason: str) -> None:
+        """RULINGS 1.8-1.9: the kitty goes back to the dealer and the deal passes left."""
+        dealer, back = state.dealer, state.kitty
+        state.tokens[dealer] += back
+        state.kitty = 0
+        state.log("turn_end", dealer=dealer, returned=back, reason=reason)
+        if state.tokens[dealer] == 0:
+            state.exits.append(dealer)
+            state.log("out", seat=dealer)
+        state.dealer, state.hands, state.stack, state.players = -1, [], [], []
+        self._begin_turn(state)
+
+    def _end(self, state: SlipperySamState, reason: str) -> None:
+        state.phase = Phase.OVER
+        state.end_reason = reason
+        state.log("game_over", reason=reason, tokens=list(state.tokens))
+
+    # -- decisions ----------------------------------------------------------
+
+    def _range(self, state: SlipperySamState) -> tuple[Decision, int, int, int]:
+        """The asked seat, its decision and the legal amounts (inclusive)."""
+        if state.phase is Phase.KITTY:
+            alive = sum(1 for s in range(self.num_seats) if state.tokens[s] > 0)
+            return Decision.KITTY, state.dealer, KITTY_PER_SEAT * alive, state.tokens[state.dealer]
+        if state.phase is Phase.BET:
+            seat = state.players[state.to_bet]
+            return Decision.BET, seat, 1, min(state.kitty, state.tokens[seat])
+        raise IllegalAction("no decision is pending")
+
+    def check(self, state: SlipperySamState, seat: int, action: SlipperySamAction) -> None:
+        decision, asked, low, high = self._range(state)
+        if seat != asked:
+            raise IllegalAction(f"seat {seat} is not asked; seat {asked} is")
+        what = "kitty" if decision is Decision.KITTY else "bet"
+        if not isinstance(action, SlipperySamAction) or not isinstance(action.amount, int):
+            raise IllegalAction(f"expected an amount of tokens for the {what}")
+        if not low <= action.amount <= high:
+            raise IllegalAction(f"{what} of {action.amount} tokens is outside {low}..{high}")
+
+    def apply(self, state: SlipperySamState, actions: Mapping[int, SlipperySamAction]) -> None:
+        decision, asked, _, _ = self._range(state)
+        if set(actions) != {asked}:
+            raise IllegalAction(f"expected exactly one action, from seat {asked}")
+        action = actions[asked]
+        self.check(state, asked, action)
+        if decision is Decision.KITTY:
+            state.tokens[asked] -= action.amount
+            state.kitty = action.amount
+            state.log("kitty", dealer=asked, amount=action.amount)
+            state.phase = Phase.SHUFFLE
+        else:
+            self._bet(state, asked, action.amount)
+
+    def _bet(self, state: SlipperySamState, seat: int, amount: int) -> None:
+        """RULINGS 1.5-1.6, 1.8: settle one bet against the next stack card."""
+        shoot = amount == state.kitty
+        hand = state.hands[seat]
+        state.log("bet", seat=seat, amount=amount, shoot=shoot)
+        if shoot:
+            state.shots.append((seat, tuple(hand)))
+            state.log("shoot", seat=seat, cards=list(hand))
+        turned = state.stack.pop(0)
+        state.turned.append(turned)
+        won = beats(hand, turned)
+        if won:
+            state.tokens[seat] += amount
+            state.kitty -= amount
+        else:
+            state.tokens[seat] -= amount
+            state.kitty += amount
+        state.bets.append(SettledBet(state.dealer, seat, amount, turned, won, shoot))
+        state.log("turn", seat=seat, card=turned, won=won, kitty=state.kitty)
+        if state.tokens[seat] == 0:
+            state.exits.append(seat)
+            state.log("out", seat=seat)
+        state.to_bet += 1
+        if state.kitty == 0:
+            self._end_turn(state, "kitty empty")
+        elif state.to_bet == len(state.players):
+            if state.deal_in_turn == DEALS_PER_TURN:
+                self._end_turn(state, "three deals played")
+            elif not any(state.tokens[s] > 0 for s in range(self.num_seats) if s != state.dealer):
+                self._end_turn(state, "no player left to deal to")
+            else:
+                state.phase = Phase.SHUFFLE
+
+    def default_action(self, state: SlipperySamState, seat: int) -> SlipperySamAction:
+        """RULINGS 4.2: bet 1 token; as dealer, the minimum kitty."""
+        _, _, low, _ = self._range(state)
+        return SlipperySamAction(low)
+
+    # -- what a seat sees, and the result -------------------------------------
+
+    def view(self, state: SlipperySamState, seat: int) -> SlipperySamView:
+        decision, low, high = None, 0, 0
+        if state.phase in (Phase.KITTY, Phase.BET):
+            d, asked, lo, hi = self._range(state)
+            if asked == seat:
+                decision, low, high = d, lo, hi
+        in_deal = state.phase is Phase.BET and seat in state.players
+        return SlipperySamView(
+            seat=seat,
+            decision=decision,
+            min_amount=low,
+            max_amount=high,
+            hand=tuple(state.hands[seat]) if in_deal else (),
+            dealer=state.dealer,
+            kitty=state.kitty,
+            deal_in_turn=state.deal_in_turn,
+            tokens=tuple(state.tokens),
+            out=tuple(state.out(s) for s in range(self.num_seats)),
+            turned=tuple(state.turned) if state.phase is Phase.BET else (),
+            shots=tuple(state.shots) if state.phase is Phase.BET else (),
+            bets=tuple(state.bets),
+            first_dealer_cards=tuple(state.first_dealer_cards),
+            orbit=max(0, state.turn_index - 1) // self.num_seats,
+            orbits=self.params.orbits,
+        )
+
+    def rank_key(self, state: SlipperySamState, seat: int) -> tuple[int, ...]:
+        """RULINGS 1.11: final tokens; among seats that went out, the later exit ranks higher."""
+        exit_order = state.exits.index(seat) if seat in state.exits else len(state.exits)
+        return (state.tokens[seat], exit_order)
+
+    def scores(self, state: SlipperySamState) -> tuple[int, ...]:
+        return tuple(state.tokens[s] + (state.kitty if s == state.dealer else 0) for s in range(self.num_seats))
+
+    def score_changes(self, state: SlipperySamState) -> tuple[int, ...]:
+        return tuple(t - self.params.starting_tokens for t in self.scores(state))

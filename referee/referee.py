@@ -1,0 +1,230 @@
+"""The referee: plays one game between bots, enforcing rules and time (RULINGS §4).
+
+:func:`play` owns the only random number generator of the game (seeded by
+the game's seed), the clocks and the faults; the game's rules (a
+:class:`~referee.engine.Rules`) own everything else. The result is a
+:class:`~referee.record.GameRecord` holding the ranking, the scores, every
+event, every view sent, every answer with its latency and every fault.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+from concurrent.futures import Future
+from dataclasses import asdict
+from typing import Any
+
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from cardarena.v1 import bot_pb2
+from referee.clients import BotCallError, BotClient
+from referee.engine import Ask, DrawLot, Shuffle, places
+from referee.games import GameSpec, MalformedAction
+from referee.engine import IllegalAction
+from referee.record import DecisionLog, EndReason, Fault, FaultKind, GameRecord, SeatResult
+from referee.timecontrol import SeatClock, TimeControl
+
+#: Steps (chance events plus decisions) after which a game is declared broken.
+MAX_STEPS = 200_000
+#: Extra seconds to wait for a call's own deadline to fire before giving up on it.
+STUCK_CALL_GRACE_S = 5.0
+
+
+class RefereeError(RuntimeError):
+    """The platform failed (a rules error, a broken game): the game is voided (RULINGS 4.3)."""
+
+
+def _to_json(message: Message) -> dict[str, Any]:
+    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+class _Game:
+    """One game in progress; :func:`play` is the public entry point."""
+
+    def __init__(self, spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequence[BotClient],
+                 time_control: TimeControl, game_id: str) -> None:
+        if len(clients) != num_seats:
+            raise ValueError(f"{num_seats} seats need {num_seats} bots, got {len(clients)}")
+        self.spec = spec
+        self.rules = spec.make_rules(params, num_seats)
+        self.params = params
+        self.seed = seed
+        self.clients = list(clients)
+        self.tc = time_control
+        self.game_id = game_id
+        self.rng = random.Random(seed)
+        self.clocks = [SeatClock(time_control.time_bank_s, time_control.budget_s) for _ in range(num_seats)]
+        self.faults: list[Fault] = []
+        self.decisions: list[DecisionLog] = []
+        self.chance: list[Any] = []
+
+    def run(self) -> GameRecord:
+        started = time.time()
+        state = self.rules.new_state()
+        try:
+            for _ in range(MAX_STEPS):
+                step = self.rules.step(state)
+                if step is None:
+                    break
+                if isinstance(step, Shuffle):
+                    outcome: Any = self.rng.sample(step.cards, len(step.cards))
+                    self.chance.append(outcome)
+                    self.rules.apply_chance(state, outcome)
+                elif isinstance(step, DrawLot):
+                    outcome = self.rng.choice(step.seats)
+                    self.chance.append(outcome)
+                    self.rules.apply_chance(state, outcome)
+                elif isinstance(step, Ask):
+                    self.rules.apply(state, self._ask(state, step.seats))
+                else:
+                    raise RefereeError(f"rules returned an unknown step {step!r}")
+            else:
+                raise RefereeError(f"game did not end within {MAX_STEPS} steps")
+        except (IllegalAction, MalformedAction) as exc:
+            raise RefereeError(f"rules rejected the referee's own move: {exc}") from exc
+        retired = [c.retired for c in self.clocks]
+        keys = [self.rules.rank_key(state, s) for s in range(self.rules.num_seats)]
+        place = places(keys, retired)
+        scores, changes = self.rules.scores(state), self.rules.score_changes(state)
+        faults_per_seat = [c.faults for c in self.clocks]
+        return GameRecord(
+            game=self.spec.name.value,
+            params=asdict(self.params),
+            num_seats=self.rules.num_seats,
+            seed=self.seed,
+            game_id=self.game_id,
+            reason=EndReason.COMPLETED,
+            detail=str(getattr(state, "end_reason", "")),
+            results=[SeatResult(s, place[s], scores[s], changes[s], faults_per_seat[s], retired[s]) for s in range(self.rules.num_seats)],
+            faults=self.faults,
+            events=[{"kind": e.kind, "data": e.data, "visible_to": list(e.visible_to) if e.visible_to is not None else None} for e in state.events],
+            chance=self.chance,
+            decisions=self.decisions,
+            started_at=started,
+            finished_at=time.time(),
+        )
+
+    def _ask(self, state: Any, seats: Sequence[int]) -> dict[int, Any]:
+        """Ask every seat at once under one deadline; answers are taken in seat order (DESIGN)."""
+        pending: dict[int, tuple[bot_pb2.ActRequest, Future[bot_pb2.ActResponse], float, float, list[float]]] = {}
+        views: dict[int, Message] = {}
+        for seat in seats:
+            clock = self.clocks[seat]
+            views[seat] = self.spec.encode_view(self.rules.view(state, seat))
+            if clock.retired or clock.budget_s <= 0:
+                continue
+            request = bot_pb2.ActRequest(
+                game_id=self.game_id,
+                seat=seat,
+                decision=clock.decisions,
+                clock=bot_pb2.Clock(
+                    deadline_ms=round(self.tc.deadline_s * 1000),
+                    time_bank_ms=round(clock.bank_s * 1000),
+                    budget_ms=round(clock.budget_s * 1000),
+                ),
+                **{self.spec.proto_field: views[seat]},
+            )
+            timeout = min(self.tc.deadline_s + clock.bank_s, clock.budget_s)
+            ended: list[float] = []
+            sent_at, t0 = time.time(), time.perf_counter()
+            future = self.clients[seat].act(request, timeout)
+            future.add_done_callback(lambda _f, ended=ended: ended.append(time.perf_counter()))
+            pending[seat] = (request, future, sent_at, t0, ended)
+        actions = {}
+        for seat in seats:
+            actions[seat] = self._settle(state, seat, views[seat], pending.get(seat))
+        return actions
+
+    def _settle(self, state: Any, seat: int, view: Message,
+                call: tuple[bot_pb2.ActRequest, Future[bot_pb2.ActResponse], float, float, list[float]] | None) -> Any:
+        """Turn one seat's answer (or its absence) into an action, recording any fault."""
+        clock = self.clocks[seat]
+        decision = clock.decisions
+        clock.decisions += 1
+        event_index = len(state.events)
+        if call is None:
+            action = self.rules.default_action(state, seat)
+            fault = None if clock.retired else FaultKind.BUDGET
+            if fault:
+                self._fault(seat, decision, fault, "thinking budget spent: not called", None)
+            self._log(seat, decision, event_index, view, None, action, 0.0, time.time(), fault, called=False)
+            return action
+        request, future, sent_at, t0, ended = call
+        answer: bot_pb2.ActResponse | None = None
+        fault: FaultKind | None = None
+        detail = ""
+        try:
+            answer = future.result(timeout=request.clock.time_bank_ms / 1000 + self.tc.deadline_s + STUCK_CALL_GRACE_S)
+        except BotCallError as exc:
+            fault, detail = exc.kind, exc.detail
+        except TimeoutError:
+            fault, detail = FaultKind.TIMEOUT, "the call never completed"
+        elapsed = (ended[0] if ended else time.perf_counter()) - t0
+        in_time = clock.charge(elapsed, self.tc.deadline_s)
+        if fault is None and not in_time:
+            fault, detail = FaultKind.TIMEOUT, f"answered after {elapsed:.3f} s, past the deadline and the time bank"
+        if fault is FaultKind.TIMEOUT:
+            clock.bank_s = 0.0
+        action = None
+        if fault is None and answer is not None:
+            which = answer.WhichOneof("action")
+            if which != self.spec.proto_field:
+                fault, detail = FaultKind.MALFORMED, f"expected a {self.spec.proto_field} action, got {which or 'none'}"
+            else:
+                try:
+                    candidate = self.spec.decode_action(getattr(answer, which))
+                    self.rules.check(state, seat, candidate)
+                    action = candidate
+                except MalformedAction as exc:
+                    fault, detail = FaultKind.MALFORMED, str(exc)
+                except IllegalAction as exc:
+                    fault, detail = FaultKind.ILLEGAL, str(exc)
+        answer_json = _to_json(answer) if answer is not None else None
+        if fault is not None:
+            self._fault(seat, decision, fault, detail, answer_json)
+            action = self.rules.default_action(state, seat)
+        self._log(seat, decision, event_index, view, answer_json, action, elapsed * 1000, sent_at, fault)
+        return action
+
+    def _fault(self, seat: int, decision: int, kind: FaultKind, detail: str, answer: dict[str, Any] | None) -> None:
+        """Record a fault and retire the seat when the policy says so (RULINGS 4.2)."""
+        clock = self.clocks[seat]
+        clock.faults += 1
+        self.faults.append(Fault(seat, decision, kind, detail, answer))
+        if kind is FaultKind.UNREACHABLE or clock.faults >= self.tc.max_faults:
+            clock.retired = True
+
+    def _log(self, seat: int, decision: int, event_index: int, view: Message, answer: dict[str, Any] | None, action: Any,
+             latency_ms: float, sent_at: float, fault: FaultKind | None, called: bool = True) -> None:
+        self.decisions.append(
+            DecisionLog(
+                seat=seat,
+                decision=decision,
+                event_index=event_index,
+                view=_to_json(view),
+                answer=answer,
+                action=_to_json(self.spec.encode_action(action)),
+                latency_ms=round(latency_ms, 3),
+                sent_at=sent_at,
+                time_bank_ms=round(self.clocks[seat].bank_s * 1000, 1),
+                fault=fault,
+                called=called,
+            )
+        )
+
+
+def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequence[BotClient],
+         time_control: TimeControl | None = None, game_id: str = "") -> GameRecord:
+    """Play one game and return its record.
+
+    ``clients`` holds one bot client per seat (the same bot may sit twice).
+    ``seed`` (an int) drives every shuffle and draw by lot. Raises
+    RefereeError when the game cannot be finished for a platform reason (the
+    caller voids it; nothing of it is stored), and BadParameters (from the
+    rules) for impossible parameters. Bot misbehaviour never raises: it is
+    recorded as faults (RULINGS 4.2).
+    """
+    return _Game(spec, params, num_seats, seed, clients, time_control or TimeControl(), game_id or f"game-{seed}").run()
