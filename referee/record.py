@@ -49,10 +49,13 @@ class Fault:
 class DecisionLog:
     """One question to one seat and what came of it.
 
-    ``view`` is the view sent (protobuf JSON of the game's view message),
-    ``answer`` the answer received (``None`` on timeout/error/not called),
-    ``action`` the action applied (the answer's, or the default), all as
-    protobuf JSON. ``latency_ms`` is measured by the referee; ``sent_at`` is
+    ``view`` is the view sent (the game's view message), ``answer`` the
+    answer received (an ``ActResponse``; ``None`` on timeout/error/not
+    called), ``action`` the action applied (the game's action message: the
+    answer's, or the default). All three are stored as base64 of the
+    protobuf wire bytes, which costs microseconds per decision where JSON
+    would cost more than the RPC itself; ``referee.replay.expand`` turns a
+    record into readable JSON. ``latency_ms`` is measured by the referee; ``sent_at`` is
     the wall-clock time the request was sent (seconds since the epoch);
     ``event_index`` is the number of game events before this decision.
     ``time_bank_ms`` is what was left of the bank after the decision.
@@ -61,9 +64,9 @@ class DecisionLog:
     seat: int
     decision: int
     event_index: int
-    view: dict[str, Any]
-    answer: dict[str, Any] | None
-    action: dict[str, Any]
+    view: str
+    answer: str | None
+    action: str
     latency_ms: float
     sent_at: float
     time_bank_ms: float

@@ -9,6 +9,7 @@ event, every view sent, every answer with its latency and every fault.
 
 from __future__ import annotations
 
+import base64
 import random
 import time
 from collections.abc import Sequence
@@ -39,6 +40,10 @@ class RefereeError(RuntimeError):
 
 def _to_json(message: Message) -> dict[str, Any]:
     return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+def _to_b64(message: Message) -> str:
+    return base64.b64encode(message.SerializeToString()).decode("ascii")
 
 
 class _Game:
@@ -182,11 +187,10 @@ class _Game:
                     fault, detail = FaultKind.MALFORMED, str(exc)
                 except IllegalAction as exc:
                     fault, detail = FaultKind.ILLEGAL, str(exc)
-        answer_json = _to_json(answer) if answer is not None else None
         if fault is not None:
-            self._fault(seat, decision, fault, detail, answer_json)
+            self._fault(seat, decision, fault, detail, _to_json(answer) if answer is not None else None)
             action = self.rules.default_action(state, seat)
-        self._log(seat, decision, event_index, view, answer_json, action, elapsed * 1000, sent_at, fault)
+        self._log(seat, decision, event_index, view, answer, action, elapsed * 1000, sent_at, fault)
         return action
 
     def _fault(self, seat: int, decision: int, kind: FaultKind, detail: str, answer: dict[str, Any] | None) -> None:
@@ -197,16 +201,16 @@ class _Game:
         if kind is FaultKind.UNREACHABLE or clock.faults >= self.tc.max_faults:
             clock.retired = True
 
-    def _log(self, seat: int, decision: int, event_index: int, view: Message, answer: dict[str, Any] | None, action: Any,
+    def _log(self, seat: int, decision: int, event_index: int, view: Message, answer: Message | None, action: Any,
              latency_ms: float, sent_at: float, fault: FaultKind | None, called: bool = True) -> None:
         self.decisions.append(
             DecisionLog(
                 seat=seat,
                 decision=decision,
                 event_index=event_index,
-                view=_to_json(view),
-                answer=answer,
-                action=_to_json(self.spec.encode_action(action)),
+                view=_to_b64(view),
+                answer=_to_b64(answer) if answer is not None else None,
+                action=_to_b64(self.spec.encode_action(action)),
                 latency_ms=round(latency_ms, 3),
                 sent_at=sent_at,
                 time_bank_ms=round(self.clocks[seat].bank_s * 1000, 1),

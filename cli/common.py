@@ -1,0 +1,46 @@
+"""What every command shares: one-line errors, the store, the console."""
+
+from __future__ import annotations
+
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+
+console = Console()
+err_console = Console(stderr=True)
+
+DbOption = Annotated[
+    str | None,
+    typer.Option("--db", help="Store URL (SQLAlchemy), e.g. sqlite:///cardarena.db or postgresql+psycopg://user@host/db. "
+                 "Default: $CARDARENA_DB_URL, else sqlite:///cardarena.db."),
+]
+
+
+class CliError(Exception):
+    """An error the user can fix; printed as one line, exit status 1 (2 for usage errors)."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    raise CliError(message, code)
+
+
+def db_url(option: str | None) -> str:
+    from workers.settings import get_settings
+
+    return option or get_settings().db_url
+
+
+def open_db(option: str | None):  # -> store.repo.Store
+    """Open (and migrate) the store; a bad URL or unreachable database becomes one CliError line."""
+    from store.repo import StoreError, open_store
+
+    url = db_url(option)
+    try:
+        return open_store(url)
+    except StoreError as exc:
+        fail(str(exc))

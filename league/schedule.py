@@ -1,0 +1,84 @@
+"""Season schedules: which bots sit where in which game, with which deal seed.
+
+A schedule is deterministic from its seed and fair:
+
+- tables are filled by the bots that have played least so far, ties broken
+  first by how often they have already met the bots chosen for the table
+  (so pairs meet about equally often), then by a seeded draw;
+- every table is played once in each of its rotations (the bot in seat p
+  moves to seat p+1), so every bot sits in every seat position of a table
+  equally often;
+- with ``duplicate=True`` all rotations of a table share one deal seed, so
+  the cards' luck cancels out (as in duplicate bridge); otherwise every game
+  has its own seed.
+
+The number of games is rounded up to whole rotation groups.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
+
+
+class ScheduleError(ValueError):
+    """Impossible schedule parameters; the message says which."""
+
+
+@dataclass(frozen=True)
+class ScheduledGame:
+    """One game of a season: its number (schedule order), deal seed and the bot in each seat."""
+
+    number: int
+    seed: int
+    seats: tuple[int, ...]
+
+
+def build_schedule(bots: Sequence[int], table_sizes: Sequence[int], games: int, seed: int,
+                   duplicate: bool = False) -> list[ScheduledGame]:
+    """Schedule at least ``games`` games for ``bots`` (ids) on tables of the given sizes, used in turn.
+
+    Raises ScheduleError for no bots, duplicate bot ids, a table size below 2
+    or larger than the number of bots, or ``games`` < 1.
+    """
+    bots = list(bots)
+    if games < 1:
+        raise ScheduleError(f"a season needs at least 1 game, got {games}")
+    if len(set(bots)) != len(bots):
+        raise ScheduleError("a bot is listed twice")
+    if not table_sizes:
+        raise ScheduleError("no table sizes given")
+    for size in table_sizes:
+        if size < 2:
+            raise ScheduleError(f"a table needs at least 2 seats, got {size}")
+        if size > len(bots):
+            raise ScheduleError(f"a table of {size} seats needs at least {size} bots, got {len(bots)}")
+    rng = random.Random(seed)
+    played: Counter[int] = Counter()
+    met: Counter[tuple[int, int]] = Counter()
+    schedule: list[ScheduledGame] = []
+    group = 0
+    while len(schedule) < games:
+        size = table_sizes[group % len(table_sizes)]
+        group += 1
+        table: list[int] = []
+        order = bots[:]
+        rng.shuffle(order)
+        for _ in range(size):
+            pick = min(
+                (b for b in order if b not in table),
+                key=lambda b: (played[b], sum(met[tuple(sorted((b, o)))] for o in table)),
+            )
+            table.append(pick)
+        for b in table:
+            played[b] += size
+        for a, b in combinations(table, 2):
+            met[tuple(sorted((a, b)))] += size
+        deal_seed = rng.getrandbits(63)
+        for r in range(size):
+            seats = tuple(table[(p - r) % size] for p in range(size))
+            schedule.append(ScheduledGame(len(schedule), deal_seed if duplicate else rng.getrandbits(63), seats))
+    return schedule
