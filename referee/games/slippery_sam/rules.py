@@ -257,6 +257,7 @@ class SlipperySamRules:
             state.exits.append(dealer)
             state.log("out", seat=dealer)
         state.dealer, state.hands, state.stack, state.players = -1, [], [], []
+        state.turned, state.shots = [], []
         self._begin_turn(state)
 
     def _end(self, state: SlipperySamState, reason: str) -> None:
@@ -358,8 +359,8 @@ class SlipperySamRules:
             deal_in_turn=state.deal_in_turn,
             tokens=tuple(state.tokens),
             out=tuple(state.out(s) for s in range(self.num_seats)),
-            turned=tuple(state.turned) if state.phase is Phase.BET else (),
-            shots=tuple(state.shots) if state.phase is Phase.BET else (),
+            turned=tuple(state.turned),
+            shots=tuple(state.shots),
             bets=tuple(state.bets),
             first_dealer_cards=tuple(state.first_dealer_cards),
             orbit=max(0, state.turn_index - 1) // self.num_seats,

@@ -1,0 +1,37 @@
+"""Shared fixtures: real gRPC bot servers on 127.0.0.1 with ephemeral ports."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Callable, Iterator
+
+import grpc
+import pytest
+
+from botsdk import Bot, serve
+from referee.clients import close_channels
+
+
+@pytest.fixture
+def bot_server() -> Iterator[Callable[[Bot], str]]:
+    """Start bots as real gRPC servers on ephemeral ports; returns "127.0.0.1:PORT"; stops them at teardown."""
+    servers: list[grpc.Server] = []
+
+    def start(bot: Bot, threads: int | None = None) -> str:
+        server, port = serve(bot, port=0, threads=threads)
+        servers.append(server)
+        return f"127.0.0.1:{port}"
+
+    yield start
+    for server in servers:
+        server.stop(0)
+    close_channels()
+
+
+@pytest.fixture
+def dead_endpoint() -> str:
+    """An address on 127.0.0.1 where nothing listens."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"127.0.0.1:{port}"

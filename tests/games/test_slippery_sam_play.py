@@ -1,0 +1,90 @@
+"""Slippery Sam under random play: conservation, termination, hidden information (RULINGS 1.7)."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from botsdk.bots.slippery_sam import random_action
+from referee.engine import Ask, Shuffle
+from referee.games.slippery_sam import SPEC, SlipperySamParams, SlipperySamRules
+from referee.games.slippery_sam.rules import Phase
+
+
+def play_random(seed: int, seats: int, tokens: int = 300, orbits: int = 2, on_decision=None) -> tuple[SlipperySamRules, object]:
+    """Play one game with random legal bets through the protocol codec; check tokens after every step."""
+    rules = SlipperySamRules(SlipperySamParams(starting_tokens=tokens, orbits=orbits), seats)
+    rng = random.Random(seed)
+    state = rules.new_state()
+    total = tokens * seats
+    for _ in range(10_000):
+        step = rules.step(state)
+        if step is None:
+            break
+        if isinstance(step, Shuffle):
+            rules.apply_chance(state, rng.sample(step.cards, len(step.cards)))
+        else:
+            assert isinstance(step, Ask) and len(step.seats) == 1
+            seat = step.seats[0]
+            message = SPEC.encode_view(rules.view(state, seat))
+            if on_decision:
+                on_decision(rules, state, seat, message)
+            action = SPEC.decode_action(random_action(message, rng))
+            rules.check(state, seat, action)
+            rules.apply(state, {seat: action})
+        assert sum(state.tokens) + state.kitty == total
+        assert all(t >= 0 for t in state.tokens) and state.kitty >= 0
+    else:
+        raise AssertionError("game did not end")
+    return rules, state
+
+
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32), seats=st.integers(3, 8), extra=st.integers(0, 500), orbits=st.integers(1, 3))
+def test_tokens_are_conserved_and_every_game_ends(seed: int, seats: int, extra: int, orbits: int) -> None:
+    rules, state = play_random(seed, seats, tokens=10 * seats + extra, orbits=orbits)
+    assert state.phase is Phase.OVER
+    assert sum(rules.scores(state)) == (10 * seats + extra) * seats
+    assert sum(rules.score_changes(state)) == 0
+
+
+def test_a_thousand_random_games() -> None:
+    reasons = set()
+    for seed in range(1000):
+        seats = 3 + seed % 6
+        _, state = play_random(seed, seats, tokens=10 * seats + (seed % 7) * 40)
+        reasons.add(state.end_reason)
+    # the random games reach every way a game can end
+    assert reasons >= {"orbits played", "fewer than two seats not out"}
+
+
+def _cards_of_deal(state) -> tuple[dict[int, set[str]], set[str]]:
+    return {s: set(h) for s, h in enumerate(state.hands)}, set(state.stack)
+
+
+def test_views_hold_only_what_the_seat_may_see() -> None:
+    checked = 0
+
+    def check(rules, state, seat, message) -> None:
+        nonlocal checked
+        hands, stack = _cards_of_deal(state)
+        shot_seats = {s for s, _ in state.shots}
+        # own cards: exactly the seat's hand, or none for the dealer
+        assert list(message.hand) == (state.hands[seat] if seat in state.players else [])
+        # turned cards: exactly those turned in this deal; never an unturned stack card
+        assert list(message.turned) == state.turned
+        assert not set(message.turned) & stack
+        # other seats' cards appear only where a shoot showed them
+        for shot in message.shots:
+            assert shot.seat in shot_seats and list(shot.cards) == state.hands[shot.seat]
+        for other, cards in hands.items():
+            if other != seat and other not in shot_seats:
+                assert not cards & set(message.hand)
+                assert not cards & {c for s in message.shots for c in s.cards}
+        checked += 1
+
+    for seed in range(200):
+        play_random(seed, 3 + seed % 6, on_decision=check)
+    assert checked > 5000

@@ -1,0 +1,150 @@
+"""The referee against real gRPC bots, good and bad (RULINGS §4)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from botsdk import Bot
+from botsdk.bots import load_bot
+from botsdk.bots.slippery_sam import random_action
+from cardarena.v1 import slippery_sam_pb2, svara_pb2
+from referee.clients import GrpcBotClient
+from referee.games import make_params, spec
+from referee.record import FaultKind
+from referee.referee import play
+from referee.replay import expand, verify
+from referee.timecontrol import TimeControl
+
+SAM = spec("slippery-sam")
+FAST = TimeControl(deadline_s=0.2, time_bank_s=0.3, budget_s=30, max_faults=3)
+
+
+class SleepyBot(Bot):
+    """Answers legally, but only after ``delay`` seconds."""
+
+    name = "sleepy"
+    games = ("slippery-sam",)
+
+    def __init__(self, delay: float) -> None:
+        super().__init__()
+        self.delay = delay
+
+    def slippery_sam(self, view, ctx):
+        time.sleep(self.delay)
+        return slippery_sam_pb2.SlipperySamAction(amount=view.min_amount)
+
+
+class RaisingBot(Bot):
+    name = "raising"
+    games = ("slippery-sam",)
+
+    def slippery_sam(self, view, ctx):
+        raise RuntimeError("boom")
+
+
+class IllegalBot(Bot):
+    """Bets one token more than allowed."""
+
+    name = "illegal"
+    games = ("slippery-sam",)
+
+    def slippery_sam(self, view, ctx):
+        return slippery_sam_pb2.SlipperySamAction(amount=view.max_amount + 1)
+
+
+class WrongGameBot(Bot):
+    """Answers with a Svara action: a malformed answer."""
+
+    name = "wronggame"
+    games = ("slippery-sam",)
+
+    def slippery_sam(self, view, ctx):
+        return svara_pb2.SvaraAction(move=svara_pb2.SVARA_MOVE_FOLD)
+
+    def act(self, request):
+        from cardarena.v1 import bot_pb2
+
+        return bot_pb2.ActResponse(svara=svara_pb2.SvaraAction(move=svara_pb2.SVARA_MOVE_FOLD))
+
+
+def play_against(endpoints: list[str], seed: int = 3, tc: TimeControl = FAST, orbits: int = 1):
+    record = play(SAM, make_params("slippery-sam", {"orbits": orbits}), len(endpoints), seed,
+                  [GrpcBotClient(e) for e in endpoints], tc, game_id="test")
+    verify(record)  # every finished game re-runs exactly from its record
+    return record
+
+
+def faults_of(record, seat: int) -> list[FaultKind]:
+    return [f.kind for f in record.faults if f.seat == seat]
+
+
+def test_good_bots_play_without_faults(bot_server) -> None:
+    endpoints = [bot_server(load_bot("random", 1)), bot_server(load_bot("odds")), bot_server(load_bot("random", 2))]
+    record = play_against(endpoints)
+    assert record.faults == []
+    assert sorted(r.place for r in record.results)[0] == 1
+    assert all(d.called and d.latency_ms > 0 for d in record.decisions)
+
+
+def test_a_bot_that_sleeps_past_its_deadline_spends_its_bank_then_times_out(bot_server) -> None:
+    good = [bot_server(load_bot("odds")) for _ in (1, 2)]
+    tc = TimeControl(deadline_s=0.2, time_bank_s=0.5, budget_s=30, max_faults=3)
+    record = play_against([bot_server(SleepyBot(0.4))] + good, tc=tc, orbits=3)
+    kinds = faults_of(record, 0)
+    # 0.2 s over the deadline per decision: the 0.5 s bank pays twice, then each call times out
+    assert kinds[:3] == [FaultKind.TIMEOUT] * 3 and len(kinds) == 3
+    seat0 = [d for d in record.decisions if d.seat == 0]
+    assert seat0[0].fault is None and seat0[1].fault is None and seat0[2].fault is FaultKind.TIMEOUT
+    assert 250 < seat0[0].time_bank_ms < 300 and seat0[1].time_bank_ms < 100
+    assert record.results[0].retired and record.results[0].faults == 3
+    assert not any(d.called for d in seat0[5:])  # retired: plays on by default actions, not called
+
+
+def test_a_raising_bot_gets_error_faults(bot_server) -> None:
+    record = play_against([bot_server(RaisingBot()), bot_server(load_bot("random", 1)), bot_server(load_bot("odds"))])
+    assert faults_of(record, 0) == [FaultKind.ERROR] * 3
+    fault = record.faults[0]
+    assert "boom" in fault.detail and fault.answer is None
+    assert record.results[0].retired
+    assert record.results[0].place == 3  # retired seats rank below the others
+
+
+def test_an_illegal_bet_is_a_fault_with_the_answer_recorded(bot_server) -> None:
+    record = play_against([bot_server(IllegalBot()), bot_server(load_bot("random", 1)), bot_server(load_bot("odds"))])
+    assert faults_of(record, 0) == [FaultKind.ILLEGAL] * 3
+    first = record.faults[0]
+    assert "outside" in first.detail and first.answer == {"slippery_sam": {"amount": int(first.answer["slippery_sam"]["amount"])}}
+    decision = next(d for d in expand(record)["decisions"] if d["seat"] == 0)
+    assert decision["fault"] == "illegal" and decision["answer"] is not None
+
+
+def test_a_malformed_answer_is_a_fault(bot_server) -> None:
+    record = play_against([bot_server(WrongGameBot()), bot_server(load_bot("random", 1)), bot_server(load_bot("odds"))])
+    assert faults_of(record, 0) == [FaultKind.MALFORMED] * 3
+    assert "expected a slippery_sam action, got svara" in record.faults[0].detail
+
+
+def test_a_bot_that_is_not_running_is_retired_at_once(bot_server, dead_endpoint) -> None:
+    record = play_against([dead_endpoint, bot_server(load_bot("random", 1)), bot_server(load_bot("odds"))])
+    assert faults_of(record, 0) == [FaultKind.UNREACHABLE]
+    assert record.results[0].retired
+    assert sum(1 for d in record.decisions if d.seat == 0 and d.called) == 1
+
+
+def test_budget_spent_faults_at_once(bot_server) -> None:
+    tc = TimeControl(deadline_s=1.0, time_bank_s=0.0, budget_s=0.25, max_faults=2)
+    record = play_against([bot_server(SleepyBot(0.1)), bot_server(load_bot("random", 1)), bot_server(load_bot("odds"))], tc=tc)
+    kinds = faults_of(record, 0)
+    assert kinds == [FaultKind.BUDGET, FaultKind.BUDGET] or kinds[0] is FaultKind.TIMEOUT
+    assert record.results[0].retired
+
+
+@pytest.mark.parametrize("seed", [5, 17])
+def test_same_seed_and_deterministic_bots_give_an_identical_replay(bot_server, seed: int) -> None:
+    endpoints = [bot_server(load_bot("random", 1)), bot_server(load_bot("odds")), bot_server(load_bot("random", 2)), bot_server(load_bot("odds"))]
+    first, second = play_against(endpoints, seed), play_against(endpoints, seed)
+    strip = lambda r: (r.events, r.chance, [(d.seat, d.view, d.answer, d.action, d.fault) for d in r.decisions], r.results)
+    assert strip(first) == strip(second)
+    assert strip(first) != strip(play_against(endpoints, seed + 1))
