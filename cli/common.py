@@ -8,12 +8,12 @@ import typer
 from rich.console import Console
 
 console = Console()
-err_console = Console(stderr=True)
+err_console = Console(stderr=True, soft_wrap=True)
 
 DbOption = Annotated[
     str | None,
     typer.Option("--db", help="Store URL (SQLAlchemy), e.g. sqlite:///cardarena.db or postgresql+psycopg://user@host/db. "
-                 "Default: $CARDARENA_DB_URL, else sqlite:///cardarena.db."),
+                 "Default: $CARDARENA_DB_URL, else sqlite:///var/cardarena.db."),
 ]
 
 
@@ -37,7 +37,7 @@ def db_url(option: str | None) -> str:
 
 def open_db(option: str | None):  # -> store.repo.Store
     """Open (and migrate) the store; a bad URL or unreachable database becomes one CliError line."""
-    from store.repo import StoreError, open_store
+    from store import StoreError, open_store
 
     url = db_url(option)
     try:

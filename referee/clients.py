@@ -36,8 +36,12 @@ class BotCallError(Exception):
 class BotClient(Protocol):
     """What the referee needs from a bot."""
 
+    def call(self, request: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActResponse:
+        """Send one decision request and wait for the answer; raises BotCallError."""
+        ...
+
     def act(self, request: bot_pb2.ActRequest, timeout_s: float) -> Future[bot_pb2.ActResponse]:
-        """Send one decision request with a timeout in seconds; the future raises BotCallError."""
+        """Send one decision request without waiting (several seats at once); the future raises BotCallError."""
         ...
 
 
@@ -90,6 +94,12 @@ class GrpcBotClient:
         self.endpoint = endpoint
         self._stub = bot_pb2_grpc.BotStub(channel_for(endpoint))
 
+    def call(self, request: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActResponse:
+        try:
+            return self._stub.Act(request, timeout=max(timeout_s, 0.001))
+        except grpc.RpcError as exc:
+            raise _fault_of(exc) from None
+
     def act(self, request: bot_pb2.ActRequest, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         out: Future[bot_pb2.ActResponse] = Future()
         call = self._stub.Act.future(request, timeout=max(timeout_s, 0.001))
@@ -122,10 +132,16 @@ class InProcessBotClient:
     def __init__(self, handler: Callable[[bot_pb2.ActRequest], bot_pb2.ActResponse]) -> None:
         self.handler = handler
 
+    def call(self, request: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActResponse:
+        try:
+            return self.handler(request)
+        except Exception as exc:
+            raise BotCallError(FaultKind.ERROR, f"bot raised {exc!r}") from None
+
     def act(self, request: bot_pb2.ActRequest, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         out: Future[bot_pb2.ActResponse] = Future()
         try:
-            out.set_result(self.handler(request))
-        except Exception as exc:
-            out.set_exception(BotCallError(FaultKind.ERROR, f"bot raised {exc!r}"))
+            out.set_result(self.call(request, timeout_s))
+        except BotCallError as exc:
+            out.set_exception(exc)
         return out

@@ -14,7 +14,7 @@ import random
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from google.protobuf import json_format
@@ -32,6 +32,17 @@ from referee.timecontrol import SeatClock, TimeControl
 MAX_STEPS = 200_000
 #: Extra seconds to wait for a call's own deadline to fire before giving up on it.
 STUCK_CALL_GRACE_S = 5.0
+
+
+@dataclass(frozen=True)
+class _Answer:
+    """One call's outcome: the response or the fault, when it was sent and how long it took (seconds)."""
+
+    response: bot_pb2.ActResponse | None
+    fault: FaultKind | None
+    detail: str
+    sent_at: float
+    elapsed_s: float
 
 
 class RefereeError(RuntimeError):
@@ -113,8 +124,12 @@ class _Game:
         )
 
     def _ask(self, state: Any, seats: Sequence[int]) -> dict[int, Any]:
-        """Ask every seat at once under one deadline; answers are taken in seat order (DESIGN)."""
-        pending: dict[int, tuple[bot_pb2.ActRequest, Future[bot_pb2.ActResponse], float, float, list[float]]] = {}
+        """Ask every seat at once under one deadline; answers are taken in seat order (DESIGN).
+
+        One seat is asked with a blocking call (no thread hand-off: the
+        cheapest path); several seats with concurrent calls.
+        """
+        requests: dict[int, tuple[bot_pb2.ActRequest, float]] = {}
         views: dict[int, Message] = {}
         for seat in seats:
             clock = self.clocks[seat]
@@ -132,19 +147,44 @@ class _Game:
                 ),
                 **{self.spec.proto_field: views[seat]},
             )
-            timeout = min(self.tc.deadline_s + clock.bank_s, clock.budget_s)
+            requests[seat] = (request, min(self.tc.deadline_s + clock.bank_s, clock.budget_s))
+        answers: dict[int, _Answer] = {}
+        if len(requests) == 1:
+            (seat, (request, timeout)), = requests.items()
+            answers[seat] = self._call(seat, request, timeout)
+        elif requests:
+            answers = self._call_all(requests)
+        return {seat: self._settle(state, seat, views[seat], answers.get(seat)) for seat in seats}
+
+    def _call(self, seat: int, request: bot_pb2.ActRequest, timeout: float) -> _Answer:
+        sent_at, t0 = time.time(), time.perf_counter()
+        try:
+            response = self.clients[seat].call(request, timeout)
+            return _Answer(response, None, "", sent_at, time.perf_counter() - t0)
+        except BotCallError as exc:
+            return _Answer(None, exc.kind, exc.detail, sent_at, time.perf_counter() - t0)
+
+    def _call_all(self, requests: dict[int, tuple[bot_pb2.ActRequest, float]]) -> dict[int, _Answer]:
+        started: dict[int, tuple[Future[bot_pb2.ActResponse], float, float, list[float]]] = {}
+        for seat, (request, timeout) in requests.items():
             ended: list[float] = []
             sent_at, t0 = time.time(), time.perf_counter()
             future = self.clients[seat].act(request, timeout)
             future.add_done_callback(lambda _f, ended=ended: ended.append(time.perf_counter()))
-            pending[seat] = (request, future, sent_at, t0, ended)
-        actions = {}
-        for seat in seats:
-            actions[seat] = self._settle(state, seat, views[seat], pending.get(seat))
-        return actions
+            started[seat] = (future, sent_at, t0, ended)
+        answers = {}
+        for seat, (future, sent_at, t0, ended) in started.items():
+            wait = requests[seat][1] + STUCK_CALL_GRACE_S
+            try:
+                response, kind, detail = future.result(timeout=wait), None, ""
+            except BotCallError as exc:
+                response, kind, detail = None, exc.kind, exc.detail
+            except TimeoutError:
+                response, kind, detail = None, FaultKind.TIMEOUT, "the call never completed"
+            answers[seat] = _Answer(response, kind, detail, sent_at, (ended[0] if ended else time.perf_counter()) - t0)
+        return answers
 
-    def _settle(self, state: Any, seat: int, view: Message,
-                call: tuple[bot_pb2.ActRequest, Future[bot_pb2.ActResponse], float, float, list[float]] | None) -> Any:
+    def _settle(self, state: Any, seat: int, view: Message, call: _Answer | None) -> Any:
         """Turn one seat's answer (or its absence) into an action, recording any fault."""
         clock = self.clocks[seat]
         decision = clock.decisions
@@ -157,17 +197,7 @@ class _Game:
                 self._fault(seat, decision, fault, "thinking budget spent: not called", None)
             self._log(seat, decision, event_index, view, None, action, 0.0, time.time(), fault, called=False)
             return action
-        request, future, sent_at, t0, ended = call
-        answer: bot_pb2.ActResponse | None = None
-        fault: FaultKind | None = None
-        detail = ""
-        try:
-            answer = future.result(timeout=request.clock.time_bank_ms / 1000 + self.tc.deadline_s + STUCK_CALL_GRACE_S)
-        except BotCallError as exc:
-            fault, detail = exc.kind, exc.detail
-        except TimeoutError:
-            fault, detail = FaultKind.TIMEOUT, "the call never completed"
-        elapsed = (ended[0] if ended else time.perf_counter()) - t0
+        answer, fault, detail, sent_at, elapsed = call.response, call.fault, call.detail, call.sent_at, call.elapsed_s
         in_time = clock.charge(elapsed, self.tc.deadline_s)
         if fault is None and not in_time:
             fault, detail = FaultKind.TIMEOUT, f"answered after {elapsed:.3f} s, past the deadline and the time bank"

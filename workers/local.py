@@ -18,9 +18,9 @@ _lease_s = 600.0
 
 def _init(db_url: str, lease_s: float) -> None:
     global _store, _lease_s
-    from store.repo import open_store
+    from store import open_store
 
-    _store = open_store(db_url, migrate=False)
+    _store = open_store(db_url, run_migrations=False)
     _lease_s = lease_s
 
 

@@ -21,7 +21,7 @@ from referee.clients import GrpcBotClient
 from referee.games import make_params, spec
 from referee.referee import RefereeError, play
 from referee.timecontrol import TimeControl
-from store.repo import Store
+from store import Store
 
 log = logging.getLogger(__name__)
 
@@ -60,11 +60,11 @@ def run_game(store: Store, game_id: int, lease_s: float = 600.0, owner: str | No
         record = play(
             game_spec,
             make_params(claim.game, claim.params),
-            len(claim.bots),
+            len(claim.seats),
             claim.seed,
-            [GrpcBotClient(bot.endpoint) for bot in claim.bots],
+            [GrpcBotClient(seat.endpoint) for seat in claim.seats],
             TimeControl.from_json(claim.time_control),
-            game_id=f"{claim.season_name}/{claim.number}",
+            game_id=f"{claim.season_id}/{claim.number}",
         )
     except (RefereeError, ValueError) as exc:
         log.exception("game %s attempt %s voided", game_id, claim.attempt)

@@ -12,7 +12,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class Settings(BaseSettings):
-    """``db_url``: SQLAlchemy URL of the store (default: SQLite file ``cardarena.db`` in the
+    """``db_url``: SQLAlchemy URL of the store (default: SQLite file ``var/cardarena.db`` under the
     working directory; PostgreSQL as ``postgresql+psycopg://user@host/db``).
     ``broker_url``: Celery broker (``redis://host:6379/0``); empty runs games on the
     embedded local pool. ``lease_s``: seconds a worker holds a claimed game before
@@ -20,7 +20,7 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="CARDARENA_")
 
-    db_url: str = "sqlite:///cardarena.db"
+    db_url: str = "sqlite:///var/cardarena.db"
     broker_url: str = ""
     lease_s: float = 600.0
 

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from cardarena.v1 import slippery_sam_pb2 as pb
 
 from referee.games import MalformedAction
-from referee.games.slippery_sam.rules import Decision, SlipperySamAction, SlipperySamView
+from referee.games.slippery_sam.rules import Decision, SettledBet, SlipperySamAction, SlipperySamView
 
 _DECISION = {
     None: pb.SLIPPERY_SAM_DECISION_UNSPECIFIED,
     Decision.KITTY: pb.SLIPPERY_SAM_DECISION_KITTY,
     Decision.BET: pb.SLIPPERY_SAM_DECISION_BET,
 }
+
+
+@lru_cache(maxsize=8192)
+def _bet(b: SettledBet) -> pb.SlipperySamBet:
+    """A settled bet as a message; cached, since every later view repeats the game's bets (RULINGS 1.7)."""
+    return pb.SlipperySamBet(dealer=b.dealer, seat=b.seat, amount=b.amount, turned=b.turned, won=b.won, shoot=b.shoot)
 
 
 def encode_view(view: SlipperySamView) -> pb.SlipperySamView:
@@ -28,10 +36,7 @@ def encode_view(view: SlipperySamView) -> pb.SlipperySamView:
         out=view.out,
         turned=view.turned,
         shots=[pb.SlipperySamShot(seat=s, cards=c) for s, c in view.shots],
-        bets=[
-            pb.SlipperySamBet(dealer=b.dealer, seat=b.seat, amount=b.amount, turned=b.turned, won=b.won, shoot=b.shoot)
-            for b in view.bets
-        ],
+        bets=[_bet(b) for b in view.bets],
         first_dealer_cards=view.first_dealer_cards,
         orbit=view.orbit,
         orbits=view.orbits,

@@ -1,0 +1,59 @@
+"""Engine alone: games per second of in-process random play, per game, no referee, no RPC.
+
+Usage: python -m bench.bench_engine [--games N] [--seats N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from referee.engine import Ask, DrawLot, Shuffle
+from referee.games import available, make_params, spec
+
+
+def random_game(game: str, seats: int, seed: int) -> int:
+    """Play one game with uniformly random legal protocol answers; return the number of decisions."""
+    import importlib
+
+    gs = spec(game)
+    policy = importlib.import_module(f"botsdk.bots.{gs.proto_field}").random_action
+    rules = gs.make_rules(make_params(game), seats)
+    rng = random.Random(seed)
+    state = rules.new_state()
+    decisions = 0
+    while (step := rules.step(state)) is not None:
+        if isinstance(step, Shuffle):
+            rules.apply_chance(state, rng.sample(step.cards, len(step.cards)))
+        elif isinstance(step, DrawLot):
+            rules.apply_chance(state, rng.choice(step.seats))
+        elif isinstance(step, Ask):
+            actions = {}
+            for seat in step.seats:
+                action = gs.decode_action(policy(gs.encode_view(rules.view(state, seat)), rng))
+                try:
+                    rules.check(state, seat, action)
+                except ValueError:
+                    action = rules.default_action(state, seat)
+                actions[seat] = action
+                decisions += 1
+            rules.apply(state, actions)
+    return decisions
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--seats", type=int, default=4)
+    args = parser.parse_args()
+    for game in available():
+        n = args.games if game.value != "rummy" else max(10, args.games // 10)
+        t0 = time.perf_counter()
+        decisions = sum(random_game(game.value, args.seats, seed) for seed in range(n))
+        dt = time.perf_counter() - t0
+        print(f"{game.value:13s} {n / dt:9.1f} games/s  {decisions / dt:10.0f} decisions/s  ({n} games, {args.seats} seats, random play with codec)")
+
+
+if __name__ == "__main__":
+    main()

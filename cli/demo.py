@@ -1,0 +1,104 @@
+"""``cardarena demo``: a whole season on the embedded default, end to end.
+
+Starts the reference bots as real gRPC servers in their own processes on
+127.0.0.1, registers them (through ``Describe``, as the platform does for any
+bot), schedules a season with rotated seats, plays it on the local pool of
+worker processes with a progress bar, and prints the standings.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Annotated
+
+import typer
+
+from cli.common import DbOption, console, db_url, fail, open_db
+
+
+@dataclass(frozen=True)
+class Lineup:
+    """The demo season of one game: reference bots (name, seed), table sizes, games."""
+
+    bots: tuple[tuple[str, int], ...]
+    tables: tuple[int, ...]
+    games: int
+
+
+LINEUPS = {
+    "slippery-sam": Lineup((("odds", 0), ("random", 1), ("odds", 1), ("random", 2), ("odds", 2), ("random", 3)), (3, 4, 5, 6), 200),
+    "svara": Lineup((("points", 0), ("random", 1), ("points", 1), ("random", 2), ("points", 2), ("random", 3)), (3, 4, 5, 6), 200),
+    "rummy": Lineup((("greedy", 0), ("random", 1), ("greedy", 1), ("random", 2), ("greedy", 2), ("random", 3)), (3, 4, 5, 6), 100),
+}
+
+
+def demo(
+    game: Annotated[str, typer.Option(help="slippery-sam, svara, rummy, or all.")] = "slippery-sam",
+    games: Annotated[int | None, typer.Option(help="Games per season (default: 200; rummy 100).", min=1)] = None,
+    workers: Annotated[int | None, typer.Option(help="Local worker processes (default: one per core).", min=1)] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the schedule and the deals.", min=0)] = 1,
+    db: DbOption = None,
+) -> None:
+    """Run a demo season: reference bots over gRPC, refereed, stored, rated and ranked."""
+    from botsdk.process import start_bot_process
+    from cli.progress import run_pending_locally
+    from cli.season import print_standings
+    from league.seasons import SeasonError, create_season
+    from referee.clients import GrpcBotClient
+    from referee.games import available
+
+    ready = [g.value for g in available()]
+    if game == "all":
+        chosen = [g for g in LINEUPS if g in ready]
+    elif game in LINEUPS and game in ready:
+        chosen = [game]
+    else:
+        fail(f"unknown or unavailable game {game!r}; choose from {', '.join(ready + ['all'])}", 2)
+    store = open_db(db)
+    for name in chosen:
+        lineup = LINEUPS[name]
+        started = time.perf_counter()
+        processes = []
+        try:
+            with console.status(f"starting {len(lineup.bots)} bot servers for {name}..."):
+                bot_names = []
+                for ref, bot_seed in lineup.bots:
+                    process = start_bot_process(ref, bot_seed)
+                    processes.append(process)
+                    described = GrpcBotClient(process.endpoint).describe()
+                    bot_names.append(register_or_update(store, f"{ref}-{bot_seed}", process.endpoint, described))
+            season_name = f"demo-{name}-{time.strftime('%Y%m%d-%H%M%S')}"
+            try:
+                season_id = create_season(store, season_name, name, bot_names, lineup.tables, games or lineup.games, seed)
+            except SeasonError as exc:
+                fail(str(exc))
+            outcomes = run_pending_locally(store, season_id, db_url(db), workers, f"{season_name}")
+        finally:
+            for process in processes:
+                process.stop()
+        elapsed = time.perf_counter() - started
+        print_standings(store, store.get_season(season_id))
+        summary = ", ".join(f"{n} {k}" for k, n in sorted(outcomes.items()))
+        console.print(f"{summary} in {elapsed:.1f} s. Again: [bold]cardarena standings --season {season_name}[/]", highlight=False)
+
+
+def register_or_update(store, name: str, endpoint: str, described) -> str:
+    """Register the demo bot, or point its existing registration at the new endpoint; returns its name."""
+    from referee.games import GameName
+
+    games = [g for g in (GameName.SLIPPERY_SAM, GameName.SVARA, GameName.RUMMY) if described.games and _plays(described, g)]
+    existing = store.get_bot_by_name(name)
+    if existing is None:
+        store.register_bot(name, endpoint, described.version, described.author, [g.value for g in games], max(1, described.capacity))
+    else:
+        store.update_bot(existing.id, endpoint=endpoint, version=described.version, games=[g.value for g in games],
+                         capacity=max(1, described.capacity))
+    return name
+
+
+def _plays(described, game) -> bool:
+    from cardarena.v1 import bot_pb2
+
+    number = {"slippery-sam": bot_pb2.GAME_SLIPPERY_SAM, "svara": bot_pb2.GAME_SVARA, "rummy": bot_pb2.GAME_RUMMY}[game.value]
+    return number in described.games

@@ -1,0 +1,53 @@
+"""The ``cardarena`` command: one Typer app assembling one sub-app per area."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+from typer.exceptions import TyperException
+
+from cli import bot, season
+from cli.common import CliError, err_console
+from cli.demo import demo
+
+app = typer.Typer(
+    name="cardarena",
+    help="cardarena: a tournament runner for card-game bots (Slippery Sam, Svara, contract rummy) played over gRPC.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.command("demo")(demo)
+app.command("standings")(season.standings)
+app.add_typer(bot.app, name="bot")
+app.add_typer(season.app, name="season")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; errors become one line on stderr and a non-zero exit (2 for bad usage)."""
+    try:
+        app(args=argv, prog_name="cardarena", standalone_mode=False)
+    except CliError as exc:
+        err_console.print(f"cardarena: error: {exc}", highlight=False, markup=False)
+        return exc.code
+    except typer.Abort:
+        err_console.print("cardarena: aborted", highlight=False)
+        return 130
+    except typer.Exit as exc:
+        return exc.exit_code
+    except TyperException as exc:  # bad usage: unknown command, missing or invalid option
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+        message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
+        err_console.print(f"cardarena: error: {message}{hint}", highlight=False, markup=False)
+        return int(getattr(exc, "exit_code", 2) or 2)
+    return 0
+
+
+def entry() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

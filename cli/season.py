@@ -1,0 +1,130 @@
+"""``cardarena season`` and ``cardarena standings``."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from cli.common import DbOption, console, db_url, fail, open_db
+
+app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True)
+
+
+def parse_ints(text: str, what: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        fail(f"{what} must be whole numbers separated by commas, got {text!r}", 2)
+    if not values:
+        fail(f"{what} is empty", 2)
+    return values
+
+
+def parse_params(pairs: list[str]) -> dict[str, object]:
+    params: dict[str, object] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            fail(f"--param takes NAME=VALUE, got {pair!r}", 2)
+        try:
+            params[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            params[key.strip()] = value
+    return params
+
+
+@app.command("create")
+def create(
+    name: Annotated[str, typer.Argument(help="Season name (unique).")],
+    game: Annotated[str, typer.Option(help="slippery-sam, svara or rummy.")],
+    bots: Annotated[str, typer.Option(help="Registered bot names, comma-separated.")],
+    tables: Annotated[str, typer.Option(help="Table sizes used in turn, comma-separated, e.g. 3,4,5,6.")] = "3,4",
+    games: Annotated[int, typer.Option(help="Games to schedule (rounded up to whole seat rotations).")] = 100,
+    seed: Annotated[int, typer.Option(help="Seed of the schedule and of every deal.", min=0)] = 1,
+    duplicate: Annotated[bool, typer.Option(help="Play each deal seed once in every rotation of its table.")] = False,
+    param: Annotated[list[str], typer.Option(help="Game parameter NAME=VALUE (repeatable), e.g. orbits=3.")] = [],
+    deadline: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
+    time_bank: Annotated[float, typer.Option(help="Seconds of time bank per seat per game.")] = 10.0,
+    budget: Annotated[float, typer.Option(help="Total thinking seconds per seat per game.")] = 120.0,
+    db: DbOption = None,
+) -> None:
+    """Schedule a season: every game is stored as pending before anything runs."""
+    from league.seasons import SeasonError, create_season
+    from referee.engine import BadParameters
+    from referee.timecontrol import TimeControl
+
+    try:
+        tc = TimeControl(deadline_s=deadline, time_bank_s=time_bank, budget_s=budget)
+    except BadParameters as exc:
+        fail(str(exc), 2)
+    store = open_db(db)
+    try:
+        season_id = create_season(store, name, game, [b.strip() for b in bots.split(",") if b.strip()],
+                                  parse_ints(tables, "--tables"), games, seed, duplicate, parse_params(param), tc)
+    except SeasonError as exc:
+        fail(str(exc), 2)
+    progress = store.season_progress(season_id)
+    console.print(f"season [bold]{name}[/] created: {sum(progress.values())} games pending", highlight=False)
+
+
+@app.command("run")
+def run(
+    name: Annotated[str, typer.Argument(help="Season name.")],
+    workers: Annotated[int | None, typer.Option(help="Local worker processes (default: one per core).", min=1)] = None,
+    db: DbOption = None,
+) -> None:
+    """Run the season's pending games on the local pool, with a progress bar, then print the standings."""
+    from cli.progress import run_pending_locally
+
+    store = open_db(db)
+    season = store.get_season_by_name(name)
+    if season is None:
+        fail(f"no season named {name!r}")
+    outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}")
+    console.print(", ".join(f"{n} {k}" for k, n in sorted(outcomes.items())) or "nothing was pending")
+    print_standings(store, season)
+
+
+@app.command("list")
+def list_seasons(db: DbOption = None) -> None:
+    """List seasons with their progress."""
+    store = open_db(db)
+    table = Table("season", "game", "status", "done", "pending", "running", "failed")
+    for s in store.list_seasons():
+        p = store.season_progress(s.id)
+        table.add_row(s.name, s.game, str(s.status), *(str(p.get(k, 0)) for k in ("done", "pending", "running", "failed")))
+    console.print(table)
+
+
+def print_standings(store, season) -> None:
+    from referee.games import spec
+
+    unit = spec(season.game).score_unit
+    rows = store.standings(season.id)
+    table = Table(title=f"{season.name} ({season.game})")
+    for col in ("#", "bot", "games", "avg place", f"avg {unit} change", "faults", "Elo"):
+        table.add_column(col, justify="left" if col == "bot" else "right")
+    for i, r in enumerate(rows, 1):
+        table.add_row(str(i), r.name, str(r.games), f"{r.avg_place:.2f}" if r.avg_place is not None else "-",
+                      f"{r.avg_change:+.1f}" if r.avg_change is not None else "-", str(r.faults), f"{r.elo:.0f}")
+    console.print(table)
+
+
+def standings(
+    season: Annotated[str, typer.Option(help="Season name.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Print a season's standings: games, average place, average score change, faults and Elo per bot."""
+    store = open_db(db)
+    info = store.get_season_by_name(season)
+    if info is None:
+        fail(f"no season named {season!r}")
+    if as_json:
+        print(json.dumps({"season": info.name, "game": info.game, "progress": store.season_progress(info.id),
+                          "standings": store.standings_json(info.id)}, indent=2))
+    else:
+        print_standings(store, info)

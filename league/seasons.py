@@ -1,0 +1,59 @@
+"""Creating a season: validate everything, build the schedule, store it as pending games.
+
+Nothing is written unless every parameter is valid: an unknown game, a table
+size the game does not allow or larger than the bot list, zero games, bad game
+parameters or time control all raise :class:`SeasonError` with one clear message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from league.schedule import ScheduleError, build_schedule
+from referee.engine import BadParameters
+from referee.games import make_params, spec
+from referee.timecontrol import TimeControl
+
+
+class SeasonError(ValueError):
+    """Impossible season parameters; the message says which."""
+
+
+def create_season(store, name: str, game: str, bot_names: Sequence[str], table_sizes: Sequence[int], games: int,
+                  seed: int, duplicate: bool = False, params: Mapping[str, Any] | None = None,
+                  time_control: TimeControl | None = None) -> int:
+    """Validate, schedule and store a season; returns its id. Raises SeasonError (nothing written)."""
+    try:
+        game_spec = spec(game)
+        game_params = make_params(game, params or {})
+        for size in sorted(set(table_sizes)):
+            if not game_spec.min_seats <= size <= game_spec.max_seats:
+                raise SeasonError(f"{game_spec.name.value} is played by {game_spec.min_seats} to {game_spec.max_seats} seats, not {size}")
+            game_spec.make_rules(game_params, size)  # the rules' own checks (e.g. tokens per seat)
+    except (ValueError, BadParameters) as exc:
+        raise SeasonError(str(exc)) from None
+    if not name or len(name) > 80:
+        raise SeasonError("a season name is 1 to 80 characters")
+    if store.get_season_by_name(name) is not None:
+        raise SeasonError(f"a season named {name!r} exists already")
+    bots = []
+    for bot_name in bot_names:
+        bot = store.get_bot_by_name(bot_name)
+        if bot is None:
+            raise SeasonError(f"no bot named {bot_name!r} is registered")
+        if bot.retired_at is not None:
+            raise SeasonError(f"bot {bot_name!r} is retired")
+        if game_spec.name.value not in bot.games:
+            raise SeasonError(f"bot {bot_name!r} does not play {game_spec.name.value}")
+        bots.append(bot)
+    try:
+        schedule = build_schedule([b.id for b in bots], list(table_sizes), games, seed, duplicate)
+    except ScheduleError as exc:
+        raise SeasonError(str(exc)) from None
+    tc = time_control or TimeControl()
+    config = {"table_sizes": list(table_sizes), "games_requested": games, "duplicate": duplicate,
+              "bots": [b.name for b in bots]}
+    return store.create_season(name, game_spec.name.value, asdict(game_params), tc.to_json(), seed, config,
+                               [(g.seed, list(g.seats)) for g in schedule])
