@@ -1,0 +1,64 @@
+"""Svara (Seka), the Polish 3-card betting game with the wild szacha (seed ``svara.pl.txt``, RULINGS §2).
+
+Exports :data:`SPEC` for the game registry, the parameters
+(:class:`SvaraParams`), the engine (:class:`SvaraRules`) and the pure
+scoring function :func:`hand_points`. The rules as implemented, with every
+choice made where RULINGS is silent, are in ``docs/rules/svara.md``.
+"""
+
+from __future__ import annotations
+
+from referee.engine import GameName
+from referee.games import GameSpec
+from referee.games.svara.codec import decode_action, encode_action, encode_view
+from referee.games.svara.points import MAX_POINTS, hand_points
+from referee.games.svara.rules import (
+    MAX_SEATS,
+    MIN_SEATS,
+    PACK,
+    Decision,
+    Phase,
+    SvaraLegal,
+    SvaraMove,
+    SvaraMoveAction,
+    SvaraParams,
+    SvaraRules,
+    SvaraState,
+    SvaraView,
+)
+
+
+def make_rules(params: SvaraParams, num_seats: int) -> SvaraRules:
+    """The rules for ``params`` at a table of ``num_seats`` (3..8; BadParameters otherwise)."""
+    return SvaraRules(params, num_seats)
+
+
+SPEC = GameSpec(
+    name=GameName.SVARA,
+    params_type=SvaraParams,
+    make_rules=make_rules,
+    proto_field="svara",
+    encode_view=encode_view,
+    decode_action=decode_action,
+    encode_action=encode_action,
+    min_seats=MIN_SEATS,
+    max_seats=MAX_SEATS,
+    score_unit="tokens",
+)
+
+__all__ = [
+    "MAX_POINTS",
+    "PACK",
+    "SPEC",
+    "Decision",
+    "Phase",
+    "SvaraLegal",
+    "SvaraMove",
+    "SvaraMoveAction",
+    "SvaraParams",
+    "SvaraRules",
+    "SvaraState",
+    "SvaraView",
+    "hand_points",
+    "make_rules",
+]

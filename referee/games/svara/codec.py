@@ -1,0 +1,69 @@
+"""Translation between the Svara engine and the ``cardarena.v1`` protocol (RULINGS 2; svara.proto).
+
+Pure functions, no I/O: :func:`encode_view` (engine view -> ``SvaraView``),
+:func:`decode_action` (``SvaraAction`` -> engine action, raising
+MalformedAction) and :func:`encode_action` (engine action -> ``SvaraAction``).
+"""
+
+from __future__ import annotations
+
+from cardarena.v1 import svara_pb2
+
+from referee.games import MalformedAction
+from referee.games.svara.rules import SvaraMove, SvaraMoveAction, SvaraView
+
+
+def encode_view(view: SvaraView) -> svara_pb2.SvaraView:
+    """The protocol message for an engine view. ``dealer``/``proposer`` of -1 (none) are sent as 0."""
+    legal = view.legal
+    return svara_pb2.SvaraView(
+        decision=int(view.decision),
+        legal=svara_pb2.SvaraLegal(
+            moves=[int(m) for m in legal.moves],
+            stake_min=legal.stake_min,
+            stake_max=legal.stake_max,
+            see_cost=legal.see_cost,
+            join_cost=legal.join_cost,
+        ),
+        hand=view.hand,
+        looked=view.looked,
+        szacha=view.szacha,
+        bottom_card=view.bottom_card,
+        dealer=max(view.dealer, 0),
+        bank=view.bank,
+        current_stake=view.current_stake,
+        min_stake=view.min_stake,
+        max_stake=view.max_stake,
+        tokens=view.tokens,
+        in_play=view.in_play,
+        has_looked=view.has_looked,
+        out=view.out,
+        svara=view.svara,
+        circuit=view.circuit,
+        circuits=view.circuits,
+        hand_number=view.hand_number,
+        hands=view.hands,
+        history=[svara_pb2.SvaraEvent(seat=e.seat, move=int(e.move), amount=e.amount) for e in view.history],
+        shown=[svara_pb2.SvaraShown(seat=s.seat, cards=s.cards, points=s.points) for s in view.shown],
+        proposer=max(view.proposer, 0),
+    )
+
+
+def decode_action(message: svara_pb2.SvaraAction) -> SvaraMoveAction:
+    """The engine action for a protocol action; the amount is kept for STAKE only.
+
+    Raises MalformedAction for a message of another type or an unspecified or unknown move.
+    """
+    if not isinstance(message, svara_pb2.SvaraAction):
+        raise MalformedAction(f"expected a SvaraAction, got {type(message).__name__}")
+    try:
+        move = SvaraMove(message.move)
+    except ValueError:
+        raise MalformedAction(f"SvaraAction.move must be a move, not {message.move}") from None
+    return SvaraMoveAction(move, message.amount if move is SvaraMove.STAKE else 0)
+
+
+def encode_action(action: SvaraMoveAction) -> svara_pb2.SvaraAction:
+    """The protocol message for an engine action (amount sent for STAKE only)."""
+    amount = action.amount if action.move is SvaraMove.STAKE else 0
+    return svara_pb2.SvaraAction(move=int(action.move), amount=amount)

@@ -1,0 +1,758 @@
+"""The Svara (Seka) engine: parameters, state, actions, views and the rules.
+
+Sources: the seed text ``svara.pl.txt`` and RULINGS §2 (which wins), with the
+referee's default actions from RULINGS §4.2. The choices made where RULINGS
+is silent are listed below and in ``docs/rules/svara.md``.
+
+Shape of a game (OpenSpiel-style: the :class:`SvaraRules` object is the
+immutable game, :class:`SvaraState` the mutable state, :class:`SvaraView`
+what one seat may see):
+
+* the first dealer is drawn by lot (DrawLot over every seat);
+* a hand: antes, Shuffle (bottom card; an ace or the szacha costs the dealer
+  a second ante and passes the deal left, with a new Shuffle), the deal, then
+  betting turns (Ask one seat) until a see, a fold to one, or the circuit
+  limit; a tie at a show starts a svara: joining (Ask one seat at a time),
+  DrawLot for its dealer, Shuffle, deal, betting...;
+* a proposal asks every other player still in at once (one Ask with several
+  seats; the votes are applied in seat order).
+
+The engine never draws random numbers and never does I/O. All amounts are
+tokens. Illegal input raises :class:`~referee.engine.IllegalAction` and
+leaves the state unchanged.
+
+Choices where RULINGS is silent (what Svara/Seka players expect; the same
+list, numbered alike, is in ``docs/rules/svara.md``):
+
+1. The first hand's dealer is drawn by lot among all seats.
+2. "Left" is the next seat number, wrapping round.
+3. The next hand's dealer is the first seat in the hand to the left of the
+   previous hand's first-deal dealer (out seats are skipped).
+4. Looking happens only on one's own betting turn (a TURN move).
+5. A player who cannot pay the current stake may only fold (and look); he
+   may not propose.
+6. SEE is allowed whenever exactly two remain, also before anyone staked in
+   the deal; it costs the current stake.
+7. A proposed svara counts towards ``svaras_per_bank``; with 0 there is no
+   svara at all (ties split at once, no proposals).
+8. Votes are asked of all voters at once; any refusal refuses.
+9. Joining is open to every seat not out and not in the svara (folded
+   players included) holding at least the join cost, asked one at a time
+   from the left of the dealer of the deal that ended; the cost is fixed at
+   the tie.
+10. A svara seat short of the minimum stake is checked when the cards are
+    dealt (after bottom-card penalties).
+11. A circuit ends when the turn moves on from the dealer's seat or past it
+    (a folded dealer's position counts); LOOK and a refused proposal do not
+    move the turn.
+12. Shows list hands from the dealer's left; the tied highest of all hands
+    shown go to the svara or the split.
+13. Out is for good; an out seat keeps its remaining tokens.
+14. A dealer with no tokens who turns an ace or the szacha pays nothing and
+    the deal still passes.
+15. A shuffle's order is top first; the bottom card is its last card and is
+    never dealt.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from referee.cards import SUITS
+from referee.engine import Ask, BadParameters, BaseState, DrawLot, GameName, IllegalAction, Shuffle, Step
+from referee.games.svara.points import SVARA_RANKS, hand_points, is_svara_card
+
+#: Seats at a Svara table (RULINGS 2.3).
+MIN_SEATS = 3
+MAX_SEATS = 8
+
+#: The 36-card pack, rank-major (RULINGS 2: 6 to ace).
+PACK: tuple[str, ...] = tuple(r + s for r in SVARA_RANKS for s in SUITS)
+_PACK_SET = frozenset(PACK)
+
+@dataclass(frozen=True)
+class SvaraParams:
+    """Svara parameters (RULINGS 2.1, 2.3). Amounts are tokens.
+
+    Raises BadParameters naming the parameter for impossible values.
+    """
+
+    szacha: str = "6c"
+    min_stake: int = 10
+    max_stake: int = 100
+    starting_tokens: int = 1000
+    hands: int = 30
+    circuits: int = 3
+    svaras_per_bank: int = 3
+
+    def __post_init__(self) -> None:
+        if not is_svara_card(self.szacha):
+            raise BadParameters(f"szacha must be a card of the 36-card pack (6..A, suits cdhs), not {self.szacha!r}")
+        for name in ("min_stake", "max_stake", "starting_tokens", "hands", "circuits", "svaras_per_bank"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise BadParameters(f"{name} must be an integer, not {value!r}")
+        if self.min_stake < 1:
+            raise BadParameters(f"min_stake must be at least 1, not {self.min_stake}")
+        if self.max_stake < self.min_stake:
+            raise BadParameters(f"max_stake ({self.max_stake}) must be at least min_stake ({self.min_stake})")
+        if self.starting_tokens < self.min_stake:
+            raise BadParameters(f"starting_tokens ({self.starting_tokens}) must be at least min_stake ({self.min_stake})")
+        if self.hands < 1:
+            raise BadParameters(f"hands must be at least 1, not {self.hands}")
+        if self.circuits < 1:
+            raise BadParameters(f"circuits must be at least 1, not {self.circuits}")
+        if self.svaras_per_bank < 0:
+            raise BadParameters(f"svaras_per_bank must be at least 0, not {self.svaras_per_bank}")
+
+
+class SvaraMove(enum.IntEnum):
+    """A move; values equal the protocol's ``SvaraMove`` numbers."""
+
+    LOOK = 1
+    FOLD = 2
+    STAKE = 3
+    SEE = 4
+    PROPOSE = 5
+    ACCEPT = 6
+    REFUSE = 7
+    JOIN = 8
+    DECLINE = 9
+
+
+class Decision(enum.IntEnum):
+    """What a seat is asked to decide; values equal the protocol's ``SvaraDecision``."""
+
+    NONE = 0
+    TURN = 1
+    VOTE = 2
+    JOIN = 3
+
+
+class Phase(enum.Enum):
+    """What the state waits for."""
+
+    FIRST_DEALER = "first_dealer"  # DrawLot: the first hand's dealer
+    SHUFFLE = "shuffle"            # Shuffle: the dealer shuffles (bottom card, then the deal)
+    TURN = "turn"                  # Ask(to_act): a betting turn
+    VOTE = "vote"                  # Ask(voters): a proposed svara
+    JOIN = "join"                  # Ask(join_queue[0]): join the coming svara?
+    SVARA_DEALER = "svara_dealer"  # DrawLot: the svara's dealer among its seats
+    OVER = "over"                  # the game is over
+
+
+@dataclass(frozen=True)
+class SvaraMoveAction:
+    """One seat's action: a move, and for STAKE the amount in tokens (ignored otherwise)."""
+
+    move: SvaraMove
+    amount: int = 0
+
+
+@dataclass(frozen=True)
+class SvaraLegal:
+    """The legal moves now; amounts in tokens (0 where they do not apply)."""
+
+    moves: tuple[SvaraMove, ...] = ()
+    stake_min: int = 0
+    stake_max: int = 0
+    see_cost: int = 0
+    join_cost: int = 0
+
+
+@dataclass(frozen=True)
+class SvaraEvent:
+    """One move of the current deal as every seat saw it; ``amount`` = tokens paid."""
+
+    seat: int
+    move: SvaraMove
+    amount: int = 0
+
+
+@dataclass(frozen=True)
+class SvaraShown:
+    """A hand shown at a show in the current hand (public from then on)."""
+
+    seat: int
+    cards: tuple[str, ...]
+    points: int
+
+
+@dataclass(frozen=True)
+class SvaraView:
+    """Everything ``seat`` may see now (mirrors ``cardarena.v1.SvaraView``).
+
+    ``hand`` is empty until the seat has looked; other seats' cards appear
+    only in ``shown``. Per-seat tuples have one entry per seat. During a
+    JOIN decision ``in_play`` marks the seats already in the coming svara.
+    ``dealer`` and ``proposer`` are -1 when there is none.
+    """
+
+    seat: int
+    decision: Decision
+    legal: SvaraLegal
+    hand: tuple[str, ...]
+    looked: bool
+    szacha: str
+    bottom_card: str
+    dealer: int
+    bank: int
+    current_stake: int
+    min_stake: int
+    max_stake: int
+    tokens: tuple[int, ...]
+    in_play: tuple[bool, ...]
+    has_looked: tuple[bool, ...]
+    out: tuple[bool, ...]
+    svara: int
+    circuit: int
+    circuits: int
+    hand_number: int
+    hands: int
+    history: tuple[SvaraEvent, ...]
+    shown: tuple[SvaraShown, ...]
+    proposer: int
+
+
+@dataclass
+class SvaraState(BaseState):
+    """The mutable state of one game. Per-seat lists have ``num_seats`` entries.
+
+    ``tokens`` are outside the bank; ``bank`` holds the rest, so
+    ``sum(tokens) + bank`` is constant. ``cards[s]`` is seat s's hand in the
+    current deal (empty if none). ``svara`` is 0 in a hand's first deal and n
+    in its n-th svara. ``hand_dealer`` is the seat that dealt the current
+    hand's first deal (the deal rotates from it, RULINGS 2.10).
+    """
+
+    starting_tokens: int = 0
+    tokens: list[int] = field(default_factory=list)
+    out: list[bool] = field(default_factory=list)
+    phase: Phase = Phase.FIRST_DEALER
+    hand_number: int = 0
+    hand_dealer: int = -1
+    dealer: int = -1
+    svara: int = 0
+    bank: int = 0
+    current_stake: int = 0
+    circuit: int = 0
+    in_deal: list[bool] = field(default_factory=list)
+    in_play: list[bool] = field(default_factory=list)
+    looked: list[bool] = field(default_factory=list)
+    cards: list[tuple[str, ...]] = field(default_factory=list)
+    bottom_card: str = ""
+    to_act: int = -1
+    proposed: list[bool] = field(default_factory=list)
+    proposer: int = -1
+    voters: tuple[int, ...] = ()
+    svara_seats: list[int] = field(default_factory=list)
+    join_queue: list[int] = field(default_factory=list)
+    join_cost: int = 0
+    history: list[SvaraEvent] = field(default_factory=list)
+    shown: list[SvaraShown] = field(default_factory=list)
+    end_reason: str = ""
+
+
+_NO_LEGAL = SvaraLegal()
+
+
+class SvaraRules:
+    """The rules of Svara for fixed parameters and table size (3..8 seats, RULINGS 2.3).
+
+    Implements the :class:`referee.engine.Rules` protocol. Raises
+    BadParameters for a table size outside 3..8.
+    """
+
+    game = GameName.SVARA
+
+    def __init__(self, params: SvaraParams | None = None, num_seats: int = 3) -> None:
+        if not isinstance(num_seats, int) or not MIN_SEATS <= num_seats <= MAX_SEATS:
+            raise BadParameters(f"Svara is played by {MIN_SEATS} to {MAX_SEATS} seats, not {num_seats!r}")
+        self.params = params if params is not None else SvaraParams()
+        self.num_seats = num_seats
+
+    # ----------------------------------------------------------------- protocol
+
+    def new_state(self) -> SvaraState:
+        """The state before the first dealer is drawn; every seat holds ``starting_tokens``."""
+        n = self.num_seats
+        p = self.params
+        return SvaraState(
+            num_seats=n,
+            starting_tokens=p.starting_tokens,
+            tokens=[p.starting_tokens] * n,
+            out=[False] * n,
+            in_deal=[False] * n,
+            in_play=[False] * n,
+            looked=[False] * n,
+            cards=[()] * n,
+            proposed=[False] * n,
+        )
+
+    def step(self, state: SvaraState) -> Step | None:
+        """The pending request: DrawLot (first dealer, svara dealer), Shuffle, Ask, or None when over."""
+        phase = state.phase
+        if phase is Phase.TURN:
+            return Ask((state.to_act,))
+        if phase is Phase.SHUFFLE:
+            return Shuffle(PACK)
+        if phase is Phase.VOTE:
+            return Ask(state.voters)
+        if phase is Phase.JOIN:
+            return Ask((state.join_queue[0],))
+        if phase is Phase.SVARA_DEALER:
+            return DrawLot(tuple(sorted(state.svara_seats)))
+        if phase is Phase.FIRST_DEALER:
+            return DrawLot(tuple(range(state.num_seats)))
+        return None
+
+    def apply_chance(self, state: SvaraState, outcome: Sequence[str] | int) -> None:
+        """Answer the pending Shuffle (a permutation of :data:`PACK`, top first) or DrawLot (a seat).
+
+        Raises IllegalAction (state unchanged) if ``outcome`` does not answer the pending request.
+        """
+        request = self.step(state)
+        if isinstance(request, Shuffle):
+            if isinstance(outcome, (str, int)) or len(outcome) != len(PACK) or set(outcome) != _PACK_SET:
+                raise IllegalAction("a shuffle must be a permutation of the 36-card pack")
+            self._shuffled(state, tuple(outcome))
+        elif isinstance(request, DrawLot):
+            if not isinstance(outcome, int) or isinstance(outcome, bool) or outcome not in request.seats:
+                raise IllegalAction(f"the lot must be one of the seats {list(request.seats)}, not {outcome!r}")
+            if state.phase is Phase.FIRST_DEALER:
+                state.log("first_dealer", seat=outcome)
+                self._start_hand(state, outcome)
+            else:
+                self._svara_dealer(state, outcome)
+        else:
+            raise IllegalAction("no chance outcome is pending")
+
+    def check(self, state: SvaraState, seat: int, action: SvaraMoveAction) -> None:
+        """Raise IllegalAction (saying why) if ``seat`` may not play ``action`` now. Never changes ``state``."""
+        if not isinstance(action, SvaraMoveAction) or not isinstance(action.move, SvaraMove):
+            raise IllegalAction(f"not a Svara action: {action!r}")
+        if not isinstance(action.amount, int) or isinstance(action.amount, bool):
+            raise IllegalAction(f"amount must be an integer, not {action.amount!r}")
+        request = self.step(state)
+        if not isinstance(request, Ask) or seat not in request.seats:
+            raise IllegalAction(f"seat {seat} is not asked to act now")
+        move = action.move
+        legal = self._legal(state, seat)
+        if move not in legal.moves:
+            raise IllegalAction(self._why_not(state, seat, move))
+        if move is SvaraMove.STAKE and not legal.stake_min <= action.amount <= legal.stake_max:
+            raise IllegalAction(
+                f"stake {action.amount} out of range: from the current stake {legal.stake_min} "
+                f"to {legal.stake_max} (maximum stake {self.params.max_stake}, own tokens {state.tokens[seat]})"
+            )
+
+    def apply(self, state: SvaraState, actions: Mapping[int, SvaraMoveAction]) -> None:
+        """Apply one action per asked seat, in seat order.
+
+        Raises IllegalAction (state unchanged) if the seats are not exactly the
+        asked ones or an action is illegal.
+        """
+        request = self.step(state)
+        if not isinstance(request, Ask):
+            raise IllegalAction("no decision is pending")
+        if set(actions) != set(request.seats):
+            raise IllegalAction(f"expected one action from each of seats {list(request.seats)}, got {sorted(actions)}")
+        for seat in request.seats:
+            self.check(state, seat, actions[seat])
+        if state.phase is Phase.TURN:
+            self._turn(state, state.to_act, actions[state.to_act])
+        elif state.phase is Phase.VOTE:
+            self._votes(state, {s: actions[s].move for s in request.seats})
+        else:
+            self._join(state, request.seats[0], actions[request.seats[0]].move)
+
+    def default_action(self, state: SvaraState, seat: int) -> SvaraMoveAction:
+        """RULINGS 4.2: fold (no look needed); refuse a proposal; do not join.
+
+        Raises IllegalAction if ``seat`` is not asked now.
+        """
+        request = self.step(state)
+        if not isinstance(request, Ask) or seat not in request.seats:
+            raise IllegalAction(f"seat {seat} is not asked to act now")
+        if state.phase is Phase.VOTE:
+            return SvaraMoveAction(SvaraMove.REFUSE)
+        if state.phase is Phase.JOIN:
+            return SvaraMoveAction(SvaraMove.DECLINE)
+        return SvaraMoveAction(SvaraMove.FOLD)
+
+    def view(self, state: SvaraState, seat: int) -> SvaraView:
+        """What ``seat`` may see now: its own cards only once looked, others' only once shown."""
+        if not 0 <= seat < state.num_seats:
+            raise ValueError(f"no seat {seat} at a table of {state.num_seats}")
+        phase = state.phase
+        decision = Decision.NONE
+        legal = _NO_LEGAL
+        if phase is Phase.TURN and seat == state.to_act:
+            decision = Decision.TURN
+        elif phase is Phase.VOTE and seat in state.voters:
+            decision = Decision.VOTE
+        elif phase is Phase.JOIN and seat == state.join_queue[0]:
+            decision = Decision.JOIN
+        if decision is not Decision.NONE:
+            legal = self._legal(state, seat)
+        if phase is Phase.JOIN:
+            in_play = tuple(s in state.svara_seats for s in range(state.num_seats))
+        else:
+            in_play = tuple(state.in_play)
+        p = self.params
+        return SvaraView(
+            seat=seat,
+            decision=decision,
+            legal=legal,
+            hand=state.cards[seat] if state.looked[seat] else (),
+            looked=state.looked[seat],
+            szacha=p.szacha,
+            bottom_card=state.bottom_card,
+            dealer=state.dealer,
+            bank=state.bank,
+            current_stake=state.current_stake,
+            min_stake=p.min_stake,
+            max_stake=p.max_stake,
+            tokens=tuple(state.tokens),
+            in_play=in_play,
+            has_looked=tuple(state.looked),
+            out=tuple(state.out),
+            svara=state.svara,
+            circuit=state.circuit,
+            circuits=p.circuits,
+            hand_number=state.hand_number,
+            hands=p.hands,
+            history=tuple(state.history),
+            shown=tuple(state.shown),
+            proposer=state.proposer if phase is Phase.VOTE else -1,
+        )
+
+    def rank_key(self, state: SvaraState, seat: int) -> tuple[int, ...]:
+        """RULINGS 2.12: (final tokens,); larger ranks higher."""
+        return (state.tokens[seat],)
+
+    def scores(self, state: SvaraState) -> tuple[int, ...]:
+        """Per seat, tokens held (outside the bank, which is empty once the game is over)."""
+        return tuple(state.tokens)
+
+    def score_changes(self, state: SvaraState) -> tuple[int, ...]:
+        """Per seat, tokens won (positive) or lost (negative) over the game."""
+        return tuple(t - state.starting_tokens for t in state.tokens)
+
+    # ------------------------------------------------------------ legal moves
+
+    def _legal(self, state: SvaraState, seat: int) -> SvaraLegal:
+        """The legal moves of an asked seat (RULINGS 2.5-2.9)."""
+        phase = state.phase
+        if phase is Phase.VOTE:
+            return SvaraLegal(moves=(SvaraMove.ACCEPT, SvaraMove.REFUSE))
+        if phase is Phase.JOIN:
+            return SvaraLegal(moves=(SvaraMove.JOIN, SvaraMove.DECLINE), join_cost=state.join_cost)
+        # A betting turn.
+        p = self.params
+        looked = state.looked[seat]
+        tokens = state.tokens[seat]
+        current = state.current_stake
+        moves = [] if looked else [SvaraMove.LOOK]
+        moves.append(SvaraMove.FOLD)
+        if tokens < current:  # RULINGS 2.6: cannot pay the current stake: must fold
+            return SvaraLegal(moves=tuple(moves))
+        stake_max = min(p.max_stake, tokens)
+        if looked:
+            moves.append(SvaraMove.STAKE)
+            if sum(state.in_play) == 2:
+                moves.append(SvaraMove.SEE)
+            return SvaraLegal(moves=tuple(moves), stake_min=current, stake_max=stake_max, see_cost=current if SvaraMove.SEE in moves else 0)
+        if state.svara == 0 and not state.proposed[seat] and p.svaras_per_bank >= 1:
+            moves.append(SvaraMove.PROPOSE)
+        return SvaraLegal(moves=tuple(moves), stake_min=current, stake_max=stake_max)
+
+    def _why_not(self, state: SvaraState, seat: int, move: SvaraMove) -> str:
+        """A readable reason why ``move`` is not legal for the asked ``seat`` now."""
+        phase = state.phase
+        if phase is Phase.VOTE:
+            return f"{move.name} is not a vote: answer ACCEPT or REFUSE"
+        if phase is Phase.JOIN:
+            return f"{move.name} is not an answer to a svara: answer JOIN or DECLINE"
+        looked = state.looked[seat]
+        if move in (SvaraMove.ACCEPT, SvaraMove.REFUSE, SvaraMove.JOIN, SvaraMove.DECLINE):
+            return f"{move.name}: no vote or svara is being asked; it is a betting turn"
+        if move is SvaraMove.LOOK:
+            return "already looked"
+        if state.tokens[seat] < state.current_stake:
+            return f"cannot pay the current stake {state.current_stake} with {state.tokens[seat]} tokens: must fold"
+        if move in (SvaraMove.STAKE, SvaraMove.SEE) and not looked:
+            return f"must look before {move.name.lower()} (RULINGS 2.5)"
+        if move is SvaraMove.SEE:
+            return f"see needs exactly two players left, not {sum(state.in_play)}"
+        if move is SvaraMove.PROPOSE:
+            if looked:
+                return "only a player who has not looked may propose a svara"
+            if state.svara:
+                return "no proposal inside a svara (RULINGS 2.9)"
+            if state.proposed[seat]:
+                return "a player may propose once per hand"
+            return "no svara may be played for this bank (svaras_per_bank = 0)"
+        return f"{move.name} is not legal now"
+
+    # ------------------------------------------------------------ transitions
+
+    def _left_of(self, start: int, members: Sequence[bool]) -> list[int]:
+        """Seats with ``members[s]`` in order from the left of ``start``, ending with ``start``."""
+        n = len(members)
+        return [s % n for s in range(start + 1, start + n + 1) if members[s % n]]
+
+    def _start_hand(self, state: SvaraState, candidate: int) -> None:
+        """Antes and the dealer of a new hand (RULINGS 2.4, 2.10, 2.11); ends the game if due."""
+        p = self.params
+        n = state.num_seats
+        if state.hand_number >= p.hands:
+            self._over(state, "hands")
+            return
+        for s in range(n):
+            if not state.out[s] and state.tokens[s] < p.min_stake:
+                state.out[s] = True
+                state.log("out", seat=s, tokens=state.tokens[s])
+        players = [s for s in range(n) if not state.out[s]]
+        if len(players) < 2:
+            self._over(state, "too few seats can ante")
+            return
+        for s in players:
+            state.tokens[s] -= p.min_stake
+        state.bank += p.min_stake * len(players)
+        mask = [not o for o in state.out]
+        dealer = candidate % n
+        while not mask[dealer]:
+            dealer = (dealer + 1) % n
+        state.dealer = dealer
+        state.hand_dealer = -1
+        state.svara = 0
+        state.in_deal = mask
+        state.proposed = [False] * n
+        state.shown = []
+        state.history = []
+        state.log("hand", hand=state.hand_number, dealer=dealer, seats=players)
+        state.log("ante", seats=players, amount=p.min_stake, bank=state.bank)
+        self._begin_deal(state)
+
+    def _begin_deal(self, state: SvaraState) -> None:
+        """Reset the deal's cards and betting, and ask for the dealer's shuffle."""
+        n = state.num_seats
+        state.looked = [False] * n
+        state.cards = [()] * n
+        state.in_play = list(state.in_deal)
+        state.current_stake = self.params.min_stake
+        state.circuit = 0
+        state.to_act = -1
+        state.phase = Phase.SHUFFLE
+
+    def _shuffled(self, state: SvaraState, order: tuple[str, ...]) -> None:
+        """Bottom card and its penalty, then the deal (RULINGS 2.4, 2.8)."""
+        p = self.params
+        dealer = state.dealer
+        bottom = order[-1]
+        state.bottom_card = bottom
+        state.log("bottom_card", dealer=dealer, card=bottom)
+        if bottom[0] == "A" or bottom == p.szacha:
+            pay = min(p.min_stake, state.tokens[dealer])
+            state.tokens[dealer] -= pay
+            state.bank += pay
+            state.dealer = self._left_of(dealer, state.in_deal)[0]
+            state.log("bottom_penalty", seat=dealer, amount=pay, next_dealer=state.dealer)
+            return  # still SHUFFLE: the next dealer shuffles
+        seats = self._left_of(dealer, state.in_deal)
+        k = len(seats)
+        for i, s in enumerate(seats):
+            hand = (order[i], order[i + k], order[i + 2 * k])
+            state.cards[s] = hand
+            state.log("deal", visible_to=(s,), seat=s, cards=list(hand))
+        state.log("dealt", dealer=dealer, seats=seats, svara=state.svara)
+        if state.svara == 0:
+            state.hand_dealer = dealer
+        elif any(state.tokens[s] < p.min_stake for s in seats):
+            state.log("no_betting", seats=[s for s in seats if state.tokens[s] < p.min_stake])
+            self._show(state, seats)
+            return
+        state.to_act = seats[0]
+        state.phase = Phase.TURN
+
+    def _turn(self, state: SvaraState, seat: int, action: SvaraMoveAction) -> None:
+        """A checked betting move (RULINGS 2.5-2.7, 2.9)."""
+        move = action.move
+        if move is SvaraMove.LOOK:
+            state.looked[seat] = True
+            state.history.append(SvaraEvent(seat, move))
+            state.log("look", seat=seat)
+            return  # looking does not end the turn
+        if move is SvaraMove.FOLD:
+            state.in_play[seat] = False
+            state.history.append(SvaraEvent(seat, move))
+            state.log("fold", seat=seat)
+            left = [s for s in range(state.num_seats) if state.in_play[s]]
+            if len(left) == 1:
+                self._award(state, left[0], unseen=True)
+            else:
+                self._next_turn(state, seat)
+            return
+        if move is SvaraMove.STAKE:
+            amount = action.amount
+            state.tokens[seat] -= amount
+            state.bank += amount
+            state.current_stake = amount
+            state.history.append(SvaraEvent(seat, move, amount))
+            state.log("stake", seat=seat, amount=amount, bank=state.bank)
+            self._next_turn(state, seat)
+            return
+        if move is SvaraMove.SEE:
+            amount = state.current_stake
+            state.tokens[seat] -= amount
+            state.bank += amount
+            state.history.append(SvaraEvent(seat, move, amount))
+            state.log("see", seat=seat, amount=amount, bank=state.bank)
+            self._show(state, self._left_of(state.dealer, state.in_play))
+            return
+        # PROPOSE
+        state.proposed[seat] = True
+        state.proposer = seat
+        state.voters = tuple(s for s in range(state.num_seats) if state.in_play[s] and s != seat)
+        state.history.append(SvaraEvent(seat, move))
+        state.log("propose", seat=seat, voters=list(state.voters))
+        state.phase = Phase.VOTE
+
+    def _next_turn(self, state: SvaraState, seat: int) -> None:
+        """Pass the turn left; count circuits; force the show at the limit (RULINGS 2.6, 2.7)."""
+        n = state.num_seats
+        q = seat
+        passed = False
+        while True:
+            if q == state.dealer:
+                passed = True
+            q = (q + 1) % n
+            if state.in_play[q]:
+                break
+        if passed:
+            state.circuit += 1
+            if state.circuit >= self.params.circuits:
+                state.log("circuit_limit", circuits=state.circuit)
+                self._show(state, self._left_of(state.dealer, state.in_play))
+                return
+        state.to_act = q
+
+    def _votes(self, state: SvaraState, votes: Mapping[int, SvaraMove]) -> None:
+        """The votes on a proposal, in seat order (RULINGS 2.9)."""
+        for s in sorted(votes):
+            state.history.append(SvaraEvent(s, votes[s]))
+            state.log("vote", seat=s, accept=votes[s] is SvaraMove.ACCEPT)
+        proposer = state.proposer
+        state.proposer = -1
+        state.voters = ()
+        if all(v is SvaraMove.ACCEPT for v in votes.values()):
+            state.log("proposal_accepted", seat=proposer)
+            self._start_svara(state, self._left_of(state.dealer, state.in_play), "proposal")
+        else:
+            state.log("proposal_refused", seat=proposer)
+            state.phase = Phase.TURN
+            state.to_act = proposer
+
+    def _show(self, state: SvaraState, seats: list[int]) -> None:
+        """Show ``seats`` (ordered from the dealer's left); the highest take the bank or play a svara."""
+        szacha = self.params.szacha
+        points = {}
+        for s in seats:
+            pts = hand_points(state.cards[s], szacha)
+            points[s] = pts
+            state.shown.append(SvaraShown(s, state.cards[s], pts))
+            state.log("show", seat=s, cards=list(state.cards[s]), points=pts)
+        best = max(points.values())
+        winners = [s for s in seats if points[s] == best]
+        if len(winners) == 1:
+            self._award(state, winners[0], unseen=False)
+        elif state.svara < self.params.svaras_per_bank:
+            self._start_svara(state, winners, "tie")
+        else:
+            self._split(state, winners)
+
+    def _start_svara(self, state: SvaraState, seats: list[int], reason: str) -> None:
+        """A svara among ``seats``: cards in, joining asked from the dealer's left (RULINGS 2.8, 2.9)."""
+        n = state.num_seats
+        cost = state.bank // 2
+        members = [s in seats for s in range(n)]
+        state.svara_seats = list(seats)
+        state.join_cost = cost
+        state.join_queue = [
+            s for s in self._left_of(state.dealer, [True] * n)
+            if not members[s] and not state.out[s] and state.tokens[s] >= cost
+        ]
+        state.cards = [()] * n
+        state.looked = [False] * n
+        state.in_play = members
+        state.history = []
+        state.to_act = -1
+        state.log("svara", seats=list(seats), bank=state.bank, join_cost=cost, reason=reason, number=state.svara + 1)
+        state.phase = Phase.JOIN if state.join_queue else Phase.SVARA_DEALER
+
+    def _join(self, state: SvaraState, seat: int, move: SvaraMove) -> None:
+        """One seat's answer to joining the svara (RULINGS 2.8)."""
+        state.join_queue.pop(0)
+        if move is SvaraMove.JOIN:
+            cost = state.join_cost
+            state.tokens[seat] -= cost
+            state.bank += cost
+            state.svara_seats.append(seat)
+            state.in_play[seat] = True
+            state.history.append(SvaraEvent(seat, move, cost))
+            state.log("join", seat=seat, amount=cost, bank=state.bank)
+        else:
+            state.history.append(SvaraEvent(seat, move))
+            state.log("decline", seat=seat)
+        if not state.join_queue:
+            state.phase = Phase.SVARA_DEALER
+
+    def _svara_dealer(self, state: SvaraState, dealer: int) -> None:
+        """The svara's dealer, drawn by lot; then its deal starts (RULINGS 2.8)."""
+        n = state.num_seats
+        state.svara += 1
+        state.dealer = dealer
+        state.in_deal = [s in state.svara_seats for s in range(n)]
+        state.svara_seats = []
+        state.join_cost = 0
+        state.log("svara_dealer", seat=dealer, number=state.svara)
+        self._begin_deal(state)
+
+    def _award(self, state: SvaraState, seat: int, unseen: bool) -> None:
+        """``seat`` takes the whole bank (RULINGS 2.7)."""
+        amount = state.bank
+        state.tokens[seat] += amount
+        state.bank = 0
+        state.log("win", seat=seat, amount=amount, unseen=unseen)
+        self._end_hand(state)
+
+    def _split(self, state: SvaraState, seats: list[int]) -> None:
+        """The last svara tied again: split evenly, the remainder to the first of ``seats``
+        (ordered from the dealer's left) (RULINGS 2.8)."""
+        share, rest = divmod(state.bank, len(seats))
+        amounts = [share + (rest if i == 0 else 0) for i in range(len(seats))]
+        for s, a in zip(seats, amounts):
+            state.tokens[s] += a
+        state.bank = 0
+        state.log("split", seats=list(seats), amounts=amounts)
+        self._end_hand(state)
+
+    def _end_hand(self, state: SvaraState) -> None:
+        """Count the hand and pass the deal left of the hand's first dealer (RULINGS 2.10)."""
+        n = state.num_seats
+        state.hand_number += 1
+        state.in_play = [False] * n
+        state.in_deal = [False] * n
+        state.looked = [False] * n
+        state.cards = [()] * n
+        state.to_act = -1
+        self._start_hand(state, (state.hand_dealer + 1) % n)
+
+    def _over(self, state: SvaraState, reason: str) -> None:
+        """The game is over (RULINGS 2.11)."""
+        state.phase = Phase.OVER
+        state.end_reason = reason
+        state.log("game_over", reason=reason, tokens=list(state.tokens))
