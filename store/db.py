@@ -1,0 +1,211 @@
+"""Engines, migrations, transactions and the store's errors.
+
+SQLite (the default) and PostgreSQL run the same code:
+
+- SQLite: WAL journal (readers never block the writer), ``busy_timeout`` 30 s
+  (a writer waits for the lock instead of failing), foreign keys on,
+  ``synchronous=NORMAL`` (durable at each checkpoint, safe in WAL). Write
+  transactions start with ``BEGIN IMMEDIATE`` so that many processes writing
+  queue on the lock up front rather than failing on a read-to-write upgrade.
+- PostgreSQL (``postgresql+psycopg://``): READ COMMITTED; the repository's
+  conditional UPDATEs and row locks give the same guarantees.
+
+The schema is owned by Alembic: :func:`migrate` upgrades to head on the
+engine's own connection, with the script location taken from this package
+(so it works from an installed wheel, not only from a checkout).
+Nothing here runs at import time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, Engine, create_engine, event, exc
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.orm import Session
+from sqlalchemy.pool import StaticPool
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+#: How long a SQLite writer waits for the lock before giving up (seconds).
+SQLITE_BUSY_TIMEOUT_S = 30.0
+#: How long to wait for a PostgreSQL server to accept a connection (seconds),
+#: unless the URL says ``?connect_timeout=``.
+PG_CONNECT_TIMEOUT_S = 10
+#: Execution option marking a connection whose transactions write.
+_WRITE = "cardarena_write"
+#: Key of the PostgreSQL advisory lock serialising concurrent migrations.
+_MIGRATION_LOCK_KEY = 0x6361_7264  # "card"
+
+
+class StoreError(Exception):
+    """Base of every error the store raises on purpose. ``str(e)`` is one line for the user."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached or used: bad URL, missing driver, server down,
+    file not openable, lock not obtained in time, or migration failure."""
+
+
+class NameTaken(StoreError):
+    """A bot with this name is already registered."""
+
+
+class SeasonExists(StoreError):
+    """A season with this name already exists."""
+
+
+class NotFound(StoreError, LookupError):
+    """A bot, season or game id that is not in the store."""
+
+
+class InvalidRecord(StoreError, ValueError):
+    """A game record that does not fit the game it is stored for."""
+
+
+def describe_url(url: str | URL) -> str:
+    """``url`` with its password hidden, for messages."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - only for a message
+        return "<unparsable URL>"
+
+
+def create_store_engine(url: str) -> Engine:
+    """An Engine for ``url`` configured as described in the module docstring.
+
+    Raises StoreUnavailable for a malformed URL, an unknown dialect or a driver
+    that is not installed. Does not connect.
+    """
+    try:
+        parsed = make_url(url)
+    except exc.ArgumentError as e:
+        raise StoreUnavailable(f"bad database URL {url!r}: expected e.g. sqlite:///var/cardarena.db "
+                               f"or postgresql+psycopg://user@host/dbname") from e
+    shown = describe_url(parsed)
+    kwargs: dict[str, Any] = {}
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        database = parsed.database or ""
+        memory = database in ("", ":memory:") or "mode=memory" in str(parsed)
+        connect_args: dict[str, Any] = {"timeout": SQLITE_BUSY_TIMEOUT_S}
+        if memory:
+            connect_args["check_same_thread"] = False
+            kwargs["poolclass"] = StaticPool
+        elif not database.startswith("file:"):
+            _make_parent_dir(database, parsed)
+        kwargs["connect_args"] = connect_args
+    elif backend == "postgresql":
+        if "connect_timeout" not in parsed.query:
+            kwargs["connect_args"] = {"connect_timeout": PG_CONNECT_TIMEOUT_S}
+        kwargs["pool_pre_ping"] = True
+    try:
+        engine = create_engine(parsed, **kwargs)
+    except (exc.NoSuchModuleError, ImportError) as e:
+        raise StoreUnavailable(f"cannot use database URL {shown}: {_one_line(e)}") from e
+    except (exc.ArgumentError, TypeError) as e:
+        raise StoreUnavailable(f"bad database URL {shown}: {_one_line(e)}") from e
+    if backend == "sqlite":
+        _configure_sqlite(engine)
+    return engine
+
+
+def _make_parent_dir(database: str, url: URL) -> None:
+    """Create the SQLite file's directory (e.g. ``var/``) on first use."""
+    try:
+        Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise StoreUnavailable(f"cannot open database {describe_url(url)}: {e.strerror or e}") from e
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy, not the sqlite3 module, decide when a transaction begins.
+        dbapi_connection.isolation_level = None
+        cur = dbapi_connection.cursor()
+        try:
+            cur.execute(f"PRAGMA busy_timeout = {int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
+            cur.execute("PRAGMA journal_mode = WAL")
+            cur.execute("PRAGMA synchronous = NORMAL")
+            cur.execute("PRAGMA foreign_keys = ON")
+        finally:
+            cur.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get(_WRITE) else "BEGIN")
+
+
+@contextmanager
+def transaction(engine: Engine, *, write: bool) -> Iterator[Session]:
+    """A Session in one transaction, committed on success, rolled back on error.
+
+    ``write=True`` takes SQLite's write lock at BEGIN (``BEGIN IMMEDIATE``).
+    Database errors that mean the store is unusable (connection refused or
+    lost, SQLite lock timeout) are re-raised as StoreUnavailable.
+    """
+    try:
+        with engine.connect() as conn:
+            if write:
+                conn.execution_options(**{_WRITE: True})
+            with Session(bind=conn, expire_on_commit=False) as session, session.begin():
+                yield session
+    except (exc.OperationalError, exc.InterfaceError) as e:
+        raise StoreUnavailable(f"database {describe_url(engine.url)} unavailable: {_one_line(e)}") from e
+
+
+def alembic_config(engine: Engine | None = None) -> Config:
+    """An Alembic Config for this package's migrations.
+
+    With ``engine``, migrations run on it (``config.attributes["engine"]``);
+    without, ``env.py`` takes the URL from ``-x url=...`` or ``CARDARENA_DB_URL``
+    (for ``alembic -c store/migrations/alembic.ini ...`` from a checkout).
+    """
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    if engine is not None:
+        cfg.attributes["engine"] = engine
+    return cfg
+
+
+def migrate(engine: Engine, revision: str = "head") -> None:
+    """Upgrade the database to ``revision``; safe when several processes do it at once
+    (SQLite: ``BEGIN IMMEDIATE``; PostgreSQL: an advisory lock in ``env.py``).
+
+    Raises StoreUnavailable if the database cannot be reached or a migration fails.
+    """
+    try:
+        command.upgrade(alembic_config(engine), revision)
+    except (exc.OperationalError, exc.InterfaceError) as e:
+        raise StoreUnavailable(f"cannot open database {describe_url(engine.url)}: {_one_line(e)}") from e
+    except exc.SQLAlchemyError as e:
+        raise StoreUnavailable(f"migrating {describe_url(engine.url)} failed: {_one_line(e)}") from e
+
+
+def migration_connection(engine: Engine) -> Connection:
+    """A connection for Alembic's ``env.py``: its transaction takes the write lock."""
+    return engine.connect().execution_options(**{_WRITE: True})
+
+
+def lock_migrations(conn: Connection) -> None:
+    """Serialise concurrent migrations (PostgreSQL advisory lock, released at commit)."""
+    if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({_MIGRATION_LOCK_KEY})")
+
+
+def _one_line(e: BaseException) -> str:
+    """The first line of a driver error, without SQLAlchemy's background link."""
+    orig = getattr(e, "orig", None)
+    text = str(orig if orig is not None else e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def env_url() -> str | None:
+    """The database URL from ``CARDARENA_DB_URL``, if set (for the alembic CLI)."""
+    return os.environ.get("CARDARENA_DB_URL")

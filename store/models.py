@@ -1,0 +1,254 @@
+"""The store's tables as SQLAlchemy 2 declarative models.
+
+The same models serve SQLite (the default) and PostgreSQL. The schema is
+created and changed only by the Alembic migrations in ``store/migrations``;
+``tests/store`` checks that autogenerate finds no drift between these models
+and the migrations, so a change here needs a new migration.
+
+Times are timezone-aware UTC :class:`datetime.datetime` values on both
+databases (see :class:`UtcDateTime`). Statuses are stored as their string
+values (``native_enum=False``: a VARCHAR with a CHECK constraint, the same on
+both databases, so adding a value never needs a PostgreSQL ``ALTER TYPE``).
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Enum,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+#: Constraint names are fixed by convention so migrations name them the same
+#: way on every database (SQLite needs names to alter constraints later).
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC timestamp on every database.
+
+    PostgreSQL stores ``timestamp with time zone``; SQLite has no time zones,
+    so values are stored as naive UTC text (which then compares correctly as
+    text) and read back as aware UTC. Naive values given to the store are
+    taken to be UTC already.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is not None:
+            value = value.astimezone(UTC)
+        if dialect.name == "sqlite":
+            return value.replace(tzinfo=None)
+        return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class SeasonStatus(enum.StrEnum):
+    """A season's life: scheduled until its first claim, running, done when no game is left."""
+
+    SCHEDULED = "scheduled"
+    RUNNING = "running"
+    DONE = "done"
+
+
+class GameStatus(enum.StrEnum):
+    """A game's life (RULINGS 4.3): pending -> running -> done, or back to pending when an
+    attempt is voided, or failed after the last voided attempt (shown, not rated)."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class AttemptOutcome(enum.StrEnum):
+    """How one attempt at a game ended; ``None`` in the row while it runs."""
+
+    DONE = "done"
+    VOIDED = "voided"
+
+
+def _str_enum(cls: type[enum.StrEnum], name: str) -> Enum:
+    return Enum(
+        cls,
+        name=name,
+        native_enum=False,
+        create_constraint=True,
+        length=16,
+        values_callable=lambda e: [m.value for m in e],
+        validate_strings=True,
+    )
+
+
+class Base(DeclarativeBase):
+    """Declarative base carrying the naming convention."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {datetime: UtcDateTime(), dict[str, Any]: JSON(), list[Any]: JSON()}
+
+
+class Bot(Base):
+    """A registered bot service. ``endpoint`` is ``host:port``; ``games`` the game names
+    (``referee.engine.GameName`` values) it plays; ``capacity`` how many games it accepts
+    at once; ``token_hash`` a hash of its auth token, never the token."""
+
+    __tablename__ = "bots"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    endpoint: Mapped[str] = mapped_column(String(255))
+    version: Mapped[str] = mapped_column(String(64))
+    author: Mapped[str] = mapped_column(String(128))
+    games: Mapped[list[Any]]
+    capacity: Mapped[int] = mapped_column(Integer, default=1)
+    token_hash: Mapped[str | None] = mapped_column(String(255))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    retired_at: Mapped[datetime | None]
+
+
+class Season(Base):
+    """A season: one game with fixed parameters, time control and seed, and its schedule.
+
+    ``config`` holds the scheduler's settings (table sizes, duplicate flag, ...);
+    ``seed`` is the season's master seed (each game has its own)."""
+
+    __tablename__ = "seasons"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(128), unique=True)
+    game: Mapped[str] = mapped_column(String(32))
+    params: Mapped[dict[str, Any]]
+    time_control: Mapped[dict[str, Any]]
+    seed: Mapped[int] = mapped_column(BigInteger)
+    config: Mapped[dict[str, Any]]
+    status: Mapped[SeasonStatus] = mapped_column(
+        _str_enum(SeasonStatus, "season_status"), default=SeasonStatus.SCHEDULED
+    )
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]
+
+
+class Game(Base):
+    """One scheduled game. ``number`` is its 0-based place in the season's schedule (the
+    order ratings are computed in). ``attempts`` counts claims; ``lease_*`` name the
+    worker running it and until when. ``reason``/``detail``: for a done game the
+    record's end reason and detail; for a failed one ``"failed"`` and why; while
+    pending after a void, the last void's reason."""
+
+    __tablename__ = "games"
+    __table_args__ = (
+        UniqueConstraint("season_id", "number"),
+        Index("ix_games_season_id_status", "season_id", "status"),
+        Index("ix_games_status_lease_expires_at", "status", "lease_expires_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[GameStatus] = mapped_column(
+        _str_enum(GameStatus, "game_status"), default=GameStatus.PENDING
+    )
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_owner: Mapped[str | None] = mapped_column(String(255))
+    lease_expires_at: Mapped[datetime | None]
+    reason: Mapped[str | None] = mapped_column(String(32))
+    detail: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+
+
+class GameSeat(Base):
+    """A seat of a game and, once the game is done, its result (``SeatResult``):
+    ``place`` 1 = best (ties share), ``score`` final tokens or points, ``change`` the
+    score change over the game, ``faults`` count, ``retired`` per RULINGS 4.2."""
+
+    __tablename__ = "game_seats"
+    __table_args__ = (Index("ix_game_seats_bot_id", "bot_id"),)
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    place: Mapped[int | None] = mapped_column(Integer)
+    score: Mapped[int | None] = mapped_column(BigInteger)
+    change: Mapped[int | None] = mapped_column(BigInteger)
+    faults: Mapped[int | None] = mapped_column(Integer)
+    retired: Mapped[bool | None] = mapped_column(Boolean)
+
+
+class GameAttempt(Base):
+    """One attempt at a game (one claim): who ran it, when, and how it ended.
+    ``outcome`` is ``None`` while the attempt runs; ``detail`` says why it was voided."""
+
+    __tablename__ = "game_attempts"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    attempt: Mapped[int] = mapped_column(Integer, primary_key=True)
+    worker: Mapped[str] = mapped_column(String(255))
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    ended_at: Mapped[datetime | None]
+    outcome: Mapped[AttemptOutcome | None] = mapped_column(_str_enum(AttemptOutcome, "attempt_outcome"))
+    detail: Mapped[str | None] = mapped_column(Text)
+
+
+class Replay(Base):
+    """A done game's complete ``GameRecord``: zlib-compressed UTF-8 JSON of
+    ``GameRecord.to_json()`` (replays run to ~100 KB of JSON; they compress ~10x)."""
+
+    __tablename__ = "replays"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    record: Mapped[bytes] = mapped_column(LargeBinary)
+    json_size: Mapped[int] = mapped_column(Integer)
+
+
+class Rating(Base):
+    """A bot's rating in a season, recomputed from all done games in schedule order
+    after every result (never accumulated). ``elo`` per ``league.elo``; ``games`` the
+    number of rated seats. Later rating systems add their own columns here."""
+
+    __tablename__ = "ratings"
+
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"), primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    elo: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)

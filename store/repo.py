@@ -1,0 +1,736 @@
+"""The store's operations: bots, seasons, the life of a game, results, ratings, standings.
+
+A :class:`Store` wraps one SQLAlchemy Engine; every method is one transaction
+and returns plain frozen dataclasses (never ORM objects), so values can cross
+processes and outlive the session. Create one with :func:`store.open_store`.
+
+The life of a game (RULINGS 4.3, DESIGN "a game is the unit of work and of
+failure")::
+
+    pending --claim_game--> running --finish_game--> done      (rated)
+                               |
+                               +--void_game / lease expired--> pending  (attempts < 3)
+                                                           \\-> failed   (3rd attempt: shown, not rated)
+
+Every claim is an *attempt* (a ``game_attempts`` row closed as done or voided).
+A result or void counts only for the running attempt: a redelivered or stale
+task's call does nothing and says so. Concurrency: a claim is one conditional
+``UPDATE ... WHERE status = 'pending'`` checked by rowcount; every transaction
+that moves a game also locks its season row first (PostgreSQL ``FOR UPDATE``;
+SQLite's ``BEGIN IMMEDIATE`` already serialises writers), so the season's Elo,
+recomputed from all done games in schedule order inside ``finish_game``, always
+sees every committed result, and locks are always taken season-then-game.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Engine, delete, exists, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from league.elo import season_elo
+from league.standings import SeatOutcome, StandingRow, compute_standings, standings_json
+from referee.engine import GameName
+from referee.record import EndReason, GameRecord
+from store import db
+from store.db import (
+    InvalidRecord,
+    NameTaken,
+    NotFound,
+    SeasonExists,
+    StoreError,
+    StoreUnavailable,
+    transaction,
+)
+from store.models import (
+    AttemptOutcome,
+    Bot,
+    Game,
+    GameAttempt,
+    GameSeat,
+    GameStatus,
+    Rating,
+    Replay,
+    Season,
+    SeasonStatus,
+    utcnow,
+)
+
+#: Voided attempts after which a game is stored as failed (RULINGS 4.3).
+MAX_ATTEMPTS = 3
+#: Seeds are stored as signed 64-bit integers.
+SEED_LIMIT = 2**63
+LEASE_EXPIRED = "lease expired"
+
+__all__ = [
+    "LEASE_EXPIRED", "MAX_ATTEMPTS", "BotInfo", "Claim", "GameInfo", "InvalidRecord", "NameTaken", "NotFound",
+    "SeasonExists", "SeasonInfo", "SeatBot", "SeatInfo", "Store", "StoreError", "StoreUnavailable",
+    "VoidResult", "open_store",
+]
+
+
+def open_store(url: str, *, migrate: bool = True) -> Store:
+    """Open the store at ``url`` and (unless ``migrate=False``) bring its schema to
+    the latest Alembic migration.
+
+    SQLite files and their directory are created on first use; many processes
+    may open (and migrate) the same database at once. ``migrate=False`` suits
+    worker processes of a pool whose parent already migrated.
+    Raises StoreUnavailable (a StoreError) with a one-line message for a
+    malformed URL, a missing driver, an unreachable or unusable database, or a
+    failed migration.
+    """
+    engine = db.create_store_engine(url)
+    if migrate:
+        try:
+            db.migrate(engine)
+        except BaseException:
+            engine.dispose()
+            raise
+    return Store(engine)
+
+
+class VoidResult(enum.StrEnum):
+    """What :meth:`Store.void_game` did: the game is pending again, failed for good,
+    or nothing (``stale``: the game was not running with that attempt)."""
+
+    PENDING = "pending"
+    FAILED = "failed"
+    STALE = "stale"
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    """A registered bot (see ``store.models.Bot``)."""
+
+    id: int
+    name: str
+    endpoint: str
+    version: str
+    author: str
+    games: tuple[str, ...]
+    capacity: int
+    token_hash: str | None
+    created_at: datetime
+    retired_at: datetime | None
+
+
+@dataclass(frozen=True)
+class SeasonInfo:
+    """A season (see ``store.models.Season``); ``game`` is a ``GameName`` value."""
+
+    id: int
+    name: str
+    game: str
+    params: dict[str, Any]
+    time_control: dict[str, Any]
+    seed: int
+    config: dict[str, Any]
+    status: SeasonStatus
+    created_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
+class SeatBot:
+    """Who plays a seat of a claimed game: the bot and how to reach it."""
+
+    seat: int
+    bot_id: int
+    name: str
+    endpoint: str
+    capacity: int
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A game claimed by a worker: everything needed to referee it.
+
+    ``bots`` are the seats' bots in seat order (``bots[s].seat == s``).
+    ``attempt`` (1-based) must be passed back to :meth:`Store.finish_game` or
+    :meth:`Store.void_game`; the lease must be renewed before ``lease_expires_at``
+    (:meth:`Store.renew_lease`) or the attempt is voided as "lease expired".
+    """
+
+    game_id: int
+    season_id: int
+    season_name: str
+    number: int
+    attempt: int
+    game: str
+    params: dict[str, Any]
+    time_control: dict[str, Any]
+    seed: int
+    bots: tuple[SeatBot, ...]
+    lease_owner: str
+    lease_expires_at: datetime
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """A seat of a game with its result (result fields are ``None`` until done)."""
+
+    seat: int
+    bot_id: int
+    bot_name: str
+    place: int | None
+    score: int | None
+    change: int | None
+    faults: int | None
+    retired: bool | None
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """A game of a season, its state and its seats (see ``store.models.Game``)."""
+
+    id: int
+    season_id: int
+    number: int
+    seed: int
+    status: GameStatus
+    attempts: int
+    reason: str | None
+    detail: str | None
+    lease_owner: str | None
+    lease_expires_at: datetime | None
+    started_at: datetime | None
+    finished_at: datetime | None
+    seats: tuple[SeatInfo, ...]
+
+
+def _bot_info(b: Bot) -> BotInfo:
+    return BotInfo(b.id, b.name, b.endpoint, b.version, b.author, tuple(b.games), b.capacity,
+                   b.token_hash, b.created_at, b.retired_at)
+
+
+def _season_info(s: Season) -> SeasonInfo:
+    return SeasonInfo(s.id, s.name, s.game, s.params, s.time_control, s.seed, s.config,
+                      SeasonStatus(s.status), s.created_at, s.finished_at)
+
+
+def _check_seed(seed: int, what: str) -> None:
+    if not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"{what} must be in [0, 2**63), got {seed}")
+
+
+def _check_game_name(game: str) -> str:
+    try:
+        return GameName(game).value
+    except ValueError:
+        raise ValueError(f"unknown game {game!r}; expected one of {[g.value for g in GameName]}") from None
+
+
+class Store:
+    """The store over one Engine. Thread- and process-safe: share it within a process,
+    open one per process (``open_store``) across processes."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def close(self) -> None:
+        """Close the engine's pooled connections."""
+        self.engine.dispose()
+
+    def _read(self) -> Any:
+        return transaction(self.engine, write=False)
+
+    def _write(self) -> Any:
+        return transaction(self.engine, write=True)
+
+    # ----------------------------------------------------------------- bots
+
+    def register_bot(
+        self,
+        name: str,
+        endpoint: str,
+        version: str,
+        author: str,
+        games: Sequence[str],
+        capacity: int = 1,
+        token_hash: str | None = None,
+    ) -> int:
+        """Register a bot; returns its id.
+
+        ``endpoint`` is ``host:port``; ``games`` are ``GameName`` values;
+        ``capacity`` the number of games it accepts at once (>= 1).
+        Raises NameTaken if the name is registered, ValueError for an empty
+        name or endpoint, an unknown game or a capacity < 1.
+        """
+        if not name.strip() or not endpoint.strip():
+            raise ValueError("a bot needs a name and an endpoint")
+        if capacity < 1:
+            raise ValueError(f"capacity must be >= 1, got {capacity}")
+        names = [_check_game_name(g) for g in games]
+        try:
+            with self._write() as s:
+                if s.scalar(select(Bot.id).where(Bot.name == name)) is not None:
+                    raise NameTaken(f"a bot named {name!r} is already registered")
+                bot = Bot(name=name, endpoint=endpoint, version=version, author=author, games=names,
+                          capacity=capacity, token_hash=token_hash)
+                s.add(bot)
+                s.flush()
+                return bot.id
+        except IntegrityError as e:  # a concurrent registration of the same name
+            raise NameTaken(f"a bot named {name!r} is already registered") from e
+
+    def get_bot(self, bot_id: int) -> BotInfo | None:
+        """The bot with this id, or None."""
+        with self._read() as s:
+            bot = s.get(Bot, bot_id)
+            return _bot_info(bot) if bot else None
+
+    def get_bot_by_name(self, name: str) -> BotInfo | None:
+        """The bot with this name, or None."""
+        with self._read() as s:
+            bot = s.scalar(select(Bot).where(Bot.name == name))
+            return _bot_info(bot) if bot else None
+
+    def list_bots(self, *, include_retired: bool = True) -> list[BotInfo]:
+        """All bots by id."""
+        with self._read() as s:
+            q = select(Bot).order_by(Bot.id)
+            if not include_retired:
+                q = q.where(Bot.retired_at.is_(None))
+            return [_bot_info(b) for b in s.scalars(q)]
+
+    def retire_bot(self, bot_id: int, now: datetime | None = None) -> None:
+        """Mark a bot retired (kept for history; not scheduled any more). Raises NotFound."""
+        with self._write() as s:
+            r = s.execute(update(Bot).where(Bot.id == bot_id).values(retired_at=now or utcnow()))
+            if r.rowcount == 0:
+                raise NotFound(f"no bot with id {bot_id}")
+
+    # -------------------------------------------------------------- seasons
+
+    def create_season(
+        self,
+        name: str,
+        game: str,
+        params: dict[str, Any],
+        time_control: dict[str, Any],
+        seed: int,
+        config: dict[str, Any],
+        games: Sequence[tuple[int, Sequence[int]]],
+    ) -> int:
+        """Write a season and its whole schedule in one transaction; returns the season id.
+
+        ``games[i] = (seed, [bot id per seat])`` becomes game number ``i``, pending.
+        ``params``, ``time_control`` and ``config`` must be JSON-serialisable.
+        Raises SeasonExists if the name is taken, NotFound for an unknown bot id,
+        ValueError for an unknown game, an empty schedule, a table of fewer than
+        two seats, or a seed outside [0, 2**63).
+        """
+        game = _check_game_name(game)
+        _check_seed(seed, "season seed")
+        if not games:
+            raise ValueError("a season needs at least one game")
+        bot_ids: set[int] = set()
+        for i, (game_seed, seats) in enumerate(games):
+            _check_seed(game_seed, f"seed of game {i}")
+            if len(seats) < 2:
+                raise ValueError(f"game {i} has {len(seats)} seats; at least 2 are needed")
+            bot_ids.update(seats)
+        try:
+            with self._write() as s:
+                if s.scalar(select(Season.id).where(Season.name == name)) is not None:
+                    raise SeasonExists(f"a season named {name!r} already exists")
+                known = set(s.scalars(select(Bot.id).where(Bot.id.in_(bot_ids))))
+                if missing := sorted(bot_ids - known):
+                    raise NotFound(f"unknown bot ids {missing}")
+                season = Season(name=name, game=game, params=params, time_control=time_control,
+                                seed=seed, config=config, status=SeasonStatus.SCHEDULED)
+                s.add(season)
+                s.flush()
+                now = utcnow()
+                rows = [{"season_id": season.id, "number": i, "seed": gs, "status": GameStatus.PENDING,
+                         "attempts": 0, "created_at": now} for i, (gs, _) in enumerate(games)]
+                ids = s.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
+                seat_rows = [{"game_id": gid, "seat": seat, "bot_id": bot}
+                             for gid, (_, seats) in zip(ids, games) for seat, bot in enumerate(seats)]
+                s.execute(insert(GameSeat), seat_rows)
+                return season.id
+        except IntegrityError as e:  # a concurrent creation of the same name
+            raise SeasonExists(f"a season named {name!r} already exists") from e
+
+    def get_season(self, season_id: int) -> SeasonInfo | None:
+        """The season with this id, or None."""
+        with self._read() as s:
+            season = s.get(Season, season_id)
+            return _season_info(season) if season else None
+
+    def get_season_by_name(self, name: str) -> SeasonInfo | None:
+        """The season with this name, or None."""
+        with self._read() as s:
+            season = s.scalar(select(Season).where(Season.name == name))
+            return _season_info(season) if season else None
+
+    def list_seasons(self) -> list[SeasonInfo]:
+        """All seasons by id."""
+        with self._read() as s:
+            return [_season_info(x) for x in s.scalars(select(Season).order_by(Season.id))]
+
+    def season_progress(self, season_id: int) -> dict[str, int]:
+        """Games per status: ``{"pending", "running", "done", "failed", "total"}``. Raises NotFound."""
+        with self._read() as s:
+            if s.get(Season, season_id) is None:
+                raise NotFound(f"no season with id {season_id}")
+            counts = {st.value: 0 for st in GameStatus}
+            q = select(Game.status, func.count()).where(Game.season_id == season_id).group_by(Game.status)
+            for status, n in s.execute(q):
+                counts[GameStatus(status).value] = n
+            counts["total"] = sum(counts.values())
+            return counts
+
+    def next_pending(self, season_id: int, limit: int = 100) -> list[int]:
+        """Ids of up to ``limit`` pending games of the season, in schedule order."""
+        with self._read() as s:
+            q = (select(Game.id).where(Game.season_id == season_id, Game.status == GameStatus.PENDING)
+                 .order_by(Game.number).limit(limit))
+            return list(s.scalars(q))
+
+    # --------------------------------------------------------- game life
+
+    def claim_game(
+        self, game_id: int, owner: str, lease_seconds: float, now: datetime | None = None
+    ) -> Claim | None:
+        """Start an attempt at a pending game: pending -> running, attempts + 1, lease to
+        ``owner`` until ``now + lease_seconds``, one ``game_attempts`` row.
+
+        A running game whose lease has expired is first voided as "lease expired"
+        (and claimed if that leaves it pending). Returns None if the game is not
+        pending (done, failed, or running under a live lease); exactly one of any
+        number of concurrent claimers gets the Claim. Raises NotFound for an
+        unknown game id, ValueError for ``lease_seconds <= 0``.
+        """
+        if lease_seconds <= 0:
+            raise ValueError(f"lease_seconds must be > 0, got {lease_seconds}")
+        now = now or utcnow()
+        with self._write() as s:
+            season = self._lock_season_of(s, game_id)
+            self._void_expired(s, now, season.id, game_id=game_id)
+            r = s.execute(
+                update(Game)
+                .where(Game.id == game_id, Game.status == GameStatus.PENDING)
+                .values(status=GameStatus.RUNNING, attempts=Game.attempts + 1, lease_owner=owner,
+                        lease_expires_at=now + timedelta(seconds=lease_seconds), started_at=now)
+                .execution_options(synchronize_session=False)
+            )
+            if r.rowcount != 1:
+                return None
+            game = s.execute(select(Game.attempts, Game.number, Game.seed, Game.lease_expires_at)
+                             .where(Game.id == game_id)).one()
+            s.add(GameAttempt(game_id=game_id, attempt=game.attempts, worker=owner, started_at=now))
+            if season.status == SeasonStatus.SCHEDULED:
+                season.status = SeasonStatus.RUNNING
+            seats = s.execute(
+                select(GameSeat.seat, Bot.id, Bot.name, Bot.endpoint, Bot.capacity)
+                .join(Bot, Bot.id == GameSeat.bot_id)
+                .where(GameSeat.game_id == game_id).order_by(GameSeat.seat)
+            ).all()
+            return Claim(
+                game_id=game_id, season_id=season.id, season_name=season.name, number=game.number, attempt=game.attempts,
+                game=season.game, params=season.params, time_control=season.time_control, seed=game.seed,
+                bots=tuple(SeatBot(*row) for row in seats), lease_owner=owner,
+                lease_expires_at=now + timedelta(seconds=lease_seconds),
+            )
+
+    def renew_lease(
+        self, game_id: int, attempt: int, lease_seconds: float, now: datetime | None = None
+    ) -> bool:
+        """Extend a running attempt's lease to ``now + lease_seconds``. False if the game
+        is no longer running with this attempt (the worker should stop and store nothing)."""
+        now = now or utcnow()
+        with self._write() as s:
+            r = s.execute(
+                update(Game)
+                .where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
+                .values(lease_expires_at=now + timedelta(seconds=lease_seconds))
+                .execution_options(synchronize_session=False)
+            )
+            return r.rowcount == 1
+
+    def finish_game(self, game_id: int, attempt: int, record: GameRecord, now: datetime | None = None) -> bool:
+        """Store a completed game in one transaction: per-seat results, the replay
+        (zlib JSON), running -> done, the attempt closed as done, and the season's
+        Elo recomputed from all its done games in schedule order.
+
+        Returns False and writes nothing if the game is not running with this
+        attempt (a redelivered or stale task, or a second finish).
+        Raises NotFound for an unknown game id; InvalidRecord if the record is
+        not a completed game (``reason`` must be ``EndReason.COMPLETED``; a
+        platform failure goes to :meth:`void_game`) or does not fit the game
+        (game name, seed, seats).
+        """
+        if record.reason != EndReason.COMPLETED:
+            raise InvalidRecord(f"finish_game takes completed games; got reason {record.reason!s}: "
+                                "void the attempt instead")
+        now = now or utcnow()
+        with self._write() as s:
+            season = self._lock_season_of(s, game_id)
+            game = s.execute(select(Game.status, Game.attempts, Game.seed).where(Game.id == game_id)).one()
+            if game.status != GameStatus.RUNNING or game.attempts != attempt:
+                return False
+            seats = list(s.scalars(select(GameSeat.seat).where(GameSeat.game_id == game_id)
+                                   .order_by(GameSeat.seat)))
+            _check_record(record, game_id, season.game, game.seed, seats)
+            r = s.execute(
+                update(Game)
+                .where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
+                .values(status=GameStatus.DONE, reason=record.reason.value, detail=record.detail,
+                        finished_at=now, lease_owner=None, lease_expires_at=None)
+                .execution_options(synchronize_session=False)
+            )
+            if r.rowcount != 1:
+                return False
+            s.execute(update(GameSeat), [
+                {"game_id": game_id, "seat": x.seat, "place": x.place, "score": x.score,
+                 "change": x.change, "faults": x.faults, "retired": x.retired}
+                for x in record.results
+            ])
+            raw = json.dumps(record.to_json(), separators=(",", ":")).encode()
+            s.add(Replay(game_id=game_id, record=zlib.compress(raw, 6), json_size=len(raw)))
+            self._close_attempt(s, game_id, attempt, AttemptOutcome.DONE, None, now)
+            self._recompute_ratings(s, season.id, now)
+            self._maybe_finish_season(s, season, now)
+            return True
+
+    def void_game(
+        self, game_id: int, attempt: int, reason: str, max_attempts: int = MAX_ATTEMPTS,
+        now: datetime | None = None,
+    ) -> VoidResult:
+        """Void a running attempt after a platform failure (RULINGS 4.3): the attempt
+        row is closed as voided with ``reason``; the game goes back to pending, or to
+        failed (reason "failed", not rated) if this was attempt ``max_attempts``.
+
+        Returns what happened; ``STALE`` (nothing written) if the game is not
+        running with this attempt. Raises NotFound for an unknown game id.
+        """
+        now = now or utcnow()
+        with self._write() as s:
+            season = self._lock_season_of(s, game_id)
+            return self._void(s, season, game_id, attempt, reason, max_attempts, now)
+
+    def release_expired(self, now: datetime | None = None, max_attempts: int = MAX_ATTEMPTS) -> list[int]:
+        """Void every running attempt whose lease expired before ``now`` as "lease
+        expired" (back to pending, or failed after ``max_attempts``). Returns the ids
+        of the games released, ascending."""
+        now = now or utcnow()
+        with self._read() as s:
+            season_ids = list(s.scalars(
+                select(Game.season_id).distinct()
+                .where(Game.status == GameStatus.RUNNING, Game.lease_expires_at < now)
+            ))
+        released: list[int] = []
+        for season_id in season_ids:
+            with self._write() as s:
+                season = s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one()
+                released += self._void_expired(s, now, season.id, max_attempts=max_attempts, season=season)
+        return sorted(released)
+
+    # ------------------------------------------------------------- reads
+
+    def get_game(self, game_id: int) -> GameInfo | None:
+        """The game with its seats and results, or None."""
+        with self._read() as s:
+            game = s.get(Game, game_id)
+            return self._game_infos(s, [game])[0] if game else None
+
+    def list_games(
+        self,
+        season_id: int,
+        *,
+        status: GameStatus | str | None = None,
+        bot_id: int | None = None,
+        offset: int = 0,
+        limit: int = 100,
+    ) -> list[GameInfo]:
+        """A page of the season's games in schedule order, optionally only those with
+        ``status`` and/or with ``bot_id`` at the table."""
+        with self._read() as s:
+            q = select(Game).where(Game.season_id == season_id)
+            if status is not None:
+                q = q.where(Game.status == GameStatus(status))
+            if bot_id is not None:
+                q = q.where(exists().where(GameSeat.game_id == Game.id, GameSeat.bot_id == bot_id))
+            games = list(s.scalars(q.order_by(Game.number).offset(offset).limit(limit)))
+            return self._game_infos(s, games)
+
+    def attempts(self, game_id: int) -> list[dict[str, Any]]:
+        """Every attempt at the game, in order: ``{attempt, worker, started_at, ended_at,
+        outcome, detail}`` (``outcome`` None while running)."""
+        with self._read() as s:
+            rows = s.scalars(select(GameAttempt).where(GameAttempt.game_id == game_id)
+                             .order_by(GameAttempt.attempt))
+            return [{"attempt": a.attempt, "worker": a.worker, "started_at": a.started_at,
+                     "ended_at": a.ended_at, "outcome": a.outcome and AttemptOutcome(a.outcome).value,
+                     "detail": a.detail} for a in rows]
+
+    def get_replay(self, game_id: int) -> GameRecord | None:
+        """The stored GameRecord of a done game, or None (not done, or unknown id)."""
+        with self._read() as s:
+            blob = s.scalar(select(Replay.record).where(Replay.game_id == game_id))
+        if blob is None:
+            return None
+        return GameRecord.from_json(json.loads(zlib.decompress(blob)))
+
+    def ratings(self, season_id: int) -> dict[int, float]:
+        """The season's stored Elo ratings ``{bot_id: elo}`` (bots with a rated game)."""
+        with self._read() as s:
+            return dict(s.execute(select(Rating.bot_id, Rating.elo).where(Rating.season_id == season_id)).all())
+
+    def standings(self, season_id: int) -> list[StandingRow]:
+        """The season's standings, best Elo first, one row per bot seated in the season
+        (see ``league.standings.StandingRow``). Only done games count. Raises NotFound."""
+        with self._read() as s:
+            if s.get(Season, season_id) is None:
+                raise NotFound(f"no season with id {season_id}")
+            names = dict(s.execute(
+                select(Bot.id, Bot.name).where(
+                    Bot.id.in_(select(GameSeat.bot_id).join(Game, Game.id == GameSeat.game_id)
+                               .where(Game.season_id == season_id)))
+            ).all())
+            outcomes = [SeatOutcome(*row) for row in s.execute(
+                select(GameSeat.bot_id, GameSeat.place, GameSeat.change, GameSeat.faults)
+                .join(Game, Game.id == GameSeat.game_id)
+                .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
+            )]
+            elo = dict(s.execute(select(Rating.bot_id, Rating.elo).where(Rating.season_id == season_id)).all())
+        return compute_standings(outcomes, names, elo)
+
+    def standings_json(self, season_id: int) -> list[dict[str, Any]]:
+        """:meth:`standings` as JSON-ready dicts (with ``rank``). Raises NotFound."""
+        return standings_json(self.standings(season_id))
+
+    # ----------------------------------------------------------- helpers
+
+    @staticmethod
+    def _lock_season_of(s: Session, game_id: int) -> Season:
+        """Lock (PostgreSQL ``FOR UPDATE``) and return the season of a game. Raises NotFound."""
+        season_id = s.scalar(select(Game.season_id).where(Game.id == game_id))
+        if season_id is None:
+            raise NotFound(f"no game with id {game_id}")
+        return s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one()
+
+    def _void(self, s: Session, season: Season, game_id: int, attempt: int, reason: str,
+              max_attempts: int, now: datetime) -> VoidResult:
+        failed = attempt >= max_attempts
+        values: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None}
+        if failed:
+            values |= {"status": GameStatus.FAILED, "reason": EndReason.FAILED.value, "finished_at": now,
+                       "detail": f"voided {attempt} times; last: {reason}"}
+        else:
+            values |= {"status": GameStatus.PENDING, "reason": EndReason.VOIDED.value, "detail": reason}
+        r = s.execute(
+            update(Game)
+            .where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
+            .values(**values)
+            .execution_options(synchronize_session=False)
+        )
+        if r.rowcount != 1:
+            return VoidResult.STALE
+        self._close_attempt(s, game_id, attempt, AttemptOutcome.VOIDED, reason, now)
+        if failed:
+            self._maybe_finish_season(s, season, now)
+            return VoidResult.FAILED
+        return VoidResult.PENDING
+
+    def _void_expired(self, s: Session, now: datetime, season_id: int, *, game_id: int | None = None,
+                      max_attempts: int = MAX_ATTEMPTS, season: Season | None = None) -> list[int]:
+        """Void the season's running attempts whose lease expired (the caller holds the season lock)."""
+        q = select(Game.id, Game.attempts).where(
+            Game.season_id == season_id, Game.status == GameStatus.RUNNING, Game.lease_expires_at < now)
+        if game_id is not None:
+            q = q.where(Game.id == game_id)
+        expired = s.execute(q.order_by(Game.number)).all()
+        if not expired:
+            return []
+        season = season or s.get_one(Season, season_id)
+        return [gid for gid, att in expired
+                if self._void(s, season, gid, att, LEASE_EXPIRED, max_attempts, now) != VoidResult.STALE]
+
+    @staticmethod
+    def _close_attempt(s: Session, game_id: int, attempt: int, outcome: AttemptOutcome,
+                       detail: str | None, now: datetime) -> None:
+        s.execute(
+            update(GameAttempt)
+            .where(GameAttempt.game_id == game_id, GameAttempt.attempt == attempt)
+            .values(ended_at=now, outcome=outcome, detail=detail)
+            .execution_options(synchronize_session=False)
+        )
+
+    @staticmethod
+    def _maybe_finish_season(s: Session, season: Season, now: datetime) -> None:
+        """Mark the season done once no game is pending or running."""
+        left = s.scalar(select(func.count()).select_from(Game).where(
+            Game.season_id == season.id, Game.status.in_([GameStatus.PENDING, GameStatus.RUNNING])))
+        if not left and season.status != SeasonStatus.DONE:
+            season.status = SeasonStatus.DONE
+            season.finished_at = now
+
+    @staticmethod
+    def _recompute_ratings(s: Session, season_id: int, now: datetime) -> None:
+        """Replace the season's ratings with Elo over all its done games in schedule order."""
+        rows = s.execute(
+            select(Game.number, GameSeat.bot_id, GameSeat.place)
+            .join(GameSeat, GameSeat.game_id == Game.id)
+            .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
+            .order_by(Game.number, GameSeat.seat)
+        ).all()
+        games: list[tuple[list[int], list[int]]] = []
+        counts: dict[int, int] = {}
+        last = None
+        for number, bot, place in rows:
+            if number != last:
+                games.append(([], []))
+                last = number
+            games[-1][0].append(bot)
+            games[-1][1].append(place)
+            counts[bot] = counts.get(bot, 0) + 1
+        elo = season_elo(games)
+        s.execute(delete(Rating).where(Rating.season_id == season_id))
+        if elo:
+            s.execute(insert(Rating), [
+                {"season_id": season_id, "bot_id": bot, "elo": r, "games": counts[bot], "updated_at": now}
+                for bot, r in sorted(elo.items())
+            ])
+
+    @staticmethod
+    def _game_infos(s: Session, games: list[Game]) -> list[GameInfo]:
+        if not games:
+            return []
+        seats: dict[int, list[SeatInfo]] = {g.id: [] for g in games}
+        rows = s.execute(
+            select(GameSeat, Bot.name).join(Bot, Bot.id == GameSeat.bot_id)
+            .where(GameSeat.game_id.in_(list(seats))).order_by(GameSeat.game_id, GameSeat.seat)
+        ).all()
+        for seat, bot_name in rows:
+            seats[seat.game_id].append(SeatInfo(seat.seat, seat.bot_id, bot_name, seat.place, seat.score,
+                                                seat.change, seat.faults, seat.retired))
+        return [GameInfo(g.id, g.season_id, g.number, g.seed, GameStatus(g.status), g.attempts, g.reason,
+                         g.detail, g.lease_owner, g.lease_expires_at, g.started_at, g.finished_at,
+                         tuple(seats[g.id])) for g in games]
+
+
+def _check_record(record: GameRecord, game_id: int, game: str, seed: int, seats: list[int]) -> None:
+    """Raise InvalidRecord unless the record is of this game, seed and table, with
+    one result per seat and places >= 1."""
+    problems = []
+    if record.game != game:
+        problems.append(f"game {record.game!r} != {game!r}")
+    if record.seed != seed:
+        problems.append(f"seed {record.seed} != {seed}")
+    if record.num_seats != len(seats) or sorted(r.seat for r in record.results) != seats:
+        problems.append(f"results for seats {sorted(r.seat for r in record.results)}, table has {seats}")
+    if any(r.place < 1 for r in record.results):
+        problems.append("a place < 1")
+    if problems:
+        raise InvalidRecord(f"record does not fit game {game_id}: " + "; ".join(problems))

@@ -1,0 +1,141 @@
+"""Fixtures: a fresh store per test on SQLite (a temp file) and on PostgreSQL.
+
+PostgreSQL: ``CARDARENA_TEST_PG_URL`` (a SQLAlchemy URL of the maintenance
+database, default ``postgresql+psycopg://postgres@127.0.0.1:5432/postgres``).
+One uniquely named database is created per test session and dropped at the
+end; every test gets its own schema in it (``search_path``), so tests stay
+independent without paying for a database each. When no server answers, the
+PostgreSQL parameters are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+from referee.record import DecisionLog, EndReason, Fault, FaultKind, GameRecord, SeatResult
+from store import Claim, Store, open_store
+
+DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+BACKENDS = ["sqlite", "postgresql"]
+
+
+@dataclass(frozen=True)
+class PgDatabase:
+    """The session's PostgreSQL database: ``url``, or None and why (for the skip)."""
+
+    url: str | None
+    reason: str = ""
+
+
+@pytest.fixture(scope="session")
+def pg_database() -> Iterator[PgDatabase]:
+    """A fresh PostgreSQL database for this session (dropped at the end), if a server answers."""
+    admin_url = make_url(os.environ.get("CARDARENA_TEST_PG_URL", DEFAULT_PG_URL))
+    if "connect_timeout" not in admin_url.query:
+        admin_url = admin_url.update_query_dict({"connect_timeout": "3"})
+    name = f"cardarena_test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as e:  # noqa: BLE001 - any failure means: no PostgreSQL to test on
+        admin.dispose()
+        yield PgDatabase(None, f"no PostgreSQL at {admin_url.render_as_string(hide_password=True)} "
+                               f"(set CARDARENA_TEST_PG_URL): {str(e).strip().splitlines()[0]}")
+        return
+    try:
+        yield PgDatabase(admin_url.set(database=name).render_as_string(hide_password=False))
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(params=BACKENDS)
+def db_url(request: pytest.FixtureRequest, tmp_path: Path, pg_database: PgDatabase) -> Iterator[str]:
+    """A URL of an empty database: a SQLite file, or a fresh PostgreSQL schema."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'store.db'}"
+        return
+    if pg_database.url is None:
+        pytest.skip(pg_database.reason)
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    engine = create_engine(pg_database.url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    url = make_url(pg_database.url).update_query_dict({"options": f"-csearch_path={schema}"})
+    try:
+        yield url.render_as_string(hide_password=False)
+    finally:
+        with engine.connect() as conn:
+            conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+        engine.dispose()
+
+
+@pytest.fixture
+def store(db_url: str) -> Iterator[Store]:
+    """An opened (migrated) store on an empty database, closed at teardown."""
+    st = open_store(db_url)
+    yield st
+    st.close()
+
+
+@pytest.fixture
+def bots(store: Store) -> list[int]:
+    """Four registered bots, ids in name order a, b, c, d."""
+    return [store.register_bot(n, f"127.0.0.1:{5000 + i}", "1.0", "tests", ["svara", "rummy"], capacity=2)
+            for i, n in enumerate("abcd")]
+
+
+@pytest.fixture
+def make_season(store: Store) -> Callable[..., int]:
+    """Create a svara season: ``make_season(tables, name=...)``, ``tables`` a list of
+    bot-id lists; game ``i`` gets seed ``1000 + i``."""
+    counter = iter(range(10**6))
+
+    def make(tables: Sequence[Sequence[int]], name: str | None = None) -> int:
+        return store.create_season(
+            name or f"season-{next(counter)}", "svara", {"hands": 5}, {"deadline_ms": 1000}, 42,
+            {"table_size": len(tables[0]), "duplicate": False},
+            [(1000 + i, list(t)) for i, t in enumerate(tables)],
+        )
+
+    return make
+
+
+def make_record(claim: Claim, places: Sequence[int], changes: Sequence[int] | None = None,
+                faults: Sequence[int] | None = None) -> GameRecord:
+    """A completed GameRecord for a claimed game with these places per seat."""
+    n = len(claim.bots)
+    changes = list(changes) if changes is not None else [10 * (n - 2 * p + 1) for p in places]
+    faults = list(faults) if faults is not None else [0] * n
+    return GameRecord(
+        game=claim.game, params=claim.params, num_seats=n, seed=claim.seed,
+        game_id=f"{claim.season_name}/{claim.number}", reason=EndReason.COMPLETED, detail="",
+        results=[SeatResult(seat=s, place=places[s], score=1000 + changes[s], change=changes[s],
+                            faults=faults[s], retired=faults[s] >= 3) for s in range(n)],
+        faults=[Fault(seat=s, decision=k, kind=FaultKind.TIMEOUT, detail="too slow")
+                for s in range(n) for k in range(faults[s])],
+        events=[{"kind": "deal", "data": {"cards": ["Ah", "6c", "Td"] * 50}, "visible_to": [0]}] * 20,
+        chance=[["Ah", "Kd"], 1],
+        decisions=[DecisionLog(seat=0, decision=0, event_index=1, view="CgQIARAC", answer=None,
+                               action="EgA=", latency_ms=1.5, sent_at=1.7e9, time_bank_ms=9000.0,
+                               fault=FaultKind.TIMEOUT)],
+        started_at=1.7e9, finished_at=1.7e9 + 3,
+    )
+
+
+def finish(store: Store, game_id: int, places: Sequence[int], owner: str = "w", **kw: object) -> Claim:
+    """Claim and finish one game with these places; returns the claim."""
+    claim = store.claim_game(game_id, owner, 60)
+    assert claim is not None
+    assert store.finish_game(game_id, claim.attempt, make_record(claim, places, **kw))  # type: ignore[arg-type]
+    return claim
