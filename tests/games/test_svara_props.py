@@ -7,6 +7,8 @@ decode_action -> check -> apply.
 
 from __future__ import annotations
 
+import copy
+import json
 import random
 from collections.abc import Callable
 
@@ -15,10 +17,10 @@ from cardarena.v1 import svara_pb2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from botsdk.bots.svara import PointsBot, random_action
 from botsdk.bot import Context
-from referee.engine import Ask, DrawLot, Shuffle
-from referee.games.svara import Phase, SvaraParams, SvaraRules, SvaraState
+from botsdk.bots.svara import PointsBot, random_action
+from referee.engine import Ask, DrawLot, IllegalAction, Shuffle
+from referee.games.svara import Decision, Phase, SvaraMove, SvaraMoveAction, SvaraParams, SvaraRules, SvaraState
 from referee.games.svara.codec import decode_action, encode_view
 
 Policy = Callable[[svara_pb2.SvaraView, random.Random], svara_pb2.SvaraAction]
@@ -182,3 +184,70 @@ def test_referee_plays_and_replay_verifies() -> None:
     assert not record.faults
     assert sum(r.score for r in record.results) == 4 * 1000
     verify(record)
+
+
+def _legal_consistency(rules: SvaraRules, state: SvaraState) -> None:
+    """Every listed move passes check(), every other move fails; stake bounds are exact; views are frozen."""
+    request = rules.step(state)
+    if not isinstance(request, Ask):
+        return
+    for seat in request.seats:
+        legal = rules.view(state, seat).legal
+        for move in SvaraMove:
+            action = SvaraMoveAction(move, legal.stake_min if move is SvaraMove.STAKE else 0)
+            if move in legal.moves:
+                rules.check(state, seat, action)
+            else:
+                with pytest.raises(IllegalAction):
+                    rules.check(state, seat, action)
+        if SvaraMove.STAKE in legal.moves:
+            rules.check(state, seat, SvaraMoveAction(SvaraMove.STAKE, legal.stake_max))
+            for bad in (legal.stake_min - 1, legal.stake_max + 1):
+                with pytest.raises(IllegalAction):
+                    rules.check(state, seat, SvaraMoveAction(SvaraMove.STAKE, bad))
+        assert rules.default_action(state, seat).move in legal.moves
+    for seat in range(state.num_seats):
+        if seat not in request.seats:
+            assert rules.view(state, seat).decision is Decision.NONE
+            with pytest.raises(IllegalAction):
+                rules.check(state, seat, SvaraMoveAction(SvaraMove.FOLD))
+
+
+def test_legal_moves_agree_with_check() -> None:
+    for seed in range(60):
+        rules = SvaraRules(SvaraParams(hands=3, starting_tokens=60 + seed * 7), 3 + seed % 6)
+        svara_play(rules, seed, random_action, _legal_consistency)
+
+
+def test_clone_and_serialise_mid_game() -> None:
+    """A deep copy taken mid-game plays on identically; every event is JSON-serialisable."""
+    rules = SvaraRules(SvaraParams(hands=6), 5)
+    snapshots: list[tuple[SvaraState, random.Random]] = []
+    base = svara_play(rules, 99)
+    # Re-run, copying the state and the generator at every 50th step, and finish each copy.
+    state = rules.new_state()
+    rng = random.Random(99)
+    step_no = 0
+    while (request := rules.step(state)) is not None:
+        if step_no % 50 == 0:
+            snapshots.append((copy.deepcopy(state), copy.deepcopy(rng)))
+        _advance(rules, state, request, rng)
+        step_no += 1
+    assert state == base
+    for snap, snap_rng in snapshots:
+        while (request := rules.step(snap)) is not None:
+            _advance(rules, snap, request, snap_rng)
+        assert snap == base
+    json.dumps([{"kind": e.kind, "data": e.data, "visible_to": e.visible_to} for e in base.events])
+
+
+def _advance(rules: SvaraRules, state: SvaraState, request: object, rng: random.Random) -> None:
+    """One step of :func:`svara_play`, with the same use of the generator."""
+    if isinstance(request, Shuffle):
+        rules.apply_chance(state, rng.sample(request.cards, len(request.cards)))
+    elif isinstance(request, DrawLot):
+        rules.apply_chance(state, rng.choice(request.seats))
+    else:
+        assert isinstance(request, Ask)
+        actions = {s: decode_action(random_action(encode_view(rules.view(state, s)), rng)) for s in request.seats}
+        rules.apply(state, actions)

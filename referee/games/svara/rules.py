@@ -60,7 +60,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from referee.cards import SUITS
+from referee.cards import pack
 from referee.engine import Ask, BadParameters, BaseState, DrawLot, GameName, IllegalAction, Shuffle, Step
 from referee.games.svara.points import SVARA_RANKS, hand_points, is_svara_card
 
@@ -69,7 +69,7 @@ MIN_SEATS = 3
 MAX_SEATS = 8
 
 #: The 36-card pack, rank-major (RULINGS 2: 6 to ace).
-PACK: tuple[str, ...] = tuple(r + s for r in SVARA_RANKS for s in SUITS)
+PACK: tuple[str, ...] = pack(SVARA_RANKS)
 _PACK_SET = frozenset(PACK)
 
 @dataclass(frozen=True)
