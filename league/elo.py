@@ -82,7 +82,7 @@ def update(
             s = 1.0 if places[i] < places[j] else 0.5 if places[i] == places[j] else 0.0
             total += s - expected(before[i], before[j])
         deltas.append(k / (n - 1) * total)
-    for bot, delta in zip(seats_bots, deltas):
+    for bot, delta in zip(seats_bots, deltas, strict=True):
         new[bot] += delta
     return new
 

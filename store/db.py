@@ -72,7 +72,7 @@ def describe_url(url: str | URL) -> str:
     """``url`` with its password hidden, for messages."""
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except Exception:  # noqa: BLE001 - only for a message
+    except Exception:  # only for a message
         return "<unparsable URL>"
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -32,6 +32,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -121,7 +122,7 @@ class Base(DeclarativeBase):
     """Declarative base carrying the naming convention."""
 
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
-    type_annotation_map = {datetime: UtcDateTime(), dict[str, Any]: JSON(), list[Any]: JSON()}
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: UtcDateTime(), dict[str, Any]: JSON(), list[Any]: JSON()}
 
 
 class Bot(Base):
@@ -147,7 +148,10 @@ class Season(Base):
     """A season: one game with fixed parameters, time control and seed, and its schedule.
 
     ``config`` holds the scheduler's settings (table sizes, duplicate flag, ...);
-    ``seed`` is the season's master seed (each game has its own)."""
+    ``seed`` is the season's master seed (each game has its own). ``rated_through``
+    is the ratings checkpoint: every game numbered up to it is final (done or
+    failed) and ``ratings.base_elo`` holds the Elo after exactly those games
+    (-1: no checkpoint)."""
 
     __tablename__ = "seasons"
 
@@ -161,6 +165,7 @@ class Season(Base):
     status: Mapped[SeasonStatus] = mapped_column(
         _str_enum(SeasonStatus, "season_status"), default=SeasonStatus.SCHEDULED
     )
+    rated_through: Mapped[int] = mapped_column(Integer, default=-1, server_default=text("-1"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None]
 
@@ -175,7 +180,8 @@ class Game(Base):
     __tablename__ = "games"
     __table_args__ = (
         UniqueConstraint("season_id", "number"),
-        Index("ix_games_season_id_status", "season_id", "status"),
+        # by season and status, in schedule order: next_pending, progress, the ratings checkpoint
+        Index("ix_games_season_id_status_number", "season_id", "status", "number"),
         Index("ix_games_status_lease_expires_at", "status", "lease_expires_at"),
     )
 
@@ -241,9 +247,11 @@ class Replay(Base):
 
 
 class Rating(Base):
-    """A bot's rating in a season, recomputed from all done games in schedule order
-    after every result (never accumulated). ``elo`` per ``league.elo``; ``games`` the
-    number of rated seats. Later rating systems add their own columns here."""
+    """A bot's rating in a season, equal to Elo over all done games in schedule order
+    (``league.elo``), recomputed after every result, never accumulated in finish
+    order. ``games`` is the number of rated seats. ``base_elo``/``base_games`` are the
+    same at the season's checkpoint (``seasons.rated_through``), so a recompute
+    replays only the games after it. Later rating systems add their own columns here."""
 
     __tablename__ = "ratings"
 
@@ -251,4 +259,6 @@ class Rating(Base):
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
     elo: Mapped[float] = mapped_column(Float)
     games: Mapped[int] = mapped_column(Integer)
+    base_elo: Mapped[float] = mapped_column(Float, server_default=text("1500"))
+    base_games: Mapped[int] = mapped_column(Integer, server_default=text("0"))
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)

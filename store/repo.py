@@ -30,13 +30,13 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, delete, exists, func, insert, select, update
+from sqlalchemy import CursorResult, Engine, delete, exists, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from league.elo import season_elo
+from league import elo as elo_rating
 from league.standings import SeatOutcome, StandingRow, compute_standings, standings_json
 from referee.engine import GameName
 from referee.record import EndReason, GameRecord
@@ -207,6 +207,12 @@ class GameInfo:
     seats: tuple[SeatInfo, ...]
 
 
+def _changed(s: Session, stmt: Any) -> int:
+    """Execute an UPDATE without touching loaded objects; the number of rows it changed."""
+    result = s.execute(stmt.execution_options(synchronize_session=False))
+    return int(cast(CursorResult[Any], result).rowcount)
+
+
 def _bot_info(b: Bot) -> BotInfo:
     return BotInfo(b.id, b.name, b.endpoint, b.version, b.author, tuple(b.games), b.capacity,
                    b.token_hash, b.created_at, b.retired_at)
@@ -305,8 +311,7 @@ class Store:
     def retire_bot(self, bot_id: int, now: datetime | None = None) -> None:
         """Mark a bot retired (kept for history; not scheduled any more). Raises NotFound."""
         with self._write() as s:
-            r = s.execute(update(Bot).where(Bot.id == bot_id).values(retired_at=now or utcnow()))
-            if r.rowcount == 0:
+            if not _changed(s, update(Bot).where(Bot.id == bot_id).values(retired_at=now or utcnow())):
                 raise NotFound(f"no bot with id {bot_id}")
 
     # -------------------------------------------------------------- seasons
@@ -355,7 +360,7 @@ class Store:
                          "attempts": 0, "created_at": now} for i, (gs, _) in enumerate(games)]
                 ids = s.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
                 seat_rows = [{"game_id": gid, "seat": seat, "bot_id": bot}
-                             for gid, (_, seats) in zip(ids, games) for seat, bot in enumerate(seats)]
+                             for gid, (_, seats) in zip(ids, games, strict=True) for seat, bot in enumerate(seats)]
                 s.execute(insert(GameSeat), seat_rows)
                 return season.id
         except IntegrityError as e:  # a concurrent creation of the same name
@@ -417,14 +422,13 @@ class Store:
         with self._write() as s:
             season = self._lock_season_of(s, game_id)
             self._void_expired(s, now, season.id, game_id=game_id)
-            r = s.execute(
+            changed = _changed(s,
                 update(Game)
                 .where(Game.id == game_id, Game.status == GameStatus.PENDING)
                 .values(status=GameStatus.RUNNING, attempts=Game.attempts + 1, lease_owner=owner,
                         lease_expires_at=now + timedelta(seconds=lease_seconds), started_at=now)
-                .execution_options(synchronize_session=False)
             )
-            if r.rowcount != 1:
+            if changed != 1:
                 return None
             game = s.execute(select(Game.attempts, Game.number, Game.seed, Game.lease_expires_at)
                              .where(Game.id == game_id)).one()
@@ -437,8 +441,9 @@ class Store:
                 .where(GameSeat.game_id == game_id).order_by(GameSeat.seat)
             ).all()
             return Claim(
-                game_id=game_id, season_id=season.id, season_name=season.name, number=game.number, attempt=game.attempts,
-                game=season.game, params=season.params, time_control=season.time_control, seed=game.seed,
+                game_id=game_id, season_id=season.id, season_name=season.name, number=game.number,
+                attempt=game.attempts, game=season.game, params=season.params,
+                time_control=season.time_control, seed=game.seed,
                 bots=tuple(SeatBot(*row) for row in seats), lease_owner=owner,
                 lease_expires_at=now + timedelta(seconds=lease_seconds),
             )
@@ -450,13 +455,12 @@ class Store:
         is no longer running with this attempt (the worker should stop and store nothing)."""
         now = now or utcnow()
         with self._write() as s:
-            r = s.execute(
+            changed = _changed(s,
                 update(Game)
                 .where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
                 .values(lease_expires_at=now + timedelta(seconds=lease_seconds))
-                .execution_options(synchronize_session=False)
             )
-            return r.rowcount == 1
+            return changed == 1
 
     def finish_game(self, game_id: int, attempt: int, record: GameRecord, now: datetime | None = None) -> bool:
         """Store a completed game in one transaction: per-seat results, the replay
@@ -474,6 +478,8 @@ class Store:
             raise InvalidRecord(f"finish_game takes completed games; got reason {record.reason!s}: "
                                 "void the attempt instead")
         now = now or utcnow()
+        raw = json.dumps(record.to_json(), separators=(",", ":")).encode()
+        blob = zlib.compress(raw, 6)  # before taking the season's lock
         with self._write() as s:
             season = self._lock_season_of(s, game_id)
             game = s.execute(select(Game.status, Game.attempts, Game.seed).where(Game.id == game_id)).one()
@@ -482,24 +488,22 @@ class Store:
             seats = list(s.scalars(select(GameSeat.seat).where(GameSeat.game_id == game_id)
                                    .order_by(GameSeat.seat)))
             _check_record(record, game_id, season.game, game.seed, seats)
-            r = s.execute(
+            changed = _changed(s,
                 update(Game)
                 .where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
                 .values(status=GameStatus.DONE, reason=record.reason.value, detail=record.detail,
                         finished_at=now, lease_owner=None, lease_expires_at=None)
-                .execution_options(synchronize_session=False)
             )
-            if r.rowcount != 1:
+            if changed != 1:
                 return False
             s.execute(update(GameSeat), [
                 {"game_id": game_id, "seat": x.seat, "place": x.place, "score": x.score,
                  "change": x.change, "faults": x.faults, "retired": x.retired}
                 for x in record.results
             ])
-            raw = json.dumps(record.to_json(), separators=(",", ":")).encode()
-            s.add(Replay(game_id=game_id, record=zlib.compress(raw, 6), json_size=len(raw)))
+            s.add(Replay(game_id=game_id, record=blob, json_size=len(raw)))
             self._close_attempt(s, game_id, attempt, AttemptOutcome.DONE, None, now)
-            self._recompute_ratings(s, season.id, now)
+            self._recompute_ratings(s, season, now)
             self._maybe_finish_season(s, season, now)
             return True
 
@@ -629,13 +633,12 @@ class Store:
                        "detail": f"voided {attempt} times; last: {reason}"}
         else:
             values |= {"status": GameStatus.PENDING, "reason": EndReason.VOIDED.value, "detail": reason}
-        r = s.execute(
+        changed = _changed(s,
             update(Game)
             .where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
             .values(**values)
-            .execution_options(synchronize_session=False)
         )
-        if r.rowcount != 1:
+        if changed != 1:
             return VoidResult.STALE
         self._close_attempt(s, game_id, attempt, AttemptOutcome.VOIDED, reason, now)
         if failed:
@@ -660,12 +663,9 @@ class Store:
     @staticmethod
     def _close_attempt(s: Session, game_id: int, attempt: int, outcome: AttemptOutcome,
                        detail: str | None, now: datetime) -> None:
-        s.execute(
-            update(GameAttempt)
-            .where(GameAttempt.game_id == game_id, GameAttempt.attempt == attempt)
-            .values(ended_at=now, outcome=outcome, detail=detail)
-            .execution_options(synchronize_session=False)
-        )
+        _changed(s, update(GameAttempt)
+                 .where(GameAttempt.game_id == game_id, GameAttempt.attempt == attempt)
+                 .values(ended_at=now, outcome=outcome, detail=detail))
 
     @staticmethod
     def _maybe_finish_season(s: Session, season: Season, now: datetime) -> None:
@@ -677,31 +677,53 @@ class Store:
             season.finished_at = now
 
     @staticmethod
-    def _recompute_ratings(s: Session, season_id: int, now: datetime) -> None:
-        """Replace the season's ratings with Elo over all its done games in schedule order."""
+    def _recompute_ratings(s: Session, season: Season, now: datetime) -> None:
+        """Make the season's ratings equal to Elo over all its done games in schedule order.
+
+        Games up to ``season.rated_through`` are final (done or failed, never re-run),
+        so their Elo is kept in ``ratings.base_elo``; only the done games after that
+        checkpoint are replayed from it, with exactly the float operations of a
+        replay from the start (so the result is bit-identical to ``season_elo``).
+        The checkpoint then moves to just before the first game still pending or
+        running. Cost: the games after the checkpoint, about the games in flight.
+        """
+        first_open = s.scalar(select(func.min(Game.number)).where(
+            Game.season_id == season.id, Game.status.in_([GameStatus.PENDING, GameStatus.RUNNING])))
+        if first_open is None:
+            first_open = (s.scalar(select(func.max(Game.number)).where(Game.season_id == season.id)) or 0) + 1
+        old = season.rated_through
+        stored = s.execute(select(Rating.bot_id, Rating.base_elo, Rating.base_games)
+                           .where(Rating.season_id == season.id, Rating.base_games > 0)).all()
+        elo = {bot: base for bot, base, _ in stored}
+        counts = {bot: n for bot, _, n in stored}
         rows = s.execute(
             select(Game.number, GameSeat.bot_id, GameSeat.place)
             .join(GameSeat, GameSeat.game_id == Game.id)
-            .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
+            .where(Game.season_id == season.id, Game.status == GameStatus.DONE, Game.number > old)
             .order_by(Game.number, GameSeat.seat)
         ).all()
-        games: list[tuple[list[int], list[int]]] = []
-        counts: dict[int, int] = {}
-        last = None
+        games: list[tuple[int, list[int], list[int]]] = []
         for number, bot, place in rows:
-            if number != last:
-                games.append(([], []))
-                last = number
-            games[-1][0].append(bot)
-            games[-1][1].append(place)
-            counts[bot] = counts.get(bot, 0) + 1
-        elo = season_elo(games)
-        s.execute(delete(Rating).where(Rating.season_id == season_id))
+            if not games or games[-1][0] != number:
+                games.append((number, [], []))
+            games[-1][1].append(bot)
+            games[-1][2].append(cast(int, place))  # set for every seat of a done game
+        base_elo, base_counts = elo, counts  # update() returns new dicts: these stay as they are
+        for number, bots, places in games:
+            elo = elo_rating.update(elo, bots, places)
+            counts = dict(counts)
+            for bot in bots:
+                counts[bot] = counts.get(bot, 0) + 1
+            if number < first_open:  # inside the new checkpoint
+                base_elo, base_counts = elo, counts
+        s.execute(delete(Rating).where(Rating.season_id == season.id))
         if elo:
             s.execute(insert(Rating), [
-                {"season_id": season_id, "bot_id": bot, "elo": r, "games": counts[bot], "updated_at": now}
+                {"season_id": season.id, "bot_id": bot, "elo": r, "games": counts[bot], "updated_at": now,
+                 "base_elo": base_elo.get(bot, elo_rating.START), "base_games": base_counts.get(bot, 0)}
                 for bot, r in sorted(elo.items())
             ])
+        season.rated_through = max(old, first_open - 1)
 
     @staticmethod
     def _game_infos(s: Session, games: list[Game]) -> list[GameInfo]:

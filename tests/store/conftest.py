@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 import uuid
-from dataclasses import dataclass
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -46,7 +46,7 @@ def pg_database() -> Iterator[PgDatabase]:
     try:
         with admin.connect() as conn:
             conn.execute(text(f'CREATE DATABASE "{name}"'))
-    except Exception as e:  # noqa: BLE001 - any failure means: no PostgreSQL to test on
+    except Exception as e:  # any failure means: no PostgreSQL to test on
         admin.dispose()
         yield PgDatabase(None, f"no PostgreSQL at {admin_url.render_as_string(hide_password=True)} "
                                f"(set CARDARENA_TEST_PG_URL): {str(e).strip().splitlines()[0]}")

@@ -67,4 +67,4 @@ def test_concurrent_finishes_rate_every_game_in_schedule_order(store: Store, db_
     _run(db_url, ids, finish=True)
     assert store.season_progress(sid)["done"] == 40
     places = [[1 + (n + s) % 4 for s in range(4)] for n in range(40)]
-    assert store.ratings(sid) == season_elo(zip(tables, places))
+    assert store.ratings(sid) == season_elo(zip(tables, places, strict=True))

@@ -23,7 +23,7 @@ def test_upgrade_from_empty_creates_the_schema(db_url: str) -> None:
         insp = inspect(engine)
         assert TABLES | {"alembic_version"} <= set(insp.get_table_names())
         games_ix = {ix["name"]: ix["column_names"] for ix in insp.get_indexes("games")}
-        assert games_ix["ix_games_season_id_status"] == ["season_id", "status"]
+        assert games_ix["ix_games_season_id_status_number"] == ["season_id", "status", "number"]
         seats_ix = {ix["name"]: ix["column_names"] for ix in insp.get_indexes("game_seats")}
         assert seats_ix["ix_game_seats_bot_id"] == ["bot_id"]
         head = ScriptDirectory.from_config(db.alembic_config()).get_current_head()
@@ -89,9 +89,10 @@ def test_many_processes_open_a_fresh_store_at_once(db_url: str) -> None:
 def test_migrations_ship_inside_the_package() -> None:
     """The script location is the installed package's folder, found without a checkout."""
     assert db.MIGRATIONS_DIR.parent.name == "store"
-    for name in ("env.py", "script.py.mako", "__init__.py", "versions/__init__.py", "versions/0001_initial.py"):
+    for name in ("env.py", "script.py.mako", "__init__.py", "versions/__init__.py", "versions/0001_initial.py",
+                 "versions/0002_ratings_checkpoint.py"):
         assert (db.MIGRATIONS_DIR / name).is_file(), name
-    assert ScriptDirectory.from_config(db.alembic_config()).get_current_head() == "0001"
+    assert ScriptDirectory.from_config(db.alembic_config()).get_current_head() == "0002"
     setuptools = pytest.importorskip("setuptools")
     packages = setuptools.find_packages(str(db.MIGRATIONS_DIR.parent.parent), include=["store*"])
     assert {"store.migrations", "store.migrations.versions"} <= set(packages)

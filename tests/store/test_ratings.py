@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from league.elo import K, START, expected, season_elo, update
+from league.elo import START, K, expected, season_elo, update
 from league.standings import SeatOutcome, compute_standings, standings_json
 from store import Store
 from tests.store.conftest import finish, make_record
@@ -101,7 +101,7 @@ def test_compute_standings_pure() -> None:
 def test_store_standings_by_hand(store: Store, bots: list[int], make_season: Callable[..., int]) -> None:
     a, b, c, d = bots
     sid = make_season([[a, b, c], [c, b, a], [a, b, d]])
-    g0, g1, g2 = store.next_pending(sid)
+    g0, g1, _ = store.next_pending(sid)
     finish(store, g0, [1, 2, 3], changes=[30, 0, -30], faults=[0, 0, 2])  # a 1516, b 1500, c 1484
     finish(store, g1, [1, 1, 3], changes=[20, 20, -40])                   # c and b draw, both beat a
     # Game 1 from (a 1516, b 1500, c 1484), seats (c, b, a), places (1, 1, 3); K/(n-1) = 16:
@@ -152,4 +152,63 @@ def test_ratings_do_not_depend_on_finish_order(store: Store, bots: list[int],
     assert shuffled != list(range(12))
     out_of_order = _season_with_finish_order(store, make_season, tables, places, shuffled, "shuffled")
     assert out_of_order == in_order  # identical floats, not just close
-    assert in_order == season_elo(zip(tables, places))
+    assert in_order == season_elo(zip(tables, places, strict=True))
+
+
+def _done_games_in_order(store: Store, sid: int) -> list[tuple[list[int], list[int]]]:
+    games = store.list_games(sid, status="done", limit=10_000)
+    return [([s.bot_id for s in g.seats], [s.place for s in g.seats]) for g in games]  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_ratings_equal_a_full_replay_under_any_interleaving(store: Store, bots: list[int],
+                                                            make_season: Callable[..., int], seed: int) -> None:
+    """Claims, finishes, voids and failures in random order, some games held running for
+    long (the ratings checkpoint cannot pass them): after every step the stored Elo is
+    exactly (==) Elo over the done games in schedule order."""
+    rng = random.Random(seed)
+    sid = make_season([rng.sample(bots, rng.choice([2, 3, 4])) for _ in range(30)])
+    open_claims: dict[int, object] = {}
+    while store.season_progress(sid)["pending"] + len(open_claims):
+        pending = store.next_pending(sid, limit=5)
+        if pending and (len(open_claims) < 6 or rng.random() < 0.3):
+            claim = store.claim_game(rng.choice(pending), "w", 60)
+            assert claim is not None
+            open_claims[claim.game_id] = claim
+            continue
+        gid = rng.choice(sorted(open_claims))
+        claim = open_claims.pop(gid)
+        if rng.random() < 0.2:
+            store.void_game(gid, claim.attempt, "flaky platform")  # type: ignore[attr-defined]
+        else:
+            n = len(claim.bots)  # type: ignore[attr-defined]
+            places = [rng.randint(1, n) for _ in range(n)]
+            assert store.finish_game(gid, claim.attempt, make_record(claim, places))  # type: ignore[arg-type]
+        assert store.ratings(sid) == season_elo(_done_games_in_order(store, sid))
+    progress = store.season_progress(sid)
+    assert progress["done"] + progress["failed"] == 30
+    assert store.get_season(sid).status == "done"  # type: ignore[union-attr]
+
+
+def test_checkpoint_waits_for_a_game_still_running(store: Store, bots: list[int],
+                                                  make_season: Callable[..., int]) -> None:
+    from sqlalchemy import select
+
+    from store.models import Season
+
+    def checkpoint() -> int:
+        with store.engine.connect() as conn:
+            return conn.execute(select(Season.rated_through).where(Season.id == sid)).scalar_one()
+
+    sid = make_season([bots[:3]] * 4)
+    g = store.next_pending(sid)
+    slow = store.claim_game(g[0], "slow", 600)
+    assert slow is not None
+    finish(store, g[1], [1, 2, 3])
+    finish(store, g[2], [3, 2, 1])
+    assert checkpoint() == -1  # game 0 still running: nothing is final before it
+    assert store.finish_game(g[0], slow.attempt, make_record(slow, [2, 1, 3]))
+    assert checkpoint() == 2  # games 0-2 final, 3 pending
+    finish(store, g[3], [1, 1, 3])
+    assert checkpoint() == 3
+    assert store.ratings(sid) == season_elo(_done_games_in_order(store, sid))
