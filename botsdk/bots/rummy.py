@@ -1,0 +1,267 @@
+"""Reference policies for contract rummy (RULINGS §3): ``random_action`` and the ``greedy`` bot.
+
+Both read only the protocol view (``cardarena.v1.RummyView``) and answer a
+legal ``RummyAction``; both use :mod:`botsdk.melds` to find a way to go down.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from cardarena.v1 import rummy_pb2 as pb
+
+from botsdk.bot import Bot, Context
+from botsdk.melds import FoundLayOff, FoundMeld, TableMeld, find_go_down, find_lay_offs
+
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+JOKER = "Jk"
+WHOLE_HAND_ROUND = 7
+_POINTS = {**{r: 5 for r in "234567"}, **{r: 10 for r in "89TJQK"}, "A": 20}
+
+_KIND = {"set": pb.RUMMY_MELD_KIND_SET, "run": pb.RUMMY_MELD_KIND_RUN}
+_END = {"": pb.RUMMY_RUN_END_UNSPECIFIED, "low": pb.RUMMY_RUN_END_LOW, "high": pb.RUMMY_RUN_END_HIGH}
+
+
+def points(card: str) -> int:
+    """Points of a card left in hand (RULINGS §3.9)."""
+    return 50 if card == JOKER else _POINTS[card[0]]
+
+
+def table_melds(view: pb.RummyView) -> list[TableMeld]:
+    """The melds on the table in the meld search's terms."""
+    return [
+        TableMeld(m.id, "set" if m.kind == pb.RUMMY_MELD_KIND_SET else "run", tuple(m.cards), tuple(m.stands_for))
+        for m in view.melds
+    ]
+
+
+def _as_table(melds: Sequence[FoundMeld], first_id: int) -> list[TableMeld]:
+    """Melds about to be laid, as they will stand on the table (ids in laying order)."""
+    out = []
+    for i, m in enumerate(melds):
+        if m.kind == "set":
+            stands = tuple("" if c == JOKER else c for c in m.cards)
+        else:
+            # a run holds at most one ace and 2+ naturals, so a non-ace natural fixes the positions
+            k, natural = next((k, c) for k, c in enumerate(m.cards) if c != JOKER and c[0] != "A")
+            start = RANKS.index(natural[0]) + 2 - k
+            stands = tuple(("A" if p in (1, 14) else RANKS[p - 2]) + natural[1] for p in range(start, start + len(m.cards)))
+        out.append(TableMeld(first_id + i, m.kind, m.cards, stands))
+    return out
+
+
+def _new_melds(melds: Sequence[FoundMeld]) -> list[pb.RummyNewMeld]:
+    return [pb.RummyNewMeld(kind=_KIND[m.kind], cards=m.cards) for m in melds]
+
+
+def _lay_offs(found: Sequence[FoundLayOff]) -> list[pb.RummyLayOff]:
+    return [pb.RummyLayOff(meld_id=f.meld_id, cards=[f.card], end=_END[f.end]) for f in found]
+
+
+def _remove(hand: list[str], cards: Sequence[str]) -> list[str]:
+    left = list(hand)
+    for c in cards:
+        left.remove(c)
+    return left
+
+
+def _allowed_discards(left: Sequence[str], forbidden: str) -> list[str]:
+    """RULINGS §3.7: not the card taken from the pile this turn, unless every card equals it."""
+    return [c for c in left if c != forbidden] or list(left)
+
+
+# -- random play -------------------------------------------------------------------------------
+
+
+def random_action(view: pb.RummyView, rng: random.Random) -> pb.RummyAction:
+    """A random legal answer: call or not at random; a random legal draw source; in the play,
+    go down half the time the meld search finds a way, lay off some of the time, and
+    discard a random legal card. Raises ValueError when the view asks for no decision."""
+    if view.decision == pb.RUMMY_DECISION_CALL:
+        return pb.RummyAction(call=rng.random() < 0.3)
+    if view.decision == pb.RUMMY_DECISION_DRAW:
+        sources = [pb.RUMMY_DRAW_SOURCE_STOCK]
+        if view.discard_live and view.discard_top:
+            sources.append(pb.RUMMY_DRAW_SOURCE_DISCARD_PILE)
+        return pb.RummyAction(draw=rng.choice(sources))
+    if view.decision != pb.RUMMY_DECISION_PLAY:
+        raise ValueError("the view asks for no decision")
+    seat_down = _my_down(view)
+    hand = list(view.hand)
+    action = pb.RummyAction()
+    whole = view.round == WHOLE_HAND_ROUND
+    table = table_melds(view)
+    if not seat_down and rng.random() < 0.5:
+        found = find_go_down(hand, view.contract.sets, view.contract.runs, whole_hand=whole)
+        if found is not None:
+            action.go_down.extend(_new_melds(found))
+            if whole:
+                return action
+            hand = _remove(hand, [c for m in found for c in m.cards])
+            table += _as_table(found, len(view.melds))
+            seat_down = True
+    if seat_down and not whole and rng.random() < 0.5:
+        found_offs = find_lay_offs(hand, table, keep=1)
+        found_offs = found_offs[: rng.randint(0, len(found_offs))]
+        action.lay_offs.extend(_lay_offs(found_offs))
+        hand = _remove(hand, [f.card for f in found_offs])
+    action.discard = rng.choice(_allowed_discards(hand, view.forbidden_discard))
+    return action
+
+
+def _my_down(view: pb.RummyView) -> bool:
+    """Whether the seat in turn (the one asked to play) is down."""
+    return bool(view.down) and bool(view.down[view.in_turn])
+
+
+# -- the greedy bot -------------------------------------------------------------------------------
+
+
+def deficiency(hand: Sequence[str], sets: int, runs: int) -> int:
+    """A quick estimate of how many cards the hand lacks to go down (0 = maybe now).
+
+    Runs are windows of 4 of one suit, sets ranks of 3; the best windows and
+    ranks are taken greedily (runs first, then sets, and the other way
+    round; the smaller wins). A meld needs 2 naturals: those missing must be
+    drawn; the other gaps may be filled by the hand's jokers.
+    """
+    jokers = sum(1 for c in hand if c == JOKER)
+    naturals = [c for c in hand if c != JOKER]
+    return min(_deficiency(naturals, jokers, sets, runs, runs_first=True), _deficiency(naturals, jokers, sets, runs, runs_first=False))
+
+
+def _deficiency(naturals: Sequence[str], jokers: int, sets: int, runs: int, runs_first: bool) -> int:
+    counts = [0] * 13
+    one = [0, 0, 0, 0]  # per suit, 13-bit masks of ranks held (one copy / two copies)
+    two = [0, 0, 0, 0]
+    for c in naturals:
+        r, s = RANKS.index(c[0]), SUITS.index(c[1])
+        counts[r] += 1
+        if one[s] >> r & 1:
+            two[s] |= 1 << r
+        else:
+            one[s] |= 1 << r
+    must = fill = 0
+
+    def take_runs() -> None:
+        nonlocal must, fill
+        for _ in range(runs):
+            best = (-1, 0, 0)
+            for s in range(4):
+                pm = (one[s] << 2) | ((one[s] >> 12 & 1) << 1)  # positions 1 (low ace) .. 14
+                for start in range(1, 12):
+                    h = (pm >> start & 15).bit_count()
+                    if h > best[0]:
+                        best = (h, s, start)
+            h, s, start = best
+            must += max(0, 2 - h)
+            fill += 4 - max(h, 2)
+            window = (15 << start)
+            ranks = ((window >> 2) & 0x1FFF) | ((window >> 1 & 1) << 12)
+            taken = one[s] & ranks
+            one[s] = (one[s] & ~taken) | (two[s] & taken)
+            two[s] &= ~taken
+            for r in range(13):
+                if taken >> r & 1:
+                    counts[r] -= 1
+
+    def take_sets() -> None:
+        nonlocal must, fill
+        for _ in range(sets):
+            r = max(range(13), key=counts.__getitem__)
+            c = counts[r]
+            must += max(0, 2 - c)
+            fill += 3 - max(min(c, 3), 2)
+            take = min(c, 3)
+            counts[r] -= take
+            bit = 1 << r
+            for s in range(4):  # remove the naturals used, from any suits
+                while take and one[s] & bit:
+                    if two[s] & bit:
+                        two[s] &= ~bit
+                    else:
+                        one[s] &= ~bit
+                    take -= 1
+
+    if runs_first:
+        take_runs()
+        take_sets()
+    else:
+        take_sets()
+        take_runs()
+    return must + max(0, fill - jokers)
+
+
+class GreedyBot(Bot):
+    """Goes down as soon as the meld search finds the contract, lays off all it can
+    (keeping a card to discard), discards its worst card (the most points among
+    those least useful for the contract), and calls "take it" or takes the
+    discard only when the card brings it closer to its contract (by
+    :func:`deficiency`). Once down it never calls."""
+
+    name = "greedy"
+    version = "1.0.0"
+    author = "cardarena"
+    games = ("rummy",)
+
+    def rummy(self, view: pb.RummyView, ctx: Context) -> pb.RummyAction:
+        if view.decision == pb.RUMMY_DECISION_CALL:
+            down = bool(view.down) and ctx.seat < len(view.down) and view.down[ctx.seat]
+            # Round 7: a take-it's penalty card must be melded too, so calling only bloats the hand.
+            return pb.RummyAction(call=not down and view.round != WHOLE_HAND_ROUND and self._wants(view))
+        if view.decision == pb.RUMMY_DECISION_DRAW:
+            take = view.discard_live and bool(view.discard_top) and self._wants_to_draw(view)
+            return pb.RummyAction(draw=pb.RUMMY_DRAW_SOURCE_DISCARD_PILE if take else pb.RUMMY_DRAW_SOURCE_STOCK)
+        if view.decision == pb.RUMMY_DECISION_PLAY:
+            return self._play(view)
+        raise ValueError("the view asks for no decision")
+
+    @staticmethod
+    def _wants(view: pb.RummyView) -> bool:
+        card = view.discard_top
+        if not card:
+            return False
+        sets, runs = view.contract.sets, view.contract.runs
+        hand = list(view.hand)
+        return deficiency(hand + [card], sets, runs) < deficiency(hand, sets, runs)
+
+    def _wants_to_draw(self, view: pb.RummyView) -> bool:
+        if view.down and view.down[view.in_turn]:
+            card = view.discard_top
+            return card != JOKER and bool(find_lay_offs([card, card], table_melds(view), keep=1, jokers=False))
+        return self._wants(view)
+
+    def _play(self, view: pb.RummyView) -> pb.RummyAction:
+        hand = list(view.hand)
+        sets, runs = view.contract.sets, view.contract.runs
+        whole = view.round == WHOLE_HAND_ROUND
+        action = pb.RummyAction()
+        down = bool(view.down) and view.down[view.in_turn]
+        table = table_melds(view)
+        if not down:
+            found = find_go_down(hand, sets, runs, whole_hand=whole)
+            if found is not None:
+                action.go_down.extend(_new_melds(found))
+                if whole:
+                    return action
+                hand = _remove(hand, [c for m in found for c in m.cards])
+                table += _as_table(found, len(view.melds))
+                down = True
+        if down and not whole:
+            offs = find_lay_offs(hand, table, keep=1)
+            action.lay_offs.extend(_lay_offs(offs))
+            hand = _remove(hand, [f.card for f in offs])
+        allowed = _allowed_discards(hand, view.forbidden_discard)
+        if down:
+            action.discard = max(allowed, key=lambda c: (points(c), c))
+        else:
+            def cost(c: str) -> tuple[int, int, str]:
+                rest = list(hand)
+                rest.remove(c)
+                return (deficiency(rest, sets, runs), -points(c), c)
+
+            action.discard = min(sorted(set(allowed)), key=cost)
+        return action
+

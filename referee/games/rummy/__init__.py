@@ -1,0 +1,59 @@
+"""Contract rummy with "take it", the game of ``contract-rummy.no.txt`` and RULINGS §3.
+
+Public: :data:`SPEC` (how the platform plays it), :class:`RummyParams`,
+:class:`RummyRules`, and the meld checks :func:`is_set`, :func:`is_run`
+and :func:`hand_points` (points of the cards left in a hand).
+"""
+
+from referee.engine import GameName
+from referee.games import GameSpec
+from referee.games.rummy import codec
+from referee.games.rummy.melds import Meld, MeldKind, RunEnd, hand_points, is_run, is_set
+from referee.games.rummy.rules import (
+    CONTRACTS,
+    MAX_SEATS,
+    MIN_SEATS,
+    Decision,
+    DrawSource,
+    LayOff,
+    NewMeld,
+    RummyAction,
+    RummyParams,
+    RummyRules,
+    RummyState,
+    RummyView,
+)
+
+SPEC = GameSpec(
+    name=GameName.RUMMY,
+    params_type=RummyParams,
+    make_rules=RummyRules,
+    proto_field="rummy",
+    encode_view=codec.encode_view,
+    decode_action=codec.decode_action,
+    encode_action=codec.encode_action,
+    min_seats=MIN_SEATS,
+    max_seats=MAX_SEATS,
+    score_unit="points",
+    higher_score_is_better=False,
+)
+
+__all__ = [
+    "CONTRACTS",
+    "SPEC",
+    "Decision",
+    "DrawSource",
+    "LayOff",
+    "Meld",
+    "MeldKind",
+    "NewMeld",
+    "RummyAction",
+    "RummyParams",
+    "RummyRules",
+    "RummyState",
+    "RummyView",
+    "RunEnd",
+    "hand_points",
+    "is_run",
+    "is_set",
+]
