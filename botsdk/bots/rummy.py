@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from functools import lru_cache
 
 from cardarena.v1 import rummy_pb2 as pb
 
@@ -119,6 +120,21 @@ def _my_down(view: pb.RummyView) -> bool:
 # -- the greedy bot -------------------------------------------------------------------------------
 
 
+_RANK_SUIT = {r + s: (i, j) for i, r in enumerate(RANKS) for j, s in enumerate(SUITS)}
+
+
+@lru_cache(maxsize=None)
+def _best_window(ranks: int) -> tuple[int, int]:
+    """(naturals held, start position) of the window of 4 positions holding most of a suit's ``ranks``."""
+    pm = (ranks << 2) | ((ranks >> 12 & 1) << 1)  # positions 1 (low ace) .. 14
+    best = (-1, 1)
+    for start in range(1, 12):
+        h = (pm >> start & 15).bit_count()
+        if h > best[0]:
+            best = (h, start)
+    return best
+
+
 def deficiency(hand: Sequence[str], sets: int, runs: int) -> int:
     """A quick estimate of how many cards the hand lacks to go down (0 = maybe now).
 
@@ -137,7 +153,7 @@ def _deficiency(naturals: Sequence[str], jokers: int, sets: int, runs: int, runs
     one = [0, 0, 0, 0]  # per suit, 13-bit masks of ranks held (one copy / two copies)
     two = [0, 0, 0, 0]
     for c in naturals:
-        r, s = RANKS.index(c[0]), SUITS.index(c[1])
+        r, s = _RANK_SUIT[c]
         counts[r] += 1
         if one[s] >> r & 1:
             two[s] |= 1 << r
@@ -150,11 +166,9 @@ def _deficiency(naturals: Sequence[str], jokers: int, sets: int, runs: int, runs
         for _ in range(runs):
             best = (-1, 0, 0)
             for s in range(4):
-                pm = (one[s] << 2) | ((one[s] >> 12 & 1) << 1)  # positions 1 (low ace) .. 14
-                for start in range(1, 12):
-                    h = (pm >> start & 15).bit_count()
-                    if h > best[0]:
-                        best = (h, s, start)
+                h, start = _best_window(one[s])
+                if h > best[0]:
+                    best = (h, s, start)
             h, s, start = best
             must += max(0, 2 - h)
             fill += 4 - max(h, 2)
@@ -170,7 +184,7 @@ def _deficiency(naturals: Sequence[str], jokers: int, sets: int, runs: int, runs
     def take_sets() -> None:
         nonlocal must, fill
         for _ in range(sets):
-            r = max(range(13), key=counts.__getitem__)
+            r = counts.index(max(counts))
             c = counts[r]
             must += max(0, 2 - c)
             fill += 3 - max(min(c, 3), 2)

@@ -422,6 +422,19 @@ class RummyRules:
         the discard). Raises IllegalAction saying why.
         """
         rnd = state.round
+        taken = state.taken_from_pile
+        discard = action.discard
+        if not action.go_down and not action.lay_offs:  # the common play: a discard only
+            if discard is None:
+                raise IllegalAction("the play ends with a discard (RULINGS §3.7)")
+            if not is_card(discard):
+                raise IllegalAction(f"not a card: {discard!r}")
+            hand_list = state.hands[seat]
+            if discard not in hand_list:
+                raise IllegalAction(f"cards not held: [{discard!r}]")
+            if taken is not None and discard == taken and any(c != taken for c in hand_list):
+                raise IllegalAction(f"may not discard {taken}, the card taken from the discard pile this turn (RULINGS §3.7)")
+            return [], list(state.melds), list(hand_list)
         sets, runs = CONTRACTS[rnd]
         hand = Counter(state.hands[seat])
         used: Counter[str] = Counter()
@@ -456,7 +469,6 @@ class RummyRules:
                     raise IllegalAction("a lay-off's end must be LOW or HIGH")
                 table[lo.meld_id] = lay_off(table[lo.meld_id], lo.cards, lo.end)
                 used.update(lo.cards)
-        discard = action.discard
         if discard is not None and not is_card(discard):
             raise IllegalAction(f"not a card: {discard!r}")
         missing = used + Counter([discard] if discard is not None else []) - hand
@@ -473,7 +485,6 @@ class RummyRules:
             if not left:
                 raise IllegalAction("a player keeps a card to discard: no emptying the hand by melds or lay-offs (RULINGS §3.7)")
             raise IllegalAction("the play ends with a discard (RULINGS §3.7)")
-        taken = state.taken_from_pile
         if taken is not None and discard == taken and any(c != taken for c in left):
             raise IllegalAction(f"may not discard {taken}, the card taken from the discard pile this turn (RULINGS §3.7)")
         return new, table, left
@@ -487,15 +498,20 @@ class RummyRules:
         decision, seats = self._asked(state)
         if set(actions) != set(seats):
             raise IllegalAction(f"expected one action from each of seats {list(seats)}")
+        if decision is Decision.PLAY:
+            seat = state.in_turn
+            action = actions[seat]
+            if not isinstance(action, RummyAction):
+                raise IllegalAction(f"expected a RummyAction, got {type(action).__name__}")
+            self._play(state, seat, action, self._plan(state, seat, action))  # _plan is the check
+            return
         for s in seats:
             self.check(state, s, actions[s])
         if decision is Decision.CALL:
             self._calls(state, actions)
-        elif decision is Decision.DRAW:
+        else:
             source = actions[state.in_turn].draw
             self._draw(state, source if isinstance(source, DrawSource) else DrawSource.STOCK)
-        else:
-            self._play(state, state.in_turn, actions[state.in_turn])
 
     def _priority(self, state: RummyState) -> list[int]:
         """Seats in order from the left of the player in turn."""
@@ -535,8 +551,9 @@ class RummyRules:
         state.callers = []
         state.phase = Phase.PLAY
 
-    def _play(self, state: RummyState, seat: int, action: RummyAction) -> None:
-        new, table, left = self._plan(state, seat, action)
+    def _play(self, state: RummyState, seat: int, action: RummyAction, plan: tuple[list[Meld], list[Meld], list[str]]) -> None:
+        """Carry out a play checked by :meth:`_plan` (its result is ``plan``)."""
+        new, table, left = plan
         if new:
             state.down[seat] = True
             state.log("go_down", seat=seat, melds=[{"id": m.id, "kind": m.kind.name.lower(), "cards": list(m.cards)} for m in new])
