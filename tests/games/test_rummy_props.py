@@ -68,8 +68,14 @@ def play(
     policy: Policy,
     params: RummyParams | None = None,
     checks: bool = True,
+    conserve: bool = True,
 ) -> tuple[RummyRules, RummyState, int]:
-    """Play one game to its end; returns (rules, final state, illegal answers replaced by defaults)."""
+    """Play one game to its end; returns (rules, final state, illegal answers replaced by defaults).
+
+    ``checks``: compare every view with the hand and test hidden information
+    now and then; ``conserve``: check that every card is accounted for after
+    every action.
+    """
     params = params or RummyParams()
     rules = RummyRules(params, seats)
     state = rules.new_state()
@@ -99,7 +105,7 @@ def play(
                     action = rules.default_action(state, seat)
                 actions[seat] = action
             rules.apply(state, actions)
-        if checks and state.round >= 1 and state.phase is not Phase.DEAL:
+        if conserve and state.round >= 1 and state.phase is not Phase.DEAL:
             assert conserved(rules, state)
     return rules, state, illegal
 
@@ -146,10 +152,17 @@ def test_replay_is_deterministic() -> None:
 
 
 def test_300_random_games_without_an_error() -> None:
+    """Every tenth game with the default turn limit (long rounds, rebuilt stocks), the rest with 30 turns."""
+    ends: Counter[str] = Counter()
+    rebuilds = 0
     for seed in range(300):
-        rules, state, illegal = play(seed, 3 + seed % 4, random_policy, RummyParams(turn_limit=30), checks=False)
+        params = RummyParams() if seed % 10 == 0 else RummyParams(turn_limit=30)
+        rules, state, illegal = play(seed, 3 + seed % 4, random_policy, params, checks=False)
         assert illegal == 0
         check_result(rules, state)
+        ends.update(e.value for e in state.round_ends)
+        rebuilds += sum(1 for e in state.events if e.kind == "rebuild")
+    assert set(ends) == {"went_out", "turn_limit", "no_card_to_draw"} and rebuilds > 0
 
 
 def test_300_greedy_games_without_an_error() -> None:

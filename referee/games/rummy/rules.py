@@ -126,7 +126,11 @@ class NewMeld:
 
 @dataclass(frozen=True)
 class LayOff:
-    """Cards laid off on meld ``meld_id``; for a run, ``end`` is required and ``cards`` go outward from it."""
+    """Cards laid off on meld ``meld_id``; for a run, ``end`` is required and ``cards`` go outward from it.
+
+    Choice: lay-offs are applied in the order listed; several may name one
+    meld; on a set ``end`` is ignored.
+    """
 
     meld_id: int
     cards: tuple[str, ...]
@@ -214,6 +218,7 @@ class RummyState(BaseState):
     taken_from_pile: str | None = None    # the card the player in turn took from the pile this turn
     drawn: str | None = None              # the card the player in turn drew this turn
     take_its: list[int] = field(default_factory=list)   # per seat, this round
+    end_reason: str = ""                  # set when the game is over
 
 
 class RummyRules:
@@ -235,10 +240,18 @@ class RummyRules:
     # -- the flow ---------------------------------------------------------------
 
     def new_state(self) -> RummyState:
+        """The state before the first dealer is drawn: no cards dealt, every total 0 points."""
         n = self.num_seats
         return RummyState(num_seats=n, totals=[0] * n, hands=[[] for _ in range(n)], down=[False] * n, take_its=[0] * n)
 
     def step(self, state: RummyState) -> Step | None:
+        """What must happen next (RULINGS §3.3-3.9).
+
+        ``DrawLot`` of all seats for the first dealer; ``Shuffle`` of the whole
+        deck for a deal, or of the discard pile but its top card for a new
+        stock; ``Ask`` of every eligible seat at once for the take-it window,
+        of the player in turn for the draw and the play; None once round 7 is over.
+        """
         phase = state.phase
         if phase is Phase.FIRST_DEALER:
             return DrawLot(tuple(range(self.num_seats)))
@@ -281,7 +294,11 @@ class RummyRules:
         state.phase = Phase.DEAL
 
     def _deal(self, state: RummyState, order: list[str]) -> None:
-        """RULINGS §3.2-3.3: deal the round's cards one at a time from the dealer's left; turn the upcard."""
+        """RULINGS §3.2-3.3: deal the round's cards one at a time from the dealer's left; turn the upcard.
+
+        Choice: the deal takes cards from the top of the shuffle (its first
+        card), the next card is the upcard, the rest the stock.
+        """
         n, size = self.num_seats, HAND_SIZES[state.round]
         state.hands = [[] for _ in range(n)]
         for i in range(n * size):
@@ -312,7 +329,12 @@ class RummyRules:
         ]
 
     def _start_turn(self, state: RummyState) -> None:
-        """Begin the turn of ``state.in_turn``: the take-it window, else the draw (RULINGS §3.4-3.6, §3.9)."""
+        """Begin the turn of ``state.in_turn``: the take-it window, else the draw (RULINGS §3.4-3.6, §3.9).
+
+        Choice: a turn counts when its play ends; the turn limit is checked
+        here, so a round ends after ``turn_limit`` complete turns. Seats that
+        reached ``take_it_limit`` are not asked.
+        """
         state.callers, state.eligible = [], []
         state.taken_from_pile = state.drawn = None
         if state.turn >= self.params.turn_limit:
@@ -369,7 +391,10 @@ class RummyRules:
         return card
 
     def _end_round(self, state: RummyState, reason: RoundEnd, out: int | None = None) -> None:
-        """RULINGS §3.9-3.10: each player scores the cards in his hand; after round 7 the game is over."""
+        """RULINGS §3.9-3.10: each player scores the cards in his hand; after round 7 the game is over.
+
+        Choice: the hands are shown to all for the count (a public event).
+        """
         points = [0 if s == out else hand_points(state.hands[s]) for s in range(self.num_seats)]
         for s in range(self.num_seats):
             state.totals[s] += points[s]
@@ -382,6 +407,7 @@ class RummyRules:
         state.eligible, state.callers = [], []
         if state.round == ROUNDS:
             state.phase = Phase.OVER
+            state.end_reason = f"{ROUNDS} rounds played"
             state.log("game_over", totals=list(state.totals))
         else:
             self._begin_round(state, state.round + 1)
@@ -417,6 +443,9 @@ class RummyRules:
 
     def _plan(self, state: RummyState, seat: int, action: RummyAction) -> tuple[list[Meld], list[Meld], list[str]]:
         """Validate a play (RULINGS §3.7-3.8) without changing ``state``.
+
+        Choice: the discard restriction compares cards by value, so with two
+        packs the other copy of the card taken is forbidden too.
 
         Returns (new melds, every meld after the lay-offs, the hand left before
         the discard). Raises IllegalAction saying why.
@@ -527,7 +556,13 @@ class RummyRules:
         state.phase = Phase.DRAW
 
     def _draw(self, state: RummyState, source: DrawSource) -> None:
-        """RULINGS §3.5-3.6: the draw, settling a take-it if others called."""
+        """RULINGS §3.5-3.6: the draw, settling a take-it if others called.
+
+        Choice: the player in turn taking the card himself is his draw, not a
+        take-it (no penalty, not counted against ``take_it_limit``); the card
+        under it is dead too (the seed: when a player gets the top card, the
+        one below may not be picked up).
+        """
         seat = state.in_turn
         if source is DrawSource.DISCARD_PILE:
             card = state.pile.pop()
@@ -601,6 +636,8 @@ class RummyRules:
     # -- what a seat sees, and the result ---------------------------------------------
 
     def view(self, state: RummyState, seat: int) -> RummyView:
+        """What ``seat`` may see now (see :class:`RummyView`): its own hand and the public table,
+        never another hand or the stock's order."""
         decision: Decision | None = None
         try:
             d, seats = self._asked(state)
