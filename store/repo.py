@@ -77,19 +77,19 @@ __all__ = [
 ]
 
 
-def open_store(url: str, *, migrate: bool = True) -> Store:
-    """Open the store at ``url`` and (unless ``migrate=False``) bring its schema to
-    the latest Alembic migration.
+def open_store(url: str, *, run_migrations: bool = True) -> Store:
+    """Open the store at ``url`` and (unless ``run_migrations=False``) bring its schema
+    to the latest Alembic migration.
 
     SQLite files and their directory are created on first use; many processes
-    may open (and migrate) the same database at once. ``migrate=False`` suits
-    worker processes of a pool whose parent already migrated.
+    may open (and migrate) the same database at once. ``run_migrations=False``
+    suits worker processes of a pool whose parent already migrated.
     Raises StoreUnavailable (a StoreError) with a one-line message for a
     malformed URL, a missing driver, an unreachable or unusable database, or a
     failed migration.
     """
     engine = db.create_store_engine(url)
-    if migrate:
+    if run_migrations:
         try:
             db.migrate(engine)
         except BaseException:
@@ -154,7 +154,7 @@ class SeatBot:
 class Claim:
     """A game claimed by a worker: everything needed to referee it.
 
-    ``bots`` are the seats' bots in seat order (``bots[s].seat == s``).
+    ``seats`` are the seats' bots in seat order (``seats[s].seat == s``).
     ``attempt`` (1-based) must be passed back to :meth:`Store.finish_game` or
     :meth:`Store.void_game`; the lease must be renewed before ``lease_expires_at``
     (:meth:`Store.renew_lease`) or the attempt is voided as "lease expired".
@@ -169,9 +169,14 @@ class Claim:
     params: dict[str, Any]
     time_control: dict[str, Any]
     seed: int
-    bots: tuple[SeatBot, ...]
+    seats: tuple[SeatBot, ...]
     lease_owner: str
     lease_expires_at: datetime
+
+    @property
+    def bots(self) -> tuple[SeatBot, ...]:
+        """Alias of :attr:`seats`."""
+        return self.seats
 
 
 @dataclass(frozen=True)
@@ -287,6 +292,43 @@ class Store:
                 return bot.id
         except IntegrityError as e:  # a concurrent registration of the same name
             raise NameTaken(f"a bot named {name!r} is already registered") from e
+
+    def update_bot(
+        self,
+        bot_id: int,
+        *,
+        endpoint: str | None = None,
+        version: str | None = None,
+        author: str | None = None,
+        games: Sequence[str] | None = None,
+        capacity: int | None = None,
+        token_hash: str | None = None,
+    ) -> BotInfo:
+        """Change the given fields of a bot (``None``: unchanged); returns the bot as updated.
+
+        A new endpoint takes effect at the next claim of each game (claims carry it).
+        Raises NotFound for an unknown id, ValueError as :meth:`register_bot` does.
+        """
+        values: dict[str, Any] = {}
+        if endpoint is not None:
+            if not endpoint.strip():
+                raise ValueError("a bot needs an endpoint")
+            values["endpoint"] = endpoint
+        if capacity is not None:
+            if capacity < 1:
+                raise ValueError(f"capacity must be >= 1, got {capacity}")
+            values["capacity"] = capacity
+        if games is not None:
+            values["games"] = [_check_game_name(g) for g in games]
+        values |= {k: v for k, v in (("version", version), ("author", author), ("token_hash", token_hash))
+                   if v is not None}
+        with self._write() as s:
+            if values and not _changed(s, update(Bot).where(Bot.id == bot_id).values(**values)):
+                raise NotFound(f"no bot with id {bot_id}")
+            bot = s.get(Bot, bot_id)
+            if bot is None:
+                raise NotFound(f"no bot with id {bot_id}")
+            return _bot_info(bot)
 
     def get_bot(self, bot_id: int) -> BotInfo | None:
         """The bot with this id, or None."""
@@ -444,7 +486,7 @@ class Store:
                 game_id=game_id, season_id=season.id, season_name=season.name, number=game.number,
                 attempt=game.attempts, game=season.game, params=season.params,
                 time_control=season.time_control, seed=game.seed,
-                bots=tuple(SeatBot(*row) for row in seats), lease_owner=owner,
+                seats=tuple(SeatBot(*row) for row in seats), lease_owner=owner,
                 lease_expires_at=now + timedelta(seconds=lease_seconds),
             )
 

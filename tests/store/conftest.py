@@ -114,7 +114,7 @@ def make_season(store: Store) -> Callable[..., int]:
 def make_record(claim: Claim, places: Sequence[int], changes: Sequence[int] | None = None,
                 faults: Sequence[int] | None = None) -> GameRecord:
     """A completed GameRecord for a claimed game with these places per seat."""
-    n = len(claim.bots)
+    n = len(claim.seats)
     changes = list(changes) if changes is not None else [10 * (n - 2 * p + 1) for p in places]
     faults = list(faults) if faults is not None else [0] * n
     return GameRecord(

@@ -15,7 +15,7 @@ PROCESSES = 4
 def _claim_all(url: str, game_ids: list[int], owner: str, finish: bool, start, out) -> None:  # type: ignore[no-untyped-def]
     """Try to claim every game, all processes in lockstep (a barrier before each game, so
     every claim collides with three others); finish the games won if ``finish``."""
-    store = open_store(url, migrate=False)
+    store = open_store(url, run_migrations=False)
     won = []
     for gid in game_ids:
         start.wait(60)
@@ -23,7 +23,7 @@ def _claim_all(url: str, game_ids: list[int], owner: str, finish: bool, start, o
         if claim is not None:
             won.append(gid)
             if finish:
-                places = [1 + (claim.number + s) % len(claim.bots) for s in range(len(claim.bots))]
+                places = [1 + (claim.number + s) % len(claim.seats) for s in range(len(claim.seats))]
                 assert store.finish_game(gid, claim.attempt, make_record(claim, places))
     out.put((owner, won))
     store.close()

@@ -181,7 +181,7 @@ def test_ratings_equal_a_full_replay_under_any_interleaving(store: Store, bots: 
         if rng.random() < 0.2:
             store.void_game(gid, claim.attempt, "flaky platform")  # type: ignore[attr-defined]
         else:
-            n = len(claim.bots)  # type: ignore[attr-defined]
+            n = len(claim.seats)  # type: ignore[attr-defined]
             places = [rng.randint(1, n) for _ in range(n)]
             assert store.finish_game(gid, claim.attempt, make_record(claim, places))  # type: ignore[arg-type]
         assert store.ratings(sid) == season_elo(_done_games_in_order(store, sid))

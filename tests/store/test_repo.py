@@ -42,6 +42,19 @@ def test_register_and_read_bots(store: Store) -> None:
     assert [b.name for b in store.list_bots(include_retired=False)] == ["alpha"]
 
 
+def test_update_bot(store: Store) -> None:
+    bot_id = store.register_bot("alpha", "h:1", "1", "ann", ["svara"])
+    bot = store.update_bot(bot_id, endpoint="h:2", version="2", games=["svara", "rummy"], capacity=3)
+    assert (bot.endpoint, bot.version, bot.author, bot.games, bot.capacity) == ("h:2", "2", "ann",
+                                                                                ("svara", "rummy"), 3)
+    assert store.get_bot(bot_id) == bot
+    assert store.update_bot(bot_id) == bot  # nothing to change
+    with pytest.raises(NotFound):
+        store.update_bot(999, version="3")
+    with pytest.raises(ValueError):
+        store.update_bot(bot_id, capacity=0)
+
+
 def test_name_taken(store: Store) -> None:
     store.register_bot("alpha", "h:1", "1", "ann", ["svara"])
     with pytest.raises(NameTaken, match="alpha"):
@@ -114,7 +127,7 @@ def test_claim_holds_everything_to_referee_the_game(store: Store, bots: list[int
     assert (claim.game_id, claim.season_id, claim.season_name, claim.number, claim.attempt) == (gid, sid, "one", 0, 1)
     assert (claim.game, claim.params, claim.time_control, claim.seed) == ("svara", {"hands": 5},
                                                                           {"deadline_ms": 1000}, 1000)
-    assert [(s.seat, s.bot_id, s.name, s.endpoint, s.capacity) for s in claim.bots] == [
+    assert [(s.seat, s.bot_id, s.name, s.endpoint, s.capacity) for s in claim.seats] == [
         (0, bots[0], "a", "127.0.0.1:5000", 2), (1, bots[1], "b", "127.0.0.1:5001", 2),
         (2, bots[2], "c", "127.0.0.1:5002", 2)]
     assert claim.lease_owner == "host:1" and claim.lease_expires_at == T0 + timedelta(seconds=30)
