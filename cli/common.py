@@ -7,7 +7,7 @@ from typing import Annotated, NoReturn
 import typer
 from rich.console import Console
 
-console = Console()
+console = Console(soft_wrap=True)
 err_console = Console(stderr=True, soft_wrap=True)
 
 DbOption = Annotated[
