@@ -23,7 +23,7 @@ from botsdk.bots.rummy import GreedyBot, random_action
 from referee.engine import Ask, DrawLot, IllegalAction, Shuffle
 from referee.games.rummy import RummyParams, RummyRules, RummyState, hand_points
 from referee.games.rummy.codec import decode_action, encode_view
-from referee.games.rummy.rules import Phase
+from referee.games.rummy.rules import Decision, Phase
 
 Policy = Callable[[pb.RummyView, int, random.Random], pb.RummyAction]
 
@@ -95,6 +95,10 @@ def play(
                 view = rules.view(state, seat)
                 if checks:
                     assert view.hand == tuple(sorted(state.hands[seat], key=_sort_key))
+                    default = rules.default_action(state, seat)
+                    rules.check(state, seat, default)  # default actions are always legal (RULINGS 4.2)
+                    if view.decision is Decision.PLAY and state.taken_from_pile is None:
+                        assert default.discard == state.drawn  # the card drawn this turn
                     if decisions % 7 == 0:
                         assert hidden_information_holds(rules, state, seat, rng)
                 action = decode_action(policy(encode_view(view), seat, rng))

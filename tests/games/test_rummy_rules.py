@@ -221,6 +221,7 @@ def test_stock_rebuilt_for_the_draw_top_keeps_dead_state() -> None:
     assert st.pile == ["Kd"] and not st.top_live
     assert rules.step(st) == Ask((1,)) and st.phase is Phase.PLAY  # the only draw, made at once
     assert st.hands[1][-1] == "Qs"
+    assert rules.default_action(st, 1) == RummyAction(discard="Qs")  # the card drawn this turn
     assert [e.kind for e in st.events].count("rebuild") == 1
     assert conserved(rules, st)
 

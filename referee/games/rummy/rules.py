@@ -368,7 +368,7 @@ class RummyRules:
         if state.callers or (state.pile and state.top_live):
             state.phase = Phase.DRAW
         else:
-            self._draw_stock(state, state.in_turn)
+            state.drawn = self._draw_stock(state, state.in_turn)
             state.phase = Phase.PLAY
 
     def _rebuild(self, state: RummyState, order: list[str]) -> None:
