@@ -16,6 +16,7 @@ from store.db import InvalidRecord, NameTaken, NotFound, SeasonExists, StoreErro
 from store.models import AttemptOutcome, GameStatus, SeasonStatus
 from store.repo import (
     MAX_ATTEMPTS,
+    AttemptInfo,
     BotInfo,
     Claim,
     GameInfo,
@@ -28,7 +29,7 @@ from store.repo import (
 )
 
 __all__ = [
-    "MAX_ATTEMPTS", "AttemptOutcome", "BotInfo", "Claim", "GameInfo", "GameStatus", "InvalidRecord",
+    "MAX_ATTEMPTS", "AttemptInfo", "AttemptOutcome", "BotInfo", "Claim", "GameInfo", "GameStatus", "InvalidRecord",
     "NameTaken", "NotFound", "SeasonExists", "SeasonInfo", "SeasonStatus", "SeatBot", "SeatInfo",
     "Store", "StoreError", "StoreUnavailable", "VoidResult", "open_store",
 ]

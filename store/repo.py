@@ -12,14 +12,18 @@ failure")::
                                +--void_game / lease expired--> pending  (attempts < 3)
                                                            \\-> failed   (3rd attempt: shown, not rated)
 
-Every claim is an *attempt* (a ``game_attempts`` row closed as done or voided).
-A result or void counts only for the running attempt: a redelivered or stale
-task's call does nothing and says so. Concurrency: a claim is one conditional
+Every claim is an *attempt* (a ``game_attempts`` row closed as done or voided)
+holding a lease: the worker renews it (``renew_lease``) while it plays; a lease
+that runs out (worker lost) voids the attempt, at the next ``claim_game`` of
+that game or when a sweeper calls ``release_expired``. A result or void counts
+only for the running attempt: a redelivered or stale task's call does nothing
+and says so. Concurrency: a claim is one conditional
 ``UPDATE ... WHERE status = 'pending'`` checked by rowcount; every transaction
 that moves a game also locks its season row first (PostgreSQL ``FOR UPDATE``;
 SQLite's ``BEGIN IMMEDIATE`` already serialises writers), so the season's Elo,
-recomputed from all done games in schedule order inside ``finish_game``, always
-sees every committed result, and locks are always taken season-then-game.
+recomputed inside ``finish_game`` as Elo over all done games in schedule order
+(replayed from a checkpoint of final games), always sees every committed
+result, and locks are always taken season-then-game (no deadlocks).
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import enum
 import json
 import zlib
 from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
@@ -71,7 +76,7 @@ SEED_LIMIT = 2**63
 LEASE_EXPIRED = "lease expired"
 
 __all__ = [
-    "LEASE_EXPIRED", "MAX_ATTEMPTS", "BotInfo", "Claim", "GameInfo", "InvalidRecord", "NameTaken", "NotFound",
+    "LEASE_EXPIRED", "MAX_ATTEMPTS", "AttemptInfo", "BotInfo", "Claim", "GameInfo", "InvalidRecord", "NameTaken", "NotFound",
     "SeasonExists", "SeasonInfo", "SeatBot", "SeatInfo", "Store", "StoreError", "StoreUnavailable",
     "VoidResult", "open_store",
 ]
@@ -194,6 +199,18 @@ class SeatInfo:
 
 
 @dataclass(frozen=True)
+class AttemptInfo:
+    """One attempt at a game: ``outcome`` is None while it runs; ``detail`` why it was voided."""
+
+    attempt: int
+    worker: str
+    started_at: datetime
+    ended_at: datetime | None
+    outcome: AttemptOutcome | None
+    detail: str | None
+
+
+@dataclass(frozen=True)
 class GameInfo:
     """A game of a season, its state and its seats (see ``store.models.Game``)."""
 
@@ -251,10 +268,10 @@ class Store:
         """Close the engine's pooled connections."""
         self.engine.dispose()
 
-    def _read(self) -> Any:
+    def _read(self) -> AbstractContextManager[Session]:
         return transaction(self.engine, write=False)
 
-    def _write(self) -> Any:
+    def _write(self) -> AbstractContextManager[Session]:
         return transaction(self.engine, write=True)
 
     # ----------------------------------------------------------------- bots
@@ -610,15 +627,13 @@ class Store:
             games = list(s.scalars(q.order_by(Game.number).offset(offset).limit(limit)))
             return self._game_infos(s, games)
 
-    def attempts(self, game_id: int) -> list[dict[str, Any]]:
-        """Every attempt at the game, in order: ``{attempt, worker, started_at, ended_at,
-        outcome, detail}`` (``outcome`` None while running)."""
+    def attempts(self, game_id: int) -> list[AttemptInfo]:
+        """Every attempt at the game, in order (empty for an unknown id)."""
         with self._read() as s:
             rows = s.scalars(select(GameAttempt).where(GameAttempt.game_id == game_id)
                              .order_by(GameAttempt.attempt))
-            return [{"attempt": a.attempt, "worker": a.worker, "started_at": a.started_at,
-                     "ended_at": a.ended_at, "outcome": a.outcome and AttemptOutcome(a.outcome).value,
-                     "detail": a.detail} for a in rows]
+            return [AttemptInfo(a.attempt, a.worker, a.started_at, a.ended_at,
+                                AttemptOutcome(a.outcome) if a.outcome else None, a.detail) for a in rows]
 
     def get_replay(self, game_id: int) -> GameRecord | None:
         """The stored GameRecord of a done game, or None (not done, or unknown id)."""

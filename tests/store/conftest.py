@@ -55,7 +55,12 @@ def pg_database() -> Iterator[PgDatabase]:
         yield PgDatabase(admin_url.set(database=name).render_as_string(hide_password=False))
     finally:
         with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            if conn.dialect.server_version_info >= (13,):
+                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+            else:
+                conn.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n"),
+                             {"n": name})
+                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
         admin.dispose()
 
 

@@ -45,7 +45,7 @@ def _run(url: str, game_ids: list[int], finish: bool) -> dict[str, list[int]]:
 
 def test_each_game_claimed_exactly_once(store: Store, db_url: str, bots: list[int],
                                         make_season: Callable[..., int]) -> None:
-    sid = make_season([bots[i % 4:] + bots[:i % 4] for i in range(40)])
+    sid = make_season([bots[i % 4:] + bots[:i % 4] for i in range(24)])
     ids = store.next_pending(sid, limit=100)
     won = _run(db_url, ids, finish=False)
     counts = Counter(gid for games in won.values() for gid in games)

@@ -9,6 +9,7 @@ import pytest
 
 from referee.record import EndReason
 from store import (
+    AttemptInfo,
     GameStatus,
     InvalidRecord,
     NameTaken,
@@ -138,8 +139,7 @@ def test_claim_holds_everything_to_referee_the_game(store: Store, bots: list[int
     assert store.get_season(sid).status == SeasonStatus.RUNNING  # type: ignore[union-attr]
     assert store.season_progress(sid)["running"] == 1
     assert store.next_pending(sid) == []
-    assert store.attempts(gid) == [{"attempt": 1, "worker": "host:1", "started_at": T0, "ended_at": None,
-                                    "outcome": None, "detail": None}]
+    assert store.attempts(gid) == [AttemptInfo(1, "host:1", T0, None, None, None)]
     with pytest.raises(NotFound):
         store.claim_game(98765, "w", 30)
 
@@ -159,7 +159,7 @@ def test_finish_stores_results_replay_and_ratings(store: Store, bots: list[int],
         (2, 1005, 5, 0, False), (1, 1040, 40, 1, False), (3, 955, -45, 3, True)]
     assert store.get_replay(gid) == record  # compressed, decompressed, equal
     assert store.get_replay(store.next_pending(sid)[0]) is None
-    assert store.attempts(gid)[0]["outcome"] == "done"
+    assert store.attempts(gid)[0].outcome == "done"
     # 1500 each, places (2, 1, 3): the winner +16, the middle 0, the last -16 (see test_ratings).
     assert store.ratings(sid) == {bots[1]: 1516.0, bots[0]: 1500.0, bots[2]: 1484.0}
     assert store.get_season(sid).status == SeasonStatus.RUNNING  # type: ignore[union-attr]
@@ -208,8 +208,8 @@ def test_a_stale_attempt_writes_nothing(store: Store, bots: list[int], make_seas
     assert all(s.place is None for s in game.seats)
     assert store.get_replay(gid) is None and store.ratings(sid) == {}
     assert store.finish_game(gid, second.attempt, make_record(second, [3, 2, 1])) is True
-    assert [a["outcome"] for a in store.attempts(gid)] == ["voided", "done"]
-    assert [a["worker"] for a in store.attempts(gid)] == ["w1", "w2"]
+    assert [a.outcome for a in store.attempts(gid)] == ["voided", "done"]
+    assert [a.worker for a in store.attempts(gid)] == ["w1", "w2"]
 
 
 def test_void_then_reclaim(store: Store, bots: list[int], make_season: Callable[..., int]) -> None:
@@ -225,8 +225,8 @@ def test_void_then_reclaim(store: Store, bots: list[int], make_season: Callable[
     assert store.next_pending(sid) == [gid]
     again = store.claim_game(gid, "w", 60)
     assert again is not None and again.attempt == 2
-    assert store.attempts(gid)[0]["outcome"] == "voided"
-    assert store.attempts(gid)[0]["detail"] == "referee error: boom"
+    assert store.attempts(gid)[0].outcome == "voided"
+    assert store.attempts(gid)[0].detail == "referee error: boom"
 
 
 def test_three_voids_fail_the_game_and_it_is_not_rated(store: Store, bots: list[int],
@@ -264,7 +264,7 @@ def test_expired_leases_are_released(store: Store, bots: list[int], make_season:
     assert store.renew_lease(g2, c2.attempt, 100, now=T0 + timedelta(seconds=50))
     assert store.release_expired(now=T0 + timedelta(seconds=11)) == [g1]
     assert store.get_game(g1).status == GameStatus.PENDING  # type: ignore[union-attr]
-    assert store.attempts(g1)[0]["detail"] == "lease expired"
+    assert store.attempts(g1)[0].detail == "lease expired"
     assert store.release_expired(now=T0 + timedelta(seconds=120)) == []  # g2's lease was renewed
     assert store.finish_game(g1, c1.attempt, make_record(c1, [1, 2, 3])) is False  # the lost worker is stale
     assert not store.renew_lease(g1, c1.attempt, 10)
@@ -277,7 +277,7 @@ def test_claim_takes_over_an_expired_lease(store: Store, bots: list[int], make_s
     assert store.claim_game(gid, "other", 10, now=T0 + timedelta(seconds=9)) is None  # still live
     claim = store.claim_game(gid, "other", 10, now=T0 + timedelta(seconds=11))
     assert claim is not None and claim.attempt == 2 and claim.lease_owner == "other"
-    assert [(a["worker"], a["outcome"]) for a in store.attempts(gid)] == [("lost", "voided"), ("other", None)]
+    assert [(a.worker, a.outcome) for a in store.attempts(gid)] == [("lost", "voided"), ("other", None)]
 
 
 def test_lease_expiry_counts_towards_failure(store: Store, bots: list[int], make_season: Callable[..., int]) -> None:
