@@ -88,3 +88,40 @@ def test_views_hold_only_what_the_seat_may_see() -> None:
     for seed in range(200):
         play_random(seed, 3 + seed % 6, on_decision=check)
     assert checked > 5000
+
+
+def test_views_sent_by_the_referee_hold_no_hidden_cards() -> None:
+    """What the referee actually sent (the replay's views) against the hidden events of the game."""
+    from botsdk.bots import load_bot
+    from referee.clients import InProcessBotClient
+    from referee.referee import play
+    from referee.replay import expand
+
+    checked = 0
+    for seed in range(60):
+        seats = 3 + seed % 6
+        bots = [load_bot("random" if s % 2 else "odds", seed + s) for s in range(seats)]
+        record = play(SPEC, SlipperySamParams(), seats, seed, [InProcessBotClient(b.act) for b in bots])
+        data = expand(record)
+        events = data["events"]
+        for decision in data["decisions"]:
+            seat, before = decision["seat"], events[: decision["event_index"]]
+            deal_start = max((i for i, e in enumerate(before) if e["kind"] == "deal"), default=-1)
+            this_deal = before[deal_start + 1:] if deal_start >= 0 else []
+            hands = {e["data"]["seat"]: set(e["data"]["cards"]) for e in this_deal if e["kind"] == "hand"}
+            shot = {e["data"]["seat"] for e in this_deal if e["kind"] == "shoot"}
+            turned = [e["data"]["card"] for e in this_deal if e["kind"] == "turn"]
+            view = decision["view"]
+            shown = set(view.get("hand", [])) | {c for s in view.get("shots", []) for c in s["cards"]}
+            for other, cards in hands.items():
+                if other != seat and other not in shot:
+                    assert not cards & shown, (seed, decision["decision"], other)
+            if view["decision"] == "SLIPPERY_SAM_DECISION_KITTY":
+                # a new dealer, before any deal of his: no cards of his own, nothing turned
+                assert "hand" not in view and "turned" not in view and "shots" not in view
+            else:
+                assert set(view["hand"]) == hands[seat]
+                # nothing of the stack but the cards already turned in this deal
+                assert view.get("turned", []) == turned
+            checked += 1
+    assert checked > 1000

@@ -1,0 +1,89 @@
+"""The ``cardarena`` command as a user runs it: help, one-line errors, the demo season end to end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from referee.record import GameRecord
+from referee.replay import verify
+from store import open_store
+
+CLI = [sys.executable, "-m", "cli.main"]
+
+
+def run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=timeout, cwd=Path(__file__).parents[1])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [[], ["demo"], ["standings"], ["bot"], ["bot", "serve"], ["season"], ["season", "create"], ["season", "run"], ["season", "list"]],
+)
+def test_every_command_explains_itself(command: list[str]) -> None:
+    result = run(*command, "--help")
+    assert result.returncode == 0, result.stderr
+    assert "Usage:" in result.stdout and len(result.stdout.split()) > 12
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["bogus"], "No such command 'bogus'"),
+        (["season", "create", "s1", "--bots", "a"], "Missing option '--game'"),
+        (["demo", "--game", "chess"], "unknown or unavailable game 'chess'"),
+        (["demo", "--games", "zero"], "Invalid value for '--games'"),
+        (["bot", "serve", "nosuchbot"], "unknown bot 'nosuchbot'"),
+    ],
+)
+def test_bad_arguments_get_one_clear_line_and_exit_2(args: list[str], message: str, tmp_path: Path) -> None:
+    result = run(*args, "--db", f"sqlite:///{tmp_path / 'x.db'}") if args[0] in ("demo",) else run(*args)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("cardarena: error:") and message in lines[0], result.stderr
+
+
+def test_an_unreachable_database_is_one_line_and_writes_nothing(dead_endpoint: str, tmp_path: Path) -> None:
+    host, port = dead_endpoint.split(":")
+    result = run("standings", "--season", "x", "--db", f"postgresql+psycopg://nobody@{host}:{port}/nowhere")
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot open database" in lines[0] and "Traceback" not in result.stderr
+
+
+def test_an_unknown_season_is_one_line(tmp_path: Path) -> None:
+    result = run("standings", "--season", "nope", "--db", f"sqlite:///{tmp_path / 's.db'}")
+    assert result.returncode == 1 and result.stderr.strip() == "cardarena: error: no season named 'nope'"
+
+
+def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
+    """The main job, small: real bot processes over gRPC, local worker processes, SQLite, standings."""
+    db = f"sqlite:///{tmp_path / 'demo.db'}"
+    result = run("demo", "--games", "18", "--workers", "2", "--db", db)
+    assert result.returncode == 0, result.stderr
+    assert "Elo" in result.stdout and "odds-0" in result.stdout and "18 done" in result.stdout
+    store = open_store(db)
+    (season,) = store.list_seasons()
+    assert store.season_progress(season.id).get("done") == 18
+    # every game stored exactly once, every replay re-runs to the same result
+    games = store.list_games(season.id, limit=100)
+    games = games.items if hasattr(games, "items") else games
+    assert len(games) == 18 and len({g.id for g in games}) == 18
+    for game in games[:6]:
+        record = store.get_replay(game.id)
+        assert isinstance(record, GameRecord) and record.faults == []
+        verify(record)
+    # the machine-readable standings agree with the table
+    out = run("standings", "--season", season.name, "--json", "--db", db)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    rows = data["standings"]
+    assert {r["name"] for r in rows} == {"odds-0", "odds-1", "odds-2", "random-1", "random-2", "random-3"}
+    # one table each of 3, 4, 5 and 6 seats, every table in all its rotations: 86 seats, shared fairly
+    counts = [r["games"] for r in rows]
+    assert sum(counts) == 3 * 3 + 4 * 4 + 5 * 5 + 6 * 6 and max(counts) - min(counts) <= 2, rows
+    assert rows == sorted(rows, key=lambda r: -r["elo"])
