@@ -76,8 +76,8 @@ SEED_LIMIT = 2**63
 LEASE_EXPIRED = "lease expired"
 
 __all__ = [
-    "LEASE_EXPIRED", "MAX_ATTEMPTS", "AttemptInfo", "BotInfo", "Claim", "GameInfo", "InvalidRecord", "NameTaken", "NotFound",
-    "SeasonExists", "SeasonInfo", "SeatBot", "SeatInfo", "Store", "StoreError", "StoreUnavailable",
+    "LEASE_EXPIRED", "MAX_ATTEMPTS", "AttemptInfo", "BotInfo", "Claim", "GameInfo", "InvalidRecord", "NameTaken",
+    "NotFound", "SeasonExists", "SeasonInfo", "SeatBot", "SeatInfo", "Store", "StoreError", "StoreUnavailable",
     "VoidResult", "open_store",
 ]
 
@@ -659,11 +659,13 @@ class Store:
                     Bot.id.in_(select(GameSeat.bot_id).join(Game, Game.id == GameSeat.game_id)
                                .where(Game.season_id == season_id)))
             ).all())
-            outcomes = [SeatOutcome(*row) for row in s.execute(
-                select(GameSeat.bot_id, GameSeat.place, GameSeat.change, GameSeat.faults)
-                .join(Game, Game.id == GameSeat.game_id)
-                .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
-            )]
+            outcomes = [  # result columns are set for every seat of a done game
+                SeatOutcome(bot, cast(int, place), cast(int, change), cast(int, faults))
+                for bot, place, change, faults in s.execute(
+                    select(GameSeat.bot_id, GameSeat.place, GameSeat.change, GameSeat.faults)
+                    .join(Game, Game.id == GameSeat.game_id)
+                    .where(Game.season_id == season_id, Game.status == GameStatus.DONE))
+            ]
             elo = dict(s.execute(select(Rating.bot_id, Rating.elo).where(Rating.season_id == season_id)).all())
         return compute_standings(outcomes, names, elo)
 
