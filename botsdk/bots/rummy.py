@@ -143,22 +143,32 @@ def deficiency(hand: Sequence[str], sets: int, runs: int) -> int:
     round; the smaller wins). A meld needs 2 naturals: those missing must be
     drawn; the other gaps may be filled by the hand's jokers.
     """
-    jokers = sum(1 for c in hand if c == JOKER)
-    naturals = [c for c in hand if c != JOKER]
-    return min(_deficiency(naturals, jokers, sets, runs, runs_first=True), _deficiency(naturals, jokers, sets, runs, runs_first=False))
+    return _deficiency_of(tuple(sorted(hand)), sets, runs)
 
 
-def _deficiency(naturals: Sequence[str], jokers: int, sets: int, runs: int, runs_first: bool) -> int:
+@lru_cache(maxsize=1 << 14)
+def _deficiency_of(hand: tuple[str, ...], sets: int, runs: int) -> int:
     counts = [0] * 13
     one = [0, 0, 0, 0]  # per suit, 13-bit masks of ranks held (one copy / two copies)
     two = [0, 0, 0, 0]
-    for c in naturals:
+    jokers = 0
+    for c in hand:
+        if c == JOKER:
+            jokers += 1
+            continue
         r, s = _RANK_SUIT[c]
         counts[r] += 1
         if one[s] >> r & 1:
             two[s] |= 1 << r
         else:
             one[s] |= 1 << r
+    return min(
+        _deficiency(list(counts), list(one), list(two), jokers, sets, runs, runs_first=True),
+        _deficiency(counts, one, two, jokers, sets, runs, runs_first=False),
+    )
+
+
+def _deficiency(counts: list[int], one: list[int], two: list[int], jokers: int, sets: int, runs: int, runs_first: bool) -> int:
     must = fill = 0
 
     def take_runs() -> None:
