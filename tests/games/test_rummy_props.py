@@ -9,6 +9,7 @@ illegal one is replaced by the default action) and all are applied together.
 from __future__ import annotations
 
 import copy
+import json
 import random
 from collections import Counter
 from collections.abc import Callable
@@ -128,6 +129,7 @@ def check_result(rules: RummyRules, state: RummyState) -> None:
     for e, points in zip(ends, state.round_points):
         assert e.data["points"] == points
         assert points == [0 if s == e.data["out"] else hand_points(h) for s, h in enumerate(e.data["hands"])]
+    json.dumps([(e.kind, e.data, e.visible_to) for e in state.events])  # the record stores events as JSON
     totals = [sum(p[s] for p in state.round_points) for s in range(rules.num_seats)]
     assert list(rules.scores(state)) == totals == list(rules.score_changes(state))
     assert [rules.rank_key(state, s) for s in range(rules.num_seats)] == [(-t,) for t in totals]
