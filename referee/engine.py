@@ -58,7 +58,11 @@ class DrawLot:
 
 @dataclass(frozen=True)
 class Ask:
-    """Decision request: each of ``seats`` must answer one action (ascending seat order)."""
+    """Decision request: each of ``seats`` must answer one action; they are asked at once.
+
+    A seat may be asked again right after its answer when that action does
+    not end its turn (Svara's LOOK): each ask is a new decision.
+    """
 
     seats: tuple[int, ...]
 
@@ -87,6 +91,7 @@ class BaseState:
 
     num_seats: int
     events: list[Event] = field(default_factory=list)
+    end_reason: str = ""  # why the game ended, set by the rules when it is over (stored with the result)
 
     def log(self, kind: str, visible_to: tuple[int, ...] | None = None, **data: Any) -> None:
         """Append an event to the state's history."""
@@ -125,7 +130,8 @@ class Rules(Protocol, Generic[S, A, V]):
         ...
 
     def apply(self, state: S, actions: Mapping[int, A]) -> None:
-        """Apply one checked action per asked seat. Raises IllegalAction (state unchanged) if one is illegal."""
+        """Apply one checked action per asked seat, resolved in the game's priority order (rummy: from the
+        left of the player in turn), never by arrival. Raises IllegalAction (state unchanged) if one is illegal."""
         ...
 
     def default_action(self, state: S, seat: int) -> A:

@@ -113,7 +113,7 @@ class _Game:
             seed=self.seed,
             game_id=self.game_id,
             reason=EndReason.COMPLETED,
-            detail=str(getattr(state, "end_reason", "")),
+            detail=state.end_reason,
             results=[SeatResult(s, place[s], scores[s], changes[s], faults_per_seat[s], retired[s]) for s in range(self.rules.num_seats)],
             faults=self.faults,
             events=[{"kind": e.kind, "data": e.data, "visible_to": list(e.visible_to) if e.visible_to is not None else None} for e in state.events],

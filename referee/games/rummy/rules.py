@@ -218,7 +218,6 @@ class RummyState(BaseState):
     taken_from_pile: str | None = None    # the card the player in turn took from the pile this turn
     drawn: str | None = None              # the card the player in turn drew this turn
     take_its: list[int] = field(default_factory=list)   # per seat, this round
-    end_reason: str = ""                  # set when the game is over
 
 
 class RummyRules:

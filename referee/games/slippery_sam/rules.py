@@ -131,7 +131,6 @@ class SlipperySamState(BaseState):
     shots: list[tuple[int, tuple[str, ...]]] = field(default_factory=list)
     bets: list[SettledBet] = field(default_factory=list)
     exits: list[int] = field(default_factory=list)     # seats in the order they went out
-    end_reason: str = ""
 
     def out(self, seat: int) -> bool:
         """A seat with no tokens, its kitty included, is out (RULINGS 1.1)."""

@@ -252,7 +252,6 @@ class SvaraState(BaseState):
     join_cost: int = 0
     history: list[SvaraEvent] = field(default_factory=list)
     shown: list[SvaraShown] = field(default_factory=list)
-    end_reason: str = ""
 
 
 _NO_LEGAL = SvaraLegal()
