@@ -10,6 +10,7 @@ from typer.exceptions import TyperException
 from cli import bot, season
 from cli.common import CliError, err_console
 from cli.demo import demo
+from cli.server import server
 
 app = typer.Typer(
     name="cardarena",
@@ -22,6 +23,7 @@ app.command("demo")(demo)
 app.command("standings")(season.standings)
 app.add_typer(bot.app, name="bot")
 app.add_typer(season.app, name="season")
+app.command("server")(server)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,79 @@
+"""``cardarena server``: the dashboard (and, when installed, the Arena gRPC service) on one host.
+
+The Arena service (bot registration) lives in ``dashboard.arena_service``; when that
+module exists, :func:`serve` starts it beside the web server with
+``start_arena_server(store_url, host, grpc_port)`` and stops it (if the returned
+object has ``stop``) when the web server exits.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Annotated, Any
+
+import typer
+
+from cli.common import DbOption, console, db_url, fail
+
+#: The Arena gRPC service's default port.
+DEFAULT_GRPC_PORT = 50051
+
+
+def start_arena(store_url: str, host: str, grpc_port: int) -> Any | None:
+    """Start the Arena service if ``dashboard.arena_service`` provides ``start_arena_server``;
+    returns what it returned (None when the service is not installed)."""
+    try:
+        module = importlib.import_module("dashboard.arena_service")
+    except ModuleNotFoundError as exc:
+        if exc.name != "dashboard.arena_service":
+            raise
+        return None
+    start = getattr(module, "start_arena_server", None)
+    return start(store_url, host, grpc_port) if callable(start) else None
+
+
+def serve(url: str, host: str = "127.0.0.1", port: int = 8000, grpc_port: int = DEFAULT_GRPC_PORT,
+          log_level: str = "warning") -> None:
+    """Serve the dashboard on the store at ``url`` until interrupted (Ctrl-C)."""
+    import uvicorn
+
+    from dashboard.main import create_app
+    from dashboard.settings import DashboardSettings
+    from store import StoreError, open_store
+
+    try:
+        open_store(url).close()  # fail now, in one line, rather than on the first request
+    except StoreError as exc:
+        fail(str(exc))
+    app = create_app(DashboardSettings(db_url=url))
+    arena = start_arena(url, host, grpc_port)
+    shown = "localhost" if host in ("0.0.0.0", "::") else host
+    console.print(f"dashboard: [bold]http://{shown}:{port}/[/]  (API docs: http://{shown}:{port}/docs)"
+                  + (f"; Arena gRPC on {host}:{grpc_port}" if arena is not None else "") + ". Ctrl-C stops.",
+                  highlight=False)
+    try:
+        uvicorn.run(app, host=host, port=port, log_level=log_level)
+    finally:
+        stop = getattr(arena, "stop", None)
+        if callable(stop):
+            stop(None) if _takes_grace(stop) else stop()
+
+
+def _takes_grace(stop: Any) -> bool:
+    """gRPC servers' ``stop`` takes a grace period; other handles' ``stop`` takes nothing."""
+    import inspect
+
+    try:
+        return len(inspect.signature(stop).parameters) >= 1
+    except (TypeError, ValueError):
+        return False
+
+
+def server(
+    host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="HTTP port of the dashboard.", min=1, max=65535)] = 8000,
+    grpc_port: Annotated[int, typer.Option(help="Port of the Arena gRPC service (when installed).", min=1, max=65535)] = DEFAULT_GRPC_PORT,
+    db: DbOption = None,
+) -> None:
+    """Serve the dashboard (standings, bots, games, replays, JSON API) on the store."""
+    serve(db_url(db), host, port, grpc_port)

@@ -1,0 +1,67 @@
+"""Small inline SVG charts drawn on the server (no JavaScript, no external library)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from markupsafe import Markup, escape
+
+
+def line_chart(values: Sequence[float], *, width: int = 640, height: int = 200, label: str = "Elo",
+               baseline: float | None = 1500.0) -> Markup:
+    """A line of ``values`` (one point per game) with the min/max on the axis and a dashed baseline."""
+    if not values:
+        return Markup('<p class="muted">No rated games yet.</p>')
+    pad_l, pad_r, pad_t, pad_b = 48, 10, 10, 22
+    lo, hi = min(values), max(values)
+    if baseline is not None:
+        lo, hi = min(lo, baseline), max(hi, baseline)
+    if hi - lo < 1:
+        lo, hi = lo - 1, hi + 1
+    w, h = width - pad_l - pad_r, height - pad_t - pad_b
+    n = len(values)
+
+    def x(i: int) -> float:
+        return pad_l + (w * i / (n - 1) if n > 1 else w / 2)
+
+    def y(v: float) -> float:
+        return pad_t + h * (hi - v) / (hi - lo)
+
+    points = " ".join(f"{x(i):.1f},{y(v):.1f}" for i, v in enumerate(values))
+    parts = [
+        f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="{escape(label)} history">',
+        f'<line class="axis" x1="{pad_l}" y1="{pad_t}" x2="{pad_l}" y2="{pad_t + h}"/>',
+        f'<line class="axis" x1="{pad_l}" y1="{pad_t + h}" x2="{pad_l + w}" y2="{pad_t + h}"/>',
+        f'<text class="tick" x="{pad_l - 4}" y="{y(hi) + 4:.1f}" text-anchor="end">{hi:.0f}</text>',
+        f'<text class="tick" x="{pad_l - 4}" y="{y(lo) + 4:.1f}" text-anchor="end">{lo:.0f}</text>',
+        f'<text class="tick" x="{pad_l + w}" y="{height - 6}" text-anchor="end">{n} games</text>',
+    ]
+    if baseline is not None:
+        parts.append(f'<line class="baseline" x1="{pad_l}" y1="{y(baseline):.1f}" x2="{pad_l + w}" y2="{y(baseline):.1f}"/>')
+    parts.append(f'<polyline class="line" points="{points}"/>')
+    parts.append(f'<circle class="dot" cx="{x(n - 1):.1f}" cy="{y(values[-1]):.1f}" r="3"><title>{values[-1]:.1f}</title></circle>')
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+def histogram(edges: Sequence[float], bins: Sequence[int], *, width: int = 640, height: int = 160,
+              unit: str = "ms") -> Markup:
+    """Bars of ``bins`` over ``edges`` (``len(edges) == len(bins) + 1``)."""
+    if not bins or not any(bins):
+        return Markup('<p class="muted">No decisions yet.</p>')
+    pad_l, pad_r, pad_t, pad_b = 40, 10, 8, 22
+    w, h = width - pad_l - pad_r, height - pad_t - pad_b
+    top = max(bins)
+    bw = w / len(bins)
+    parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="latency histogram">',
+             f'<line class="axis" x1="{pad_l}" y1="{pad_t + h}" x2="{pad_l + w}" y2="{pad_t + h}"/>',
+             f'<text class="tick" x="{pad_l - 4}" y="{pad_t + 8}" text-anchor="end">{top}</text>']
+    for i, count in enumerate(bins):
+        bh = h * count / top
+        parts.append(f'<rect class="bar" x="{pad_l + i * bw + 1:.1f}" y="{pad_t + h - bh:.1f}" '
+                     f'width="{max(bw - 2, 1):.1f}" height="{bh:.1f}"><title>{edges[i]:.2f}\u2013{edges[i + 1]:.2f} {unit}: '
+                     f'{count}</title></rect>')
+    parts.append(f'<text class="tick" x="{pad_l}" y="{height - 6}">{edges[0]:g} {unit}</text>')
+    parts.append(f'<text class="tick" x="{pad_l + w}" y="{height - 6}" text-anchor="end">{edges[-1]:g} {unit}</text>')
+    parts.append("</svg>")
+    return Markup("".join(parts))

@@ -1,0 +1,129 @@
+"""The dashboard app: ``create_app(settings)`` assembles one router per area.
+
+JSON API under ``/api/v1`` (seasons, bots, games, replays), HTML pages at the
+root, static files under ``/static``. Errors: an unknown id is a 404 with a
+message, bad parameters a 422, an unreachable store a 503; anything else is
+logged and answered with a clean 500 (a bug to fix, never a stack trace).
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from dashboard.deps import ResultCache, StoreHolder
+from dashboard.replays import NoReplay
+from dashboard.routers import bots, games, pages, replays, seasons
+from dashboard.settings import DashboardSettings, get_settings
+from dashboard.templating import render_error
+from store import NotFound, StoreError
+
+log = logging.getLogger("cardarena.dashboard")
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+API_PREFIX = "/api/v1"
+
+
+def create_app(settings: DashboardSettings | None = None) -> FastAPI:
+    """The dashboard app; ``settings`` override the environment's (tests, ``cardarena server``)."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        app.state.stores.close()
+
+    app = FastAPI(
+        title="cardarena dashboard",
+        version="1",
+        description="Seasons, standings, bots, games and replays of cardarena tournaments (read-only).",
+        lifespan=lifespan,
+    )
+    app.state.stores = StoreHolder()
+    app.state.cache = ResultCache()
+    if settings is not None:
+        app.dependency_overrides[get_settings] = lambda: settings
+    api = APIRouter(prefix=API_PREFIX)
+    for area in (seasons, bots, games, replays):
+        api.include_router(area.router)
+    app.include_router(api)
+    arena = _optional_router("dashboard.routers.arena")
+    if arena is not None:
+        app.include_router(arena)
+    app.include_router(pages.router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    _add_error_handlers(app)
+    return app
+
+
+def _optional_router(module: str) -> APIRouter | None:
+    """The ``router`` of an optional module (e.g. the Arena service's), or None if it is absent."""
+    try:
+        router = importlib.import_module(module).router
+    except ModuleNotFoundError as exc:
+        if exc.name != module:
+            raise
+        return None
+    return router if isinstance(router, APIRouter) else None
+
+
+def _is_api(request: Request) -> bool:
+    return request.url.path.startswith(API_PREFIX)
+
+
+def _error(request: Request, status: int, detail: str) -> Response:
+    if _is_api(request):
+        return JSONResponse({"detail": detail}, status_code=status)
+    return render_error(request, status, detail)
+
+
+def _add_error_handlers(app: FastAPI) -> None:
+    @app.exception_handler(NotFound)
+    async def not_found(request: Request, exc: NotFound) -> Response:
+        return _error(request, 404, str(exc))
+
+    @app.exception_handler(NoReplay)
+    async def no_replay(request: Request, exc: NoReplay) -> Response:
+        return _error(request, 404, str(exc))
+
+    @app.exception_handler(StoreError)
+    async def store_error(request: Request, exc: StoreError) -> Response:
+        log.warning("store error on %s: %s", request.url.path, exc)
+        return _error(request, 503, f"the store is unavailable: {exc}")
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if _is_api(request) or exc.status_code < 400:
+            return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+        return render_error(request, exc.status_code, str(exc.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def bad_request(request: Request, exc: RequestValidationError) -> Response:
+        if _is_api(request):
+            return JSONResponse({"detail": _jsonable(exc.errors())}, status_code=422)
+        problems = "; ".join(f"{'.'.join(str(p) for p in e.get('loc', ())[1:])}: {e.get('msg')}" for e in exc.errors())
+        return render_error(request, 422, f"bad parameters: {problems}")
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        log.exception("unexpected error on %s", request.url.path)
+        return _error(request, 500, "internal error (logged)")
+
+
+def _jsonable(errors: object) -> object:
+    """Validation errors without the exception objects pydantic puts in ``ctx``."""
+    from fastapi.encoders import jsonable_encoder
+
+    return jsonable_encoder(errors, custom_encoder={Exception: str})
+
+
+def app_from_env() -> FastAPI:
+    """An app configured from the environment (for ``uvicorn dashboard.main:app_from_env --factory``)."""
+    return create_app()

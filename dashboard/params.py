@@ -1,0 +1,22 @@
+"""Path and query parameter types shared by the routers, with their bounds (bad values: 422)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Path, Query
+
+#: Ids are stored as signed 64-bit integers.
+MAX_ID = 2**63 - 1
+#: The largest page a list returns.
+MAX_LIMIT = 500
+#: The largest offset a list accepts.
+MAX_OFFSET = 10_000_000
+
+SeasonId = Annotated[int, Path(ge=1, le=MAX_ID, description="a season id")]
+BotId = Annotated[int, Path(ge=1, le=MAX_ID, description="a bot id")]
+GameId = Annotated[int, Path(ge=1, le=MAX_ID, description="a game id")]
+Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size")]
+Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="items to skip")]
+OptSeasonId = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only this season")]
+OptBotId = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only games of this bot")]

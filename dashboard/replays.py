@@ -1,0 +1,63 @@
+"""What a replay shows: everything after the game, only public information while it runs.
+
+This module is the one place that decides what of a stored record a spectator
+may see; the API, the pages and the download all go through
+:func:`load_replay`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from referee.record import GameRecord
+from referee.replay import expand
+from store import GameStatus, Store
+from store.queries import GameRow, get_game_row
+
+#: Statuses after which nothing about a game is secret any more.
+FINISHED = frozenset({GameStatus.DONE.value, GameStatus.FAILED.value})
+
+
+class NoReplay(LookupError):
+    """The game exists but has no stored record (not started, or no events yet)."""
+
+
+@dataclass(frozen=True)
+class ReplayData:
+    """A game, whether only public information may be shown, and the record to show."""
+
+    game: GameRow
+    public_only: bool
+    record: dict[str, Any]
+
+
+def public_record(record: GameRecord) -> dict[str, Any]:
+    """The parts of a record that every seat and spectator may see while the game runs:
+    the public events (``visible_to`` is None) and nothing else that could reveal a card
+    (no views, answers, actions, chance outcomes, fault answers or results)."""
+    return {
+        "game": record.game,
+        "params": record.params,
+        "num_seats": record.num_seats,
+        "game_id": record.game_id,
+        "events": [e for e in record.events if e.get("visible_to") is None],
+        "faults": [{"seat": f.seat, "decision": f.decision, "kind": f.kind.value, "detail": "", "answer": None}
+                   for f in record.faults],
+        "decisions": [],
+        "chance": [],
+        "results": [],
+        "started_at": record.started_at,
+    }
+
+
+def load_replay(store: Store, game_id: int) -> ReplayData:
+    """The replay of ``game_id`` as it may be shown now. Raises NotFound (no such game)
+    or NoReplay (the game has no stored record yet)."""
+    game = get_game_row(store, game_id)
+    record = store.get_replay(game_id)
+    if record is None:
+        raise NoReplay(f"game {game_id} has no replay yet (status {game.status})")
+    if game.status in FINISHED:
+        return ReplayData(game, False, expand(record))
+    return ReplayData(game, True, public_record(record))

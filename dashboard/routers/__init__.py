@@ -1,0 +1,1 @@
+"""One router per area: the JSON API (seasons, bots, games, replays) and the HTML pages."""

@@ -1,0 +1,132 @@
+"""The HTML pages: home, season, bots, bot, games, replay (server-rendered; small JS where interactive)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse
+from markupsafe import Markup
+
+from dashboard import charts, services
+from dashboard.deps import CacheDep, SettingsDep, StoreDep
+from dashboard.params import MAX_ID, BotId, GameId, SeasonId
+from dashboard.replays import NoReplay, load_replay
+from dashboard.templating import render
+from store import GameStatus
+from store.queries import GameFilter, get_game_row
+
+router = APIRouter(include_in_schema=False)
+FilterText = Annotated[str | None, Query(max_length=32)]
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request, store: StoreDep, settings: SettingsDep) -> HTMLResponse:
+    return render(request, "home.html", seasons=services.seasons(store), refresh_s=settings.refresh_s)
+
+
+@router.get("/seasons/{season_id}", response_class=HTMLResponse)
+def season_page(request: Request, season_id: SeasonId, store: StoreDep, cache: CacheDep,
+                settings: SettingsDep) -> HTMLResponse:
+    season = services.season_detail(store, season_id)
+    rows = services.standings(store, season_id)
+    cross = services.crosstable(store, cache, season_id)
+    cells = {(c.bot_id, c.opponent_id): c for c in cross.cells}
+    has_ml = any(r.ml_rating is not None for r in rows)
+    return render(request, "season.html", season=season, rows=rows, cross=cross, cells=cells, has_ml=has_ml,
+                  refresh_s=settings.refresh_s)
+
+
+@router.get("/bots", response_class=HTMLResponse)
+def bots_page(request: Request, store: StoreDep) -> HTMLResponse:
+    return render(request, "bots.html", bots=services.bots(store, 10_000, 0))
+
+
+@router.get("/bots/{bot_id}", response_class=HTMLResponse)
+def bot_page(request: Request, bot_id: BotId, store: StoreDep, cache: CacheDep, settings: SettingsDep,
+             season_id: FilterText = None) -> HTMLResponse:
+    sid = _opt_int(season_id, "season_id")
+    bot = services.bot_detail(store, bot_id, sid, settings.latency_games)
+    chart_season = sid if sid is not None else (bot.seasons[0].id if bot.seasons else None)
+    history: Markup = Markup('<p class="muted">Not seated in any season yet.</p>')
+    if chart_season is not None:
+        points = services.rating_history(store, cache, bot_id, chart_season).points
+        history = charts.line_chart([p.elo for p in points])
+    hist = charts.histogram(bot.latency.edges, bot.latency.bins)
+    return render(request, "bot.html", bot=bot, history=history, chart_season=chart_season, latency_chart=hist)
+
+
+@router.get("/games", response_class=HTMLResponse)
+def games_page(
+    request: Request, store: StoreDep, settings: SettingsDep,
+    season_id: FilterText = None, bot_id: FilterText = None, status: FilterText = None,
+    fault: FilterText = None, result: FilterText = None,
+    page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
+) -> HTMLResponse:
+    flt = GameFilter(
+        season_id=_opt_int(season_id, "season_id"),
+        bot_id=_opt_int(bot_id, "bot_id"),
+        status=GameStatus(s) if (s := _opt_choice(status, "status", GameStatus)) else None,
+        fault={"yes": True, "no": False, None: None}[_opt_choice(fault, "fault", ("yes", "no"))],
+        result=_opt_choice(result, "result", ("win", "loss")),
+    )
+    if flt.result is not None and flt.bot_id is None:
+        raise HTTPException(422, "choose a bot to filter by win or loss")
+    size = settings.page_size
+    data = services.games(store, flt, size, (page - 1) * size)
+    query = {k: v for k, v in (("season_id", season_id), ("bot_id", bot_id), ("status", status),
+                               ("fault", fault), ("result", result)) if v}
+    pages = max(1, -(-data.total // size))
+
+    def link(p: int) -> str:
+        return "/games?" + urlencode({**query, "page": p})
+
+    return render(request, "games.html", data=data, query=query, page=page, pages=pages,
+                  prev_url=link(page - 1) if page > 1 else None, next_url=link(page + 1) if page < pages else None,
+                  seasons=services.seasons(store), bots=services.bots(store, 10_000, 0))
+
+
+@router.get("/games/{game_id}", response_class=HTMLResponse)
+def replay_page(request: Request, game_id: GameId, store: StoreDep) -> HTMLResponse:
+    try:
+        data = load_replay(store, game_id)
+    except NoReplay as exc:
+        game = services.game_out(get_game_row(store, game_id))
+        return render(request, "replay.html", game=game, public_only=True, record=None, message=str(exc),
+                      replay_json=Markup("null"))
+    game = services.game_out(data.game)
+    payload: dict[str, Any] = {"game": game.model_dump(mode="json"), "public_only": data.public_only,
+                               "record": data.record}
+    return render(request, "replay.html", game=game, public_only=data.public_only, record=data.record,
+                  message=None, replay_json=_script_json(payload))
+
+
+def _script_json(value: Any) -> Markup:
+    """JSON safe to put inside a ``<script type="application/json">`` element."""
+    text = json.dumps(value, separators=(",", ":"))
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def _opt_int(value: str | None, name: str) -> int | None:
+    """A filter's integer from a form field ("" or absent: no filter); 422 if not a valid id."""
+    if value is None or value == "":
+        return None
+    try:
+        number = int(value)
+    except ValueError:
+        raise HTTPException(422, f"{name} must be a whole number, got {value!r}") from None
+    if not 1 <= number <= MAX_ID:
+        raise HTTPException(422, f"{name} must be a positive id, got {value!r}")
+    return number
+
+
+def _opt_choice(value: str | None, name: str, choices: Any) -> Any:
+    """A filter's choice from a form field ("" or absent: no filter); 422 if not one of ``choices``."""
+    if value is None or value == "":
+        return None
+    allowed = [getattr(c, "value", c) for c in choices]
+    if value not in allowed:
+        raise HTTPException(422, f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+    return value

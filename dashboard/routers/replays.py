@@ -1,0 +1,33 @@
+"""``/api/v1/replays``: a game's record as it may be shown now, and its download."""
+
+from __future__ import annotations
+
+import json
+
+from fastapi import APIRouter, Response
+
+from dashboard import services
+from dashboard.deps import StoreDep
+from dashboard.params import GameId
+from dashboard.replays import load_replay
+from dashboard.schemas import ErrorOut, ReplayOut
+
+router = APIRouter(prefix="/replays", tags=["replays"])
+NOT_FOUND = {404: {"model": ErrorOut, "description": "no such game, or no replay yet"}}
+
+
+@router.get("/{game_id}", response_model=ReplayOut, responses=NOT_FOUND,
+            summary="A game's replay (public events only while it runs)")
+def get_replay(game_id: GameId, store: StoreDep) -> ReplayOut:
+    data = load_replay(store, game_id)
+    return ReplayOut(game=services.game_out(data.game), public_only=data.public_only, record=data.record)
+
+
+@router.get("/{game_id}/download", responses={**NOT_FOUND, 200: {"content": {"application/json": {}},
+                                                                  "description": "the record as a JSON file"}},
+            response_class=Response, summary="Download a game's replay as a JSON file")
+def download_replay(game_id: GameId, store: StoreDep) -> Response:
+    data = load_replay(store, game_id)
+    body = json.dumps({"game_id": game_id, "public_only": data.public_only, "record": data.record}, indent=1)
+    return Response(body, media_type="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="game-{game_id}.json"'})

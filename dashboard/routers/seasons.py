@@ -1,0 +1,35 @@
+"""``/api/v1/seasons``: seasons with progress, standings and crosstables."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from dashboard import services
+from dashboard.deps import CacheDep, StoreDep
+from dashboard.params import SeasonId
+from dashboard.schemas import CrosstableOut, ErrorOut, SeasonDetailOut, SeasonOut, StandingOut
+
+router = APIRouter(prefix="/seasons", tags=["seasons"])
+NOT_FOUND = {404: {"model": ErrorOut, "description": "no season with this id"}}
+
+
+@router.get("", response_model=list[SeasonOut], summary="All seasons with their progress, newest first")
+def list_seasons(store: StoreDep) -> list[SeasonOut]:
+    return services.seasons(store)
+
+
+@router.get("/{season_id}", response_model=SeasonDetailOut, responses=NOT_FOUND, summary="One season")
+def get_season(season_id: SeasonId, store: StoreDep) -> SeasonDetailOut:
+    return services.season_detail(store, season_id)
+
+
+@router.get("/{season_id}/standings", response_model=list[StandingOut], responses=NOT_FOUND,
+            summary="The season's standings, best first")
+def get_standings(season_id: SeasonId, store: StoreDep) -> list[StandingOut]:
+    return services.standings(store, season_id)
+
+
+@router.get("/{season_id}/crosstable", response_model=CrosstableOut, responses=NOT_FOUND,
+            summary="Head-to-head results of the season's bots")
+def get_crosstable(season_id: SeasonId, store: StoreDep, cache: CacheDep) -> CrosstableOut:
+    return services.crosstable(store, cache, season_id)

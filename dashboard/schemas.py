@@ -1,0 +1,262 @@
+"""The JSON API's public output models (what ``/api/v1`` returns, documented in the OpenAPI schema).
+
+These are output schemas only: the dashboard never writes. They are separate
+from the store's dataclasses so the API can stay stable while the store
+changes, and so nothing private (a bot's endpoint or token hash) leaks.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class ErrorOut(BaseModel):
+    """An error: ``detail`` says what went wrong in one line."""
+
+    detail: str
+
+
+class ProgressOut(BaseModel):
+    """A season's games per status."""
+
+    pending: int
+    running: int
+    done: int
+    failed: int
+    total: int
+
+
+class SeasonOut(BaseModel):
+    """A season with its progress."""
+
+    id: int
+    name: str
+    game: str = Field(description="slippery-sam, svara or rummy")
+    status: str = Field(description="scheduled, running or done")
+    created_at: datetime
+    finished_at: datetime | None
+    progress: ProgressOut
+
+
+class SeasonDetailOut(SeasonOut):
+    """A season with its parameters, time control, scheduler settings and master seed."""
+
+    params: dict[str, Any]
+    time_control: dict[str, Any]
+    config: dict[str, Any]
+    seed: int
+    score_unit: str = Field(description="tokens or points")
+    higher_score_is_better: bool
+
+
+class StandingOut(BaseModel):
+    """One bot's line in a season's standings. The maximum-likelihood fields are present
+    when the league computes them; further fields the league adds pass through."""
+
+    model_config = ConfigDict(extra="allow")
+
+    rank: int
+    bot_id: int
+    name: str
+    games: int = Field(description="rated seats (done games)")
+    avg_place: float | None
+    avg_change: float | None = Field(description="mean tokens or points change per game")
+    faults: int
+    elo: float
+    ml_rating: float | None = None
+    ml_low: float | None = Field(None, description="lower end of the 95% interval of ml_rating")
+    ml_high: float | None = Field(None, description="upper end of the 95% interval of ml_rating")
+    p_better: float | None = Field(None, description="probability that this bot is better than the next one")
+
+
+class BotRef(BaseModel):
+    """A bot's id and name."""
+
+    id: int
+    name: str
+
+
+class CrossCellOut(BaseModel):
+    """``bot_id``'s record against ``opponent_id`` over the done games where both sat."""
+
+    bot_id: int
+    opponent_id: int
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+
+class CrosstableOut(BaseModel):
+    """Head-to-head results of a season: bots in standings order, one cell per ordered pair that met."""
+
+    season_id: int
+    bots: list[BotRef]
+    cells: list[CrossCellOut]
+
+
+class BotOut(BaseModel):
+    """A registered bot (its endpoint and token are not public)."""
+
+    id: int
+    name: str
+    version: str
+    author: str
+    games: list[str]
+    capacity: int
+    created_at: datetime
+    retired_at: datetime | None
+
+
+class BotSeasonOut(BaseModel):
+    """A season a bot sits in: its done games there and its Elo."""
+
+    id: int
+    name: str
+    game: str
+    status: str
+    games: int
+    elo: float | None
+
+
+class SeatStatsOut(BaseModel):
+    """A bot's done games from one seat position."""
+
+    seat: int
+    games: int
+    avg_place: float
+    avg_change: float
+    wins: int
+    faults: int
+
+
+class OpponentOut(BaseModel):
+    """A bot's head-to-head record against one opponent."""
+
+    opponent_id: int
+    name: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+
+class LatencyOut(BaseModel):
+    """Decision latency (ms) over the bot's recent games, with a histogram:
+    ``bins[i]`` answers took ``[edges[i], edges[i+1])`` ms (the last bin holds the tail)."""
+
+    games: int
+    count: int
+    median_ms: float | None
+    p99_ms: float | None
+    max_ms: float | None
+    edges: list[float]
+    bins: list[int]
+
+
+class FaultOut(BaseModel):
+    """One fault: the game, seat, decision, kind, why, and the answer that caused it."""
+
+    game_id: int
+    season_id: int
+    seat: int
+    decision: int
+    kind: str
+    detail: str
+    answer: dict[str, Any] | None
+
+
+class BotDetailOut(BotOut):
+    """A bot with its seasons, results by seat, opponents, latency and recent faults
+    (over one season when ``season_id`` is given, else over all)."""
+
+    season_id: int | None
+    seasons: list[BotSeasonOut]
+    seats: list[SeatStatsOut]
+    opponents: list[OpponentOut]
+    latency: LatencyOut
+    faults: list[FaultOut]
+
+
+class RatingPointOut(BaseModel):
+    """The bot's Elo right after one of its games (``number`` in the season's schedule)."""
+
+    game_id: int
+    number: int
+    elo: float
+
+
+class RatingHistoryOut(BaseModel):
+    """A bot's Elo after each of its done games of a season, in schedule order."""
+
+    bot_id: int
+    season_id: int
+    points: list[RatingPointOut]
+
+
+class SeatOut(BaseModel):
+    """A seat of a game and its result (``None`` until done)."""
+
+    seat: int
+    bot_id: int
+    bot_name: str
+    place: int | None
+    score: int | None
+    change: int | None
+    faults: int | None
+    retired: bool | None
+
+
+class GameOut(BaseModel):
+    """A game: season, number in the schedule, status, how it ended, seats."""
+
+    id: int
+    season_id: int
+    season_name: str
+    game: str
+    number: int
+    status: str = Field(description="pending, running, done or failed")
+    reason: str | None
+    started_at: datetime | None
+    finished_at: datetime | None
+    seats: list[SeatOut]
+
+
+class GamePageOut(BaseModel):
+    """One page of a game list: ``total`` games match the filters."""
+
+    total: int
+    limit: int
+    offset: int
+    items: list[GameOut]
+
+
+class AttemptOut(BaseModel):
+    """One attempt at a game (a claim by a worker)."""
+
+    attempt: int
+    worker: str
+    started_at: datetime
+    ended_at: datetime | None
+    outcome: str | None
+    detail: str | None
+
+
+class GameDetailOut(GameOut):
+    """A game with its attempts."""
+
+    attempts: list[AttemptOut]
+
+
+class ReplayOut(BaseModel):
+    """A game's replay. For a finished game ``record`` is the whole ``GameRecord`` with every
+    decision's view, answer and action decoded to JSON. While the game runs
+    (``public_only``), only public events are included: no private events, views,
+    answers, chance outcomes or results."""
+
+    game: GameOut
+    public_only: bool
+    record: dict[str, Any]

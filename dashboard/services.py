@@ -1,0 +1,140 @@
+"""From store queries to the API's output models; shared by the JSON routers and the pages.
+
+Every function raises ``store.NotFound`` for an unknown id (the app turns it
+into a 404 with the message).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+
+from dashboard.deps import ResultCache
+from dashboard.schemas import (
+    AttemptOut,
+    BotDetailOut,
+    BotOut,
+    BotRef,
+    BotSeasonOut,
+    CrossCellOut,
+    CrosstableOut,
+    FaultOut,
+    GameDetailOut,
+    GameOut,
+    GamePageOut,
+    LatencyOut,
+    OpponentOut,
+    RatingHistoryOut,
+    RatingPointOut,
+    SeasonDetailOut,
+    SeasonOut,
+    SeatStatsOut,
+    StandingOut,
+)
+from referee.games import spec
+from store import BotInfo, NotFound, Store
+from store import queries as q
+
+
+def _season_out(x: q.SeasonSummary) -> SeasonOut:
+    return SeasonOut(id=x.id, name=x.name, game=x.game, status=x.status, created_at=x.created_at,
+                     finished_at=x.finished_at, progress=x.progress)  # type: ignore[arg-type]
+
+
+def seasons(store: Store) -> list[SeasonOut]:
+    """Every season with its progress, newest first."""
+    return [_season_out(x) for x in reversed(q.season_summaries(store))]
+
+
+def season_detail(store: Store, season_id: int) -> SeasonDetailOut:
+    """A season with its settings and progress."""
+    info = store.get_season(season_id)
+    summary = q.season_summaries(store, season_id)
+    if info is None or not summary:
+        raise NotFound(f"no season with id {season_id}")
+    try:
+        gs = spec(info.game)
+        unit, higher = gs.score_unit, gs.higher_score_is_better
+    except (ValueError, ImportError):
+        unit, higher = "points", True
+    return SeasonDetailOut(**_season_out(summary[0]).model_dump(), params=info.params,
+                           time_control=info.time_control, config=info.config, seed=info.seed,
+                           score_unit=unit, higher_score_is_better=higher)
+
+
+def standings(store: Store, season_id: int) -> list[StandingOut]:
+    """The season's standings, best first."""
+    return [StandingOut(**row) for row in q.standings(store, season_id)]
+
+
+def crosstable(store: Store, cache: ResultCache, season_id: int) -> CrosstableOut:
+    """Head-to-head results, bots in standings order (cached per count of final games)."""
+    rows = standings(store, season_id)
+    key = ("crosstable", season_id, q.done_count(store, season_id))
+    cells = cache.get(key, lambda: q.crosstable(store, season_id))
+    return CrosstableOut(season_id=season_id, bots=[BotRef(id=r.bot_id, name=r.name) for r in rows],
+                         cells=[CrossCellOut(**asdict(c)) for c in cells])
+
+
+def _bot_out(bot: BotInfo) -> BotOut:
+    return BotOut(id=bot.id, name=bot.name, version=bot.version, author=bot.author, games=list(bot.games),
+                  capacity=bot.capacity, created_at=bot.created_at, retired_at=bot.retired_at)
+
+
+def bots(store: Store, limit: int, offset: int) -> list[BotOut]:
+    """A page of the registered bots, by id."""
+    return [_bot_out(b) for b in store.list_bots()[offset:offset + limit]]
+
+
+def get_bot(store: Store, bot_id: int) -> BotInfo:
+    """The bot, or NotFound."""
+    bot = store.get_bot(bot_id)
+    if bot is None:
+        raise NotFound(f"no bot with id {bot_id}")
+    return bot
+
+
+def bot_detail(store: Store, bot_id: int, season_id: int | None, latency_games: int) -> BotDetailOut:
+    """A bot's page data; statistics over ``season_id`` if given (NotFound if no such season)."""
+    bot = get_bot(store, bot_id)
+    if season_id is not None and store.get_season(season_id) is None:
+        raise NotFound(f"no season with id {season_id}")
+    latency = q.latency_stats(store, bot_id, latency_games)
+    return BotDetailOut(
+        **_bot_out(bot).model_dump(),
+        season_id=season_id,
+        seasons=[BotSeasonOut(**x) for x in q.bot_seasons(store, bot_id)],
+        seats=[SeatStatsOut(**asdict(x)) for x in q.results_by_seat(store, bot_id, season_id)],
+        opponents=[OpponentOut(**asdict(x)) for x in q.opponents(store, bot_id, season_id)],
+        latency=LatencyOut(**{**asdict(latency), "edges": list(latency.edges), "bins": list(latency.bins)}),
+        faults=[FaultOut(**asdict(f)) for f in q.fault_log(store, bot_id)],
+    )
+
+
+def rating_history(store: Store, cache: ResultCache, bot_id: int, season_id: int) -> RatingHistoryOut:
+    """The bot's Elo after each of its done games of the season (cached per count of final games)."""
+    get_bot(store, bot_id)
+    key = ("ratings", season_id, q.done_count(store, season_id))
+    histories = cache.get(key, lambda: q.rating_histories(store, season_id))
+    points = histories.get(bot_id, [])
+    return RatingHistoryOut(bot_id=bot_id, season_id=season_id,
+                            points=[RatingPointOut(**asdict(p)) for p in points])
+
+
+def game_out(row: q.GameRow) -> GameOut:
+    """A game list row as the API's model."""
+    return GameOut(**{**asdict(row), "seats": list(row.seats)})
+
+
+def games(store: Store, flt: q.GameFilter, limit: int, offset: int) -> GamePageOut:
+    """A page of games matching the filter, newest first. Raises ValueError for ``result`` without a bot."""
+    total, rows = q.list_games(store, flt, limit=limit, offset=offset)
+    return GamePageOut(total=total, limit=limit, offset=offset, items=[game_out(r) for r in rows])
+
+
+def game_detail(store: Store, game_id: int) -> GameDetailOut:
+    """A game with its seats and attempts."""
+    row = q.get_game_row(store, game_id)
+    attempts = [AttemptOut(attempt=a.attempt, worker=a.worker, started_at=a.started_at, ended_at=a.ended_at,
+                           outcome=a.outcome.value if a.outcome else None, detail=a.detail)
+                for a in store.attempts(game_id)]
+    return GameDetailOut(**game_out(row).model_dump(), attempts=attempts)

@@ -1,0 +1,48 @@
+// Live progress: while a season runs, poll the JSON API and update the progress bars.
+// On a season page (data-reload="yes") the page reloads when its season's done count changes,
+// so standings and the crosstable stay current. Polling stops once nothing runs.
+(function () {
+  "use strict";
+  const script = document.currentScript;
+  const every = Math.max(1, Number(script.dataset.refresh || 3)) * 1000;
+  const reload = script.dataset.reload === "yes";
+  const bars = Array.from(document.querySelectorAll(".progress[data-season]"));
+  if (!bars.length) return;
+
+  function pct(n, total) { return total ? (100 * n / total) + "%" : "0%"; }
+  function update(season) {
+    const p = season.progress;
+    document.querySelectorAll(`.progress[data-season="${season.id}"]`).forEach((el) => {
+      const before = el.querySelector(".n-done").textContent;
+      el.querySelector(".done").style.width = pct(p.done, p.total);
+      el.querySelector(".failed").style.width = pct(p.failed, p.total);
+      el.querySelector(".running").style.width = pct(p.running, p.total);
+      el.querySelector(".n-done").textContent = String(p.done + p.failed);
+      el.querySelector(".n-total").textContent = String(p.total);
+      if (reload && before !== String(p.done + p.failed)) location.reload();
+    });
+    const row = document.querySelector(`tr[data-season="${season.id}"]`);
+    if (row) {
+      const status = row.querySelector(".status");
+      status.textContent = season.status;
+      status.className = "status " + season.status;
+      row.querySelector(".n-failed").textContent = String(p.failed);
+    }
+  }
+  async function poll() {
+    try {
+      const res = await fetch("/api/v1/seasons", { headers: { Accept: "application/json" } });
+      if (!res.ok) return true;
+      const seasons = await res.json();
+      seasons.forEach(update);
+      return seasons.some((s) => s.status !== "done");
+    } catch (e) {
+      return true;  // the server may be restarting: keep trying
+    }
+  }
+  const anyRunning = Array.from(document.querySelectorAll(".status")).some((el) => el.textContent.trim() !== "done");
+  if (!anyRunning) return;
+  const note = document.getElementById("live-note");
+  if (note) note.hidden = false;
+  const timer = setInterval(async () => { if (!(await poll())) { clearInterval(timer); if (note) note.hidden = true; } }, every);
+})();

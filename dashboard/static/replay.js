@@ -1,0 +1,288 @@
+// Replay viewer: step through a game's events, draw the table, show what one seat saw.
+// Plain JavaScript, no libraries. The record is embedded in the page as JSON
+// (#replay-data); while a game runs it holds public events only.
+(function () {
+  "use strict";
+  const data = JSON.parse(document.getElementById("replay-data").textContent);
+  const record = data.record;
+  const events = record.events || [];
+  const decisions = record.decisions || [];
+  const seats = data.game.seats;
+  const N = events.length;
+  const SUITS = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
+  const CARD = /^(?:[2-9TJQKA][cdhs]|Jk)$/;
+  const $ = (id) => document.getElementById(id);
+  let pos = 0;          // events applied: 0..N
+  let mode = "all";     // "all" or a seat number as a string
+  let timer = null;
+
+  // ------------------------------------------------------------ formatting
+  function esc(s) {
+    return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  }
+  function card(c) {
+    if (c === "Jk") return '<span class="card joker" title="joker">JK</span>';
+    const rank = c[0] === "T" ? "10" : c[0];
+    const colour = c[1] === "d" || c[1] === "h" ? "red" : "black";
+    return `<span class="card ${colour}" title="${c}">${rank}${SUITS[c[1]]}</span>`;
+  }
+  function back(n) {
+    return n > 0 ? '<span class="card back"></span>'.repeat(Math.min(n, 14)) + (n > 14 ? ` <span class="muted">×${n}</span>` : "") : "";
+  }
+  function seatName(s) {
+    const seat = seats[s];
+    return seat ? `<span class="who">${esc(seat.bot_name)}</span><sub>${s}</sub>` : `seat ${s}`;
+  }
+  function value(v, key) {
+    if (typeof v === "string" && CARD.test(v)) return card(v);
+    if (Array.isArray(v)) {
+      if (v.every((x) => typeof x === "string" && CARD.test(x))) return v.map(card).join("");
+      if (key === "seats" || key === "callers" || key === "voters") return v.map(seatName).join(", ");
+      return "[" + v.map((x) => value(x, "")).join(", ") + "]";
+    }
+    if (v && typeof v === "object") {
+      return "{" + Object.entries(v).map(([k, x]) => `${esc(k)}: ${value(x, k)}`).join(", ") + "}";
+    }
+    if ((key === "seat" || key === "dealer" || key === "given_by" || key === "out") && Number.isInteger(v)) return seatName(v);
+    return esc(v === null ? "–" : v);
+  }
+  function describe(e) {
+    const d = e.data || {};
+    const parts = Object.entries(d).map(([k, v]) => `<span class="k">${esc(k)}</span> ${value(v, k)}`);
+    const lock = e.visible_to ? ` <span class="private" title="seen only by ${e.visible_to.join(", ")}">🔒 ${e.visible_to.map(seatName).join(", ")}</span>` : "";
+    return `<b class="kind">${esc(e.kind)}</b> ${parts.join(" · ")}${lock}`;
+  }
+  function jsonHtml(v) {
+    return esc(JSON.stringify(v, null, 1)).replace(/&quot;((?:[2-9TJQKA][cdhs])|Jk)&quot;/g, (_, c) => card(c));
+  }
+
+  // ------------------------------------------------------------ table state
+  function visible(e, seat) {
+    return seat === null || !e.visible_to || e.visible_to.includes(seat);
+  }
+  function remove(hand, cards) {
+    if (!hand) return;
+    for (const c of cards) {
+      const i = hand.indexOf(c);
+      if (i >= 0) hand.splice(i, 1);
+    }
+  }
+  // The table after the first `upto` events, as `seat` (null: everyone) knew it.
+  function tableAt(upto, seat) {
+    const t = { hands: {}, melds: {}, folded: {}, out: {}, scores: null, center: [], centerLabel: "", bottom: null, pot: null, discardTop: null };
+    for (let i = 0; i < upto; i++) {
+      const e = events[i];
+      if (!visible(e, seat)) continue;
+      const d = e.data || {};
+      switch (e.kind) {
+        case "hand":
+          if (Array.isArray(d.cards)) t.hands[d.seat] = d.cards.slice();
+          else { t.hands = {}; t.folded = {}; t.center = []; t.bottom = null; }  // a new hand (Svara)
+          break;
+        case "deal":
+          if (Array.isArray(d.cards)) t.hands[d.seat] = d.cards.slice();
+          break;
+        case "show":
+          if (Array.isArray(d.cards)) t.hands[d.seat] = d.cards.slice();
+          break;
+        case "round":
+          t.hands = {}; t.melds = {}; t.center = []; t.discardTop = null;
+          break;
+        case "drawn_card":
+          (t.hands[d.seat] = t.hands[d.seat] || []).push(d.card);
+          break;
+        case "draw":
+          if (d.source === "discard" && t.discardTop && t.hands[d.seat]) t.hands[d.seat].push(t.discardTop);
+          break;
+        case "take_it":
+          if (t.hands[d.seat]) t.hands[d.seat].push(d.card);
+          break;
+        case "upcard":
+          t.discardTop = d.card; t.center = [d.card]; t.centerLabel = "discard pile";
+          break;
+        case "discard":
+          remove(t.hands[d.seat], [d.card]); t.discardTop = d.card; t.center = [d.card]; t.centerLabel = "discard pile";
+          break;
+        case "go_down":
+          for (const m of d.melds || []) { remove(t.hands[d.seat], m.cards); (t.melds[d.seat] = t.melds[d.seat] || []).push({ id: m.id, cards: m.cards.slice() }); }
+          break;
+        case "lay_off": {
+          remove(t.hands[d.seat], d.cards || []);
+          for (const ms of Object.values(t.melds)) for (const m of ms) if (m.id === d.meld_id) m.cards.push(...(d.cards || []));
+          break;
+        }
+        case "round_end":
+          if (Array.isArray(d.hands)) d.hands.forEach((h, s) => { t.hands[s] = h.slice(); });
+          if (d.totals) t.scores = d.totals;
+          break;
+        case "first_dealer":
+          if (d.cards) { t.center = d.cards.slice(); t.centerLabel = "cards drawn for the deal"; }
+          break;
+        case "turn":
+          if (d.card) { t.center = [d.card]; t.centerLabel = d.won ? "turned: bet won" : "turned: bet lost"; }
+          if (d.kitty !== undefined) t.pot = ["kitty", d.kitty];
+          break;
+        case "kitty":
+          t.pot = ["kitty", d.amount];
+          break;
+        case "bottom_card":
+          t.bottom = d.card;
+          break;
+        case "fold":
+          t.folded[d.seat] = true;
+          break;
+        case "out":
+          t.out[d.seat] = true;
+          break;
+        case "game_over":
+          if (d.tokens) t.scores = d.tokens;
+          if (d.totals) t.scores = d.totals;
+          break;
+      }
+      if (d.bank !== undefined) t.pot = ["bank", d.bank];
+      if (Array.isArray(d.tokens)) t.scores = d.tokens;
+    }
+    return t;
+  }
+  // The latest view sent to each seat at or before `upto` (for scores and hand sizes).
+  function lastDecision(upto, seat) {
+    let found = null;
+    for (const d of decisions) {
+      if (d.event_index > upto) break;
+      if (seat === null || d.seat === seat) found = d;
+    }
+    return found;
+  }
+
+  // ------------------------------------------------------------ drawing
+  function drawTable() {
+    const seat = mode === "all" ? null : Number(mode);
+    const t = tableAt(pos, seat);
+    const last = lastDecision(pos, null);
+    const scores = t.scores || (last && last.view && (last.view.tokens || last.view.scores)) || null;
+    const sizes = last && last.view && last.view.hand_sizes;
+    let html = '<div class="seats">';
+    seats.forEach((s, i) => {
+      const hand = t.hands[i];
+      const me = seat === i;
+      const hidden = hand === undefined;
+      const classes = ["seat-box", me ? "me" : "", t.folded[i] ? "folded" : "", t.out[i] ? "out" : ""].join(" ");
+      let cards = hidden ? back(sizes ? sizes[i] : 0) || '<span class="muted">hidden</span>' : hand.map(card).join("") || '<span class="muted">no cards</span>';
+      const melds = (t.melds[i] || []).map((m) => `<span class="meld">${m.cards.map(card).join("")}</span>`).join("");
+      html += `<div class="${classes}" data-seat="${i}"><div class="seat-head">${seatName(i)}${scores ? ` <span class="score">${esc(scores[i])}</span>` : ""}${t.folded[i] ? ' <span class="badge">folded</span>' : ""}${t.out[i] ? ' <span class="badge">out</span>' : ""}</div><div class="hand">${cards}</div>${melds ? `<div class="melds">${melds}</div>` : ""}</div>`;
+    });
+    html += "</div>";
+    html += `<div class="center"><div class="pile">${t.center.map(card).join("")}</div><div class="muted small">${esc(t.centerLabel)}</div>`;
+    if (t.bottom) html += `<div class="small">bottom card ${card(t.bottom)}</div>`;
+    if (t.pot) html += `<div class="pot">${esc(t.pot[0])} <b>${esc(t.pot[1])}</b></div>`;
+    html += `<div class="last-event">${pos > 0 ? describe(events[pos - 1]) : '<span class="muted">before the first event</span>'}</div></div>`;
+    $("table").innerHTML = html;
+  }
+  function drawEvents() {
+    const seat = mode === "all" ? null : Number(mode);
+    const faultAt = {};
+    for (const d of decisions) if (d.fault) (faultAt[d.event_index] = faultAt[d.event_index] || []).push(d);
+    const items = [];
+    for (let i = 0; i <= N; i++) {
+      for (const d of faultAt[i] || []) {
+        if (seat !== null && d.seat !== seat) continue;
+        items.push(`<li class="decision-fault" value="${i}" data-pos="${i}">⚠ ${seatName(d.seat)} decision ${d.decision}: <b>${esc(d.fault)}</b> (${d.latency_ms} ms)</li>`);
+      }
+      if (i === N) break;
+      const e = events[i];
+      const hid = !visible(e, seat);
+      items.push(`<li id="ev-${i}" value="${i}" data-pos="${i + 1}" class="${hid ? "hidden-event" : ""}">${hid ? '<span class="muted">hidden from this seat</span>' : describe(e)}</li>`);
+    }
+    $("events").innerHTML = items.join("");
+  }
+  function drawFaults() {
+    const faults = record.faults || [];
+    if (!faults.length) { $("faults-box").innerHTML = ""; return; }
+    $("faults-box").innerHTML = '<div class="fault-list"><b>Faults:</b> ' + faults.map((f) =>
+      `<a href="#decision-${f.seat}-${f.decision}" class="fault-link" data-seat="${f.seat}" data-decision="${f.decision}">${seatName(f.seat)} decision ${f.decision}: ${esc(f.kind)}</a>`).join(" · ") + "</div>";
+  }
+  function drawSeatPanel() {
+    const panel = $("seat-panel");
+    if (mode === "all") { panel.hidden = true; return; }
+    const seat = Number(mode);
+    const mine = decisions.filter((d) => d.seat === seat);
+    const current = lastDecision(pos, seat);
+    let html = `<h3>${seatName(seat)}: views sent and answers</h3>`;
+    if (current) {
+      const when = new Date(current.sent_at * 1000).toISOString().replace("T", " ").slice(0, 23);
+      html += `<div class="decision-now${current.fault ? " fault" : ""}" id="current-decision"><div class="meta">Decision ${current.decision}, after event ${current.event_index} · sent ${when} UTC · answered in <b>${current.latency_ms} ms</b> · time bank left ${Math.round(current.time_bank_ms)} ms${current.fault ? ` · <b class="bad">fault: ${esc(current.fault)}</b>` : ""}${current.called ? "" : " · not called"}</div>`;
+      html += `<h4>View sent</h4><pre class="json" id="view-json">${jsonHtml(current.view)}</pre>`;
+      html += `<h4>Answer</h4><pre class="json" id="answer-json">${current.answer ? jsonHtml(current.answer) : '<span class="muted">no answer</span>'}</pre>`;
+      html += `<h4>Action applied</h4><pre class="json">${jsonHtml(current.action)}</pre></div>`;
+    } else {
+      html += '<p class="muted">Not asked anything yet.</p>';
+    }
+    html += `<h4>All ${mine.length} decisions</h4><ol class="decisions" start="0">` + mine.map((d) =>
+      `<li id="decision-${d.seat}-${d.decision}" data-pos="${d.event_index}" class="${d === current ? "current" : ""}${d.fault ? " fault" : ""}">after event ${d.event_index} · ${d.latency_ms} ms${d.fault ? ` · <b>${esc(d.fault)}</b>` : ""}</li>`).join("") + "</ol>";
+    panel.innerHTML = html;
+    panel.hidden = false;
+  }
+  function render() {
+    $("scrub").value = String(pos);
+    $("position").textContent = `event ${pos} / ${N}`;
+    drawTable();
+    drawSeatPanel();
+    document.querySelectorAll("#events li.current").forEach((li) => li.classList.remove("current"));
+    const cur = $("ev-" + (pos - 1));
+    if (cur) { cur.classList.add("current"); }
+    $("btn-back").disabled = pos === 0;
+    $("btn-forward").disabled = pos === N;
+  }
+  function go(p) {
+    pos = Math.max(0, Math.min(N, p));
+    render();
+    const cur = $("ev-" + (pos - 1));
+    if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
+  }
+  function setMode(m) {
+    mode = m;
+    $("mode").value = m;
+    drawEvents();
+    render();
+  }
+  function play() {
+    if (timer) { clearInterval(timer); timer = null; $("btn-play").textContent = "▶ Play"; return; }
+    if (pos === N) pos = 0;
+    $("btn-play").textContent = "⏸ Pause";
+    timer = setInterval(() => { if (pos >= N) { play(); } else { go(pos + 1); } }, 400);
+  }
+  function jumpToDecision(seat, decision) {
+    const d = decisions.find((x) => x.seat === seat && x.decision === decision);
+    setMode(String(seat));
+    go(d ? d.event_index : 0);
+  }
+
+  // ------------------------------------------------------------ wiring
+  $("btn-first").onclick = () => go(0);
+  $("btn-back").onclick = () => go(pos - 1);
+  $("btn-forward").onclick = () => go(pos + 1);
+  $("btn-last").onclick = () => go(N);
+  $("btn-play").onclick = play;
+  $("scrub").oninput = (ev) => go(Number(ev.target.value));
+  $("mode").onchange = (ev) => setMode(ev.target.value);
+  $("events").onclick = (ev) => { const li = ev.target.closest("li[data-pos]"); if (li) go(Number(li.dataset.pos)); };
+  $("seat-panel").onclick = (ev) => { const li = ev.target.closest("li[data-pos]"); if (li) go(Number(li.dataset.pos)); };
+  $("faults-box").onclick = (ev) => {
+    const a = ev.target.closest("a.fault-link");
+    if (a) { ev.preventDefault(); jumpToDecision(Number(a.dataset.seat), Number(a.dataset.decision)); }
+  };
+  document.addEventListener("keydown", (ev) => {
+    if (ev.target.closest("input, select, textarea")) return;
+    if (ev.key === "ArrowRight") go(pos + 1);
+    else if (ev.key === "ArrowLeft") go(pos - 1);
+    else if (ev.key === "Home") go(0);
+    else if (ev.key === "End") go(N);
+    else if (ev.key === " ") { ev.preventDefault(); play(); }
+    else return;
+  });
+  drawFaults();
+  drawEvents();
+  const m = /^#decision-(\d+)-(\d+)$/.exec(location.hash);
+  if (m && !data.public_only) jumpToDecision(Number(m[1]), Number(m[2]));
+  else go(data.public_only ? N : 0);
+})();

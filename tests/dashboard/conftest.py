@@ -1,0 +1,132 @@
+"""Fixtures: a small store of real games (played by the referee with in-process bots) and the app on it.
+
+Each test gets its own store: a Svara season of three bots where three games are
+done (one bot faults once: it answers with an error on its second decision),
+one game is running with a partial record holding private events (what a live
+game's record looks like mid-game), and one is pending.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import insert
+
+from botsdk.bots import load_bot
+from cardarena.v1 import bot_pb2
+from dashboard.main import create_app
+from dashboard.settings import DashboardSettings
+from referee.clients import InProcessBotClient
+from referee.games import make_params, spec
+from referee.record import GameRecord
+from referee.referee import play
+from store import Store, open_store
+from store.models import Replay
+
+GAME = "svara"
+BOTS = ("alpha", "bravo", "charlie")
+
+
+@dataclass(frozen=True)
+class World:
+    """What a test's store holds."""
+
+    url: str
+    store: Store
+    season_id: int
+    season_name: str
+    bot_ids: dict[str, int]
+    done_ids: list[int]
+    running_id: int
+    pending_id: int
+    running_record: GameRecord
+    faulty_bot: str
+
+
+def faulty(act: Callable[[bot_pb2.ActRequest], bot_pb2.ActResponse]) -> Callable[[bot_pb2.ActRequest], bot_pb2.ActResponse]:
+    """A handler that raises on its second call (an ERROR fault) and otherwise plays ``act``."""
+    calls = [0]
+
+    def handler(request: bot_pb2.ActRequest) -> bot_pb2.ActResponse:
+        calls[0] += 1
+        if calls[0] == 2:
+            raise RuntimeError("boom")
+        return act(request)
+
+    return handler
+
+
+def play_game(claim_seats: list[int], seed: int, bot_names: dict[int, str], faulty_bot: str | None) -> GameRecord:
+    """Play one Svara game between the reference random bots; ``faulty_bot`` errs once."""
+    clients = []
+    for seat, bot_id in enumerate(claim_seats):
+        act = load_bot("random", seed + seat).act
+        clients.append(InProcessBotClient(faulty(act) if bot_names[bot_id] == faulty_bot else act))
+    gs = spec(GAME)
+    return play(gs, make_params(GAME, {"hands": 4}), len(claim_seats), seed, clients)
+
+
+def build_world(url: str) -> World:
+    """Create the store described in the module docstring."""
+    store = open_store(url)
+    ids = {name: store.register_bot(name, f"127.0.0.1:{5000 + i}", "1.0", "tests", [GAME])
+           for i, name in enumerate(BOTS)}
+    names = {v: k for k, v in ids.items()}
+    a, b, c = ids["alpha"], ids["bravo"], ids["charlie"]
+    schedule = [(11, [a, b, c]), (12, [b, c, a]), (13, [c, a, b]), (14, [a, c, b]), (15, [b, a, c])]
+    season_name = "test-season"
+    season_id = store.create_season(season_name, GAME, {"hands": 4}, {}, 7, {"table_sizes": [3]}, schedule)
+    games = store.list_games(season_id)
+    done = []
+    for game in games[:3]:
+        claim = store.claim_game(game.id, "test", 60)
+        assert claim is not None
+        record = play_game([s.bot_id for s in claim.seats], claim.seed, names, "bravo" if not done else None)
+        assert store.finish_game(game.id, claim.attempt, record)
+        done.append(game.id)
+    running = games[3]
+    claim = store.claim_game(running.id, "test", 600)
+    assert claim is not None
+    partial = play_game([s.bot_id for s in claim.seats], claim.seed, names, None)
+    # A running game's record so far: a live writer would store it like this.
+    blob = zlib.compress(json.dumps(partial.to_json()).encode())
+    with store.engine.begin() as conn:
+        conn.execute(insert(Replay), [{"game_id": running.id, "record": blob, "json_size": 0}])
+    return World(url, store, season_id, season_name, ids, done, running.id, games[4].id, partial, "bravo")
+
+
+@pytest.fixture
+def world(tmp_path) -> Iterator[World]:
+    """A fresh store of real games for one test."""
+    w = build_world(f"sqlite:///{tmp_path / 'dash.db'}")
+    yield w
+    w.store.close()
+
+
+@pytest.fixture
+def client(world: World) -> Iterator[TestClient]:
+    """A TestClient on the dashboard over ``world``'s store (settings passed in, not from the environment)."""
+    app = create_app(DashboardSettings(db_url=world.url, latency_games=50))
+    with TestClient(app) as c:
+        yield c
+
+
+def private_cards(record: GameRecord) -> set[str]:
+    """Every card that appears in a private event of ``record`` and in no public event."""
+    def cards(value: object) -> set[str]:
+        if isinstance(value, str) and len(value) == 2:
+            return {value}
+        if isinstance(value, list):
+            return set().union(*(cards(v) for v in value)) if value else set()
+        if isinstance(value, dict):
+            return set().union(*(cards(v) for v in value.values())) if value else set()
+        return set()
+
+    private = set().union(*(cards(e["data"]) for e in record.events if e["visible_to"] is not None))
+    public = set().union(*(cards(e["data"]) for e in record.events if e["visible_to"] is None))
+    return private - public

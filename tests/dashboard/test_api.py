@@ -1,0 +1,206 @@
+"""The JSON API (``/api/v1``): every endpoint, its 404 and 422 paths, and no leak of a running game."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.dashboard.conftest import World
+
+MISSING = 999_999
+
+
+def test_seasons_list_and_detail(client: TestClient, world: World) -> None:
+    r = client.get("/api/v1/seasons")
+    assert r.status_code == 200
+    [season] = r.json()
+    assert season["name"] == world.season_name
+    assert season["progress"] == {"pending": 1, "running": 1, "done": 3, "failed": 0, "total": 5}
+    assert season["status"] == "running"
+    r = client.get(f"/api/v1/seasons/{world.season_id}")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["game"] == "svara" and body["score_unit"] == "tokens" and body["params"]["hands"] == 4
+
+
+def test_standings_match_the_store(client: TestClient, world: World) -> None:
+    r = client.get(f"/api/v1/seasons/{world.season_id}/standings")
+    assert r.status_code == 200
+    rows = r.json()
+    expected = world.store.standings_json(world.season_id)
+    assert [x["name"] for x in rows] == [x["name"] for x in expected]
+    for got, want in zip(rows, expected, strict=True):
+        for key in ("rank", "bot_id", "games", "faults", "elo"):
+            assert got[key] == want[key]
+        assert got["avg_place"] == pytest.approx(want["avg_place"])
+    assert sum(x["games"] for x in rows) == 9  # three done games of three seats
+    assert next(x for x in rows if x["name"] == world.faulty_bot)["faults"] == 1
+
+
+def test_crosstable_is_consistent(client: TestClient, world: World) -> None:
+    r = client.get(f"/api/v1/seasons/{world.season_id}/crosstable")
+    assert r.status_code == 200
+    body = r.json()
+    assert {b["name"] for b in body["bots"]} == {"alpha", "bravo", "charlie"}
+    cells = {(c["bot_id"], c["opponent_id"]): c for c in body["cells"]}
+    assert len(cells) == 6
+    for (a, b), c in cells.items():
+        mirror = cells[(b, a)]
+        assert c["games"] == mirror["games"] == 3
+        assert c["wins"] == mirror["losses"] and c["draws"] == mirror["draws"]
+
+
+def test_bots_list_hides_endpoint_and_token(client: TestClient, world: World) -> None:
+    r = client.get("/api/v1/bots", params={"limit": 2})
+    assert r.status_code == 200
+    bots = r.json()
+    assert [b["name"] for b in bots] == ["alpha", "bravo"]
+    assert "endpoint" not in bots[0] and "token_hash" not in bots[0]
+    assert client.get("/api/v1/bots", params={"offset": 2}).json()[0]["name"] == "charlie"
+
+
+def test_bot_detail(client: TestClient, world: World) -> None:
+    bot_id = world.bot_ids[world.faulty_bot]
+    r = client.get(f"/api/v1/bots/{bot_id}")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["name"] == "bravo"
+    assert sum(s["games"] for s in body["seats"]) == 3
+    assert {o["name"] for o in body["opponents"]} == {"alpha", "charlie"}
+    assert body["latency"]["count"] > 0 and body["latency"]["median_ms"] is not None
+    assert sum(body["latency"]["bins"]) == body["latency"]["count"]
+    [fault] = body["faults"]
+    assert fault["kind"] == "error" and fault["decision"] == 1 and "boom" in fault["detail"]
+    r = client.get(f"/api/v1/bots/{bot_id}", params={"season_id": world.season_id})
+    assert r.status_code == 200 and r.json()["season_id"] == world.season_id
+
+
+def test_rating_history_ends_at_the_stored_elo(client: TestClient, world: World) -> None:
+    bot_id = world.bot_ids["alpha"]
+    r = client.get(f"/api/v1/bots/{bot_id}/ratings", params={"season_id": world.season_id})
+    assert r.status_code == 200
+    points = r.json()["points"]
+    assert len(points) == 3
+    assert points[-1]["elo"] == pytest.approx(world.store.ratings(world.season_id)[bot_id], abs=0.06)
+
+
+def test_games_list_filters_and_pages(client: TestClient, world: World) -> None:
+    r = client.get("/api/v1/games")
+    assert r.status_code == 200
+    page = r.json()
+    assert page["total"] == 5 and [g["id"] for g in page["items"]] == sorted(
+        world.done_ids + [world.running_id, world.pending_id], reverse=True)
+    assert client.get("/api/v1/games", params={"status": "done"}).json()["total"] == 3
+    assert client.get("/api/v1/games", params={"status": "running"}).json()["items"][0]["id"] == world.running_id
+    assert client.get("/api/v1/games", params={"fault": True}).json()["total"] == 1
+    assert client.get("/api/v1/games", params={"fault": False}).json()["total"] == 4
+    assert client.get("/api/v1/games", params={"season_id": world.season_id, "limit": 2, "offset": 4}).json()["items"][0]["id"] == min(world.done_ids)
+    bot_id = world.bot_ids["alpha"]
+    wins = client.get("/api/v1/games", params={"bot_id": bot_id, "result": "win"}).json()["total"]
+    losses = client.get("/api/v1/games", params={"bot_id": bot_id, "result": "loss"}).json()["total"]
+    assert wins + losses == 3
+    assert client.get("/api/v1/games", params={"season_id": MISSING}).json()["total"] == 0
+
+
+def test_game_detail_has_attempts(client: TestClient, world: World) -> None:
+    r = client.get(f"/api/v1/games/{world.done_ids[0]}")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["status"] == "done" and len(body["seats"]) == 3
+    assert [a["outcome"] for a in body["attempts"]] == ["done"]
+
+
+def test_replay_of_a_done_game_has_everything(client: TestClient, world: World) -> None:
+    r = client.get(f"/api/v1/replays/{world.done_ids[0]}")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["public_only"] is False
+    record = body["record"]
+    assert any(e["visible_to"] is not None for e in record["events"])
+    assert record["decisions"] and isinstance(record["decisions"][0]["view"], dict)
+    r = client.get(f"/api/v1/replays/{world.done_ids[0]}/download")
+    assert r.status_code == 200
+    assert "attachment" in r.headers["content-disposition"]
+    assert json.loads(r.content)["record"]["game"] == "svara"
+
+
+def test_running_game_replay_shows_public_information_only(client: TestClient, world: World) -> None:
+    public = [e for e in world.running_record.events if e["visible_to"] is None]
+    assert len(public) < len(world.running_record.events)  # the record does hold private events
+    for url in (f"/api/v1/replays/{world.running_id}", f"/api/v1/replays/{world.running_id}/download"):
+        r = client.get(url)
+        assert r.status_code == 200
+        body = r.json()
+        assert body["public_only"] is True
+        record = body["record"]
+        assert record["events"] == public
+        assert record["decisions"] == [] and record["chance"] == [] and record["results"] == []
+        assert all(f["answer"] is None for f in record["faults"])
+        text = r.text
+        assert '"view"' not in text and '"answer": {' not in text
+    page = client.get(f"/games/{world.running_id}")
+    assert page.status_code == 200
+    data = page.text.split('<script id="replay-data" type="application/json">')[1].split("</script>")[0]
+    embedded = json.loads(data)
+    assert embedded["record"]["events"] == public and embedded["record"]["decisions"] == []
+    assert "seat 0: what" not in page.text  # no per-seat mode while running
+
+
+@pytest.mark.parametrize("url", [
+    f"/api/v1/seasons/{MISSING}",
+    f"/api/v1/seasons/{MISSING}/standings",
+    f"/api/v1/seasons/{MISSING}/crosstable",
+    f"/api/v1/bots/{MISSING}",
+    f"/api/v1/games/{MISSING}",
+    f"/api/v1/replays/{MISSING}",
+    f"/api/v1/replays/{MISSING}/download",
+])
+def test_unknown_ids_are_404_with_a_message(client: TestClient, url: str) -> None:
+    r = client.get(url)
+    assert r.status_code == 404
+    assert str(MISSING) in r.json()["detail"]
+
+
+def test_404s_that_depend_on_the_data(client: TestClient, world: World) -> None:
+    r = client.get(f"/api/v1/bots/{world.bot_ids['alpha']}/ratings", params={"season_id": MISSING})
+    assert r.status_code == 404 and "season" in r.json()["detail"]
+    r = client.get(f"/api/v1/bots/{MISSING}/ratings", params={"season_id": world.season_id})
+    assert r.status_code == 404 and "bot" in r.json()["detail"]
+    r = client.get(f"/api/v1/bots/{world.bot_ids['alpha']}", params={"season_id": MISSING})
+    assert r.status_code == 404
+    r = client.get(f"/api/v1/replays/{world.pending_id}")
+    assert r.status_code == 404 and "no replay yet" in r.json()["detail"]
+
+
+@pytest.mark.parametrize("url", [
+    "/api/v1/seasons/abc",
+    "/api/v1/seasons/0/standings",
+    "/api/v1/seasons/99999999999999999999999/crosstable",
+    "/api/v1/bots?limit=0",
+    "/api/v1/bots?limit=100000",
+    "/api/v1/bots?offset=-1",
+    "/api/v1/bots/1/ratings",
+    "/api/v1/bots/1?season_id=x",
+    "/api/v1/games?limit=501",
+    "/api/v1/games?status=finished",
+    "/api/v1/games?fault=perhaps",
+    "/api/v1/games?result=win",
+    "/api/v1/games?bot_id=-3",
+    "/api/v1/games/1.5",
+    "/api/v1/replays/-1",
+])
+def test_bad_parameters_are_422(client: TestClient, url: str) -> None:
+    r = client.get(url)
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"]
+
+
+def test_openapi_documents_the_api(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    paths = set(schema["paths"])
+    assert {"/api/v1/seasons", "/api/v1/seasons/{season_id}/standings", "/api/v1/seasons/{season_id}/crosstable",
+            "/api/v1/bots", "/api/v1/bots/{bot_id}", "/api/v1/bots/{bot_id}/ratings", "/api/v1/games",
+            "/api/v1/games/{game_id}", "/api/v1/replays/{game_id}", "/api/v1/replays/{game_id}/download"} <= paths
+    assert not any(p.startswith("/seasons") or p == "/" for p in paths)  # pages stay out of the API schema
