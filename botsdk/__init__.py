@@ -10,7 +10,8 @@
         def slippery_sam(self, view, ctx):
             return ss.SlipperySamAction(amount=view.min_amount)
 
-    serve(Cautious(), port=50051).wait_for_termination()
+    server, port = serve(Cautious(), port=50051)
+    server.wait_for_termination()
 """
 
 from botsdk.bot import Bot, Context

@@ -22,9 +22,8 @@ from google.protobuf.message import Message
 
 from cardarena.v1 import bot_pb2
 from referee.clients import BotCallError, BotClient
-from referee.engine import Ask, DrawLot, Shuffle, places
+from referee.engine import Ask, DrawLot, IllegalAction, Shuffle, places
 from referee.games import GameSpec, MalformedAction
-from referee.engine import IllegalAction
 from referee.record import DecisionLog, EndReason, Fault, FaultKind, GameRecord, SeatResult
 from referee.timecontrol import SeatClock, TimeControl
 
