@@ -11,6 +11,7 @@ from cli import bot, season
 from cli.common import CliError, err_console
 from cli.demo import demo
 from cli.server import server
+from cli.worker import worker
 
 app = typer.Typer(
     name="cardarena",
@@ -24,6 +25,7 @@ app.command("standings")(season.standings)
 app.add_typer(bot.app, name="bot")
 app.add_typer(season.app, name="season")
 app.command("server")(server)
+app.command("worker")(worker)
 
 
 def main(argv: list[str] | None = None) -> int:

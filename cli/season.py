@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from cli.common import DbOption, console, db_url, fail, open_db
+from cli.common import DbOption, console, db_url, err_console, fail, open_db
 
 app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True)
 
@@ -74,17 +74,41 @@ def create(
 def run(
     name: Annotated[str, typer.Argument(help="Season name.")],
     workers: Annotated[int | None, typer.Option(help="Local worker processes (default: one per core).", min=1)] = None,
+    broker: Annotated[str | None, typer.Option(
+        help="Run on Celery workers behind this broker (redis://host:6379/0) instead of the local pool.")] = None,
+    window: Annotated[int, typer.Option(help="With --broker: games kept waiting in the broker queue.", min=1)] = 32,
+    stall_timeout: Annotated[float, typer.Option(
+        help="With --broker: seconds without progress before giving up and saying which games are stuck.",
+        min=1)] = 120.0,
     db: DbOption = None,
 ) -> None:
-    """Run the season's pending games on the local pool, with a progress bar, then print the standings."""
-    from cli.progress import run_pending_locally
+    """Run the season's pending games, with a progress bar, then print the standings.
+
+    Without --broker: on the local pool of worker processes. With --broker: enqueue them for
+    `cardarena worker` processes (any number, any machine), sweep games whose worker was lost and
+    enqueue them again, until the season is done; exit 1 naming the stuck games if it stalls.
+    """
+    from cli.progress import follow_on_celery, run_pending_locally
 
     store = open_db(db)
     season = store.get_season_by_name(name)
     if season is None:
         fail(f"no season named {name!r}")
-    outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}")
-    console.print(", ".join(f"{n} {k}" for k, n in sorted(outcomes.items())) or "nothing was pending")
+    if broker:
+        from workers.follower import SeasonStuck
+
+        try:
+            progress = follow_on_celery(store, season.id, broker, f"season {name}", window=window,
+                                        stall_s=stall_timeout)
+        except SeasonStuck as exc:
+            err_console.print(str(exc), highlight=False, markup=False)
+            fail(f"season {name!r} is stuck (see above)")
+        console.print(f"{progress['done']} done, {progress['failed']} failed")
+    else:
+        outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}")
+        console.print(", ".join(f"{n} {k}" for k, n in sorted(outcomes.items())) or "nothing was pending")
+    for game in store.list_games(season.id, status="failed", limit=20):
+        console.print(f"failed: game {game.number} (id {game.id}): {game.detail}", highlight=False, markup=False)
     print_standings(store, season)
 
 

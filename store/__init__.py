@@ -18,6 +18,7 @@ from store.repo import (
     MAX_ATTEMPTS,
     AttemptInfo,
     BotInfo,
+    BotsBusy,
     Claim,
     GameInfo,
     SeasonInfo,
@@ -29,7 +30,7 @@ from store.repo import (
 )
 
 __all__ = [
-    "MAX_ATTEMPTS", "AttemptInfo", "AttemptOutcome", "BotInfo", "Claim", "GameInfo", "GameStatus", "InvalidRecord",
+    "MAX_ATTEMPTS", "AttemptInfo", "AttemptOutcome", "BotInfo", "BotsBusy", "Claim", "GameInfo", "GameStatus", "InvalidRecord",
     "NameTaken", "NotFound", "SeasonExists", "SeasonInfo", "SeasonStatus", "SeatBot", "SeatInfo",
     "Store", "StoreError", "StoreUnavailable", "VoidResult", "open_store",
 ]

@@ -76,7 +76,7 @@ SEED_LIMIT = 2**63
 LEASE_EXPIRED = "lease expired"
 
 __all__ = [
-    "LEASE_EXPIRED", "MAX_ATTEMPTS", "AttemptInfo", "BotInfo", "Claim", "GameInfo", "InvalidRecord", "NameTaken",
+    "LEASE_EXPIRED", "MAX_ATTEMPTS", "AttemptInfo", "BotInfo", "BotsBusy", "Claim", "GameInfo", "InvalidRecord", "NameTaken",
     "NotFound", "SeasonExists", "SeasonInfo", "SeatBot", "SeatInfo", "Store", "StoreError", "StoreUnavailable",
     "VoidResult", "open_store",
 ]
@@ -182,6 +182,18 @@ class Claim:
     def bots(self) -> tuple[SeatBot, ...]:
         """Alias of :attr:`seats`."""
         return self.seats
+
+
+@dataclass(frozen=True)
+class BotsBusy:
+    """A claim refused for capacity: ``bots`` are ``(name, capacity)`` of the table's bots
+    already playing ``capacity`` games. Nothing was written; try again later."""
+
+    game_id: int
+    bots: tuple[tuple[str, int], ...]
+
+    def __str__(self) -> str:
+        return "waiting for " + ", ".join(f"{name} (capacity {cap})" for name, cap in self.bots)
 
 
 @dataclass(frozen=True)
@@ -461,6 +473,15 @@ class Store:
                  .order_by(Game.number).limit(limit))
             return list(s.scalars(q))
 
+    def pending_attempts(self, season_id: int) -> dict[int, int]:
+        """``{game id: attempts so far}`` of every pending game of the season, in schedule
+        order. A game whose attempts grew since it was enqueued has used its task (a
+        voided attempt) and needs another."""
+        with self._read() as s:
+            q = (select(Game.id, Game.attempts).where(Game.season_id == season_id, Game.status == GameStatus.PENDING)
+                 .order_by(Game.number))
+            return {gid: attempts for gid, attempts in s.execute(q)}
+
     # --------------------------------------------------------- game life
 
     def claim_game(
@@ -475,12 +496,37 @@ class Store:
         number of concurrent claimers gets the Claim. Raises NotFound for an
         unknown game id, ValueError for ``lease_seconds <= 0``.
         """
+        claim = self._claim(game_id, owner, lease_seconds, now, capacity=False)
+        assert not isinstance(claim, BotsBusy)
+        return claim
+
+    def claim_within_capacity(
+        self, game_id: int, owner: str, lease_seconds: float, now: datetime | None = None
+    ) -> Claim | BotsBusy | None:
+        """:meth:`claim_game`, but only if every bot of the table has room: fewer running
+        games (any season) than its ``capacity``. Otherwise nothing is written and the
+        answer is :class:`BotsBusy` naming the full bots (the caller retries later).
+
+        Atomic across processes: the bots' rows are locked (PostgreSQL ``FOR UPDATE``,
+        in id order, after the season's lock; SQLite's ``BEGIN IMMEDIATE`` serialises
+        writers) while running games are counted and the claim is made. A game still
+        running under an expired lease counts until it is released (``release_expired``).
+        Raises as :meth:`claim_game`.
+        """
+        return self._claim(game_id, owner, lease_seconds, now, capacity=True)
+
+    def _claim(self, game_id: int, owner: str, lease_seconds: float, now: datetime | None,
+               *, capacity: bool) -> Claim | BotsBusy | None:
         if lease_seconds <= 0:
             raise ValueError(f"lease_seconds must be > 0, got {lease_seconds}")
         now = now or utcnow()
         with self._write() as s:
             season = self._lock_season_of(s, game_id)
             self._void_expired(s, now, season.id, game_id=game_id)
+            if capacity:
+                busy = self._full_bots(s, game_id)
+                if busy is not None:
+                    return busy
             changed = _changed(s,
                 update(Game)
                 .where(Game.id == game_id, Game.status == GameStatus.PENDING)
@@ -650,7 +696,8 @@ class Store:
 
     def standings(self, season_id: int) -> list[StandingRow]:
         """The season's standings, best Elo first, one row per bot seated in the season
-        (see ``league.standings.StandingRow``). Only done games count. Raises NotFound."""
+        (see ``league.standings.StandingRow``), with the season ratings and their intervals
+        fitted over the done games (``league.ratings_ml``). Only done games count. Raises NotFound."""
         with self._read() as s:
             if s.get(Season, season_id) is None:
                 raise NotFound(f"no season with id {season_id}")
@@ -680,6 +727,24 @@ class Store:
         """Lock (PostgreSQL ``FOR UPDATE``) and return the season of a game. Raises NotFound."""
         season_id = s.scalar(select(Game.season_id).where(Game.id == game_id))
         if season_id is None:
+    @staticmethod
+    def _full_bots(s: Session, game_id: int) -> BotsBusy | None:
+        """Lock the game's bots (id order) and name those with no room; None if all have room."""
+        bots = s.execute(
+            select(Bot.id, Bot.name, Bot.capacity).where(
+                Bot.id.in_(select(GameSeat.bot_id).where(GameSeat.game_id == game_id)))
+            .order_by(Bot.id).with_for_update()
+        ).all()
+        # from the running games (few, by the status index) to their seats, not from the bots' history
+        running = dict(s.execute(
+            select(GameSeat.bot_id, func.count()).where(
+                GameSeat.game_id.in_(select(Game.id).where(Game.status == GameStatus.RUNNING)),
+                GameSeat.bot_id.in_([b.id for b in bots]))
+            .group_by(GameSeat.bot_id)
+        ).all())
+        full = tuple((b.name, b.capacity) for b in bots if running.get(b.id, 0) >= b.capacity)
+        return BotsBusy(game_id, full) if full else None
+
             raise NotFound(f"no game with id {game_id}")
         return s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one()
 

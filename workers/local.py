@@ -1,19 +1,27 @@
 """The embedded local pool: the game service in worker processes on this machine.
 
 The same task code as the Celery workers (:func:`workers.service.run_game`),
-run by a ``multiprocessing`` pool, one process per core by default.
+run by a ``multiprocessing`` pool, one process per core by default. A game
+whose bots are full (``Outcome.BUSY``) is tried again a moment later while
+the pool plays other games, as the Celery task retries with a countdown.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import queue
+import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 
-from workers.service import RunResult, run_game
+from workers.service import Outcome, RunResult, run_game
+
+#: Seconds before a game refused for capacity is offered again.
+BUSY_RETRY_S = 0.05
 
 _store = None
-_lease_s = 600.0
+_lease_s = 10.0
 
 
 def _init(db_url: str, lease_s: float) -> None:
@@ -34,9 +42,10 @@ def default_processes() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def run_local(db_url: str, game_ids: Iterable[int], processes: int | None = None, lease_s: float = 600.0,
+def run_local(db_url: str, game_ids: Iterable[int], processes: int | None = None, lease_s: float = 10.0,
               on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
-    """Run the games on a local pool of ``processes`` worker processes; return every run's result.
+    """Run the games on a local pool of ``processes`` worker processes; return every final result
+    (one per game: busy retries are not reported).
 
     ``on_result`` is called in this process as each game finishes (progress bars).
     The store must already exist (migrated) at ``db_url``.
@@ -49,8 +58,33 @@ def run_local(db_url: str, game_ids: Iterable[int], processes: int | None = None
     return results
 
 
-def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = None, lease_s: float = 600.0) -> Iterator[RunResult]:
-    """Like :func:`run_local`, yielding each result as it comes."""
+def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = None,
+               lease_s: float = 10.0) -> Iterator[RunResult]:
+    """Like :func:`run_local`, yielding each game's final result as it comes.
+
+    At most two games per process are handed to the pool at once, so a game put
+    back for capacity waits behind a short queue, not behind the whole season.
+    """
+    n = processes or default_processes()
+    todo: deque[tuple[float, int]] = deque((0.0, gid) for gid in game_ids)
+    done: queue.SimpleQueue[RunResult | BaseException] = queue.SimpleQueue()
     ctx = mp.get_context("spawn")
-    with ctx.Pool(processes or default_processes(), initializer=_init, initargs=(db_url, lease_s)) as pool:
-        yield from pool.imap_unordered(_run, list(game_ids))
+    with ctx.Pool(n, initializer=_init, initargs=(db_url, lease_s)) as pool:
+        in_flight = 0
+        while todo or in_flight:
+            now = time.monotonic()
+            while todo and in_flight < 2 * n and todo[0][0] <= now:
+                _, gid = todo.popleft()
+                pool.apply_async(_run, (gid,), callback=done.put, error_callback=done.put)
+                in_flight += 1
+            try:
+                result = done.get(timeout=BUSY_RETRY_S if todo else None)
+            except queue.Empty:
+                continue
+            in_flight -= 1
+            if isinstance(result, BaseException):
+                raise result
+            if result.outcome == Outcome.BUSY:
+                todo.append((time.monotonic() + BUSY_RETRY_S, result.game_id))
+                continue
+            yield result

@@ -1,12 +1,19 @@
 """The game service: what every worker (local pool or Celery) does with a game id.
 
 ``run_game`` is idempotent (STYLE 16-17): it claims the game atomically
-(pending -> running, with an attempt number and a lease), plays it with the
-referee against the seats' bots over gRPC, and stores the result, the replay
-and the ratings update in one transaction. A game that is not pending (done,
-failed, or running elsewhere) is left alone, so a redelivered task does
-nothing. A platform failure voids the attempt: the game goes back to pending,
-or to failed after 3 attempts (RULINGS 4.3).
+(pending -> running, with an attempt number and a lease) if each of its bots
+has room (running games < the bot's capacity), plays it with the referee
+against the seats' bots over gRPC while a heartbeat thread renews the lease,
+and stores the result, the replay and the ratings update in one transaction.
+A game that is not pending (done, failed, or running elsewhere) is left alone,
+so a redelivered task does nothing. A game whose bots are full is left pending
+(``Outcome.BUSY``): the caller tries again later. A platform failure voids the
+attempt: the game goes back to pending, or to failed after 3 attempts
+(RULINGS 4.3).
+
+If the process dies mid-game the heartbeat dies with it: the lease runs out
+(``lease_s`` seconds) and the sweeper (:mod:`workers.sweeper`) puts the game
+back to pending for another worker.
 """
 
 from __future__ import annotations
@@ -15,13 +22,14 @@ import enum
 import logging
 import os
 import socket
+import threading
 from dataclasses import dataclass
 
 from referee.clients import GrpcBotClient
 from referee.games import make_params, spec
-from referee.referee import RefereeError, play
+from referee.referee import play
 from referee.timecontrol import TimeControl
-from store import Store
+from store import BotsBusy, Claim, Store, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -31,12 +39,15 @@ class Outcome(enum.StrEnum):
 
     DONE = "done"          # played and stored
     SKIPPED = "skipped"    # not pending: already done, failed, or claimed elsewhere
+    BUSY = "busy"          # a bot of the table has no room: still pending, try again later
     VOIDED = "voided"      # platform failure: back to pending (or failed after 3 attempts)
     STALE = "stale"        # played, but the lease was lost meanwhile: nothing stored
 
 
 @dataclass(frozen=True)
 class RunResult:
+    """The outcome of one run for ``game_id``; ``detail`` says why (busy bots, void reason)."""
+
     game_id: int
     outcome: Outcome
     detail: str = ""
@@ -47,29 +58,71 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def run_game(store: Store, game_id: int, lease_s: float = 600.0, owner: str | None = None) -> RunResult:
-    """Claim, play and store game ``game_id``; never raises for bot or game failures.
+class Heartbeat:
+    """Renews a claim's lease every ``lease_s / 3`` seconds in a daemon thread until stopped.
 
-    Store errors (database down) propagate, so the caller's task can be retried.
+    ``lost`` is set when the store says the attempt is no longer running (voided
+    by a sweeper after a stall): the result will then not be stored. A store
+    error is logged and retried at the next beat (the lease has two beats of slack).
     """
-    claim = store.claim_game(game_id, owner or worker_name(), lease_s)
+
+    def __init__(self, store: Store, claim: Claim, lease_s: float) -> None:
+        self.store = store
+        self.claim = claim
+        self.lease_s = lease_s
+        self.lost = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._beat, name=f"lease-{claim.game_id}", daemon=True)
+
+    def __enter__(self) -> Heartbeat:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.lease_s / 3):
+            try:
+                if not self.store.renew_lease(self.claim.game_id, self.claim.attempt, self.lease_s):
+                    log.warning("game %s attempt %s: lease lost", self.claim.game_id, self.claim.attempt)
+                    self.lost.set()
+                    return
+            except StoreError as exc:
+                log.warning("game %s: renewing the lease failed: %s", self.claim.game_id, exc)
+
+
+def run_game(store: Store, game_id: int, lease_s: float = 10.0, owner: str | None = None) -> RunResult:
+    """Claim (within the bots' capacity), play and store game ``game_id``; never raises for
+    bot or game failures. ``lease_s``: seconds of lease, renewed every ``lease_s / 3``.
+
+    Store errors (database down) propagate, so the caller's task can be retried;
+    a referee error or any other exception while playing voids the attempt.
+    ``BaseException``s that are not ``Exception`` (a hard kill, ``SystemExit``)
+    leave the claim to expire.
+    """
+    claim = store.claim_within_capacity(game_id, owner or worker_name(), lease_s)
     if claim is None:
         return RunResult(game_id, Outcome.SKIPPED)
-    try:
-        game_spec = spec(claim.game)
-        record = play(
-            game_spec,
-            make_params(claim.game, claim.params),
-            len(claim.seats),
-            claim.seed,
-            [GrpcBotClient(seat.endpoint) for seat in claim.seats],
-            TimeControl.from_json(claim.time_control),
-            game_id=f"{claim.season_id}/{claim.number}",
-        )
-    except (RefereeError, ValueError) as exc:
-        log.exception("game %s attempt %s voided", game_id, claim.attempt)
-        status = store.void_game(game_id, claim.attempt, f"platform failure: {exc}")
-        return RunResult(game_id, Outcome.VOIDED, f"{exc} -> {status}")
+    if isinstance(claim, BotsBusy):
+        return RunResult(game_id, Outcome.BUSY, str(claim))
+    with Heartbeat(store, claim, lease_s):
+        try:
+            game_spec = spec(claim.game)
+            record = play(
+                game_spec,
+                make_params(claim.game, claim.params),
+                len(claim.seats),
+                claim.seed,
+                [GrpcBotClient(seat.endpoint) for seat in claim.seats],
+                TimeControl.from_json(claim.time_control),
+                game_id=f"{claim.season_id}/{claim.number}",
+            )
+        except Exception as exc:  # referee error, soft time limit, bug: a platform failure (RULINGS 4.3)
+            log.exception("game %s attempt %s voided", game_id, claim.attempt)
+            status = store.void_game(game_id, claim.attempt, f"platform failure: {type(exc).__name__}: {exc}")
+            return RunResult(game_id, Outcome.VOIDED, f"{exc} -> {status}")
     if not store.finish_game(game_id, claim.attempt, record):
         return RunResult(game_id, Outcome.STALE, "lease lost before the result was stored")
     return RunResult(game_id, Outcome.DONE)

@@ -15,14 +15,20 @@ class Settings(BaseSettings):
     """``db_url``: SQLAlchemy URL of the store (default: SQLite file ``var/cardarena.db`` under the
     working directory; PostgreSQL as ``postgresql+psycopg://user@host/db``).
     ``broker_url``: Celery broker (``redis://host:6379/0``); empty runs games on the
-    embedded local pool. ``lease_s``: seconds a worker holds a claimed game before
-    the sweeper may give it to another worker."""
+    embedded local pool. ``lease_s``: seconds a claimed game's lease lasts; the worker
+    renews it every third of that while it plays, so a killed worker's game is given
+    to another worker by the sweeper about ``lease_s`` after the kill.
+    ``game_soft_limit_s``/``game_hard_limit_s``: Celery's time limits for one game
+    (the soft one voids the attempt; the hard one kills the worker process)."""
 
     model_config = SettingsConfigDict(env_prefix="CARDARENA_")
 
     db_url: str = "sqlite:///var/cardarena.db"
     broker_url: str = ""
-    lease_s: float = 600.0
+    lease_s: float = 10.0
+    # a game is bounded by the time control (budget 120 s per seat, at most 6 seats here): far above
+    game_soft_limit_s: float = 900.0
+    game_hard_limit_s: float = 960.0
 
 
 @lru_cache

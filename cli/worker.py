@@ -1,0 +1,49 @@
+"""``cardarena worker``: a Celery worker running games (workers.tasks) from the broker."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated
+
+import typer
+
+from cli.common import DbOption, db_url, fail, open_db
+
+BrokerOption = Annotated[
+    str | None,
+    typer.Option("--broker", help="Celery broker URL, e.g. redis://host:6379/0. Default: $CARDARENA_BROKER_URL."),
+]
+
+
+def worker(
+    concurrency: Annotated[int | None, typer.Option(help="Games at once: worker processes (default: one per core).",
+                                                    min=1)] = None,
+    broker: BrokerOption = None,
+    db: DbOption = None,
+    queues: Annotated[str, typer.Option(help="Queues to consume, comma-separated.")] = "cardarena.games",
+    name: Annotated[str | None, typer.Option(help="Worker node name (default: cardarena-PID@HOST, unique per process).")] = None,
+    loglevel: Annotated[str, typer.Option(help="Log level: DEBUG, INFO, WARNING, ERROR.")] = "INFO",
+) -> None:
+    """Run games from the broker on this machine until stopped (Ctrl-C or SIGTERM: warm shutdown).
+
+    Start as many as you like, on as many machines: each game is claimed by exactly one.
+    """
+    from workers.settings import get_settings
+
+    url = db_url(db)
+    broker_url = broker or get_settings().broker_url
+    if not broker_url:
+        fail("no broker: pass --broker redis://host:6379/0 or set CARDARENA_BROKER_URL", 2)
+    open_db(url).close()  # fail early, in one line, on a bad or unreachable store (and migrate it)
+    # the worker's processes read the settings from the environment
+    os.environ["CARDARENA_DB_URL"] = url
+    os.environ["CARDARENA_BROKER_URL"] = broker_url
+    get_settings.cache_clear()
+    from workers.celery_app import configure
+
+    app = configure(broker_url)
+    argv = ["worker", "--queues", queues, "--loglevel", loglevel, "--hostname", name or f"cardarena-{os.getpid()}@%h",
+            "--pool", "prefork"]
+    if concurrency:
+        argv += ["--concurrency", str(concurrency)]
+    app.worker_main(argv=argv)

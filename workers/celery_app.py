@@ -1,0 +1,88 @@
+"""The one Celery app of cardarena: every setting is here (STYLE 15).
+
+Start a worker with ``cardarena worker`` (or ``celery -A workers.celery_app worker``).
+The broker URL comes from ``CARDARENA_BROKER_URL`` (``redis://host:6379/0``), the
+store from ``CARDARENA_DB_URL``; the game time limits from
+``CARDARENA_GAME_SOFT_LIMIT_S``/``CARDARENA_GAME_HARD_LIMIT_S`` (workers.settings).
+Settings are read when this module is imported, which happens in the worker and
+in whatever enqueues; ``configure(broker_url)`` points the app elsewhere later.
+
+Exactly once comes from the store, not from the broker: the task claims its
+game (pending -> running, with an attempt number and a lease) and stores the
+result only for that attempt, so a message delivered twice plays at most once
+and a redelivered message for a finished game does nothing. That is what
+makes ``acks_late`` safe here (STYLE 17). Recovery after a lost worker does not
+wait for the broker's redelivery either (kombu's Redis transport restores
+unacked messages only after the visibility timeout, measured at ~100 s): the
+worker renews its game's lease every few seconds, and the ``season run``
+follower's sweeper puts back games whose lease ran out and enqueues them again.
+"""
+
+from __future__ import annotations
+
+from celery import Celery
+
+from workers.settings import get_settings
+
+#: The queue of game tasks (workers consume it; ``season run`` publishes to it).
+GAMES_QUEUE = "cardarena.games"
+
+
+def make_app(broker_url: str | None = None) -> Celery:
+    """A Celery app configured for cardarena; ``broker_url`` defaults to the settings'."""
+    settings = get_settings()
+    app = Celery("cardarena")
+    app.conf.update(
+        broker_url=broker_url or settings.broker_url or "redis://127.0.0.1:6379/0",
+        # Explicit task modules and one named queue: a worker imports exactly these and
+        # consumes exactly this, whatever else shares the broker.
+        include=["workers.tasks"],
+        task_default_queue=GAMES_QUEUE,
+        task_routes={"cardarena.run_game": {"queue": GAMES_QUEUE}},
+        # JSON only: a task carries a game id; pickle would let whoever can write to the
+        # broker run code on every worker.
+        task_serializer="json",
+        accept_content=["json"],
+        result_serializer="json",
+        # No result backend: results live in the store (the follower reads progress there).
+        task_ignore_result=True,
+        # Ack after the game is stored: a worker lost mid-game leaves its message to be
+        # delivered again, harmless because the claim makes a second run a no-op.
+        task_acks_late=True,
+        # ...and a pool child killed mid-game (OOM, hard time limit, kill -9) requeues its
+        # message instead of acking it as failed.
+        task_reject_on_worker_lost=True,
+        # One message per process at a time: games are long (~10 ms to minutes), so
+        # prefetching would park games behind a busy process while another idles.
+        worker_prefetch_multiplier=1,
+        # A game is bounded by its time control; these catch a hung referee. The soft limit
+        # raises inside the game (the attempt is voided and re-run), the hard one kills the
+        # process (its lease expires and the sweeper puts the game back).
+        task_soft_time_limit=settings.game_soft_limit_s,
+        task_time_limit=settings.game_hard_limit_s,
+        broker_transport_options={
+            # Longer than the hard time limit, so a running game's message is never handed
+            # to a second worker while the first still plays it; recovery of lost workers
+            # uses leases and the sweeper, not this.
+            "visibility_timeout": int(settings.game_hard_limit_s * 2),
+        },
+        # Keep reconnecting through a broker restart (default gives up after 100 tries).
+        broker_connection_retry_on_startup=True,
+        broker_connection_max_retries=None,
+        # A running game finishes and stores its result when the broker goes away; its
+        # message may come again later and is then skipped by the claim.
+        worker_cancel_long_running_tasks_on_connection_loss=False,
+        # Workers report task events so `celery events` and Flower can show games live.
+        worker_send_task_events=True,
+        task_send_sent_event=True,
+    )
+    return app
+
+
+app = make_app()
+
+
+def configure(broker_url: str) -> Celery:
+    """Point the app at ``broker_url`` (``cardarena worker --broker``, ``season run --broker``)."""
+    app.conf.broker_url = broker_url
+    return app

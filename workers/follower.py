@@ -1,0 +1,222 @@
+"""Driving a season on Celery workers: enqueue, sweep, re-enqueue, follow, report.
+
+:class:`SeasonFollower` is what ``cardarena season run NAME --broker URL`` runs.
+Each tick (``tick_s``) it
+
+1. sweeps expired leases (:mod:`workers.sweeper`): a killed worker's game is
+   pending again about ``lease_s`` after the kill;
+2. enqueues pending games in schedule order while the broker queue holds fewer
+   than ``window`` messages (at least ``2 x`` the games running): the queue
+   stays short, so a game put back waits behind a few games, not the season;
+3. enqueues again every game whose task was used up without finishing it (an
+   attempt voided, a lease released: its attempt count grew since it was
+   sent), and, when the broker queue is empty, every game sent more than
+   ``lost_after_s`` ago and still never claimed (its message was lost: a broker
+   restarted without persistence, a worker killed while holding a retry).
+
+A duplicate message is harmless (the claim skips a game that is not pending),
+so the follower errs on the side of sending. It returns when no game is pending
+or running, and raises :class:`SeasonStuck` naming every unfinished game and why
+when nothing changed for ``stall_s`` seconds.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from celery import Celery
+from kombu.exceptions import OperationalError as BrokerError
+
+from store import GameInfo, GameStatus, Store, StoreError
+from workers.celery_app import GAMES_QUEUE
+from workers.sweeper import sweep
+
+log = logging.getLogger(__name__)
+
+#: How many unfinished games a stuck report lists one by one.
+REPORT_LIMIT = 20
+
+
+class SeasonStuck(Exception):
+    """Nothing moved for the stall time; ``str(e)`` names the unfinished games and why (several lines)."""
+
+
+@dataclass
+class FollowStats:
+    """What the follower did: messages sent, re-sent after a used-up or lost task, games swept."""
+
+    sent: int = 0
+    resent_used: int = 0
+    resent_lost: int = 0
+    swept: list[int] = field(default_factory=list)
+
+
+class SeasonFollower:
+    """Runs one season to the end on the workers behind ``app``'s broker (see the module docstring)."""
+
+    def __init__(self, store: Store, app: Celery, season_id: int, *, window: int = 32, tick_s: float = 0.25,
+                 lost_after_s: float = 10.0, stall_s: float = 120.0) -> None:
+        self.store = store
+        self.app = app
+        self.season_id = season_id
+        self.window = window
+        self.tick_s = tick_s
+        self.lost_after_s = lost_after_s
+        self.stall_s = stall_s
+        self.stats = FollowStats()
+        self._sent: dict[int, tuple[float, int]] = {}  # game id -> (monotonic time sent, attempts then)
+        self._last_state: tuple[object, ...] = ()
+        self._last_change = time.monotonic()
+
+    # ------------------------------------------------------------ broker
+
+    def queue_depth(self) -> int | None:
+        """Messages waiting in the games queue; None if the broker cannot be asked now."""
+        try:
+            with self.app.connection_for_write() as conn:
+                conn.ensure_connection(max_retries=1)
+                try:
+                    return int(conn.default_channel.queue_declare(GAMES_QUEUE, passive=True).message_count)
+                except conn.channel_errors:  # no such queue yet (Redis drops empty lists): empty
+                    return 0
+        except (BrokerError, OSError) as exc:
+            log.warning("broker unavailable: %s", exc)
+            return None
+
+    def _send(self, game_ids: list[int]) -> list[int]:
+        """Publish one task per game id; returns those published (stops at a broker error)."""
+        sent: list[int] = []
+        if not game_ids:
+            return sent
+        try:
+            with self.app.producer_or_acquire() as producer:
+                for gid in game_ids:
+                    self.app.send_task("cardarena.run_game", args=[gid], queue=GAMES_QUEUE, producer=producer,
+                                       retry=True, retry_policy={"max_retries": 2, "interval_start": 0.2,
+                                                                 "interval_step": 0.5})
+                    sent.append(gid)
+        except (BrokerError, OSError) as exc:
+            log.warning("publishing failed after %d of %d: %s", len(sent), len(game_ids), exc)
+        return sent
+
+    # -------------------------------------------------------------- loop
+
+    def tick(self) -> dict[str, int]:
+        """One round: sweep, (re-)enqueue, check for a stall. Returns the season's progress.
+
+        Raises SeasonStuck after ``stall_s`` seconds without change.
+        """
+        self.stats.swept += sweep(self.store)
+        pending = self.store.pending_attempts(self.season_id)
+        progress = self.store.season_progress(self.season_id)
+        now = time.monotonic()
+        used = [gid for gid, att in pending.items() if gid in self._sent and self._sent[gid][1] != att]
+        unsent = [gid for gid in pending if gid not in self._sent]
+        depth = self.queue_depth()
+        to_send = list(used)
+        lost: list[int] = []
+        if depth is not None:
+            if depth == 0:
+                lost = [gid for gid, att in pending.items() if gid in self._sent and self._sent[gid][1] == att
+                        and now - self._sent[gid][0] > self.lost_after_s]
+                to_send += lost
+            room = max(self.window, 2 * progress["running"]) - depth - len(to_send)
+            to_send += unsent[:max(0, room)]
+            for gid in self._send(to_send):
+                self._sent[gid] = (now, pending[gid])
+                if gid in lost:
+                    self.stats.resent_lost += 1
+                elif gid in used:
+                    self.stats.resent_used += 1
+                else:
+                    self.stats.sent += 1
+        state = (tuple(sorted(progress.items())), sum(pending.values()))
+        if state != self._last_state:
+            self._last_state, self._last_change = state, now
+        elif progress["pending"] + progress["running"] and now - self._last_change > self.stall_s:
+            raise SeasonStuck(self.stuck_report())
+        return progress
+
+    def run(self, on_progress: Callable[[dict[str, int]], None] | None = None) -> dict[str, int]:
+        """Tick until no game is pending or running; returns the final progress.
+
+        ``on_progress`` gets the progress after every tick. Raises SeasonStuck; a
+        database error lasting longer than the stall time raises SeasonStuck too.
+        """
+        while True:
+            try:
+                progress = self.tick()
+            except StoreError as exc:
+                log.warning("store unavailable: %s", exc)
+                if time.monotonic() - self._last_change > self.stall_s:
+                    raise SeasonStuck(f"the store is unavailable: {exc}") from exc
+                time.sleep(self.tick_s)
+                continue
+            if on_progress:
+                on_progress(progress)
+            if progress["pending"] + progress["running"] == 0:
+                return progress
+            time.sleep(self.tick_s)
+
+    # ------------------------------------------------------------ report
+
+    def stuck_report(self) -> str:
+        """Several lines: how many games are unfinished, then each (up to REPORT_LIMIT) and why."""
+        progress = self.store.season_progress(self.season_id)
+        lines = [f"season stuck: no progress for {self.stall_s:.0f} s with {progress['pending']} pending and "
+                 f"{progress['running']} running game(s) ({progress['done']} done, {progress['failed']} failed)"]
+        workers = self._ping_workers()
+        if workers is not None and not workers:
+            lines.append(f"no worker answers on the broker {self._broker()}: start one with "
+                         f"`cardarena worker --broker {self._broker()}`")
+        elif workers:
+            lines.append(f"workers answering: {', '.join(sorted(workers))}")
+        running = self.store.list_games(self.season_id, status=GameStatus.RUNNING, limit=10**6)
+        busy: dict[int, int] = {}
+        for game in running:
+            for seat in game.seats:
+                busy[seat.bot_id] = busy.get(seat.bot_id, 0) + 1
+        shown = 0
+        for game in [*running[:REPORT_LIMIT],
+                     *self.store.list_games(self.season_id, status=GameStatus.PENDING, limit=REPORT_LIMIT)]:
+            if shown == REPORT_LIMIT:
+                break
+            lines.append(self._why(game, busy))
+            shown += 1
+        left = progress["pending"] + progress["running"] - shown
+        if left > 0:
+            lines.append(f"... and {left} more")
+        return "\n".join(lines)
+
+    def _why(self, game: GameInfo, busy: dict[int, int]) -> str:
+        """One line: what an unfinished game is waiting for."""
+        bots = ", ".join(s.bot_name for s in game.seats)
+        if game.status == GameStatus.RUNNING:
+            until = f"{game.lease_expires_at:%H:%M:%S} UTC" if game.lease_expires_at else "?"
+            return (f"game {game.number} (id {game.id}, {bots}): running on {game.lease_owner}, "
+                    f"attempt {game.attempts}, lease until {until}")
+        why = [f"game {game.number} (id {game.id}, {bots}): pending after {game.attempts} attempt(s)"]
+        if game.detail:
+            why.append(f"last attempt: {game.detail}")
+        for seat in game.seats:
+            bot = self.store.get_bot(seat.bot_id)
+            if bot is not None and busy.get(bot.id, 0) >= bot.capacity:
+                why.append(f"waiting for {bot.name} (capacity {bot.capacity}, in {busy[bot.id]} running game(s))")
+        if game.id not in self._sent:
+            why.append("not enqueued yet")
+        return "; ".join(why)
+
+    def _broker(self) -> str:
+        from kombu.utils.url import maybe_sanitize_url
+
+        return str(maybe_sanitize_url(self.app.conf.broker_url))
+
+    def _ping_workers(self) -> list[str] | None:
+        try:
+            replies = self.app.control.ping(timeout=1.0)
+        except (BrokerError, OSError):
+            return None
+        return [name for reply in replies for name in reply]
