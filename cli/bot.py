@@ -1,4 +1,4 @@
-"""``cardarena bot``: serve a bot."""
+"""``cardarena bot``: serve a bot, check it as the platform will, register, update and retire it."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import typer
 
 from cli.common import console, fail
 
-app = typer.Typer(help="Serve bots over gRPC (the reference bots, or your own module:Class).", no_args_is_help=True)
+app = typer.Typer(help="Serve bots over gRPC, check them as the platform will, and register them with the Arena.",
+                  no_args_is_help=True)
 
 
 @app.command("serve")
@@ -38,3 +39,132 @@ def serve_bot(
         server.wait_for_termination()
     except KeyboardInterrupt:
         server.stop(1)
+
+
+#: Where `cardarena server` serves the Arena gRPC service by default.
+DEFAULT_ARENA = "127.0.0.1:50051"
+ServerOption = Annotated[str, typer.Option("--server", envvar="CARDARENA_ARENA",
+                                           help="The platform's Arena gRPC service, HOST:PORT (env CARDARENA_ARENA).")]
+TokenOption = Annotated[str, typer.Option("--token", envvar="CARDARENA_BOT_TOKEN", prompt=True, hide_input=True,
+                                          help="The bot's token from `bot register` (env CARDARENA_BOT_TOKEN).")]
+#: Seconds allowed for the Arena's own work besides entry checks.
+ARENA_BASE_TIMEOUT_S = 30.0
+#: Seconds allowed per validation game of the entry checks.
+ARENA_GAME_TIMEOUT_S = 60.0
+
+
+@app.command("check")
+def check_bot(
+    endpoint: Annotated[str, typer.Argument(help="HOST:PORT where your bot serves cardarena.v1.Bot.")],
+    game: Annotated[list[str], typer.Option("--game", help="Game to check (repeat for several): slippery-sam, svara, rummy.")],
+    seed: Annotated[int, typer.Option(help="Seed of the validation games.")] = 0,
+) -> None:
+    """Run the platform's entry checks against a bot: network policy, health, Describe, a validation game per game.
+
+    Prints each check, the latency of the bot's decisions (median, p99, max) and every fault with the
+    answer that caused it. Exit status 1 if a check failed.
+    """
+    from league.entry import check_endpoint
+    from league.registry import RegistryConfig
+    from referee.games import available
+
+    ready = [g.value for g in available()]
+    unknown = [g for g in game if g not in ready]
+    if unknown:
+        fail(f"unknown game(s) {', '.join(unknown)}; choose from {', '.join(ready)}", 2)
+    try:
+        policy = RegistryConfig.from_settings().policy
+    except ValueError as exc:
+        fail(f"bad network policy setting: {exc}")
+    report = check_endpoint(endpoint, game, policy, seed=seed)
+    console.print(report.render(), highlight=False, markup=False)
+    if not report.passed:
+        raise typer.Exit(1)  # the report's last line says which check failed
+
+
+@app.command("register")
+def register_bot(
+    name: Annotated[str, typer.Argument(help="Unique bot name: 1-40 of letters, digits, '_', '.', '-'.")],
+    endpoint: Annotated[str, typer.Option(help="HOST:PORT where the bot serves, as the platform will dial it.")],
+    game: Annotated[list[str], typer.Option("--game", help="Game to enter (repeat for several): slippery-sam, svara, rummy.")],
+    version: Annotated[str, typer.Option(help="Version to record (default: the bot's Describe answer).")] = "",
+    server: ServerOption = DEFAULT_ARENA,
+) -> None:
+    """Register a bot with the platform's Arena service; prints its id and its token (shown once)."""
+    from cardarena.v1 import arena_pb2
+    from dashboard.arena_service import GAME_TO_ENUM
+
+    unknown = [g for g in game if g not in GAME_TO_ENUM]
+    if unknown:
+        fail(f"unknown game(s) {', '.join(unknown)}; choose from {', '.join(GAME_TO_ENUM)}", 2)
+    request = arena_pb2.RegisterBotRequest(name=name, endpoint=endpoint, games=[GAME_TO_ENUM[g] for g in game],
+                                           version=version)
+    answer = _arena_call(server, "RegisterBot", request, ARENA_BASE_TIMEOUT_S + ARENA_GAME_TIMEOUT_S * len(game))
+    console.print(f"registered bot [bold]{answer.bot.name}[/] (id {answer.bot.id}) at {answer.bot.endpoint}; "
+                  f"entry checks passed ({_latency_line(answer.report)})", highlight=False)
+    console.print(f"token: {answer.token}", highlight=False, markup=False, soft_wrap=True)
+    console.print("Keep the token: it is shown only now, and it is needed to update or retire the bot.", highlight=False)
+
+
+@app.command("update")
+def update_bot(
+    name: Annotated[str, typer.Argument(help="The bot's name.")],
+    token: TokenOption,
+    endpoint: Annotated[str, typer.Option(help="New HOST:PORT (the entry checks run again).")] = "",
+    version: Annotated[str, typer.Option(help="New version.")] = "",
+    server: ServerOption = DEFAULT_ARENA,
+) -> None:
+    """Point a registered bot at a new endpoint and/or record a new version."""
+    from cardarena.v1 import arena_pb2
+
+    request = arena_pb2.UpdateBotRequest(name=name, token=token, endpoint=endpoint, version=version)
+    answer = _arena_call(server, "UpdateBot", request, ARENA_BASE_TIMEOUT_S + 3 * ARENA_GAME_TIMEOUT_S)
+    console.print(f"updated bot [bold]{answer.bot.name}[/]: {answer.bot.endpoint}, version {answer.bot.version}",
+                  highlight=False)
+
+
+@app.command("retire")
+def retire_bot(
+    name: Annotated[str, typer.Argument(help="The bot's name.")],
+    token: TokenOption,
+    server: ServerOption = DEFAULT_ARENA,
+) -> None:
+    """Retire a registered bot: it joins no new season; its games stay in history."""
+    from cardarena.v1 import arena_pb2
+
+    answer = _arena_call(server, "RetireBot", arena_pb2.RetireBotRequest(name=name, token=token), ARENA_BASE_TIMEOUT_S)
+    console.print(f"retired bot [bold]{answer.bot.name}[/]", highlight=False)
+
+
+def _latency_line(report) -> str:  # arena_pb2.EntryReport
+    return (f"{report.decisions} decisions: median {report.latency_median_ms:.1f} ms, "
+            f"p99 {report.latency_p99_ms:.1f} ms, max {report.latency_max_ms:.1f} ms")
+
+
+def _arena_call(server: str, method: str, request, timeout_s: float):
+    """Call one Arena RPC with a deadline; a gRPC error becomes one line (and the entry report, if any)."""
+    import grpc
+
+    from cardarena.v1 import arena_pb2, arena_pb2_grpc
+    from cli.common import err_console
+    from dashboard.arena_service import REPORT_METADATA_KEY
+
+    with grpc.insecure_channel(server) as channel:
+        try:
+            return getattr(arena_pb2_grpc.ArenaStub(channel), method)(request, timeout=timeout_s)
+        except grpc.RpcError as exc:
+            code = exc.code() if hasattr(exc, "code") else None
+            details = exc.details() if hasattr(exc, "details") else str(exc)
+            trailing = dict(exc.trailing_metadata() or ()) if hasattr(exc, "trailing_metadata") else {}
+            if REPORT_METADATA_KEY in trailing:
+                report = arena_pb2.EntryReport.FromString(trailing[REPORT_METADATA_KEY])
+                for c in report.checks:
+                    err_console.print(f"  {'ok  ' if c.passed else 'FAIL'}  {c.name}  {c.detail}",
+                                      highlight=False, markup=False)
+                if report.decisions:
+                    err_console.print(f"  latency of {_latency_line(report)}", highlight=False, markup=False)
+            if code == grpc.StatusCode.UNAVAILABLE:
+                fail(f"cannot reach the Arena service at {server}: {details}")
+            if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+                fail(f"the Arena service at {server} did not answer within {timeout_s:g} s")
+            fail(f"{code.name if code else 'UNKNOWN'}: {details}")

@@ -1,17 +1,21 @@
 """A season's standings table, computed from stored per-seat results (a pure function).
 
-The store loads the season's rated seat results and Elo ratings and calls
-:func:`compute_standings`; the dashboard and the CLI show the rows, or
-:func:`standings_json` of them.
+The store loads the season's rated seat results, its games' rankings and Elo
+ratings and calls :func:`compute_standings`; the dashboard and the CLI show the
+rows, or :func:`standings_json` of them. Beside Elo, each row carries the
+season's maximum-likelihood rating with its 95% interval, the probability that
+the bot is better than the next row's, and openskill's mu and sigma
+(:mod:`league.ratings_ml`), all computed from the games' rankings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from league.elo import START
+from league.ratings_ml import fit_bradley_terry, openskill_ratings, p_better_chain
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,14 @@ class StandingRow:
     twice); ``avg_place`` is the mean place (1 = best; ``None`` before any game);
     ``avg_change`` the mean score change per game (tokens or points, as the game
     counts them); ``faults`` the total over its games; ``elo`` its rating.
+
+    From the whole season (``None`` for a bot without a rated result, or when
+    the caller gave no games): ``ml_rating`` the maximum-likelihood
+    Bradley-Terry rating (Elo scale, season mean 1500) and ``ml_low``/``ml_high``
+    its 95% interval; ``p_better`` the probability that this bot is really
+    better (higher true ML rating) than the bot on the next row (``None`` on the
+    last row); ``openskill_mu``/``openskill_sigma`` openskill's Plackett-Luce
+    rating (start 25 and 25/3).
     """
 
     bot_id: int
@@ -41,18 +53,38 @@ class StandingRow:
     avg_change: float | None
     faults: int
     elo: float
+    ml_rating: float | None = None
+    ml_low: float | None = None
+    ml_high: float | None = None
+    p_better: float | None = None
+    openskill_mu: float | None = None
+    openskill_sigma: float | None = None
+
+
+def group_games(rows: Iterable[tuple[int, int, int]]) -> list[tuple[list[int], list[int]]]:
+    """``(game number, bot id, place)`` rows ordered by game then seat -> ``(seats_bots, places)`` per game."""
+    games: list[tuple[int, list[int], list[int]]] = []
+    for number, bot, place in rows:
+        if not games or games[-1][0] != number:
+            games.append((number, [], []))
+        games[-1][1].append(bot)
+        games[-1][2].append(place)
+    return [(bots, places) for _, bots, places in games]
 
 
 def compute_standings(
     outcomes: Iterable[SeatOutcome],
     names: Mapping[int, str],
     elo: Mapping[int, float],
+    games: Sequence[tuple[Sequence[int], Sequence[int]]] | None = None,
 ) -> list[StandingRow]:
     """Standings rows for every bot in ``names``, best Elo first (ties: more games, then name).
 
     ``outcomes`` are the season's rated seat results; ``names`` maps every bot of
     the season (including bots with no finished game yet) to its name; ``elo`` the
-    season's ratings (a missing bot shows the starting rating).
+    season's ratings (a missing bot shows the starting rating); ``games`` the rated
+    games' rankings ``(seats_bots, places)`` in schedule order, for the season
+    ratings (without them those fields are ``None``).
     Raises KeyError if an outcome's bot is missing from ``names``.
     """
     acc: dict[int, list[int]] = {bot: [0, 0, 0, 0] for bot in names}  # games, places, change, faults
@@ -75,7 +107,20 @@ def compute_standings(
         for bot, (g, places, change, faults) in acc.items()
     ]
     rows.sort(key=lambda r: (-r.elo, -r.games, r.name))
-    return rows
+    return _with_season_ratings(rows, games) if games else rows
+
+
+def _with_season_ratings(rows: list[StandingRow], games: Sequence[tuple[Sequence[int], Sequence[int]]]) -> list[StandingRow]:
+    fit = fit_bradley_terry(games)
+    skill = openskill_ratings(games)
+    better = p_better_chain([r.bot_id for r in rows], fit)
+    out = []
+    for r in rows:
+        low, high = fit.interval(r.bot_id) if r.bot_id in fit.rating else (None, None)
+        mu, sigma = skill.get(r.bot_id, (None, None))
+        out.append(replace(r, ml_rating=fit.rating.get(r.bot_id), ml_low=low, ml_high=high,
+                           p_better=better.get(r.bot_id), openskill_mu=mu, openskill_sigma=sigma))
+    return out
 
 
 def _missing(bot_id: int) -> list[int]:
@@ -83,8 +128,17 @@ def _missing(bot_id: int) -> list[int]:
 
 
 def standings_json(rows: Iterable[StandingRow]) -> list[dict[str, Any]]:
-    """The rows as JSON-ready dicts, with ``rank`` (1-based) added and Elo rounded to 0.1."""
+    """The rows as JSON-ready dicts, with ``rank`` (1-based) added; Elo and the ML ratings
+    rounded to 0.1, ``p_better`` to 0.001, openskill to 0.01 (``None`` stays ``None``)."""
     return [
-        {"rank": i, **asdict(r), "elo": round(r.elo, 1)}
+        {"rank": i, **asdict(r), "elo": round(r.elo, 1),
+         **{k: _round(getattr(r, k), d) for k, d in _ROUNDING.items()}}
         for i, r in enumerate(rows, start=1)
     ]
+
+
+_ROUNDING = {"ml_rating": 1, "ml_low": 1, "ml_high": 1, "p_better": 3, "openskill_mu": 2, "openskill_sigma": 2}
+
+
+def _round(value: float | None, digits: int) -> float | None:
+    return None if value is None else round(value, digits)

@@ -42,7 +42,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from league import elo as elo_rating
-from league.standings import SeatOutcome, StandingRow, compute_standings, standings_json
+from league.standings import SeatOutcome, StandingRow, compute_standings, group_games, standings_json
 from referee.engine import GameName
 from referee.record import EndReason, GameRecord
 from store import db
@@ -714,7 +714,12 @@ class Store:
                     .where(Game.season_id == season_id, Game.status == GameStatus.DONE))
             ]
             elo = dict(s.execute(select(Rating.bot_id, Rating.elo).where(Rating.season_id == season_id)).all())
-        return compute_standings(outcomes, names, elo)
+            games = group_games((number, bot, cast(int, place)) for number, bot, place in s.execute(
+                select(Game.number, GameSeat.bot_id, GameSeat.place)
+                .join(GameSeat, GameSeat.game_id == Game.id)
+                .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
+                .order_by(Game.number, GameSeat.seat)))
+        return compute_standings(outcomes, names, elo, games)
 
     def standings_json(self, season_id: int) -> list[dict[str, Any]]:
         """:meth:`standings` as JSON-ready dicts (with ``rank``). Raises NotFound."""
@@ -722,11 +727,6 @@ class Store:
 
     # ----------------------------------------------------------- helpers
 
-    @staticmethod
-    def _lock_season_of(s: Session, game_id: int) -> Season:
-        """Lock (PostgreSQL ``FOR UPDATE``) and return the season of a game. Raises NotFound."""
-        season_id = s.scalar(select(Game.season_id).where(Game.id == game_id))
-        if season_id is None:
     @staticmethod
     def _full_bots(s: Session, game_id: int) -> BotsBusy | None:
         """Lock the game's bots (id order) and name those with no room; None if all have room."""
@@ -745,6 +745,11 @@ class Store:
         full = tuple((b.name, b.capacity) for b in bots if running.get(b.id, 0) >= b.capacity)
         return BotsBusy(game_id, full) if full else None
 
+    @staticmethod
+    def _lock_season_of(s: Session, game_id: int) -> Season:
+        """Lock (PostgreSQL ``FOR UPDATE``) and return the season of a game. Raises NotFound."""
+        season_id = s.scalar(select(Game.season_id).where(Game.id == game_id))
+        if season_id is None:
             raise NotFound(f"no game with id {game_id}")
         return s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one()
 

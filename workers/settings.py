@@ -19,7 +19,15 @@ class Settings(BaseSettings):
     renews it every third of that while it plays, so a killed worker's game is given
     to another worker by the sweeper about ``lease_s`` after the kill.
     ``game_soft_limit_s``/``game_hard_limit_s``: Celery's time limits for one game
-    (the soft one voids the attempt; the hard one kills the worker process)."""
+    (the soft one voids the attempt; the hard one kills the worker process).
+
+    Bot submission (``league.registry``): ``allowed_networks`` and ``denied_networks``
+    are the network policy for bot endpoints, comma-separated CIDRs or the words
+    ``loopback``, ``private``, ``link-local``, ``any``; an endpoint is accepted only if
+    every address its host resolves to is in an allowed network and in no denied one.
+    The default suits a local platform (bots on this machine or the LAN); a public
+    deployment sets ``allowed_networks=any`` and ``denied_networks=loopback,private,link-local``.
+    ``register_limit`` registrations per client address per ``register_window_s`` seconds."""
 
     model_config = SettingsConfigDict(env_prefix="CARDARENA_")
 
@@ -29,6 +37,12 @@ class Settings(BaseSettings):
     # a game is bounded by the time control (budget 120 s per seat, at most 6 seats here): far above
     game_soft_limit_s: float = 900.0
     game_hard_limit_s: float = 960.0
+    # link-local is denied by default: it holds cloud metadata services (169.254.169.254)
+    allowed_networks: str = "loopback,private"
+    denied_networks: str = "link-local"
+    # an entry check costs a validation game: bound what one address can make us do
+    register_limit: int = 10
+    register_window_s: float = 3600.0
 
 
 @lru_cache

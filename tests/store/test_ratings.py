@@ -95,7 +95,10 @@ def test_compute_standings_pure() -> None:
     assert [(r.name, r.games, r.avg_place, r.avg_change, r.faults, r.elo) for r in rows] == [
         ("two", 1, 2.0, -10.0, 1, 1510.0), ("idle", 0, None, None, 0, 1500.0), ("one", 2, 2.0, 5.0, 2, 1490.0)]
     assert standings_json(rows)[0] == {"rank": 1, "bot_id": 2, "name": "two", "games": 1, "avg_place": 2.0,
-                                       "avg_change": -10.0, "faults": 1, "elo": 1510.0}
+                                       "avg_change": -10.0, "faults": 1, "elo": 1510.0,
+                                       # no games given: no season ratings (league.ratings_ml)
+                                       "ml_rating": None, "ml_low": None, "ml_high": None, "p_better": None,
+                                       "openskill_mu": None, "openskill_sigma": None}
 
 
 def test_store_standings_by_hand(store: Store, bots: list[int], make_season: Callable[..., int]) -> None:

@@ -1,0 +1,175 @@
+"""The Arena gRPC service (``cardarena.v1.Arena``): bot submission and standings.
+
+A thin translation layer over :class:`league.registry.Registry`, which holds
+every rule; errors become the gRPC status codes of ``arena.proto``. When the
+entry checks fail, the full :class:`~cardarena.v1.arena_pb2.EntryReport` also
+travels in the trailing metadata key :data:`REPORT_METADATA_KEY` (binary).
+
+``cardarena server`` starts it beside the dashboard with
+:func:`start_arena_server`.
+"""
+
+from __future__ import annotations
+
+from concurrent import futures
+from datetime import datetime
+from typing import NoReturn
+
+import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
+from league.entry import EntryReport
+from league.registry import ErrorKind, Registry, RegistryConfig, RegistryError
+from league.standings import StandingRow
+from store import BotInfo, open_store
+
+#: Trailing metadata key carrying a failed registration's EntryReport (serialised protobuf).
+REPORT_METADATA_KEY = "cardarena-entry-report-bin"
+#: Largest request accepted, bytes (requests are a few hundred bytes).
+MAX_REQUEST_BYTES = 64 * 1024
+#: Server threads: registrations run entry checks (seconds each) in these.
+THREADS = 8
+
+GAME_TO_ENUM = {"slippery-sam": bot_pb2.GAME_SLIPPERY_SAM, "svara": bot_pb2.GAME_SVARA, "rummy": bot_pb2.GAME_RUMMY}
+ENUM_TO_GAME = {v: k for k, v in GAME_TO_ENUM.items()}
+
+GRPC_STATUS: dict[ErrorKind, grpc.StatusCode] = {kind: getattr(grpc.StatusCode, kind.value) for kind in ErrorKind}
+
+
+def client_address(peer: str) -> str:
+    """The host part of a gRPC peer string ("ipv4:1.2.3.4:5" -> "1.2.3.4", "ipv6:[::1]:5" -> "::1")."""
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv6" and rest.startswith("["):
+        return rest[1:].partition("]")[0]
+    if kind == "ipv4":
+        return rest.rpartition(":")[0]
+    return peer
+
+
+def _timestamp(value: datetime | None) -> Timestamp | None:
+    if value is None:
+        return None
+    ts = Timestamp()
+    ts.FromDatetime(value)
+    return ts
+
+
+def bot_message(bot: BotInfo, *, owner: bool) -> arena_pb2.ArenaBot:
+    """The protocol view of a bot; the endpoint only for its ``owner``."""
+    return arena_pb2.ArenaBot(
+        id=bot.id, name=bot.name, endpoint=bot.endpoint if owner else "", version=bot.version, author=bot.author,
+        games=[GAME_TO_ENUM[g] for g in bot.games if g in GAME_TO_ENUM], capacity=bot.capacity,
+        created_at=_timestamp(bot.created_at), retired=bot.retired_at is not None,
+        retired_at=_timestamp(bot.retired_at),
+    )
+
+
+def report_message(report: EntryReport | None) -> arena_pb2.EntryReport:
+    """The protocol form of an entry report (empty for None)."""
+    if report is None:
+        return arena_pb2.EntryReport()
+    median, p99, worst = report.latency()
+    return arena_pb2.EntryReport(
+        checks=[arena_pb2.EntryCheck(name=c.name, passed=c.passed, detail=c.detail) for c in report.checks],
+        latency_median_ms=median, latency_p99_ms=p99, latency_max_ms=worst, decisions=len(report.latencies_ms),
+    )
+
+
+def standing_message(rank: int, row: StandingRow) -> arena_pb2.StandingRow:
+    """One standings row; ``None`` values stay unset."""
+    optional = {k: getattr(row, k) for k in ("avg_place", "avg_change", "ml_rating", "ml_low", "ml_high",
+                                             "p_better", "openskill_mu", "openskill_sigma")}
+    return arena_pb2.StandingRow(rank=rank, bot_id=row.bot_id, name=row.name, games=row.games, faults=row.faults,
+                                 elo=row.elo, **{k: v for k, v in optional.items() if v is not None})
+
+
+class ArenaServicer(arena_pb2_grpc.ArenaServicer):
+    """The Arena RPCs over a :class:`Registry`."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+
+    def RegisterBot(self, request: arena_pb2.RegisterBotRequest, context: grpc.ServicerContext) -> arena_pb2.RegisterBotResponse:
+        try:
+            games = _games(request.games)
+            done = self.registry.register(request.name, request.endpoint, games, request.version,
+                                          client=client_address(context.peer()))
+        except RegistryError as exc:
+            _abort(context, exc)
+        return arena_pb2.RegisterBotResponse(bot=bot_message(done.bot, owner=True), token=done.token,
+                                             report=report_message(done.report))
+
+    def UpdateBot(self, request: arena_pb2.UpdateBotRequest, context: grpc.ServicerContext) -> arena_pb2.UpdateBotResponse:
+        try:
+            done = self.registry.update(request.name, request.token, request.endpoint, request.version)
+        except RegistryError as exc:
+            _abort(context, exc)
+        return arena_pb2.UpdateBotResponse(bot=bot_message(done.bot, owner=True), report=report_message(done.report))
+
+    def RetireBot(self, request: arena_pb2.RetireBotRequest, context: grpc.ServicerContext) -> arena_pb2.RetireBotResponse:
+        try:
+            bot = self.registry.retire(request.name, request.token)
+        except RegistryError as exc:
+            _abort(context, exc)
+        return arena_pb2.RetireBotResponse(bot=bot_message(bot, owner=True))
+
+    def ListBots(self, request: arena_pb2.ListBotsRequest, context: grpc.ServicerContext) -> arena_pb2.ListBotsResponse:
+        try:
+            bots = self.registry.list_bots(request.include_retired)
+        except RegistryError as exc:
+            _abort(context, exc)
+        return arena_pb2.ListBotsResponse(bots=[bot_message(b, owner=False) for b in bots])
+
+    def GetStandings(self, request: arena_pb2.GetStandingsRequest, context: grpc.ServicerContext) -> arena_pb2.GetStandingsResponse:
+        try:
+            season, rows = self.registry.standings(request.season)
+        except RegistryError as exc:
+            _abort(context, exc)
+        return arena_pb2.GetStandingsResponse(season=season.name, game=GAME_TO_ENUM.get(season.game, 0),
+                                              rows=[standing_message(i, r) for i, r in enumerate(rows, 1)])
+
+
+def _games(values: object) -> list[str]:
+    """Protocol game enums -> game names; RegistryError(INVALID_ARGUMENT) for GAME_UNSPECIFIED or unknown."""
+    out = []
+    for value in values:  # type: ignore[attr-defined]
+        if value not in ENUM_TO_GAME:
+            raise RegistryError(ErrorKind.INVALID_ARGUMENT, f"unknown game {value} (GAME_UNSPECIFIED is not a game)")
+        out.append(ENUM_TO_GAME[value])
+    return out
+
+
+def _abort(context: grpc.ServicerContext, exc: RegistryError) -> NoReturn:
+    if exc.report is not None:
+        context.set_trailing_metadata(((REPORT_METADATA_KEY, report_message(exc.report).SerializeToString()),))
+    context.abort(GRPC_STATUS[exc.kind], exc.message)
+    raise AssertionError("unreachable")  # context.abort raises
+
+
+def start_arena_server(store_url: str, host: str = "127.0.0.1", port: int = 0, *,
+                       registry: Registry | None = None, config: RegistryConfig | None = None) -> tuple[grpc.Server, int]:
+    """Serve the Arena (and grpc.health.v1) on ``host:port`` (0: a free port); returns ``(server, port)``.
+
+    Opens (and migrates) the store at ``store_url`` unless ``registry`` is
+    given; ``config`` defaults to the settings' (``workers.settings``). Raises
+    StoreError if the store cannot be opened, RuntimeError if the address cannot
+    be bound. Stop with ``server.stop(grace)``.
+    """
+    if registry is None:
+        registry = Registry(open_store(store_url), config or RegistryConfig.from_settings())
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="arena"),
+        options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES)],
+    )
+    arena_pb2_grpc.add_ArenaServicer_to_server(ArenaServicer(registry), server)
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    bound = server.add_insecure_port(f"{host}:{port}")
+    if bound == 0:
+        raise RuntimeError(f"cannot bind {host}:{port}")
+    server.start()
+    health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    health_servicer.set("cardarena.v1.Arena", health_pb2.HealthCheckResponse.SERVING)
+    return server, bound

@@ -1,0 +1,151 @@
+"""``/api/v1/arena``: bot submission over HTTP, the same operations as the Arena gRPC service.
+
+- ``POST /api/v1/arena/bots`` register (201, the token shown once)
+- ``PATCH /api/v1/arena/bots/{name}`` new endpoint and/or version (token)
+- ``POST /api/v1/arena/bots/{name}/retire`` or ``DELETE /api/v1/arena/bots/{name}`` retire (token)
+- ``GET /api/v1/arena/bots`` registered bots (no endpoints)
+- ``GET /api/v1/arena/standings?season=NAME`` standings with rating intervals
+
+The token goes in ``Authorization: Bearer <token>``. Every rule is in
+:class:`league.registry.Registry`; errors are ``{"detail": message, "code":
+gRPC status name}`` (plus ``report`` when the entry checks failed) with the
+HTTP status of ``league.registry.HTTP_STATUS``: 422 malformed, 401 token
+missing or wrong, 403 refused by the network policy, 409 name taken, 404 no
+such bot or season, 400 entry checks failed or bot retired, 429 rate limit
+(with ``Retry-After``), 503 store unavailable.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
+from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from dashboard.deps import StoreDep
+from league.entry import EntryReport
+from league.registry import HTTP_STATUS, ErrorKind, Registry, RegistryConfig, RegistryError
+from store import BotInfo
+
+router = APIRouter(prefix="/api/v1/arena", tags=["arena"])
+T = TypeVar("T")
+_registry_lock = threading.Lock()
+
+
+class RegisterIn(BaseModel):
+    """A registration: the checks on each field are the registry's (one place for both front doors)."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: str = Field(max_length=200, description="1-40 characters of [A-Za-z0-9_.-]")
+    endpoint: str = Field(max_length=300, description="host:port where the bot serves cardarena.v1.Bot")
+    games: list[str] = Field(max_length=10, description="games to enter: slippery-sam, svara, rummy")
+    version: str = Field("", max_length=200, description="empty: Describe's version")
+
+
+class UpdateIn(BaseModel):
+    """A change: a new endpoint and/or version (empty leaves it)."""
+
+    model_config = ConfigDict(extra="forbid")
+    endpoint: str = Field("", max_length=300)
+    version: str = Field("", max_length=200)
+
+
+def get_registry(request: Request, store: StoreDep) -> Registry:
+    """The app's Registry over the dashboard's store (one per app, so its rate limit is shared);
+    the policy from the settings (``workers.settings``). Tests override this dependency."""
+    with _registry_lock:
+        registry = getattr(request.app.state, "arena_registry", None)
+        if registry is None or registry.store is not store:
+            registry = Registry(store, RegistryConfig.from_settings())
+            request.app.state.arena_registry = registry
+        return registry  # type: ignore[no-any-return]
+
+
+RegistryDep = Annotated[Registry, Depends(get_registry)]
+Authorization = Annotated[str | None, Header(description="Bearer <token>")]
+
+
+def bot_json(bot: BotInfo, *, owner: bool) -> dict[str, Any]:
+    """A bot as JSON; the endpoint only for its owner."""
+    return {"id": bot.id, "name": bot.name, **({"endpoint": bot.endpoint} if owner else {}),
+            "version": bot.version, "author": bot.author, "games": list(bot.games), "capacity": bot.capacity,
+            "created_at": bot.created_at.isoformat(), "retired": bot.retired_at is not None,
+            "retired_at": bot.retired_at.isoformat() if bot.retired_at else None}
+
+
+def report_json(report: EntryReport | None) -> dict[str, Any] | None:
+    """An entry report as JSON (None stays None)."""
+    if report is None:
+        return None
+    median, p99, worst = report.latency()
+    return {"passed": report.passed,
+            "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail} for c in report.checks],
+            "decisions": len(report.latencies_ms),
+            "latency_ms": {"median": round(median, 3), "p99": round(p99, 3), "max": round(worst, 3)},
+            "faults": [{"decision": f.decision, "kind": f.kind.value, "detail": f.detail, "answer": f.answer}
+                       for f in report.faults]}
+
+
+def _token(authorization: str | None) -> str:
+    if not authorization:
+        return ""
+    scheme, _, value = authorization.strip().partition(" ")
+    return value.strip() if scheme.lower() == "bearer" else ""
+
+
+def _answer(call: Callable[[], T], render: Callable[[T], Any], status: int = 200) -> JSONResponse:
+    """Run ``call``; its result rendered with ``status``, or the RegistryError as its HTTP error."""
+    try:
+        result = call()
+    except RegistryError as exc:
+        body: dict[str, Any] = {"detail": exc.message, "code": exc.kind.value}
+        headers = {}
+        if exc.report is not None:
+            body["report"] = report_json(exc.report)
+        if exc.kind is ErrorKind.RESOURCE_EXHAUSTED and exc.retry_after_s is not None:
+            headers["Retry-After"] = str(math.ceil(exc.retry_after_s))
+        if exc.kind is ErrorKind.UNAUTHENTICATED:
+            headers["WWW-Authenticate"] = "Bearer"
+        return JSONResponse(body, status_code=HTTP_STATUS[exc.kind], headers=headers)
+    return JSONResponse(render(result), status_code=status)
+
+
+@router.post("/bots", status_code=201, summary="Register a bot (entry checks first; the token is shown once)")
+def register_bot(body: RegisterIn, request: Request, registry: RegistryDep) -> JSONResponse:
+    client = request.client.host if request.client else ""
+    return _answer(lambda: registry.register(body.name, body.endpoint, body.games, body.version, client=client),
+                   lambda r: {"bot": bot_json(r.bot, owner=True), "token": r.token, "report": report_json(r.report)},
+                   status=201)
+
+
+@router.patch("/bots/{name}", summary="Point a bot at a new endpoint and/or set its version (token)")
+def update_bot(name: str, body: UpdateIn, registry: RegistryDep, authorization: Authorization = None) -> JSONResponse:
+    return _answer(lambda: registry.update(name, _token(authorization), body.endpoint, body.version),
+                   lambda r: {"bot": bot_json(r.bot, owner=True), "report": report_json(r.report)})
+
+
+@router.post("/bots/{name}/retire", summary="Retire a bot (token)")
+def retire_bot(name: str, registry: RegistryDep, authorization: Authorization = None) -> JSONResponse:
+    return _answer(lambda: registry.retire(name, _token(authorization)), lambda b: {"bot": bot_json(b, owner=True)})
+
+
+@router.delete("/bots/{name}", summary="Retire a bot (token); its games stay in history")
+def delete_bot(name: str, registry: RegistryDep, authorization: Authorization = None) -> JSONResponse:
+    return retire_bot(name, registry, authorization)
+
+
+@router.get("/bots", summary="Registered bots (public: no endpoints)")
+def list_bots(registry: RegistryDep, include_retired: bool = False) -> JSONResponse:
+    return _answer(lambda: registry.list_bots(include_retired), lambda bots: [bot_json(b, owner=False) for b in bots])
+
+
+@router.get("/standings", summary="A season's standings with 95% rating intervals")
+def get_standings(registry: RegistryDep, season: Annotated[str, Query(max_length=200)]) -> JSONResponse:
+    from league.standings import standings_json
+
+    return _answer(lambda: registry.standings(season),
+                   lambda r: {"season": r[0].name, "game": r[0].game, "standings": standings_json(r[1])})

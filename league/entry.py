@@ -1,0 +1,277 @@
+"""Entry checks: what a bot must pass before it joins any season.
+
+In order, stopping at the first failure:
+
+1. ``health``: the endpoint answers the standard gRPC health check
+   (``grpc.health.v1.Health/Check``, overall server or ``cardarena.v1.Bot``)
+   with SERVING, within :data:`HEALTH_TIMEOUT_S`.
+2. ``describe``: ``Describe`` answers within 5 s and lists every game asked for.
+3. ``game:<game>``: per game, one short validation game (:data:`VALIDATION_PARAMS`)
+   against the game's reference bots, played in-process, with the candidate
+   dialled over gRPC exactly as in a season; it must finish with no fault by
+   the candidate (a timeout, an error status, a malformed or illegal answer).
+
+:func:`run_entry_checks` dials a target as given; the platform gives it the
+address it checked against its network policy (``league.netpolicy``).
+:func:`check_endpoint` adds the policy check first, for ``cardarena bot
+check``. The :class:`EntryReport` holds every check, the latency of each of
+the candidate's decisions (median, p99, max) and every fault with the answer
+that caused it; :meth:`EntryReport.render` makes it readable.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from cardarena.v1 import bot_pb2, bot_pb2_grpc
+from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
+from referee.clients import MAX_ANSWER_BYTES, BotCallError, GrpcBotClient, InProcessBotClient
+from referee.games import make_params, spec
+from referee.record import Fault, GameRecord
+from referee.referee import RefereeError, play
+from referee.timecontrol import TimeControl
+
+#: Deadline of the health check, seconds.
+HEALTH_TIMEOUT_S = 5.0
+#: Deadline of Describe, seconds (bot.proto).
+DESCRIBE_TIMEOUT_S = 5.0
+#: Short validation games: a few minutes of a season's worth of decisions.
+VALIDATION_PARAMS: dict[str, dict[str, Any]] = {
+    "slippery-sam": {"orbits": 2},
+    "svara": {"hands": 10},
+    "rummy": {"turn_limit": 25},
+}
+#: Reference opponents per game (the candidate takes seat 0 of 3).
+OPPONENTS: dict[str, tuple[str, ...]] = {
+    "slippery-sam": ("odds", "random"),
+    "svara": ("points", "random"),
+    "rummy": ("greedy", "random"),
+}
+#: The validation game's time control: a season's deadlines, a smaller budget (60 s).
+VALIDATION_TIME = TimeControl(deadline_s=1.0, time_bank_s=10.0, budget_s=60.0, max_faults=3)
+#: Faults listed in a report (the rest are counted).
+MAX_FAULTS_SHOWN = 5
+
+_GAME_ENUM = {"slippery-sam": bot_pb2.GAME_SLIPPERY_SAM, "svara": bot_pb2.GAME_SVARA, "rummy": bot_pb2.GAME_RUMMY}
+_ENUM_GAME = {v: k for k, v in _GAME_ENUM.items()}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One check: ``name`` ("policy", "health", "describe", "game:svara"), whether it passed, and why."""
+
+    name: str
+    passed: bool
+    detail: str
+
+
+@dataclass
+class EntryReport:
+    """Everything the entry checks found about one endpoint.
+
+    ``checks`` in the order run; ``latencies_ms`` of every candidate decision
+    of the validation games (milliseconds, as measured by the referee);
+    ``faults`` of the candidate with the answers that caused them;
+    ``describe`` the Describe answer (None if it did not answer).
+    """
+
+    endpoint: str
+    games: tuple[str, ...]
+    checks: list[CheckResult] = field(default_factory=list)
+    latencies_ms: list[float] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+    describe: bot_pb2.DescribeResponse | None = None
+
+    @property
+    def passed(self) -> bool:
+        """True when every check ran and passed."""
+        return bool(self.checks) and all(c.passed for c in self.checks) and any(
+            c.name.startswith("game:") for c in self.checks)
+
+    @property
+    def failure(self) -> str:
+        """One line naming the first failed check and why ("" if all passed)."""
+        failed = next((c for c in self.checks if not c.passed), None)
+        return "" if failed is None else f"{failed.name} check failed: {failed.detail}"
+
+    def latency(self) -> tuple[float, float, float]:
+        """``(median, p99, max)`` of the decision latencies in ms (zeros without decisions)."""
+        return latency_summary(self.latencies_ms)
+
+    def render(self) -> str:
+        """The report as readable lines (no trailing newline)."""
+        lines = [f"entry checks for {self.endpoint} ({', '.join(self.games)})"]
+        width = max((len(c.name) for c in self.checks), default=0)
+        for c in self.checks:
+            lines.append(f"  {'ok  ' if c.passed else 'FAIL'}  {c.name:<{width}}  {c.detail}")
+        for f in self.faults[:MAX_FAULTS_SHOWN]:
+            answer = json.dumps(f.answer, separators=(",", ":")) if f.answer is not None else "none"
+            lines.append(f"        fault at decision {f.decision}: {f.kind.value}: {f.detail}; answer: {answer}")
+        if len(self.faults) > MAX_FAULTS_SHOWN:
+            lines.append(f"        ... and {len(self.faults) - MAX_FAULTS_SHOWN} more faults")
+        if self.latencies_ms:
+            median, p99, worst = self.latency()
+            lines.append(f"  latency of {len(self.latencies_ms)} decisions: median {median:.1f} ms, "
+                         f"p99 {p99:.1f} ms, max {worst:.1f} ms")
+        lines.append("PASSED: the bot may enter seasons" if self.passed else f"FAILED: {self.failure}")
+        return "\n".join(lines)
+
+
+def latency_summary(values: Sequence[float]) -> tuple[float, float, float]:
+    """``(median, p99, max)`` of ``values`` (nearest-rank p99); zeros when empty."""
+    if not values:
+        return 0.0, 0.0, 0.0
+    ordered = sorted(values)
+    n = len(ordered)
+    median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    p99 = ordered[max(0, math.ceil(0.99 * n) - 1)]
+    return median, p99, ordered[-1]
+
+
+class _CheckClient(GrpcBotClient):
+    """A GrpcBotClient on a channel of its own (closed after the checks), not the process-wide cache:
+    a platform checking many endpoints must not keep a channel to each forever."""
+
+    def __init__(self, target: str, channel: grpc.Channel) -> None:
+        self.endpoint = target
+        self._stub = bot_pb2_grpc.BotStub(channel)
+
+
+def _channel(target: str) -> grpc.Channel:
+    return grpc.insecure_channel(target, options=[
+        ("grpc.max_receive_message_length", MAX_ANSWER_BYTES),
+        ("grpc.enable_retries", 0),
+    ])
+
+
+def run_entry_checks(target: str, games: Sequence[str], *, shown_as: str | None = None, seed: int = 0,
+                     time_control: TimeControl = VALIDATION_TIME) -> EntryReport:
+    """Run the health, Describe and validation-game checks against ``target`` ("host:port").
+
+    ``games`` are game names (``GameName`` values); ``shown_as`` the endpoint as
+    the author wrote it, for the report. Never raises for anything the bot
+    does: every failure is a failed check in the report. Raises ValueError for
+    an unknown game name.
+    """
+    games = tuple(dict.fromkeys(games))
+    for g in games:
+        spec(g)  # ValueError for an unknown game
+    report = EntryReport(shown_as or target, games)
+    channel = _channel(target)
+    try:
+        report.checks.append(_health(channel))
+        if not report.checks[-1].passed:
+            return report
+        client = _CheckClient(target, channel)
+        check, report.describe = _describe(client, games)
+        report.checks.append(check)
+        if not check.passed:
+            return report
+        for g in games:
+            check = _validation_game(client, g, seed, time_control, report)
+            report.checks.append(check)
+            if not check.passed:
+                return report
+        return report
+    finally:
+        channel.close()
+
+
+def check_endpoint(endpoint: str, games: Sequence[str], policy: NetworkPolicy | None, *, seed: int = 0,
+                   time_control: TimeControl = VALIDATION_TIME) -> EntryReport:
+    """Parse ``endpoint``, resolve it under ``policy`` (None: any address), then :func:`run_entry_checks`
+    on the first address it resolves to. A bad endpoint or a refused address is a failed ``policy`` check."""
+    report = EntryReport(endpoint, tuple(dict.fromkeys(games)))
+    try:
+        parsed = parse_endpoint(endpoint)
+        addresses = (policy or NetworkPolicy.from_strings("any")).resolve(parsed)
+    except (EndpointError, PolicyError, ResolveError) as exc:
+        report.checks.append(CheckResult("policy", False, str(exc)))
+        return report
+    shown = ", ".join(str(a) for a in addresses)
+    allowed = "allowed by the network policy" if policy is not None else "no network policy applied"
+    result = run_entry_checks(parsed.dial(addresses[0]), games, shown_as=endpoint, seed=seed, time_control=time_control)
+    result.checks.insert(0, CheckResult("policy", True, f"{parsed.host} is {shown}: {allowed}"))
+    return result
+
+
+def _health(channel: grpc.Channel) -> CheckResult:
+    stub = health_pb2_grpc.HealthStub(channel)
+    last = ""
+    for service in ("", "cardarena.v1.Bot"):
+        try:
+            answer = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=HEALTH_TIMEOUT_S)
+        except grpc.RpcError as exc:
+            code = exc.code() if hasattr(exc, "code") else None
+            if code == grpc.StatusCode.NOT_FOUND:
+                last = f"the health service does not know service {service!r}"
+                continue
+            if code == grpc.StatusCode.UNIMPLEMENTED:
+                return CheckResult("health", False, "no grpc.health.v1.Health service: serve it beside cardarena.v1.Bot "
+                                                    "(the Python SDK's serve() does)")
+            if code == grpc.StatusCode.UNAVAILABLE:
+                return CheckResult("health", False, f"endpoint unreachable: {exc.details() if hasattr(exc, 'details') else exc}")
+            if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+                return CheckResult("health", False, f"no health answer within {HEALTH_TIMEOUT_S:g} s")
+            name = code.name if code is not None else "UNKNOWN"
+            return CheckResult("health", False, f"health check answered {name}: "
+                                                f"{exc.details() if hasattr(exc, 'details') else exc}")
+        status = health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status)
+        if answer.status != health_pb2.HealthCheckResponse.SERVING:
+            return CheckResult("health", False, f"health status is {status}, not SERVING")
+        return CheckResult("health", True, f"SERVING ({'overall' if not service else service})")
+    return CheckResult("health", False, last)
+
+
+def _describe(client: _CheckClient, games: Sequence[str]) -> tuple[CheckResult, bot_pb2.DescribeResponse | None]:
+    try:
+        described = client.describe(DESCRIBE_TIMEOUT_S)
+    except BotCallError as exc:
+        return CheckResult("describe", False, f"Describe failed: {exc.detail}"), None
+    listed = [_ENUM_GAME.get(g, f"unknown game {g}") for g in described.games]
+    missing = [g for g in games if _GAME_ENUM[g] not in described.games]
+    about = (f"{_printable(described.name) or '(no name)'} {_printable(described.version)}"
+             f"{' by ' + _printable(described.author) if described.author else ''}; "
+             f"games: {', '.join(listed) or 'none'}; capacity {max(1, described.capacity)}")
+    if missing:
+        return CheckResult("describe", False, f"Describe does not list {', '.join(missing)} ({about})"), described
+    return CheckResult("describe", True, about), described
+
+
+def _validation_game(client: _CheckClient, game: str, seed: int, tc: TimeControl, report: EntryReport) -> CheckResult:
+    from botsdk.bots import load_bot
+
+    name = f"game:{game}"
+    game_spec = spec(game)
+    params = make_params(game, VALIDATION_PARAMS.get(game, {}))
+    opponents = [InProcessBotClient(load_bot(ref, seed + k).act) for k, ref in enumerate(OPPONENTS[game], start=1)]
+    try:
+        record: GameRecord = play(game_spec, params, 1 + len(opponents), seed, [client, *opponents], tc,
+                                  game_id=f"entry-check-{game}-{seed}")
+    except RefereeError as exc:
+        return CheckResult(name, False, f"the validation game could not be played (platform error): {exc}")
+    mine = [d for d in record.decisions if d.seat == 0 and d.called]
+    report.latencies_ms.extend(d.latency_ms for d in mine)
+    faults = [f for f in record.faults if f.seat == 0]
+    report.faults.extend(faults)
+    size = f"{record.num_seats}-seat game, seed {seed}, {len(mine)} decisions"
+    if faults:
+        kinds = ", ".join(sorted({f.kind.value for f in faults}))
+        return CheckResult(name, False, f"{len(faults)} fault(s) ({kinds}) in a {size}")
+    if not mine:
+        return CheckResult(name, False, f"the bot was never asked anything in a {size}")
+    place = next(r.place for r in record.results if r.seat == 0)
+    return CheckResult(name, True, f"no fault in a {size}; placed {place} of {record.num_seats}")
+
+
+def _printable(text: str, limit: int = 60) -> str:
+    """A bot-supplied string made safe to show: printable characters only, at most ``limit``."""
+    clean = "".join(c for c in text if c.isprintable())
+    return clean if len(clean) <= limit else clean[: limit - 1] + "…"

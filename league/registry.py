@@ -1,0 +1,384 @@
+"""Bot submission: register, update and retire bots, the one place both front doors call.
+
+The Arena gRPC service (``dashboard.arena_service``) and the HTTP API
+(``dashboard.routers.arena``) only translate requests and errors; every
+rule lives here:
+
+- **Names** are 1-40 characters of ``[A-Za-z0-9_.-]``; **endpoints** are
+  ``host:port`` and must pass the network policy (``league.netpolicy``);
+  **games** must be games of the platform.
+- **Entry checks** (``league.entry``) run against the address the policy
+  accepted, before anything is written: *nothing is half-registered*. The
+  bot row is written only after every check passed, and a name taken while
+  the checks ran is still refused (the store's unique name).
+- **Tokens**: ``secrets.token_urlsafe(32)`` (256 random bits), returned once;
+  the store keeps only ``scrypt`` of it with a random 16-byte salt
+  (``scrypt$N$r$p$salt$hash``, base64), compared in constant time. Every
+  write (update, retire) needs the token. A bot registered without a token
+  (by the operator, e.g. the demo) cannot be changed over the API.
+- **Rate limit**: at most ``register_limit`` registration attempts per client
+  address per ``register_window_s`` seconds (a sliding window, in this
+  process), counted before any work so a flood of bad requests costs nothing.
+  Token guessing needs no limit: 256-bit tokens, and each guess costs an
+  scrypt.
+
+Errors are :class:`RegistryError` with a :class:`ErrorKind` named after the
+gRPC status it maps to; ``HTTP_STATUS`` gives the HTTP status.
+"""
+
+from __future__ import annotations
+
+import base64
+import enum
+import hashlib
+import hmac
+import re
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from league.entry import EntryReport, run_entry_checks
+from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
+from league.standings import StandingRow
+from referee.games import available
+from store import BotInfo, NameTaken, NotFound, SeasonInfo, Store, StoreError, StoreUnavailable
+
+#: Bot names: 1-40 of these characters.
+NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
+#: Longest version string, characters.
+MAX_VERSION_CHARS = 40
+#: Longest author string kept from Describe, characters.
+MAX_AUTHOR_CHARS = 80
+#: Largest capacity a bot may claim (games at once).
+MAX_CAPACITY = 32
+#: Longest token accepted, characters (ours are 43).
+MAX_TOKEN_CHARS = 128
+#: scrypt cost parameters: about 16 MiB and tens of milliseconds per hash.
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
+
+
+class ErrorKind(enum.StrEnum):
+    """What went wrong, named after the gRPC status code each maps to."""
+
+    INVALID_ARGUMENT = "INVALID_ARGUMENT"        # malformed request: name, endpoint, games, version
+    UNAUTHENTICATED = "UNAUTHENTICATED"          # token missing or wrong
+    PERMISSION_DENIED = "PERMISSION_DENIED"      # endpoint refused by the network policy; bot has no token
+    ALREADY_EXISTS = "ALREADY_EXISTS"            # name taken
+    NOT_FOUND = "NOT_FOUND"                      # no such bot or season
+    FAILED_PRECONDITION = "FAILED_PRECONDITION"  # entry checks failed; bot retired
+    RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"    # rate limit
+    UNAVAILABLE = "UNAVAILABLE"                  # the store is down
+
+
+#: HTTP status of each error kind.
+HTTP_STATUS: dict[ErrorKind, int] = {
+    ErrorKind.INVALID_ARGUMENT: 422,
+    ErrorKind.UNAUTHENTICATED: 401,
+    ErrorKind.PERMISSION_DENIED: 403,
+    ErrorKind.ALREADY_EXISTS: 409,
+    ErrorKind.NOT_FOUND: 404,
+    ErrorKind.FAILED_PRECONDITION: 400,
+    ErrorKind.RESOURCE_EXHAUSTED: 429,
+    ErrorKind.UNAVAILABLE: 503,
+}
+
+
+class RegistryError(Exception):
+    """A refused request: ``kind``, a one-line message, the entry report when the checks failed,
+    and ``retry_after_s`` for the rate limit."""
+
+    def __init__(self, kind: ErrorKind, message: str, *, report: EntryReport | None = None,
+                 retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.report = report
+        self.retry_after_s = retry_after_s
+
+
+@dataclass(frozen=True)
+class RegistryConfig:
+    """The registry's policy: network policy, rate limit, validation-game seed."""
+
+    policy: NetworkPolicy
+    register_limit: int = 10
+    register_window_s: float = 3600.0
+    seed: int = 0
+
+    @classmethod
+    def from_settings(cls, settings: object | None = None) -> RegistryConfig:
+        """From ``workers.settings.Settings`` (default: the environment's); raises ValueError for bad networks."""
+        if settings is None:
+            from workers.settings import get_settings
+
+            settings = get_settings()
+        return cls(
+            policy=NetworkPolicy.from_strings(getattr(settings, "allowed_networks", "loopback,private"),
+                                              getattr(settings, "denied_networks", "link-local")),
+            register_limit=int(getattr(settings, "register_limit", 10)),
+            register_window_s=float(getattr(settings, "register_window_s", 3600.0)),
+        )
+
+
+class RateLimiter:
+    """At most ``limit`` events per ``window_s`` seconds per key (sliding window; thread-safe)."""
+
+    def __init__(self, limit: int, window_s: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit = limit
+        self.window_s = window_s
+        self.clock = clock
+        self._events: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def acquire(self, key: str) -> float | None:
+        """Count one event for ``key``; None if allowed, else the seconds until one is allowed again."""
+        now = self.clock()
+        with self._lock:
+            events = self._events.setdefault(key, deque())
+            while events and events[0] <= now - self.window_s:
+                events.popleft()
+            if len(events) >= self.limit:
+                return max(events[0] + self.window_s - now, 0.001)
+            events.append(now)
+            if len(self._events) > 10_000:  # forget idle keys
+                for k in [k for k, v in self._events.items() if not v or v[-1] <= now - self.window_s]:
+                    del self._events[k]
+            return None
+
+
+@dataclass(frozen=True)
+class Registered:
+    """A new registration: the bot, its token (shown once) and the entry report it passed."""
+
+    bot: BotInfo
+    token: str
+    report: EntryReport
+
+
+@dataclass(frozen=True)
+class Updated:
+    """An update: the bot as changed and the entry report of a new endpoint (None if unchanged)."""
+
+    bot: BotInfo
+    report: EntryReport | None = None
+
+
+def hash_token(token: str) -> str:
+    """``scrypt$N$r$p$salt$hash`` of ``token`` with a fresh random salt."""
+    salt = secrets.token_bytes(16)
+    digest = hashlib.scrypt(token.encode(), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32)
+    b64 = lambda b: base64.b64encode(b).decode("ascii")  # noqa: E731
+    return f"scrypt${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${b64(salt)}${b64(digest)}"
+
+
+def token_matches(token: str, stored: str) -> bool:
+    """True if ``token`` hashes to ``stored`` (constant-time compare); False for any malformed hash."""
+    try:
+        scheme, n, r, p, salt, digest = stored.split("$")
+        if scheme != "scrypt":
+            return False
+        expected = base64.b64decode(digest)
+        got = hashlib.scrypt(token.encode(), salt=base64.b64decode(salt), n=int(n), r=int(r), p=int(p),
+                             dklen=len(expected))
+    except (ValueError, TypeError):
+        return False
+    return hmac.compare_digest(got, expected)
+
+
+def check_name(name: str) -> str:
+    """``name`` if valid, else RegistryError(INVALID_ARGUMENT)."""
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise RegistryError(ErrorKind.INVALID_ARGUMENT,
+                            f"bad bot name {name!r}: use 1 to 40 characters of letters, digits, '_', '.', '-'")
+    return name
+
+
+def check_games(games: Sequence[str]) -> tuple[str, ...]:
+    """The games, deduplicated in order; RegistryError(INVALID_ARGUMENT) if none or one is unknown."""
+    ready = [g.value for g in available()]
+    if not games:
+        raise RegistryError(ErrorKind.INVALID_ARGUMENT, f"name at least one game: {', '.join(ready)}")
+    unknown = [g for g in games if g not in ready]
+    if unknown:
+        raise RegistryError(ErrorKind.INVALID_ARGUMENT,
+                            f"unknown game(s) {', '.join(map(repr, unknown))}: choose from {', '.join(ready)}")
+    return tuple(dict.fromkeys(games))
+
+
+def check_version(version: str) -> str:
+    """``version`` if 0-40 printable characters, else RegistryError(INVALID_ARGUMENT)."""
+    if len(version) > MAX_VERSION_CHARS or not version.isprintable():
+        raise RegistryError(ErrorKind.INVALID_ARGUMENT, f"a version is at most {MAX_VERSION_CHARS} printable characters")
+    return version
+
+
+def _clean(text: str, limit: int) -> str:
+    return "".join(c for c in text if c.isprintable())[:limit]
+
+
+@dataclass
+class Registry:
+    """Register, update, retire and list bots in ``store`` under ``config``.
+
+    ``checker(target, games, shown_as=..., seed=...)`` runs the entry checks
+    (default :func:`league.entry.run_entry_checks`; tests may pass another).
+    Thread-safe: a gRPC server and an HTTP server may share one.
+    """
+
+    store: Store
+    config: RegistryConfig
+    checker: Callable[..., EntryReport] = run_entry_checks
+    limiter: RateLimiter = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.limiter = RateLimiter(self.config.register_limit, self.config.register_window_s)
+
+    # ------------------------------------------------------------ writes
+
+    def register(self, name: str, endpoint: str, games: Sequence[str], version: str = "",
+                 client: str = "") -> Registered:
+        """Register a bot after every check passed; returns it with its token (shown once).
+
+        ``client`` is the caller's address, the rate limit's key. Raises
+        RegistryError: RESOURCE_EXHAUSTED, INVALID_ARGUMENT, ALREADY_EXISTS,
+        PERMISSION_DENIED (network policy), FAILED_PRECONDITION (entry checks,
+        with ``report``), UNAVAILABLE (store).
+        """
+        wait = self.limiter.acquire(client or "unknown")
+        if wait is not None:
+            raise RegistryError(ErrorKind.RESOURCE_EXHAUSTED,
+                                f"too many registrations from {client or 'this address'}: at most "
+                                f"{self.config.register_limit} per {self.config.register_window_s:g} s; "
+                                f"try again in {wait:.0f} s", retry_after_s=wait)
+        check_name(name)
+        games = check_games(games)
+        check_version(version)
+        target = self._target(endpoint)
+        with _store_errors():
+            if self.store.get_bot_by_name(name) is not None:
+                raise RegistryError(ErrorKind.ALREADY_EXISTS, f"a bot named {name!r} is already registered")
+        report = self._entry_checks(target, endpoint, games)
+        described = report.describe
+        token = secrets.token_urlsafe(32)
+        with _store_errors():
+            try:
+                bot_id = self.store.register_bot(
+                    name, endpoint, version or _clean(described.version if described else "", MAX_VERSION_CHARS),
+                    _clean(described.author if described else "", MAX_AUTHOR_CHARS), list(games),
+                    capacity=min(max(1, described.capacity if described else 1), MAX_CAPACITY),
+                    token_hash=hash_token(token))
+            except NameTaken:
+                raise RegistryError(ErrorKind.ALREADY_EXISTS, f"a bot named {name!r} is already registered") from None
+            bot = self.store.get_bot(bot_id)
+        if bot is None:  # deleted under us: only an operator could
+            raise RegistryError(ErrorKind.UNAVAILABLE, f"bot {name!r} vanished right after registration")
+        return Registered(bot, token, report)
+
+    def update(self, name: str, token: str, endpoint: str = "", version: str = "") -> Updated:
+        """Point a bot at a new endpoint (after the policy and entry checks for all its games)
+        and/or set its version. Raises RegistryError: INVALID_ARGUMENT, UNAUTHENTICATED,
+        PERMISSION_DENIED, NOT_FOUND, FAILED_PRECONDITION, UNAVAILABLE."""
+        bot = self._authorised(name, token)
+        if not endpoint and not version:
+            raise RegistryError(ErrorKind.INVALID_ARGUMENT, "nothing to change: give a new endpoint or version")
+        check_version(version)
+        if bot.retired_at is not None:
+            raise RegistryError(ErrorKind.FAILED_PRECONDITION, f"bot {name!r} is retired")
+        report = None
+        capacity = None
+        if endpoint:
+            target = self._target(endpoint)
+            report = self._entry_checks(target, endpoint, bot.games)
+            if report.describe is not None:
+                version = version or _clean(report.describe.version, MAX_VERSION_CHARS)
+                capacity = min(max(1, report.describe.capacity), MAX_CAPACITY)
+        with _store_errors():
+            updated = self.store.update_bot(bot.id, endpoint=endpoint or None, version=version or None,
+                                            capacity=capacity)
+        return Updated(updated, report)
+
+    def retire(self, name: str, token: str) -> BotInfo:
+        """Retire a bot (idempotent). Raises RegistryError: INVALID_ARGUMENT, UNAUTHENTICATED,
+        PERMISSION_DENIED, NOT_FOUND, UNAVAILABLE."""
+        bot = self._authorised(name, token)
+        with _store_errors():
+            if bot.retired_at is None:
+                self.store.retire_bot(bot.id)
+            retired = self.store.get_bot(bot.id)
+        if retired is None:
+            raise RegistryError(ErrorKind.NOT_FOUND, f"no bot named {name!r}")
+        return retired
+
+    # ------------------------------------------------------------- reads
+
+    def list_bots(self, include_retired: bool = False) -> list[BotInfo]:
+        """Registered bots by id. Raises RegistryError(UNAVAILABLE)."""
+        with _store_errors():
+            return self.store.list_bots(include_retired=include_retired)
+
+    def standings(self, season: str) -> tuple[SeasonInfo, list[StandingRow]]:
+        """A season (by name) and its standings. Raises RegistryError: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE."""
+        if not season:
+            raise RegistryError(ErrorKind.INVALID_ARGUMENT, "name the season")
+        with _store_errors():
+            info = self.store.get_season_by_name(season)
+            if info is None:
+                raise RegistryError(ErrorKind.NOT_FOUND, f"no season named {season!r}")
+            return info, self.store.standings(info.id)
+
+    # ----------------------------------------------------------- helpers
+
+    def _target(self, endpoint: str) -> str:
+        """The address to dial for ``endpoint`` after the network policy (see ``league.netpolicy``)."""
+        try:
+            parsed = parse_endpoint(endpoint)
+        except EndpointError as exc:
+            raise RegistryError(ErrorKind.INVALID_ARGUMENT, str(exc)) from None
+        try:
+            addresses = self.config.policy.resolve(parsed)
+        except PolicyError as exc:
+            raise RegistryError(ErrorKind.PERMISSION_DENIED, str(exc)) from None
+        except ResolveError as exc:
+            raise RegistryError(ErrorKind.FAILED_PRECONDITION, f"endpoint unreachable: {exc}") from None
+        return parsed.dial(addresses[0])
+
+    def _entry_checks(self, target: str, endpoint: str, games: Sequence[str]) -> EntryReport:
+        report = self.checker(target, list(games), shown_as=endpoint, seed=self.config.seed)
+        if not report.passed:
+            raise RegistryError(ErrorKind.FAILED_PRECONDITION, f"entry checks failed for {endpoint}: {report.failure}",
+                                report=report)
+        return report
+
+    def _authorised(self, name: str, token: str) -> BotInfo:
+        check_name(name)
+        if not token:
+            raise RegistryError(ErrorKind.UNAUTHENTICATED, "this call needs the bot's token (given at registration)")
+        if len(token) > MAX_TOKEN_CHARS:
+            raise RegistryError(ErrorKind.UNAUTHENTICATED, f"wrong token for bot {name!r}")
+        with _store_errors():
+            bot = self.store.get_bot_by_name(name)
+        if bot is None:
+            raise RegistryError(ErrorKind.NOT_FOUND, f"no bot named {name!r}")
+        if bot.token_hash is None:
+            raise RegistryError(ErrorKind.PERMISSION_DENIED,
+                                f"bot {name!r} was registered by the operator without a token: it cannot be changed here")
+        if not token_matches(token, bot.token_hash):
+            raise RegistryError(ErrorKind.UNAUTHENTICATED, f"wrong token for bot {name!r}")
+        return bot
+
+
+class _store_errors:
+    """Context manager turning store failures into RegistryError (NOT_FOUND, UNAVAILABLE)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> bool:
+        if isinstance(exc, NotFound):
+            raise RegistryError(ErrorKind.NOT_FOUND, str(exc)) from exc
+        if isinstance(exc, (StoreUnavailable, StoreError)) and not isinstance(exc, NameTaken):
+            raise RegistryError(ErrorKind.UNAVAILABLE, f"the store is unavailable: {exc}") from exc
+        return False

@@ -1,0 +1,175 @@
+import datetime
+
+from cardarena.v1 import bot_pb2 as _bot_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class ArenaBot(_message.Message):
+    __slots__ = ("id", "name", "endpoint", "version", "author", "games", "capacity", "created_at", "retired", "retired_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ENDPOINT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    AUTHOR_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    CAPACITY_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    RETIRED_FIELD_NUMBER: _ClassVar[int]
+    RETIRED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    name: str
+    endpoint: str
+    version: str
+    author: str
+    games: _containers.RepeatedScalarFieldContainer[_bot_pb2.Game]
+    capacity: int
+    created_at: _timestamp_pb2.Timestamp
+    retired: bool
+    retired_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., endpoint: _Optional[str] = ..., version: _Optional[str] = ..., author: _Optional[str] = ..., games: _Optional[_Iterable[_Union[_bot_pb2.Game, str]]] = ..., capacity: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired: _Optional[bool] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class EntryCheck(_message.Message):
+    __slots__ = ("name", "passed", "detail")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PASSED_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    passed: bool
+    detail: str
+    def __init__(self, name: _Optional[str] = ..., passed: _Optional[bool] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class EntryReport(_message.Message):
+    __slots__ = ("checks", "latency_median_ms", "latency_p99_ms", "latency_max_ms", "decisions")
+    CHECKS_FIELD_NUMBER: _ClassVar[int]
+    LATENCY_MEDIAN_MS_FIELD_NUMBER: _ClassVar[int]
+    LATENCY_P99_MS_FIELD_NUMBER: _ClassVar[int]
+    LATENCY_MAX_MS_FIELD_NUMBER: _ClassVar[int]
+    DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    checks: _containers.RepeatedCompositeFieldContainer[EntryCheck]
+    latency_median_ms: float
+    latency_p99_ms: float
+    latency_max_ms: float
+    decisions: int
+    def __init__(self, checks: _Optional[_Iterable[_Union[EntryCheck, _Mapping]]] = ..., latency_median_ms: _Optional[float] = ..., latency_p99_ms: _Optional[float] = ..., latency_max_ms: _Optional[float] = ..., decisions: _Optional[int] = ...) -> None: ...
+
+class RegisterBotRequest(_message.Message):
+    __slots__ = ("name", "endpoint", "games", "version")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ENDPOINT_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    endpoint: str
+    games: _containers.RepeatedScalarFieldContainer[_bot_pb2.Game]
+    version: str
+    def __init__(self, name: _Optional[str] = ..., endpoint: _Optional[str] = ..., games: _Optional[_Iterable[_Union[_bot_pb2.Game, str]]] = ..., version: _Optional[str] = ...) -> None: ...
+
+class RegisterBotResponse(_message.Message):
+    __slots__ = ("bot", "token", "report")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    REPORT_FIELD_NUMBER: _ClassVar[int]
+    bot: ArenaBot
+    token: str
+    report: EntryReport
+    def __init__(self, bot: _Optional[_Union[ArenaBot, _Mapping]] = ..., token: _Optional[str] = ..., report: _Optional[_Union[EntryReport, _Mapping]] = ...) -> None: ...
+
+class UpdateBotRequest(_message.Message):
+    __slots__ = ("name", "token", "endpoint", "version")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ENDPOINT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    token: str
+    endpoint: str
+    version: str
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., endpoint: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
+
+class UpdateBotResponse(_message.Message):
+    __slots__ = ("bot", "report")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    REPORT_FIELD_NUMBER: _ClassVar[int]
+    bot: ArenaBot
+    report: EntryReport
+    def __init__(self, bot: _Optional[_Union[ArenaBot, _Mapping]] = ..., report: _Optional[_Union[EntryReport, _Mapping]] = ...) -> None: ...
+
+class RetireBotRequest(_message.Message):
+    __slots__ = ("name", "token")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    token: str
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class RetireBotResponse(_message.Message):
+    __slots__ = ("bot",)
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    bot: ArenaBot
+    def __init__(self, bot: _Optional[_Union[ArenaBot, _Mapping]] = ...) -> None: ...
+
+class ListBotsRequest(_message.Message):
+    __slots__ = ("include_retired",)
+    INCLUDE_RETIRED_FIELD_NUMBER: _ClassVar[int]
+    include_retired: bool
+    def __init__(self, include_retired: _Optional[bool] = ...) -> None: ...
+
+class ListBotsResponse(_message.Message):
+    __slots__ = ("bots",)
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    bots: _containers.RepeatedCompositeFieldContainer[ArenaBot]
+    def __init__(self, bots: _Optional[_Iterable[_Union[ArenaBot, _Mapping]]] = ...) -> None: ...
+
+class GetStandingsRequest(_message.Message):
+    __slots__ = ("season",)
+    SEASON_FIELD_NUMBER: _ClassVar[int]
+    season: str
+    def __init__(self, season: _Optional[str] = ...) -> None: ...
+
+class StandingRow(_message.Message):
+    __slots__ = ("rank", "bot_id", "name", "games", "avg_place", "avg_change", "faults", "elo", "ml_rating", "ml_low", "ml_high", "p_better", "openskill_mu", "openskill_sigma")
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    BOT_ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    AVG_PLACE_FIELD_NUMBER: _ClassVar[int]
+    AVG_CHANGE_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_FIELD_NUMBER: _ClassVar[int]
+    ELO_FIELD_NUMBER: _ClassVar[int]
+    ML_RATING_FIELD_NUMBER: _ClassVar[int]
+    ML_LOW_FIELD_NUMBER: _ClassVar[int]
+    ML_HIGH_FIELD_NUMBER: _ClassVar[int]
+    P_BETTER_FIELD_NUMBER: _ClassVar[int]
+    OPENSKILL_MU_FIELD_NUMBER: _ClassVar[int]
+    OPENSKILL_SIGMA_FIELD_NUMBER: _ClassVar[int]
+    rank: int
+    bot_id: int
+    name: str
+    games: int
+    avg_place: float
+    avg_change: float
+    faults: int
+    elo: float
+    ml_rating: float
+    ml_low: float
+    ml_high: float
+    p_better: float
+    openskill_mu: float
+    openskill_sigma: float
+    def __init__(self, rank: _Optional[int] = ..., bot_id: _Optional[int] = ..., name: _Optional[str] = ..., games: _Optional[int] = ..., avg_place: _Optional[float] = ..., avg_change: _Optional[float] = ..., faults: _Optional[int] = ..., elo: _Optional[float] = ..., ml_rating: _Optional[float] = ..., ml_low: _Optional[float] = ..., ml_high: _Optional[float] = ..., p_better: _Optional[float] = ..., openskill_mu: _Optional[float] = ..., openskill_sigma: _Optional[float] = ...) -> None: ...
+
+class GetStandingsResponse(_message.Message):
+    __slots__ = ("season", "game", "rows")
+    SEASON_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    season: str
+    game: _bot_pb2.Game
+    rows: _containers.RepeatedCompositeFieldContainer[StandingRow]
+    def __init__(self, season: _Optional[str] = ..., game: _Optional[_Union[_bot_pb2.Game, str]] = ..., rows: _Optional[_Iterable[_Union[StandingRow, _Mapping]]] = ...) -> None: ...

@@ -1,0 +1,234 @@
+"""RegisterBot, UpdateBot, RetireBot, ListBots and GetStandings over real gRPC, with every error case."""
+
+from __future__ import annotations
+
+import grpc
+import pytest
+
+from botsdk.bots import load_bot
+from cardarena.v1 import arena_pb2, bot_pb2
+from dashboard.arena_service import REPORT_METADATA_KEY
+from league.registry import token_matches
+from store import Store
+from tests.arena.conftest import CALL_TIMEOUT_S, IllegalSamBot, SvaraOnlyBot, make_config, play_season
+
+SVARA = bot_pb2.GAME_SVARA
+SAM = bot_pb2.GAME_SLIPPERY_SAM
+
+
+def register(stub, name: str, endpoint: str, games=(SVARA,), version: str = "") -> arena_pb2.RegisterBotResponse:
+    return stub.RegisterBot(arena_pb2.RegisterBotRequest(name=name, endpoint=endpoint, games=list(games),
+                                                         version=version), timeout=CALL_TIMEOUT_S)
+
+
+def refused(call, *args, **kwargs) -> grpc.RpcError:
+    with pytest.raises(grpc.RpcError) as info:
+        call(*args, **kwargs)
+    return info.value
+
+
+def test_register_update_retire_happy_path(arena, bot_server, store: Store) -> None:
+    stub = arena()
+    endpoint = bot_server(load_bot("points"))
+    answer = register(stub, "alice.points-1", endpoint)
+    assert answer.bot.id > 0 and answer.bot.name == "alice.points-1" and answer.bot.endpoint == endpoint
+    assert list(answer.bot.games) == [SVARA] and answer.bot.version == "1.0.0" and answer.bot.author == "cardarena"
+    assert len(answer.token) >= 40
+    assert [c.name for c in answer.report.checks] == ["health", "describe", "game:svara"]
+    assert all(c.passed for c in answer.report.checks) and answer.report.decisions > 0
+    assert 0 < answer.report.latency_median_ms <= answer.report.latency_p99_ms <= answer.report.latency_max_ms
+    stored = store.get_bot_by_name("alice.points-1")
+    assert stored is not None and stored.token_hash and answer.token not in stored.token_hash
+    assert token_matches(answer.token, stored.token_hash) and not token_matches(answer.token + "x", stored.token_hash)
+
+    moved = bot_server(load_bot("points", 5))
+    updated = stub.UpdateBot(arena_pb2.UpdateBotRequest(name="alice.points-1", token=answer.token, endpoint=moved,
+                                                        version="2.0"), timeout=CALL_TIMEOUT_S)
+    assert updated.bot.endpoint == moved and updated.bot.version == "2.0" and updated.report.checks[-1].passed
+    assert store.get_bot_by_name("alice.points-1").endpoint == moved
+
+    version_only = stub.UpdateBot(arena_pb2.UpdateBotRequest(name="alice.points-1", token=answer.token, version="2.1"),
+                                  timeout=CALL_TIMEOUT_S)
+    assert version_only.bot.version == "2.1" and not version_only.report.checks
+
+    listed = stub.ListBots(arena_pb2.ListBotsRequest(), timeout=10)
+    assert [(b.name, b.endpoint) for b in listed.bots] == [("alice.points-1", "")]  # endpoints are not public
+
+    retired = stub.RetireBot(arena_pb2.RetireBotRequest(name="alice.points-1", token=answer.token), timeout=10)
+    assert retired.bot.retired and retired.bot.retired_at.seconds > 0
+    again = stub.RetireBot(arena_pb2.RetireBotRequest(name="alice.points-1", token=answer.token), timeout=10)
+    assert again.bot.retired_at == retired.bot.retired_at  # idempotent
+    assert stub.ListBots(arena_pb2.ListBotsRequest(), timeout=10).bots == []
+    assert len(stub.ListBots(arena_pb2.ListBotsRequest(include_retired=True), timeout=10).bots) == 1
+    error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="alice.points-1", token=answer.token, version="3"),
+                    timeout=10)
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and "retired" in error.details()
+
+
+def test_a_taken_name_is_already_exists(arena, bot_server, store: Store) -> None:
+    stub = arena()
+    register(stub, "taken", bot_server(load_bot("points")))
+    error = refused(register, stub, "taken", bot_server(load_bot("random")))
+    assert error.code() == grpc.StatusCode.ALREADY_EXISTS
+    assert error.details() == "a bot named 'taken' is already registered"
+    assert len(store.list_bots()) == 1 and store.get_bot_by_name("taken").author == "cardarena"
+
+
+@pytest.mark.parametrize("name", ["", "has space", "a/b", "x" * 41, "émile", "semi;colon"])
+def test_a_bad_name_is_invalid_argument(arena, bot_server, store: Store, name: str) -> None:
+    error = refused(register, arena(), name, bot_server(load_bot("points")))
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and "bad bot name" in error.details()
+    assert store.list_bots() == []
+
+
+@pytest.mark.parametrize(("endpoint", "games", "message"), [
+    ("", (SVARA,), "host:port"),
+    ("http://127.0.0.1:5000", (SVARA,), "without a scheme"),
+    ("unix:/tmp/socket", (SVARA,), "without a scheme"),
+    ("unix:sock", (SVARA,), "port must be a number"),
+    ("dns:host:5000", (SVARA,), "without a scheme"),
+    ("-bad-.host:5000", (SVARA,), "is not a host name"),
+    ("127.0.0.1:99999", (SVARA,), "port must be a number"),
+    ("::1:5000", (SVARA,), "[address]:port"),
+    ("127.0.0.1:5000", (), "at least one game"),
+    ("127.0.0.1:5000", (bot_pb2.GAME_UNSPECIFIED,), "GAME_UNSPECIFIED"),
+    ("127.0.0.1:5000", (42,), "unknown game"),
+])
+def test_a_malformed_request_is_invalid_argument(arena, store: Store, endpoint: str, games, message: str) -> None:
+    error = refused(register, arena(), "ok-name", endpoint, games)
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and message in error.details(), error.details()
+    assert store.list_bots() == []
+
+
+def test_an_unreachable_endpoint_is_failed_precondition(arena, dead_endpoint: str, store: Store) -> None:
+    error = refused(register, arena(), "ghost", dead_endpoint)
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert error.details().startswith(f"entry checks failed for {dead_endpoint}: health check failed: endpoint unreachable")
+    report = arena_pb2.EntryReport.FromString(dict(error.trailing_metadata())[REPORT_METADATA_KEY])
+    assert [(c.name, c.passed) for c in report.checks] == [("health", False)]
+    assert store.list_bots() == []
+
+
+def test_a_host_that_does_not_resolve_is_failed_precondition(arena, store: Store) -> None:
+    def resolver(host: str, port: int) -> list[str]:
+        raise OSError("Name or service not known")
+
+    error = refused(register, arena(make_config(resolver=resolver)), "nowhere", "no-such-host.invalid:5000")
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and "does not resolve" in error.details()
+    assert store.list_bots() == []
+
+
+def test_a_bot_failing_the_validation_game_is_failed_precondition(arena, bot_server, store: Store) -> None:
+    endpoint = bot_server(IllegalSamBot())
+    error = refused(register, arena(), "cheater", endpoint, (SAM,))
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "game:slippery-sam check failed: 3 fault(s) (illegal)" in error.details()
+    report = arena_pb2.EntryReport.FromString(dict(error.trailing_metadata())[REPORT_METADATA_KEY])
+    assert [(c.name, c.passed) for c in report.checks] == [("health", True), ("describe", True), ("game:slippery-sam", False)]
+    assert store.list_bots() == []
+
+
+def test_a_bot_not_listing_the_game_is_failed_precondition(arena, bot_server, store: Store) -> None:
+    error = refused(register, arena(), "wrong-game", bot_server(SvaraOnlyBot()), (SVARA, SAM))
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "describe check failed: Describe does not list slippery-sam" in error.details()
+    assert store.list_bots() == []
+
+
+def test_a_bot_without_health_service_is_failed_precondition(arena, bare_bot_server, store: Store) -> None:
+    error = refused(register, arena(), "no-health", bare_bot_server(load_bot("points")))
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "no grpc.health.v1.Health service" in error.details()
+    assert store.list_bots() == []
+
+
+def test_endpoints_outside_the_network_policy_are_permission_denied(arena, bot_server, store: Store) -> None:
+    endpoint = bot_server(load_bot("points"))
+    public_only = arena(make_config(allowed="any", denied="loopback,private,link-local"))
+    error = refused(register, public_only, "local", endpoint)
+    assert error.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert error.details() == (f"endpoint {endpoint} refused by the network policy: "
+                               "127.0.0.1 is in the denied network 127.0.0.0/8")
+    # a name resolving to a metadata address, or to several addresses one of which is refused
+    names = {"metadata.test": ["169.254.169.254"], "mixed.test": ["127.0.0.1", "8.8.8.8"],
+             "mapped.test": ["::ffff:169.254.169.254"]}
+    local = arena(make_config(resolver=lambda host, port: names[host]))
+    for host, why in [("metadata.test", "169.254.169.254 is in the denied network 169.254.0.0/16"),
+                      ("mixed.test", "8.8.8.8 is outside the allowed networks"),
+                      ("mapped.test", "169.254.169.254 is in the denied network 169.254.0.0/16")]:
+        error = refused(register, local, "sneaky", f"{host}:{endpoint.rpartition(':')[2]}")
+        assert error.code() == grpc.StatusCode.PERMISSION_DENIED and why in error.details(), error.details()
+    error = refused(register, local, "zero", "0.0.0.0:5000")
+    assert error.code() == grpc.StatusCode.PERMISSION_DENIED and "not a host address" in error.details()
+    assert store.list_bots() == []
+
+
+def test_registration_is_rate_limited_per_client(arena, bot_server, dead_endpoint: str, store: Store) -> None:
+    stub = arena(make_config(limit=2))
+    for name in ("one", "two"):  # failed attempts count too
+        assert refused(register, stub, name, dead_endpoint).code() == grpc.StatusCode.FAILED_PRECONDITION
+    error = refused(register, stub, "three", bot_server(load_bot("points")))
+    assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert error.details().startswith("too many registrations from 127.0.0.1: at most 2 per 3600 s; try again in")
+    assert store.list_bots() == []
+
+
+def test_writes_need_the_right_token(arena, bot_server, store: Store) -> None:
+    stub = arena()
+    token = register(stub, "guarded", bot_server(load_bot("points"))).token
+    other = register(stub, "other", bot_server(load_bot("points", 1))).token
+    before = store.get_bot_by_name("guarded")
+    cases = [("", grpc.StatusCode.UNAUTHENTICATED, "this call needs the bot's token (given at registration)"),
+             ("wrong", grpc.StatusCode.UNAUTHENTICATED, "wrong token for bot 'guarded'"),
+             (other, grpc.StatusCode.UNAUTHENTICATED, "wrong token for bot 'guarded'"),
+             (token[:-1], grpc.StatusCode.UNAUTHENTICATED, "wrong token for bot 'guarded'"),
+             ("x" * 10_000, grpc.StatusCode.UNAUTHENTICATED, "wrong token for bot 'guarded'")]
+    for bad, code, message in cases:
+        for call, request in [(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="guarded", token=bad, version="9")),
+                              (stub.RetireBot, arena_pb2.RetireBotRequest(name="guarded", token=bad))]:
+            error = refused(call, request, timeout=10)
+            assert (error.code(), error.details()) == (code, message)
+    assert store.get_bot_by_name("guarded") == before
+    error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="nobody", token=token, version="9"), timeout=10)
+    assert (error.code(), error.details()) == (grpc.StatusCode.NOT_FOUND, "no bot named 'nobody'")
+    error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="guarded", token=token), timeout=10)
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and "nothing to change" in error.details()
+
+
+def test_an_operator_registered_bot_cannot_be_changed_over_the_api(arena, store: Store) -> None:
+    store.register_bot("house", "127.0.0.1:5000", "1", "ops", ["svara"])
+    error = refused(arena().RetireBot, arena_pb2.RetireBotRequest(name="house", token="anything"), timeout=10)
+    assert error.code() == grpc.StatusCode.PERMISSION_DENIED and "without a token" in error.details()
+    assert store.get_bot_by_name("house").retired_at is None
+
+
+def test_a_failed_update_changes_nothing(arena, bot_server, dead_endpoint: str, store: Store) -> None:
+    stub = arena()
+    endpoint = bot_server(load_bot("points"))
+    token = register(stub, "steady", endpoint).token
+    before = store.get_bot_by_name("steady")
+    for new, code in [(dead_endpoint, grpc.StatusCode.FAILED_PRECONDITION),
+                      (bot_server(IllegalSamBot()), grpc.StatusCode.FAILED_PRECONDITION),  # does not play svara
+                      ("not an endpoint", grpc.StatusCode.INVALID_ARGUMENT)]:
+        error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="steady", token=token, endpoint=new,
+                                                                   version="2"), timeout=CALL_TIMEOUT_S)
+        assert error.code() == code
+    assert store.get_bot_by_name("steady") == before
+
+
+def test_get_standings_with_intervals(arena, store: Store) -> None:
+    stub = arena()
+    ids = [store.register_bot(n, "127.0.0.1:5000", "1", "t", ["svara"]) for n in ("a", "b", "c")]
+    play_season(store, "s1", ids, [((0, 1, 2), (1, 2, 3)), ((1, 2, 0), (1, 2, 3)), ((2, 0, 1), (2, 1, 3)),
+                                   ((0, 1, 2), (1, 3, 2))])
+    answer = stub.GetStandings(arena_pb2.GetStandingsRequest(season="s1"), timeout=30)
+    assert answer.season == "s1" and answer.game == SVARA and [r.rank for r in answer.rows] == [1, 2, 3]
+    for row in answer.rows:
+        assert row.HasField("ml_rating") and row.ml_low < row.ml_rating < row.ml_high
+        assert row.HasField("openskill_mu") and row.openskill_sigma > 0
+    assert all(r.HasField("p_better") and 0 <= r.p_better <= 1 for r in answer.rows[:-1])
+    assert not answer.rows[-1].HasField("p_better")
+    assert sum(r.ml_rating for r in answer.rows) / 3 == pytest.approx(1500)
+    for season, code in [("nope", grpc.StatusCode.NOT_FOUND), ("", grpc.StatusCode.INVALID_ARGUMENT)]:
+        error = refused(stub.GetStandings, arena_pb2.GetStandingsRequest(season=season), timeout=10)
+        assert error.code() == code

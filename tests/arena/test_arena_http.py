@@ -1,0 +1,137 @@
+"""The HTTP front door (/api/v1/arena): the same operations and errors as the gRPC one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from botsdk.bots import load_bot
+from dashboard.routers.arena import get_registry, router
+from league.registry import Registry, RegistryConfig
+from store import Store
+from tests.arena.conftest import IllegalSamBot, make_config, play_season
+
+
+@pytest.fixture
+def http(store: Store) -> Iterator[Callable[..., TestClient]]:
+    """``http(config=None) -> TestClient`` of an app with the arena router over ``store``."""
+    clients: list[TestClient] = []
+
+    def make(config: RegistryConfig | None = None) -> TestClient:
+        app = FastAPI()
+        app.include_router(router)
+        registry = Registry(store, config or make_config())
+        app.dependency_overrides[get_registry] = lambda: registry
+        client = TestClient(app)
+        clients.append(client)
+        return client
+
+    yield make
+    for client in clients:
+        client.close()
+
+
+def bearer(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def test_register_update_retire_over_http(http, bot_server, store: Store) -> None:
+    client = http()
+    endpoint = bot_server(load_bot("points"))
+    r = client.post("/api/v1/arena/bots", json={"name": "web-bot", "endpoint": endpoint, "games": ["svara"]})
+    assert r.status_code == 201, r.text
+    body = r.json()
+    token = body["token"]
+    assert body["bot"]["name"] == "web-bot" and body["bot"]["endpoint"] == endpoint and body["bot"]["games"] == ["svara"]
+    assert body["report"]["passed"] and [c["name"] for c in body["report"]["checks"]] == ["health", "describe", "game:svara"]
+    assert body["report"]["decisions"] > 0 and body["report"]["latency_ms"]["max"] > 0
+
+    r = client.patch("/api/v1/arena/bots/web-bot", json={"version": "7"}, headers=bearer(token))
+    assert r.status_code == 200 and r.json()["bot"]["version"] == "7" and r.json()["report"] is None
+
+    listed = client.get("/api/v1/arena/bots").json()
+    assert [b["name"] for b in listed] == ["web-bot"] and "endpoint" not in listed[0]
+
+    r = client.delete("/api/v1/arena/bots/web-bot", headers=bearer(token))
+    assert r.status_code == 200 and r.json()["bot"]["retired"] is True
+    r = client.post("/api/v1/arena/bots/web-bot/retire", headers=bearer(token))
+    assert r.status_code == 200  # idempotent
+    assert client.get("/api/v1/arena/bots").json() == []
+    r = client.patch("/api/v1/arena/bots/web-bot", json={"version": "8"}, headers=bearer(token))
+    assert (r.status_code, r.json()["code"]) == (400, "FAILED_PRECONDITION") and "retired" in r.json()["detail"]
+
+
+def test_every_error_has_its_status_and_message(http, bot_server, dead_endpoint: str, store: Store) -> None:
+    client = http()
+    token = client.post("/api/v1/arena/bots", json={"name": "first", "endpoint": bot_server(load_bot("points")),
+                                                    "games": ["svara"]}).json()["token"]
+
+    def post(**body):
+        return client.post("/api/v1/arena/bots", json={"endpoint": dead_endpoint, "games": ["svara"], **body})
+
+    r = post(name="first", endpoint=bot_server(load_bot("random")))
+    assert (r.status_code, r.json()) == (409, {"detail": "a bot named 'first' is already registered", "code": "ALREADY_EXISTS"})
+    r = post(name="bad name!")
+    assert r.status_code == 422 and r.json()["code"] == "INVALID_ARGUMENT" and "bad bot name" in r.json()["detail"]
+    r = post(name="ok", games=["chess"])
+    assert r.status_code == 422 and "unknown game(s) 'chess'" in r.json()["detail"]
+    r = client.post("/api/v1/arena/bots", json={"name": "ok", "games": ["svara"]})  # no endpoint: malformed body
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "endpoint"]
+    r = client.post("/api/v1/arena/bots", json={"name": "ok", "endpoint": "h:1", "games": ["svara"], "token": "x"})
+    assert r.status_code == 422  # unknown fields are refused, not ignored
+    r = post(name="ghost")
+    assert r.status_code == 400 and r.json()["code"] == "FAILED_PRECONDITION"
+    assert r.json()["report"]["checks"][0]["name"] == "health" and not r.json()["report"]["passed"]
+    r = post(name="cheat", endpoint=bot_server(IllegalSamBot()), games=["slippery-sam"])
+    assert r.status_code == 400 and "game:slippery-sam check failed" in r.json()["detail"]
+    fault = r.json()["report"]["faults"][0]
+    assert fault["kind"] == "illegal" and "slippery_sam" in fault["answer"]
+    assert [b.name for b in store.list_bots()] == ["first"]  # nothing half-registered
+
+    r = client.patch("/api/v1/arena/bots/first", json={"version": "2"})
+    assert r.status_code == 401 and r.headers["WWW-Authenticate"] == "Bearer" and r.json()["code"] == "UNAUTHENTICATED"
+    r = client.patch("/api/v1/arena/bots/first", json={"version": "2"}, headers=bearer("nope"))
+    assert (r.status_code, r.json()["detail"]) == (401, "wrong token for bot 'first'")
+    r = client.patch("/api/v1/arena/bots/first", json={"version": "2"}, headers={"Authorization": f"Basic {token}"})
+    assert r.status_code == 401
+    r = client.post("/api/v1/arena/bots/nobody/retire", headers=bearer(token))
+    assert (r.status_code, r.json()["detail"]) == (404, "no bot named 'nobody'")
+    r = client.get("/api/v1/arena/standings", params={"season": "nope"})
+    assert (r.status_code, r.json()["code"]) == (404, "NOT_FOUND")
+    assert store.get_bot_by_name("first").version == "1.0.0"
+
+
+def test_policy_and_rate_limit_over_http(http, bot_server, dead_endpoint: str, store: Store) -> None:
+    r = http(make_config(allowed="private")).post(
+        "/api/v1/arena/bots", json={"name": "local", "endpoint": bot_server(load_bot("points")), "games": ["svara"]})
+    assert (r.status_code, r.json()["code"]) == (403, "PERMISSION_DENIED")
+    assert "127.0.0.1 is outside the allowed networks" in r.json()["detail"]
+    limited = http(make_config(limit=1))
+    assert limited.post("/api/v1/arena/bots", json={"name": "a", "endpoint": dead_endpoint, "games": ["svara"]}).status_code == 400
+    r = limited.post("/api/v1/arena/bots", json={"name": "b", "endpoint": dead_endpoint, "games": ["svara"]})
+    assert r.status_code == 429 and r.json()["code"] == "RESOURCE_EXHAUSTED" and int(r.headers["Retry-After"]) > 3000
+    assert store.list_bots() == []
+
+
+def test_standings_over_http(http, store: Store) -> None:
+    ids = [store.register_bot(n, "127.0.0.1:5000", "1", "t", ["svara"]) for n in ("a", "b", "c")]
+    play_season(store, "s", ids, [((0, 1, 2), (1, 2, 3)), ((1, 2, 0), (2, 1, 3)), ((2, 0, 1), (1, 2, 2))])
+    r = http().get("/api/v1/arena/standings", params={"season": "s"})
+    assert r.status_code == 200
+    rows = r.json()["standings"]
+    assert [x["rank"] for x in rows] == [1, 2, 3]
+    assert all(x["ml_low"] < x["ml_rating"] < x["ml_high"] for x in rows)
+    assert rows[-1]["p_better"] is None and all(0 <= x["p_better"] <= 1 for x in rows[:-1])
+
+
+def test_the_dashboard_app_mounts_the_arena_router(tmp_path) -> None:
+    main = pytest.importorskip("dashboard.main")
+    settings = pytest.importorskip("dashboard.settings")
+    app = main.create_app(settings.DashboardSettings(db_url=f"sqlite:///{tmp_path / 'd.db'}"))
+    with TestClient(app) as client:
+        assert client.get("/api/v1/arena/bots").json() == []
+        r = client.patch("/api/v1/arena/bots/x", json={"version": "1"})
+        assert r.status_code == 401

@@ -1,0 +1,95 @@
+"""Entry checks against a good bot and against bots failing each check, and the report they give."""
+
+from __future__ import annotations
+
+import pytest
+
+from botsdk import Bot
+from botsdk.bots import load_bot
+from cardarena.v1 import slippery_sam_pb2
+from league.entry import check_endpoint, latency_summary, run_entry_checks
+from league.netpolicy import NetworkPolicy
+from referee.record import FaultKind
+from tests.arena.conftest import IllegalSamBot, SvaraOnlyBot
+
+LOCAL = NetworkPolicy.from_strings("loopback,private", "link-local")
+
+
+class RaisingSamBot(Bot):
+    """Raises on its third decision: one ERROR fault."""
+
+    name = "raiser"
+    games = ("slippery-sam",)
+
+    def slippery_sam(self, view, ctx):
+        if ctx.decision == 2:
+            raise RuntimeError("boom")
+        return slippery_sam_pb2.SlipperySamAction(amount=view.min_amount)
+
+
+@pytest.mark.parametrize(("bot", "game"), [("odds", "slippery-sam"), ("points", "svara"), ("greedy", "rummy")])
+def test_the_reference_bots_pass(bot_server, bot: str, game: str) -> None:
+    endpoint = bot_server(load_bot(bot))
+    report = check_endpoint(endpoint, [game], LOCAL)
+    assert report.passed, report.render()
+    assert [c.name for c in report.checks] == ["policy", "health", "describe", f"game:{game}"]
+    assert report.faults == [] and len(report.latencies_ms) > 5
+    text = report.render()
+    assert text.endswith("PASSED: the bot may enter seasons")
+    assert f"latency of {len(report.latencies_ms)} decisions: median" in text and "p99" in text
+
+
+def test_one_bot_checked_for_every_game(bot_server) -> None:
+    report = run_entry_checks(bot_server(load_bot("random")), ["slippery-sam", "svara", "rummy"])
+    assert report.passed and [c.name for c in report.checks][-3:] == ["game:slippery-sam", "game:svara", "game:rummy"]
+
+
+def test_nothing_listening(dead_endpoint: str) -> None:
+    report = check_endpoint(dead_endpoint, ["svara"], LOCAL)
+    assert not report.passed and [(c.name, c.passed) for c in report.checks] == [("policy", True), ("health", False)]
+    assert report.failure.startswith("health check failed: endpoint unreachable")
+
+
+def test_no_health_service(bare_bot_server) -> None:
+    report = run_entry_checks(bare_bot_server(load_bot("points")), ["svara"])
+    assert [(c.name, c.passed) for c in report.checks] == [("health", False)]
+    assert "no grpc.health.v1.Health service" in report.failure
+
+
+def test_describe_without_the_game(bot_server) -> None:
+    report = run_entry_checks(bot_server(SvaraOnlyBot()), ["rummy"])
+    assert [(c.name, c.passed) for c in report.checks] == [("health", True), ("describe", False)]
+    assert report.failure == ("describe check failed: Describe does not list rummy "
+                              "(svara-only 0.1.0; games: svara; capacity 1)")
+
+
+def test_a_bot_with_illegal_answers_fails_with_the_answers_shown(bot_server) -> None:
+    report = run_entry_checks(bot_server(IllegalSamBot()), ["slippery-sam"])
+    assert not report.passed and report.checks[-1].name == "game:slippery-sam"
+    assert [f.kind for f in report.faults] == [FaultKind.ILLEGAL] * 3
+    assert all(f.answer and "slippery_sam" in f.answer for f in report.faults)
+    text = report.render()
+    assert 'fault at decision 0: illegal:' in text and 'answer: {"slippery_sam":{"amount":' in text
+    assert text.splitlines()[-1].startswith("FAILED: game:slippery-sam check failed: 3 fault(s) (illegal)")
+
+
+def test_a_bot_that_raises_once_fails(bot_server) -> None:
+    report = run_entry_checks(bot_server(RaisingSamBot()), ["slippery-sam"])
+    assert not report.passed and [f.kind for f in report.faults] == [FaultKind.ERROR]
+    assert "boom" in report.faults[0].detail and report.faults[0].answer is None
+    assert "answer: none" in report.render()
+
+
+def test_policy_refusals_are_reported() -> None:
+    report = check_endpoint("127.0.0.1:5000", ["svara"], NetworkPolicy.from_strings("private"))
+    assert [(c.name, c.passed) for c in report.checks] == [("policy", False)]
+    assert "outside the allowed networks" in report.failure
+    report = check_endpoint("https://example.com", ["svara"], LOCAL)
+    assert "without a scheme" in report.failure
+
+
+def test_latency_summary() -> None:
+    assert latency_summary([]) == (0.0, 0.0, 0.0)
+    assert latency_summary([3.0, 1.0, 2.0]) == (2.0, 3.0, 3.0)
+    values = [float(v) for v in range(1, 201)]
+    assert latency_summary(values) == (100.5, 198.0, 200.0)
