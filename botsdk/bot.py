@@ -34,6 +34,11 @@ class Context:
     rng: random.Random
 
 
+#: Games a reference bot plays at once: they are stateless and thread-safe, so
+#: one server answers many games (the server's thread pool is sized to match).
+REFERENCE_CAPACITY = 8
+
+
 class Bot:
     """Subclass and override the methods of the games your bot plays.
 

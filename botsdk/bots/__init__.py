@@ -12,7 +12,7 @@ import importlib
 
 from cardarena.v1 import rummy_pb2, slippery_sam_pb2, svara_pb2
 
-from botsdk.bot import Bot, Context
+from botsdk.bot import REFERENCE_CAPACITY, Bot, Context
 from botsdk.bots import slippery_sam as _sam
 from referee.games import available
 
@@ -29,6 +29,7 @@ class RandomBot(Bot):
     """Plays a uniformly random legal action in every game it knows."""
 
     name = "random"
+    capacity = REFERENCE_CAPACITY
     version = "1.0.0"
     author = "cardarena"
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from cardarena.v1 import rummy_pb2 as pb
 
-from botsdk.bot import Bot, Context
+from botsdk.bot import REFERENCE_CAPACITY, Bot, Context
 from botsdk.melds import FoundLayOff, FoundMeld, TableMeld, find_go_down, find_lay_offs
 
 RANKS = "23456789TJQKA"
@@ -226,6 +226,7 @@ class GreedyBot(Bot):
     :func:`deficiency`). Once down it never calls."""
 
     name = "greedy"
+    capacity = REFERENCE_CAPACITY
     version = "1.0.0"
     author = "cardarena"
     games = ("rummy",)

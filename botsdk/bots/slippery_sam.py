@@ -6,7 +6,7 @@ import random
 
 from cardarena.v1 import slippery_sam_pb2 as pb
 
-from botsdk.bot import Bot, Context
+from botsdk.bot import REFERENCE_CAPACITY, Bot, Context
 from referee.cards import RANKS, pack
 
 _PACK = pack()
@@ -44,6 +44,7 @@ class OddsBot(Bot):
     """
 
     name = "odds"
+    capacity = REFERENCE_CAPACITY
     version = "1.0.0"
     author = "cardarena"
     games = ("slippery-sam",)

@@ -10,7 +10,7 @@ import random
 
 from cardarena.v1 import svara_pb2
 
-from botsdk.bot import Bot, Context
+from botsdk.bot import REFERENCE_CAPACITY, Bot, Context
 from referee.games.svara.points import hand_points
 
 LOOK = svara_pb2.SVARA_MOVE_LOOK
@@ -51,6 +51,7 @@ class PointsBot(Bot):
     unseen hand."""
 
     name = "points"
+    capacity = REFERENCE_CAPACITY
     version = "1.0.0"
     author = "cardarena"
     games = ("svara",)
