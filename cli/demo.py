@@ -39,6 +39,8 @@ def demo(
     workers: Annotated[int | None, typer.Option(help="Local worker processes (default: one per core).", min=1)] = None,
     seed: Annotated[int, typer.Option(help="Seed of the schedule and the deals.", min=0)] = 1,
     db: DbOption = None,
+    serve: Annotated[bool, typer.Option("--serve", help="Then leave the dashboard running on the demo's database.")] = False,
+    port: Annotated[int, typer.Option(help="Dashboard port with --serve.", min=1, max=65535)] = 8000,
 ) -> None:
     """Run a demo season: reference bots over gRPC, refereed, stored, rated and ranked."""
     from botsdk.process import start_bot_process
@@ -81,6 +83,10 @@ def demo(
         print_standings(store, store.get_season(season_id))
         summary = ", ".join(f"{n} {k}" for k, n in sorted(outcomes.items()))
         console.print(f"{summary} in {elapsed:.1f} s. Again: [bold]cardarena standings --season {season_name}[/]", highlight=False)
+    if serve:
+        from cli.server import serve as serve_dashboard
+
+        serve_dashboard(db_url(db), port=port)
 
 
 def register_or_update(store, name: str, endpoint: str, described) -> str:

@@ -2,8 +2,9 @@
 
 The Arena service (bot registration) lives in ``dashboard.arena_service``; when that
 module exists, :func:`serve` starts it beside the web server with
-``start_arena_server(store_url, host, grpc_port)`` and stops it (if the returned
-object has ``stop``) when the web server exits.
+``start_arena_server(store_url, host, grpc_port)`` (which returns ``(grpc server,
+port)``) and stops it when the web server exits. Its HTTP twin,
+``dashboard.routers.arena``, is included by ``dashboard.main.create_app`` when present.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from cli.common import DbOption, console, db_url, fail
 DEFAULT_GRPC_PORT = 50051
 
 
-def start_arena(store_url: str, host: str, grpc_port: int) -> Any | None:
-    """Start the Arena service if ``dashboard.arena_service`` provides ``start_arena_server``;
-    returns what it returned (None when the service is not installed)."""
+def start_arena(store_url: str, host: str, grpc_port: int) -> tuple[Any, int] | None:
+    """Start the Arena service if ``dashboard.arena_service`` provides
+    ``start_arena_server(store_url, host, grpc_port)``; returns ``(server, port)``
+    (None when the service is not installed)."""
     try:
         module = importlib.import_module("dashboard.arena_service")
     except ModuleNotFoundError as exc:
@@ -29,7 +31,12 @@ def start_arena(store_url: str, host: str, grpc_port: int) -> Any | None:
             raise
         return None
     start = getattr(module, "start_arena_server", None)
-    return start(store_url, host, grpc_port) if callable(start) else None
+    if not callable(start):
+        return None
+    started = start(store_url, host, grpc_port)
+    if isinstance(started, tuple):
+        return started[0], int(started[1])
+    return started, grpc_port
 
 
 def serve(url: str, host: str = "127.0.0.1", port: int = 8000, grpc_port: int = DEFAULT_GRPC_PORT,
@@ -46,27 +53,20 @@ def serve(url: str, host: str = "127.0.0.1", port: int = 8000, grpc_port: int = 
     except StoreError as exc:
         fail(str(exc))
     app = create_app(DashboardSettings(db_url=url))
-    arena = start_arena(url, host, grpc_port)
+    try:
+        arena = start_arena(url, host, grpc_port)
+    except (StoreError, RuntimeError, OSError) as exc:
+        console.print(f"Arena service not started ({exc}); serving the dashboard only.", highlight=False)
+        arena = None
     shown = "localhost" if host in ("0.0.0.0", "::") else host
     console.print(f"dashboard: [bold]http://{shown}:{port}/[/]  (API docs: http://{shown}:{port}/docs)"
-                  + (f"; Arena gRPC on {host}:{grpc_port}" if arena is not None else "") + ". Ctrl-C stops.",
+                  + (f"; Arena gRPC on {host}:{arena[1]}" if arena is not None else "") + ". Ctrl-C stops.",
                   highlight=False)
     try:
         uvicorn.run(app, host=host, port=port, log_level=log_level)
     finally:
-        stop = getattr(arena, "stop", None)
-        if callable(stop):
-            stop(None) if _takes_grace(stop) else stop()
-
-
-def _takes_grace(stop: Any) -> bool:
-    """gRPC servers' ``stop`` takes a grace period; other handles' ``stop`` takes nothing."""
-    import inspect
-
-    try:
-        return len(inspect.signature(stop).parameters) >= 1
-    except (TypeError, ValueError):
-        return False
+        if arena is not None and callable(getattr(arena[0], "stop", None)):
+            arena[0].stop(None)
 
 
 def server(

@@ -5,7 +5,8 @@ from __future__ import annotations
 import enum
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
+from fastapi.exceptions import RequestValidationError
 
 from dashboard import services
 from dashboard.deps import StoreDep
@@ -37,7 +38,8 @@ def list_games(
     offset: Offset = 0,
 ) -> GamePageOut:
     if result is not None and bot_id is None:
-        raise HTTPException(422, "the result filter needs bot_id")
+        raise RequestValidationError([{"type": "missing", "loc": ("query", "bot_id"),
+                                       "msg": "the result filter needs bot_id", "input": None}])
     flt = GameFilter(season_id, bot_id, status, fault, result.value if result else None)
     return services.games(store, flt, limit, offset)
 

@@ -49,11 +49,25 @@
   function describe(e) {
     const d = e.data || {};
     const parts = Object.entries(d).map(([k, v]) => `<span class="k">${esc(k)}</span> ${value(v, k)}`);
-    const lock = e.visible_to ? ` <span class="private" title="seen only by ${e.visible_to.join(", ")}">🔒 ${e.visible_to.map(seatName).join(", ")}</span>` : "";
+    const lock = e.visible_to ? ` <span class="private" title="a private event: only these seats saw it">private to ${e.visible_to.map(seatName).join(", ")}</span>` : "";
     return `<b class="kind">${esc(e.kind)}</b> ${parts.join(" · ")}${lock}`;
   }
+  // Pretty JSON with arrays of plain values kept on one line and card strings drawn as cards.
+  function compactJson(v, indent) {
+    const pad = " ".repeat(indent);
+    if (Array.isArray(v)) {
+      if (v.every((x) => x === null || typeof x !== "object")) return "[" + v.map((x) => JSON.stringify(x)).join(", ") + "]";
+      return "[\n" + v.map((x) => pad + " " + compactJson(x, indent + 1)).join(",\n") + "\n" + pad + "]";
+    }
+    if (v && typeof v === "object") {
+      const keys = Object.keys(v);
+      if (!keys.length) return "{}";
+      return "{\n" + keys.map((k) => `${pad} ${JSON.stringify(k)}: ${compactJson(v[k], indent + 1)}`).join(",\n") + "\n" + pad + "}";
+    }
+    return JSON.stringify(v);
+  }
   function jsonHtml(v) {
-    return esc(JSON.stringify(v, null, 1)).replace(/&quot;((?:[2-9TJQKA][cdhs])|Jk)&quot;/g, (_, c) => card(c));
+    return esc(compactJson(v, 0)).replace(/&quot;((?:[2-9TJQKA][cdhs])|Jk)&quot;/g, (_, c) => card(c));
   }
 
   // ------------------------------------------------------------ table state
@@ -69,7 +83,8 @@
   }
   // The table after the first `upto` events, as `seat` (null: everyone) knew it.
   function tableAt(upto, seat) {
-    const t = { hands: {}, melds: {}, folded: {}, out: {}, scores: null, center: [], centerLabel: "", bottom: null, pot: null, discardTop: null };
+    const t = { hands: {}, melds: {}, folded: {}, out: {}, scores: null, center: [], centerLabel: "", bottom: null, pot: null, pile: [] };
+    const showPile = () => { t.center = t.pile.slice(-1); t.centerLabel = t.pile.length ? `discard pile (${t.pile.length})` : "discard pile empty"; };
     for (let i = 0; i < upto; i++) {
       const e = events[i];
       if (!visible(e, seat)) continue;
@@ -86,22 +101,27 @@
           if (Array.isArray(d.cards)) t.hands[d.seat] = d.cards.slice();
           break;
         case "round":
-          t.hands = {}; t.melds = {}; t.center = []; t.discardTop = null;
+          t.hands = {}; t.melds = {}; t.center = []; t.pile = [];
           break;
         case "drawn_card":
           (t.hands[d.seat] = t.hands[d.seat] || []).push(d.card);
           break;
         case "draw":
-          if (d.source === "discard" && t.discardTop && t.hands[d.seat]) t.hands[d.seat].push(t.discardTop);
+          if (String(d.source || "").startsWith("discard")) {
+            const top = d.card || t.pile[t.pile.length - 1];
+            t.pile.pop(); showPile();
+            if (top && t.hands[d.seat]) t.hands[d.seat].push(top);
+          }
           break;
         case "take_it":
           if (t.hands[d.seat]) t.hands[d.seat].push(d.card);
+          t.pile.pop(); showPile();
           break;
         case "upcard":
-          t.discardTop = d.card; t.center = [d.card]; t.centerLabel = "discard pile";
+          t.pile.push(d.card); showPile();
           break;
         case "discard":
-          remove(t.hands[d.seat], [d.card]); t.discardTop = d.card; t.center = [d.card]; t.centerLabel = "discard pile";
+          remove(t.hands[d.seat], [d.card]); t.pile.push(d.card); showPile();
           break;
         case "go_down":
           for (const m of d.melds || []) { remove(t.hands[d.seat], m.cards); (t.melds[d.seat] = t.melds[d.seat] || []).push({ id: m.id, cards: m.cards.slice() }); }
@@ -166,8 +186,9 @@
       const hand = t.hands[i];
       const me = seat === i;
       const hidden = hand === undefined;
+      const none = seat === null && !data.public_only ? '<span class="muted">no cards</span>' : '<span class="muted">hidden</span>';
       const classes = ["seat-box", me ? "me" : "", t.folded[i] ? "folded" : "", t.out[i] ? "out" : ""].join(" ");
-      let cards = hidden ? back(sizes ? sizes[i] : 0) || '<span class="muted">hidden</span>' : hand.map(card).join("") || '<span class="muted">no cards</span>';
+      const cards = hidden ? back(sizes ? sizes[i] : 0) || none : hand.map(card).join("") || '<span class="muted">no cards</span>';
       const melds = (t.melds[i] || []).map((m) => `<span class="meld">${m.cards.map(card).join("")}</span>`).join("");
       html += `<div class="${classes}" data-seat="${i}"><div class="seat-head">${seatName(i)}${scores ? ` <span class="score">${esc(scores[i])}</span>` : ""}${t.folded[i] ? ' <span class="badge">folded</span>' : ""}${t.out[i] ? ' <span class="badge">out</span>' : ""}</div><div class="hand">${cards}</div>${melds ? `<div class="melds">${melds}</div>` : ""}</div>`;
     });

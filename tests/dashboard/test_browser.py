@@ -1,0 +1,156 @@
+"""A real browser on the dashboard: headless Chromium (Debian's ``chromium``) driven by Playwright.
+
+The test serves the dashboard with uvicorn on a free port over a season played in
+the test, then, like a person: opens the standings, follows a bot, goes to its
+games, opens a replay, steps through it, switches to one seat's view and checks
+what is shown. A screenshot of each page is saved under ``artifacts/screenshots/``.
+Playwright's own browser downloads are never used: the system's chromium is.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from dashboard.main import create_app
+from dashboard.settings import DashboardSettings
+from tests.dashboard.conftest import World
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+
+MISSING_CHROMIUM = ("the browser test needs Debian's chromium at /usr/bin/chromium: install it with "
+                    "`sudo apt-get install -y chromium` (never `playwright install`)")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def base_url(world: World) -> Iterator[str]:
+    """The dashboard over ``world``'s store, served by uvicorn in a thread for this test."""
+    port = free_port()
+    app = create_app(DashboardSettings(db_url=world.url, refresh_s=1))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("uvicorn did not start")
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(10)
+
+
+@pytest.fixture
+def page() -> Iterator[object]:
+    if not CHROMIUM.exists():
+        pytest.skip(MISSING_CHROMIUM)
+    sync_api = pytest.importorskip("playwright.sync_api")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            pg = browser.new_page(viewport={"width": 1280, "height": 900})
+            pg.set_default_timeout(10_000)
+            yield pg
+        finally:
+            browser.close()
+
+
+def shot(page: object, name: str) -> None:
+    page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)  # type: ignore[attr-defined]
+
+
+def test_a_person_follows_standings_to_a_bot_to_a_replay(page, base_url: str, world: World) -> None:
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+    # Home: the season with its progress.
+    page.goto(base_url + "/")
+    assert page.locator("#seasons tbody tr").count() == 1
+    assert page.locator("#seasons .n-done").inner_text() == "3"
+    shot(page, "home")
+
+    # Season: standings of the three bots and the crosstable.
+    page.click(f"text={world.season_name}")
+    page.wait_for_selector("#standings")
+    assert page.locator("#standings tbody tr").count() == 3
+    assert page.locator("#crosstable td.h2h").count() == 6
+    shot(page, "season")
+
+    # Follow the bot that faulted.
+    page.click(f"#standings a.bot-link:text-is('{world.faulty_bot}')")
+    page.wait_for_selector("#faults")
+    assert page.locator("h1").inner_text().startswith(world.faulty_bot)
+    assert page.locator("#faults tr.fault").count() == 1
+    assert "error" in page.locator("#faults tr.fault").inner_text()
+    assert page.locator("#rating-history svg polyline").count() == 1
+    assert page.locator("#latency-histogram rect.bar").count() > 0
+    shot(page, "bot")
+
+    # Its games, then the first done game's replay.
+    page.click("text=games with faults")
+    page.wait_for_selector("#games")
+    assert page.locator("#games tbody tr").count() == 1
+    page.click("#game-filters >> text=clear")
+    page.wait_for_selector("#games")
+    assert page.locator("#games tbody tr").count() == 5
+    shot(page, "games")
+    page.goto(f"{base_url}/games/{world.done_ids[0]}")
+    page.wait_for_selector("#table .seat-box")
+    total = int(page.locator("#scrub").get_attribute("max"))
+    assert page.locator("#position").inner_text() == f"event 0 / {total}"
+    for _ in range(12):
+        page.click("#btn-forward")
+    page.click("#btn-back")
+    assert page.locator("#position").inner_text() == f"event 11 / {total}"
+    assert page.locator("#events li.current").count() == 1
+    # After a done game every hand is visible: by event 11 cards are on the table.
+    assert page.locator("#table .seat-box .card:not(.back)").count() > 0
+    assert page.locator(".fault-list .fault-link").count() == 1  # the fault, highlighted
+    page.click("#events li[value='5']")
+    assert page.locator("#position").inner_text() == f"event 6 / {total}"
+    shot(page, "replay")
+
+    # One seat's view: the views sent to it, its answers and their times; other hands hidden.
+    page.select_option("#mode", "1")
+    page.click("#btn-last")
+    panel = page.locator("#seat-panel")
+    assert panel.is_visible()
+    text = panel.inner_text().lower()
+    assert "view sent" in text and "answer" in text and "answered in" in text
+    assert page.locator("#view-json").inner_text().strip().startswith("{")
+    record = page.evaluate("JSON.parse(document.getElementById('replay-data').textContent).record")
+    hidden = sum(1 for e in record["events"] if e["visible_to"] is not None and 1 not in e["visible_to"])
+    assert page.locator("#events li.hidden-event").count() == hidden > 0
+    mine = [d for d in record["decisions"] if d["seat"] == 1]
+    assert page.locator("ol.decisions li").count() == len(mine)
+    for box in page.locator("#table .seat-box:not(.me)").all():
+        assert "hidden from" not in box.inner_text()
+    shot(page, "replay-seat")
+
+    # The running game: public information only.
+    page.goto(f"{base_url}/games/{world.running_id}")
+    page.wait_for_selector("#public-only")
+    assert page.locator("#mode option").count() == 1
+    assert page.locator("#events li.hidden-event").count() == 0
+    shot(page, "replay-running")
+    assert not errors, errors
+
+
+def test_the_skip_message_says_how_to_install_chromium() -> None:
+    assert "apt-get install -y chromium" in MISSING_CHROMIUM

@@ -1,0 +1,81 @@
+"""The HTML pages through TestClient: each renders with its data; unknown ids 404, bad filters 422."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.dashboard.conftest import World
+
+MISSING = 999_999
+
+
+def test_home_lists_the_season_with_progress(client: TestClient, world: World) -> None:
+    r = client.get("/")
+    assert r.status_code == 200
+    assert world.season_name in r.text
+    assert '<b class="n-done">3</b> / <span class="n-total">5</span>' in r.text
+    assert "/static/live.js" in r.text
+
+
+def test_season_page_has_standings_and_crosstable(client: TestClient, world: World) -> None:
+    r = client.get(f"/seasons/{world.season_id}")
+    assert r.status_code == 200
+    for name in ("alpha", "bravo", "charlie"):
+        assert f">{name}</a>" in r.text
+    assert r.text.count('class="h2h"') == 6
+    assert "Avg tokens change" in r.text
+
+
+def test_bot_page(client: TestClient, world: World) -> None:
+    bot_id = world.bot_ids[world.faulty_bot]
+    r = client.get(f"/bots/{bot_id}")
+    assert r.status_code == 200
+    assert "<polyline" in r.text and 'class="bar"' in r.text
+    assert r.text.count('<tr class="fault">') == 1
+    assert client.get(f"/bots/{bot_id}", params={"season_id": world.season_id}).status_code == 200
+    assert client.get(f"/bots/{bot_id}", params={"season_id": ""}).status_code == 200
+    assert client.get("/bots").status_code == 200
+
+
+def test_games_page_filters_and_pages(client: TestClient, world: World) -> None:
+    r = client.get("/games", params={"season_id": world.season_id, "status": "", "fault": "yes"})
+    assert r.status_code == 200
+    assert "1 games" in r.text and r.text.count('<tr class="fault">') == 1
+    r = client.get("/games", params={"bot_id": world.bot_ids["alpha"], "result": "win"})
+    assert r.status_code == 200
+    assert client.get("/games", params={"page": 2}).status_code == 200
+
+
+def test_replay_page_embeds_the_full_record_after_the_game(client: TestClient, world: World) -> None:
+    r = client.get(f"/games/{world.done_ids[0]}")
+    assert r.status_code == 200
+    assert "seat 1: what bravo saw" in r.text and "/static/replay.js" in r.text
+    assert '"visible_to":[' in r.text  # private events are shown once the game is over
+    r = client.get(f"/games/{world.pending_id}")
+    assert r.status_code == 200 and "no replay yet" in r.text
+
+
+@pytest.mark.parametrize("url", [f"/seasons/{MISSING}", f"/bots/{MISSING}", f"/games/{MISSING}",
+                                 f"/bots/1?season_id={MISSING}", "/nowhere"])
+def test_unknown_pages_are_404(client: TestClient, url: str) -> None:
+    r = client.get(url)
+    assert r.status_code == 404
+    assert 'id="error-detail"' in r.text
+
+
+@pytest.mark.parametrize("url", ["/seasons/x", "/games?season_id=abc", "/games?status=finished", "/games?fault=maybe",
+                                 "/games?result=win", "/games?page=0", "/bots/1?season_id=-4", "/games/0"])
+def test_bad_page_parameters_are_422(client: TestClient, url: str) -> None:
+    r = client.get(url)
+    assert r.status_code == 422
+    assert 'id="error-detail"' in r.text
+
+
+def test_everything_is_served_locally(client: TestClient, world: World) -> None:
+    for name in ("style.css", "replay.js", "live.js"):
+        assert client.get(f"/static/{name}").status_code == 200
+    for url in ("/", f"/seasons/{world.season_id}", f"/games/{world.done_ids[0]}", "/games"):
+        assert not re.search(r'(?:src|href)="(?:https?:)?//', client.get(url).text), url  # no CDN
