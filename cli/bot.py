@@ -79,7 +79,7 @@ def check_bot(
     report = check_endpoint(endpoint, game, policy, seed=seed)
     console.print(report.render(), highlight=False, markup=False)
     if not report.passed:
-        raise typer.Exit(1)  # the report's last line says which check failed
+        fail("the bot failed the entry checks (see the report above)")
 
 
 @app.command("register")

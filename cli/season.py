@@ -129,12 +129,19 @@ def print_standings(store, season) -> None:
     unit = spec(season.game).score_unit
     rows = store.standings(season.id)
     table = Table(title=f"{season.name} ({season.game})")
-    for col in ("#", "bot", "games", "avg place", f"avg {unit} change", "faults", "Elo"):
+    for col in ("#", "bot", "games", "avg place", f"avg {unit} change", "faults", "Elo", "ML rating [95%]",
+                "P(>next)", "openskill"):
         table.add_column(col, justify="left" if col == "bot" else "right")
     for i, r in enumerate(rows, 1):
+        ml = f"{r.ml_rating:.0f} [{r.ml_low:.0f}, {r.ml_high:.0f}]" if r.ml_rating is not None else "-"
+        skill = f"{r.openskill_mu:.1f} ± {r.openskill_sigma:.1f}" if r.openskill_mu is not None else "-"
         table.add_row(str(i), r.name, str(r.games), f"{r.avg_place:.2f}" if r.avg_place is not None else "-",
-                      f"{r.avg_change:+.1f}" if r.avg_change is not None else "-", str(r.faults), f"{r.elo:.0f}")
+                      f"{r.avg_change:+.1f}" if r.avg_change is not None else "-", str(r.faults), f"{r.elo:.0f}",
+                      ml, f"{r.p_better:.2f}" if r.p_better is not None else "-", skill)
     console.print(table)
+    console.print("ML rating: maximum-likelihood Bradley-Terry over the whole season, 95% interval; "
+                  "P(>next): probability the bot is really better than the next row's; "
+                  "openskill: Plackett-Luce mu ± sigma.", highlight=False)
 
 
 def standings(

@@ -1,0 +1,59 @@
+"""`cardarena bot check / register / update / retire` against real gRPC bots and a real Arena."""
+
+from __future__ import annotations
+
+import re
+
+from botsdk.bots import load_bot
+from cli.main import main
+from dashboard.arena_service import start_arena_server
+from league.registry import Registry
+from store import Store
+from tests.arena.conftest import IllegalSamBot, make_config
+
+
+def test_bot_check_reports_a_good_bot(bot_server, capsys) -> None:
+    endpoint = bot_server(load_bot("points"))
+    assert main(["bot", "check", endpoint, "--game", "svara"]) == 0
+    out = capsys.readouterr().out
+    assert f"entry checks for {endpoint} (svara)" in out and "ok    game:svara" in out
+    assert re.search(r"latency of \d+ decisions: median [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms", out)
+    assert out.rstrip().endswith("PASSED: the bot may enter seasons")
+
+
+def test_bot_check_reports_a_faulting_bot(bot_server, capsys) -> None:
+    assert main(["bot", "check", bot_server(IllegalSamBot()), "--game", "slippery-sam"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  game:slippery-sam" in out and "fault at decision 0: illegal" in out and "answer: {" in out
+    assert main(["bot", "check", "127.0.0.1:1", "--game", "chess"]) == 2
+
+
+def test_bot_register_prints_the_token_once_and_retire_uses_it(store: Store, bot_server, capsys) -> None:
+    server, port = start_arena_server("unused://", "127.0.0.1", 0, registry=Registry(store, make_config()))
+    try:
+        arena = f"127.0.0.1:{port}"
+        endpoint = bot_server(load_bot("points"))
+        assert main(["bot", "register", "cli-bot", "--endpoint", endpoint, "--game", "svara", "--server", arena]) == 0
+        out = capsys.readouterr().out
+        bot = store.get_bot_by_name("cli-bot")
+        assert bot is not None and f"registered bot cli-bot (id {bot.id}) at {endpoint}" in out
+        token = re.search(r"^token: (\S+)$", out, re.M).group(1)
+        assert main(["bot", "update", "cli-bot", "--version", "9.9", "--token", token, "--server", arena]) == 0
+        assert store.get_bot_by_name("cli-bot").version == "9.9"
+        assert main(["bot", "retire", "cli-bot", "--token", "wrong", "--server", arena]) == 1
+        assert "cardarena: error: UNAUTHENTICATED: wrong token for bot 'cli-bot'" in capsys.readouterr().err
+        assert main(["bot", "retire", "cli-bot", "--token", token, "--server", arena]) == 0
+        assert store.get_bot_by_name("cli-bot").retired_at is not None
+
+        assert main(["bot", "register", "bad", "--endpoint", bot_server(IllegalSamBot()), "--game", "slippery-sam",
+                     "--server", arena]) == 1
+        err = capsys.readouterr().err
+        assert "FAIL  game:slippery-sam" in err and "cardarena: error: FAILED_PRECONDITION: entry checks failed" in err
+        assert store.get_bot_by_name("bad") is None
+    finally:
+        server.stop(0)
+
+
+def test_bot_register_without_a_server(dead_endpoint: str, capsys) -> None:
+    assert main(["bot", "register", "x", "--endpoint", "127.0.0.1:5000", "--game", "svara", "--server", dead_endpoint]) == 1
+    assert f"cannot reach the Arena service at {dead_endpoint}" in capsys.readouterr().err
