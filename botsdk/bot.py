@@ -60,12 +60,15 @@ class Bot:
         self.seed = seed
 
     def slippery_sam(self, view: slippery_sam_pb2.SlipperySamView, ctx: Context) -> slippery_sam_pb2.SlipperySamAction:
+        """Answer a Slippery Sam decision: the kitty or a bet, in tokens, within view.min_amount..view.max_amount."""
         raise NotImplementedError(f"{self.name} does not play Slippery Sam")
 
     def svara(self, view: svara_pb2.SvaraView, ctx: Context) -> svara_pb2.SvaraAction:
+        """Answer a Svara decision with one of view.legal.moves (a stake amount in tokens for STAKE)."""
         raise NotImplementedError(f"{self.name} does not play Svara")
 
     def rummy(self, view: rummy_pb2.RummyView, ctx: Context) -> rummy_pb2.RummyAction:
+        """Answer a rummy decision: a take-it call, a draw source, or a play (melds, lay-offs, discard)."""
         raise NotImplementedError(f"{self.name} does not play rummy")
 
     def describe(self) -> bot_pb2.DescribeResponse:

@@ -26,10 +26,12 @@ class CliError(Exception):
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
+    """Stop the command with a one-line error (exit status ``code``)."""
     raise CliError(message, code)
 
 
 def db_url(option: str | None) -> str:
+    """The store URL: the --db option, else $CARDARENA_DB_URL, else the default."""
     from workers.settings import get_settings
 
     return option or get_settings().db_url

@@ -50,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def entry() -> None:
+    """The console script: exit with the status of :func:`main`."""
     sys.exit(main())
 
 

@@ -95,12 +95,14 @@ class GrpcBotClient:
         self._stub = bot_pb2_grpc.BotStub(channel_for(endpoint))
 
     def call(self, request: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActResponse:
+        """Blocking Act with a gRPC deadline of ``timeout_s`` seconds; raises BotCallError with the fault kind."""
         try:
             return self._stub.Act(request, timeout=max(timeout_s, 0.001))
         except grpc.RpcError as exc:
             raise _fault_of(exc) from None
 
     def act(self, request: bot_pb2.ActRequest, timeout_s: float) -> Future[bot_pb2.ActResponse]:
+        """Non-blocking Act (several seats at once); the future raises BotCallError with the fault kind."""
         out: Future[bot_pb2.ActResponse] = Future()
         call = self._stub.Act.future(request, timeout=max(timeout_s, 0.001))
 
@@ -133,12 +135,14 @@ class InProcessBotClient:
         self.handler = handler
 
     def call(self, request: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActResponse:
+        """Call the handler in this thread (no timeout); an exception becomes an ERROR BotCallError."""
         try:
             return self.handler(request)
         except Exception as exc:
             raise BotCallError(FaultKind.ERROR, f"bot raised {exc!r}") from None
 
     def act(self, request: bot_pb2.ActRequest, timeout_s: float) -> Future[bot_pb2.ActResponse]:
+        """As :meth:`call`, as an already completed future."""
         out: Future[bot_pb2.ActResponse] = Future()
         try:
             out.set_result(self.call(request, timeout_s))

@@ -36,6 +36,7 @@ class TimeControl:
             raise BadParameters(f"max_faults must be a whole number from 1 to 1000, got {self.max_faults!r}")
 
     def to_json(self) -> dict[str, Any]:
+        """The settings as a JSON-ready dict (seconds, and the fault count)."""
         return asdict(self)
 
     @classmethod

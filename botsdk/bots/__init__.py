@@ -38,12 +38,15 @@ class RandomBot(Bot):
         self.games = tuple(g.value for g in available())
 
     def slippery_sam(self, view: slippery_sam_pb2.SlipperySamView, ctx: Context) -> slippery_sam_pb2.SlipperySamAction:
+        """A uniformly random legal amount."""
         return _sam.random_action(view, ctx.rng)
 
     def svara(self, view: svara_pb2.SvaraView, ctx: Context) -> svara_pb2.SvaraAction:
+        """A uniformly random legal move."""
         return importlib.import_module("botsdk.bots.svara").random_action(view, ctx.rng)  # type: ignore[no-any-return]
 
     def rummy(self, view: rummy_pb2.RummyView, ctx: Context) -> rummy_pb2.RummyAction:
+        """A random legal answer."""
         return importlib.import_module("botsdk.bots.rummy").random_action(view, ctx.rng)  # type: ignore[no-any-return]
 
 

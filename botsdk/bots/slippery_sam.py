@@ -50,6 +50,7 @@ class OddsBot(Bot):
     games = ("slippery-sam",)
 
     def slippery_sam(self, view: pb.SlipperySamView, ctx: Context) -> pb.SlipperySamAction:
+        """Kitty: twice the minimum; bet: a Kelly fraction of tokens when the chance of winning is above one half."""
         if view.decision == pb.SLIPPERY_SAM_DECISION_KITTY:
             return pb.SlipperySamAction(amount=min(view.max_amount, 2 * view.min_amount))
         seen = set(view.hand) | set(view.turned)

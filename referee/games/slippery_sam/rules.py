@@ -179,9 +179,11 @@ class SlipperySamRules:
     # -- the flow ---------------------------------------------------------
 
     def new_state(self) -> SlipperySamState:
+        """Every seat with ``starting_tokens``, before the Black Jack method (RULINGS 1.1-1.2)."""
         return SlipperySamState(num_seats=self.num_seats, tokens=[self.params.starting_tokens] * self.num_seats)
 
     def step(self, state: SlipperySamState) -> Step | None:
+        """A shuffle before the first-dealer deal and every deal; the dealer (kitty) or the next player (bet); None when over."""
         if state.phase in (Phase.FIRST_DEALER, Phase.SHUFFLE):
             return Shuffle(PACK)
         if state.phase is Phase.KITTY:
@@ -191,6 +193,7 @@ class SlipperySamRules:
         return None
 
     def apply_chance(self, state: SlipperySamState, outcome: Sequence[str] | int) -> None:
+        """Apply a shuffled 52-card pack (top first). Raises IllegalAction if no shuffle is pending or it is not a permutation of the pack."""
         if state.phase not in (Phase.FIRST_DEALER, Phase.SHUFFLE):
             raise IllegalAction("no chance event is pending")
         if isinstance(outcome, int) or sorted(outcome) != sorted(PACK):
@@ -277,6 +280,7 @@ class SlipperySamRules:
         raise IllegalAction("no decision is pending")
 
     def check(self, state: SlipperySamState, seat: int, action: SlipperySamAction) -> None:
+        """Raise IllegalAction unless ``seat`` is asked and ``action.amount`` (tokens) is in its legal range (RULINGS 1.3, 1.5)."""
         decision, asked, low, high = self._range(state)
         if seat != asked:
             raise IllegalAction(f"seat {seat} is not asked; seat {asked} is")
@@ -287,6 +291,7 @@ class SlipperySamRules:
             raise IllegalAction(f"{what} of {action.amount} tokens is outside {low}..{high}")
 
     def apply(self, state: SlipperySamState, actions: Mapping[int, SlipperySamAction]) -> None:
+        """Apply the asked seat's kitty or bet; raises IllegalAction (state unchanged) for anything else."""
         decision, asked, _, _ = self._range(state)
         if set(actions) != {asked}:
             raise IllegalAction(f"expected exactly one action, from seat {asked}")
@@ -341,6 +346,7 @@ class SlipperySamRules:
     # -- what a seat sees, and the result -------------------------------------
 
     def view(self, state: SlipperySamState, seat: int) -> SlipperySamView:
+        """What ``seat`` may see now (RULINGS 1.7), with its legal range if it is asked."""
         decision, low, high = None, 0, 0
         if state.phase in (Phase.KITTY, Phase.BET):
             d, asked, lo, hi = self._range(state)
@@ -372,7 +378,9 @@ class SlipperySamRules:
         return (state.tokens[seat], exit_order)
 
     def scores(self, state: SlipperySamState) -> tuple[int, ...]:
+        """Tokens per seat, a dealer's kitty included (RULINGS 1.1)."""
         return tuple(state.tokens[s] + (state.kitty if s == state.dealer else 0) for s in range(self.num_seats))
 
     def score_changes(self, state: SlipperySamState) -> tuple[int, ...]:
+        """Tokens won (positive) or lost per seat since the start."""
         return tuple(t - self.params.starting_tokens for t in self.scores(state))
