@@ -14,18 +14,22 @@ import socket
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 import redis
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from botsdk.process import BotProcess, start_bot_process
 from cli.demo import register_or_update
 from league.seasons import create_season
 from referee.clients import GrpcBotClient
 from store import Store, open_store
+from tests.store.conftest import PgDatabase, pg_database  # noqa: F401  (the session's PostgreSQL database)
 
 REPO = Path(__file__).resolve().parents[2]
 #: The four deterministic reference bots of the seasons here: (reference name, seed).
@@ -191,6 +195,22 @@ def db_url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'arena.db'}"
 
 
+@pytest.fixture
+def pg_url(pg_database: PgDatabase) -> Iterator[str]:
+    """A fresh schema of the session's PostgreSQL database (skipped, with the reason, if none answers)."""
+    if pg_database.url is None:
+        pytest.skip(pg_database.reason)
+    schema = f"w_{uuid.uuid4().hex[:12]}"
+    engine = create_engine(pg_database.url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.execute(text(f"CREATE SCHEMA {schema}"))
+    yield make_url(pg_database.url).update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
+        hide_password=False)
+    with engine.connect() as conn:
+        conn.execute(text(f"DROP SCHEMA {schema} CASCADE"))
+    engine.dispose()
+
+
 @pytest.fixture(scope="session")
 def reference_bots() -> Iterator[list[BotProcess]]:
     """The LINEUP as gRPC servers in their own processes, for the whole session."""
@@ -217,3 +237,12 @@ def make_season(db_url: str, processes: list[BotProcess], name: str, games: int,
 @pytest.fixture
 def season_factory() -> Callable[..., tuple[Store, int]]:
     return make_season
+
+
+@pytest.fixture(scope="session")
+def sleepy_bots() -> Iterator[list[BotProcess]]:
+    """Four odds bots that take 20 ms per decision (games last long enough to kill a worker mid-game)."""
+    processes = [start_bot_process("tests.workers.slowbots:SleepyOdds", seed) for seed in range(4)]
+    yield processes
+    for process in processes:
+        process.stop()

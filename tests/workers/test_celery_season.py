@@ -55,3 +55,24 @@ def test_a_season_on_two_workers_stores_every_game_once_with_the_pools_standings
     run_local(f"sqlite:///{tmp_path / 'pool.db'}", pool_store.next_pending(pool_season, 10**6), processes=2)
     assert_each_game_once(pool_store, pool_season, games)
     assert standings_key(store, season_id) == standings_key(pool_store, pool_season)
+
+
+def test_the_same_code_on_postgresql(pg_url: str, broker: str, redis_server: object, tmp_path: Path,
+                                     reference_bots: list[BotProcess]) -> None:
+    """Workers and follower on postgresql+psycopg://: every game once, the standings of a SQLite pool run."""
+    pool = Workers(broker, pg_url, tmp_path)
+    try:
+        store, season_id = make_season(pg_url, reference_bots, "on-pg", 40)
+        pool.start(concurrency=2)
+        result = subprocess.run([sys.executable, "-m", "cli.main", "season", "run", "on-pg", "--broker", broker,
+                                 "--db", pg_url, "--stall-timeout", "60"],
+                                cwd=REPO, capture_output=True, text=True, timeout=240)
+        assert result.returncode == 0, result.stderr + result.stdout
+    finally:
+        pool.stop_all()
+    games = store.season_progress(season_id)["total"]
+    assert_each_game_once(store, season_id, games)
+    lite = f"sqlite:///{tmp_path / 'lite.db'}"
+    lite_store, lite_season = make_season(lite, reference_bots, "on-lite", 40)
+    run_local(lite, lite_store.next_pending(lite_season, 10**6), processes=2)
+    assert standings_key(store, season_id) == standings_key(lite_store, lite_season)

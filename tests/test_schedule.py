@@ -1,0 +1,90 @@
+"""Schedule fairness (league.schedule): games per bot, seat positions, pairs; duplicate mode; bad parameters."""
+
+from __future__ import annotations
+
+from collections import Counter
+from itertools import combinations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from league.schedule import ScheduleError, build_schedule
+
+CASES = [  # (bots, table sizes, games)
+    (4, [3], 60), (5, [3], 100), (6, [3, 4], 200), (7, [3, 4, 5, 6], 400), (8, [4], 200),
+    (10, [3], 300), (12, [6], 300), (9, [5], 45), (13, [4], 100), (3, [2, 3], 50),
+]
+
+
+def check_fair(n_bots: int, sizes: list[int], games: int, seed: int) -> None:
+    """The bounds stated in league/schedule.py's docstring."""
+    bots = [100 + i for i in range(n_bots)]
+    schedule = build_schedule(bots, sizes, games, seed)
+    group = max(sizes)
+    assert games <= len(schedule) < games + group  # rounded up to whole rotation groups
+    assert [g.number for g in schedule] == list(range(len(schedule)))
+    assert all(len(set(g.seats)) == len(g.seats) and set(g.seats) <= set(bots) for g in schedule)
+    per_bot = Counter(b for g in schedule for b in g.seats)
+    assert max(per_bot.values()) - min(per_bot[b] for b in bots) <= 2 * group, per_bot
+    for size in set(sizes):
+        seat = Counter((b, p) for g in schedule if len(g.seats) == size for p, b in enumerate(g.seats))
+        for b in bots:
+            counts = {seat[(b, p)] for p in range(size)}
+            assert len(counts) == 1, (b, size, counts)  # every seat position equally often
+    tables: Counter[tuple[int, int]] = Counter()  # tables shared: each game of a table of n counts 1/n
+    for g in schedule:
+        for p in combinations(sorted(g.seats), 2):
+            tables[p] += 1 / len(g.seats)
+    counts = [tables[p] for p in combinations(bots, 2)]
+    mean = sum(counts) / len(counts)
+    assert max(abs(c - mean) for c in counts) <= 2 + mean / 2 + 1e-9, (min(counts), mean, max(counts))
+
+
+@pytest.mark.parametrize(("n_bots", "sizes", "games"), CASES)
+@pytest.mark.parametrize("seed", [1, 2024])
+def test_schedule_is_fair_within_the_stated_bounds(n_bots: int, sizes: list[int], games: int, seed: int) -> None:
+    check_fair(n_bots, sizes, games, seed)
+
+
+@settings(max_examples=40, deadline=None)
+@given(n_bots=st.integers(3, 12), sizes=st.lists(st.integers(3, 6), min_size=1, max_size=3),
+       groups=st.integers(8, 40), seed=st.integers(0, 2**63 - 1))
+def test_schedule_is_fair_for_any_parameters(n_bots: int, sizes: list[int], groups: int, seed: int) -> None:
+    sizes = [min(s, n_bots) for s in sizes]
+    check_fair(n_bots, sizes, groups * max(sizes), seed)
+
+
+def test_schedule_is_deterministic_from_the_seed() -> None:
+    a = build_schedule([1, 2, 3, 4, 5], [3, 4], 50, 9)
+    assert a == build_schedule([1, 2, 3, 4, 5], [3, 4], 50, 9)
+    assert a != build_schedule([1, 2, 3, 4, 5], [3, 4], 50, 10)
+
+
+@pytest.mark.parametrize("sizes", [[3], [4], [3, 5], [6]])
+def test_duplicate_mode_plays_each_deal_in_every_rotation_of_its_table(sizes: list[int]) -> None:
+    schedule = build_schedule(list(range(7)), sizes, 60, 5, duplicate=True)
+    by_seed: dict[int, list[tuple[int, ...]]] = {}
+    for game in schedule:
+        by_seed.setdefault(game.seed, []).append(game.seats)
+    for seed, tables in by_seed.items():
+        size = len(tables[0])
+        assert len(tables) == size, seed  # once per rotation, no more
+        first = tables[0]
+        assert sorted(tables) == sorted(tuple(first[(p - r) % size] for p in range(size)) for r in range(size))
+        for position in range(size):  # each bot holds each seat (so each hand) once with this deal
+            assert sorted(t[position] for t in tables) == sorted(first)
+    plain = build_schedule(list(range(7)), sizes, 60, 5)
+    assert len({g.seed for g in plain}) == len(plain)  # without duplicate: a deal per game
+
+
+@pytest.mark.parametrize(("bots", "sizes", "games", "message"), [
+    ([1, 2], [3], 10, "a table of 3 seats needs at least 3 bots, got 2"),
+    ([1, 2, 3], [3], 0, "a season needs at least 1 game, got 0"),
+    ([1, 1, 2], [2], 5, "a bot is listed twice"),
+    ([1, 2, 3], [], 5, "no table sizes given"),
+    ([1, 2, 3], [1], 5, "a table needs at least 2 seats, got 1"),
+])
+def test_impossible_parameters_are_refused(bots: list[int], sizes: list[int], games: int, message: str) -> None:
+    with pytest.raises(ScheduleError, match=message):
+        build_schedule(bots, sizes, games, 1)

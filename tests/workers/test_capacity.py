@@ -1,0 +1,66 @@
+"""Capacity per bot: a bot that says capacity 1 (served with one thread) never plays two games at once."""
+
+from __future__ import annotations
+
+from itertools import combinations
+from pathlib import Path
+
+from botsdk.process import BotProcess, start_bot_process
+from store import open_store
+from tests.workers.conftest import register
+from tests.workers.test_celery_season import assert_each_game_once
+from tests.workers.test_failures import Follow
+from league.seasons import create_season
+from workers.local import run_local
+from workers.tasks import BUSY_COUNTDOWN_S
+from tests.workers.conftest import Workers
+
+
+def check_one_at_a_time(db_url: str, season_id: int, slow: str) -> int:
+    """Assert the slow bot's games never overlap (game times and its decisions' send times) and
+    no seat faulted; returns the number of its games."""
+    store = open_store(db_url)
+    spans = []
+    for game in store.list_games(season_id, limit=10**6):
+        record = store.get_replay(game.id)
+        assert record is not None and record.faults == [], (game.number, record and record.faults)
+        seats = [s.seat for s in game.seats if s.bot_name == slow]
+        if seats:
+            sent = [d.sent_at for d in record.decisions if d.seat == seats[0]]
+            assert record.started_at <= min(sent) <= max(sent) <= record.finished_at
+            spans.append((record.started_at, record.finished_at, game.number))
+    for (a0, a1, an), (b0, b1, bn) in combinations(sorted(spans), 2):
+        assert a1 <= b0 or b1 <= a0, f"games {an} and {bn} of {slow} overlap"
+    return len(spans)
+
+
+def test_a_capacity_1_bot_plays_one_game_at_a_time_on_two_workers(
+        workers: Workers, db_url: str, broker: str, reference_bots: list[BotProcess]) -> None:
+    slow = start_bot_process("tests.workers.slowbots:OneAtATime", 5, threads=1)
+    try:
+        store = open_store(db_url)
+        names = register(store, [*reference_bots, slow])
+        assert store.get_bot_by_name(names[4]).capacity == 1  # from its Describe
+        season_id = create_season(store, "capacity", "slippery-sam", names, [3], 30, 3, params={"orbits": 1})
+        workers.start(concurrency=2)
+        workers.start(concurrency=2)
+        progress = Follow(store, broker, season_id).join()
+        assert_each_game_once(store, season_id, progress["total"])
+        assert check_one_at_a_time(db_url, season_id, names[4]) >= 10
+    finally:
+        slow.stop()
+
+
+def test_the_local_pool_respects_capacity_too(tmp_path: Path, reference_bots: list[BotProcess]) -> None:
+    slow = start_bot_process("tests.workers.slowbots:OneAtATime", 6, threads=1)
+    try:
+        db_url = f"sqlite:///{tmp_path / 'pool.db'}"
+        store = open_store(db_url)
+        names = register(store, [*reference_bots, slow])
+        season_id = create_season(store, "capacity-pool", "slippery-sam", names, [3], 16, 4, params={"orbits": 1})
+        results = run_local(db_url, store.next_pending(season_id, 100), processes=3)
+        assert sorted(r.game_id for r in results) == sorted(g.id for g in store.list_games(season_id))
+        assert check_one_at_a_time(db_url, season_id, names[4]) >= 6
+    finally:
+        slow.stop()
+    assert BUSY_COUNTDOWN_S <= 1.0  # a full bot delays a game by about this, not by a broker redelivery

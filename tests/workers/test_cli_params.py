@@ -1,0 +1,67 @@
+"""The CLI around seasons at scale: impossible season parameters, a season with no worker, a worker with no broker."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from store import open_store
+from tests.workers.conftest import REPO
+
+
+def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cli.main", *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+@pytest.fixture
+def db_with_bots(tmp_path: Path) -> str:
+    url = f"sqlite:///{tmp_path / 'bad.db'}"
+    store = open_store(url)
+    for i, name in enumerate(("a", "b", "c")):
+        store.register_bot(name, f"127.0.0.1:{6000 + i}", "1", "tests", ["slippery-sam", "svara"])
+    store.close()
+    return url
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--game", "svara", "--bots", "a,b,c", "--tables", "4"], "a table of 4 seats needs at least 4 bots, got 3"),
+    (["--game", "chess", "--bots", "a,b,c"], "unknown game 'chess'"),
+    (["--game", "svara", "--bots", "a,b,c", "--tables", "3", "--games", "0"], "a season needs at least 1 game, got 0"),
+    (["--game", "svara", "--bots", "a,b,zed", "--tables", "3"], "no bot named 'zed' is registered"),
+    (["--game", "svara", "--bots", "a,b,c", "--tables", "3,x"], "--tables must be whole numbers"),
+])
+def test_impossible_seasons_get_one_clear_line_and_nothing_is_stored(args: list[str], message: str,
+                                                                     db_with_bots: str) -> None:
+    result = cli("season", "create", "bad", *args, "--db", db_with_bots)
+    assert result.returncode == 2, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("cardarena: error:") and message in lines[0], result.stderr
+    assert open_store(db_with_bots).list_seasons() == []
+
+
+def test_a_season_with_no_worker_says_which_games_are_stuck_and_why(db_with_bots: str, broker: str) -> None:
+    created = cli("season", "create", "lonely", "--game", "svara", "--bots", "a,b,c", "--tables", "3", "--games", "3",
+                  "--db", db_with_bots)
+    assert created.returncode == 0, created.stderr
+    result = cli("season", "run", "lonely", "--broker", broker, "--stall-timeout", "2", "--db", db_with_bots)
+    assert result.returncode == 1
+    err = result.stderr
+    assert "season stuck: no progress for 2 s with 3 pending and 0 running game(s)" in err
+    assert f"no worker answers on the broker {broker}" in err
+    for number in range(3):  # each game named, with its table, and why it waits
+        assert re.search(rf"^game {number} \(id {number + 1}, [abc], [abc], [abc]\): pending after 0 attempt\(s\)$",
+                         err, re.MULTILINE), err
+    assert err.strip().splitlines()[-1] == "cardarena: error: season 'lonely' is stuck (see above)"
+
+
+def test_a_worker_needs_a_broker(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "cli.main", "worker", "--db", f"sqlite:///{tmp_path / 'w.db'}"],
+                            cwd=REPO, capture_output=True, text=True, timeout=60,
+                            env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert result.returncode == 2
+    assert result.stderr.strip() == "cardarena: error: no broker: pass --broker redis://host:6379/0 or set CARDARENA_BROKER_URL"

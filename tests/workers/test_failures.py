@@ -1,0 +1,133 @@
+"""Failures of real parts mid-season: a worker killed with SIGKILL (main process, pool child), redis restarted.
+
+Each season still completes with every game stored exactly once; a killed game
+runs again within 30 s of the kill (lease 10 s renewed every ~3 s, swept and
+re-enqueued by the follower).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime
+
+from botsdk.process import BotProcess
+from store import GameStatus, Store
+from store.models import utcnow
+from tests.workers.conftest import RedisServer, Worker, Workers, make_season
+from tests.workers.test_celery_season import assert_each_game_once
+from workers.celery_app import configure
+from workers.follower import SeasonFollower
+
+#: The issue's bound on the delay between a kill and the killed game's next attempt, seconds.
+RERUN_WITHIN_S = 30.0
+
+
+class Follow:
+    """The season follower in a thread (as ``season run --broker`` runs it), with its outcome."""
+
+    def __init__(self, store: Store, broker: str, season_id: int, **options: float) -> None:
+        self.follower = SeasonFollower(store, configure(broker), season_id, stall_s=90, **options)  # type: ignore[arg-type]
+        self.error: BaseException | None = None
+        self.progress: dict[str, int] = {}
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        try:
+            self.progress = self.follower.run()
+        except BaseException as exc:  # reported by join()
+            self.error = exc
+
+    def join(self, timeout_s: float = 180) -> dict[str, int]:
+        self.thread.join(timeout_s)
+        assert not self.thread.is_alive(), "the season did not finish in time"
+        if self.error:
+            raise self.error
+        return self.progress
+
+
+def wait_for(condition: Callable[[], object], timeout_s: float = 60, what: str = "condition") -> object:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def game_running_on(store: Store, season_id: int, pids: list[int]) -> int | None:
+    """Id of a game of the season running in one of these processes (``host:pid`` owners), if any."""
+    for game in store.list_games(season_id, status=GameStatus.RUNNING, limit=1000):
+        if game.lease_owner and int(game.lease_owner.rsplit(":", 1)[1]) in pids and game.seats:
+            return game.id
+    return None
+
+
+def assert_rerun_soon(store: Store, game_id: int, killed_at: datetime) -> float:
+    """The killed game's first attempt was voided by the lease, the second is done and began
+    within RERUN_WITHIN_S of the kill; returns that delay in seconds."""
+    attempts = store.attempts(game_id)
+    assert [a.outcome.value if a.outcome else None for a in attempts] == ["voided", "done"], attempts
+    assert attempts[0].detail == "lease expired"
+    delay = (attempts[1].started_at - killed_at).total_seconds()
+    assert 0 < delay <= RERUN_WITHIN_S, delay
+    return delay
+
+
+def kill_mid_game(workers: Workers, store: Store, season_id: int, victim: Worker, pid_of: Callable[[Worker], int],
+                  broker: str) -> tuple[Follow, int, datetime]:
+    follow = Follow(store, broker, season_id)
+    game_id = wait_for(lambda: game_running_on(store, season_id, victim.children()), what="a game on the victim")
+    os.kill(pid_of(victim), signal.SIGKILL)
+    killed_at = utcnow()
+    return follow, int(game_id), killed_at  # type: ignore[call-overload]
+
+
+def test_kill_9_of_a_workers_main_process_mid_game(workers: Workers, db_url: str, broker: str,
+                                                   sleepy_bots: list[BotProcess]) -> None:
+    store, season_id = make_season(db_url, sleepy_bots, "kill-main", 40)
+    victim = workers.start(concurrency=2)
+    workers.start(concurrency=2)
+    follow, game_id, killed_at = kill_mid_game(workers, store, season_id, victim, lambda w: w.pid, broker)
+    follow.join()
+    assert_each_game_once(store, season_id, store.season_progress(season_id)["total"])
+    delay = assert_rerun_soon(store, game_id, killed_at)
+    print(f"killed game re-run {delay:.1f} s after kill -9 of the main process")
+
+
+def test_kill_9_of_one_pool_child_mid_game(workers: Workers, db_url: str, broker: str,
+                                           sleepy_bots: list[BotProcess]) -> None:
+    store, season_id = make_season(db_url, sleepy_bots, "kill-child", 40)
+    victim = workers.start(concurrency=2)
+    workers.start(concurrency=1)
+
+    def child_running_a_game(worker: Worker) -> int:
+        game = store.list_games(season_id, status=GameStatus.RUNNING, limit=1000)
+        owners = {int(g.lease_owner.rsplit(":", 1)[1]) for g in game if g.lease_owner}
+        return next(pid for pid in worker.children() if pid in owners)
+
+    follow, game_id, killed_at = kill_mid_game(workers, store, season_id, victim, child_running_a_game, broker)
+    follow.join()
+    assert victim.process.poll() is None, "the worker survives the loss of a pool child"
+    assert_each_game_once(store, season_id, store.season_progress(season_id)["total"])
+    delay = assert_rerun_soon(store, game_id, killed_at)
+    print(f"killed game re-run {delay:.1f} s after kill -9 of a pool child")
+
+
+def test_redis_restarted_mid_season(workers: Workers, db_url: str, broker: str, redis_server: RedisServer,
+                                    sleepy_bots: list[BotProcess]) -> None:
+    store, season_id = make_season(db_url, sleepy_bots, "redis-restart", 40)
+    workers.start(concurrency=1)
+    workers.start(concurrency=1)
+    follow = Follow(store, broker, season_id, lost_after_s=3.0)
+    wait_for(lambda: store.season_progress(season_id)["done"] >= 8, what="8 games done")
+    redis_server.restart(down_s=1.0)  # empty: no persistence, every queued message is gone
+    assert store.season_progress(season_id)["done"] < store.season_progress(season_id)["total"]
+    progress = follow.join()
+    assert progress["done"] == progress["total"]
+    assert_each_game_once(store, season_id, progress["total"])
