@@ -101,12 +101,13 @@ class RegistryError(Exception):
 
 @dataclass(frozen=True)
 class RegistryConfig:
-    """The registry's policy: network policy, rate limit, validation-game seed."""
+    """The registry's policy: network policy, rate limit, validation-game seed (None: a fresh random
+    seed per check, so a bot cannot be tuned to pass one known deal)."""
 
     policy: NetworkPolicy
     register_limit: int = 10
     register_window_s: float = 3600.0
-    seed: int = 0
+    seed: int | None = None
 
     @classmethod
     def from_settings(cls, settings: object | None = None) -> RegistryConfig:
@@ -346,7 +347,8 @@ class Registry:
         return parsed.dial(addresses[0])
 
     def _entry_checks(self, target: str, endpoint: str, games: Sequence[str]) -> EntryReport:
-        report = self.checker(target, list(games), shown_as=endpoint, seed=self.config.seed)
+        seed = self.config.seed if self.config.seed is not None else secrets.randbelow(2**31)
+        report = self.checker(target, list(games), shown_as=endpoint, seed=seed)
         if not report.passed:
             raise RegistryError(ErrorKind.FAILED_PRECONDITION, f"entry checks failed for {endpoint}: {report.failure}",
                                 report=report)

@@ -54,7 +54,7 @@ def make_config(allowed: str = "loopback,private", denied: str = "link-local", l
     policy = NetworkPolicy.from_strings(allowed, denied)
     if resolver is not None:
         policy = NetworkPolicy(policy.allowed, policy.denied, resolver)
-    return RegistryConfig(policy=policy, register_limit=limit, register_window_s=3600.0)
+    return RegistryConfig(policy=policy, register_limit=limit, register_window_s=3600.0, seed=0)
 
 
 @pytest.fixture
