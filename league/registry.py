@@ -248,12 +248,7 @@ class Registry:
         PERMISSION_DENIED (network policy), FAILED_PRECONDITION (entry checks,
         with ``report``), UNAVAILABLE (store).
         """
-        wait = self.limiter.acquire(client or "unknown")
-        if wait is not None:
-            raise RegistryError(ErrorKind.RESOURCE_EXHAUSTED,
-                                f"too many registrations from {client or 'this address'}: at most "
-                                f"{self.config.register_limit} per {self.config.register_window_s:g} s; "
-                                f"try again in {wait:.0f} s", retry_after_s=wait)
+        self._limit(client)
         check_name(name)
         games = check_games(games)
         check_version(version)
@@ -278,10 +273,14 @@ class Registry:
             raise RegistryError(ErrorKind.UNAVAILABLE, f"bot {name!r} vanished right after registration")
         return Registered(bot, token, report)
 
-    def update(self, name: str, token: str, endpoint: str = "", version: str = "") -> Updated:
+    def update(self, name: str, token: str, endpoint: str = "", version: str = "", client: str = "") -> Updated:
         """Point a bot at a new endpoint (after the policy and entry checks for all its games)
-        and/or set its version. Raises RegistryError: INVALID_ARGUMENT, UNAUTHENTICATED,
-        PERMISSION_DENIED, NOT_FOUND, FAILED_PRECONDITION, UNAVAILABLE."""
+        and/or set its version. A new endpoint counts against ``client``'s rate limit like a
+        registration (it costs the same checks). Raises RegistryError: INVALID_ARGUMENT,
+        UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND, FAILED_PRECONDITION, RESOURCE_EXHAUSTED,
+        UNAVAILABLE."""
+        if endpoint:
+            self._limit(client)
         bot = self._authorised(name, token)
         if not endpoint and not version:
             raise RegistryError(ErrorKind.INVALID_ARGUMENT, "nothing to change: give a new endpoint or version")
@@ -331,6 +330,15 @@ class Registry:
             return info, self.store.standings(info.id)
 
     # ----------------------------------------------------------- helpers
+
+    def _limit(self, client: str) -> None:
+        """Count one entry-check request for ``client``; RegistryError(RESOURCE_EXHAUSTED) past the limit."""
+        wait = self.limiter.acquire(client or "unknown")
+        if wait is not None:
+            raise RegistryError(ErrorKind.RESOURCE_EXHAUSTED,
+                                f"too many registrations from {client or 'this address'}: at most "
+                                f"{self.config.register_limit} per {self.config.register_window_s:g} s; "
+                                f"try again in {wait:.0f} s", retry_after_s=wait)
 
     def _target(self, endpoint: str) -> str:
         """The address to dial for ``endpoint`` after the network policy (see ``league.netpolicy``)."""

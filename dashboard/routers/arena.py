@@ -123,8 +123,10 @@ def register_bot(body: RegisterIn, request: Request, registry: RegistryDep) -> J
 
 
 @router.patch("/bots/{name}", summary="Point a bot at a new endpoint and/or set its version (token)")
-def update_bot(name: str, body: UpdateIn, registry: RegistryDep, authorization: Authorization = None) -> JSONResponse:
-    return _answer(lambda: registry.update(name, _token(authorization), body.endpoint, body.version),
+def update_bot(name: str, body: UpdateIn, request: Request, registry: RegistryDep,
+               authorization: Authorization = None) -> JSONResponse:
+    client = request.client.host if request.client else ""
+    return _answer(lambda: registry.update(name, _token(authorization), body.endpoint, body.version, client=client),
                    lambda r: {"bot": bot_json(r.bot, owner=True), "report": report_json(r.report)})
 
 

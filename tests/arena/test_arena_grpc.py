@@ -232,3 +232,34 @@ def test_get_standings_with_intervals(arena, store: Store) -> None:
     for season, code in [("nope", grpc.StatusCode.NOT_FOUND), ("", grpc.StatusCode.INVALID_ARGUMENT)]:
         error = refused(stub.GetStandings, arena_pb2.GetStandingsRequest(season=season), timeout=10)
         assert error.code() == code
+
+
+def test_endpoint_changes_count_against_the_rate_limit(arena, bot_server, store: Store) -> None:
+    stub = arena(make_config(limit=2))
+    token = register(stub, "mover", bot_server(load_bot("points"))).token
+    stub.UpdateBot(arena_pb2.UpdateBotRequest(name="mover", token=token, endpoint=bot_server(load_bot("points", 1))),
+                   timeout=CALL_TIMEOUT_S)
+    error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="mover", token=token,
+                                                               endpoint=bot_server(load_bot("points", 2))), timeout=10)
+    assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    stub.UpdateBot(arena_pb2.UpdateBotRequest(name="mover", token=token, version="3"), timeout=10)  # no checks: free
+
+
+def test_concurrent_registrations_of_one_name_register_it_once(arena, bot_server, store: Store) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    stub = arena()
+    endpoints = [bot_server(load_bot("points", k)) for k in range(4)]
+
+    def attempt(endpoint: str) -> grpc.StatusCode:
+        try:
+            register(stub, "race", endpoint)
+            return grpc.StatusCode.OK
+        except grpc.RpcError as exc:
+            return exc.code()
+
+    with ThreadPoolExecutor(4) as pool:
+        codes = list(pool.map(attempt, endpoints))
+    assert sorted(c.name for c in codes) == ["ALREADY_EXISTS"] * 3 + ["OK"]
+    assert [b.name for b in store.list_bots()] == ["race"]
+    assert store.get_bot_by_name("race").endpoint == endpoints[codes.index(grpc.StatusCode.OK)]

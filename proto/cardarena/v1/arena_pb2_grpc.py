@@ -87,9 +87,11 @@ class ArenaServicer:
     def UpdateBot(self, request, context):
         """UpdateBot points a bot at a new endpoint and/or records a new version.
         A new endpoint passes the network policy and the entry checks first, for
-        every game of the bot. Deadline: as RegisterBot with a new endpoint,
-        else 10 s. Errors: INVALID_ARGUMENT (nothing to change), UNAUTHENTICATED,
-        PERMISSION_DENIED, NOT_FOUND, FAILED_PRECONDITION (retired; checks).
+        every game of the bot, and counts against the caller's registration rate
+        limit. Deadline: as RegisterBot with a new endpoint, else 10 s.
+        Errors: INVALID_ARGUMENT (nothing to change), UNAUTHENTICATED,
+        PERMISSION_DENIED, NOT_FOUND, FAILED_PRECONDITION (retired; checks),
+        RESOURCE_EXHAUSTED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
