@@ -72,9 +72,9 @@ def make_app(broker_url: str | None = None) -> Celery:
         # A running game finishes and stores its result when the broker goes away; its
         # message may come again later and is then skipped by the claim.
         worker_cancel_long_running_tasks_on_connection_loss=False,
-        # Workers report task events so `celery events` and Flower can show games live.
-        worker_send_task_events=True,
-        task_send_sent_event=True,
+        # Task events stay off (the default: they cost a broker message per state change
+        # per game); Flower, or `celery -A workers.celery_app control enable_events`, turns
+        # them on at run time while someone watches.
     )
     return app
 

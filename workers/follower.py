@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from celery import Celery
+from kombu import Connection
 from kombu.exceptions import OperationalError as BrokerError
 
 from store import GameInfo, GameStatus, Store, StoreError
@@ -70,20 +71,36 @@ class SeasonFollower:
         self._sent: dict[int, tuple[float, int]] = {}  # game id -> (monotonic time sent, attempts then)
         self._last_state: tuple[object, ...] = ()
         self._last_change = time.monotonic()
+        self._conn: Connection | None = None
 
     # ------------------------------------------------------------ broker
+
+    def _connection(self) -> Connection:
+        """The follower's one broker connection (opened on first use, again after an error)."""
+        if self._conn is None:
+            self._conn = self.app.connection_for_write()
+        return self._conn
+
+    def _drop_connection(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.release()
+            except Exception:  # already broken: nothing to release
+                pass
+            self._conn = None
 
     def queue_depth(self) -> int | None:
         """Messages waiting in the games queue; None if the broker cannot be asked now."""
         try:
-            with self.app.connection_for_write() as conn:
-                conn.ensure_connection(max_retries=1)
-                try:
-                    return int(conn.default_channel.queue_declare(GAMES_QUEUE, passive=True).message_count)
-                except conn.channel_errors:  # no such queue yet (Redis drops empty lists): empty
-                    return 0
-        except (BrokerError, OSError) as exc:
+            conn = self._connection()
+            conn.ensure_connection(max_retries=1)
+            try:
+                return int(conn.default_channel.queue_declare(GAMES_QUEUE, passive=True).message_count)
+            except conn.channel_errors:  # no such queue (Redis drops empty lists): empty
+                return 0
+        except Exception as exc:  # any transport's connection error: ask again next tick
             log.warning("broker unavailable: %s", exc)
+            self._drop_connection()
             return None
 
     def _send(self, game_ids: list[int]) -> list[int]:
@@ -92,15 +109,20 @@ class SeasonFollower:
         if not game_ids:
             return sent
         try:
-            with self.app.producer_or_acquire() as producer:
-                for gid in game_ids:
-                    self.app.send_task("cardarena.run_game", args=[gid], queue=GAMES_QUEUE, producer=producer,
-                                       retry=True, retry_policy={"max_retries": 2, "interval_start": 0.2,
-                                                                 "interval_step": 0.5})
-                    sent.append(gid)
-        except (BrokerError, OSError) as exc:
+            producer = self.app.amqp.Producer(self._connection().default_channel)
+            for gid in game_ids:
+                self.app.send_task("cardarena.run_game", args=[gid], queue=GAMES_QUEUE, producer=producer,
+                                   retry=True, retry_policy={"max_retries": 2, "interval_start": 0.2,
+                                                             "interval_step": 0.5})
+                sent.append(gid)
+        except Exception as exc:  # any transport's connection error: the rest go next tick
             log.warning("publishing failed after %d of %d: %s", len(sent), len(game_ids), exc)
+            self._drop_connection()
         return sent
+
+    def close(self) -> None:
+        """Release the broker connection."""
+        self._drop_connection()
 
     # -------------------------------------------------------------- loop
 
@@ -146,6 +168,12 @@ class SeasonFollower:
         ``on_progress`` gets the progress after every tick. Raises SeasonStuck; a
         database error lasting longer than the stall time raises SeasonStuck too.
         """
+        try:
+            return self._loop(on_progress)
+        finally:
+            self.close()
+
+    def _loop(self, on_progress: Callable[[dict[str, int]], None] | None) -> dict[str, int]:
         while True:
             try:
                 progress = self.tick()

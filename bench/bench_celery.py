@@ -1,0 +1,159 @@
+"""Seasons per second: the embedded pool against Celery workers on a Redis broker, in one run.
+
+Usage: python -m bench.bench_celery [--games N] [--orbits K]
+
+One Slippery Sam season (4 reference bots as gRPC servers in their own
+processes, tables of 3 and 4) is played from scratch in a fresh SQLite store
+each time: on the local pool with 1 and 2 processes, then on 1 and 2
+``cardarena worker --concurrency 1`` processes fed by the ``season run``
+follower through a private redis-server (free port, no persistence). Workers
+are started and ready before the clock starts. Prints games per second, the
+2-worker/1-worker scaling ratio and Celery's extra cost per game against the
+pool with the same number of processes. On a 2-core machine the bots, the
+broker and the follower share the cores with the workers: scaling is bounded
+by that, not by the workers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import redis
+
+from botsdk.process import BotProcess, start_bot_process
+from cli.demo import register_or_update
+from league.seasons import create_season
+from referee.clients import GrpcBotClient
+from store import open_store
+from workers.celery_app import configure
+from workers.follower import SeasonFollower
+from workers.local import run_local
+
+LINEUP = (("odds", 0), ("random", 1), ("odds", 1), ("random", 2))
+REPO = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def new_season(db_url: str, bots: list[BotProcess], games: int, orbits: int) -> int:
+    store = open_store(db_url)
+    names = [register_or_update(store, f"{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
+             for i, b in enumerate(bots)]
+    season_id = create_season(store, "bench", "slippery-sam", names, [3, 4], games, 11, params={"orbits": orbits})
+    store.close()
+    return season_id
+
+
+def start_worker(broker: str, db_url: str, name: str, log: Path) -> subprocess.Popen[bytes]:
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "cli.main", "worker", "--concurrency", "1", "--broker", broker, "--db", db_url,
+             "--name", f"{name}@bench", "--loglevel", "WARNING"],
+            cwd=REPO, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    return process
+
+
+def wait_ready(app: object, names: list[str], timeout_s: float = 60) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        replies = app.control.ping(timeout=0.5)  # type: ignore[attr-defined]
+        if {n for r in replies for n in r} >= {f"{n}@bench" for n in names}:
+            return
+    raise RuntimeError(f"workers {names} not ready within {timeout_s} s")
+
+
+def on_pool(tmp: Path, bots: list[BotProcess], games: int, orbits: int, processes: int) -> tuple[int, float]:
+    db_url = f"sqlite:///{tmp / f'pool{processes}.db'}"
+    season_id = new_season(db_url, bots, games, orbits)
+    store = open_store(db_url)
+    ids = store.next_pending(season_id, 10**6)
+    start = time.perf_counter()
+    run_local(db_url, ids, processes)
+    elapsed = time.perf_counter() - start
+    assert store.season_progress(season_id)["done"] == len(ids)
+    return len(ids), elapsed
+
+
+def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker: str, n_workers: int) -> tuple[int, float]:
+    db_url = f"sqlite:///{tmp / f'celery{n_workers}.db'}"
+    season_id = new_season(db_url, bots, games, orbits)
+    app = configure(broker)
+    names = [f"b{n_workers}-{i}" for i in range(n_workers)]
+    workers = [start_worker(broker, db_url, name, tmp / f"{name}.log") for name in names]
+    try:
+        wait_ready(app, names)
+        store = open_store(db_url)
+        total = store.season_progress(season_id)["total"]
+        start = time.perf_counter()
+        progress = SeasonFollower(store, app, season_id, tick_s=0.05, window=16).run()
+        elapsed = time.perf_counter() - start
+        assert progress["done"] == total, progress
+        return total, elapsed
+    finally:
+        for w in workers:
+            w.send_signal(signal.SIGTERM)
+        for w in workers:
+            try:
+                w.wait(15)
+            except subprocess.TimeoutExpired:
+                os.killpg(w.pid, signal.SIGKILL)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--orbits", type=int, default=1)
+    args = parser.parse_args()
+    binary = shutil.which("redis-server")
+    if binary is None:
+        sys.exit("redis-server is not installed (apt-get install redis-server)")
+    port = free_port()
+    redis_proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    broker = f"redis://127.0.0.1:{port}/0"
+    bots = [start_bot_process(name, seed) for name, seed in LINEUP]
+    try:
+        for _ in range(100):
+            try:
+                redis.Redis(port=port).ping()
+                break
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        with tempfile.TemporaryDirectory() as tmp_name:
+            tmp = Path(tmp_name)
+            rates: dict[str, tuple[int, float]] = {}
+            rates["pool, 1 process"] = on_pool(tmp, bots, args.games, args.orbits, 1)
+            rates["pool, 2 processes"] = on_pool(tmp, bots, args.games, args.orbits, 2)
+            rates["celery, 1 worker"] = on_celery(tmp, bots, args.games, args.orbits, broker, 1)
+            rates["celery, 2 workers"] = on_celery(tmp, bots, args.games, args.orbits, broker, 2)
+        print(f"Slippery Sam, orbits={args.orbits}, tables of 3 and 4, {os.cpu_count()} cores")
+        for label, (games, seconds) in rates.items():
+            print(f"  {label:18s} {games:5d} games in {seconds:6.2f} s = {games / seconds:7.1f} games/s "
+                  f"({1000 * seconds / games:5.1f} ms/game)")
+        c1, c2 = (rates[k][0] / rates[k][1] for k in ("celery, 1 worker", "celery, 2 workers"))
+        p1, p2 = (rates[k][1] / rates[k][0] for k in ("pool, 1 process", "pool, 2 processes"))
+        print(f"  scaling, celery 2 workers / 1 worker: {c2 / c1:.2f}x")
+        print(f"  celery overhead per game vs the pool: {1000 * (1 / c1 - p1):+.1f} ms (1 process), "
+              f"{1000 * (1 / c2 - p2):+.1f} ms (2 processes)")
+    finally:
+        for b in bots:
+            b.stop()
+        redis_proc.kill()
+        redis_proc.wait()
+
+
+if __name__ == "__main__":
+    main()
