@@ -524,6 +524,8 @@ class Store:
             season = self._lock_season_of(s, game_id)
             self._void_expired(s, now, season.id, game_id=game_id)
             if capacity:
+                if s.scalar(select(Game.status).where(Game.id == game_id)) != GameStatus.PENDING:
+                    return None  # done, failed or running: nothing to wait for
                 busy = self._full_bots(s, game_id)
                 if busy is not None:
                     return busy

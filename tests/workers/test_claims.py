@@ -1,0 +1,63 @@
+"""Claims within the bots' capacity, under real concurrency, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from store import BotsBusy, Claim, Store, open_store
+from workers.service import Outcome, run_game
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    url = f"sqlite:///{tmp_path / 'claims.db'}" if request.param == "sqlite" else request.getfixturevalue("pg_url")
+    st = open_store(url)
+    yield st
+    st.close()
+
+
+def season(store: Store, capacity: int, games: int) -> tuple[int, list[int]]:
+    """A svara season of ``games`` games, all with bot 'x' (capacity ``capacity``) and two roomy bots."""
+    x = store.register_bot("x", "127.0.0.1:1", "1", "t", ["svara"], capacity=capacity)
+    others = [store.register_bot(n, "127.0.0.1:2", "1", "t", ["svara"], capacity=100) for n in ("y", "z")]
+    sid = store.create_season("s", "svara", {}, {}, 1, {}, [(i, [x, *others]) for i in range(games)])
+    return sid, store.next_pending(sid, games)
+
+
+@pytest.mark.parametrize("capacity", [1, 3])
+def test_concurrent_claims_never_exceed_a_bots_capacity(store: Store, capacity: int) -> None:
+    _, games = season(store, capacity, 12)
+    barrier = threading.Barrier(len(games))
+    results: dict[int, Claim | BotsBusy | None] = {}
+
+    def claim(gid: int) -> None:
+        barrier.wait()
+        results[gid] = store.claim_within_capacity(gid, f"t{gid}", 30)
+
+    threads = [threading.Thread(target=claim, args=(gid,)) for gid in games]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    claimed = [gid for gid, r in results.items() if isinstance(r, Claim)]
+    busy = [r for r in results.values() if isinstance(r, BotsBusy)]
+    assert len(claimed) == capacity and len(busy) == len(games) - capacity
+    assert all(b.bots == (("x", capacity),) and str(b) == f"waiting for x (capacity {capacity})" for b in busy)
+    # room again once a game ends: voiding one lets exactly one more in
+    store.void_game(claimed[0], 1, "test")
+    waiting = [gid for gid in games if gid not in claimed]
+    again = [store.claim_within_capacity(gid, "late", 30) for gid in waiting]
+    assert sum(isinstance(r, Claim) for r in again) == 1
+
+
+def test_the_service_leaves_a_busy_game_pending(store: Store) -> None:
+    _, (first, second) = season(store, 1, 2)
+    assert isinstance(store.claim_within_capacity(first, "other", 30), Claim)
+    result = run_game(store, second, lease_s=5)
+    assert result.outcome == Outcome.BUSY and result.detail == "waiting for x (capacity 1)"
+    assert store.get_game(second).status == "pending" and store.attempts(second) == []  # type: ignore[union-attr]
+    assert run_game(store, first, lease_s=5).outcome == Outcome.SKIPPED  # running elsewhere: left alone
