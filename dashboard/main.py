@@ -20,7 +20,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from dashboard.deps import ResultCache, StoreHolder
+from dashboard.deps import Refresher, StoreHolder
 from dashboard.replays import NoReplay
 from dashboard.routers import bots, games, pages, replays, seasons
 from dashboard.settings import DashboardSettings, get_settings
@@ -38,6 +38,7 @@ def create_app(settings: DashboardSettings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         yield
+        app.state.refresher.close()
         app.state.stores.close()
 
     app = FastAPI(
@@ -47,7 +48,7 @@ def create_app(settings: DashboardSettings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     app.state.stores = StoreHolder()
-    app.state.cache = ResultCache()
+    app.state.refresher = Refresher()
     if settings is not None:
         app.dependency_overrides[get_settings] = lambda: settings
     api = APIRouter(prefix=API_PREFIX)

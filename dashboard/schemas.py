@@ -70,6 +70,8 @@ class StandingOut(BaseModel):
     ml_low: float | None = Field(None, description="lower end of the 95% interval of ml_rating")
     ml_high: float | None = Field(None, description="upper end of the 95% interval of ml_rating")
     p_better: float | None = Field(None, description="probability that this bot is better than the next one")
+    ml_games: int | None = Field(None, description="done games the season ratings (ml_*, p_better) were fitted on; "
+                                 "in a large running season they are refitted in the background and may lag")
 
 
 class BotRef(BaseModel):
@@ -96,6 +98,8 @@ class CrosstableOut(BaseModel):
     season_id: int
     bots: list[BotRef]
     cells: list[CrossCellOut]
+    games: int | None = Field(description="done games the cells cover (None: not computed yet)")
+    computing: bool = Field(description="a newer crosstable is being computed (large seasons)")
 
 
 class BotOut(BaseModel):
@@ -195,6 +199,7 @@ class RatingHistoryOut(BaseModel):
     bot_id: int
     season_id: int
     points: list[RatingPointOut]
+    computing: bool = Field(description="a newer history is being computed (large seasons)")
 
 
 class SeatOut(BaseModel):

@@ -7,8 +7,11 @@ into a 404 with the message).
 from __future__ import annotations
 
 from dataclasses import asdict
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from dashboard.deps import ResultCache
+from dashboard import jobs
+from dashboard.deps import Refresher
 from dashboard.schemas import (
     AttemptOut,
     BotDetailOut,
@@ -33,6 +36,8 @@ from dashboard.schemas import (
 from referee.games import spec
 from store import BotInfo, NotFound, Store
 from store import queries as q
+
+T = TypeVar("T")
 
 
 def _season_out(x: q.SeasonSummary) -> SeasonOut:
@@ -61,18 +66,51 @@ def season_detail(store: Store, season_id: int) -> SeasonDetailOut:
                            score_unit=unit, higher_score_is_better=higher)
 
 
-def standings(store: Store, season_id: int) -> list[StandingOut]:
-    """The season's standings, best first."""
-    return [StandingOut(**row) for row in q.standings(store, season_id)]
+def _job(store: Store, fn: Callable[[str, int], T], season_id: int) -> tuple[Callable[..., T], tuple[Any, ...]] | None:
+    """``fn`` with the store's URL (password included) for a worker process; None for an
+    in-memory database, which another process cannot open (computed in a thread then)."""
+    url = store.engine.url
+    if url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:"):
+        return None
+    return fn, (url.render_as_string(hide_password=False), season_id)
 
 
-def crosstable(store: Store, cache: ResultCache, season_id: int) -> CrosstableOut:
-    """Head-to-head results, bots in standings order (cached per count of final games)."""
-    rows = standings(store, season_id)
-    key = ("crosstable", season_id, q.done_count(store, season_id))
-    cells = cache.get(key, lambda: q.crosstable(store, season_id))
+def _wait(done: tuple[int, int], sync_limit: int) -> bool:
+    """Compute derived results during the request for seasons up to ``sync_limit`` final games."""
+    return done[0] + done[1] <= sync_limit
+
+
+def standings(store: Store, refresher: Refresher, season_id: int, sync_limit: int) -> list[StandingOut]:
+    """The season's standings, best Elo first. The SQL columns are current (recomputed when a
+    game becomes final, ~0.3 s at 100,000 games, else served from the refresher); the season
+    ratings (maximum likelihood with interval, P(better), openskill) come from
+    ``store.standings`` through the refresher (``ml_games``: the done games they cover)."""
+    done = q.done_count(store, season_id)  # first: a result stored meanwhile only makes the rows newer
+    rows, _ = refresher.get(("core", season_id), done, lambda: q.standings_core(store, season_id), wait=True)
+    if rows is None:  # wait=True always computes
+        raise RuntimeError("standings were not computed")
+
+    extras, version = refresher.get(("standings", season_id), done, lambda: jobs.season_ratings_of(store, season_id),
+                                    wait=_wait(done, sync_limit), job=_job(store, jobs.season_ratings, season_id))
+    out = []
+    for row in rows:
+        extra = (extras or {}).get(row["bot_id"], {})
+        ml_games = version[0] if version is not None and extra.get("ml_rating") is not None else None  # type: ignore[index]
+        out.append(StandingOut(**{**extra, **row, "ml_games": ml_games}))
+    return out
+
+
+def crosstable(store: Store, refresher: Refresher, season_id: int, sync_limit: int,
+               rows: list[StandingOut] | None = None) -> CrosstableOut:
+    """Head-to-head results, bots in standings order (``rows``, if the caller has them)."""
+    rows = rows if rows is not None else [StandingOut(**r) for r in q.standings_core(store, season_id)]
+    done = q.done_count(store, season_id)
+    cells, version = refresher.get(("crosstable", season_id), done, lambda: q.crosstable(store, season_id),
+                                   wait=_wait(done, sync_limit))
     return CrosstableOut(season_id=season_id, bots=[BotRef(id=r.bot_id, name=r.name) for r in rows],
-                         cells=[CrossCellOut(**asdict(c)) for c in cells])
+                         cells=[CrossCellOut(**asdict(c)) for c in cells or []],
+                         games=version[0] if version is not None else None,  # type: ignore[index]
+                         computing=version != done)
 
 
 def _bot_out(bot: BotInfo) -> BotOut:
@@ -110,13 +148,17 @@ def bot_detail(store: Store, bot_id: int, season_id: int | None, latency_games: 
     )
 
 
-def rating_history(store: Store, cache: ResultCache, bot_id: int, season_id: int) -> RatingHistoryOut:
-    """The bot's Elo after each of its done games of the season (cached per count of final games)."""
+def rating_history(store: Store, refresher: Refresher, bot_id: int, season_id: int,
+                   sync_limit: int) -> RatingHistoryOut:
+    """The bot's Elo after each of its done games of the season (all bots' histories are
+    computed together, through the refresher)."""
     get_bot(store, bot_id)
-    key = ("ratings", season_id, q.done_count(store, season_id))
-    histories = cache.get(key, lambda: q.rating_histories(store, season_id))
-    points = histories.get(bot_id, [])
-    return RatingHistoryOut(bot_id=bot_id, season_id=season_id,
+    done = q.done_count(store, season_id)
+    histories, version = refresher.get(("ratings", season_id), done, lambda: q.rating_histories(store, season_id),
+                                       wait=_wait(done, sync_limit),
+                                       job=_job(store, jobs.rating_histories, season_id))
+    points = (histories or {}).get(bot_id, [])
+    return RatingHistoryOut(bot_id=bot_id, season_id=season_id, computing=version != done,
                             points=[RatingPointOut(**asdict(p)) for p in points])
 
 

@@ -16,7 +16,9 @@ class DashboardSettings(BaseSettings):
     ``CARDARENA_DB_URL``). ``refresh_s``: how often the home page polls while a
     season runs. ``page_size``: games per page by default. ``latency_games``:
     how many of a bot's recent games its latency statistics read (each is a replay
-    to decompress). ``run_migrations``: bring the schema up to date on first use."""
+    to decompress). ``run_migrations``: bring the schema up to date on first use.
+    ``sync_limit``: seasons with more final games fit their ratings, crosstables and
+    rating histories in the background, showing the last result meanwhile."""
 
     model_config = SettingsConfigDict(env_prefix="CARDARENA_", extra="ignore")
 
@@ -25,6 +27,7 @@ class DashboardSettings(BaseSettings):
     page_size: int = 50
     latency_games: int = 200
     run_migrations: bool = True
+    sync_limit: int = 5000
 
 
 @lru_cache

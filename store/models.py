@@ -208,7 +208,11 @@ class GameSeat(Base):
     score change over the game, ``faults`` count, ``retired`` per RULINGS 4.2."""
 
     __tablename__ = "game_seats"
-    __table_args__ = (Index("ix_game_seats_bot_id", "bot_id"),)
+    __table_args__ = (
+        Index("ix_game_seats_bot_id", "bot_id"),
+        # covering index for the dashboard's per-bot aggregates (migration 0003)
+        Index("ix_game_seats_bot_id_game_id_place_change_faults", "bot_id", "game_id", "place", "change", "faults"),
+    )
 
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from dashboard import services
-from dashboard.deps import CacheDep, SettingsDep, StoreDep
+from dashboard.deps import RefresherDep, SettingsDep, StoreDep
 from dashboard.params import MAX_ID, BotId, Limit, Offset, OptSeasonId
 from dashboard.schemas import BotDetailOut, BotOut, ErrorOut, RatingHistoryOut
 
@@ -29,8 +29,8 @@ def get_bot(bot_id: BotId, store: StoreDep, settings: SettingsDep, season_id: Op
 @router.get("/{bot_id}/ratings", response_model=RatingHistoryOut, responses=NOT_FOUND,
             summary="The bot's Elo after each of its games of a season")
 def get_rating_history(
-    bot_id: BotId, store: StoreDep, cache: CacheDep,
+    bot_id: BotId, store: StoreDep, refresher: RefresherDep, settings: SettingsDep,
     season_id: Annotated[int, Query(ge=1, le=MAX_ID, description="the season")],
 ) -> RatingHistoryOut:
     services.season_detail(store, season_id)  # 404 for an unknown season
-    return services.rating_history(store, cache, bot_id, season_id)
+    return services.rating_history(store, refresher, bot_id, season_id, settings.sync_limit)

@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
 from dashboard import charts, services
-from dashboard.deps import CacheDep, SettingsDep, StoreDep
+from dashboard.deps import RefresherDep, SettingsDep, StoreDep
 from dashboard.params import MAX_ID, BotId, GameId, SeasonId
 from dashboard.replays import NoReplay, load_replay
 from dashboard.templating import render
@@ -28,15 +28,18 @@ def home(request: Request, store: StoreDep, settings: SettingsDep) -> HTMLRespon
 
 
 @router.get("/seasons/{season_id}", response_class=HTMLResponse)
-def season_page(request: Request, season_id: SeasonId, store: StoreDep, cache: CacheDep,
+def season_page(request: Request, season_id: SeasonId, store: StoreDep, refresher: RefresherDep,
                 settings: SettingsDep) -> HTMLResponse:
     season = services.season_detail(store, season_id)
-    rows = services.standings(store, season_id)
-    cross = services.crosstable(store, cache, season_id)
+    rows = services.standings(store, refresher, season_id, settings.sync_limit)
+    cross = services.crosstable(store, refresher, season_id, settings.sync_limit, rows)
     cells = {(c.bot_id, c.opponent_id): c for c in cross.cells}
     has_ml = any(r.ml_rating is not None for r in rows)
+    ml_games = max((r.ml_games for r in rows if r.ml_games is not None), default=None)
+    final = season.progress.done + season.progress.failed
+    ratings_pending = final > settings.sync_limit and ml_games != season.progress.done
     return render(request, "season.html", season=season, rows=rows, cross=cross, cells=cells, has_ml=has_ml,
-                  refresh_s=settings.refresh_s)
+                  ml_games=ml_games, ratings_pending=ratings_pending, refresh_s=settings.refresh_s)
 
 
 @router.get("/bots", response_class=HTMLResponse)
@@ -45,15 +48,17 @@ def bots_page(request: Request, store: StoreDep) -> HTMLResponse:
 
 
 @router.get("/bots/{bot_id}", response_class=HTMLResponse)
-def bot_page(request: Request, bot_id: BotId, store: StoreDep, cache: CacheDep, settings: SettingsDep,
+def bot_page(request: Request, bot_id: BotId, store: StoreDep, refresher: RefresherDep, settings: SettingsDep,
              season_id: FilterText = None) -> HTMLResponse:
     sid = _opt_int(season_id, "season_id")
     bot = services.bot_detail(store, bot_id, sid, settings.latency_games)
     chart_season = sid if sid is not None else (bot.seasons[0].id if bot.seasons else None)
     history: Markup = Markup('<p class="muted">Not seated in any season yet.</p>')
     if chart_season is not None:
-        points = services.rating_history(store, cache, bot_id, chart_season).points
-        history = charts.line_chart([p.elo for p in points])
+        ratings = services.rating_history(store, refresher, bot_id, chart_season, settings.sync_limit)
+        history = charts.line_chart([p.elo for p in ratings.points])
+        if ratings.computing:
+            history += Markup('<p class="muted small">Updating: a newer history is being computed.</p>')
     hist = charts.histogram(bot.latency.edges, bot.latency.bins)
     return render(request, "bot.html", bot=bot, history=history, chart_season=chart_season, latency_chart=hist)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from dashboard import services
-from dashboard.deps import CacheDep, StoreDep
+from dashboard.deps import RefresherDep, SettingsDep, StoreDep
 from dashboard.params import SeasonId
 from dashboard.schemas import CrosstableOut, ErrorOut, SeasonDetailOut, SeasonOut, StandingOut
 
@@ -25,11 +25,13 @@ def get_season(season_id: SeasonId, store: StoreDep) -> SeasonDetailOut:
 
 @router.get("/{season_id}/standings", response_model=list[StandingOut], responses=NOT_FOUND,
             summary="The season's standings, best first")
-def get_standings(season_id: SeasonId, store: StoreDep) -> list[StandingOut]:
-    return services.standings(store, season_id)
+def get_standings(season_id: SeasonId, store: StoreDep, refresher: RefresherDep,
+                  settings: SettingsDep) -> list[StandingOut]:
+    return services.standings(store, refresher, season_id, settings.sync_limit)
 
 
 @router.get("/{season_id}/crosstable", response_model=CrosstableOut, responses=NOT_FOUND,
             summary="Head-to-head results of the season's bots")
-def get_crosstable(season_id: SeasonId, store: StoreDep, cache: CacheDep) -> CrosstableOut:
-    return services.crosstable(store, cache, season_id)
+def get_crosstable(season_id: SeasonId, store: StoreDep, refresher: RefresherDep,
+                   settings: SettingsDep) -> CrosstableOut:
+    return services.crosstable(store, refresher, season_id, settings.sync_limit)

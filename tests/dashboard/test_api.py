@@ -204,3 +204,39 @@ def test_openapi_documents_the_api(client: TestClient) -> None:
             "/api/v1/bots", "/api/v1/bots/{bot_id}", "/api/v1/bots/{bot_id}/ratings", "/api/v1/games",
             "/api/v1/games/{game_id}", "/api/v1/replays/{game_id}", "/api/v1/replays/{game_id}/download"} <= paths
     assert not any(p.startswith("/seasons") or p == "/" for p in paths)  # pages stay out of the API schema
+
+
+def test_large_seasons_fit_ratings_in_the_background(world: World) -> None:
+    """Above ``sync_limit`` final games the request does not wait for the season ratings or the
+    crosstable: it answers at once, and the next request has them."""
+    from dashboard.main import create_app
+    from dashboard.settings import DashboardSettings
+
+    app = create_app(DashboardSettings(db_url=world.url, sync_limit=0))
+    with TestClient(app) as client:
+        first = client.get(f"/api/v1/seasons/{world.season_id}/standings").json()
+        assert [r["name"] for r in first] == [r["name"] for r in world.store.standings_json(world.season_id)]
+        cross = client.get(f"/api/v1/seasons/{world.season_id}/crosstable").json()
+        assert app.state.refresher.wait_idle()
+        later = client.get(f"/api/v1/seasons/{world.season_id}/standings").json()
+        expected = {r["bot_id"]: r for r in world.store.standings_json(world.season_id)}
+        for row in later:
+            assert row["ml_rating"] == expected[row["bot_id"]]["ml_rating"]
+            assert row["ml_games"] == (3 if row["ml_rating"] is not None else None)
+        assert cross["computing"] or cross["cells"]
+        cross = client.get(f"/api/v1/seasons/{world.season_id}/crosstable").json()
+        assert cross["computing"] is False and cross["games"] == 3 and len(cross["cells"]) == 6
+        page = client.get(f"/seasons/{world.season_id}")
+        assert page.status_code == 200 and page.text.count('class="h2h"') == 6
+
+
+def test_refresher_serves_the_last_value_while_recomputing() -> None:
+    from dashboard.deps import Refresher
+
+    r = Refresher()
+    assert r.get("x", 1, lambda: "one", wait=True) == ("one", 1)
+    assert r.get("x", 1, lambda: "unused", wait=False) == ("one", 1)
+    value, version = r.get("x", 2, lambda: "two", wait=False)
+    assert (value, version) in {("one", 1), ("two", 2)}
+    assert r.wait_idle()
+    assert r.get("x", 2, lambda: "unused", wait=False) == ("two", 2)
