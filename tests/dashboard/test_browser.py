@@ -20,7 +20,7 @@ import uvicorn
 
 from dashboard.main import create_app
 from dashboard.settings import DashboardSettings
-from tests.dashboard.conftest import World
+from tests.dashboard.conftest import World, play_game
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -71,6 +71,15 @@ def page() -> Iterator[object]:
             browser.close()
 
 
+def finish_pending_game(world: World) -> None:
+    """Play and store the season's pending game, as a worker would."""
+    claim = world.store.claim_game(world.pending_id, "browser-test", 60)
+    assert claim is not None
+    names = {v: k for k, v in world.bot_ids.items()}
+    record = play_game([s.bot_id for s in claim.seats], claim.seed, names, None)
+    assert world.store.finish_game(world.pending_id, claim.attempt, record)
+
+
 def shot(page: object, name: str) -> None:
     page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)  # type: ignore[attr-defined]
 
@@ -79,10 +88,13 @@ def test_a_person_follows_standings_to_a_bot_to_a_replay(page, base_url: str, wo
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
 
-    # Home: the season with its progress.
+    # Home: the season with its progress, live: a game finishing while the page is open shows up.
     page.goto(base_url + "/")
     assert page.locator("#seasons tbody tr").count() == 1
     assert page.locator("#seasons .n-done").inner_text() == "3"
+    assert page.locator("#live-note").is_visible()
+    finish_pending_game(world)
+    page.wait_for_function("document.querySelector('#seasons .n-done').textContent === '4'", timeout=10_000)
     shot(page, "home")
 
     # Season: standings of the three bots and the crosstable.
@@ -109,6 +121,7 @@ def test_a_person_follows_standings_to_a_bot_to_a_replay(page, base_url: str, wo
     page.click("#game-filters >> text=clear")
     page.wait_for_selector("#games")
     assert page.locator("#games tbody tr").count() == 5
+    assert page.locator("#games-total").inner_text().startswith("5 games")
     shot(page, "games")
     page.goto(f"{base_url}/games/{world.done_ids[0]}")
     page.wait_for_selector("#table .seat-box")
