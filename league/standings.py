@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from league.elo import START
-from league.ratings_ml import fit_bradley_terry, openskill_ratings, p_better_chain
+from league.ratings_ml import p_better_chain, season_ratings
 
 
 @dataclass(frozen=True)
@@ -111,8 +111,7 @@ def compute_standings(
 
 
 def _with_season_ratings(rows: list[StandingRow], games: Sequence[tuple[Sequence[int], Sequence[int]]]) -> list[StandingRow]:
-    fit = fit_bradley_terry(games)
-    skill = openskill_ratings(games)
+    fit, skill = season_ratings(games)
     better = p_better_chain([r.bot_id for r in rows], fit)
     out = []
     for r in rows:

@@ -153,3 +153,14 @@ def test_standings_rows_carry_the_season_ratings() -> None:
     data = standings_json(rows)
     assert set(data[0]) >= {"ml_rating", "ml_low", "ml_high", "p_better", "openskill_mu", "openskill_sigma"}
     assert data[0]["ml_rating"] == round(rows[0].ml_rating, 1)
+
+
+def test_season_ratings_are_remembered_and_never_stale() -> None:
+    from league.ratings_ml import season_ratings
+
+    games = simulate(random.Random(12), TRUE_ELO, 50)
+    first = season_ratings(games)
+    assert season_ratings([(list(b), list(p)) for b, p in games]) is first  # same games: the cached result
+    more = season_ratings(games + [([0, 5], [1, 2])])
+    assert more is not first and more[0].rating != first[0].rating
+    assert first[0].rating == fit_bradley_terry(games).rating and first[1] == openskill_ratings(games)
