@@ -9,28 +9,56 @@ seats can therefore be asked at once under one deadline (RULINGS 3.5).
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Protocol
 
 import grpc
+from google.protobuf.message import DecodeError
 
 from cardarena.v1 import bot_pb2, bot_pb2_grpc
 from referee.record import FaultKind
 
-#: Largest answer the referee accepts from a bot, bytes; larger is a fault.
-MAX_ANSWER_BYTES = 1024 * 1024
+#: Largest answer the referee reads from a bot, bytes on the wire; larger is a MALFORMED fault.
+MAX_ANSWER_BYTES = 64 * 1024
+#: Largest answer kept, bytes of known fields (unknown fields are dropped): a legal
+#: answer is a few hundred bytes, and every answer is stored in the replay, so a
+#: bot cannot inflate a game's record (1,000+ decisions in rummy).
+MAX_KEPT_ANSWER_BYTES = 4 * 1024
+_ACT_METHOD = "/cardarena.v1.Bot/Act"
 #: Deadline of a Describe call, seconds (bot.proto).
 DESCRIBE_TIMEOUT_S = 5.0
 
 
 class BotCallError(Exception):
-    """A call that produced no usable answer: ``kind`` is the fault kind, ``detail`` says why."""
+    """A call that produced no usable answer: ``kind`` is the fault kind, ``detail`` says why,
+    ``raw`` the bytes the bot sent when they could not be read as an answer (at most
+    MAX_KEPT_ANSWER_BYTES of them)."""
 
-    def __init__(self, kind: FaultKind, detail: str) -> None:
+    def __init__(self, kind: FaultKind, detail: str, raw: bytes | None = None) -> None:
         super().__init__(f"{kind.value}: {detail}")
         self.kind = kind
         self.detail = detail
+        self.raw = raw[:MAX_KEPT_ANSWER_BYTES] if raw is not None else None
+
+
+def parse_answer(raw: bytes) -> bot_pb2.ActResponse:
+    """Read a bot's answer from its wire bytes, dropping unknown fields.
+
+    Raises BotCallError(MALFORMED) with the bytes when they are not an
+    ``ActResponse`` or its known fields exceed MAX_KEPT_ANSWER_BYTES.
+    """
+    answer = bot_pb2.ActResponse()
+    try:
+        answer.ParseFromString(raw)
+    except DecodeError as exc:
+        raise BotCallError(FaultKind.MALFORMED, f"{len(raw)} bytes that are not an ActResponse: {exc}", raw) from None
+    answer.DiscardUnknownFields()
+    size = answer.ByteSize()
+    if size > MAX_KEPT_ANSWER_BYTES:
+        raise BotCallError(FaultKind.MALFORMED, f"answer of {size} bytes; an answer may have at most {MAX_KEPT_ANSWER_BYTES}", raw)
+    return answer
 
 
 class BotClient(Protocol):
@@ -45,16 +73,22 @@ class BotClient(Protocol):
         ...
 
 
-def _fault_of(error: grpc.RpcError) -> BotCallError:
-    """Map a gRPC status to the referee's fault kinds (STYLE 14)."""
+def _fault_of(error: grpc.RpcError, timeout_s: float, elapsed_s: float) -> BotCallError:
+    """Map a failed call's gRPC status to the referee's fault kinds (STYLE 14).
+
+    DEADLINE_EXCEEDED is a timeout only when the deadline really passed; a bot
+    that answers that status early is an ERROR. RESOURCE_EXHAUSTED from an
+    answer over MAX_ANSWER_BYTES is MALFORMED. UNAVAILABLE (no connection, or
+    the bot saying it is unavailable) is UNREACHABLE: the seat is retired.
+    """
     code = error.code() if hasattr(error, "code") else None
-    details = error.details() if hasattr(error, "details") else str(error)
-    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+    details = (error.details() if hasattr(error, "details") else None) or str(error)
+    if code == grpc.StatusCode.DEADLINE_EXCEEDED and elapsed_s >= 0.9 * timeout_s:
         return BotCallError(FaultKind.TIMEOUT, "no answer before the deadline")
     if code == grpc.StatusCode.UNAVAILABLE:
         return BotCallError(FaultKind.UNREACHABLE, f"bot unreachable: {details}")
-    if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
-        return BotCallError(FaultKind.MALFORMED, f"answer too large: {details}")
+    if code == grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in details:
+        return BotCallError(FaultKind.MALFORMED, f"answer larger than {MAX_ANSWER_BYTES} bytes")
     name = code.name if code is not None else "UNKNOWN"
     return BotCallError(FaultKind.ERROR, f"bot answered {name}: {details}")
 
@@ -92,25 +126,37 @@ class GrpcBotClient:
 
     def __init__(self, endpoint: str) -> None:
         self.endpoint = endpoint
-        self._stub = bot_pb2_grpc.BotStub(channel_for(endpoint))
+        channel = channel_for(endpoint)
+        self._stub = bot_pb2_grpc.BotStub(channel)
+        # Act answers arrive as raw bytes and are parsed by parse_answer, so an
+        # undecodable answer is the bot's MALFORMED fault, recorded with its bytes.
+        self._act = channel.unary_unary(_ACT_METHOD, request_serializer=bot_pb2.ActRequest.SerializeToString,
+                                        response_deserializer=None)
 
     def call(self, request: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActResponse:
         """Blocking Act with a gRPC deadline of ``timeout_s`` seconds; raises BotCallError with the fault kind."""
+        timeout_s = max(timeout_s, 0.001)
+        t0 = time.perf_counter()
         try:
-            return self._stub.Act(request, timeout=max(timeout_s, 0.001))
+            raw = self._act(request, timeout=timeout_s)
         except grpc.RpcError as exc:
-            raise _fault_of(exc) from None
+            raise _fault_of(exc, timeout_s, time.perf_counter() - t0) from None
+        return parse_answer(raw)
 
     def act(self, request: bot_pb2.ActRequest, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         """Non-blocking Act (several seats at once); the future raises BotCallError with the fault kind."""
+        timeout_s = max(timeout_s, 0.001)
         out: Future[bot_pb2.ActResponse] = Future()
-        call = self._stub.Act.future(request, timeout=max(timeout_s, 0.001))
+        t0 = time.perf_counter()
+        call = self._act.future(request, timeout=timeout_s)
 
         def done(f: grpc.Future) -> None:
             try:
-                out.set_result(f.result())
+                out.set_result(parse_answer(f.result()))
             except grpc.RpcError as exc:
-                out.set_exception(_fault_of(exc))
+                out.set_exception(_fault_of(exc, timeout_s, time.perf_counter() - t0))
+            except BotCallError as exc:
+                out.set_exception(exc)
             except Exception as exc:  # cancelled or transport-level surprises
                 out.set_exception(BotCallError(FaultKind.ERROR, f"call failed: {exc!r}"))
 
@@ -122,7 +168,7 @@ class GrpcBotClient:
         try:
             return self._stub.Describe(bot_pb2.DescribeRequest(), timeout=timeout_s)
         except grpc.RpcError as exc:
-            raise _fault_of(exc) from None
+            raise _fault_of(exc, timeout_s, timeout_s) from None
 
 
 class InProcessBotClient:
@@ -137,9 +183,10 @@ class InProcessBotClient:
     def call(self, request: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActResponse:
         """Call the handler in this thread (no timeout); an exception becomes an ERROR BotCallError."""
         try:
-            return self.handler(request)
+            response = self.handler(request)
         except Exception as exc:
             raise BotCallError(FaultKind.ERROR, f"bot raised {exc!r}") from None
+        return parse_answer(response.SerializeToString())
 
     def act(self, request: bot_pb2.ActRequest, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         """As :meth:`call`, as an already completed future."""

@@ -14,7 +14,7 @@ import random
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from google.protobuf import json_format
@@ -27,8 +27,10 @@ from referee.games import GameSpec, MalformedAction
 from referee.record import DecisionLog, EndReason, Fault, FaultKind, GameRecord, SeatResult
 from referee.timecontrol import SeatClock, TimeControl
 
-#: Steps (chance events plus decisions) after which a game is declared broken.
-MAX_STEPS = 200_000
+#: Steps (chance events plus decisions) after which a game is declared broken: a
+#: guard against a rules bug looping, far above any legal game (a rummy game at
+#: the largest turn limit takes about 7 rounds x 10,000 turns x 3 steps).
+MAX_STEPS = 5_000_000
 #: Extra seconds to wait for a call's own deadline to fire before giving up on it.
 STUCK_CALL_GRACE_S = 5.0
 
@@ -42,6 +44,8 @@ class _Answer:
     detail: str
     sent_at: float
     elapsed_s: float
+    budget_limited: bool = False     # the call's timeout was the seat's remaining thinking budget
+    raw: bytes | None = None         # what the bot sent when it could not be read as an answer
 
 
 class RefereeError(RuntimeError):
@@ -50,6 +54,11 @@ class RefereeError(RuntimeError):
 
 def _to_json(message: Message) -> dict[str, Any]:
     return json_format.MessageToDict(message, preserving_proto_field_name=True)
+
+
+def _raw_json(raw: bytes | None) -> dict[str, Any] | None:
+    """Bytes a bot sent that are not an answer, for the fault log (already capped by the client)."""
+    return None if raw is None else {"raw_base64": base64.b64encode(raw).decode("ascii"), "bytes": len(raw)}
 
 
 def _to_b64(message: Message) -> str:
@@ -129,6 +138,7 @@ class _Game:
         cheapest path); several seats with concurrent calls.
         """
         requests: dict[int, tuple[bot_pb2.ActRequest, float]] = {}
+        budget_limited: set[int] = set()
         views: dict[int, Message] = {}
         for seat in seats:
             clock = self.clocks[seat]
@@ -147,12 +157,16 @@ class _Game:
                 **{self.spec.proto_field: views[seat]},
             )
             requests[seat] = (request, min(self.tc.deadline_s + clock.bank_s, clock.budget_s))
+            if clock.budget_s < self.tc.deadline_s + clock.bank_s:
+                budget_limited.add(seat)
         answers: dict[int, _Answer] = {}
         if len(requests) == 1:
             (seat, (request, timeout)), = requests.items()
             answers[seat] = self._call(seat, request, timeout)
         elif requests:
             answers = self._call_all(requests)
+        for seat in budget_limited & answers.keys():
+            answers[seat] = replace(answers[seat], budget_limited=True)
         return {seat: self._settle(state, seat, views[seat], answers.get(seat)) for seat in seats}
 
     def _call(self, seat: int, request: bot_pb2.ActRequest, timeout: float) -> _Answer:
@@ -161,7 +175,7 @@ class _Game:
             response = self.clients[seat].call(request, timeout)
             return _Answer(response, None, "", sent_at, time.perf_counter() - t0)
         except BotCallError as exc:
-            return _Answer(None, exc.kind, exc.detail, sent_at, time.perf_counter() - t0)
+            return _Answer(None, exc.kind, exc.detail, sent_at, time.perf_counter() - t0, raw=exc.raw)
 
     def _call_all(self, requests: dict[int, tuple[bot_pb2.ActRequest, float]]) -> dict[int, _Answer]:
         started: dict[int, tuple[Future[bot_pb2.ActResponse], float, float, list[float]]] = {}
@@ -174,13 +188,14 @@ class _Game:
         answers = {}
         for seat, (future, sent_at, t0, ended) in started.items():
             wait = requests[seat][1] + STUCK_CALL_GRACE_S
+            raw = None
             try:
                 response, kind, detail = future.result(timeout=wait), None, ""
             except BotCallError as exc:
-                response, kind, detail = None, exc.kind, exc.detail
+                response, kind, detail, raw = None, exc.kind, exc.detail, exc.raw
             except TimeoutError:
                 response, kind, detail = None, FaultKind.TIMEOUT, "the call never completed"
-            answers[seat] = _Answer(response, kind, detail, sent_at, (ended[0] if ended else time.perf_counter()) - t0)
+            answers[seat] = _Answer(response, kind, detail, sent_at, (ended[0] if ended else time.perf_counter()) - t0, raw=raw)
         return answers
 
     def _settle(self, state: Any, seat: int, view: Message, call: _Answer | None) -> Any:
@@ -200,7 +215,10 @@ class _Game:
         in_time = clock.charge(elapsed, self.tc.deadline_s)
         if fault is None and not in_time:
             fault, detail = FaultKind.TIMEOUT, f"answered after {elapsed:.3f} s, past the deadline and the time bank"
-        if fault is FaultKind.TIMEOUT:
+        if fault is FaultKind.TIMEOUT and call.budget_limited:
+            # the thinking budget, not the bank, ran out: the bank keeps what the charge left (RULINGS 4.1)
+            fault, detail = FaultKind.BUDGET, f"thinking budget spent during the call ({elapsed:.3f} s)"
+        elif fault is FaultKind.TIMEOUT:
             clock.bank_s = 0.0
         action = None
         if fault is None and answer is not None:
@@ -217,7 +235,8 @@ class _Game:
                 except IllegalAction as exc:
                     fault, detail = FaultKind.ILLEGAL, str(exc)
         if fault is not None:
-            self._fault(seat, decision, fault, detail, _to_json(answer) if answer is not None else None)
+            sent = _to_json(answer) if answer is not None else _raw_json(call.raw)
+            self._fault(seat, decision, fault, detail, sent)
             action = self.rules.default_action(state, seat)
         self._log(seat, decision, event_index, view, answer, action, elapsed * 1000, sent_at, fault)
         return action

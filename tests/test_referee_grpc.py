@@ -139,7 +139,7 @@ def test_budget_spent_faults_at_once(bot_server) -> None:
     tc = TimeControl(deadline_s=1.0, time_bank_s=0.0, budget_s=0.25, max_faults=2)
     record = play_against([bot_server(SleepyBot(0.1)), bot_server(load_bot("random", 1)), bot_server(load_bot("odds"))], tc=tc)
     kinds = faults_of(record, 0)
-    assert kinds == [FaultKind.BUDGET, FaultKind.BUDGET] or kinds[0] is FaultKind.TIMEOUT
+    assert kinds == [FaultKind.BUDGET, FaultKind.BUDGET]  # spent mid-call, then not called at all
     assert record.results[0].retired
 
 

@@ -1,0 +1,123 @@
+"""Hostile answers on the wire: what the referee records and charges (RULINGS §4.1-4.2).
+
+These bots speak raw gRPC so they can send what no SDK would: bytes that are
+not an answer, answers padded with unknown fields, oversized answers, and
+error statuses of their own choosing.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from collections.abc import Callable, Iterator
+from concurrent import futures
+
+import grpc
+import pytest
+
+from botsdk.bots import load_bot
+from cardarena.v1 import bot_pb2
+from cardarena.v1 import slippery_sam_pb2 as ss
+from referee.clients import MAX_KEPT_ANSWER_BYTES, GrpcBotClient
+from referee.games import make_params, spec
+from referee.record import FaultKind
+from referee.referee import play
+from referee.replay import verify
+from referee.timecontrol import TimeControl
+
+SAM = spec("slippery-sam")
+
+
+def legal(request: bot_pb2.ActRequest) -> bytes:
+    return bot_pb2.ActResponse(slippery_sam=ss.SlipperySamAction(amount=request.slippery_sam.min_amount)).SerializeToString()
+
+
+def unknown_field(size: int) -> bytes:
+    """Field number 99, length-delimited, of ``size`` bytes: unknown to every ActResponse reader."""
+    length, varint = size, b""
+    while True:
+        byte = length & 0x7F
+        length >>= 7
+        varint += bytes([byte | (0x80 if length else 0)])
+        if not length:
+            break
+    return b"\x9a\x06" + varint + b"x" * size
+
+
+@pytest.fixture
+def raw_bot() -> Iterator[Callable[[Callable[[bot_pb2.ActRequest, grpc.ServicerContext], bytes]], str]]:
+    servers = []
+
+    def start(answer: Callable[[bot_pb2.ActRequest, grpc.ServicerContext], bytes]) -> str:
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+        handler = grpc.method_handlers_generic_handler("cardarena.v1.Bot", {
+            "Act": grpc.unary_unary_rpc_method_handler(answer, request_deserializer=bot_pb2.ActRequest.FromString,
+                                                       response_serializer=None),
+        })
+        server.add_generic_rpc_handlers((handler,))
+        port = server.add_insecure_port("127.0.0.1:0")
+        server.start()
+        servers.append(server)
+        return f"127.0.0.1:{port}"
+
+    yield start
+    for server in servers:
+        server.stop(0)
+
+
+def game(endpoint: str, bot_server, tc: TimeControl = TimeControl()):
+    others = [bot_server(load_bot("random", 1)), bot_server(load_bot("odds"))]
+    record = play(SAM, make_params("slippery-sam", {"orbits": 1}), 3, 4, [GrpcBotClient(endpoint)] + [GrpcBotClient(e) for e in others], tc)
+    verify(record)
+    return record
+
+
+def test_bytes_that_are_not_an_answer_are_malformed_and_kept(raw_bot, bot_server) -> None:
+    record = game(raw_bot(lambda request, context: b"\xff\xff\xff\xff"), bot_server)
+    faults = [f for f in record.faults if f.seat == 0]
+    assert [f.kind for f in faults] == [FaultKind.MALFORMED] * 3
+    assert faults[0].answer == {"raw_base64": base64.b64encode(b"\xff\xff\xff\xff").decode(), "bytes": 4}
+
+
+def test_unknown_fields_are_dropped_before_the_answer_is_stored(raw_bot, bot_server) -> None:
+    record = game(raw_bot(lambda request, context: legal(request) + unknown_field(60_000)), bot_server)
+    assert record.faults == []
+    stored = [base64.b64decode(d.answer) for d in record.decisions if d.seat == 0 and d.answer]
+    assert stored and all(len(a) < 32 for a in stored)
+
+
+def test_an_answer_over_the_wire_limit_is_malformed(raw_bot, bot_server) -> None:
+    record = game(raw_bot(lambda request, context: legal(request) + unknown_field(100_000)), bot_server)
+    faults = [f for f in record.faults if f.seat == 0]
+    assert [f.kind for f in faults] == [FaultKind.MALFORMED] * 3 and "larger than" in faults[0].detail
+
+
+def test_a_known_field_padded_past_the_kept_limit_is_malformed(raw_bot, bot_server) -> None:
+    padded = lambda request, context: bot_pb2.ActResponse(rummy={"discard": "x" * (MAX_KEPT_ANSWER_BYTES + 10)}).SerializeToString()
+    record = game(raw_bot(padded), bot_server)
+    faults = [f for f in record.faults if f.seat == 0]
+    assert [f.kind for f in faults] == [FaultKind.MALFORMED] * 3 and "at most" in faults[0].detail
+    assert len(base64.b64decode(faults[0].answer["raw_base64"])) == MAX_KEPT_ANSWER_BYTES
+
+
+def test_a_bot_answering_deadline_exceeded_at_once_is_an_error_not_a_timeout(raw_bot, bot_server) -> None:
+    def abort(request, context):
+        context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "I give up")
+
+    record = game(raw_bot(abort), bot_server)
+    faults = [f for f in record.faults if f.seat == 0]
+    assert [f.kind for f in faults] == [FaultKind.ERROR] * 3 and "I give up" in faults[0].detail
+    assert all(d.time_bank_ms > 9_900 for d in record.decisions if d.seat == 0)  # nothing taken from the bank
+
+
+def test_the_budget_running_out_mid_call_is_a_budget_fault_and_keeps_the_bank(raw_bot, bot_server) -> None:
+    def slow(request, context):
+        time.sleep(0.2)
+        return legal(request)
+
+    record = game(raw_bot(slow), bot_server, TimeControl(deadline_s=0.3, time_bank_s=1.0, budget_s=0.5, max_faults=3))
+    seat0 = [d for d in record.decisions if d.seat == 0]
+    kinds = [d.fault for d in seat0]
+    assert kinds[:2] == [None, None] and kinds[2] is FaultKind.BUDGET
+    assert seat0[2].time_bank_ms == pytest.approx(1000, abs=5)  # the bank was never the limit
+    assert all(f.kind is FaultKind.BUDGET for f in record.faults if f.seat == 0)
