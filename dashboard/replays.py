@@ -57,7 +57,8 @@ def load_replay(store: Store, game_id: int) -> ReplayData:
     game = get_game_row(store, game_id)
     record = store.get_replay(game_id)
     if record is None:
-        raise NoReplay(f"game {game_id} has no replay yet (status {game.status})")
+        still = "yet " if game.status not in FINISHED else ""
+        raise NoReplay(f"game {game_id} has no replay {still}(status {game.status})")
     if game.status in FINISHED:
         return ReplayData(game, False, expand(record))
     return ReplayData(game, True, public_record(record))
