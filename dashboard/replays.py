@@ -7,8 +7,11 @@ may see; the API, the pages and the download all go through
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
+
+from google.protobuf.message import DecodeError
 
 from referee.record import GameRecord
 from referee.replay import expand
@@ -17,6 +20,7 @@ from store.queries import GameRow, get_game_row
 
 #: Statuses after which nothing about a game is secret any more.
 FINISHED = frozenset({GameStatus.DONE.value, GameStatus.FAILED.value})
+log = logging.getLogger("cardarena.dashboard")
 
 
 class NoReplay(LookupError):
@@ -60,5 +64,19 @@ def load_replay(store: Store, game_id: int) -> ReplayData:
         still = "yet " if game.status not in FINISHED else ""
         raise NoReplay(f"game {game_id} has no replay {still}(status {game.status})")
     if game.status in FINISHED:
-        return ReplayData(game, False, expand(record))
+        return ReplayData(game, False, _expanded(record, game_id))
     return ReplayData(game, True, public_record(record))
+
+
+def _expanded(record: GameRecord, game_id: int) -> dict[str, Any]:
+    """The record with every decision decoded; if a stored message cannot be decoded (a record
+    written by an incompatible version), the record as stored, saying why, rather than an error."""
+    try:
+        return expand(record)
+    except (DecodeError, ValueError, KeyError, TypeError) as exc:
+        log.warning("replay of game %s cannot be decoded: %s", game_id, exc)
+        data = record.to_json()
+        data["decode_error"] = f"the views and answers of this record could not be decoded: {exc}"
+        for d in data["decisions"]:
+            d["view"], d["answer"], d["action"] = {"base64": d["view"]}, None, {"base64": d["action"]}
+        return data

@@ -240,3 +240,23 @@ def test_refresher_serves_the_last_value_while_recomputing() -> None:
     assert (value, version) in {("one", 1), ("two", 2)}
     assert r.wait_idle()
     assert r.get("x", 2, lambda: "unused", wait=False) == ("two", 2)
+
+
+def test_an_undecodable_stored_record_is_shown_as_stored_not_a_500(client: TestClient, world: World) -> None:
+    import base64
+    import zlib
+
+    from sqlalchemy import update
+
+    from store.models import Replay
+
+    game_id = world.done_ids[0]
+    data = world.store.get_replay(game_id).to_json()  # type: ignore[union-attr]
+    data["decisions"][0]["view"] = base64.b64encode(b"\xff\xff\xff\xff").decode()
+    with world.store.engine.begin() as conn:
+        conn.execute(update(Replay).where(Replay.game_id == game_id)
+                     .values(record=zlib.compress(json.dumps(data).encode())))
+    r = client.get(f"/api/v1/replays/{game_id}")
+    assert r.status_code == 200
+    assert "could not be decoded" in r.json()["record"]["decode_error"]
+    assert client.get(f"/games/{game_id}").status_code == 200
