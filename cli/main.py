@@ -31,7 +31,7 @@ app.command("worker")(worker)
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; errors become one line on stderr and a non-zero exit (2 for bad usage)."""
     try:
-        app(args=argv, prog_name="cardarena", standalone_mode=False)
+        result = app(args=argv, prog_name="cardarena", standalone_mode=False)
     except CliError as exc:
         err_console.print(f"cardarena: error: {exc}", highlight=False, markup=False)
         return exc.code
@@ -46,6 +46,13 @@ def main(argv: list[str] | None = None) -> int:
         message = exc.format_message() if hasattr(exc, "format_message") else str(exc)
         err_console.print(f"cardarena: error: {message}{hint}", highlight=False, markup=False)
         return int(getattr(exc, "exit_code", 2) or 2)
+    except KeyboardInterrupt:
+        err_console.print("cardarena: aborted", highlight=False)
+        return 130
+    if isinstance(result, int) and result != 0:  # Typer returns Ctrl-C as 130 without standalone mode
+        if result == 130:
+            err_console.print("cardarena: aborted", highlight=False)
+        return result
     return 0
 
 

@@ -6,6 +6,7 @@ import json
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from cli.common import DbOption, console, db_url, err_console, fail, open_db
@@ -43,7 +44,7 @@ def create(
     bots: Annotated[str, typer.Option(help="Registered bot names, comma-separated.")],
     tables: Annotated[str, typer.Option(help="Table sizes used in turn, comma-separated, e.g. 3,4,5,6.")] = "3,4",
     games: Annotated[int, typer.Option(help="Games to schedule (rounded up to whole seat rotations).")] = 100,
-    seed: Annotated[int, typer.Option(help="Seed of the schedule and of every deal.", min=0)] = 1,
+    seed: Annotated[int, typer.Option(help="Seed of the schedule and of every deal.", min=0, max=2**63 - 1)] = 1,
     duplicate: Annotated[bool, typer.Option(help="Play each deal seed once in every rotation of its table.")] = False,
     param: Annotated[list[str], typer.Option(help="Game parameter NAME=VALUE (repeatable), e.g. orbits=3.")] = [],
     deadline: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
@@ -67,7 +68,7 @@ def create(
     except SeasonError as exc:
         fail(str(exc), 2)
     progress = store.season_progress(season_id)
-    console.print(f"season [bold]{name}[/] created: {sum(progress.values())} games pending", highlight=False)
+    console.print(f"season [bold]{escape(name)}[/] created: {progress['total']} games pending", highlight=False)
 
 
 @app.command("run")
@@ -119,7 +120,7 @@ def list_seasons(db: DbOption = None) -> None:
     table = Table("season", "game", "status", "done", "pending", "running", "failed")
     for s in store.list_seasons():
         p = store.season_progress(s.id)
-        table.add_row(s.name, s.game, str(s.status), *(str(p.get(k, 0)) for k in ("done", "pending", "running", "failed")))
+        table.add_row(escape(s.name), s.game, str(s.status), *(str(p.get(k, 0)) for k in ("done", "pending", "running", "failed")))
     console.print(table)
 
 
@@ -128,14 +129,14 @@ def print_standings(store, season) -> None:
 
     unit = spec(season.game).score_unit
     rows = store.standings(season.id)
-    table = Table(title=f"{season.name} ({season.game})")
+    table = Table(title=f"{escape(season.name)} ({season.game})")
     for col in ("#", "bot", "games", "avg place", f"avg {unit} change", "faults", "Elo", "ML rating [95%]",
                 "P(>next)", "openskill"):
         table.add_column(col, justify="left" if col == "bot" else "right")
     for i, r in enumerate(rows, 1):
         ml = f"{r.ml_rating:.0f} [{r.ml_low:.0f}, {r.ml_high:.0f}]" if r.ml_rating is not None else "-"
         skill = f"{r.openskill_mu:.1f} ± {r.openskill_sigma:.1f}" if r.openskill_mu is not None else "-"
-        table.add_row(str(i), r.name, str(r.games), f"{r.avg_place:.2f}" if r.avg_place is not None else "-",
+        table.add_row(str(i), escape(r.name), str(r.games), f"{r.avg_place:.2f}" if r.avg_place is not None else "-",
                       f"{r.avg_change:+.1f}" if r.avg_change is not None else "-", str(r.faults), f"{r.elo:.0f}",
                       ml, f"{r.p_better:.2f}" if r.p_better is not None else "-", skill)
     console.print(table)

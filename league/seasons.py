@@ -7,6 +7,7 @@ parameters or time control all raise :class:`SeasonError` with one clear message
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
@@ -19,6 +20,13 @@ from referee.timecontrol import TimeControl
 
 class SeasonError(ValueError):
     """Impossible season parameters; the message says which."""
+
+
+#: A season name: letters, digits and ``_ . : -``, starting with a letter or digit
+#: (it appears in URLs, terminals and file names).
+SEASON_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
+#: Most games one season may schedule.
+MAX_GAMES = 1_000_000
 
 
 def create_season(store, name: str, game: str, bot_names: Sequence[str], table_sizes: Sequence[int], games: int,
@@ -34,8 +42,10 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
             game_spec.make_rules(game_params, size)  # the rules' own checks (e.g. tokens per seat)
     except (ValueError, BadParameters) as exc:
         raise SeasonError(str(exc)) from None
-    if not name or len(name) > 80:
-        raise SeasonError("a season name is 1 to 80 characters")
+    if not SEASON_NAME.fullmatch(name):
+        raise SeasonError(f"bad season name {name!r}: 1 to 80 letters, digits or _ . : - starting with a letter or digit")
+    if not 1 <= games <= MAX_GAMES:
+        raise SeasonError(f"a season has 1 to {MAX_GAMES:,} games, not {games}")
     if store.get_season_by_name(name) is not None:
         raise SeasonError(f"a season named {name!r} exists already")
     bots = []

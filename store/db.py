@@ -84,7 +84,8 @@ def create_store_engine(url: str) -> Engine:
     """
     try:
         parsed = make_url(url)
-    except exc.ArgumentError as e:
+        parsed.port  # a non-numeric port raises ValueError here, not later
+    except (exc.ArgumentError, ValueError) as e:
         raise StoreUnavailable(f"bad database URL {url!r}: expected e.g. sqlite:///var/cardarena.db "
                                f"or postgresql+psycopg://user@host/dbname") from e
     shown = describe_url(parsed)
@@ -108,7 +109,7 @@ def create_store_engine(url: str) -> Engine:
         engine = create_engine(parsed, **kwargs)
     except (exc.NoSuchModuleError, ImportError) as e:
         raise StoreUnavailable(f"cannot use database URL {shown}: {_one_line(e)}") from e
-    except (exc.ArgumentError, TypeError) as e:
+    except (exc.ArgumentError, TypeError, ValueError) as e:
         raise StoreUnavailable(f"bad database URL {shown}: {_one_line(e)}") from e
     if backend == "sqlite":
         _configure_sqlite(engine)

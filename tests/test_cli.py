@@ -87,3 +87,35 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
     counts = [r["games"] for r in rows]
     assert sum(counts) == 3 * 3 + 4 * 4 + 5 * 5 + 6 * 6 and max(counts) - min(counts) <= 2, rows
     assert rows == sorted(rows, key=lambda r: -r["elo"])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["season", "create", "[/]", "--game", "slippery-sam", "--bots", "a,b,c"], "bad season name '[/]'"),
+        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--games", "2000000"], "1 to 1,000,000 games"),
+        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--param", "starting_tokens=4294967296"], "starting_tokens must be"),
+        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--param", "orbits=true"], "orbits must be"),
+        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--seed", "99999999999999999999999"], "Invalid value for '--seed'"),
+        (["season", "list", "--db", "postgresql+psycopg://u@127.0.0.1:abc/db"], "bad database URL"),
+    ],
+)
+def test_hostile_values_get_one_line_errors(args: list[str], message: str, tmp_path: Path) -> None:
+    if "--db" not in args:
+        args = [*args, "--db", f"sqlite:///{tmp_path / 'h.db'}"]
+    result = run(*args)
+    assert result.returncode in (1, 2), result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0] and "Traceback" not in result.stderr, result.stderr
+
+
+def test_ctrl_c_exits_130_and_says_so(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    process = subprocess.Popen([*CLI, "demo", "--game", "rummy", "--games", "30", "--db", f"sqlite:///{tmp_path / 'c.db'}"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1])
+    time.sleep(6)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and "cardarena: aborted" in err

@@ -23,6 +23,8 @@ KITTY_PER_SEAT = 10
 #: Deals a dealer keeps the bank for (RULINGS 1.3).
 DEALS_PER_TURN = 3
 MIN_SEATS, MAX_SEATS = 3, 8
+#: Most tokens a seat may start with: all of a table's tokens must fit the protocol's uint32 fields.
+MAX_TOKENS = 100_000_000
 
 
 @dataclass(frozen=True)
@@ -39,9 +41,9 @@ class SlipperySamParams:
     orbits: int = 2
 
     def __post_init__(self) -> None:
-        if not isinstance(self.starting_tokens, int) or self.starting_tokens < 1:
-            raise BadParameters(f"starting_tokens must be a positive whole number of tokens, got {self.starting_tokens!r}")
-        if not isinstance(self.orbits, int) or not 1 <= self.orbits <= 100:
+        if type(self.starting_tokens) is not int or not 1 <= self.starting_tokens <= MAX_TOKENS:
+            raise BadParameters(f"starting_tokens must be a whole number of tokens from 1 to {MAX_TOKENS:,}, got {self.starting_tokens!r}")
+        if type(self.orbits) is not int or not 1 <= self.orbits <= 100:
             raise BadParameters(f"orbits must be a whole number from 1 to 100, got {self.orbits!r}")
 
 

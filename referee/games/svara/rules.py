@@ -106,6 +106,11 @@ class SvaraParams:
             raise BadParameters(f"circuits must be at least 1, not {self.circuits}")
         if self.svaras_per_bank < 0:
             raise BadParameters(f"svaras_per_bank must be at least 0, not {self.svaras_per_bank}")
+        # upper bounds: every amount must fit the protocol's uint32 fields, and a game must end in reasonable time
+        for name, most in (("starting_tokens", 100_000_000), ("max_stake", 100_000_000), ("hands", 10_000),
+                           ("circuits", 1_000), ("svaras_per_bank", 100)):
+            if getattr(self, name) > most:
+                raise BadParameters(f"{name} must be at most {most:,}, not {getattr(self, name)}")
 
 
 class SvaraMove(enum.IntEnum):
