@@ -141,6 +141,8 @@ def main() -> None:
                 ("seasons    GET /api/v1/seasons", "/api/v1/seasons"),
                 ("season page GET /seasons/{id} (standings + crosstable)", f"/seasons/{season_id}"),
                 ("games page GET /games", "/games"),
+                ("bot        GET /api/v1/bots/{id} (by seat, opponents)", f"/api/v1/bots/{bot}"),
+                ("bot page   GET /bots/{id} (+ rating history)", f"/bots/{bot}"),
             ]
             print(f"{'request':62} {'first ms':>9} {'median ms':>10}")
             for label, path in cases:
@@ -149,6 +151,7 @@ def main() -> None:
                     assert response.status_code == 200, (path, response.status_code, response.text[:200])
                 first, median = timed(call)
                 print(f"{label:62} {first:9.1f} {median:10.1f}")
+            app.state.refresher.wait_idle(600)  # before the temporary store goes away
 
 
 if __name__ == "__main__":
