@@ -59,7 +59,7 @@ def serve(url: str, host: str = "127.0.0.1", port: int = 8000, grpc_port: int = 
         console.print(f"Arena service not started ({exc}); serving the dashboard only.", highlight=False)
         arena = None
     shown = "localhost" if host in ("0.0.0.0", "::") else host
-    console.print(f"dashboard: [bold]http://{shown}:{port}/[/]  (API docs: http://{shown}:{port}/docs)"
+    console.print(f"dashboard: [bold]http://{shown}:{port}/[/]  (JSON API: http://{shown}:{port}/api)"
                   + (f"; Arena gRPC on {host}:{arena[1]}" if arena is not None else "") + ". Ctrl-C stops.",
                   highlight=False)
     try:

@@ -46,6 +46,10 @@ def create_app(settings: DashboardSettings | None = None) -> FastAPI:
         version="1",
         description="Seasons, standings, bots, games and replays of cardarena tournaments (read-only).",
         lifespan=lifespan,
+        # FastAPI's /docs and /redoc pages load their scripts from a CDN; the dashboard serves
+        # everything itself, so its API reference is the local page /api (from /openapi.json).
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.stores = StoreHolder()
     app.state.refresher = Refresher()

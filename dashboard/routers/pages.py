@@ -27,6 +27,18 @@ def home(request: Request, store: StoreDep, settings: SettingsDep) -> HTMLRespon
     return render(request, "home.html", seasons=services.seasons(store), refresh_s=settings.refresh_s)
 
 
+@router.get("/api", response_class=HTMLResponse)
+def api_page(request: Request) -> HTMLResponse:
+    """The JSON API's reference, drawn from the app's OpenAPI schema (no external assets)."""
+    schema = request.app.openapi()
+    operations = [
+        {"method": method.upper(), "path": path, **op}
+        for path, item in schema["paths"].items() if path.startswith("/api/")
+        for method, op in item.items() if method in ("get", "post", "put", "patch", "delete")
+    ]
+    return render(request, "api.html", operations=operations, info=schema["info"])
+
+
 @router.get("/seasons/{season_id}", response_class=HTMLResponse)
 def season_page(request: Request, season_id: SeasonId, store: StoreDep, refresher: RefresherDep,
                 settings: SettingsDep) -> HTMLResponse:

@@ -77,5 +77,14 @@ def test_bad_page_parameters_are_422(client: TestClient, url: str) -> None:
 def test_everything_is_served_locally(client: TestClient, world: World) -> None:
     for name in ("style.css", "replay.js", "live.js"):
         assert client.get(f"/static/{name}").status_code == 200
-    for url in ("/", f"/seasons/{world.season_id}", f"/games/{world.done_ids[0]}", "/games"):
+    for url in ("/", f"/seasons/{world.season_id}", f"/games/{world.done_ids[0]}", "/games", "/api"):
         assert not re.search(r'(?:src|href)="(?:https?:)?//', client.get(url).text), url  # no CDN
+
+
+def test_the_api_reference_is_a_local_page(client: TestClient) -> None:
+    r = client.get("/api")
+    assert r.status_code == 200
+    for path in ("/api/v1/seasons/{season_id}/standings", "/api/v1/games", "/api/v1/replays/{game_id}"):
+        assert f"<code>{path}</code>" in r.text
+    assert client.get("/docs").status_code == 404  # FastAPI's page loads scripts from a CDN: off
+    assert client.get("/openapi.json").status_code == 200
