@@ -9,7 +9,8 @@ each time: on the local pool with 1 and 2 processes, then on 1 and 2
 follower through a private redis-server (free port, no persistence). Workers
 are started and ready before the clock starts. Prints games per second, the
 2-worker/1-worker scaling ratio and Celery's extra cost per game against the
-pool with the same number of processes. On a 2-core machine the bots, the
+pool with the same number of processes. The pool's time includes starting
+its processes (~1 s); the workers' does not. On a 2-core machine the bots, the
 broker and the follower share the cores with the workers: scaling is bounded
 by that, not by the workers.
 """

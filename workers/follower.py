@@ -147,11 +147,12 @@ class SeasonFollower:
                 to_send += lost
             room = max(self.window, 2 * progress["running"]) - depth - len(to_send)
             to_send += unsent[:max(0, room)]
+            lost_set, used_set = set(lost), set(used)
             for gid in self._send(to_send):
                 self._sent[gid] = (now, pending[gid])
-                if gid in lost:
+                if gid in lost_set:
                     self.stats.resent_lost += 1
-                elif gid in used:
+                elif gid in used_set:
                     self.stats.resent_used += 1
                 else:
                     self.stats.sent += 1
