@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from league.seasons import create_season
 from store import BotsBusy, Claim, Store, open_store
+from tests.workers.slowbots import SleepyOdds
 from workers.service import Outcome, run_game
+from workers.sweeper import sweep
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -61,3 +65,37 @@ def test_the_service_leaves_a_busy_game_pending(store: Store) -> None:
     assert result.outcome == Outcome.BUSY and result.detail == "waiting for x (capacity 1)"
     assert store.get_game(second).status == "pending" and store.attempts(second) == []  # type: ignore[union-attr]
     assert run_game(store, first, lease_s=5).outcome == Outcome.SKIPPED  # running elsewhere: left alone
+
+
+class Slow(SleepyOdds):
+    """The odds bot at 80 ms per decision: a game outlasts a 0.4 s lease several times."""
+
+    sleep_s = 0.08
+
+
+def test_the_heartbeat_keeps_a_long_game_through_the_sweeper(store: Store, bot_server) -> None:  # type: ignore[no-untyped-def]
+    names = []
+    for i in range(3):
+        endpoint = bot_server(Slow(seed=i), threads=4)
+        store.register_bot(f"slow{i}", endpoint, "1", "t", ["slippery-sam"], capacity=4)
+        names.append(f"slow{i}")
+    season_id = create_season(store, "long", "slippery-sam", names, [3], 1, 1, params={"orbits": 1})
+    (game_id,) = store.next_pending(season_id, 1)
+    stop = threading.Event()
+    swept: list[int] = []
+
+    def sweeper() -> None:
+        while not stop.wait(0.05):
+            swept.extend(sweep(store))
+
+    thread = threading.Thread(target=sweeper)
+    thread.start()
+    started = time.monotonic()
+    try:
+        result = run_game(store, game_id, lease_s=0.4)
+    finally:
+        stop.set()
+        thread.join()
+    assert time.monotonic() - started > 1.2  # three leases long
+    assert result.outcome == Outcome.DONE and swept == []
+    assert [a.outcome.value for a in store.attempts(game_id)] == ["done"]  # type: ignore[union-attr]
