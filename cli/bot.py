@@ -6,6 +6,7 @@ import signal
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from cli.common import console, fail
 
@@ -33,7 +34,8 @@ def serve_bot(
         server, bound = serve(instance, port=port, host=host, threads=threads)
     except RuntimeError as exc:
         fail(f"cannot serve on {host}:{port}: {exc}")
-    console.print(f"serving bot [bold]{instance.name}[/] ({', '.join(instance.games)}) on {host}:{bound}", highlight=False)
+    console.print(f"serving bot [bold]{escape(instance.name)}[/] ({', '.join(instance.games)}) on {escape(host)}:{bound}",
+                  highlight=False)
     signal.signal(signal.SIGTERM, lambda *_: server.stop(1))
     try:
         server.wait_for_termination()
@@ -100,7 +102,7 @@ def register_bot(
     request = arena_pb2.RegisterBotRequest(name=name, endpoint=endpoint, games=[GAME_TO_ENUM[g] for g in game],
                                            version=version)
     answer = _arena_call(server, "RegisterBot", request, ARENA_BASE_TIMEOUT_S + ARENA_GAME_TIMEOUT_S * len(game))
-    console.print(f"registered bot [bold]{answer.bot.name}[/] (id {answer.bot.id}) at {answer.bot.endpoint}; "
+    console.print(f"registered bot [bold]{escape(answer.bot.name)}[/] (id {answer.bot.id}) at {escape(answer.bot.endpoint)}; "
                   f"entry checks passed ({_latency_line(answer.report)})", highlight=False)
     console.print(f"token: {answer.token}", highlight=False, markup=False, soft_wrap=True)
     console.print("Keep the token: it is shown only now, and it is needed to update or retire the bot.", highlight=False)
@@ -119,7 +121,8 @@ def update_bot(
 
     request = arena_pb2.UpdateBotRequest(name=name, token=token, endpoint=endpoint, version=version)
     answer = _arena_call(server, "UpdateBot", request, ARENA_BASE_TIMEOUT_S + 3 * ARENA_GAME_TIMEOUT_S)
-    console.print(f"updated bot [bold]{answer.bot.name}[/]: {answer.bot.endpoint}, version {answer.bot.version}",
+    console.print(f"updated bot [bold]{escape(answer.bot.name)}[/]: {escape(answer.bot.endpoint)}, "
+                  f"version {escape(answer.bot.version)}",
                   highlight=False)
 
 
@@ -133,7 +136,7 @@ def retire_bot(
     from cardarena.v1 import arena_pb2
 
     answer = _arena_call(server, "RetireBot", arena_pb2.RetireBotRequest(name=name, token=token), ARENA_BASE_TIMEOUT_S)
-    console.print(f"retired bot [bold]{answer.bot.name}[/]", highlight=False)
+    console.print(f"retired bot [bold]{escape(answer.bot.name)}[/]", highlight=False)
 
 
 def _latency_line(report) -> str:  # arena_pb2.EntryReport

@@ -30,9 +30,9 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from cardarena.v1 import bot_pb2, bot_pb2_grpc
+from cardarena.v1 import bot_pb2
 from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
-from referee.clients import MAX_ANSWER_BYTES, BotCallError, GrpcBotClient, InProcessBotClient
+from referee.clients import BotCallError, GrpcBotClient, InProcessBotClient, channel_for
 from referee.games import make_params, spec
 from referee.record import Fault, GameRecord
 from referee.referee import RefereeError, play
@@ -135,22 +135,6 @@ def latency_summary(values: Sequence[float]) -> tuple[float, float, float]:
     return median, p99, ordered[-1]
 
 
-class _CheckClient(GrpcBotClient):
-    """A GrpcBotClient on a channel of its own (closed after the checks), not the process-wide cache:
-    a platform checking many endpoints must not keep a channel to each forever."""
-
-    def __init__(self, target: str, channel: grpc.Channel) -> None:
-        self.endpoint = target
-        self._stub = bot_pb2_grpc.BotStub(channel)
-
-
-def _channel(target: str) -> grpc.Channel:
-    return grpc.insecure_channel(target, options=[
-        ("grpc.max_receive_message_length", MAX_ANSWER_BYTES),
-        ("grpc.enable_retries", 0),
-    ])
-
-
 def run_entry_checks(target: str, games: Sequence[str], *, shown_as: str | None = None, seed: int = 0,
                      time_control: TimeControl = VALIDATION_TIME) -> EntryReport:
     """Run the health, Describe and validation-game checks against ``target`` ("host:port").
@@ -164,24 +148,23 @@ def run_entry_checks(target: str, games: Sequence[str], *, shown_as: str | None 
     for g in games:
         spec(g)  # ValueError for an unknown game
     report = EntryReport(shown_as or target, games)
-    channel = _channel(target)
-    try:
-        report.checks.append(_health(channel))
-        if not report.checks[-1].passed:
-            return report
-        client = _CheckClient(target, channel)
-        check, report.describe = _describe(client, games)
+    # The referee's own client and its one cached channel per target, exactly as a season dials the
+    # bot (message limits, answer parsing, fault mapping). A platform keeps one idle channel per
+    # target it checked; registrations are rate-limited, so they stay few.
+    report.checks.append(_health(channel_for(target)))
+    if not report.checks[-1].passed:
+        return report
+    client = GrpcBotClient(target)
+    check, report.describe = _describe(client, games)
+    report.checks.append(check)
+    if not check.passed:
+        return report
+    for g in games:
+        check = _validation_game(client, g, seed, time_control, report)
         report.checks.append(check)
         if not check.passed:
             return report
-        for g in games:
-            check = _validation_game(client, g, seed, time_control, report)
-            report.checks.append(check)
-            if not check.passed:
-                return report
-        return report
-    finally:
-        channel.close()
+    return report
 
 
 def check_endpoint(endpoint: str, games: Sequence[str], policy: NetworkPolicy | None, *, seed: int = 0,
@@ -230,7 +213,7 @@ def _health(channel: grpc.Channel) -> CheckResult:
     return CheckResult("health", False, last)
 
 
-def _describe(client: _CheckClient, games: Sequence[str]) -> tuple[CheckResult, bot_pb2.DescribeResponse | None]:
+def _describe(client: GrpcBotClient, games: Sequence[str]) -> tuple[CheckResult, bot_pb2.DescribeResponse | None]:
     try:
         described = client.describe(DESCRIBE_TIMEOUT_S)
     except BotCallError as exc:
@@ -245,7 +228,7 @@ def _describe(client: _CheckClient, games: Sequence[str]) -> tuple[CheckResult, 
     return CheckResult("describe", True, about), described
 
 
-def _validation_game(client: _CheckClient, game: str, seed: int, tc: TimeControl, report: EntryReport) -> CheckResult:
+def _validation_game(client: GrpcBotClient, game: str, seed: int, tc: TimeControl, report: EntryReport) -> CheckResult:
     from botsdk.bots import load_bot
 
     name = f"game:{game}"
