@@ -1,7 +1,8 @@
 """Fixtures: a small store of real games (played by the referee with in-process bots) and the app on it.
 
 Each test gets its own store: a Svara season of three bots where three games are
-done (one bot faults once: it answers with an error on its second decision),
+done (in the first, bravo faults once by answering with an error, and charlie
+once by answering an illegal move),
 one game is running with a partial record holding private events (what a live
 game's record looks like mid-game), and one is pending.
 """
@@ -18,7 +19,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import insert
 
 from botsdk.bots import load_bot
-from cardarena.v1 import bot_pb2
+from cardarena.v1 import bot_pb2, svara_pb2
 from dashboard.main import create_app
 from dashboard.settings import DashboardSettings
 from referee.clients import InProcessBotClient
@@ -61,12 +62,32 @@ def faulty(act: Callable[[bot_pb2.ActRequest], bot_pb2.ActResponse]) -> Callable
     return handler
 
 
-def play_game(claim_seats: list[int], seed: int, bot_names: dict[int, str], faulty_bot: str | None) -> GameRecord:
-    """Play one Svara game between the reference random bots; ``faulty_bot`` errs once."""
+def illegal_once(act: Callable[[bot_pb2.ActRequest], bot_pb2.ActResponse]) -> Callable[[bot_pb2.ActRequest], bot_pb2.ActResponse]:
+    """A handler whose first answer is a well-formed move the view does not allow (an ILLEGAL fault)."""
+    done = [False]
+
+    def handler(request: bot_pb2.ActRequest) -> bot_pb2.ActResponse:
+        if not done[0] and request.HasField("svara"):
+            legal = set(request.svara.legal.moves)
+            illegal = [m for m in (svara_pb2.SVARA_MOVE_SEE, svara_pb2.SVARA_MOVE_JOIN, svara_pb2.SVARA_MOVE_ACCEPT)
+                       if m not in legal]
+            if illegal:
+                done[0] = True
+                return bot_pb2.ActResponse(svara=svara_pb2.SvaraAction(move=illegal[0]))
+        return act(request)
+
+    return handler
+
+
+def play_game(claim_seats: list[int], seed: int, bot_names: dict[int, str], faulty_bot: str | None,
+              illegal_bot: str | None = None) -> GameRecord:
+    """Play one Svara game between the reference random bots; ``faulty_bot`` errs once,
+    ``illegal_bot`` answers one illegal move."""
     clients = []
     for seat, bot_id in enumerate(claim_seats):
         act = load_bot("random", seed + seat).act
-        clients.append(InProcessBotClient(faulty(act) if bot_names[bot_id] == faulty_bot else act))
+        name = bot_names[bot_id]
+        clients.append(InProcessBotClient(faulty(act) if name == faulty_bot else illegal_once(act) if name == illegal_bot else act))
     gs = spec(GAME)
     return play(gs, make_params(GAME, {"hands": 4}), len(claim_seats), seed, clients)
 
@@ -86,7 +107,9 @@ def build_world(url: str) -> World:
     for game in games[:3]:
         claim = store.claim_game(game.id, "test", 60)
         assert claim is not None
-        record = play_game([s.bot_id for s in claim.seats], claim.seed, names, "bravo" if not done else None)
+        first = not done
+        record = play_game([s.bot_id for s in claim.seats], claim.seed, names, "bravo" if first else None,
+                           "charlie" if first else None)
         assert store.finish_game(game.id, claim.attempt, record)
         done.append(game.id)
     running = games[3]

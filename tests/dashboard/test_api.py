@@ -75,6 +75,9 @@ def test_bot_detail(client: TestClient, world: World) -> None:
     assert fault["kind"] == "error" and fault["decision"] == 1 and "boom" in fault["detail"]
     r = client.get(f"/api/v1/bots/{bot_id}", params={"season_id": world.season_id})
     assert r.status_code == 200 and r.json()["season_id"] == world.season_id
+    [illegal] = client.get(f"/api/v1/bots/{world.bot_ids['charlie']}").json()["faults"]
+    assert illegal["kind"] == "illegal"
+    assert illegal["answer"]["svara"]["move"] in ("SVARA_MOVE_SEE", "SVARA_MOVE_JOIN", "SVARA_MOVE_ACCEPT")
 
 
 def test_rating_history_ends_at_the_stored_elo(client: TestClient, world: World) -> None:

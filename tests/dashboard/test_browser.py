@@ -113,6 +113,11 @@ def test_a_person_follows_standings_to_a_bot_to_a_replay(page, base_url: str, wo
     assert page.locator("#rating-history svg polyline").count() == 1
     assert page.locator("#latency-histogram rect.bar").count() > 0
     shot(page, "bot")
+    page.goto(f"{base_url}/bots/{world.bot_ids['charlie']}")
+    row = page.locator("#faults tr.fault").inner_text()
+    assert "illegal" in row and "SVARA_MOVE_" in row  # the answer that caused the fault
+    shot(page, "bot-illegal-answer")
+    page.go_back()
 
     # Its games, then the first done game's replay.
     page.click("text=games with faults")
@@ -134,7 +139,8 @@ def test_a_person_follows_standings_to_a_bot_to_a_replay(page, base_url: str, wo
     assert page.locator("#events li.current").count() == 1
     # After a done game every hand is visible: by event 11 cards are on the table.
     assert page.locator("#table .seat-box .card:not(.back)").count() > 0
-    assert page.locator(".fault-list .fault-link").count() == 1  # the fault, highlighted
+    assert page.locator(".fault-list .fault-link").count() == 2  # the faults, highlighted
+    assert page.locator("#events li.decision-fault").count() == 2
     page.click("#events li[value='5']")
     assert page.locator("#position").inner_text() == f"event 6 / {total}"
     shot(page, "replay")
