@@ -29,18 +29,18 @@ def db_with_bots(tmp_path: Path) -> str:
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--game", "svara", "--bots", "a,b,c", "--tables", "4"], "a table of 4 seats needs at least 4 bots, got 3"),
-    (["--game", "chess", "--bots", "a,b,c"], "unknown game 'chess'"),
-    (["--game", "svara", "--bots", "a,b,c", "--tables", "3", "--games", "0"], "a season needs at least 1 game, got 0"),
-    (["--game", "svara", "--bots", "a,b,zed", "--tables", "3"], "no bot named 'zed' is registered"),
-    (["--game", "svara", "--bots", "a,b,c", "--tables", "3,x"], "--tables must be whole numbers"),
+    (["--game", "svara", "--bots", "a,b,c", "--tables", "4"], r"a table of 4 seats needs at least 4 bots, got 3$"),
+    (["--game", "chess", "--bots", "a,b,c"], r"unknown game 'chess'"),
+    (["--game", "svara", "--bots", "a,b,c", "--tables", "3", "--games", "0"], r"(at least 1 game, got|1 to [\d,]+ games, not) 0$"),
+    (["--game", "svara", "--bots", "a,b,zed", "--tables", "3"], r"no bot named 'zed' is registered"),
+    (["--game", "svara", "--bots", "a,b,c", "--tables", "3,x"], r"--tables must be whole numbers"),
 ])
 def test_impossible_seasons_get_one_clear_line_and_nothing_is_stored(args: list[str], message: str,
                                                                      db_with_bots: str) -> None:
     result = cli("season", "create", "bad", *args, "--db", db_with_bots)
     assert result.returncode == 2, result.stdout + result.stderr
     lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("cardarena: error:") and message in lines[0], result.stderr
+    assert len(lines) == 1 and lines[0].startswith("cardarena: error:") and re.search(message, lines[0]), result.stderr
     assert open_store(db_with_bots).list_seasons() == []
 
 
