@@ -44,7 +44,7 @@ def serve_bot(
 
 
 #: Where `cardarena server` serves the Arena gRPC service by default.
-DEFAULT_ARENA = "127.0.0.1:50051"
+DEFAULT_ARENA = "127.0.0.1:50050"  # `cardarena server`'s default Arena port
 ServerOption = Annotated[str, typer.Option("--server", envvar="CARDARENA_ARENA",
                                            help="The platform's Arena gRPC service, HOST:PORT (env CARDARENA_ARENA).")]
 TokenOption = Annotated[str, typer.Option("--token", envvar="CARDARENA_BOT_TOKEN", prompt=True, hide_input=True,

@@ -17,7 +17,7 @@ import typer
 from cli.common import DbOption, console, db_url, fail
 
 #: The Arena gRPC service's default port.
-DEFAULT_GRPC_PORT = 50051
+DEFAULT_GRPC_PORT = 50050  # not 50051, the default port of `cardarena bot serve`
 
 
 def start_arena(store_url: str, host: str, grpc_port: int) -> tuple[Any, int] | None:
