@@ -3,7 +3,10 @@
 The same task code as the Celery workers (:func:`workers.service.run_game`),
 run by a ``multiprocessing`` pool, one process per core by default. A game
 whose bots are full (``Outcome.BUSY``) is tried again a moment later while
-the pool plays other games, as the Celery task retries with a countdown.
+the pool plays other games, as the Celery task retries with a countdown. A
+pool process that dies mid-game (killed, out of memory) loses its game's
+result: every ``SWEEP_S`` the parent sweeps expired leases and hands such a
+game to the pool again, as the Celery follower does.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from workers.service import Outcome, RunResult, run_game
 
 #: Seconds before a game refused for capacity is offered again.
 BUSY_RETRY_S = 0.05
+#: Seconds between the parent's checks for games lost with a pool process.
+SWEEP_S = 1.0
 
 _store = None
 _lease_s = 10.0
@@ -60,31 +65,66 @@ def run_local(db_url: str, game_ids: Iterable[int], processes: int | None = None
 
 def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = None,
                lease_s: float = 10.0) -> Iterator[RunResult]:
-    """Like :func:`run_local`, yielding each game's final result as it comes.
+    """Like :func:`run_local`, yielding each game's final result once, as it comes.
 
     At most two games per process are handed to the pool at once, so a game put
     back for capacity waits behind a short queue, not behind the whole season.
+    A game lost with its pool process is handed out again once the sweeper has
+    put it back (its lease ran out: about ``lease_s`` seconds after the loss).
     """
+    from store import open_store
+    from workers.sweeper import sweep
+
     n = processes or default_processes()
     todo: deque[tuple[float, int]] = deque((0.0, gid) for gid in game_ids)
+    reported: set[int] = set()
+    in_flight: dict[int, int] = {}  # game id -> handed out how many times and not answered yet
     done: queue.SimpleQueue[RunResult | BaseException] = queue.SimpleQueue()
+    store = open_store(db_url, run_migrations=False)
     ctx = mp.get_context("spawn")
-    with ctx.Pool(n, initializer=_init, initargs=(db_url, lease_s)) as pool:
-        in_flight = 0
-        while todo or in_flight:
-            now = time.monotonic()
-            while todo and in_flight < 2 * n and todo[0][0] <= now:
-                _, gid = todo.popleft()
-                pool.apply_async(_run, (gid,), callback=done.put, error_callback=done.put)
-                in_flight += 1
-            try:
-                result = done.get(timeout=BUSY_RETRY_S if todo else None)
-            except queue.Empty:
-                continue
-            in_flight -= 1
-            if isinstance(result, BaseException):
-                raise result
-            if result.outcome == Outcome.BUSY:
-                todo.append((time.monotonic() + BUSY_RETRY_S, result.game_id))
-                continue
-            yield result
+    try:
+        with ctx.Pool(n, initializer=_init, initargs=(db_url, lease_s)) as pool:
+            next_sweep = time.monotonic() + SWEEP_S
+            while todo or in_flight:
+                now = time.monotonic()
+                while todo and sum(in_flight.values()) < 2 * n and todo[0][0] <= now:
+                    _, gid = todo.popleft()
+                    pool.apply_async(_run, (gid,), callback=done.put, error_callback=done.put)
+                    in_flight[gid] = in_flight.get(gid, 0) + 1
+                if now >= next_sweep:
+                    next_sweep = now + SWEEP_S
+                    for gid in _lost(sweep(store), in_flight, todo):
+                        _forget(in_flight, gid)  # its answer will never come
+                        todo.append((0.0, gid))
+                try:
+                    result = done.get(timeout=min(BUSY_RETRY_S if todo else SWEEP_S, SWEEP_S))
+                except queue.Empty:
+                    continue
+                if isinstance(result, BaseException):
+                    raise result
+                gid = result.game_id
+                _forget(in_flight, gid)
+                if result.outcome == Outcome.BUSY:
+                    todo.append((time.monotonic() + BUSY_RETRY_S, gid))
+                elif result.outcome == Outcome.VOIDED and store.get_game(gid).status == "pending":  # type: ignore[union-attr]
+                    todo.append((0.0, gid))  # a platform failure: the game runs again (RULINGS 4.3)
+                elif gid not in reported and (result.outcome != Outcome.SKIPPED or gid not in in_flight):
+                    reported.add(gid)
+                    yield result
+    finally:
+        store.close()
+
+
+def _lost(released: list[int], in_flight: dict[int, int], todo: deque[tuple[float, int]]) -> list[int]:
+    """Games handed out whose attempt the sweeper just released (their process died), not queued again yet."""
+    queued = {gid for _, gid in todo}
+    return [gid for gid in released if gid in in_flight and gid not in queued]
+
+
+def _forget(in_flight: dict[int, int], gid: int) -> None:
+    """One handout of ``gid`` is over (answered, or lost with its process)."""
+    left = in_flight.get(gid, 0) - 1
+    if left > 0:
+        in_flight[gid] = left
+    else:
+        in_flight.pop(gid, None)
