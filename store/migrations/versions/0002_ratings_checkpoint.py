@@ -28,8 +28,11 @@ depends_on: str | Sequence[str] | None = None
 def upgrade() -> None:
     with op.batch_alter_table("seasons") as batch:
         batch.add_column(sa.Column("rated_through", sa.Integer(), server_default=sa.text("-1"), nullable=False))
+    # One column per batch: two in one SQLite batch can raise CircularDependencyError,
+    # depending on the process's string hash order (a known Alembic batch-mode issue).
     with op.batch_alter_table("ratings") as batch:
         batch.add_column(sa.Column("base_elo", sa.Float(), server_default=sa.text("1500"), nullable=False))
+    with op.batch_alter_table("ratings") as batch:
         batch.add_column(sa.Column("base_games", sa.Integer(), server_default=sa.text("0"), nullable=False))
     op.drop_index("ix_games_season_id_status", table_name="games")
     op.create_index("ix_games_season_id_status_number", "games", ["season_id", "status", "number"])
