@@ -14,6 +14,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import queue
+import signal
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -33,12 +34,17 @@ def _init(db_url: str, lease_s: float) -> None:
     global _store, _lease_s
     from store import open_store
 
+    # Ctrl-C reaches the whole process group: the parent stops the pool; a child
+    # interrupted mid-game would only print a traceback (its lease runs out and
+    # the game is played again).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _store = open_store(db_url, run_migrations=False)
     _lease_s = lease_s
 
 
 def _run(game_id: int) -> RunResult:
-    assert _store is not None, "pool initializer did not run"
+    if _store is None:
+        raise RuntimeError("the pool's initializer did not run")
     return run_game(_store, game_id, _lease_s)
 
 
