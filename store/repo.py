@@ -497,7 +497,8 @@ class Store:
         unknown game id, ValueError for ``lease_seconds <= 0``.
         """
         claim = self._claim(game_id, owner, lease_seconds, now, capacity=False)
-        assert not isinstance(claim, BotsBusy)
+        if isinstance(claim, BotsBusy):  # cannot happen: capacity is not checked on this path
+            raise RuntimeError("claim_game checked capacity")
         return claim
 
     def claim_within_capacity(
