@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
 
-console = Console(soft_wrap=True)
+# Piped output (logs, CI) gets room for the standings table instead of Rich's 80 columns.
+_PIPED_WIDTH = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160
+console = Console(soft_wrap=True, width=_PIPED_WIDTH)
 err_console = Console(stderr=True, soft_wrap=True)
 
 DbOption = Annotated[

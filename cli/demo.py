@@ -47,7 +47,7 @@ def demo(
     from cli.progress import run_pending_locally
     from cli.season import print_standings
     from league.seasons import SeasonError, create_season
-    from referee.clients import GrpcBotClient
+    from league.entry import run_entry_checks
     from referee.games import available
 
     ready = [g.value for g in available()]
@@ -63,13 +63,17 @@ def demo(
         started = time.perf_counter()
         processes = []
         try:
-            with console.status(f"starting {len(lineup.bots)} bot servers for {name}..."):
+            with console.status(f"starting {len(lineup.bots)} bot servers for {name} and running their entry checks..."):
                 bot_names = []
                 for ref, bot_seed in lineup.bots:
                     process = start_bot_process(ref, bot_seed)
                     processes.append(process)
-                    described = GrpcBotClient(process.endpoint).describe()
-                    bot_names.append(register_or_update(store, f"{ref}-{bot_seed}", process.endpoint, described))
+                    # the platform's entry checks, as for any submitted bot: health, Describe, a validation game
+                    report = run_entry_checks(process.endpoint, [name], shown_as=f"{ref}-{bot_seed}")
+                    if not report.passed:
+                        failed = next(c for c in report.checks if not c.passed)
+                        fail(f"reference bot {ref}-{bot_seed} failed its entry checks: {failed.name}: {failed.detail}")
+                    bot_names.append(register_or_update(store, f"{ref}-{bot_seed}", process.endpoint, report.describe))
             season_name = f"demo-{name}-{time.strftime('%Y%m%d-%H%M%S')}"
             try:
                 season_id = create_season(store, season_name, name, bot_names, lineup.tables, games or lineup.games, seed)
