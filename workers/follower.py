@@ -55,6 +55,25 @@ class FollowStats:
     swept: list[int] = field(default_factory=list)
 
 
+def game_time_limits(store: Store, season_id: int) -> tuple[float, float]:
+    """Celery's soft and hard limits for one game of the season, seconds.
+
+    At least the configured ``game_soft_limit_s``/``game_hard_limit_s``, and always
+    enough for every seat of the season's largest table to spend its whole thinking
+    budget (RULINGS 4.1) plus two minutes: a slow but legal game must end with a
+    result, not be voided by the limit.
+    """
+    from referee.timecontrol import TimeControl
+    from workers.settings import get_settings
+
+    settings = get_settings()
+    season = store.get_season(season_id)
+    seats = max((season.config or {}).get("table_sizes") or [8]) if season else 8
+    budget = TimeControl.from_json(season.time_control if season else None).budget_s
+    soft = max(settings.game_soft_limit_s, seats * budget + 120.0)
+    return soft, soft + max(30.0, settings.game_hard_limit_s - settings.game_soft_limit_s)
+
+
 class SeasonFollower:
     """Runs one season to the end on the workers behind ``app``'s broker (see the module docstring)."""
 
@@ -71,6 +90,7 @@ class SeasonFollower:
         self._sent: dict[int, tuple[float, int]] = {}  # game id -> (monotonic time sent, attempts then)
         self._last_state: tuple[object, ...] = ()
         self._last_change = time.monotonic()
+        self._limits = game_time_limits(store, season_id)
         self._conn: Connection | None = None
 
     # ------------------------------------------------------------ broker
@@ -112,7 +132,7 @@ class SeasonFollower:
             producer = self.app.amqp.Producer(self._connection().default_channel)
             for gid in game_ids:
                 self.app.send_task("cardarena.run_game", args=[gid], queue=GAMES_QUEUE, producer=producer,
-                                   retry=True, retry_policy={"max_retries": 2, "interval_start": 0.2,
+                                   soft_time_limit=self._limits[0], time_limit=self._limits[1], retry=True, retry_policy={"max_retries": 2, "interval_start": 0.2,
                                                              "interval_step": 0.5})
                 sent.append(gid)
         except Exception as exc:  # any transport's connection error: the rest go next tick
