@@ -196,3 +196,22 @@ class InProcessBotClient:
         except BotCallError as exc:
             out.set_exception(exc)
         return out
+
+
+class UnreachableBotClient:
+    """A seat whose endpoint may not be dialled (refused by the network policy, or not
+    resolvable): every call fails as UNREACHABLE with ``reason``, so the seat is
+    retired at its first decision (RULINGS 4.2) and the game goes on."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def call(self, request: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActResponse:
+        """Raise BotCallError(UNREACHABLE)."""
+        raise BotCallError(FaultKind.UNREACHABLE, self.reason)
+
+    def act(self, request: bot_pb2.ActRequest, timeout_s: float) -> Future[bot_pb2.ActResponse]:
+        """A future that raises BotCallError(UNREACHABLE)."""
+        out: Future[bot_pb2.ActResponse] = Future()
+        out.set_exception(BotCallError(FaultKind.UNREACHABLE, self.reason))
+        return out

@@ -24,12 +24,15 @@ import os
 import socket
 import threading
 from dataclasses import dataclass
+from functools import lru_cache
 
-from referee.clients import GrpcBotClient
+from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
+from referee.clients import BotClient, GrpcBotClient, UnreachableBotClient
 from referee.games import make_params, spec
 from referee.referee import play
 from referee.timecontrol import TimeControl
 from store import BotsBusy, Claim, Store, StoreError
+from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +54,29 @@ class RunResult:
     game_id: int
     outcome: Outcome
     detail: str = ""
+
+
+@lru_cache(maxsize=1)
+def _policy() -> NetworkPolicy:
+    settings = get_settings()
+    return NetworkPolicy.from_strings(settings.allowed_networks, settings.denied_networks)
+
+
+def client_for(endpoint: str) -> BotClient:
+    """The referee's client for a seat, its endpoint resolved under the network policy now, at play time.
+
+    Registration checked the endpoint once; resolving again before every game
+    means a host name re-pointed since (DNS rebinding) cannot make a worker
+    dial a refused address. The checked address is dialled, not the name. A
+    refused or unresolvable endpoint plays as unreachable: the seat's fault
+    (RULINGS 4.2), not the platform's.
+    """
+    try:
+        parsed = parse_endpoint(endpoint)
+        addresses = _policy().resolve(parsed)
+    except (EndpointError, PolicyError, ResolveError) as exc:
+        return UnreachableBotClient(str(exc))
+    return GrpcBotClient(parsed.dial(addresses[0]))
 
 
 def worker_name() -> str:
@@ -115,7 +141,7 @@ def run_game(store: Store, game_id: int, lease_s: float = 10.0, owner: str | Non
                 make_params(claim.game, claim.params),
                 len(claim.seats),
                 claim.seed,
-                [GrpcBotClient(seat.endpoint) for seat in claim.seats],
+                [client_for(seat.endpoint) for seat in claim.seats],
                 TimeControl.from_json(claim.time_control),
                 game_id=f"{claim.season_id}/{claim.number}",
             )
