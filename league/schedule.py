@@ -19,7 +19,11 @@ Bounds (tests/test_schedule.py checks them for several bot counts and table
 sizes): games per bot differ by at most twice the largest table size; within
 each table size every bot sits in every seat position equally often; the
 number of tables each pair of bots shares is within 2 + mean/2 of the mean
-(counting tables, not games: a table of n seats is n games together).
+(counting tables, not games: a table of n seats is n games together). The
+pair bound is greedy, not guaranteed: it held for 3,000 of 3,001 random
+parameter sets (3-12 bots, tables of 3-6, 8-40 rotation groups); 11 bots on
+tables of 4, 5, 4 for 40 games with seed 1 has a pair that shares 4 tables
+against a mean of 1.3.
 Cost: about 10k games per second (20 bots, tables of 4).
 """
 
