@@ -43,6 +43,9 @@ def serve(bot: Bot, port: int = 0, host: str = "127.0.0.1", threads: int | None 
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"bot-{bot.name}"),
         options=[
+            # gRPC turns SO_REUSEPORT on by default: a second server would bind the same port and
+            # silently share its traffic. Off, a busy port is an error.
+            ("grpc.so_reuseport", 0),
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
         ],
@@ -50,9 +53,12 @@ def serve(bot: Bot, port: int = 0, host: str = "127.0.0.1", threads: int | None 
     bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot), server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    bound = server.add_insecure_port(f"{host}:{port}")
+    try:
+        bound = server.add_insecure_port(f"{host}:{port}")
+    except RuntimeError:  # grpcio raises on a failed bind (older releases returned 0)
+        bound = 0
     if bound == 0:
-        raise RuntimeError(f"cannot bind {host}:{port}")
+        raise RuntimeError(f"cannot bind {host}:{port}: the port is in use or the address is not this machine's")
     server.start()
     health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     health_servicer.set("cardarena.v1.Bot", health_pb2.HealthCheckResponse.SERVING)

@@ -162,14 +162,18 @@ def start_arena_server(store_url: str, host: str = "127.0.0.1", port: int = 0, *
         registry = Registry(open_store(store_url), config or RegistryConfig.from_settings())
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="arena"),
-        options=[("grpc.max_receive_message_length", MAX_REQUEST_BYTES)],
+        # no SO_REUSEPORT (gRPC's default): a second server on the same port must fail, not share it
+        options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", MAX_REQUEST_BYTES)],
     )
     arena_pb2_grpc.add_ArenaServicer_to_server(ArenaServicer(registry), server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    bound = server.add_insecure_port(f"{host}:{port}")
+    try:
+        bound = server.add_insecure_port(f"{host}:{port}")
+    except RuntimeError:  # grpcio raises on a failed bind (older releases returned 0)
+        bound = 0
     if bound == 0:
-        raise RuntimeError(f"cannot bind {host}:{port}")
+        raise RuntimeError(f"cannot bind {host}:{port}: the port is in use or the address is not this machine's")
     server.start()
     health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     health_servicer.set("cardarena.v1.Arena", health_pb2.HealthCheckResponse.SERVING)

@@ -61,3 +61,14 @@ def test_a_served_bot_answers_describe_and_health(bot_server) -> None:
         health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service="cardarena.v1.Bot"), timeout=5)
     assert described.name == "odds" and list(described.games) == [bot_pb2.GAME_SLIPPERY_SAM]
     assert health.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_a_busy_port_is_an_error_not_a_shared_port(bot_server) -> None:
+    """gRPC's default SO_REUSEPORT would let two bot servers split one port's traffic silently."""
+    import pytest
+
+    from botsdk import serve
+
+    endpoint = bot_server(load_bot("random"))
+    with pytest.raises(RuntimeError, match="cannot bind"):
+        serve(load_bot("odds"), port=int(endpoint.rsplit(":", 1)[1]))
