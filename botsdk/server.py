@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from concurrent import futures
 
 import grpc
@@ -9,6 +10,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from cardarena.v1 import bot_pb2, bot_pb2_grpc
 from botsdk.bot import Bot
+
+log = logging.getLogger("botsdk")
 
 #: Largest request or answer a bot server accepts, bytes (views are a few KiB).
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
@@ -27,7 +30,12 @@ class _Servicer(bot_pb2_grpc.BotServicer):
         except NotImplementedError as exc:
             context.abort(grpc.StatusCode.UNIMPLEMENTED, str(exc))
         except ValueError as exc:
+            log.exception("game %s seat %s decision %s", request.game_id, request.seat, request.decision)
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        except Exception:
+            # the referee records an ERROR fault; the author sees the traceback here
+            log.exception("game %s seat %s decision %s", request.game_id, request.seat, request.decision)
+            raise
         raise AssertionError("unreachable")  # context.abort raises
 
 

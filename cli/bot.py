@@ -26,6 +26,9 @@ def serve_bot(
     from botsdk.bots import BotLoadError, load_bot
     from botsdk.server import serve
 
+    import logging
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         instance = load_bot(bot, seed)
     except BotLoadError as exc:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from cli.common import DbOption, console, db_url, fail, open_db
 
@@ -86,7 +87,8 @@ def demo(
         elapsed = time.perf_counter() - started
         print_standings(store, store.get_season(season_id))
         summary = ", ".join(f"{n} {k}" for k, n in sorted(outcomes.items()))
-        console.print(f"{summary} in {elapsed:.1f} s. Again: [bold]cardarena standings --season {season_name}[/]", highlight=False)
+        again = f"cardarena standings --season {season_name}" + (f" --db {db}" if db else "")
+        console.print(f"{summary} in {elapsed:.1f} s. Again: [bold]{escape(again)}[/]", highlight=False)
     if serve:
         from cli.server import serve as serve_dashboard
 

@@ -127,10 +127,11 @@ def list_seasons(db: DbOption = None) -> None:
 def print_standings(store, season) -> None:
     from referee.games import spec
 
-    unit = spec(season.game).score_unit
+    game_spec = spec(season.game)
+    change = f"avg {game_spec.score_unit} change" if game_spec.higher_score_is_better else f"avg {game_spec.score_unit} (lower is better)"
     rows = store.standings(season.id)
     table = Table(title=f"{escape(season.name)} ({season.game})")
-    for col in ("#", "bot", "games", "avg place", f"avg {unit} change", "faults", "Elo", "ML rating [95%]",
+    for col in ("#", "bot", "games", "avg place", change, "faults", "Elo", "ML rating [95%]",
                 "P(>next)", "openskill"):
         table.add_column(col, justify="left" if col == "bot" else "right")
     for i, r in enumerate(rows, 1):

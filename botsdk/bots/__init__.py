@@ -9,6 +9,8 @@
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 
 from cardarena.v1 import rummy_pb2, slippery_sam_pb2, svara_pb2
 
@@ -60,6 +62,8 @@ def load_bot(name: str, seed: int = 0) -> Bot:
     if ":" not in target:
         raise BotLoadError(f"unknown bot {name!r}: use one of {', '.join(REFERENCE_BOTS)} or module:Class")
     module_name, _, class_name = target.partition(":")
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # `cardarena bot serve mybot:MyBot` finds mybot.py here, as `python -m` would
     try:
         cls = getattr(importlib.import_module(module_name), class_name)
     except (ImportError, AttributeError) as exc:
