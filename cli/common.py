@@ -34,6 +34,13 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise CliError(message, code)
 
 
+def no_season(name: str, db: str | None) -> NoReturn:
+    """Fail naming the store that was searched, since the usual cause is a missing --db."""
+    from store.db import describe_url
+
+    fail(f"no season named {name!r} in {describe_url(db_url(db))} (see: cardarena season list --db URL)")
+
+
 def db_url(option: str | None) -> str:
     """The store URL: the --db option, else $CARDARENA_DB_URL, else the default."""
     from workers.settings import get_settings

@@ -9,7 +9,7 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from cli.common import DbOption, console, db_url, err_console, fail, open_db
+from cli.common import DbOption, console, db_url, err_console, fail, no_season, open_db
 
 app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True)
 
@@ -94,7 +94,7 @@ def run(
     store = open_db(db)
     season = store.get_season_by_name(name)
     if season is None:
-        fail(f"no season named {name!r}")
+        no_season(name, db)
     if broker:
         from workers.follower import SeasonStuck
 
@@ -155,7 +155,7 @@ def standings(
     store = open_db(db)
     info = store.get_season_by_name(season)
     if info is None:
-        fail(f"no season named {season!r}")
+        no_season(season, db)
     if as_json:
         print(json.dumps({"season": info.name, "game": info.game, "progress": store.season_progress(info.id),
                           "standings": store.standings_json(info.id)}, indent=2))

@@ -39,6 +39,18 @@ def start_arena(store_url: str, host: str, grpc_port: int) -> tuple[Any, int] | 
     return started, grpc_port
 
 
+def _check_port_free(host: str, port: int) -> None:
+    """One-line error now, rather than uvicorn's log lines after the banner, when the port is taken."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            fail(f"cannot serve the dashboard on {host}:{port}: {exc.strerror or exc} (choose another --port)")
+
+
 def serve(url: str, host: str = "127.0.0.1", port: int = 8000, grpc_port: int = DEFAULT_GRPC_PORT,
           log_level: str = "warning") -> None:
     """Serve the dashboard on the store at ``url`` until interrupted (Ctrl-C)."""
@@ -52,6 +64,7 @@ def serve(url: str, host: str = "127.0.0.1", port: int = 8000, grpc_port: int = 
         open_store(url).close()  # fail now, in one line, rather than on the first request
     except StoreError as exc:
         fail(str(exc))
+    _check_port_free(host, port)
     app = create_app(DashboardSettings(db_url=url))
     try:
         arena = start_arena(url, host, grpc_port)

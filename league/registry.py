@@ -338,7 +338,8 @@ class Registry:
             raise RegistryError(ErrorKind.RESOURCE_EXHAUSTED,
                                 f"too many registrations from {client or 'this address'}: at most "
                                 f"{self.config.register_limit} per {self.config.register_window_s:g} s; "
-                                f"try again in {wait:.0f} s", retry_after_s=wait)
+                                f"try again in {wait:.0f} s (the platform sets the limit: "
+                                f"CARDARENA_REGISTER_LIMIT, CARDARENA_REGISTER_WINDOW_S)", retry_after_s=wait)
 
     def _target(self, endpoint: str) -> str:
         """The address to dial for ``endpoint`` after the network policy (see ``league.netpolicy``)."""
