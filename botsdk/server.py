@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from concurrent import futures
 
 import grpc
@@ -39,26 +40,23 @@ class _Servicer(bot_pb2_grpc.BotServicer):
         raise AssertionError("unreachable")  # context.abort raises
 
 
-def serve(bot: Bot, port: int = 0, host: str = "127.0.0.1", threads: int | None = None) -> tuple[grpc.Server, int]:
-    """Start serving ``bot`` and return ``(server, port)``.
+def start_grpc_server(add_servicers: Callable[[grpc.Server], None], service: str, host: str, port: int,
+                      threads: int, max_message_bytes: int, name: str) -> tuple[grpc.Server, int]:
+    """Start a gRPC server with ``add_servicers``' services and grpc.health.v1 reporting ``service`` as SERVING.
 
-    ``port=0`` picks a free port. ``threads`` is the size of the server's
-    thread pool (default: the bot's ``capacity``): calls beyond it queue
-    inside the server and spend the caller's time. Raises RuntimeError when
-    the address cannot be bound. Stop with ``server.stop(grace)``.
+    Returns ``(server, port)`` (``port=0`` picks a free one). No SO_REUSEPORT
+    (gRPC turns it on by default, letting a second server bind the same port
+    and silently share its traffic): a busy port raises RuntimeError.
     """
-    workers = threads or max(1, bot.capacity)
     server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"bot-{bot.name}"),
+        futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name),
         options=[
-            # gRPC turns SO_REUSEPORT on by default: a second server would bind the same port and
-            # silently share its traffic. Off, a busy port is an error.
             ("grpc.so_reuseport", 0),
-            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-            ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_receive_message_length", max_message_bytes),
+            ("grpc.max_send_message_length", max_message_bytes),
         ],
     )
-    bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot), server)
+    add_servicers(server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     try:
@@ -69,5 +67,18 @@ def serve(bot: Bot, port: int = 0, host: str = "127.0.0.1", threads: int | None 
         raise RuntimeError(f"cannot bind {host}:{port}: the port is in use or the address is not this machine's")
     server.start()
     health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-    health_servicer.set("cardarena.v1.Bot", health_pb2.HealthCheckResponse.SERVING)
+    health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
     return server, bound
+
+
+def serve(bot: Bot, port: int = 0, host: str = "127.0.0.1", threads: int | None = None) -> tuple[grpc.Server, int]:
+    """Start serving ``bot`` and return ``(server, port)``.
+
+    ``port=0`` picks a free port. ``threads`` is the size of the server's
+    thread pool (default: the bot's ``capacity``): calls beyond it queue
+    inside the server and spend the caller's time. Raises RuntimeError when
+    the address cannot be bound. Stop with ``server.stop(grace)``.
+    """
+    return start_grpc_server(lambda server: bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot), server),
+                             "cardarena.v1.Bot", host, port, threads or max(1, bot.capacity), MAX_MESSAGE_BYTES,
+                             f"bot-{bot.name}")

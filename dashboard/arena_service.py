@@ -11,14 +11,13 @@ travels in the trailing metadata key :data:`REPORT_METADATA_KEY` (binary).
 
 from __future__ import annotations
 
-from concurrent import futures
 from datetime import datetime
 from typing import NoReturn
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from botsdk.server import start_grpc_server
 from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from league.entry import EntryReport
 from league.registry import ErrorKind, Registry, RegistryConfig, RegistryError
@@ -160,21 +159,5 @@ def start_arena_server(store_url: str, host: str = "127.0.0.1", port: int = 0, *
     """
     if registry is None:
         registry = Registry(open_store(store_url), config or RegistryConfig.from_settings())
-    server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=THREADS, thread_name_prefix="arena"),
-        # no SO_REUSEPORT (gRPC's default): a second server on the same port must fail, not share it
-        options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", MAX_REQUEST_BYTES)],
-    )
-    arena_pb2_grpc.add_ArenaServicer_to_server(ArenaServicer(registry), server)
-    health_servicer = health.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    try:
-        bound = server.add_insecure_port(f"{host}:{port}")
-    except RuntimeError:  # grpcio raises on a failed bind (older releases returned 0)
-        bound = 0
-    if bound == 0:
-        raise RuntimeError(f"cannot bind {host}:{port}: the port is in use or the address is not this machine's")
-    server.start()
-    health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-    health_servicer.set("cardarena.v1.Arena", health_pb2.HealthCheckResponse.SERVING)
-    return server, bound
+    return start_grpc_server(lambda server: arena_pb2_grpc.add_ArenaServicer_to_server(ArenaServicer(registry), server),
+                             "cardarena.v1.Arena", host, port, THREADS, MAX_REQUEST_BYTES, "arena")
