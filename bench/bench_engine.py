@@ -9,7 +9,7 @@ import argparse
 import random
 import time
 
-from referee.engine import Ask, DrawLot, Shuffle
+from referee import playout
 from referee.games import available, make_params, spec
 
 
@@ -23,22 +23,8 @@ def random_game(game: str, seats: int, seed: int) -> int:
     rng = random.Random(seed)
     state = rules.new_state()
     decisions = 0
-    while (step := rules.step(state)) is not None:
-        if isinstance(step, Shuffle):
-            rules.apply_chance(state, rng.sample(step.cards, len(step.cards)))
-        elif isinstance(step, DrawLot):
-            rules.apply_chance(state, rng.choice(step.seats))
-        elif isinstance(step, Ask):
-            actions = {}
-            for seat in step.seats:
-                action = gs.decode_action(policy(gs.encode_view(rules.view(state, seat)), rng))
-                try:
-                    rules.check(state, seat, action)
-                except ValueError:
-                    action = rules.default_action(state, seat)
-                actions[seat] = action
-                decisions += 1
-            rules.apply(state, actions)
+    while (made := playout.step(rules, gs, state, rng, policy)) is not None:
+        decisions += made
     return decisions
 
 

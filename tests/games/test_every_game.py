@@ -17,7 +17,8 @@ import pytest
 
 from botsdk.bot import Bot
 from referee.clients import InProcessBotClient
-from referee.engine import Ask, DrawLot, IllegalAction, Shuffle
+from referee import playout
+from referee.engine import Ask, IllegalAction
 from referee.games import available, make_params, spec
 from referee.referee import play
 from referee.replay import verify
@@ -36,26 +37,7 @@ def _small_params(game: str):
 
 def _advance(rules, state, rng, policy, gs) -> bool:
     """One step of random play; False when the game is over."""
-    step = rules.step(state)
-    if step is None:
-        return False
-    if isinstance(step, Shuffle):
-        rules.apply_chance(state, rng.sample(step.cards, len(step.cards)))
-    elif isinstance(step, DrawLot):
-        rules.apply_chance(state, rng.choice(step.seats))
-    else:
-        assert isinstance(step, Ask) and step.seats
-        actions = {}
-        for seat in step.seats:
-            action = gs.decode_action(policy(gs.encode_view(rules.view(state, seat)), rng))
-            try:
-                rules.check(state, seat, action)
-            except IllegalAction:
-                action = rules.default_action(state, seat)
-                rules.check(state, seat, action)  # the default is always legal
-            actions[seat] = action
-        rules.apply(state, actions)
-    return True
+    return playout.step(rules, gs, state, rng, policy) is not None
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -1,0 +1,50 @@
+"""Playing a game in-process with one policy for every seat, through the protocol codec.
+
+For benchmarks and the generic test harness: no referee, no clock, no RPC;
+chance from ``rng``. A policy is ``(view message, rng) -> action message``,
+like the reference bots' ``random_action``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+from google.protobuf.message import Message
+
+from referee.engine import Ask, DrawLot, IllegalAction, Rules, Shuffle
+from referee.games import GameSpec
+
+Policy = Callable[[Message, random.Random], Message]
+
+
+def step(rules: Rules[Any, Any, Any], spec: GameSpec, state: Any, rng: random.Random, policy: Policy) -> int | None:
+    """Advance ``state`` by one step; return how many decisions it took (0 for chance), None when the game is over.
+
+    Each asked seat's view is encoded, answered by ``policy`` and decoded; an
+    answer the rules refuse is replaced by the default action, which must be
+    legal (IllegalAction is raised otherwise: a rules bug).
+    """
+    next_step = rules.step(state)
+    if next_step is None:
+        return None
+    if isinstance(next_step, Shuffle):
+        rules.apply_chance(state, rng.sample(next_step.cards, len(next_step.cards)))
+        return 0
+    if isinstance(next_step, DrawLot):
+        rules.apply_chance(state, rng.choice(next_step.seats))
+        return 0
+    if not isinstance(next_step, Ask) or not next_step.seats:
+        raise ValueError(f"rules returned an unknown step {next_step!r}")
+    actions = {}
+    for seat in next_step.seats:
+        action = spec.decode_action(policy(spec.encode_view(rules.view(state, seat)), rng))
+        try:
+            rules.check(state, seat, action)
+        except IllegalAction:
+            action = rules.default_action(state, seat)
+            rules.check(state, seat, action)
+        actions[seat] = action
+    rules.apply(state, actions)
+    return len(next_step.seats)
