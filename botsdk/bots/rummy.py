@@ -61,6 +61,18 @@ def _lay_offs(found: Sequence[FoundLayOff]) -> list[pb.RummyLayOff]:
     return [pb.RummyLayOff(meld_id=f.meld_id, cards=[f.card], end=_END[f.end]) for f in found]
 
 
+def _go_down(action: pb.RummyAction, view: pb.RummyView, hand: list[str], table: list[TableMeld]) -> list[str] | None:
+    """If the meld search finds the round's contract in ``hand``, add its melds to ``action``
+    and to ``table`` (numbered after the view's melds) and return the cards left in hand;
+    None when it finds none (RULINGS 3.7-3.8)."""
+    found = find_go_down(hand, view.contract.sets, view.contract.runs, whole_hand=view.round == WHOLE_HAND_ROUND)
+    if found is None:
+        return None
+    action.go_down.extend(_new_melds(found))
+    table += _as_table(found, len(view.melds))
+    return _remove(hand, [c for m in found for c in m.cards])
+
+
 def _remove(hand: list[str], cards: Sequence[str]) -> list[str]:
     left = list(hand)
     for c in cards:
@@ -95,14 +107,11 @@ def random_action(view: pb.RummyView, rng: random.Random) -> pb.RummyAction:
     whole = view.round == WHOLE_HAND_ROUND
     table = table_melds(view)
     if not seat_down and rng.random() < 0.5:
-        found = find_go_down(hand, view.contract.sets, view.contract.runs, whole_hand=whole)
-        if found is not None:
-            action.go_down.extend(_new_melds(found))
+        left = _go_down(action, view, hand, table)
+        if left is not None:
             if whole:
                 return action
-            hand = _remove(hand, [c for m in found for c in m.cards])
-            table += _as_table(found, len(view.melds))
-            seat_down = True
+            hand, seat_down = left, True
     if seat_down and not whole and rng.random() < 0.5:
         found_offs = find_lay_offs(hand, table, keep=1)
         found_offs = found_offs[: rng.randint(0, len(found_offs))]
@@ -266,14 +275,11 @@ class GreedyBot(Bot):
         down = bool(view.down) and view.down[view.in_turn]
         table = table_melds(view)
         if not down:
-            found = find_go_down(hand, sets, runs, whole_hand=whole)
-            if found is not None:
-                action.go_down.extend(_new_melds(found))
+            left = _go_down(action, view, hand, table)
+            if left is not None:
                 if whole:
                     return action
-                hand = _remove(hand, [c for m in found for c in m.cards])
-                table += _as_table(found, len(view.melds))
-                down = True
+                hand, down = left, True
         if down and not whole:
             offs = find_lay_offs(hand, table, keep=1)
             action.lay_offs.extend(_lay_offs(offs))
