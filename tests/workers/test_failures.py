@@ -91,38 +91,59 @@ def assert_rerun_soon(store: Store, game_id: int, killed_at: datetime) -> float:
     return delay
 
 
-def kill_mid_game(store: Store, season_id: int, victim: Worker, main: bool,
-                  broker: str) -> tuple[Follow, list[int], datetime]:
-    """Start following the season and SIGKILL the victim while it runs a game: its main process
-    (``main``) or the pool child that runs the game.
+def running_owners(store: Store, season_id: int) -> set[int]:
+    """Pids that hold the lease of a running game of the season."""
+    return {owner_pid(g.lease_owner) for g in store.list_games(season_id, status=GameStatus.RUNNING, limit=1000)
+            if g.lease_owner}
 
-    The pool children are frozen (SIGSTOP) before the store is read, so the game seen running
-    cannot finish between the read and the kill; when none runs they are thawed and it tries
-    again. Returns the follower, the pids that died (the killed process first) and the kill time.
+
+def signal_all(pids: list[int], sig: signal.Signals) -> None:
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+def kill_while_running(store: Store, season_id: int, candidates: Callable[[], list[int]],
+                       victims: Callable[[int], list[int]], timeout_s: float = 60) -> tuple[list[int], datetime]:
+    """SIGKILL a process while one of ``candidates()`` runs a game of the season.
+
+    The candidates that hold a running game are frozen (SIGSTOP) and the store read again,
+    so the game cannot finish between the read and the kill; if none still runs one they are
+    thawed and it tries again. ``victims(pid)`` maps the frozen game runner to the pids that
+    die: the one to SIGKILL first, then any that die with it. Returns those pids and the kill time.
     """
-    follow = Follow(store, broker, season_id)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        children = victim.children()
-        for pid in children:
-            os.kill(pid, signal.SIGSTOP)
-        running = {owner_pid(g.lease_owner) for g in store.list_games(season_id, status=GameStatus.RUNNING,
-                                                                       limit=1000) if g.lease_owner}
-        busy = [pid for pid in children if pid in running]
-        if busy:
-            pids = [victim.pid, *children] if main else [busy[0]]
+        busy = sorted(running_owners(store, season_id) & set(candidates()))
+        if not busy:
+            time.sleep(0.02)
+            continue
+        signal_all(busy, signal.SIGSTOP)
+        still = sorted(running_owners(store, season_id) & set(busy))
+        if still:
+            pids = victims(still[0])
             os.kill(pids[0], signal.SIGKILL)
             killed_at = utcnow()
-            for pid in children:
-                if pid not in pids:
-                    os.kill(pid, signal.SIGCONT)
-            for pid in pids[1:]:  # the main's children die with it (parent-death signal); let them
-                os.kill(pid, signal.SIGCONT)
-            return follow, pids, killed_at
-        for pid in children:
-            os.kill(pid, signal.SIGCONT)
-        time.sleep(0.02)
-    raise AssertionError("timed out waiting for a game on the victim")
+            signal_all(busy, signal.SIGCONT)  # the survivors go on; the dead ignore it
+            return pids, killed_at
+        signal_all(busy, signal.SIGCONT)
+    raise AssertionError("timed out waiting for a game to kill")
+
+
+def kill_mid_game(store: Store, season_id: int, victim: Worker, main: bool,
+                  broker: str) -> tuple[Follow, list[int], datetime]:
+    """Start following the season and SIGKILL the victim worker while it runs a game: its main
+    process (``main``; its pool children die with it) or the pool child that runs the game.
+    Returns the follower, the pids that died (the killed process first) and the kill time."""
+    follow = Follow(store, broker, season_id)
+    if main:
+        pids, killed_at = kill_while_running(store, season_id, victim.children,
+                                             lambda _: [victim.pid, *victim.children()])
+    else:
+        pids, killed_at = kill_while_running(store, season_id, victim.children, lambda pid: [pid])
+    return follow, pids, killed_at
 
 
 def test_kill_9_of_a_workers_main_process_mid_game(workers: Workers, db_url: str, broker: str,

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import os
-import signal
 import threading
 from pathlib import Path
 
 from botsdk.process import BotProcess
-from store.models import utcnow
 from tests.workers.conftest import make_season
 from tests.workers.test_celery_season import assert_each_game_once
-from tests.workers.test_failures import assert_rerun_soon, game_running_on, wait_for
+from tests.workers.test_failures import assert_rerun_soon, games_lost_by, kill_while_running
 from workers.local import run_local
 
 
@@ -35,12 +33,11 @@ def test_kill_9_of_a_local_pool_process_mid_game(tmp_path: Path, sleepy_bots: li
     results: list[object] = []
     runner = threading.Thread(target=lambda: results.extend(run_local(db_url, ids, processes=2)), daemon=True)
     runner.start()
-    game_id = wait_for(lambda: game_running_on(store, season_id, pool_children()), what="a game in the pool")
-    owner = store.get_game(int(game_id)).lease_owner  # type: ignore[arg-type, union-attr]
-    os.kill(int(owner.rsplit(":", 1)[1]), signal.SIGKILL)  # type: ignore[union-attr]
-    killed_at = utcnow()
+    pids, killed_at = kill_while_running(store, season_id, pool_children, lambda pid: [pid])
     runner.join(120)
     assert not runner.is_alive(), "the pool run did not finish"
     assert sorted(r.game_id for r in results) == sorted(ids)  # type: ignore[attr-defined]
     assert_each_game_once(store, season_id, len(ids))
-    assert_rerun_soon(store, int(game_id), killed_at)  # type: ignore[arg-type]
+    lost = games_lost_by(store, season_id, pids)
+    assert len(lost) == 1, f"the killed process ran one game at a time, lost {lost}"
+    assert_rerun_soon(store, lost[0], killed_at)
