@@ -91,7 +91,7 @@ def run(
     """
     from cli.progress import follow_on_celery, run_pending_locally
 
-    store = open_db(db)
+    store = open_db(db, existing=True)
     season = store.get_season_by_name(name)
     if season is None:
         no_season(name, db)
@@ -116,7 +116,7 @@ def run(
 @app.command("list")
 def list_seasons(db: DbOption = None) -> None:
     """List seasons with their progress."""
-    store = open_db(db)
+    store = open_db(db, existing=True)
     table = Table("season", "game", "status", "done", "pending", "running", "failed")
     for s in store.list_seasons():
         p = store.season_progress(s.id)
@@ -152,7 +152,7 @@ def standings(
     db: DbOption = None,
 ) -> None:
     """Print a season's standings: games, average place, average score change, faults and Elo per bot."""
-    store = open_db(db)
+    store = open_db(db, existing=True)
     info = store.get_season_by_name(season)
     if info is None:
         no_season(season, db)

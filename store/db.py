@@ -76,6 +76,19 @@ def describe_url(url: str | URL) -> str:
         return "<unparsable URL>"
 
 
+def sqlite_file(url: str) -> Path | None:
+    """The file of a file-backed SQLite URL (``sqlite:///var/cardarena.db`` -> ``var/cardarena.db``);
+    None for other databases, in-memory SQLite, ``file:`` URIs and unparsable URLs."""
+    try:
+        parsed = make_url(url)
+    except (exc.ArgumentError, ValueError):
+        return None
+    database = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite" or database in ("", ":memory:") or database.startswith("file:"):
+        return None
+    return Path(database)
+
+
 def create_store_engine(url: str) -> Engine:
     """An Engine for ``url`` configured as described in the module docstring.
 

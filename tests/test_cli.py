@@ -56,8 +56,19 @@ def test_an_unreachable_database_is_one_line_and_writes_nothing(dead_endpoint: s
 
 
 def test_an_unknown_season_is_one_line(tmp_path: Path) -> None:
+    open_store(f"sqlite:///{tmp_path / 's.db'}").close()
     result = run("standings", "--season", "nope", "--db", f"sqlite:///{tmp_path / 's.db'}")
     assert result.returncode == 1 and result.stderr.strip().startswith("cardarena: error: no season named 'nope' in sqlite:///")
+
+
+@pytest.mark.parametrize("command", [["standings", "--season", "x"], ["season", "list"], ["season", "run", "x"]])
+def test_reading_a_store_that_does_not_exist_names_it_and_creates_nothing(command: list[str], tmp_path: Path) -> None:
+    missing = tmp_path / "typo" / "arena.db"
+    result = run(*command, "--db", f"sqlite:///{missing}")
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"cardarena: error: no store at {missing}"), result.stderr
+    assert not missing.exists() and not missing.parent.exists()
 
 
 def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
