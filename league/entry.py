@@ -79,7 +79,8 @@ class EntryReport:
     ``checks`` in the order run; ``latencies_ms`` of every candidate decision
     of the validation games (milliseconds, as measured by the referee);
     ``faults`` of the candidate with the answers that caused them;
-    ``describe`` the Describe answer (None if it did not answer).
+    ``describe`` the Describe answer (None if it did not answer);
+    ``time_control`` the validation games' (for the over-deadline warning).
     """
 
     endpoint: str
@@ -88,6 +89,15 @@ class EntryReport:
     latencies_ms: list[float] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
     describe: bot_pb2.DescribeResponse | None = None
+    time_control: TimeControl = VALIDATION_TIME
+
+    def over_deadline(self) -> tuple[int, float]:
+        """``(decisions, seconds)``: how many decisions took longer than the per-decision deadline,
+        and the time bank they drew on in all (seconds). A bot can pass the checks while its
+        time bank lasts, then fault in longer season games; the report warns."""
+        deadline_ms = self.time_control.deadline_s * 1000
+        over = [ms - deadline_ms for ms in self.latencies_ms if ms > deadline_ms]
+        return len(over), sum(over) / 1000
 
     @property
     def passed(self) -> bool:
@@ -120,6 +130,12 @@ class EntryReport:
             median, p99, worst = self.latency()
             lines.append(f"  latency of {len(self.latencies_ms)} decisions: median {median:.1f} ms, "
                          f"p99 {p99:.1f} ms, max {worst:.1f} ms")
+            slow, drawn = self.over_deadline()
+            if slow:
+                tc = self.time_control
+                lines.append(f"  WARNING: {slow} of {len(self.latencies_ms)} decisions took longer than the "
+                             f"{tc.deadline_s:g} s deadline and drew {drawn:.2f} s of the {tc.time_bank_s:g} s time "
+                             "bank; in a longer game the bank runs out and every later late answer is a timeout fault")
         lines.append("PASSED: the bot may enter seasons" if self.passed else f"FAILED: {self.failure}")
         return "\n".join(lines)
 
@@ -147,7 +163,7 @@ def run_entry_checks(target: str, games: Sequence[str], *, shown_as: str | None 
     games = tuple(dict.fromkeys(games))
     for g in games:
         spec(g)  # ValueError for an unknown game
-    report = EntryReport(shown_as or target, games)
+    report = EntryReport(shown_as or target, games, time_control=time_control)
     # The referee's own client and its one cached channel per target, exactly as a season dials the
     # bot (message limits, answer parsing, fault mapping). A platform keeps one idle channel per
     # target it checked; registrations are rate-limited, so they stay few.

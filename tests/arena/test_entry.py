@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from botsdk import Bot
@@ -9,10 +11,22 @@ from botsdk.bots import load_bot
 from cardarena.v1 import slippery_sam_pb2
 from league.entry import check_endpoint, latency_summary, run_entry_checks
 from league.netpolicy import NetworkPolicy
+from referee.timecontrol import TimeControl
 from referee.record import FaultKind
 from tests.arena.conftest import IllegalSamBot, SvaraOnlyBot
 
 LOCAL = NetworkPolicy.from_strings("loopback,private", "link-local")
+
+
+class SlowSamBot(Bot):
+    """Answers legally, each answer after ~110 ms: over a 50 ms deadline every time."""
+
+    name = "slowpoke"
+    games = ("slippery-sam",)
+
+    def slippery_sam(self, view, ctx):
+        time.sleep(0.11)
+        return slippery_sam_pb2.SlipperySamAction(amount=view.min_amount)
 
 
 class RaisingSamBot(Bot):
@@ -93,3 +107,18 @@ def test_latency_summary() -> None:
     assert latency_summary([3.0, 1.0, 2.0]) == (2.0, 3.0, 3.0)
     values = [float(v) for v in range(1, 201)]
     assert latency_summary(values) == (100.5, 198.0, 200.0)
+
+
+def test_a_bot_over_the_deadline_passes_while_its_time_bank_lasts_but_is_warned(bot_server) -> None:
+    tc = TimeControl(deadline_s=0.05, time_bank_s=30.0, budget_s=120.0, max_faults=3)
+    report = run_entry_checks(bot_server(SlowSamBot()), ["slippery-sam"], time_control=tc)
+    assert report.passed, report.render()
+    slow, drawn = report.over_deadline()
+    assert slow == len(report.latencies_ms) > 0 and drawn >= slow * 0.05
+    warning = next(line for line in report.render().splitlines() if "WARNING" in line)
+    assert f"{slow} of {slow} decisions took longer than the 0.05 s deadline" in warning and "30 s time bank" in warning
+
+
+def test_a_fast_bot_gets_no_deadline_warning(bot_server) -> None:
+    report = run_entry_checks(bot_server(load_bot("odds")), ["slippery-sam"])
+    assert report.over_deadline() == (0, 0.0) and "WARNING" not in report.render()
