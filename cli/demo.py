@@ -42,6 +42,8 @@ def demo(
     db: DbOption = None,
     serve: Annotated[bool, typer.Option("--serve", help="Then leave the dashboard running on the demo's database.")] = False,
     port: Annotated[int, typer.Option(help="Dashboard port with --serve.", min=1, max=65535)] = 8000,
+    grpc_port: Annotated[int, typer.Option(
+        help="Arena gRPC port (bot registration) with --serve.", min=1, max=65535)] = 50050,
 ) -> None:
     """Run a demo season: reference bots over gRPC, refereed, stored, rated and ranked."""
     from botsdk.process import start_bot_process
@@ -57,7 +59,7 @@ def demo(
     elif game in LINEUPS and game in ready:
         chosen = [game]
     else:
-        fail(f"unknown or unavailable game {game!r}; choose from {', '.join(ready + ['all'])}", 2)
+        fail(f"unknown game {game!r}; choose from {', '.join(ready + ['all'])}", 2)
     store = open_db(db)
     for name in chosen:
         lineup = LINEUPS[name]
@@ -92,7 +94,7 @@ def demo(
     if serve:
         from cli.server import serve as serve_dashboard
 
-        serve_dashboard(db_url(db), port=port)
+        serve_dashboard(db_url(db), port=port, grpc_port=grpc_port)
 
 
 def register_or_update(store, name: str, endpoint: str, described) -> str:

@@ -1,15 +1,12 @@
-"""``cardarena server``: the dashboard (and, when installed, the Arena gRPC service) on one host.
+"""``cardarena server``: the dashboard and the Arena gRPC service (bot registration) on one host.
 
-The Arena service (bot registration) lives in ``dashboard.arena_service``; when that
-module exists, :func:`serve` starts it beside the web server with
-``start_arena_server(store_url, host, grpc_port)`` (which returns ``(grpc server,
-port)``) and stops it when the web server exits. Its HTTP twin,
-``dashboard.routers.arena``, is included by ``dashboard.main.create_app`` when present.
+The Arena service lives in ``dashboard.arena_service`` and its HTTP twin in
+``dashboard.routers.arena``; :func:`serve` starts the gRPC service beside the web
+server and stops it when the web server exits.
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Annotated, Any
 
 import typer
@@ -20,23 +17,16 @@ from cli.common import DbOption, console, db_url, fail
 DEFAULT_GRPC_PORT = 50050  # not 50051, the default port of `cardarena bot serve`
 
 
-def start_arena(store_url: str, host: str, grpc_port: int) -> tuple[Any, int] | None:
-    """Start the Arena service if ``dashboard.arena_service`` provides
-    ``start_arena_server(store_url, host, grpc_port)``; returns ``(server, port)``
-    (None when the service is not installed)."""
-    try:
-        module = importlib.import_module("dashboard.arena_service")
-    except ModuleNotFoundError as exc:
-        if exc.name != "dashboard.arena_service":
-            raise
-        return None
-    start = getattr(module, "start_arena_server", None)
-    if not callable(start):
-        return None
-    started = start(store_url, host, grpc_port)
-    if isinstance(started, tuple):
-        return started[0], int(started[1])
-    return started, grpc_port
+GrpcPortOption = Annotated[int, typer.Option(
+    help="Port of the Arena gRPC service (bot registration).", min=1, max=65535)]
+
+
+def start_arena(store_url: str, host: str, grpc_port: int) -> tuple[Any, int]:
+    """Start the Arena gRPC service on ``host:grpc_port`` (0: a free port); returns ``(server, port)``.
+    Raises StoreError if the store cannot be opened, RuntimeError if the port cannot be bound."""
+    from dashboard.arena_service import start_arena_server
+
+    return start_arena_server(store_url, host, grpc_port)
 
 
 def _check_port_free(host: str, port: int) -> None:
@@ -78,14 +68,14 @@ def serve(url: str, host: str = "127.0.0.1", port: int = 8000, grpc_port: int = 
     try:
         uvicorn.run(app, host=host, port=port, log_level=log_level)
     finally:
-        if arena is not None and callable(getattr(arena[0], "stop", None)):
+        if arena is not None:
             arena[0].stop(None)
 
 
 def server(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP port of the dashboard.", min=1, max=65535)] = 8000,
-    grpc_port: Annotated[int, typer.Option(help="Port of the Arena gRPC service (when installed).", min=1, max=65535)] = DEFAULT_GRPC_PORT,
+    grpc_port: GrpcPortOption = DEFAULT_GRPC_PORT,
     db: DbOption = None,
 ) -> None:
     """Serve the dashboard (standings, bots, games, replays, JSON API) on the store."""

@@ -8,7 +8,6 @@ logged and answered with a clean 500 (a bug to fix, never a stack trace).
 
 from __future__ import annotations
 
-import importlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -22,7 +21,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dashboard.deps import Refresher, StoreHolder
 from dashboard.replays import NoReplay
-from dashboard.routers import bots, games, pages, replays, seasons
+from dashboard.routers import arena, bots, games, pages, replays, seasons
 from dashboard.settings import DashboardSettings, get_settings
 from dashboard.templating import render_error
 from store import NotFound, StoreError
@@ -59,24 +58,11 @@ def create_app(settings: DashboardSettings | None = None) -> FastAPI:
     for area in (seasons, bots, games, replays):
         api.include_router(area.router)
     app.include_router(api)
-    arena = _optional_router("dashboard.routers.arena")
-    if arena is not None:
-        app.include_router(arena)
+    app.include_router(arena.router)
     app.include_router(pages.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     _add_error_handlers(app)
     return app
-
-
-def _optional_router(module: str) -> APIRouter | None:
-    """The ``router`` of an optional module (e.g. the Arena service's), or None if it is absent."""
-    try:
-        router = importlib.import_module(module).router
-    except ModuleNotFoundError as exc:
-        if exc.name != module:
-            raise
-        return None
-    return router if isinstance(router, APIRouter) else None
 
 
 def _is_api(request: Request) -> bool:

@@ -35,7 +35,7 @@ def test_every_command_explains_itself(command: list[str]) -> None:
     [
         (["bogus"], "No such command 'bogus'"),
         (["season", "create", "s1", "--bots", "a"], "Missing option '--game'"),
-        (["demo", "--game", "chess"], "unknown or unavailable game 'chess'"),
+        (["demo", "--game", "chess"], "unknown game 'chess'; choose from slippery-sam, svara, rummy, all"),
         (["demo", "--games", "zero"], "Invalid value for '--games'"),
         (["bot", "serve", "nosuchbot"], "unknown bot 'nosuchbot'"),
     ],

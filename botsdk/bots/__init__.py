@@ -15,8 +15,10 @@ import sys
 from cardarena.v1 import rummy_pb2, slippery_sam_pb2, svara_pb2
 
 from botsdk.bot import REFERENCE_CAPACITY, Bot, Context
+from botsdk.bots import rummy as _rummy
 from botsdk.bots import slippery_sam as _sam
-from referee.games import available
+from botsdk.bots import svara as _svara
+from referee.games import GameName
 
 #: Reference bot names -> "module:Class".
 REFERENCE_BOTS = {
@@ -37,7 +39,7 @@ class RandomBot(Bot):
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
-        self.games = tuple(g.value for g in available())
+        self.games = tuple(g.value for g in GameName)
 
     def slippery_sam(self, view: slippery_sam_pb2.SlipperySamView, ctx: Context) -> slippery_sam_pb2.SlipperySamAction:
         """A uniformly random legal amount."""
@@ -45,11 +47,11 @@ class RandomBot(Bot):
 
     def svara(self, view: svara_pb2.SvaraView, ctx: Context) -> svara_pb2.SvaraAction:
         """A uniformly random legal move."""
-        return importlib.import_module("botsdk.bots.svara").random_action(view, ctx.rng)  # type: ignore[no-any-return]
+        return _svara.random_action(view, ctx.rng)
 
     def rummy(self, view: rummy_pb2.RummyView, ctx: Context) -> rummy_pb2.RummyAction:
         """A random legal answer."""
-        return importlib.import_module("botsdk.bots.rummy").random_action(view, ctx.rng)  # type: ignore[no-any-return]
+        return _rummy.random_action(view, ctx.rng)
 
 
 class BotLoadError(ValueError):

@@ -1,10 +1,13 @@
-"""``cardarena server``: bad options fail in one line; the optional Arena pieces plug in when present."""
+"""``cardarena server``: bad options fail in one line; the Arena gRPC service starts beside the dashboard."""
 
 from __future__ import annotations
 
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
 from cli.main import main
 from cli.server import start_arena
-from dashboard.main import _optional_router
 
 
 def test_server_with_a_bad_database_url_fails_in_one_line(capsys) -> None:
@@ -18,19 +21,15 @@ def test_server_rejects_a_bad_port(capsys) -> None:
     assert "port" in capsys.readouterr().err
 
 
-def test_a_missing_optional_router_is_skipped() -> None:
-    assert _optional_router("dashboard.routers.no_such_area") is None
-
-
-def test_arena_hook_starts_and_stops_the_service_when_installed(tmp_path) -> None:
-    try:
-        started = start_arena(f"sqlite:///{tmp_path / 'a.db'}", "127.0.0.1", 0)
-    except ImportError:  # the Arena's own dependencies are missing: nothing to check here
-        return
-    if started is None:  # the Arena service is not installed
-        return
-    server, port = started
+def test_the_arena_service_starts_serves_health_and_stops(tmp_path) -> None:
+    server, port = start_arena(f"sqlite:///{tmp_path / 'a.db'}", "127.0.0.1", 0)
     try:
         assert port > 0
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            answer = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service="cardarena.v1.Arena"), timeout=10)
+        assert answer.status == health_pb2.HealthCheckResponse.SERVING
     finally:
         server.stop(None)
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel, pytest.raises(grpc.RpcError):
+        health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=2)
