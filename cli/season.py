@@ -141,7 +141,8 @@ def print_standings(store, season) -> None:
                       f"{r.avg_change:+.1f}" if r.avg_change is not None else "-", str(r.faults), f"{r.elo:.0f}",
                       ml, f"{r.p_better:.2f}" if r.p_better is not None else "-", skill)
     console.print(table)
-    console.print("ML rating: maximum-likelihood Bradley-Terry over the whole season, 95% interval; "
+    console.print("Ranked by ML rating: maximum-likelihood Bradley-Terry over the whole season (Elo scale), "
+                  "95% interval; then by Elo (online, K=32, in schedule order). "
                   "P(>next): probability the bot is really better than the next row's; "
                   "openskill: Plackett-Luce mu ± sigma.", highlight=False)
 
@@ -151,7 +152,8 @@ def standings(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     db: DbOption = None,
 ) -> None:
-    """Print a season's standings: games, average place, average score change, faults and Elo per bot."""
+    """Print a season's standings: games, average place, average score change, faults, Elo, and the
+    season's ML rating with its 95% interval (the table's order), P(better than next) and openskill."""
     store = open_db(db, existing=True)
     info = store.get_season_by_name(season)
     if info is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 
 class ErrorOut(BaseModel):
@@ -53,12 +53,11 @@ class SeasonDetailOut(SeasonOut):
 
 
 class StandingOut(BaseModel):
-    """One bot's line in a season's standings. The maximum-likelihood fields are present
-    when the league computes them; further fields the league adds pass through."""
+    """One bot's line in a season's standings (``league.standings.StandingRow``), ranked by the
+    season's maximum-likelihood rating once it is fitted, by Elo until then. The season-rating
+    fields are null for a bot without a rated game, and while a large season's first fit runs."""
 
-    model_config = ConfigDict(extra="allow")
-
-    rank: int
+    rank: int = Field(description="1-based: by ml_rating where fitted, then Elo, games, name")
     bot_id: int
     name: str
     games: int = Field(description="rated seats (done games)")
@@ -72,6 +71,8 @@ class StandingOut(BaseModel):
     p_better: float | None = Field(None, description="probability that this bot is better than the next one")
     ml_games: int | None = Field(None, description="done games the season ratings (ml_*, p_better) were fitted on; "
                                  "in a large running season they are refitted in the background and may lag")
+    openskill_mu: float | None = Field(None, description="openskill Plackett-Luce mu (start 25)")
+    openskill_sigma: float | None = Field(None, description="openskill Plackett-Luce sigma (start 25/3)")
 
 
 class BotRef(BaseModel):

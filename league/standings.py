@@ -5,7 +5,8 @@ ratings and calls :func:`compute_standings`; the dashboard and the CLI show the
 rows, or :func:`standings_json` of them. Beside Elo, each row carries the
 season's maximum-likelihood rating with its 95% interval, the probability that
 the bot is better than the next row's, and openskill's mu and sigma
-(:mod:`league.ratings_ml`), all computed from the games' rankings.
+(:mod:`league.ratings_ml`), all computed from the games' rankings. Rows are
+ranked by the ML rating where it is fitted, then by Elo (:func:`rank_key`).
 """
 
 from __future__ import annotations
@@ -72,13 +73,27 @@ def group_games(rows: Iterable[tuple[int, int, int]]) -> list[tuple[list[int], l
     return [(bots, places) for _, bots, places in games]
 
 
+def rank_key(row: Any) -> tuple[bool, float, float, int, str]:
+    """The standings order of a row (a StandingRow or anything with its fields): the season's
+    maximum-likelihood rating, best first, where it is fitted; then Elo, games played, name.
+
+    The ML rating ranks because it is the season's best estimate of strength, the same
+    whatever order the games finished in and with no weight on recent games, so ``p_better``
+    (this row really better than the next) is at least 0.5 down the table. Rows without an ML
+    rating (no rated game yet, or not fitted yet) follow, by Elo.
+    """
+    ml = row.ml_rating
+    return (ml is None, -(ml or 0.0), -row.elo, -row.games, row.name)
+
+
 def compute_standings(
     outcomes: Iterable[SeatOutcome],
     names: Mapping[int, str],
     elo: Mapping[int, float],
     games: Sequence[tuple[Sequence[int], Sequence[int]]] | None = None,
 ) -> list[StandingRow]:
-    """Standings rows for every bot in ``names``, best Elo first (ties: more games, then name).
+    """Standings rows for every bot in ``names``, in :func:`rank_key` order (by Elo when
+    ``games`` is not given).
 
     ``outcomes`` are the season's rated seat results; ``names`` maps every bot of
     the season (including bots with no finished game yet) to its name; ``elo`` the
@@ -106,20 +121,18 @@ def compute_standings(
         )
         for bot, (g, places, change, faults) in acc.items()
     ]
-    rows.sort(key=lambda r: (-r.elo, -r.games, r.name))
-    return _with_season_ratings(rows, games) if games else rows
-
-
-def _with_season_ratings(rows: list[StandingRow], games: Sequence[tuple[Sequence[int], Sequence[int]]]) -> list[StandingRow]:
+    if not games:
+        return sorted(rows, key=rank_key)
     fit, skill = season_ratings(games)
-    better = p_better_chain([r.bot_id for r in rows], fit)
-    out = []
+    rated = []
     for r in rows:
         low, high = fit.interval(r.bot_id) if r.bot_id in fit.rating else (None, None)
         mu, sigma = skill.get(r.bot_id, (None, None))
-        out.append(replace(r, ml_rating=fit.rating.get(r.bot_id), ml_low=low, ml_high=high,
-                           p_better=better.get(r.bot_id), openskill_mu=mu, openskill_sigma=sigma))
-    return out
+        rated.append(replace(r, ml_rating=fit.rating.get(r.bot_id), ml_low=low, ml_high=high,
+                             openskill_mu=mu, openskill_sigma=sigma))
+    rated.sort(key=rank_key)
+    better = p_better_chain([r.bot_id for r in rated], fit)
+    return [replace(r, p_better=better.get(r.bot_id)) for r in rated]
 
 
 def _missing(bot_id: int) -> list[int]:

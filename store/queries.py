@@ -198,7 +198,8 @@ def done_count(store: Store, season_id: int) -> tuple[int, int]:
 def standings_core(store: Store, season_id: int) -> list[dict[str, Any]]:
     """The season's standings as JSON-ready rows (``league.standings.standings_json`` of them):
     rank, bot_id, name, games, avg_place, avg_change, faults and Elo, best Elo first, for
-    every bot seated in the season. Raises NotFound.
+    every bot seated in the season (``dashboard.services.standings`` re-ranks them by the
+    season ratings). Raises NotFound.
 
     These columns are aggregated in SQL in one pass over the season's seats, so they
     cost ~0.1 s at 100,000 games; ``store.standings`` loads every game into Python and

@@ -698,7 +698,8 @@ class Store:
             return dict(s.execute(select(Rating.bot_id, Rating.elo).where(Rating.season_id == season_id)).all())
 
     def standings(self, season_id: int) -> list[StandingRow]:
-        """The season's standings, best Elo first, one row per bot seated in the season
+        """The season's standings, in ``league.standings.rank_key`` order (best ML rating
+        first, then Elo), one row per bot seated in the season
         (see ``league.standings.StandingRow``), with the season ratings and their intervals
         fitted over the done games (``league.ratings_ml``). Only done games count. Raises NotFound."""
         with self._read() as s:

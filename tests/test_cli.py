@@ -97,7 +97,10 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
     # one table each of 3, 4, 5 and 6 seats, every table in all its rotations: 86 seats, shared fairly
     counts = [r["games"] for r in rows]
     assert sum(counts) == 3 * 3 + 4 * 4 + 5 * 5 + 6 * 6 and max(counts) - min(counts) <= 2, rows
-    assert rows == sorted(rows, key=lambda r: -r["elo"])
+    # ranked by the season's ML rating, and each row is more likely than not better than the next
+    assert [r["rank"] for r in rows] == list(range(1, 7))
+    assert [r["ml_rating"] for r in rows] == sorted((r["ml_rating"] for r in rows), reverse=True)
+    assert all(r["p_better"] >= 0.5 for r in rows[:-1]) and rows[-1]["p_better"] is None
 
 
 @pytest.mark.parametrize(

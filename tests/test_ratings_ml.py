@@ -143,10 +143,12 @@ def test_standings_rows_carry_the_season_ratings() -> None:
     outcomes = [SeatOutcome(b, p, 0, 0) for seats, places in games for b, p in zip(seats, places, strict=True)]
     names = {b: f"bot{b}" for b in range(4)} | {9: "idle"}
     rows = compute_standings(outcomes, names, {b: 1500.0 + b for b in range(4)}, games)
-    assert [r.name for r in rows] == ["bot3", "bot2", "bot1", "bot0", "idle"]
+    # ranked by the ML rating (not by the Elo given, bot3 > bot2 > bot1 > bot0); idle, unrated, last
+    assert [r.name for r in rows][4:] == ["idle"] and {r.name for r in rows[:4]} == {f"bot{b}" for b in range(4)}
+    assert [r.ml_rating for r in rows[:4]] == sorted((r.ml_rating for r in rows[:4]), reverse=True)
     for r in rows[:4]:
         assert r.ml_low < r.ml_rating < r.ml_high and r.openskill_sigma > 0
-    assert all(r.p_better is not None and 0 <= r.p_better <= 1 for r in rows[:3])
+    assert all(r.p_better is not None and 0.5 <= r.p_better <= 1 for r in rows[:3])
     assert rows[3].p_better is None  # the next row (idle) has no rating
     idle = rows[4]
     assert (idle.ml_rating, idle.p_better, idle.openskill_mu) == (None, None, None)

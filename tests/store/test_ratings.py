@@ -94,6 +94,7 @@ def test_compute_standings_pure() -> None:
     rows = compute_standings(outcomes, {1: "one", 2: "two", 3: "idle"}, {1: 1490.0, 2: 1510.0})
     assert [(r.name, r.games, r.avg_place, r.avg_change, r.faults, r.elo) for r in rows] == [
         ("two", 1, 2.0, -10.0, 1, 1510.0), ("idle", 0, None, None, 0, 1500.0), ("one", 2, 2.0, 5.0, 2, 1490.0)]
+    # without games (no season ratings) the rows are ranked by Elo
     assert standings_json(rows)[0] == {"rank": 1, "bot_id": 2, "name": "two", "games": 1, "avg_place": 2.0,
                                        "avg_change": -10.0, "faults": 1, "elo": 1510.0,
                                        # no games given: no season ratings (league.ratings_ml)
@@ -124,7 +125,11 @@ def test_store_standings_by_hand(store: Store, bots: list[int], make_season: Cal
     assert got[b] == pytest.approx(1508.00, abs=0.01)
     assert got[c] == pytest.approx(1493.10, abs=0.01)
     rows = store.standings(sid)  # game 2 is still pending: d has no game and shows the start, 1500
-    assert [r.name for r in rows] == ["b", "d", "a", "c"]
+    # Pairwise over both games: b-a 1-1, b-c 1.5-0.5, a-c 1-1, so the ML rating ranks b, a, c;
+    # d has no rated game, so no ML rating: after them, though its Elo (1500) is above a's and c's.
+    assert [r.name for r in rows] == ["b", "a", "c", "d"]
+    assert rows[0].ml_rating > rows[1].ml_rating > rows[2].ml_rating and rows[3].ml_rating is None
+    assert rows[0].p_better >= 0.5 and rows[1].p_better >= 0.5 and rows[2].p_better is None
     by = {r.name: r for r in rows}
     assert by["a"].games == 2 and by["a"].avg_place == 2.0 and by["a"].avg_change == -5.0
     assert by["c"].faults == 2 and by["c"].avg_place == 2.0
@@ -215,3 +220,17 @@ def test_checkpoint_waits_for_a_game_still_running(store: Store, bots: list[int]
     finish(store, g[3], [1, 1, 3])
     assert checkpoint() == 3
     assert store.ratings(sid) == season_elo(_done_games_in_order(store, sid))
+
+
+def test_standings_are_ranked_by_the_season_rating_not_the_order_of_finishing() -> None:
+    """Elo in schedule order favours the bot that won late; the ML rating weighs every game alike."""
+    names = {1: "early", 2: "late"}
+    early_wins, late_wins = ([1, 2], [1, 2]), ([1, 2], [2, 1])
+    games = [early_wins] * 6 + [late_wins] * 5  # early is 6-5 up, but late won the last five
+    outcomes = [SeatOutcome(bot, place, 0, 0) for bots_, places in games for bot, place in zip(bots_, places, strict=True)]
+    elo = season_elo(games)
+    assert elo[2] > elo[1]  # the online rating puts the late winner ahead
+    rows = compute_standings(outcomes, names, elo, games)
+    assert [r.name for r in rows] == ["early", "late"] and rows[0].ml_rating > rows[1].ml_rating
+    assert rows[0].p_better > 0.5 and rows[1].p_better is None
+    assert [r["rank"] for r in standings_json(rows)] == [1, 2]
