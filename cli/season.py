@@ -138,13 +138,15 @@ def print_standings(store, season) -> None:
         ml = f"{r.ml_rating:.0f} [{r.ml_low:.0f}, {r.ml_high:.0f}]" if r.ml_rating is not None else "-"
         skill = f"{r.openskill_mu:.1f} ± {r.openskill_sigma:.1f}" if r.openskill_mu is not None else "-"
         table.add_row(str(i), escape(r.name), str(r.games), f"{r.avg_place:.2f}" if r.avg_place is not None else "-",
-                      f"{r.avg_change:+.1f}" if r.avg_change is not None else "-", str(r.faults), f"{r.elo:.0f}",
+                      f"{r.avg_change:+.1f}" if r.avg_change is not None else "-",
+                      f"{r.faults} (retired in {r.retired})" if r.retired else str(r.faults), f"{r.elo:.0f}",
                       ml, f"{r.p_better:.2f}" if r.p_better is not None else "-", skill)
     console.print(table)
     console.print("Ranked by ML rating: maximum-likelihood Bradley-Terry over the whole season (Elo scale), "
                   "95% interval; then by Elo (online, K=32, in schedule order). "
                   "P(>next): probability the bot is really better than the next row's; "
-                  "openskill: Plackett-Luce mu ± sigma.", highlight=False)
+                  "openskill: Plackett-Luce mu ± sigma. Faults: over all its games; (retired in N): games in "
+                  "which the bot's seat was retired for too many faults.", highlight=False)
 
 
 def standings(

@@ -81,7 +81,7 @@ def standing_message(rank: int, row: StandingRow) -> arena_pb2.StandingRow:
     optional = {k: getattr(row, k) for k in ("avg_place", "avg_change", "ml_rating", "ml_low", "ml_high",
                                              "p_better", "openskill_mu", "openskill_sigma")}
     return arena_pb2.StandingRow(rank=rank, bot_id=row.bot_id, name=row.name, games=row.games, faults=row.faults,
-                                 elo=row.elo, **{k: v for k, v in optional.items() if v is not None})
+                                 retired=row.retired, elo=row.elo, **{k: v for k, v in optional.items() if v is not None})
 
 
 class ArenaServicer(arena_pb2_grpc.ArenaServicer):

@@ -27,6 +27,7 @@ class SeatOutcome:
     place: int
     change: int
     faults: int
+    retired: bool = False
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,8 @@ class StandingRow:
     ``games`` counts the bot's rated seats (a bot seated twice in one game counts
     twice); ``avg_place`` is the mean place (1 = best; ``None`` before any game);
     ``avg_change`` the mean score change per game (tokens or points, as the game
-    counts them); ``faults`` the total over its games; ``elo`` its rating.
+    counts them); ``faults`` the total over its games; ``retired`` the games in
+    which its seat was retired for faults (RULINGS §4.2); ``elo`` its rating.
 
     From the whole season (``None`` for a bot without a rated result, or when
     the caller gave no games): ``ml_rating`` the maximum-likelihood
@@ -54,6 +56,7 @@ class StandingRow:
     avg_change: float | None
     faults: int
     elo: float
+    retired: int = 0
     ml_rating: float | None = None
     ml_low: float | None = None
     ml_high: float | None = None
@@ -102,13 +105,14 @@ def compute_standings(
     ratings (without them those fields are ``None``).
     Raises KeyError if an outcome's bot is missing from ``names``.
     """
-    acc: dict[int, list[int]] = {bot: [0, 0, 0, 0] for bot in names}  # games, places, change, faults
+    acc: dict[int, list[int]] = {bot: [0, 0, 0, 0, 0] for bot in names}  # games, places, change, faults, retired
     for o in outcomes:
         a = acc[o.bot_id] if o.bot_id in names else _missing(o.bot_id)
         a[0] += 1
         a[1] += o.place
         a[2] += o.change
         a[3] += o.faults
+        a[4] += int(o.retired)
     rows = [
         StandingRow(
             bot_id=bot,
@@ -118,8 +122,9 @@ def compute_standings(
             avg_change=change / g if g else None,
             faults=faults,
             elo=elo.get(bot, START),
+            retired=retired,
         )
-        for bot, (g, places, change, faults) in acc.items()
+        for bot, (g, places, change, faults, retired) in acc.items()
     ]
     if not games:
         return sorted(rows, key=rank_key)

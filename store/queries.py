@@ -28,7 +28,7 @@ from store.repo import Store
 
 #: The fields of a standings row that :func:`standings_core` computes in SQL; the others
 #: (maximum-likelihood ratings, openskill) come from ``store.standings``.
-CORE_STANDING_FIELDS = frozenset({"bot_id", "name", "games", "avg_place", "avg_change", "faults", "elo"})
+CORE_STANDING_FIELDS = frozenset({"bot_id", "name", "games", "avg_place", "avg_change", "faults", "retired", "elo"})
 #: Finished statuses: a game in one of these never changes again.
 FINAL = (GameStatus.DONE, GameStatus.FAILED)
 
@@ -197,7 +197,7 @@ def done_count(store: Store, season_id: int) -> tuple[int, int]:
 
 def standings_core(store: Store, season_id: int) -> list[dict[str, Any]]:
     """The season's standings as JSON-ready rows (``league.standings.standings_json`` of them):
-    rank, bot_id, name, games, avg_place, avg_change, faults and Elo, best Elo first, for
+    rank, bot_id, name, games, avg_place, avg_change, faults, retired and Elo, best Elo first, for
     every bot seated in the season (``dashboard.services.standings`` re-ranks them by the
     season ratings). Raises NotFound.
 
@@ -214,7 +214,8 @@ def standings_core(store: Store, season_id: int) -> list[dict[str, Any]]:
                    func.count(case((done, 1))),
                    func.sum(case((done, GameSeat.place))),
                    func.sum(case((done, GameSeat.change))),
-                   func.sum(case((done, GameSeat.faults))))
+                   func.sum(case((done, GameSeat.faults))),
+                   func.count(case((done & GameSeat.retired.is_(True), 1))))
             .join(Game, Game.id == GameSeat.game_id)
             .join(Bot, Bot.id == GameSeat.bot_id)
             .where(Game.season_id == season_id)
@@ -224,8 +225,8 @@ def standings_core(store: Store, season_id: int) -> list[dict[str, Any]]:
     out = [
         StandingRow(bot_id=bot, name=name, games=int(g), avg_place=(places / g) if g else None,
                     avg_change=(change / g) if g else None, faults=int(faults or 0),
-                    elo=elo.get(bot, elo_rating.START))
-        for bot, name, g, places, change, faults in rows
+                    elo=elo.get(bot, elo_rating.START), retired=int(retired))
+        for bot, name, g, places, change, faults, retired in rows
     ]
     out.sort(key=lambda r: (-r.elo, -r.games, r.name))
     return [{k: v for k, v in row.items() if k in CORE_STANDING_FIELDS or k == "rank"} for row in standings_json(out)]

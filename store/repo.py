@@ -711,9 +711,9 @@ class Store:
                                .where(Game.season_id == season_id)))
             ).all())
             outcomes = [  # result columns are set for every seat of a done game
-                SeatOutcome(bot, cast(int, place), cast(int, change), cast(int, faults))
-                for bot, place, change, faults in s.execute(
-                    select(GameSeat.bot_id, GameSeat.place, GameSeat.change, GameSeat.faults)
+                SeatOutcome(bot, cast(int, place), cast(int, change), cast(int, faults), bool(retired))
+                for bot, place, change, faults, retired in s.execute(
+                    select(GameSeat.bot_id, GameSeat.place, GameSeat.change, GameSeat.faults, GameSeat.retired)
                     .join(Game, Game.id == GameSeat.game_id)
                     .where(Game.season_id == season_id, Game.status == GameStatus.DONE))
             ]

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from league.elo import START, K, expected, season_elo, update
 from league.standings import SeatOutcome, compute_standings, standings_json
 from store import Store
+from store.queries import standings_core
 from tests.store.conftest import finish, make_record
 
 # ------------------------------------------------------------ pure Elo
@@ -90,13 +91,13 @@ def test_points_are_conserved_and_bounded(seats: list[tuple[int, int]], ratings:
 
 
 def test_compute_standings_pure() -> None:
-    outcomes = [SeatOutcome(1, 1, 30, 0), SeatOutcome(2, 2, -10, 1), SeatOutcome(1, 3, -20, 2)]
+    outcomes = [SeatOutcome(1, 1, 30, 0), SeatOutcome(2, 2, -10, 3, retired=True), SeatOutcome(1, 3, -20, 2)]
     rows = compute_standings(outcomes, {1: "one", 2: "two", 3: "idle"}, {1: 1490.0, 2: 1510.0})
-    assert [(r.name, r.games, r.avg_place, r.avg_change, r.faults, r.elo) for r in rows] == [
-        ("two", 1, 2.0, -10.0, 1, 1510.0), ("idle", 0, None, None, 0, 1500.0), ("one", 2, 2.0, 5.0, 2, 1490.0)]
+    assert [(r.name, r.games, r.avg_place, r.avg_change, r.faults, r.retired, r.elo) for r in rows] == [
+        ("two", 1, 2.0, -10.0, 3, 1, 1510.0), ("idle", 0, None, None, 0, 0, 1500.0), ("one", 2, 2.0, 5.0, 2, 0, 1490.0)]
     # without games (no season ratings) the rows are ranked by Elo
     assert standings_json(rows)[0] == {"rank": 1, "bot_id": 2, "name": "two", "games": 1, "avg_place": 2.0,
-                                       "avg_change": -10.0, "faults": 1, "elo": 1510.0,
+                                       "avg_change": -10.0, "faults": 3, "retired": 1, "elo": 1510.0,
                                        # no games given: no season ratings (league.ratings_ml)
                                        "ml_rating": None, "ml_low": None, "ml_high": None, "p_better": None,
                                        "openskill_mu": None, "openskill_sigma": None}
@@ -106,7 +107,7 @@ def test_store_standings_by_hand(store: Store, bots: list[int], make_season: Cal
     a, b, c, d = bots
     sid = make_season([[a, b, c], [c, b, a], [a, b, d]])
     g0, g1, _ = store.next_pending(sid)
-    finish(store, g0, [1, 2, 3], changes=[30, 0, -30], faults=[0, 0, 2])  # a 1516, b 1500, c 1484
+    finish(store, g0, [1, 2, 3], changes=[30, 0, -30], faults=[0, 0, 3])  # a 1516, b 1500, c 1484; c retired
     finish(store, g1, [1, 1, 3], changes=[20, 20, -40])                   # c and b draw, both beat a
     # Game 1 from (a 1516, b 1500, c 1484), seats (c, b, a), places (1, 1, 3); K/(n-1) = 16:
     #   c: 16 * [(.5 - E(1484,1500)) + (1 - E(1484,1516))], b: 16 * [(.5 - E(1500,1484)) + (1 - E(1500,1516))],
@@ -132,7 +133,12 @@ def test_store_standings_by_hand(store: Store, bots: list[int], make_season: Cal
     assert rows[0].p_better >= 0.5 and rows[1].p_better >= 0.5 and rows[2].p_better is None
     by = {r.name: r for r in rows}
     assert by["a"].games == 2 and by["a"].avg_place == 2.0 and by["a"].avg_change == -5.0
-    assert by["c"].faults == 2 and by["c"].avg_place == 2.0
+    assert by["c"].faults == 3 and by["c"].retired == 1 and by["c"].avg_place == 2.0
+    assert by["a"].retired == by["b"].retired == by["d"].retired == 0
+    # the dashboard's SQL aggregate agrees, bot by bot
+    core = {r["name"]: r for r in standings_core(store, sid)}
+    assert {n: (r["games"], r["faults"], r["retired"]) for n, r in core.items()} == {
+        r.name: (r.games, r.faults, r.retired) for r in rows}
     assert by["d"].games == 0 and by["d"].elo == 1500.0 and by["d"].avg_place is None
     assert [x["rank"] for x in store.standings_json(sid)] == [1, 2, 3, 4]
 

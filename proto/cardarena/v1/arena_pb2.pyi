@@ -133,7 +133,7 @@ class GetStandingsRequest(_message.Message):
     def __init__(self, season: _Optional[str] = ...) -> None: ...
 
 class StandingRow(_message.Message):
-    __slots__ = ("rank", "bot_id", "name", "games", "avg_place", "avg_change", "faults", "elo", "ml_rating", "ml_low", "ml_high", "p_better", "openskill_mu", "openskill_sigma")
+    __slots__ = ("rank", "bot_id", "name", "games", "avg_place", "avg_change", "faults", "elo", "ml_rating", "ml_low", "ml_high", "p_better", "openskill_mu", "openskill_sigma", "retired")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -148,6 +148,7 @@ class StandingRow(_message.Message):
     P_BETTER_FIELD_NUMBER: _ClassVar[int]
     OPENSKILL_MU_FIELD_NUMBER: _ClassVar[int]
     OPENSKILL_SIGMA_FIELD_NUMBER: _ClassVar[int]
+    RETIRED_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot_id: int
     name: str
@@ -162,7 +163,8 @@ class StandingRow(_message.Message):
     p_better: float
     openskill_mu: float
     openskill_sigma: float
-    def __init__(self, rank: _Optional[int] = ..., bot_id: _Optional[int] = ..., name: _Optional[str] = ..., games: _Optional[int] = ..., avg_place: _Optional[float] = ..., avg_change: _Optional[float] = ..., faults: _Optional[int] = ..., elo: _Optional[float] = ..., ml_rating: _Optional[float] = ..., ml_low: _Optional[float] = ..., ml_high: _Optional[float] = ..., p_better: _Optional[float] = ..., openskill_mu: _Optional[float] = ..., openskill_sigma: _Optional[float] = ...) -> None: ...
+    retired: int
+    def __init__(self, rank: _Optional[int] = ..., bot_id: _Optional[int] = ..., name: _Optional[str] = ..., games: _Optional[int] = ..., avg_place: _Optional[float] = ..., avg_change: _Optional[float] = ..., faults: _Optional[int] = ..., elo: _Optional[float] = ..., ml_rating: _Optional[float] = ..., ml_low: _Optional[float] = ..., ml_high: _Optional[float] = ..., p_better: _Optional[float] = ..., openskill_mu: _Optional[float] = ..., openskill_sigma: _Optional[float] = ..., retired: _Optional[int] = ...) -> None: ...
 
 class GetStandingsResponse(_message.Message):
     __slots__ = ("season", "game", "rows")
