@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import Callable
 from concurrent import futures
 
@@ -40,6 +41,30 @@ class _Servicer(bot_pb2_grpc.BotServicer):
         raise AssertionError("unreachable")  # context.abort raises
 
 
+def port_busy(host: str, port: int) -> str | None:
+    """Why ``host:port`` cannot be listened on (e.g. "Address already in use"), or None if it can.
+
+    A probe bind with SO_REUSEADDR, as servers bind, so a port in TIME_WAIT counts as free.
+    Lets a server fail in one line before its framework logs a bind error of its own; the
+    real bind can still lose a race, and callers handle that too. None for ``port=0`` and for
+    a host that does not resolve (the real bind reports those).
+    """
+    if port == 0:
+        return None
+    try:
+        infos = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror:
+        return None
+    for family, kind, proto, _, address in infos:
+        with socket.socket(family, kind, proto) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(address)
+            except OSError as exc:
+                return exc.strerror or str(exc)
+    return None
+
+
 def start_grpc_server(add_servicers: Callable[[grpc.Server], None], service: str, host: str, port: int,
                       threads: int, max_message_bytes: int, name: str) -> tuple[grpc.Server, int]:
     """Start a gRPC server with ``add_servicers``' services and grpc.health.v1 reporting ``service`` as SERVING.
@@ -56,6 +81,9 @@ def start_grpc_server(add_servicers: Callable[[grpc.Server], None], service: str
             ("grpc.max_send_message_length", max_message_bytes),
         ],
     )
+    busy = port_busy(host, port)
+    if busy:
+        raise RuntimeError(f"cannot bind {host}:{port}: {busy}")
     add_servicers(server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -51,8 +51,9 @@ def db_url(option: str | None) -> str:
 def open_db(option: str | None, *, existing: bool = False):  # -> store.repo.Store
     """Open (and migrate) the store; a bad URL or unreachable database becomes one CliError line.
 
-    ``existing``: for commands that only read what is stored (standings, season list/run), a
-    SQLite file that does not exist is an error naming it, instead of a new empty store there.
+    ``existing``: for commands that need what is stored already (season create/run/list,
+    standings), a SQLite file that does not exist is an error naming it, instead of a new empty
+    store there.
     """
     from store import StoreError, open_store
     from store.db import sqlite_file
@@ -61,7 +62,7 @@ def open_db(option: str | None, *, existing: bool = False):  # -> store.repo.Sto
     path = sqlite_file(url)
     if existing and path is not None and not path.exists():
         fail(f"no store at {path}: nothing has been stored there (check --db or $CARDARENA_DB_URL; "
-             "`cardarena demo` or `cardarena season create` makes one)")
+             "`cardarena demo` or `cardarena server` makes one)")
     try:
         return open_store(url)
     except StoreError as exc:

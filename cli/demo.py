@@ -61,6 +61,10 @@ def demo(
     else:
         fail(f"unknown game {game!r}; choose from {', '.join(ready + ['all'])}", 2)
     store = open_db(db)
+    if serve:
+        from cli.server import check_ports_free
+
+        check_ports_free("127.0.0.1", port, grpc_port)  # before the seasons, not after them
     for name in chosen:
         lineup = LINEUPS[name]
         started = time.perf_counter()

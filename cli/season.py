@@ -61,7 +61,7 @@ def create(
         tc = TimeControl(deadline_s=deadline, time_bank_s=time_bank, budget_s=budget)
     except BadParameters as exc:
         fail(str(exc), 2)
-    store = open_db(db)
+    store = open_db(db, existing=True)  # its bots are registered there already
     try:
         season_id = create_season(store, name, game, [b.strip() for b in bots.split(",") if b.strip()],
                                   parse_ints(tables, "--tables"), games, seed, duplicate, parse_params(param), tc)

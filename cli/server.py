@@ -29,16 +29,15 @@ def start_arena(store_url: str, host: str, grpc_port: int) -> tuple[Any, int]:
     return start_arena_server(store_url, host, grpc_port)
 
 
-def _check_port_free(host: str, port: int) -> None:
-    """One-line error now, rather than uvicorn's log lines after the banner, when the port is taken."""
-    import socket
+def check_ports_free(host: str, port: int, grpc_port: int) -> None:
+    """One-line error now, rather than a server's log lines later, when the dashboard's or the
+    Arena's port is taken (``demo --serve`` checks before it plays its seasons)."""
+    from botsdk.server import port_busy
 
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            fail(f"cannot serve the dashboard on {host}:{port}: {exc.strerror or exc} (choose another --port)")
+    for what, number, option in (("the dashboard", port, "--port"), ("the Arena gRPC service", grpc_port, "--grpc-port")):
+        busy = port_busy(host, number)
+        if busy:
+            fail(f"cannot serve {what} on {host}:{number}: {busy} (choose another {option})")
 
 
 def serve(url: str, host: str = "127.0.0.1", port: int = 8000, grpc_port: int = DEFAULT_GRPC_PORT,
@@ -54,22 +53,20 @@ def serve(url: str, host: str = "127.0.0.1", port: int = 8000, grpc_port: int = 
         open_store(url).close()  # fail now, in one line, rather than on the first request
     except StoreError as exc:
         fail(str(exc))
-    _check_port_free(host, port)
+    check_ports_free(host, port, grpc_port)
     app = create_app(DashboardSettings(db_url=url))
     try:
         arena = start_arena(url, host, grpc_port)
-    except (StoreError, RuntimeError, OSError) as exc:
-        console.print(f"Arena service not started ({exc}); serving the dashboard only.", highlight=False)
-        arena = None
+    except (StoreError, RuntimeError) as exc:
+        fail(f"cannot start the Arena gRPC service: {exc} (choose another --grpc-port)")
     shown = "localhost" if host in ("0.0.0.0", "::") else host
     console.print(f"dashboard: [bold]http://{shown}:{port}/[/]  (JSON API: http://{shown}:{port}/api)"
-                  + (f"; Arena gRPC on {host}:{arena[1]}" if arena is not None else "") + ". Ctrl-C stops.",
+                  + f"; Arena gRPC on {host}:{arena[1]}. Ctrl-C stops.",
                   highlight=False)
     try:
         uvicorn.run(app, host=host, port=port, log_level=log_level)
     finally:
-        if arena is not None:
-            arena[0].stop(None)
+        arena[0].stop(None)
 
 
 def server(

@@ -48,16 +48,21 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
         raise SeasonError(f"a season has 1 to {MAX_GAMES:,} games, not {games}")
     if store.get_season_by_name(name) is not None:
         raise SeasonError(f"a season named {name!r} exists already")
-    bots = []
-    for bot_name in bot_names:
-        bot = store.get_bot_by_name(bot_name)
-        if bot is None:
-            raise SeasonError(f"no bot named {bot_name!r} is registered")
-        if bot.retired_at is not None:
-            raise SeasonError(f"bot {bot_name!r} is retired")
-        if game_spec.name.value not in bot.games:
-            raise SeasonError(f"bot {bot_name!r} does not play {game_spec.name.value}")
-        bots.append(bot)
+    twice = sorted({n for n in bot_names if list(bot_names).count(n) > 1})
+    if twice:
+        raise SeasonError(f"listed more than once: {', '.join(twice)} (a bot takes one seat per table)")
+    found = {n: store.get_bot_by_name(n) for n in bot_names}
+    missing = [n for n, bot in found.items() if bot is None]
+    if missing:
+        raise SeasonError(f"no bot named {', '.join(repr(n) for n in missing)} is registered in this store "
+                          "(see: cardarena bot register, or check --db)")
+    bots = [bot for bot in found.values() if bot is not None]
+    retired = [b.name for b in bots if b.retired_at is not None]
+    if retired:
+        raise SeasonError(f"retired: {', '.join(retired)}")
+    others = [b.name for b in bots if game_spec.name.value not in b.games]
+    if others:
+        raise SeasonError(f"these bots do not play {game_spec.name.value}: {', '.join(others)}")
     try:
         schedule = build_schedule([b.id for b in bots], list(table_sizes), games, seed, duplicate)
     except ScheduleError as exc:

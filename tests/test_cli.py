@@ -61,7 +61,8 @@ def test_an_unknown_season_is_one_line(tmp_path: Path) -> None:
     assert result.returncode == 1 and result.stderr.strip().startswith("cardarena: error: no season named 'nope' in sqlite:///")
 
 
-@pytest.mark.parametrize("command", [["standings", "--season", "x"], ["season", "list"], ["season", "run", "x"]])
+@pytest.mark.parametrize("command", [["standings", "--season", "x"], ["season", "list"], ["season", "run", "x"],
+                                     ["season", "create", "x", "--game", "svara", "--bots", "a,b,c"]])
 def test_reading_a_store_that_does_not_exist_names_it_and_creates_nothing(command: list[str], tmp_path: Path) -> None:
     missing = tmp_path / "typo" / "arena.db"
     result = run(*command, "--db", f"sqlite:///{missing}")
@@ -116,6 +117,7 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
 )
 def test_hostile_values_get_one_line_errors(args: list[str], message: str, tmp_path: Path) -> None:
     if "--db" not in args:
+        open_store(f"sqlite:///{tmp_path / 'h.db'}").close()
         args = [*args, "--db", f"sqlite:///{tmp_path / 'h.db'}"]
     result = run(*args)
     assert result.returncode in (1, 2), result
@@ -133,3 +135,46 @@ def test_ctrl_c_exits_130_and_says_so(tmp_path: Path) -> None:
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130 and "cardarena: aborted" in err
+
+
+@pytest.fixture
+def busy_port():
+    """A port held by a listening socket for the test."""
+    import socket
+
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        yield held.getsockname()[1]
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.mark.parametrize("which", ["--port", "--grpc-port"])
+def test_a_busy_server_port_is_one_line_before_anything_starts(which: str, busy_port: int, tmp_path: Path) -> None:
+    other = "--grpc-port" if which == "--port" else "--port"
+    result = run("server", which, str(busy_port), other, str(_free_port()), "--db", f"sqlite:///{tmp_path / 's.db'}",
+                 timeout=60)
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"127.0.0.1:{busy_port}" in lines[0] and f"choose another {which}" in lines[0], result.stderr
+
+
+def test_demo_serve_checks_its_ports_before_playing(busy_port: int, tmp_path: Path) -> None:
+    result = run("demo", "--serve", "--port", str(busy_port), "--games", "3", "--db", f"sqlite:///{tmp_path / 'd.db'}",
+                 timeout=60)
+    assert result.returncode == 1 and "choose another --port" in result.stderr, result.stderr
+    assert open_store(f"sqlite:///{tmp_path / 'd.db'}").list_seasons() == []  # nothing was played
+
+
+def test_bot_serve_on_a_busy_port_is_one_line(busy_port: int) -> None:
+    result = run("bot", "serve", "random", "--port", str(busy_port), timeout=60)
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"cannot bind 127.0.0.1:{busy_port}" in lines[0], result.stderr
