@@ -36,12 +36,14 @@ def follow_on_celery(store, season_id: int, broker_url: str, description: str, *
     """Enqueue the season's pending games on ``broker_url`` and follow them to the end with a
     progress bar (done + failed of all games); returns the final progress.
 
-    Raises workers.follower.SeasonStuck when nothing moved for ``stall_s`` seconds.
+    Raises workers.follower.BrokerUnreachable at once if the broker does not answer at the
+    start, and workers.follower.SeasonStuck when nothing moved for ``stall_s`` seconds.
     """
     from workers.celery_app import configure
     from workers.follower import SeasonFollower
 
     follower = SeasonFollower(store, configure(broker_url), season_id, window=window, stall_s=stall_s)
+    follower.check_broker()
     first = store.season_progress(season_id)
     with _bar() as bar:
         task = bar.add_task(description, total=first["total"], completed=first["done"] + first["failed"])

@@ -96,11 +96,13 @@ def run(
     if season is None:
         no_season(name, db)
     if broker:
-        from workers.follower import SeasonStuck
+        from workers.follower import BrokerUnreachable, SeasonStuck
 
         try:
             progress = follow_on_celery(store, season.id, broker, f"season {name}", window=window,
                                         stall_s=stall_timeout)
+        except BrokerUnreachable as exc:
+            fail(f"{exc} (is redis-server running there? `cardarena worker` uses the same --broker)")
         except SeasonStuck as exc:
             err_console.print(str(exc), highlight=False, markup=False)
             fail(f"season {name!r} is stuck (see above)")

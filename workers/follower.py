@@ -45,6 +45,10 @@ class SeasonStuck(Exception):
     """Nothing moved for the stall time; ``str(e)`` names the unfinished games and why (several lines)."""
 
 
+class BrokerUnreachable(Exception):
+    """The broker does not answer; ``str(e)`` is one line naming it (password hidden) and the error."""
+
+
 @dataclass
 class FollowStats:
     """What the follower did: messages sent, re-sent after a used-up or lost task, games swept."""
@@ -108,6 +112,19 @@ class SeasonFollower:
             except Exception:  # already broken: nothing to release
                 pass
             self._conn = None
+
+    def check_broker(self) -> None:
+        """Connect to the broker once (no retries). Raises BrokerUnreachable.
+
+        For the start of a season run: a broker that is down then is a wrong URL or a
+        service not started, better said at once than after the stall time. Once the season
+        runs, a broker outage is waited out (Redis restarts lose nothing that the store keeps).
+        """
+        try:
+            self._connection().ensure_connection(max_retries=1)
+        except Exception as exc:  # any transport's connection error
+            self._drop_connection()
+            raise BrokerUnreachable(f"cannot reach the broker {self._broker()}: {exc}") from exc
 
     def queue_depth(self) -> int | None:
         """Messages waiting in the games queue; None if the broker cannot be asked now."""
@@ -217,6 +234,8 @@ class SeasonFollower:
         progress = self.store.season_progress(self.season_id)
         lines = [f"season stuck: no progress for {self.stall_s:.0f} s with {progress['pending']} pending and "
                  f"{progress['running']} running game(s) ({progress['done']} done, {progress['failed']} failed)"]
+        if self.queue_depth() is None:
+            lines.append(f"the broker {self._broker()} does not answer: games cannot be sent to workers")
         workers = self._ping_workers()
         if workers is not None and not workers:
             lines.append(f"no worker answers on the broker {self._broker()}: start one with "

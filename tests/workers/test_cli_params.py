@@ -68,3 +68,16 @@ def test_a_worker_needs_a_broker(tmp_path: Path) -> None:
                             env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert result.returncode == 2
     assert result.stderr.strip() == "cardarena: error: no broker: pass --broker redis://host:6379/0 or set CARDARENA_BROKER_URL"
+
+
+def test_a_broker_that_does_not_answer_is_one_line_at_once(db_with_bots: str, dead_endpoint: str) -> None:
+    created = cli("season", "create", "nobroker", "--game", "svara", "--bots", "a,b,c", "--tables", "3", "--games", "3",
+                  "--db", db_with_bots)
+    assert created.returncode == 0, created.stderr
+    # the stall timeout (its message says "is stuck") would take 120 s; this is the check at the start
+    result = cli("season", "run", "nobroker", "--broker", f"redis://{dead_endpoint}/0", "--db", db_with_bots)
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"cardarena: error: cannot reach the broker redis://{dead_endpoint}/0"), \
+        result.stderr
+    assert open_store(db_with_bots).season_progress(open_store(db_with_bots).get_season_by_name("nobroker").id)["pending"] == 3
