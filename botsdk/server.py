@@ -34,10 +34,10 @@ class _Servicer(bot_pb2_grpc.BotServicer):
         except ValueError as exc:
             log.exception("game %s seat %s decision %s", request.game_id, request.seat, request.decision)
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        except Exception:
-            # the referee records an ERROR fault; the author sees the traceback here
+        except Exception as exc:
+            # the referee records an ERROR fault with this text; the author sees the traceback here, once
             log.exception("game %s seat %s decision %s", request.game_id, request.seat, request.decision)
-            raise
+            context.abort(grpc.StatusCode.UNKNOWN, f"{type(exc).__name__}: {exc}")
         raise AssertionError("unreachable")  # context.abort raises
 
 

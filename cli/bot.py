@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import sys
 from typing import Annotated
 
 import typer
@@ -50,8 +51,18 @@ def serve_bot(
 DEFAULT_ARENA = "127.0.0.1:50050"  # `cardarena server`'s default Arena port
 ServerOption = Annotated[str, typer.Option("--server", envvar="CARDARENA_ARENA",
                                            help="The platform's Arena gRPC service, HOST:PORT (env CARDARENA_ARENA).")]
-TokenOption = Annotated[str, typer.Option("--token", envvar="CARDARENA_BOT_TOKEN", prompt=True, hide_input=True,
-                                          help="The bot's token from `bot register` (env CARDARENA_BOT_TOKEN).")]
+TokenOption = Annotated[str | None, typer.Option(
+    "--token", envvar="CARDARENA_BOT_TOKEN",
+    help="The bot's token from `bot register` (env CARDARENA_BOT_TOKEN); asked for when missing on a terminal.")]
+
+
+def _token(given: str | None) -> str:
+    """The token given, else asked for (hidden) on a terminal; a one-line error without one."""
+    if given:
+        return given
+    if sys.stdin.isatty():
+        return str(typer.prompt("token", hide_input=True))
+    fail("no token: pass --token or set CARDARENA_BOT_TOKEN (it was printed by `cardarena bot register`)", 2)
 #: Seconds allowed for the Arena's own work besides entry checks.
 ARENA_BASE_TIMEOUT_S = 30.0
 #: Seconds allowed per validation game of the entry checks.
@@ -114,7 +125,7 @@ def register_bot(
 @app.command("update")
 def update_bot(
     name: Annotated[str, typer.Argument(help="The bot's name.")],
-    token: TokenOption,
+    token: TokenOption = None,
     endpoint: Annotated[str, typer.Option(help="New HOST:PORT (the entry checks run again).")] = "",
     version: Annotated[str, typer.Option(help="New version.")] = "",
     server: ServerOption = DEFAULT_ARENA,
@@ -122,7 +133,7 @@ def update_bot(
     """Point a registered bot at a new endpoint and/or record a new version."""
     from cardarena.v1 import arena_pb2
 
-    request = arena_pb2.UpdateBotRequest(name=name, token=token, endpoint=endpoint, version=version)
+    request = arena_pb2.UpdateBotRequest(name=name, token=_token(token), endpoint=endpoint, version=version)
     answer = _arena_call(server, "UpdateBot", request, ARENA_BASE_TIMEOUT_S + 3 * ARENA_GAME_TIMEOUT_S)
     console.print(f"updated bot [bold]{escape(answer.bot.name)}[/]: {escape(answer.bot.endpoint)}, "
                   f"version {escape(answer.bot.version)}",
@@ -132,13 +143,13 @@ def update_bot(
 @app.command("retire")
 def retire_bot(
     name: Annotated[str, typer.Argument(help="The bot's name.")],
-    token: TokenOption,
+    token: TokenOption = None,
     server: ServerOption = DEFAULT_ARENA,
 ) -> None:
     """Retire a registered bot: it joins no new season; its games stay in history."""
     from cardarena.v1 import arena_pb2
 
-    answer = _arena_call(server, "RetireBot", arena_pb2.RetireBotRequest(name=name, token=token), ARENA_BASE_TIMEOUT_S)
+    answer = _arena_call(server, "RetireBot", arena_pb2.RetireBotRequest(name=name, token=_token(token)), ARENA_BASE_TIMEOUT_S)
     console.print(f"retired bot [bold]{escape(answer.bot.name)}[/]", highlight=False)
 
 

@@ -95,7 +95,11 @@ def run(
     season = store.get_season_by_name(name)
     if season is None:
         no_season(name, db)
-    if broker:
+    progress = store.season_progress(season.id)
+    if progress["pending"] + progress["running"] == 0:
+        console.print(f"nothing to run: season {escape(name)} is finished ({progress['done']} done, "
+                      f"{progress['failed']} failed)", highlight=False)
+    elif broker:
         from workers.follower import BrokerUnreachable, SeasonStuck
 
         try:
@@ -156,8 +160,7 @@ def standings(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     db: DbOption = None,
 ) -> None:
-    """Print a season's standings: games, average place, average score change, faults, Elo, and the
-    season's ML rating with its 95% interval (the table's order), P(better than next) and openskill."""
+    """Print a season's standings: games, average place, score change, faults, Elo, ML rating with its 95% interval (the table's order), P(better than next), openskill."""
     store = open_db(db, existing=True)
     info = store.get_season_by_name(season)
     if info is None:

@@ -49,7 +49,7 @@ games (or for a bot that won every result, whose scores are all near zero) it
 is far too small. So every reported uncertainty, a bot's sd or the sd of a
 difference of two ratings, is the larger of the sandwich's and ``A^-1``'s.
 Measured on simulated Plackett-Luce seasons of 3-6 seats (300 seasons per
-size, tests/test_ratings_ml.py): coverage of the 95% intervals 0.991 at 4
+size, ``python -m bench.bench_rating_coverage``): coverage of the 95% intervals 0.991 at 4
 games (the sandwich alone: 0.770, and 17% of its "P(better) > 95%" claims
 were wrong, against 7% with the larger one), 0.959 at 8 games, 0.950 at 30,
 0.952 at 100 and 0.947 at 400 games, where the sandwich is the larger

@@ -84,7 +84,8 @@ def sqlite_file(url: str) -> Path | None:
     except (exc.ArgumentError, ValueError):
         return None
     database = parsed.database or ""
-    if parsed.get_backend_name() != "sqlite" or database in ("", ":memory:") or database.startswith("file:"):
+    if (parsed.get_backend_name() != "sqlite" or parsed.host or database in ("", ":memory:")
+            or database.startswith("file:")):
         return None
     return Path(database)
 
@@ -105,6 +106,9 @@ def create_store_engine(url: str) -> Engine:
     kwargs: dict[str, Any] = {}
     backend = parsed.get_backend_name()
     if backend == "sqlite":
+        if parsed.host:  # sqlite://var/a.db: "var" parsed as a host, the file would be "a.db"
+            raise StoreUnavailable(f"bad SQLite URL {url!r}: the path follows three slashes, "
+                                   "e.g. sqlite:///var/cardarena.db (relative) or sqlite:////srv/cardarena.db (absolute)")
         database = parsed.database or ""
         memory = database in ("", ":memory:") or "mode=memory" in str(parsed)
         connect_args: dict[str, Any] = {"timeout": SQLITE_BUSY_TIMEOUT_S}

@@ -102,6 +102,8 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
     assert [r["rank"] for r in rows] == list(range(1, 7))
     assert [r["ml_rating"] for r in rows] == sorted((r["ml_rating"] for r in rows), reverse=True)
     assert all(r["p_better"] >= 0.5 for r in rows[:-1]) and rows[-1]["p_better"] is None
+    again = run("season", "run", season.name, "--db", db)
+    assert again.returncode == 0 and f"nothing to run: season {season.name} is finished (18 done, 0 failed)" in again.stdout
 
 
 @pytest.mark.parametrize(
@@ -178,3 +180,20 @@ def test_bot_serve_on_a_busy_port_is_one_line(busy_port: int) -> None:
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and f"cannot bind 127.0.0.1:{busy_port}" in lines[0], result.stderr
+
+
+def test_a_sqlite_url_with_two_slashes_is_explained(tmp_path: Path) -> None:
+    result = run("season", "list", "--db", "sqlite://var/my-league.db")
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "bad SQLite URL 'sqlite://var/my-league.db'" in lines[0] and "three slashes" in lines[0]
+
+
+@pytest.mark.parametrize("command", [["bot", "update", "x", "--version", "2"], ["bot", "retire", "x"]])
+def test_a_missing_token_without_a_terminal_is_one_line(command: list[str]) -> None:
+    result = subprocess.run([*CLI, *command], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                            cwd=Path(__file__).parents[1], env={k: v for k, v in __import__("os").environ.items()
+                                                               if k != "CARDARENA_BOT_TOKEN"})
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no token: pass --token or set CARDARENA_BOT_TOKEN" in lines[0], result.stderr
