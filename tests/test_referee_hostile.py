@@ -111,11 +111,18 @@ def test_a_bot_answering_deadline_exceeded_at_once_is_an_error_not_a_timeout(raw
 
 
 def test_the_budget_running_out_mid_call_is_a_budget_fault_and_keeps_the_bank(raw_bot, bot_server) -> None:
-    def slow(request, context):
-        time.sleep(0.2)
+    calls = []
+
+    def hangs_on_the_third_call(request, context):
+        # two instant answers, then one that the budget (0.5 s) cuts long before the deadline (5 s):
+        # no answer ever runs past the deadline, so the bank stays whole whatever the machine's load
+        calls.append(request.decision)
+        if len(calls) == 3:
+            time.sleep(2.0)
         return legal(request)
 
-    record = game(raw_bot(slow), bot_server, TimeControl(deadline_s=0.3, time_bank_s=1.0, budget_s=0.5, max_faults=3))
+    record = game(raw_bot(hangs_on_the_third_call), bot_server,
+                  TimeControl(deadline_s=5.0, time_bank_s=1.0, budget_s=0.5, max_faults=3))
     seat0 = [d for d in record.decisions if d.seat == 0]
     kinds = [d.fault for d in seat0]
     assert kinds[:2] == [None, None] and kinds[2] is FaultKind.BUDGET

@@ -31,19 +31,16 @@ MISSING_CHROMIUM = ("the browser test needs Debian's chromium at /usr/bin/chromi
                     "`sudo apt-get install -y chromium` (never `playwright install`)")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture
 def base_url(world: World) -> Iterator[str]:
-    """The dashboard over ``world``'s store, served by uvicorn in a thread for this test."""
-    port = free_port()
+    """The dashboard over ``world``'s store, served by uvicorn in a thread for this test, on a
+    socket bound here (no gap between choosing a port and binding it)."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    port = int(listener.getsockname()[1])
     app = create_app(DashboardSettings(db_url=world.url, refresh_s=1))
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
     while not server.started:
@@ -53,6 +50,7 @@ def base_url(world: World) -> Iterator[str]:
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
     thread.join(10)
+    listener.close()
 
 
 @pytest.fixture

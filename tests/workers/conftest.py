@@ -8,6 +8,7 @@ no persistence (tests kill and restart it); never a shared one.
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import signal
 import socket
@@ -88,10 +89,30 @@ class RedisServer:
         self.start()
 
 
+def free_port_outside_the_ephemeral_range() -> int:
+    """A free TCP port of 127.0.0.1 below the kernel's ephemeral range, for a server restarted
+    mid-test: while it is down, a client reconnecting from an ephemeral port cannot take its
+    port (or connect to itself on it)."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randrange(max(1024, low - 12000), low)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    return free_port()
+
+
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    """This session's own redis-server on a free port."""
-    server = RedisServer(free_port(), tmp_path_factory.mktemp("redis") / "redis.log")
+    """This session's own redis-server on a free port (restarted by one test: see the port's choice)."""
+    server = RedisServer(free_port_outside_the_ephemeral_range(), tmp_path_factory.mktemp("redis") / "redis.log")
     server.start()
     yield server
     server.stop()

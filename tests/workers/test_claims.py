@@ -68,9 +68,9 @@ def test_the_service_leaves_a_busy_game_pending(store: Store) -> None:
 
 
 class Slow(SleepyOdds):
-    """The odds bot at 80 ms per decision: a game outlasts a 0.4 s lease several times."""
+    """The odds bot at 250 ms per decision: a game outlasts a 1 s lease several times."""
 
-    sleep_s = 0.08
+    sleep_s = 0.25
 
 
 def test_the_heartbeat_keeps_a_long_game_through_the_sweeper(store: Store, bot_server) -> None:  # type: ignore[no-untyped-def]
@@ -92,10 +92,11 @@ def test_the_heartbeat_keeps_a_long_game_through_the_sweeper(store: Store, bot_s
     thread.start()
     started = time.monotonic()
     try:
-        result = run_game(store, game_id, lease_s=0.4)
+        # lease 1 s, renewed every 1/3 s: a stall of the heartbeat thread under load must pass 2/3 s to lose it
+        result = run_game(store, game_id, lease_s=1.0)
     finally:
         stop.set()
         thread.join()
-    assert time.monotonic() - started > 1.2  # three leases long
+    assert time.monotonic() - started > 3.0  # three leases long
     assert result.outcome == Outcome.DONE and swept == []
     assert [a.outcome.value for a in store.attempts(game_id)] == ["done"]  # type: ignore[union-attr]

@@ -29,7 +29,7 @@ RERUN_WITHIN_S = 30.0
 class Follow:
     """The season follower in a thread (as ``season run --broker`` runs it), with its outcome."""
 
-    def __init__(self, store: Store, broker: str, season_id: int, **options: float) -> None:
+    def __init__(self, store: Store, broker: str, season_id: int, **options: float | int) -> None:
         self.follower = SeasonFollower(store, configure(broker), season_id, stall_s=90, **options)  # type: ignore[arg-type]
         self.error: BaseException | None = None
         self.progress: dict[str, int] = {}
@@ -111,8 +111,9 @@ def kill_while_running(store: Store, season_id: int, candidates: Callable[[], li
 
     The candidates that hold a running game are frozen (SIGSTOP) and the store read again,
     so the game cannot finish between the read and the kill; if none still runs one they are
-    thawed and it tries again. ``victims(pid)`` maps the frozen game runner to the pids that
-    die: the one to SIGKILL first, then any that die with it. Returns those pids and the kill time.
+    thawed and it tries again. ``victims(pid)`` maps the frozen game runner to the pids to
+    SIGKILL (the target first, then any that would die with it, killed at once too). Returns those
+    pids and the kill time.
     """
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -124,9 +125,11 @@ def kill_while_running(store: Store, season_id: int, candidates: Callable[[], li
         still = sorted(running_owners(store, season_id) & set(busy))
         if still:
             pids = victims(still[0])
-            os.kill(pids[0], signal.SIGKILL)
+            # all of them, not only the first: a frozen child thawed before its parent's death
+            # reaches it could store its game in the gap
+            signal_all(pids, signal.SIGKILL)
             killed_at = utcnow()
-            signal_all(busy, signal.SIGCONT)  # the survivors go on; the dead ignore it
+            signal_all([pid for pid in busy if pid not in pids], signal.SIGCONT)  # the others go on
             return pids, killed_at
         signal_all(busy, signal.SIGCONT)
     raise AssertionError("timed out waiting for a game to kill")
@@ -137,7 +140,8 @@ def kill_mid_game(store: Store, season_id: int, victim: Worker, main: bool,
     """Start following the season and SIGKILL the victim worker while it runs a game: its main
     process (``main``; its pool children die with it) or the pool child that runs the game.
     Returns the follower, the pids that died (the killed process first) and the kill time."""
-    follow = Follow(store, broker, season_id)
+    # a short broker queue (window 4): the re-sent game waits behind a few games, not 32
+    follow = Follow(store, broker, season_id, window=4)
     if main:
         pids, killed_at = kill_while_running(store, season_id, victim.children,
                                              lambda _: [victim.pid, *victim.children()])
