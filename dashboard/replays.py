@@ -36,36 +36,41 @@ class ReplayData:
     record: dict[str, Any]
 
 
-def public_record(record: GameRecord) -> dict[str, Any]:
-    """The parts of a record that every seat and spectator may see while the game runs:
-    the public events (``visible_to`` is None) and nothing else that could reveal a card
-    (no views, answers, actions, chance outcomes, fault answers or results)."""
+def public_progress(live: dict[str, Any]) -> dict[str, Any]:
+    """A running game's stored progress (``store.live_record``) in a record's shape, with only
+    what every seat and spectator may see: the public events (``visible_to`` is None) and the
+    faults' seats, decisions and kinds; no views, answers, actions, chance outcomes, fault
+    details or results. The worker writes nothing else (``referee.live``); this checks again."""
     return {
-        "game": record.game,
-        "params": record.params,
-        "num_seats": record.num_seats,
-        "game_id": record.game_id,
-        "events": [e for e in record.events if e.get("visible_to") is None],
-        "faults": [{"seat": f.seat, "decision": f.decision, "kind": f.kind.value, "detail": "", "answer": None}
-                   for f in record.faults],
+        "game": live.get("game"),
+        "params": live.get("params", {}),
+        "num_seats": live.get("num_seats"),
+        "game_id": live.get("game_id"),
+        "events": [{"kind": e["kind"], "data": e["data"], "visible_to": None}
+                   for e in live.get("events", []) if e.get("visible_to") is None],
+        "faults": [{"seat": f["seat"], "decision": f["decision"], "kind": f["kind"], "detail": "", "answer": None}
+                   for f in live.get("faults", [])],
         "decisions": [],
         "chance": [],
         "results": [],
-        "started_at": record.started_at,
+        "started_at": live.get("started_at"),
     }
 
 
 def load_replay(store: Store, game_id: int) -> ReplayData:
-    """The replay of ``game_id`` as it may be shown now. Raises NotFound (no such game)
-    or NoReplay (the game has no stored record yet)."""
+    """The replay of ``game_id`` as it may be shown now: a finished game's stored record in
+    full; a running game's public progress so far, as its worker last stored it (every few
+    seconds). Raises NotFound (no such game) or NoReplay (nothing to show yet)."""
     game = get_game_row(store, game_id)
-    record = store.get_replay(game_id)
-    if record is None:
-        still = "yet " if game.status not in FINISHED else ""
-        raise NoReplay(f"game {game_id} has no replay {still}(status {game.status})")
     if game.status in FINISHED:
+        record = store.get_replay(game_id)
+        if record is None:
+            raise NoReplay(f"game {game_id} has no replay (status {game.status})")
         return ReplayData(game, False, _expanded(record, game_id))
-    return ReplayData(game, True, public_record(record))
+    live = store.live_record(game_id) if game.status == GameStatus.RUNNING.value else None
+    if live is None:
+        raise NoReplay(f"game {game_id} has no replay yet (status {game.status})")
+    return ReplayData(game, True, public_progress(live))
 
 
 def _expanded(record: GameRecord, game_id: int) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from cardarena.v1 import bot_pb2
 from referee.clients import BotCallError, BotClient
 from referee.engine import Ask, DrawLot, IllegalAction, Shuffle, places
 from referee.games import GameSpec, MalformedAction
+from referee.live import LiveView
 from referee.record import DecisionLog, EndReason, Fault, FaultKind, GameRecord, SeatResult
 from referee.timecontrol import SeatClock, TimeControl
 
@@ -69,7 +70,7 @@ class _Game:
     """One game in progress; :func:`play` is the public entry point."""
 
     def __init__(self, spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequence[BotClient],
-                 time_control: TimeControl, game_id: str) -> None:
+                 time_control: TimeControl, game_id: str, live: LiveView | None = None) -> None:
         if len(clients) != num_seats:
             raise ValueError(f"{num_seats} seats need {num_seats} bots, got {len(clients)}")
         self.spec = spec
@@ -84,10 +85,14 @@ class _Game:
         self.faults: list[Fault] = []
         self.decisions: list[DecisionLog] = []
         self.chance: list[Any] = []
+        self.live = live
 
     def run(self) -> GameRecord:
         started = time.time()
         state = self.rules.new_state()
+        if self.live is not None:
+            self.live.attach({"game": self.spec.name.value, "params": asdict(self.params),
+                              "num_seats": self.rules.num_seats, "game_id": self.game_id}, state.events, self.faults)
         try:
             for _ in range(MAX_STEPS):
                 step = self.rules.step(state)
@@ -269,7 +274,7 @@ class _Game:
 
 
 def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequence[BotClient],
-         time_control: TimeControl | None = None, game_id: str = "") -> GameRecord:
+         time_control: TimeControl | None = None, game_id: str = "", live: LiveView | None = None) -> GameRecord:
     """Play one game and return its record.
 
     ``clients`` holds one bot client per seat (the same bot may sit twice).
@@ -277,6 +282,8 @@ def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequen
     RefereeError when the game cannot be finished for a platform reason (the
     caller voids it; nothing of it is stored), and BadParameters (from the
     rules) for impossible parameters. Bot misbehaviour never raises: it is
-    recorded as faults (RULINGS 4.2).
+    recorded as faults (RULINGS 4.2). ``live``: a :class:`~referee.live.LiveView` the game's
+    public progress can be read from while it runs (it does not change the game).
     """
-    return _Game(spec, params, num_seats, seed, clients, time_control or TimeControl(), game_id or f"game-{seed}").run()
+    return _Game(spec, params, num_seats, seed, clients, time_control or TimeControl(), game_id or f"game-{seed}",
+                 live).run()

@@ -175,7 +175,8 @@ class Game(Base):
     order ratings are computed in). ``attempts`` counts claims; ``lease_*`` name the
     worker running it and until when. ``reason``/``detail``: for a done game the
     record's end reason and detail; for a failed one ``"failed"`` and why; while
-    pending after a void, the last void's reason."""
+    pending after a void, the last void's reason. ``live_record``: while running, the
+    public progress so far (JSON of ``referee.live.LiveView.snapshot``), else NULL."""
 
     __tablename__ = "games"
     __table_args__ = (
@@ -200,6 +201,7 @@ class Game(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+    live_record: Mapped[str | None] = mapped_column(Text, deferred=True)
 
 
 class GameSeat(Base):

@@ -31,7 +31,7 @@ from __future__ import annotations
 import enum
 import json
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -557,18 +557,32 @@ class Store:
             )
 
     def renew_lease(
-        self, game_id: int, attempt: int, lease_seconds: float, now: datetime | None = None
+        self, game_id: int, attempt: int, lease_seconds: float, now: datetime | None = None,
+        live: Mapping[str, Any] | None = None,
     ) -> bool:
-        """Extend a running attempt's lease to ``now + lease_seconds``. False if the game
-        is no longer running with this attempt (the worker should stop and store nothing)."""
+        """Extend a running attempt's lease to ``now + lease_seconds`` and, if ``live`` is
+        given, store it as the game's public progress (``referee.live.LiveView.snapshot``:
+        public events and faults only; the caller never passes anything secret). False if
+        the game is no longer running with this attempt (the worker should stop and store
+        nothing; nothing is written)."""
         now = now or utcnow()
+        values: dict[str, Any] = {"lease_expires_at": now + timedelta(seconds=lease_seconds)}
+        if live is not None:
+            values["live_record"] = json.dumps(live, separators=(",", ":"))
         with self._write() as s:
             changed = _changed(s,
                 update(Game)
                 .where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
-                .values(lease_expires_at=now + timedelta(seconds=lease_seconds))
+                .values(**values)
             )
             return changed == 1
+
+    def live_record(self, game_id: int) -> dict[str, Any] | None:
+        """The public progress of a running game as last stored by its worker, or None (not
+        running, or nothing stored yet, or an unknown id)."""
+        with self._read() as s:
+            raw = s.scalar(select(Game.live_record).where(Game.id == game_id, Game.status == GameStatus.RUNNING))
+        return json.loads(raw) if raw else None
 
     def finish_game(self, game_id: int, attempt: int, record: GameRecord, now: datetime | None = None) -> bool:
         """Store a completed game in one transaction: per-seat results, the replay
@@ -599,7 +613,7 @@ class Store:
             changed = _changed(s,
                 update(Game)
                 .where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
-                .values(status=GameStatus.DONE, reason=record.reason.value, detail=record.detail,
+                .values(status=GameStatus.DONE, reason=record.reason.value, detail=record.detail, live_record=None,
                         finished_at=now, lease_owner=None, lease_expires_at=None)
             )
             if changed != 1:
@@ -760,7 +774,7 @@ class Store:
     def _void(self, s: Session, season: Season, game_id: int, attempt: int, reason: str,
               max_attempts: int, now: datetime) -> VoidResult:
         failed = attempt >= max_attempts
-        values: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None}
+        values: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None, "live_record": None}
         if failed:
             values |= {"status": GameStatus.FAILED, "reason": EndReason.FAILED.value, "finished_at": now,
                        "detail": f"voided {attempt} times; last: {reason}"}

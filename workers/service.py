@@ -29,6 +29,7 @@ from functools import lru_cache
 from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from referee.clients import BotClient, GrpcBotClient, UnreachableBotClient
 from referee.games import make_params, spec
+from referee.live import LiveView
 from referee.referee import play
 from referee.timecontrol import TimeControl
 from store import BotsBusy, Claim, Store, StoreError
@@ -85,17 +86,21 @@ def worker_name() -> str:
 
 
 class Heartbeat:
-    """Renews a claim's lease every ``lease_s / 3`` seconds in a daemon thread until stopped.
+    """Renews a claim's lease every ``lease_s / 3`` seconds in a daemon thread until stopped,
+    storing the game's public progress from ``live`` with it when it has moved on (so
+    spectators can follow a running game, ``referee.live``).
 
     ``lost`` is set when the store says the attempt is no longer running (voided
     by a sweeper after a stall): the result will then not be stored. A store
     error is logged and retried at the next beat (the lease has two beats of slack).
     """
 
-    def __init__(self, store: Store, claim: Claim, lease_s: float) -> None:
+    def __init__(self, store: Store, claim: Claim, lease_s: float, live: LiveView | None = None) -> None:
         self.store = store
         self.claim = claim
         self.lease_s = lease_s
+        self.live = live
+        self._stored_events = -1
         self.lost = threading.Event()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._beat, name=f"lease-{claim.game_id}", daemon=True)
@@ -110,11 +115,16 @@ class Heartbeat:
 
     def _beat(self) -> None:
         while not self._stop.wait(self.lease_s / 3):
+            snapshot = self.live.snapshot() if self.live is not None else None
+            if snapshot is not None and snapshot["event_count"] == self._stored_events:
+                snapshot = None  # nothing new to show
             try:
-                if not self.store.renew_lease(self.claim.game_id, self.claim.attempt, self.lease_s):
+                if not self.store.renew_lease(self.claim.game_id, self.claim.attempt, self.lease_s, live=snapshot):
                     log.warning("game %s attempt %s: lease lost", self.claim.game_id, self.claim.attempt)
                     self.lost.set()
                     return
+                if snapshot is not None:
+                    self._stored_events = snapshot["event_count"]
             except StoreError as exc:
                 log.warning("game %s: renewing the lease failed: %s", self.claim.game_id, exc)
 
@@ -133,7 +143,8 @@ def run_game(store: Store, game_id: int, lease_s: float = 10.0, owner: str | Non
         return RunResult(game_id, Outcome.SKIPPED)
     if isinstance(claim, BotsBusy):
         return RunResult(game_id, Outcome.BUSY, str(claim))
-    with Heartbeat(store, claim, lease_s):
+    live = LiveView()
+    with Heartbeat(store, claim, lease_s, live):
         try:
             game_spec = spec(claim.game)
             record = play(
@@ -144,6 +155,7 @@ def run_game(store: Store, game_id: int, lease_s: float = 10.0, owner: str | Non
                 [client_for(seat.endpoint) for seat in claim.seats],
                 TimeControl.from_json(claim.time_control),
                 game_id=f"{claim.season_id}/{claim.number}",
+                live=live,
             )
         except Exception as exc:  # referee error, soft time limit, bug: a platform failure (RULINGS 4.3)
             log.exception("game %s attempt %s voided", game_id, claim.attempt)

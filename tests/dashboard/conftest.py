@@ -3,31 +3,29 @@
 Each test gets its own store: a Svara season of three bots where three games are
 done (in the first, bravo faults once by answering with an error, and charlie
 once by answering an illegal move),
-one game is running with a partial record holding private events (what a live
-game's record looks like mid-game), and one is pending.
+one game is running, its progress stored as a worker's heartbeat stores it from a
+game holding private events (``referee.live``), and one is pending.
 """
 
 from __future__ import annotations
 
-import json
-import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import insert
 
 from botsdk.bots import load_bot
 from cardarena.v1 import bot_pb2, svara_pb2
 from dashboard.main import create_app
 from dashboard.settings import DashboardSettings
 from referee.clients import InProcessBotClient
+from referee.engine import Event
 from referee.games import make_params, spec
+from referee.live import LiveView
 from referee.record import GameRecord
 from referee.referee import play
 from store import Store, open_store
-from store.models import Replay
 
 GAME = "svara"
 BOTS = ("alpha", "bravo", "charlie")
@@ -116,10 +114,14 @@ def build_world(url: str) -> World:
     claim = store.claim_game(running.id, "test", 600)
     assert claim is not None
     partial = play_game([s.bot_id for s in claim.seats], claim.seed, names, None)
-    # A running game's record so far: a live writer would store it like this.
-    blob = zlib.compress(json.dumps(partial.to_json()).encode())
-    with store.engine.begin() as conn:
-        conn.execute(insert(Replay), [{"game_id": running.id, "record": blob, "json_size": 0}])
+    # The running game's progress as its worker's heartbeat stores it: through a LiveView over
+    # the game's events, private ones included (a dealt hand), and faults.
+    live = LiveView()
+    events = [Event(e["kind"], e["data"], None if e["visible_to"] is None else tuple(e["visible_to"]))
+              for e in partial.events]
+    live.attach({"game": partial.game, "params": partial.params, "num_seats": partial.num_seats,
+                 "game_id": partial.game_id}, events, partial.faults)
+    assert store.renew_lease(running.id, claim.attempt, 600, live=live.snapshot())
     return World(url, store, season_id, season_name, ids, done, running.id, games[4].id, partial, "bravo")
 
 
