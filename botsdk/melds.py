@@ -1,6 +1,6 @@
 """Meld search for contract-rummy bots: how to go down, and what can be laid off.
 
-Rules searched (RULINGS §3.1, §3.7, §3.8): a set is 3+ cards of one rank, a
+Rules searched (rules §3.1, §3.7, §3.8): a set is 3+ cards of one rank, a
 run 4+ consecutive cards of one suit (ace low ``A234`` or high ``JQKA``,
 never both, no wrap), jokers (``"Jk"``) wild, every meld with at least 2
 natural cards; two packs, so a hand is a multiset and a run never holds the
@@ -219,7 +219,7 @@ def _minimal_runs(one: int, max_jokers: int) -> list[tuple[int, int, int, int]]:
     """Minimal runs of one suit from its held ranks ``one``: (jokers, start, length, natural positions).
 
     Windows of 4 with any 2+ of their held positions, and runs of two naturals
-    at their ends with only jokers between (RULINGS §3.1 limits: positions
+    at their ends with only jokers between (rules §3.1 limits: positions
     1..14, at most 13 long, so never both aces).
     """
     pm = _pos_mask(one)
@@ -354,8 +354,8 @@ def find_go_down(hand: Sequence[str], sets: int, runs: int, whole_hand: bool = F
 
     ``hand``: cards like ``"Ah"``/``"Jk"`` (a multiset, two copies at most of
     a natural card). Rounds 1-6 (``whole_hand`` False): minimal melds leaving
-    at least ``keep`` cards in hand (RULINGS §3.7). Round 7 (``whole_hand``
-    True): every card is melded (RULINGS §3.8). Raises ValueError for a
+    at least ``keep`` cards in hand (rules §3.7). Round 7 (``whole_hand``
+    True): every card is melded (rules §3.8). Raises ValueError for a
     non-card. Exact: None means no way exists.
     """
     masks, jokers, size = _masks(hand)
@@ -551,7 +551,7 @@ def find_lay_offs(hand: Sequence[str], melds: Sequence[TableMeld], keep: int = 1
 
     Greedy: naturals first (a run end extended may make room for the next
     card), then jokers when ``jokers`` is True (on a set, else a run's end).
-    Each lay-off keeps its meld valid (RULINGS §3.7). Returns them in the
+    Each lay-off keeps its meld valid (rules §3.7). Returns them in the
     order to lay them.
     """
     left = list(hand)

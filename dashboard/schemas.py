@@ -64,7 +64,7 @@ class StandingOut(BaseModel):
     avg_place: float | None
     avg_change: float | None = Field(description="mean tokens or points change per game")
     faults: int
-    retired: int = Field(0, description="done games in which the bot's seat was retired for faults (RULINGS 4.2)")
+    retired: int = Field(0, description="done games in which the bot's seat was retired for faults (rules §4.2)")
     elo: float
     ml_rating: float | None = None
     ml_low: float | None = Field(None, description="lower end of the 95% interval of ml_rating")

@@ -24,7 +24,7 @@ change is added to that bot; the pairs between its own seats then cancel
 
 A season's ratings are :func:`season_elo` over its done games in schedule
 order (the game number), so they never depend on which worker finished first.
-Failed games (RULINGS 4.3) are not rated: the caller leaves them out.
+Failed games (rules §4.3) are not rated: the caller leaves them out.
 
 Example: three bots at 1500 finishing 1, 2, 3: every ``E = 0.5``, so the winner
 gets ``32 / 2 * ((1 - .5) + (1 - .5)) = +16``, the second ``16 * (-.5 + .5) = 0``,

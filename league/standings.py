@@ -38,7 +38,7 @@ class StandingRow:
     twice); ``avg_place`` is the mean place (1 = best; ``None`` before any game);
     ``avg_change`` the mean score change per game (tokens or points, as the game
     counts them); ``faults`` the total over its games; ``retired`` the games in
-    which its seat was retired for faults (RULINGS §4.2); ``elo`` its rating.
+    which its seat was retired for faults (rules §4.2); ``elo`` its rating.
 
     From the whole season (``None`` for a bot without a rated result, or when
     the caller gave no games): ``ml_rating`` the maximum-likelihood

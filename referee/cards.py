@@ -3,7 +3,7 @@
 A card is a 2-character string: rank from ``23456789TJQKA`` then suit from
 ``cdhs`` (``"Ah"``, ``"Td"``, ``"7s"``, ``"2c"``); a joker is ``"Jk"``.
 With two packs equal cards are interchangeable, so hands are multisets
-(RULINGS, preamble).
+(rules §0.1).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A client's :meth:`act` sends one ``ActRequest`` and returns a
 :class:`concurrent.futures.Future`-like object whose ``result()`` is the
 ``ActResponse`` or raises :class:`BotCallError` with the fault kind. Several
-seats can therefore be asked at once under one deadline (RULINGS 3.5).
+seats can therefore be asked at once under one deadline (rules §3.5).
 """
 
 from __future__ import annotations
@@ -201,7 +201,7 @@ class InProcessBotClient:
 class UnreachableBotClient:
     """A seat whose endpoint may not be dialled (refused by the network policy, or not
     resolvable): every call fails as UNREACHABLE with ``reason``, so the seat is
-    retired at its first decision (RULINGS 4.2) and the game goes on."""
+    retired at its first decision (rules §4.2) and the game goes on."""
 
     def __init__(self, reason: str) -> None:
         self.reason = reason

@@ -8,7 +8,7 @@ The rules never do I/O, never sleep and never draw random numbers. When the
 game needs chance (a shuffle, a draw by lot), :meth:`Rules.step` returns a
 :class:`Shuffle` or :class:`DrawLot` request and the referee answers it from
 the one seeded generator it owns, so a game is a pure function of
-(parameters, seed, bots' answers) (RULINGS, preamble).
+(parameters, seed, bots' answers) (rules §0.2).
 
 When seats must decide, ``step`` returns an :class:`Ask` naming them (more
 than one seat only where the rules ask several players at once, e.g. the
@@ -135,7 +135,7 @@ class Rules(Protocol, Generic[S, A, V]):
         ...
 
     def default_action(self, state: S, seat: int) -> A:
-        """The action the referee plays for a faulted or retired seat (RULINGS 4.2)."""
+        """The action the referee plays for a faulted or retired seat (rules §4.2)."""
         ...
 
     def view(self, state: S, seat: int) -> V:
@@ -156,7 +156,7 @@ class Rules(Protocol, Generic[S, A, V]):
 
 
 def places(keys: Sequence[tuple[int, ...]], retired: Sequence[bool]) -> tuple[int, ...]:
-    """Places (1 = best) from per-seat ranking keys, RULINGS "Rankings".
+    """Places (1 = best) from per-seat ranking keys, rules §0.3.
 
     Seats not retired rank above retired seats; within each group larger keys
     rank higher and equal keys share a place (standard competition ranking:

@@ -13,7 +13,7 @@ from typing import Any
 
 
 class FaultKind(enum.StrEnum):
-    """Why a bot's decision was replaced by the default action (RULINGS 4.2)."""
+    """Why a bot's decision was replaced by the default action (rules §4.2)."""
 
     TIMEOUT = "timeout"          # no answer before the deadline plus the time bank
     BUDGET = "budget"            # the seat's total thinking budget was spent: not called
@@ -27,7 +27,7 @@ class EndReason(enum.StrEnum):
     """How a game ended."""
 
     COMPLETED = "completed"      # played to the rules' end
-    VOIDED = "voided"            # a platform failure: to be run again (RULINGS 4.3)
+    VOIDED = "voided"            # a platform failure: to be run again (rules §4.3)
     FAILED = "failed"            # voided 3 times: stored, shown, not rated
 
 
@@ -77,7 +77,7 @@ class DecisionLog:
 @dataclass
 class SeatResult:
     """One seat's result. ``place`` is 1 for the best; ``score`` is final tokens or points;
-    ``change`` is the score change over the game; ``retired`` per RULINGS 4.2."""
+    ``change`` is the score change over the game; ``retired`` per rules §4.2."""
 
     seat: int
     place: int

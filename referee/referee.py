@@ -1,4 +1,4 @@
-"""The referee: plays one game between bots, enforcing rules and time (RULINGS §4).
+"""The referee: plays one game between bots, enforcing rules and time (rules §4).
 
 :func:`play` owns the only random number generator of the game (seeded by
 the game's seed), the clocks and the faults; the game's rules (a
@@ -50,7 +50,7 @@ class _Answer:
 
 
 class RefereeError(RuntimeError):
-    """The platform failed (a rules error, a broken game): the game is voided (RULINGS 4.3)."""
+    """The platform failed (a rules error, a broken game): the game is voided (rules §4.3)."""
 
 
 def _to_json(message: Message) -> dict[str, Any]:
@@ -221,7 +221,7 @@ class _Game:
         if fault is None and not in_time:
             fault, detail = FaultKind.TIMEOUT, f"answered after {elapsed:.3f} s, past the deadline and the time bank"
         if fault is FaultKind.TIMEOUT and call.budget_limited:
-            # the thinking budget, not the bank, ran out: the bank keeps what the charge left (RULINGS 4.1)
+            # the thinking budget, not the bank, ran out: the bank keeps what the charge left (rules §4.1)
             fault, detail = FaultKind.BUDGET, f"thinking budget spent during the call ({elapsed:.3f} s)"
         elif fault is FaultKind.TIMEOUT:
             clock.bank_s = 0.0
@@ -247,7 +247,7 @@ class _Game:
         return action
 
     def _fault(self, seat: int, decision: int, kind: FaultKind, detail: str, answer: dict[str, Any] | None) -> None:
-        """Record a fault and retire the seat when the policy says so (RULINGS 4.2)."""
+        """Record a fault and retire the seat when the policy says so (rules §4.2)."""
         clock = self.clocks[seat]
         clock.faults += 1
         self.faults.append(Fault(seat, decision, kind, detail, answer))
@@ -282,7 +282,7 @@ def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequen
     RefereeError when the game cannot be finished for a platform reason (the
     caller voids it; nothing of it is stored), and BadParameters (from the
     rules) for impossible parameters. Bot misbehaviour never raises: it is
-    recorded as faults (RULINGS 4.2). ``live``: a :class:`~referee.live.LiveView` the game's
+    recorded as faults (rules §4.2). ``live``: a :class:`~referee.live.LiveView` the game's
     public progress can be read from while it runs (it does not change the game).
     """
     return _Game(spec, params, num_seats, seed, clients, time_control or TimeControl(), game_id or f"game-{seed}",

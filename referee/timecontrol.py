@@ -1,4 +1,4 @@
-"""Time control and the per-seat clock of RULINGS §4.1-4.2."""
+"""Time control and the per-seat clock of rules §4.1-4.2."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from referee.engine import BadParameters
 
 @dataclass(frozen=True)
 class TimeControl:
-    """The referee's policy parameters (RULINGS 4.1-4.2).
+    """The referee's policy parameters (rules §4.1-4.2).
 
     ``deadline_s``: seconds per decision (default 1.0). ``time_bank_s``: seconds
     a seat may spend past deadlines over the whole game (default 10).
@@ -62,7 +62,7 @@ class SeatClock:
     def charge(self, elapsed_s: float, deadline_s: float) -> bool:
         """Charge a measured answer time; return False if the answer came after deadline + bank (a timeout).
 
-        Time past the deadline is taken from the bank (RULINGS 4.1); all of it from the budget.
+        Time past the deadline is taken from the bank (rules §4.1); all of it from the budget.
         """
         self.budget_s -= elapsed_s
         over = elapsed_s - deadline_s

@@ -90,7 +90,7 @@ class SeasonStatus(enum.StrEnum):
 
 
 class GameStatus(enum.StrEnum):
-    """A game's life (RULINGS 4.3): pending -> running -> done, or back to pending when an
+    """A game's life (rules §4.3): pending -> running -> done, or back to pending when an
     attempt is voided, or failed after the last voided attempt (shown, not rated)."""
 
     PENDING = "pending"
@@ -207,7 +207,7 @@ class Game(Base):
 class GameSeat(Base):
     """A seat of a game and, once the game is done, its result (``SeatResult``):
     ``place`` 1 = best (ties share), ``score`` final tokens or points, ``change`` the
-    score change over the game, ``faults`` count, ``retired`` per RULINGS 4.2."""
+    score change over the game, ``faults`` count, ``retired`` per rules §4.2."""
 
     __tablename__ = "game_seats"
     __table_args__ = (

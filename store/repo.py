@@ -4,7 +4,7 @@ A :class:`Store` wraps one SQLAlchemy Engine; every method is one transaction
 and returns plain frozen dataclasses (never ORM objects), so values can cross
 processes and outlive the session. Create one with :func:`store.open_store`.
 
-The life of a game (RULINGS 4.3, DESIGN "a game is the unit of work and of
+The life of a game (rules §4.3, DESIGN "a game is the unit of work and of
 failure")::
 
     pending --claim_game--> running --finish_game--> done      (rated)
@@ -69,7 +69,7 @@ from store.models import (
     utcnow,
 )
 
-#: Voided attempts after which a game is stored as failed (RULINGS 4.3).
+#: Voided attempts after which a game is stored as failed (rules §4.3).
 MAX_ATTEMPTS = 3
 #: Seeds are stored as signed 64-bit integers.
 SEED_LIMIT = 2**63
@@ -633,7 +633,7 @@ class Store:
         self, game_id: int, attempt: int, reason: str, max_attempts: int = MAX_ATTEMPTS,
         now: datetime | None = None,
     ) -> VoidResult:
-        """Void a running attempt after a platform failure (RULINGS 4.3): the attempt
+        """Void a running attempt after a platform failure (rules §4.3): the attempt
         row is closed as voided with ``reason``; the game goes back to pending, or to
         failed (reason "failed", not rated) if this was attempt ``max_attempts``.
 

@@ -1,4 +1,4 @@
-"""The referee against real gRPC bots, good and bad (RULINGS §4)."""
+"""The referee against real gRPC bots, good and bad (rules §4)."""
 
 from __future__ import annotations
 
@@ -99,7 +99,7 @@ def test_a_bot_that_sleeps_past_its_deadline_spends_its_bank_then_times_out(bot_
     assert seat0[0].fault is None and seat0[0].time_bank_ms < 875
     first_timeout = next(i for i, d in enumerate(seat0) if d.fault is FaultKind.TIMEOUT)
     assert first_timeout >= 1 and all(d.fault is None for d in seat0[:first_timeout])
-    # ... and the decision times out only once the bank cannot pay (RULINGS 4.1), which empties it
+    # ... and the decision times out only once the bank cannot pay (rules §4.1), which empties it
     assert seat0[first_timeout - 1].time_bank_ms < 625 and seat0[first_timeout].time_bank_ms == 0
     assert faults_of(record, 0) == [FaultKind.TIMEOUT] * 3
     assert record.results[0].retired and record.results[0].faults == 3

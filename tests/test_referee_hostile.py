@@ -1,4 +1,4 @@
-"""Hostile answers on the wire: what the referee records and charges (RULINGS §4.1-4.2).
+"""Hostile answers on the wire: what the referee records and charges (rules §4.1-4.2).
 
 These bots speak raw gRPC so they can send what no SDK would: bytes that are
 not an answer, answers padded with unknown fields, oversized answers, and

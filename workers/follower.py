@@ -64,7 +64,7 @@ def game_time_limits(store: Store, season_id: int) -> tuple[float, float]:
 
     At least the configured ``game_soft_limit_s``/``game_hard_limit_s``, and always
     enough for every seat of the season's largest table to spend its whole thinking
-    budget (RULINGS 4.1) plus two minutes: a slow but legal game must end with a
+    budget (rules §4.1) plus two minutes: a slow but legal game must end with a
     result, not be voided by the limit.
     """
     from referee.timecontrol import TimeControl

@@ -113,7 +113,7 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
                 if result.outcome == Outcome.BUSY:
                     todo.append((time.monotonic() + BUSY_RETRY_S, gid))
                 elif result.outcome == Outcome.VOIDED and store.get_game(gid).status == "pending":  # type: ignore[union-attr]
-                    todo.append((0.0, gid))  # a platform failure: the game runs again (RULINGS 4.3)
+                    todo.append((0.0, gid))  # a platform failure: the game runs again (rules §4.3)
                 elif gid not in reported and (result.outcome != Outcome.SKIPPED or gid not in in_flight):
                     reported.add(gid)
                     yield result

@@ -9,7 +9,7 @@ A game that is not pending (done, failed, or running elsewhere) is left alone,
 so a redelivered task does nothing. A game whose bots are full is left pending
 (``Outcome.BUSY``): the caller tries again later. A platform failure voids the
 attempt: the game goes back to pending, or to failed after 3 attempts
-(RULINGS 4.3).
+(rules §4.3).
 
 If the process dies mid-game the heartbeat dies with it: the lease runs out
 (``lease_s`` seconds) and the sweeper (:mod:`workers.sweeper`) puts the game
@@ -70,7 +70,7 @@ def client_for(endpoint: str) -> BotClient:
     means a host name re-pointed since (DNS rebinding) cannot make a worker
     dial a refused address. The checked address is dialled, not the name. A
     refused or unresolvable endpoint plays as unreachable: the seat's fault
-    (RULINGS 4.2), not the platform's.
+    (rules §4.2), not the platform's.
     """
     try:
         parsed = parse_endpoint(endpoint)
@@ -157,7 +157,7 @@ def run_game(store: Store, game_id: int, lease_s: float = 10.0, owner: str | Non
                 game_id=f"{claim.season_id}/{claim.number}",
                 live=live,
             )
-        except Exception as exc:  # referee error, soft time limit, bug: a platform failure (RULINGS 4.3)
+        except Exception as exc:  # referee error, soft time limit, bug: a platform failure (rules §4.3)
             log.exception("game %s attempt %s voided", game_id, claim.attempt)
             status = store.void_game(game_id, claim.attempt, f"platform failure: {type(exc).__name__}: {exc}")
             return RunResult(game_id, Outcome.VOIDED, f"{exc} -> {status}")

@@ -1,4 +1,4 @@
-"""Reference policies for contract rummy (RULINGS §3): ``random_action`` and the ``greedy`` bot.
+"""Reference policies for contract rummy (rules §3): ``random_action`` and the ``greedy`` bot.
 
 Both read only the protocol view (``cardarena.v1.RummyView``) and answer a
 legal ``RummyAction``; both use :mod:`botsdk.melds` to find a way to go down.
@@ -26,7 +26,7 @@ _END = {"": pb.RUMMY_RUN_END_UNSPECIFIED, "low": pb.RUMMY_RUN_END_LOW, "high": p
 
 
 def points(card: str) -> int:
-    """Points of a card left in hand (RULINGS §3.9)."""
+    """Points of a card left in hand (rules §3.9)."""
     return 50 if card == JOKER else _POINTS[card[0]]
 
 
@@ -64,7 +64,7 @@ def _lay_offs(found: Sequence[FoundLayOff]) -> list[pb.RummyLayOff]:
 def _go_down(action: pb.RummyAction, view: pb.RummyView, hand: list[str], table: list[TableMeld]) -> list[str] | None:
     """If the meld search finds the round's contract in ``hand``, add its melds to ``action``
     and to ``table`` (numbered after the view's melds) and return the cards left in hand;
-    None when it finds none (RULINGS 3.7-3.8)."""
+    None when it finds none (rules §3.7-3.8)."""
     found = find_go_down(hand, view.contract.sets, view.contract.runs, whole_hand=view.round == WHOLE_HAND_ROUND)
     if found is None:
         return None
@@ -81,7 +81,7 @@ def _remove(hand: list[str], cards: Sequence[str]) -> list[str]:
 
 
 def _allowed_discards(left: Sequence[str], forbidden: str) -> list[str]:
-    """RULINGS §3.7: not the card taken from the pile this turn, unless every card equals it."""
+    """rules §3.7: not the card taken from the pile this turn, unless every card equals it."""
     return [c for c in left if c != forbidden] or list(left)
 
 

@@ -18,7 +18,7 @@ def random_action(view: pb.SlipperySamView, rng: random.Random) -> pb.SlipperySa
 
 
 def win_probability(hand: list[str], seen: set[str]) -> float:
-    """Exact chance that the next stack card is beaten by ``hand`` (RULINGS 1.5).
+    """Exact chance that the next stack card is beaten by ``hand`` (rules §1.5).
 
     The turned card is equally likely to be any card the player has not seen:
     not in his hand, not turned in this deal, not in a shot hand.

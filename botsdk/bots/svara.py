@@ -1,4 +1,4 @@
-"""Reference Svara policies (RULINGS §2): a uniform random player and a points-based bot.
+"""Reference Svara policies (rules §2): a uniform random player and a points-based bot.
 
 Both read only the protocol view (``cardarena.v1.SvaraView``) and answer
 a ``SvaraAction``; every answer is one of ``view.legal.moves``.
@@ -44,7 +44,7 @@ def random_action(view: svara_pb2.SvaraView, rng: random.Random) -> svara_pb2.Sv
 
 
 class PointsBot(Bot):
-    """Plays by its hand points (RULINGS 2.2): looks at once, folds weak hands,
+    """Plays by its hand points (rules §2.2): looks at once, folds weak hands,
     matches middling ones, raises to the maximum with strong ones, sees when
     two are left and its hand is likely ahead, joins a svara when the expected
     share of the bank exceeds the cost, accepts proposals only with a weak or

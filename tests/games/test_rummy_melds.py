@@ -1,4 +1,4 @@
-"""Meld checks of contract rummy (RULINGS §3.1, §3.7, §3.9), table-driven."""
+"""Meld checks of contract rummy (rules §3.1, §3.7, §3.9), table-driven."""
 
 from __future__ import annotations
 

@@ -97,7 +97,7 @@ def play(
                 if checks:
                     assert view.hand == tuple(sorted(state.hands[seat], key=_sort_key))
                     default = rules.default_action(state, seat)
-                    rules.check(state, seat, default)  # default actions are always legal (RULINGS 4.2)
+                    rules.check(state, seat, default)  # default actions are always legal (rules §4.2)
                     if view.decision is Decision.PLAY and state.taken_from_pile is None:
                         assert default.discard == state.drawn  # the card drawn this turn
                     if decisions % 7 == 0:
@@ -179,13 +179,13 @@ def test_300_greedy_games_without_an_error() -> None:
         check_result(rules, state)
         for rnd, end in enumerate(state.round_ends, start=1):
             went_out[rnd] += end.value == "went_out"
-    # greedy bots end most rounds by going out (RULINGS §3.9), round 7 included
+    # greedy bots end most rounds by going out (rules §3.9), round 7 included
     for rnd in range(1, 8):
         assert went_out[rnd] >= 0.8 * 300, (rnd, went_out[rnd])
 
 
 def test_defaults_only_game_ends_by_the_turn_limit() -> None:
-    """Default actions (RULINGS §4.2) never meld: every round runs to the turn limit."""
+    """Default actions (rules §4.2) never meld: every round runs to the turn limit."""
     rules = RummyRules(RummyParams(turn_limit=15), 5)
     state = rules.new_state()
     rng = random.Random(3)

@@ -1,4 +1,4 @@
-"""Scripted deals of contract rummy with exact outcomes (RULINGS §3, §4.2).
+"""Scripted deals of contract rummy with exact outcomes (rules §3, §4.2).
 
 Every deal is a fixed shuffle order given through ``apply_chance``; the few
 edge cases that need a nearly empty stock move cards between the stock, the
@@ -103,7 +103,7 @@ def test_deal_upcard_and_first_window() -> None:
     assert [sorted(h) for h in st.hands] == [sorted(cards(h)) for h in FOUR]
     assert st.pile == ["Kd"] and st.stock[:2] == ["Qs", "Js"]
     assert len(st.stock) == 108 - 4 * 7 - 1
-    # RULINGS §3.5: everyone but the player in turn may call on the first upcard, the dealer too.
+    # rules §3.5: everyone but the player in turn may call on the first upcard, the dealer too.
     assert rules.step(st) == Ask((0, 2, 3))
     view = rules.view(st, 0)
     assert view.decision is Decision.CALL and view.discard_top == "Kd" and view.discard_live
@@ -115,7 +115,7 @@ def test_deal_upcard_and_first_window() -> None:
 
 @pytest.mark.parametrize("order", [(0, 2, 3), (3, 2, 0), (2, 0, 3)])
 def test_take_it_several_callers_priority_from_the_left(order: tuple[int, ...]) -> None:
-    """RULINGS §3.5: answers ordered by seat from the left of the player in turn, never by arrival."""
+    """rules §3.5: answers ordered by seat from the left of the player in turn, never by arrival."""
     rules = RummyRules(RummyParams(), 4)
     st = deal(rules, 1, 0, FOUR, "Kd", "Qs Js")
     answers = {0: CALL, 2: NO, 3: CALL}
@@ -171,7 +171,7 @@ def test_dead_card_after_a_take_it() -> None:
     rules.apply(st, {3: STOCK})
     assert "8h" in st.hands[0] and "Ts" in st.hands[0]  # the card + the penalty
     assert "9s" in st.hands[3]
-    # RULINGS §3.5: the card now on top is dead until a new discard
+    # rules §3.5: the card now on top is dead until a new discard
     for seat in range(4):
         view = rules.view(st, seat)
         assert (view.discard_top, view.discard_live) == ("8d", False)
@@ -270,7 +270,7 @@ def test_go_down_lay_off_and_go_out_by_the_last_discard() -> None:
 
 
 def test_no_emptying_the_hand_by_lay_offs() -> None:
-    """RULINGS §3.7: every turn of rounds 1-6 ends with a discard, so a card is kept for it."""
+    """rules §3.7: every turn of rounds 1-6 ends with a discard, so a card is kept for it."""
     rules, st = _round1_seat1("7h 7d 9h 9s 9d Jk 9c", "7c")
     before = copy.deepcopy(st)
     with pytest.raises(IllegalAction, match="keeps a card"):

@@ -1,4 +1,4 @@
-"""Slippery Sam under random play: conservation, termination, hidden information (RULINGS 1.7)."""
+"""Slippery Sam under random play: conservation, termination, hidden information (rules §1.7)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Slippery Sam rules: scripted deals with exact outcomes (seed text, RULINGS §1)."""
+"""Slippery Sam rules: scripted deals with exact outcomes (seed text, rules §1)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def test_black_jack_method(position: int, seats: int, dealer: int) -> None:
     assert state.first_dealer == dealer
     assert len(state.first_dealer_cards) == position + 1 and state.first_dealer_cards[-1][0] == "J"
     assert rules.step(state) == Ask((dealer,))
-    for seat in range(seats):  # RULINGS 1.2: the cards are in every view
+    for seat in range(seats):  # rules §1.2: the cards are in every view
         assert rules.view(state, seat).first_dealer_cards == tuple(state.first_dealer_cards)
 
 

@@ -1,4 +1,4 @@
-"""Svara hand points (RULINGS 2.1, 2.2): known values, full-pack agreement with a
+"""Svara hand points (rules §2.1, 2.2): known values, full-pack agreement with a
 brute-force formulation written independently, and bad input."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Random-play properties of the Svara engine (RULINGS §2; STYLE item 10, first layer).
+"""Random-play properties of the Svara engine (rules §2; STYLE item 10, first layer).
 
 A tiny driver plays whole games: Shuffle -> ``rng.sample``, DrawLot ->
 ``rng.choice``, Ask -> for each asked seat: encode_view(view) -> policy ->

@@ -1,4 +1,4 @@
-"""Scripted Svara deals with exact outcomes (RULINGS §2), parameters, codec and illegal input.
+"""Scripted Svara deals with exact outcomes (rules §2), parameters, codec and illegal input.
 
 Each scenario fixes the dealer (the first-dealer lot), feeds a fixed shuffle
 order built by :func:`svara_order` through ``apply_chance``, then actions.
@@ -134,7 +134,7 @@ def test_bottom_card_redeal(bottom: str) -> None:
     act(rules, state, 0, M.FOLD)
     assert kinds(state, "win") == [{"seat": 1, "amount": 40, "unseen": True}]
     assert state.tokens == [970, 1020, 980] and state.bank == 30  # the next hand's antes are in
-    # RULINGS 2.10: the next hand is dealt from the left of the seat that dealt the first deal.
+    # rules §2.10: the next hand is dealt from the left of the seat that dealt the first deal.
     assert state.hand_number == 1 and state.dealer == 2
 
 

@@ -1,4 +1,4 @@
-"""The store's operations and the life of a game (RULINGS 4.3), on both databases."""
+"""The store's operations and the life of a game (rules §4.3), on both databases."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Celery's per-game time limits leave room for every seat's whole thinking budget (RULINGS 4.1)."""
+"""Celery's per-game time limits leave room for every seat's whole thinking budget (rules §4.1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Contract rummy with "take it", the game of ``contract-rummy.no.txt`` and RULINGS §3.
+"""Contract rummy with "take it" (rules §3).
 
 Public: :data:`SPEC` (how the platform plays it), :class:`RummyParams`,
 :class:`RummyRules`, and the meld checks :func:`is_set`, :func:`is_run`

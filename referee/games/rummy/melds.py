@@ -1,11 +1,11 @@
-"""Melds of contract rummy: sets, runs, lay-offs and card points (RULINGS §3.1, §3.7, §3.9).
+"""Melds of contract rummy: sets, runs, lay-offs and card points (rules §3.1, §3.7, §3.9).
 
 Cards are strings in the platform's notation (``"Ah"``, ``"Td"``, ``"Jk"``);
 with two packs, lists of cards are multisets.
 
 *Positions* number the places of a run: 1 is a low ace, 2..13 are the
 ranks 2..K and 14 is a high ace. A run occupies consecutive positions inside
-1..14 and never both 1 and 14 (``KA23`` is not a run, RULINGS §3.1), so it
+1..14 and never both 1 and 14 (``KA23`` is not a run, rules §3.1), so it
 holds at most 13 cards and never the same card twice.
 
 Public, order-free checks: :func:`is_set`, :func:`is_run`, :func:`hand_points`.
@@ -22,20 +22,20 @@ from dataclasses import dataclass, replace
 from referee.cards import JOKER, RANKS, SUITS, is_card
 from referee.engine import IllegalAction
 
-#: Minimum lengths (RULINGS §3.1): a set 3 cards, a run 4.
+#: Minimum lengths (rules §3.1): a set 3 cards, a run 4.
 MIN_SET, MIN_RUN = 3, 4
-#: Every meld holds at least this many natural (non-joker) cards (RULINGS §3.1).
+#: Every meld holds at least this many natural (non-joker) cards (rules §3.1).
 MIN_NATURALS = 2
 #: Positions of a run: 1 = low ace, 14 = high ace; a run spans at most 13 of them.
 LOW_ACE, HIGH_ACE, MAX_RUN = 1, 14, 13
 
-#: Card points (RULINGS §3.9; the seed text says "1-7 = 5p", RULINGS says 2 to 7).
+#: Card points (rules §3.9: 2 to 7 score 5).
 _POINTS = {**{r: 5 for r in "234567"}, **{r: 10 for r in "89TJQK"}, "A": 20}
 JOKER_POINTS = 50
 
 
 class MeldKind(enum.Enum):
-    """A set (tress) or a run (serie), RULINGS §3.1 (mirrors ``RummyMeldKind``)."""
+    """A set (tress) or a run (serie), rules §3.1 (mirrors ``RummyMeldKind``)."""
 
     SET = 1
     RUN = 2
@@ -49,7 +49,7 @@ class RunEnd(enum.Enum):
 
 
 def card_points(card: str) -> int:
-    """Points of one card left in a hand (RULINGS §3.9): 2-7 = 5, 8-K = 10, A = 20, joker = 50.
+    """Points of one card left in a hand (rules §3.9): 2-7 = 5, 8-K = 10, A = 20, joker = 50.
 
     Raises IllegalAction for a string that is not a card.
     """
@@ -61,7 +61,7 @@ def card_points(card: str) -> int:
 
 
 def hand_points(cards: Iterable[str]) -> int:
-    """Points of the cards left in a hand at the end of a round (RULINGS §3.9), in points.
+    """Points of the cards left in a hand at the end of a round (rules §3.9), in points.
 
     >>> hand_points(["2c", "8d", "Ah", "Jk"])
     85
@@ -91,7 +91,7 @@ def _check_cards(cards: Sequence[object]) -> None:
 
 
 def is_set(cards: Sequence[str]) -> bool:
-    """Whether ``cards`` (any order) form a set: 3+ cards of one rank, jokers wild, 2+ naturals (RULINGS §3.1).
+    """Whether ``cards`` (any order) form a set: 3+ cards of one rank, jokers wild, 2+ naturals (rules §3.1).
 
     Suits are free and, with two packs, may repeat (``["7h", "7h", "7c"]`` is a set).
     Non-card strings make it False.
@@ -103,7 +103,7 @@ def is_set(cards: Sequence[str]) -> bool:
 
 
 def is_run(cards: Sequence[str]) -> bool:
-    """Whether ``cards`` (any order) can be laid as a run (RULINGS §3.1).
+    """Whether ``cards`` (any order) can be laid as a run (rules §3.1).
 
     A run is 4+ consecutive cards of one suit, jokers wild, 2+ naturals; the
     ace is low (``A234``) or high (``JQKA``), never both, and there is no wrap
@@ -130,7 +130,7 @@ def is_run(cards: Sequence[str]) -> bool:
 
 @dataclass(frozen=True)
 class Meld:
-    """A meld on the table (RULINGS §3.1): melds stay separate as laid.
+    """A meld on the table (rules §3.1): melds stay separate as laid.
 
     ``id`` is stable within the round (melds are numbered 0, 1, 2, ... in the
     order they are laid); ``owner`` is the seat that laid it; ``cards`` are as
@@ -206,7 +206,7 @@ def _run_start(cards: Sequence[str]) -> tuple[int, str]:
 
 
 def new_meld(meld_id: int, owner: int, kind: MeldKind, cards: Sequence[str]) -> Meld:
-    """Validate a meld as laid and return it (RULINGS §3.1).
+    """Validate a meld as laid and return it (rules §3.1).
 
     ``cards`` for a set in any order; for a run from low to high with jokers
     at the positions they stand for (fixed from now on). Raises IllegalAction
@@ -221,7 +221,7 @@ def new_meld(meld_id: int, owner: int, kind: MeldKind, cards: Sequence[str]) -> 
 
 
 def lay_off(meld: Meld, cards: Sequence[str], end: RunEnd | None) -> Meld:
-    """The meld after laying off ``cards`` on it (RULINGS §3.7); raises IllegalAction if it would break.
+    """The meld after laying off ``cards`` on it (rules §3.7); raises IllegalAction if it would break.
 
     On a set: any card of its rank, or a joker (``end`` is ignored). On a run:
     ``end`` (required) names the end extended and ``cards`` go outward from

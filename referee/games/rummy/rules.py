@@ -1,8 +1,8 @@
 """Contract rummy with "take it": the rules engine.
 
-Source: the seed text ``contract-rummy.no.txt`` and RULINGS §3 (binding; it
-wins over the seed), with the referee policy of RULINGS §4.2 for default
-actions. Points are card points (RULINGS §3.9); lower totals are better.
+Source: ``docs/rules/rummy.md`` (rules §3; section numbers are stable),
+with the referee policy of rules §4.2 for default
+actions. Points are card points (rules §3.9); lower totals are better.
 Seats are numbered 0..n-1; "left" is the next seat number.
 
 The engine is pure: chance comes from the referee through :class:`Shuffle`
@@ -12,7 +12,7 @@ requests, decisions through :class:`Ask`, and nothing here does I/O.
 Flow of a game: draw the first dealer by lot; then 7 rounds, each a shuffle
 and deal followed by turns. A turn is the take-it window (an :class:`Ask` of
 every eligible seat at once), the draw (the player in turn) and the play
-(the player in turn). Choices where RULINGS is silent are marked "Choice:"
+(the player in turn). Choices where the rulings were silent are marked "Choice:"
 below and listed in ``docs/rules/rummy.md``.
 """
 
@@ -37,29 +37,29 @@ from referee.games.rummy.melds import (
 
 MIN_SEATS, MAX_SEATS = 3, 6
 ROUNDS = 7
-#: Per round: (sets, runs) of the contract (RULINGS §3.2).
+#: Per round: (sets, runs) of the contract (rules §3.2).
 CONTRACTS: dict[int, tuple[int, int]] = {1: (2, 0), 2: (1, 1), 3: (0, 2), 4: (3, 0), 5: (2, 1), 6: (1, 2), 7: (3, 1)}
-#: Per round: cards dealt to each seat (RULINGS §3.2): 7 in round 1 ... 13 in round 7.
+#: Per round: cards dealt to each seat (rules §3.2): 7 in round 1 ... 13 in round 7.
 HAND_SIZES: dict[int, int] = {r: 6 + r for r in range(1, ROUNDS + 1)}
-#: The round in which going down melds the whole hand (RULINGS §3.8).
+#: The round in which going down melds the whole hand (rules §3.8).
 WHOLE_HAND_ROUND = 7
 
 
 def deck(jokers: int) -> tuple[str, ...]:
-    """The deck: two 52-card packs plus ``jokers`` jokers, in a fixed order (RULINGS §3)."""
+    """The deck: two 52-card packs plus ``jokers`` jokers, in a fixed order (rules §3)."""
     return pack() + pack() + (JOKER,) * jokers
 
 
 @dataclass(frozen=True)
 class RummyParams:
-    """Parameters of RULINGS §3, with their defaults.
+    """Parameters of rules §3, with their defaults.
 
     - ``jokers``: jokers in the deck, 4 to 6; ``None`` means 4 for 3-4 seats
-      and 6 for 5-6 seats (RULINGS §3).
+      and 6 for 5-6 seats (rules §3).
     - ``turn_limit``: turns in a round after which it ends and every player
-      scores his hand (RULINGS §3.9; default 200, 1..10000).
+      scores his hand (rules §3.9; default 200, 1..10000).
     - ``take_it_limit``: take-its per player per round; ``None`` = unlimited
-      (RULINGS §3.5), else 0..100.
+      (rules §3.5), else 0..100.
 
     Raises BadParameters for impossible values.
     """
@@ -101,7 +101,7 @@ class DrawSource(enum.Enum):
     """Where the player in turn draws from (mirrors ``RummyDrawSource``).
 
     When others called, DISCARD_PILE takes the card himself and STOCK gives it
-    to the first caller, then draws from the stock (RULINGS §3.5).
+    to the first caller, then draws from the stock (rules §3.5).
     """
 
     STOCK = 1
@@ -109,7 +109,7 @@ class DrawSource(enum.Enum):
 
 
 class RoundEnd(enum.Enum):
-    """Why a round ended (RULINGS §3.8, §3.9)."""
+    """Why a round ended (rules §3.8, §3.9)."""
 
     WENT_OUT = "went_out"
     NO_CARD = "no_card_to_draw"
@@ -221,7 +221,7 @@ class RummyState(BaseState):
 
 
 class RummyRules:
-    """Contract rummy for ``num_seats`` seats (3-6) with ``params`` (RULINGS §3).
+    """Contract rummy for ``num_seats`` seats (3-6) with ``params`` (rules §3).
 
     Raises BadParameters when the seat count is out of range.
     """
@@ -244,7 +244,7 @@ class RummyRules:
         return RummyState(num_seats=n, totals=[0] * n, hands=[[] for _ in range(n)], down=[False] * n, take_its=[0] * n)
 
     def step(self, state: RummyState) -> Step | None:
-        """What must happen next (RULINGS §3.3-3.9).
+        """What must happen next (rules §3.3-3.9).
 
         ``DrawLot`` of all seats for the first dealer; ``Shuffle`` of the whole
         deck for a deal, or of the discard pile but its top card for a new
@@ -287,13 +287,13 @@ class RummyRules:
             self._rebuild(state, list(outcome))
 
     def _begin_round(self, state: RummyState, rnd: int) -> None:
-        """RULINGS §3.3: the deal passes left each round."""
+        """rules §3.3: the deal passes left each round."""
         state.round = rnd
         state.dealer = (state.first_dealer + rnd - 1) % self.num_seats
         state.phase = Phase.DEAL
 
     def _deal(self, state: RummyState, order: list[str]) -> None:
-        """RULINGS §3.2-3.3: deal the round's cards one at a time from the dealer's left; turn the upcard.
+        """rules §3.2-3.3: deal the round's cards one at a time from the dealer's left; turn the upcard.
 
         Choice: the deal takes cards from the top of the shuffle (its first
         card), the next card is the upcard, the rest the stock.
@@ -318,7 +318,7 @@ class RummyRules:
         self._start_turn(state)
 
     def _eligible(self, state: RummyState) -> list[int]:
-        """RULINGS §3.5: who may call "take it" for the pile's top card now."""
+        """rules §3.5: who may call "take it" for the pile's top card now."""
         if not state.pile or not state.top_live:
             return []
         limit = self.params.take_it_limit
@@ -328,7 +328,7 @@ class RummyRules:
         ]
 
     def _start_turn(self, state: RummyState) -> None:
-        """Begin the turn of ``state.in_turn``: the take-it window, else the draw (RULINGS §3.4-3.6, §3.9).
+        """Begin the turn of ``state.in_turn``: the take-it window, else the draw (rules §3.4-3.6, §3.9).
 
         Choice: a turn counts when its play ends; the turn limit is checked
         here, so a round ends after ``turn_limit`` complete turns. Seats that
@@ -341,7 +341,7 @@ class RummyRules:
             return
         eligible = self._eligible(state)
         if eligible:
-            # RULINGS §3.5: take it only while the stock, rebuilt first if needed, holds 2 cards.
+            # rules §3.5: take it only while the stock, rebuilt first if needed, holds 2 cards.
             if len(state.stock) < 2 and len(state.pile) > 1:
                 state.phase = Phase.REBUILD
                 return
@@ -352,7 +352,7 @@ class RummyRules:
         self._to_draw(state)
 
     def _to_draw(self, state: RummyState) -> None:
-        """RULINGS §3.6, §3.9: the draw; rebuild an empty stock, or end the round if there is no card.
+        """rules §3.6, §3.9: the draw; rebuild an empty stock, or end the round if there is no card.
 
         Choice: when the stock is empty and cannot be rebuilt, the round ends
         ("no card to draw") even if the pile's top is live. When the only
@@ -371,7 +371,7 @@ class RummyRules:
             state.phase = Phase.PLAY
 
     def _rebuild(self, state: RummyState, order: list[str]) -> None:
-        """RULINGS §3.9: the pile but its top card, shuffled, goes under what is left of the stock.
+        """rules §3.9: the pile but its top card, shuffled, goes under what is left of the stock.
 
         The top card stays with its live or dead state. Choice: when the
         stock still holds a card (rebuilt for the take-it window), that card
@@ -390,7 +390,7 @@ class RummyRules:
         return card
 
     def _end_round(self, state: RummyState, reason: RoundEnd, out: int | None = None) -> None:
-        """RULINGS §3.9-3.10: each player scores the cards in his hand; after round 7 the game is over.
+        """rules §3.9-3.10: each player scores the cards in his hand; after round 7 the game is over.
 
         Choice: the hands are shown to all for the count (a public event).
         """
@@ -441,7 +441,7 @@ class RummyRules:
             self._plan(state, seat, action)
 
     def _plan(self, state: RummyState, seat: int, action: RummyAction) -> tuple[list[Meld], list[Meld], list[str]]:
-        """Validate a play (RULINGS §3.7-3.8) without changing ``state``.
+        """Validate a play (rules §3.7-3.8) without changing ``state``.
 
         Choice: the discard restriction compares cards by value, so with two
         packs the other copy of the card taken is forbidden too.
@@ -454,14 +454,14 @@ class RummyRules:
         discard = action.discard
         if not action.go_down and not action.lay_offs:  # the common play: a discard only
             if discard is None:
-                raise IllegalAction("the play ends with a discard (RULINGS §3.7)")
+                raise IllegalAction("the play ends with a discard (rules §3.7)")
             if not is_card(discard):
                 raise IllegalAction(f"not a card: {discard!r}")
             hand_list = state.hands[seat]
             if discard not in hand_list:
                 raise IllegalAction(f"cards not held: [{discard!r}]")
             if taken is not None and discard == taken and any(c != taken for c in hand_list):
-                raise IllegalAction(f"may not discard {taken}, the card taken from the discard pile this turn (RULINGS §3.7)")
+                raise IllegalAction(f"may not discard {taken}, the card taken from the discard pile this turn (rules §3.7)")
             return [], list(state.melds), list(hand_list)
         sets, runs = CONTRACTS[rnd]
         hand = Counter(state.hands[seat])
@@ -471,7 +471,7 @@ class RummyRules:
         new: list[Meld] = []
         if go_down:
             if state.down[seat]:
-                raise IllegalAction("already down this round: no other melds, ever (RULINGS §3.7)")
+                raise IllegalAction("already down this round: no other melds, ever (rules §3.7)")
             kinds = Counter()
             for i, m in enumerate(go_down):
                 if not isinstance(m, NewMeld) or not isinstance(m.kind, MeldKind):
@@ -482,14 +482,14 @@ class RummyRules:
             if kinds[MeldKind.SET] != sets or kinds[MeldKind.RUN] != runs:
                 raise IllegalAction(
                     f"going down in round {rnd} lays exactly {sets} set(s) and {runs} run(s), "
-                    f"got {kinds[MeldKind.SET]} set(s) and {kinds[MeldKind.RUN]} run(s) (RULINGS §3.7)"
+                    f"got {kinds[MeldKind.SET]} set(s) and {kinds[MeldKind.RUN]} run(s) (rules §3.7)"
                 )
         table = list(state.melds) + new
         if lay_offs:
             if rnd == WHOLE_HAND_ROUND:
-                raise IllegalAction("no laying off in round 7 (RULINGS §3.8)")
+                raise IllegalAction("no laying off in round 7 (rules §3.8)")
             if not (state.down[seat] or go_down):
-                raise IllegalAction("only a player who is down may lay off (RULINGS §3.7)")
+                raise IllegalAction("only a player who is down may lay off (rules §3.7)")
             for lo in lay_offs:
                 if not isinstance(lo, LayOff) or not isinstance(lo.meld_id, int) or not 0 <= lo.meld_id < len(table):
                     raise IllegalAction(f"a lay-off names no meld on the table (ids 0..{len(table) - 1})")
@@ -505,23 +505,23 @@ class RummyRules:
         left = list((hand - used).elements())
         if rnd == WHOLE_HAND_ROUND and go_down:
             if left:
-                raise IllegalAction(f"going down in round 7 melds the whole hand; left over: {sorted(left)} (RULINGS §3.8)")
+                raise IllegalAction(f"going down in round 7 melds the whole hand; left over: {sorted(left)} (rules §3.8)")
             if discard is not None:
-                raise IllegalAction("no discard after going down in round 7 (RULINGS §3.8)")
+                raise IllegalAction("no discard after going down in round 7 (rules §3.8)")
             return new, table, left
         if discard is None:
             if not left:
-                raise IllegalAction("a player keeps a card to discard: no emptying the hand by melds or lay-offs (RULINGS §3.7)")
-            raise IllegalAction("the play ends with a discard (RULINGS §3.7)")
+                raise IllegalAction("a player keeps a card to discard: no emptying the hand by melds or lay-offs (rules §3.7)")
+            raise IllegalAction("the play ends with a discard (rules §3.7)")
         if taken is not None and discard == taken and any(c != taken for c in left):
-            raise IllegalAction(f"may not discard {taken}, the card taken from the discard pile this turn (RULINGS §3.7)")
+            raise IllegalAction(f"may not discard {taken}, the card taken from the discard pile this turn (rules §3.7)")
         return new, table, left
 
     def apply(self, state: RummyState, actions: Mapping[int, RummyAction]) -> None:
         """Apply the asked seats' actions; raises IllegalAction (state unchanged) if one is missing or illegal.
 
         In the take-it window the answers are ordered by seat priority from
-        the left of the player in turn, never by arrival (RULINGS §3.5).
+        the left of the player in turn, never by arrival (rules §3.5).
         """
         decision, seats = self._asked(state)
         if set(actions) != set(seats):
@@ -547,7 +547,7 @@ class RummyRules:
         return [(state.in_turn + k) % n for k in range(1, n)]
 
     def _calls(self, state: RummyState, actions: Mapping[int, RummyAction]) -> None:
-        """RULINGS §3.5: collect the calls, first caller first in seat order from the player in turn's left."""
+        """rules §3.5: collect the calls, first caller first in seat order from the player in turn's left."""
         state.callers = [s for s in self._priority(state) if s in actions and actions[s].call]
         state.eligible = []
         if state.callers:
@@ -555,7 +555,7 @@ class RummyRules:
         state.phase = Phase.DRAW
 
     def _draw(self, state: RummyState, source: DrawSource) -> None:
-        """RULINGS §3.5-3.6: the draw, settling a take-it if others called.
+        """rules §3.5-3.6: the draw, settling a take-it if others called.
 
         Choice: the player in turn taking the card himself is his draw, not a
         take-it (no penalty, not counted against ``take_it_limit``); the card
@@ -575,7 +575,7 @@ class RummyRules:
                 card = state.pile.pop()
                 state.hands[caller].append(card)
                 state.take_its[caller] += 1
-                state.top_live = False  # RULINGS §3.5: the card now on top is dead
+                state.top_live = False  # rules §3.5: the card now on top is dead
                 state.log("take_it", seat=caller, card=card, given_by=seat)
                 penalty = state.stock.pop(0)
                 state.hands[caller].append(penalty)
@@ -612,7 +612,7 @@ class RummyRules:
         self._start_turn(state)
 
     def default_action(self, state: RummyState, seat: int) -> RummyAction:
-        """RULINGS §4.2: no take it; give the card to a caller, else draw from the stock; no melds or lay-offs;
+        """rules §4.2: no take it; give the card to a caller, else draw from the stock; no melds or lay-offs;
         discard the card drawn this turn, or if that is not allowed, the highest-scoring other card
         (ties: higher rank, then suit in the order s h d c).
 
@@ -669,7 +669,7 @@ class RummyRules:
         )
 
     def rank_key(self, state: RummyState, seat: int) -> tuple[int, ...]:
-        """RULINGS §3.11: total points, ascending (so the key is minus the points)."""
+        """rules §3.11: total points, ascending (so the key is minus the points)."""
         return (-state.totals[seat],)
 
     def scores(self, state: RummyState) -> tuple[int, ...]:
@@ -682,7 +682,7 @@ class RummyRules:
 
 
 def default_discard_key(card: str) -> tuple[int, int, int]:
-    """Order of RULINGS §4.2's default discard: points, then rank, then suit (s > h > d > c); larger first."""
+    """Order of rules §4.2's default discard: points, then rank, then suit (s > h > d > c); larger first."""
     if card == JOKER:
         return (card_points(card), len(RANKS), len(SUITS))
     return (card_points(card), RANKS.index(card[0]), SUITS.index(card[1]))

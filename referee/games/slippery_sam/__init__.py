@@ -1,4 +1,4 @@
-"""Slippery Sam ("Shoot"), the banking game of ``slippery-sam.en.txt`` and RULINGS §1.
+"""Slippery Sam ("Shoot"), a banking game (rules §1).
 
 Public: :data:`SPEC` (how the platform plays it), :class:`SlipperySamParams`,
 :class:`SlipperySamRules` and :func:`beats`.

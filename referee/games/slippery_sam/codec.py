@@ -18,7 +18,7 @@ _DECISION = {
 
 @lru_cache(maxsize=8192)
 def _bet(b: SettledBet) -> pb.SlipperySamBet:
-    """A settled bet as a message; cached, since every later view repeats the game's bets (RULINGS 1.7)."""
+    """A settled bet as a message; cached, since every later view repeats the game's bets (rules §1.7)."""
     return pb.SlipperySamBet(dealer=b.dealer, seat=b.seat, amount=b.amount, turned=b.turned, won=b.won, shoot=b.shoot)
 
 

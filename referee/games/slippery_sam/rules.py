@@ -1,7 +1,7 @@
 """Slippery Sam ("Shoot"): the rules engine.
 
-Source: the seed text ``slippery-sam.en.txt`` and RULINGS §1 (binding), with
-the referee policy of RULINGS §4 for default actions. Amounts are whole
+Source: ``docs/rules/slippery-sam.md`` (rules §1), with
+the referee policy of rules §4 for default actions. Amounts are whole
 tokens. Seats are numbered 0..n-1 clockwise; "left" is the next seat number.
 
 The engine is pure: chance comes from the referee through :class:`Shuffle`
@@ -18,9 +18,9 @@ from referee.cards import RANKS, pack
 from referee.engine import Ask, BadParameters, BaseState, GameName, IllegalAction, Shuffle, Step
 
 PACK = pack()
-#: The minimum kitty is this many tokens per seat not out (RULINGS 1.3).
+#: The minimum kitty is this many tokens per seat not out (rules §1.3).
 KITTY_PER_SEAT = 10
-#: Deals a dealer keeps the bank for (RULINGS 1.3).
+#: Deals a dealer keeps the bank for (rules §1.3).
 DEALS_PER_TURN = 3
 MIN_SEATS, MAX_SEATS = 3, 8
 #: Most tokens a seat may start with: all of a table's tokens must fit the protocol's uint32 fields.
@@ -29,7 +29,7 @@ MAX_TOKENS = 100_000_000
 
 @dataclass(frozen=True)
 class SlipperySamParams:
-    """Parameters of RULINGS §1, with their defaults.
+    """Parameters of rules §1, with their defaults.
 
     ``starting_tokens``: tokens each seat starts with (default 300; at least
     10 x seats, checked by :class:`SlipperySamRules`). ``orbits``: how many
@@ -73,7 +73,7 @@ class SlipperySamAction:
 
 @dataclass(frozen=True)
 class SettledBet:
-    """One settled bet (RULINGS 1.5): who held the bank, who bet how much, the turned card, the outcome."""
+    """One settled bet (rules §1.5): who held the bank, who bet how much, the turned card, the outcome."""
 
     dealer: int
     seat: int
@@ -85,7 +85,7 @@ class SettledBet:
 
 @dataclass(frozen=True)
 class SlipperySamView:
-    """What one seat may see at a decision (RULINGS 1.7), and what it must decide.
+    """What one seat may see at a decision (rules §1.7), and what it must decide.
 
     ``hand`` is the seat's own cards (empty for the dealer); ``tokens`` per
     seat exclude the kitty; ``turned`` and ``shots`` cover the current deal only;
@@ -135,12 +135,12 @@ class SlipperySamState(BaseState):
     exits: list[int] = field(default_factory=list)     # seats in the order they went out
 
     def out(self, seat: int) -> bool:
-        """A seat with no tokens, its kitty included, is out (RULINGS 1.1)."""
+        """A seat with no tokens, its kitty included, is out (rules §1.1)."""
         return self.tokens[seat] + (self.kitty if seat == self.dealer else 0) <= 0
 
 
 def beats(hand: Sequence[str], turned: str) -> bool:
-    """Whether a player's hand wins against the turned stack card (RULINGS 1.5).
+    """Whether a player's hand wins against the turned stack card (rules §1.5).
 
     ``hand`` is the player's cards (3 in play; any number is accepted) and
     ``turned`` the stack card, as strings like ``"Ah"``. The hand wins when one
@@ -163,7 +163,7 @@ class SlipperySamRules:
     """Slippery Sam for ``num_seats`` seats (3-8) with ``params``.
 
     Raises BadParameters when the seat count is out of range or the starting
-    tokens are fewer than 10 x seats (RULINGS 1.1).
+    tokens are fewer than 10 x seats (rules §1.1).
     """
 
     game = GameName.SLIPPERY_SAM
@@ -181,7 +181,7 @@ class SlipperySamRules:
     # -- the flow ---------------------------------------------------------
 
     def new_state(self) -> SlipperySamState:
-        """Every seat with ``starting_tokens``, before the Black Jack method (RULINGS 1.1-1.2)."""
+        """Every seat with ``starting_tokens``, before the Black Jack method (rules §1.1-1.2)."""
         return SlipperySamState(num_seats=self.num_seats, tokens=[self.params.starting_tokens] * self.num_seats)
 
     def step(self, state: SlipperySamState) -> Step | None:
@@ -207,7 +207,7 @@ class SlipperySamRules:
             self._deal(state, order)
 
     def _black_jack(self, state: SlipperySamState, order: list[str]) -> None:
-        """RULINGS 1.2: deal face up from seat 0 round the table; the first jack makes the dealer."""
+        """rules §1.2: deal face up from seat 0 round the table; the first jack makes the dealer."""
         for i, card in enumerate(order):
             state.first_dealer_cards.append(card)
             if card[0] == "J":
@@ -217,7 +217,7 @@ class SlipperySamRules:
         self._begin_turn(state)
 
     def _begin_turn(self, state: SlipperySamState) -> None:
-        """Start the next dealer's turn, skipping dealers who cannot fund the kitty (RULINGS 1.3, 1.10)."""
+        """Start the next dealer's turn, skipping dealers who cannot fund the kitty (rules §1.3, 1.10)."""
         while True:
             alive = [s for s in range(self.num_seats) if state.tokens[s] > 0]
             minimum = KITTY_PER_SEAT * len(alive)
@@ -237,7 +237,7 @@ class SlipperySamRules:
             state.log("skip", dealer=dealer, reason="out" if state.tokens[dealer] == 0 else "cannot fund the minimum kitty")
 
     def _deal(self, state: SlipperySamState, order: list[str]) -> None:
-        """RULINGS 1.4: 3 cards one at a time to each seat not out but the dealer, from his left."""
+        """rules §1.4: 3 cards one at a time to each seat not out but the dealer, from his left."""
         n = self.num_seats
         state.deal_in_turn += 1
         state.players = [s for s in ((state.dealer + k) % n for k in range(1, n)) if state.tokens[s] > 0]
@@ -252,7 +252,7 @@ class SlipperySamRules:
         state.phase = Phase.BET
 
     def _end_turn(self, state: SlipperySamState, reason: str) -> None:
-        """RULINGS 1.8-1.9: the kitty goes back to the dealer and the deal passes left."""
+        """rules §1.8-1.9: the kitty goes back to the dealer and the deal passes left."""
         dealer, back = state.dealer, state.kitty
         state.tokens[dealer] += back
         state.kitty = 0
@@ -282,7 +282,7 @@ class SlipperySamRules:
         raise IllegalAction("no decision is pending")
 
     def check(self, state: SlipperySamState, seat: int, action: SlipperySamAction) -> None:
-        """Raise IllegalAction unless ``seat`` is asked and ``action.amount`` (tokens) is in its legal range (RULINGS 1.3, 1.5)."""
+        """Raise IllegalAction unless ``seat`` is asked and ``action.amount`` (tokens) is in its legal range (rules §1.3, 1.5)."""
         decision, asked, low, high = self._range(state)
         if seat != asked:
             raise IllegalAction(f"seat {seat} is not asked; seat {asked} is")
@@ -308,7 +308,7 @@ class SlipperySamRules:
             self._bet(state, asked, action.amount)
 
     def _bet(self, state: SlipperySamState, seat: int, amount: int) -> None:
-        """RULINGS 1.5-1.6, 1.8: settle one bet against the next stack card."""
+        """rules §1.5-1.6, 1.8: settle one bet against the next stack card."""
         shoot = amount == state.kitty
         hand = state.hands[seat]
         state.log("bet", seat=seat, amount=amount, shoot=shoot)
@@ -341,14 +341,14 @@ class SlipperySamRules:
                 state.phase = Phase.SHUFFLE
 
     def default_action(self, state: SlipperySamState, seat: int) -> SlipperySamAction:
-        """RULINGS 4.2: bet 1 token; as dealer, the minimum kitty."""
+        """rules §4.2: bet 1 token; as dealer, the minimum kitty."""
         _, _, low, _ = self._range(state)
         return SlipperySamAction(low)
 
     # -- what a seat sees, and the result -------------------------------------
 
     def view(self, state: SlipperySamState, seat: int) -> SlipperySamView:
-        """What ``seat`` may see now (RULINGS 1.7), with its legal range if it is asked."""
+        """What ``seat`` may see now (rules §1.7), with its legal range if it is asked."""
         decision, low, high = None, 0, 0
         if state.phase in (Phase.KITTY, Phase.BET):
             d, asked, lo, hi = self._range(state)
@@ -375,12 +375,12 @@ class SlipperySamRules:
         )
 
     def rank_key(self, state: SlipperySamState, seat: int) -> tuple[int, ...]:
-        """RULINGS 1.11: final tokens; among seats that went out, the later exit ranks higher."""
+        """rules §1.11: final tokens; among seats that went out, the later exit ranks higher."""
         exit_order = state.exits.index(seat) if seat in state.exits else len(state.exits)
         return (state.tokens[seat], exit_order)
 
     def scores(self, state: SlipperySamState) -> tuple[int, ...]:
-        """Tokens per seat, a dealer's kitty included (RULINGS 1.1)."""
+        """Tokens per seat, a dealer's kitty included (rules §1.1)."""
         return tuple(state.tokens[s] + (state.kitty if s == state.dealer else 0) for s in range(self.num_seats))
 
     def score_changes(self, state: SlipperySamState) -> tuple[int, ...]:

@@ -1,9 +1,9 @@
-"""Svara (Seka), the Polish 3-card betting game with the wild szacha (seed ``svara.pl.txt``, RULINGS §2).
+"""Svara (Seka), the Polish 3-card betting game with the wild szacha (rules §2).
 
 Exports :data:`SPEC` for the game registry, the parameters
 (:class:`SvaraParams`), the engine (:class:`SvaraRules`) and the pure
 scoring function :func:`hand_points`. The rules as implemented, with every
-choice made where RULINGS is silent, are in ``docs/rules/svara.md``.
+choice made where the rulings were silent, are in ``docs/rules/svara.md``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Translation between the Svara engine and the ``cardarena.v1`` protocol (RULINGS 2; svara.proto).
+"""Translation between the Svara engine and the ``cardarena.v1`` protocol (rules §2; svara.proto).
 
 Pure functions, no I/O: :func:`encode_view` (engine view -> ``SvaraView``),
 :func:`decode_action` (``SvaraAction`` -> engine action, raising

@@ -1,4 +1,4 @@
-"""Svara hand points: a pure scoring function (RULINGS 2.1, 2.2; seed text, last paragraphs).
+"""Svara hand points: a pure scoring function (rules §2.1, 2.2; seed text, last paragraphs).
 
 A hand is three distinct cards of the 36-card pack (``6``..``A`` in ``cdhs``),
 written as the platform writes cards (``"Ah"``, ``"Td"``, ``"6c"``).
@@ -10,16 +10,16 @@ from collections.abc import Iterable
 
 from referee.cards import BadCard, is_card
 
-#: The ranks of the Svara pack, low to high (RULINGS 2: one 36-card pack, 6 to ace).
+#: The ranks of the Svara pack, low to high (rules §2: one 36-card pack, 6 to ace).
 SVARA_RANKS = "6789TJQKA"
 
-#: Card points by rank (RULINGS 2.1): A = 11; K, Q, J, T = 10; 9..6 = face value.
+#: Card points by rank (rules §2.1): A = 11; K, Q, J, T = 10; 9..6 = face value.
 CARD_POINTS = {"6": 6, "7": 7, "8": 8, "9": 9, "T": 10, "J": 10, "Q": 10, "K": 10, "A": 11}
 
-#: What the szacha counts wherever it stands (RULINGS 2.1).
+#: What the szacha counts wherever it stands (rules §2.1).
 SZACHA_POINTS = 11
 
-#: The highest hand: two aces and the szacha as the third ace (RULINGS 2.2).
+#: The highest hand: two aces and the szacha as the third ace (rules §2.2).
 MAX_POINTS = 33
 
 
@@ -33,7 +33,7 @@ def is_svara_card(card: object) -> bool:
 
 
 def card_points(card: str) -> int:
-    """Points of one natural card (RULINGS 2.1); raises BadHand outside the 36-card pack."""
+    """Points of one natural card (rules §2.1); raises BadHand outside the 36-card pack."""
     if not is_svara_card(card):
         raise BadHand(f"not a card of the 36-card Svara pack: {card!r}")
     return CARD_POINTS[card[0]]
@@ -55,12 +55,12 @@ def check_hand(hand: Iterable[object], szacha: str = "6c") -> tuple[str, str, st
 
 
 def hand_points(hand: Iterable[str], szacha: str = "6c") -> int:
-    """Points of a three-card hand, 6..33 (RULINGS 2.2).
+    """Points of a three-card hand, 6..33 (rules §2.2).
 
     The largest of: (a) the sum of the cards of one suit holding 2 or 3 of the
     hand's cards; (b) three of one rank: their sum; (c) two aces: 22; (d) the
     highest single card. The ``szacha`` (default ``"6c"``) is wild: it joins
-    whichever combination scores most and always counts 11 (RULINGS 2.1).
+    whichever combination scores most and always counts 11 (rules §2.1).
     Examples: ``Ah Kh Qh`` = 31, ``Ah Kh 6c`` = 32, ``As Ad 6c`` = 33,
     ``Ks Kh 9d`` = 10, ``Ks Kh 9s`` = 19, ``As Ad 7c`` = 22, ``6h 6d 6c`` = 23.
 

@@ -1,8 +1,8 @@
 """The Svara (Seka) engine: parameters, state, actions, views and the rules.
 
-Sources: the seed text ``svara.pl.txt`` and RULINGS §2 (which wins), with the
-referee's default actions from RULINGS §4.2. The choices made where RULINGS
-is silent are listed below and in ``docs/rules/svara.md``.
+Source: ``docs/rules/svara.md`` (rules §2), with the
+referee's default actions from rules §4.2. The choices made where the rulings were
+silent are listed below and in ``docs/rules/svara.md``.
 
 Shape of a game (OpenSpiel-style: the :class:`SvaraRules` object is the
 immutable game, :class:`SvaraState` the mutable state, :class:`SvaraView`
@@ -21,7 +21,7 @@ The engine never draws random numbers and never does I/O. All amounts are
 tokens. Illegal input raises :class:`~referee.engine.IllegalAction` and
 leaves the state unchanged.
 
-Choices where RULINGS is silent (what Svara/Seka players expect; the same
+Choices where the rulings were silent (what Svara/Seka players expect; the same
 list, numbered alike, is in ``docs/rules/svara.md``):
 
 1. The first hand's dealer is drawn by lot among all seats.
@@ -64,17 +64,17 @@ from referee.cards import pack
 from referee.engine import Ask, BadParameters, BaseState, DrawLot, GameName, IllegalAction, Shuffle, Step
 from referee.games.svara.points import SVARA_RANKS, hand_points, is_svara_card
 
-#: Seats at a Svara table (RULINGS 2.3).
+#: Seats at a Svara table (rules §2.3).
 MIN_SEATS = 3
 MAX_SEATS = 8
 
-#: The 36-card pack, rank-major (RULINGS 2: 6 to ace).
+#: The 36-card pack, rank-major (rules §2: 6 to ace).
 PACK: tuple[str, ...] = pack(SVARA_RANKS)
 _PACK_SET = frozenset(PACK)
 
 @dataclass(frozen=True)
 class SvaraParams:
-    """Svara parameters (RULINGS 2.1, 2.3). Amounts are tokens.
+    """Svara parameters (rules §2.1, 2.3). Amounts are tokens.
 
     Raises BadParameters naming the parameter for impossible values.
     """
@@ -229,7 +229,7 @@ class SvaraState(BaseState):
     ``sum(tokens) + bank`` is constant. ``cards[s]`` is seat s's hand in the
     current deal (empty if none). ``svara`` is 0 in a hand's first deal and n
     in its n-th svara. ``hand_dealer`` is the seat that dealt the current
-    hand's first deal (the deal rotates from it, RULINGS 2.10).
+    hand's first deal (the deal rotates from it, rules §2.10).
     """
 
     starting_tokens: int = 0
@@ -263,7 +263,7 @@ _NO_LEGAL = SvaraLegal()
 
 
 class SvaraRules:
-    """The rules of Svara for fixed parameters and table size (3..8 seats, RULINGS 2.3).
+    """The rules of Svara for fixed parameters and table size (3..8 seats, rules §2.3).
 
     Implements the :class:`referee.engine.Rules` protocol. Raises
     BadParameters for a table size outside 3..8.
@@ -373,7 +373,7 @@ class SvaraRules:
             self._join(state, request.seats[0], actions[request.seats[0]].move)
 
     def default_action(self, state: SvaraState, seat: int) -> SvaraMoveAction:
-        """RULINGS 4.2: fold (no look needed); refuse a proposal; do not join.
+        """rules §4.2: fold (no look needed); refuse a proposal; do not join.
 
         Raises IllegalAction if ``seat`` is not asked now.
         """
@@ -434,7 +434,7 @@ class SvaraRules:
         )
 
     def rank_key(self, state: SvaraState, seat: int) -> tuple[int, ...]:
-        """RULINGS 2.12: (final tokens,); larger ranks higher."""
+        """rules §2.12: (final tokens,); larger ranks higher."""
         return (state.tokens[seat],)
 
     def scores(self, state: SvaraState) -> tuple[int, ...]:
@@ -448,7 +448,7 @@ class SvaraRules:
     # ------------------------------------------------------------ legal moves
 
     def _legal(self, state: SvaraState, seat: int) -> SvaraLegal:
-        """The legal moves of an asked seat (RULINGS 2.5-2.9)."""
+        """The legal moves of an asked seat (rules §2.5-2.9)."""
         phase = state.phase
         if phase is Phase.VOTE:
             return SvaraLegal(moves=(SvaraMove.ACCEPT, SvaraMove.REFUSE))
@@ -461,7 +461,7 @@ class SvaraRules:
         current = state.current_stake
         moves = [] if looked else [SvaraMove.LOOK]
         moves.append(SvaraMove.FOLD)
-        if tokens < current:  # RULINGS 2.6: cannot pay the current stake: must fold
+        if tokens < current:  # rules §2.6: cannot pay the current stake: must fold
             return SvaraLegal(moves=tuple(moves))
         stake_max = min(p.max_stake, tokens)
         if looked:
@@ -488,14 +488,14 @@ class SvaraRules:
         if state.tokens[seat] < state.current_stake:
             return f"cannot pay the current stake {state.current_stake} with {state.tokens[seat]} tokens: must fold"
         if move in (SvaraMove.STAKE, SvaraMove.SEE) and not looked:
-            return f"must look before {move.name.lower()} (RULINGS 2.5)"
+            return f"must look before {move.name.lower()} (rules §2.5)"
         if move is SvaraMove.SEE:
             return f"see needs exactly two players left, not {sum(state.in_play)}"
         if move is SvaraMove.PROPOSE:
             if looked:
                 return "only a player who has not looked may propose a svara"
             if state.svara:
-                return "no proposal inside a svara (RULINGS 2.9)"
+                return "no proposal inside a svara (rules §2.9)"
             if state.proposed[seat]:
                 return "a player may propose once per hand"
             return "no svara may be played for this bank (svaras_per_bank = 0)"
@@ -509,7 +509,7 @@ class SvaraRules:
         return [s % n for s in range(start + 1, start + n + 1) if members[s % n]]
 
     def _start_hand(self, state: SvaraState, candidate: int) -> None:
-        """Antes and the dealer of a new hand (RULINGS 2.4, 2.10, 2.11); ends the game if due."""
+        """Antes and the dealer of a new hand (rules §2.4, 2.10, 2.11); ends the game if due."""
         p = self.params
         n = state.num_seats
         if state.hand_number >= p.hands:
@@ -553,7 +553,7 @@ class SvaraRules:
         state.phase = Phase.SHUFFLE
 
     def _shuffled(self, state: SvaraState, order: tuple[str, ...]) -> None:
-        """Bottom card and its penalty, then the deal (RULINGS 2.4, 2.8)."""
+        """Bottom card and its penalty, then the deal (rules §2.4, 2.8)."""
         p = self.params
         dealer = state.dealer
         bottom = order[-1]
@@ -583,7 +583,7 @@ class SvaraRules:
         state.phase = Phase.TURN
 
     def _turn(self, state: SvaraState, seat: int, action: SvaraMoveAction) -> None:
-        """A checked betting move (RULINGS 2.5-2.7, 2.9)."""
+        """A checked betting move (rules §2.5-2.7, 2.9)."""
         move = action.move
         if move is SvaraMove.LOOK:
             state.looked[seat] = True
@@ -626,7 +626,7 @@ class SvaraRules:
         state.phase = Phase.VOTE
 
     def _next_turn(self, state: SvaraState, seat: int) -> None:
-        """Pass the turn left; count circuits; force the show at the limit (RULINGS 2.6, 2.7)."""
+        """Pass the turn left; count circuits; force the show at the limit (rules §2.6, 2.7)."""
         n = state.num_seats
         q = seat
         passed = False
@@ -645,7 +645,7 @@ class SvaraRules:
         state.to_act = q
 
     def _votes(self, state: SvaraState, votes: Mapping[int, SvaraMove]) -> None:
-        """The votes on a proposal, in seat order (RULINGS 2.9)."""
+        """The votes on a proposal, in seat order (rules §2.9)."""
         for s in sorted(votes):
             state.history.append(SvaraEvent(s, votes[s]))
             state.log("vote", seat=s, accept=votes[s] is SvaraMove.ACCEPT)
@@ -679,7 +679,7 @@ class SvaraRules:
             self._split(state, winners)
 
     def _start_svara(self, state: SvaraState, seats: list[int], reason: str) -> None:
-        """A svara among ``seats``: cards in, joining asked from the dealer's left (RULINGS 2.8, 2.9)."""
+        """A svara among ``seats``: cards in, joining asked from the dealer's left (rules §2.8, 2.9)."""
         n = state.num_seats
         cost = state.bank // 2
         members = [s in seats for s in range(n)]
@@ -698,7 +698,7 @@ class SvaraRules:
         state.phase = Phase.JOIN if state.join_queue else Phase.SVARA_DEALER
 
     def _join(self, state: SvaraState, seat: int, move: SvaraMove) -> None:
-        """One seat's answer to joining the svara (RULINGS 2.8)."""
+        """One seat's answer to joining the svara (rules §2.8)."""
         state.join_queue.pop(0)
         if move is SvaraMove.JOIN:
             cost = state.join_cost
@@ -715,7 +715,7 @@ class SvaraRules:
             state.phase = Phase.SVARA_DEALER
 
     def _svara_dealer(self, state: SvaraState, dealer: int) -> None:
-        """The svara's dealer, drawn by lot; then its deal starts (RULINGS 2.8)."""
+        """The svara's dealer, drawn by lot; then its deal starts (rules §2.8)."""
         n = state.num_seats
         state.svara += 1
         state.dealer = dealer
@@ -726,7 +726,7 @@ class SvaraRules:
         self._begin_deal(state)
 
     def _award(self, state: SvaraState, seat: int, unseen: bool) -> None:
-        """``seat`` takes the whole bank (RULINGS 2.7)."""
+        """``seat`` takes the whole bank (rules §2.7)."""
         amount = state.bank
         state.tokens[seat] += amount
         state.bank = 0
@@ -735,7 +735,7 @@ class SvaraRules:
 
     def _split(self, state: SvaraState, seats: list[int]) -> None:
         """The last svara tied again: split evenly, the remainder to the first of ``seats``
-        (ordered from the dealer's left) (RULINGS 2.8)."""
+        (ordered from the dealer's left) (rules §2.8)."""
         share, rest = divmod(state.bank, len(seats))
         amounts = [share + (rest if i == 0 else 0) for i in range(len(seats))]
         for s, a in zip(seats, amounts):
@@ -745,7 +745,7 @@ class SvaraRules:
         self._end_hand(state)
 
     def _end_hand(self, state: SvaraState) -> None:
-        """Count the hand and pass the deal left of the hand's first dealer (RULINGS 2.10)."""
+        """Count the hand and pass the deal left of the hand's first dealer (rules §2.10)."""
         n = state.num_seats
         state.hand_number += 1
         state.in_play = [False] * n
@@ -756,7 +756,7 @@ class SvaraRules:
         self._start_hand(state, (state.hand_dealer + 1) % n)
 
     def _over(self, state: SvaraState, reason: str) -> None:
-        """The game is over (RULINGS 2.11)."""
+        """The game is over (rules §2.11)."""
         state.phase = Phase.OVER
         state.end_reason = reason
         state.log("game_over", reason=reason, tokens=list(state.tokens))
