@@ -3,7 +3,7 @@
 A client's :meth:`act` sends one ``ActRequest`` and returns a
 :class:`concurrent.futures.Future`-like object whose ``result()`` is the
 ``ActResponse`` or raises :class:`BotCallError` with the fault kind. Several
-seats can therefore be asked at once under one deadline (rules §3.5).
+seats can therefore be asked at once under one deadline (rules §4.5).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ requests, decisions through :class:`Ask`, and nothing here does I/O.
 Flow of a game: draw the first dealer by lot; then 7 rounds, each a shuffle
 and deal followed by turns. A turn is the take-it window (an :class:`Ask` of
 every eligible seat at once), the draw (the player in turn) and the play
-(the player in turn). Choices where the rulings were silent are marked "Choice:"
+(the player in turn). Choices where the rules were silent are marked "Choice:"
 below and listed in ``docs/rules/rummy.md``.
 """
 
@@ -559,7 +559,7 @@ class RummyRules:
 
         Choice: the player in turn taking the card himself is his draw, not a
         take-it (no penalty, not counted against ``take_it_limit``); the card
-        under it is dead too (the seed: when a player gets the top card, the
+        under it is dead too (rules §3.15: when a player gets the top card, the
         one below may not be picked up).
         """
         seat = state.in_turn

@@ -1,7 +1,7 @@
 """The Svara (Seka) engine: parameters, state, actions, views and the rules.
 
 Source: ``docs/rules/svara.md`` (rules §2), with the
-referee's default actions from rules §4.2. The choices made where the rulings were
+referee's default actions from rules §4.2. The choices made where the rules were
 silent are listed below and in ``docs/rules/svara.md``.
 
 Shape of a game (OpenSpiel-style: the :class:`SvaraRules` object is the
@@ -21,8 +21,8 @@ The engine never draws random numbers and never does I/O. All amounts are
 tokens. Illegal input raises :class:`~referee.engine.IllegalAction` and
 leaves the state unchanged.
 
-Choices where the rulings were silent (what Svara/Seka players expect; the same
-list, numbered alike, is in ``docs/rules/svara.md``):
+Choices where the rules were silent (what Svara/Seka players expect; the same
+list, in order, is rules §2.13-2.27):
 
 1. The first hand's dealer is drawn by lot among all seats.
 2. "Left" is the next seat number, wrapping round.
