@@ -46,5 +46,5 @@ def follow_on_celery(store, season_id: int, broker_url: str, description: str, *
     follower.check_broker()
     first = store.season_progress(season_id)
     with _bar() as bar:
-        task = bar.add_task(description, total=first["total"], completed=first["done"] + first["failed"])
-        return follower.run(lambda p: bar.update(task, completed=p["done"] + p["failed"]))
+        task = bar.add_task(description, total=first["total"], completed=first["done"] + first["failed"] + first["not_played"])
+        return follower.run(lambda p: bar.update(task, completed=p["done"] + p["failed"] + p["not_played"]))
