@@ -104,16 +104,12 @@ def run(
     if progress["pending"] + progress["running"] == 0:
         console.print(f"nothing to run: season {escape(name)} is finished ({progress['done']} done, "
                       f"{progress['failed']} failed, {progress['not_played']} not played)", highlight=False)
-    else:
-        check_bots_answer(store, season)
-    if progress["pending"] + progress["running"] == 0:
-        pass  # finished: the standings below
     elif broker:
         from workers.follower import BrokerUnreachable, SeasonStuck
 
         try:
             progress = follow_on_celery(store, season.id, broker, f"season {name}", window=window,
-                                        stall_s=stall_timeout)
+                                        stall_s=stall_timeout, once_connected=lambda: check_bots_answer(store, season))
         except BrokerUnreachable as exc:
             fail(f"{exc} (is redis-server running there? `cardarena worker` uses the same --broker)")
         except SeasonStuck as exc:
@@ -121,6 +117,7 @@ def run(
             fail(f"season {name!r} is stuck (see above)")
         console.print(f"{progress['done']} done, {progress['failed']} failed, {progress['not_played']} not played")
     else:
+        check_bots_answer(store, season)
         outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}")
         console.print(", ".join(f"{n} {k}" for k, n in sorted(outcomes.items())) or "nothing was pending")
     for game in store.list_games(season.id, status="failed", limit=20):
