@@ -116,3 +116,28 @@ def test_a_bot_restarted_within_the_setting_plays_all_its_games(tmp_path, bots: 
     assert sum(r.games for r in rated) == sum(len(g.seats) for g in games)  # each seat rated once
     [status] = store.season_availability(sid)
     assert status.name == names[2] and status.unavailable_since is None and status.suspended_at is None
+
+
+def test_on_celery_a_deferred_game_is_sent_again_and_played_once(
+        tmp_path, bots: list[BotProcess], workers, broker: str, db_url: str) -> None:  # type: ignore[no-untyped-def]
+    from workers.celery_app import configure
+    from workers.follower import SeasonFollower
+    from tests.workers.test_celery_season import assert_each_game_once
+
+    store, sid, names = season(db_url, bots, "celery-back", 12, 600)
+    bots[0].stop()
+    workers.start()
+    follower = SeasonFollower(store, configure(broker), sid, stall_s=60)
+    done: list[dict[str, int]] = []
+    runner = threading.Thread(target=lambda: done.append(follower.run()), daemon=True)
+    runner.start()
+    deadline = time.monotonic() + 60
+    while len(store.pending_deferrals(sid)) < 2:
+        assert time.monotonic() < deadline, "no game was deferred"
+        time.sleep(0.1)
+    restart(bots, 0)
+    runner.join(180)
+    assert not runner.is_alive() and done, "the season did not finish"
+    assert_each_game_once(store, sid, store.season_progress(sid)["total"])
+    assert follower.stats.resent_used >= 2  # the deferred games were sent again
+    assert all(s.faults == 0 for g in store.list_games(sid, limit=100) for s in g.seats)
