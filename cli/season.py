@@ -185,18 +185,22 @@ def print_standings(store, season) -> None:
     game_spec = spec(season.game)
     change = f"avg {game_spec.score_unit} change" if game_spec.higher_score_is_better else f"avg {game_spec.score_unit} (lower is better)"
     rows = store.standings(season.id)
+    luck = any(r.luck_change is not None for r in rows)
     table = Table(title=f"{escape(season.name)} ({season.game})")
-    for col in ("#", "bot", "games", "avg place", change, "faults", "Elo", "ML rating [95%]",
-                "P(>next)", "openskill"):
+    for col in ("#", "bot", "games", "avg place", change, *(("luck-adjusted [95%]",) if luck else ()), "faults", "Elo",
+                "ML rating [95%]", "P(>next)", "openskill"):
         table.add_column(col, justify="left" if col == "bot" else "right")
     for i, r in enumerate(rows, 1):
         ml = f"{r.ml_rating:.0f} [{r.ml_low:.0f}, {r.ml_high:.0f}]" if r.ml_rating is not None else "-"
         skill = f"{r.openskill_mu:.1f} ± {r.openskill_sigma:.1f}" if r.openskill_mu is not None else "-"
         table.add_row(str(i), escape(r.name) + (" (suspended)" if r.suspended else ""), str(r.games), f"{r.avg_place:.2f}" if r.avg_place is not None else "-",
-                      f"{r.avg_change:+.1f}" if r.avg_change is not None else "-",
+                      f"{r.avg_change:+.1f}" if r.avg_change is not None else "-", *((_luck_cell(r),) if luck else ()),
                       f"{r.faults} (retired in {r.retired})" if r.retired else str(r.faults), f"{r.elo:.0f}",
                       ml, f"{r.p_better:.2f}" if r.p_better is not None else "-", skill)
     console.print(table)
+    if luck:
+        console.print("Luck-adjusted: mean token change per game less the luck of the turned cards (each bet's result "
+                      "minus its expectation over the unturned stack; unbiased), with its 95% interval.", highlight=False)
     console.print("Ranked by ML rating: maximum-likelihood Bradley-Terry over the whole season (Elo scale), "
                   "95% interval; then by Elo (online, K=32, in schedule order). "
                   "P(>next): probability the bot is really better than the next row's; "
@@ -204,12 +208,21 @@ def print_standings(store, season) -> None:
                   "which the bot's seat was retired for too many faults.", highlight=False)
 
 
+def _luck_cell(row) -> str:
+    """The luck-adjusted change of a standings row with its 95% interval, or "-"."""
+    if row.luck_change is None:
+        return "-"
+    if row.luck_low is None:
+        return f"{row.luck_change:+.1f}"
+    return f"{row.luck_change:+.1f} [{row.luck_low:+.1f}, {row.luck_high:+.1f}]"
+
+
 def standings(
     season: Annotated[str, typer.Option(help="Season name.")],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     db: DbOption = None,
 ) -> None:
-    """Print a season's standings: games, average place, score change, faults, Elo, ML rating with its 95% interval (the table's order), P(better than next), openskill."""
+    """Print a season's standings: games, average place, score change (Slippery Sam: also luck-adjusted, with its 95% interval), faults, Elo, ML rating with its 95% interval (the table's order), P(better than next), openskill."""
     store = open_db(db, existing=True)
     info = store.get_season_by_name(season)
     if info is None:

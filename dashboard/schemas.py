@@ -89,6 +89,10 @@ class StandingOut(BaseModel):
                                  "in a large running season they are refitted in the background and may lag")
     openskill_mu: float | None = Field(None, description="openskill Plackett-Luce mu (start 25)")
     openskill_sigma: float | None = Field(None, description="openskill Plackett-Luce sigma (start 25/3)")
+    luck_change: float | None = Field(None, description="Slippery Sam: mean luck-adjusted token change per game "
+                                      "(the change less each bet's result minus its expectation, rules §1.5)")
+    luck_low: float | None = Field(None, description="lower end of the 95% interval of luck_change")
+    luck_high: float | None = Field(None, description="upper end of the 95% interval of luck_change")
 
 
 class BotRef(BaseModel):

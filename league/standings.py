@@ -5,7 +5,9 @@ ratings and calls :func:`compute_standings`; the dashboard and the CLI show the
 rows, or :func:`standings_json` of them. Beside Elo, each row carries the
 season's maximum-likelihood rating with its 95% interval, the probability that
 the bot is better than the next row's, and openskill's mu and sigma
-(:mod:`league.ratings_ml`), all computed from the games' rankings. Rows are
+(:mod:`league.ratings_ml`), all computed from the games' rankings, and for
+Slippery Sam the luck-adjusted token change with its 95% interval
+(:mod:`league.luck`, from the stored replays). Rows are
 ranked by the ML rating where it is fitted, then by Elo (:func:`rank_key`).
 """
 
@@ -16,6 +18,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from league.elo import START
+from league.luck import LuckSummary
 from league.ratings_ml import p_better_chain, season_ratings
 
 
@@ -46,7 +49,10 @@ class StandingRow:
     its 95% interval; ``p_better`` the probability that this bot is really
     better (higher true ML rating) than the bot on the next row (``None`` on the
     last row); ``openskill_mu``/``openskill_sigma`` openskill's Plackett-Luce
-    rating (start 25 and 25/3). ``suspended``: the bot was suspended from the season for
+    rating (start 25 and 25/3). ``luck_change``: for Slippery Sam, the mean luck-adjusted token
+    change per game (the actual change less the luck of the turned cards, rules §1.5; see
+    :mod:`league.luck`), ``luck_low``/``luck_high`` its 95% interval (``None`` for other games,
+    below 2 games, or when the caller gave no luck summaries). ``suspended``: the bot was suspended from the season for
     not answering at game start (rules §4.9; its remaining games were not played).
     """
 
@@ -65,6 +71,9 @@ class StandingRow:
     openskill_mu: float | None = None
     openskill_sigma: float | None = None
     suspended: bool = False
+    luck_change: float | None = None
+    luck_low: float | None = None
+    luck_high: float | None = None
 
 
 def group_games(rows: Iterable[tuple[int, int, int]]) -> list[tuple[list[int], list[int]]]:
@@ -96,6 +105,7 @@ def compute_standings(
     names: Mapping[int, str],
     elo: Mapping[int, float],
     games: Sequence[tuple[Sequence[int], Sequence[int]]] | None = None,
+    luck: Mapping[int, LuckSummary] | None = None,
 ) -> list[StandingRow]:
     """Standings rows for every bot in ``names``, in :func:`rank_key` order (by Elo when
     ``games`` is not given).
@@ -104,7 +114,8 @@ def compute_standings(
     the season (including bots with no finished game yet) to its name; ``elo`` the
     season's ratings (a missing bot shows the starting rating); ``games`` the rated
     games' rankings ``(seats_bots, places)`` in schedule order, for the season
-    ratings (without them those fields are ``None``).
+    ratings (without them those fields are ``None``); ``luck`` the bots' luck-adjusted
+    changes (:func:`league.luck.luck_adjusted_by_bot`; without it those fields are ``None``).
     Raises KeyError if an outcome's bot is missing from ``names``.
     """
     acc: dict[int, list[int]] = {bot: [0, 0, 0, 0, 0] for bot in names}  # games, places, change, faults, retired
@@ -128,6 +139,9 @@ def compute_standings(
         )
         for bot, (g, places, change, faults, retired) in acc.items()
     ]
+    if luck:
+        rows = [replace(r, luck_change=luck[r.bot_id].mean, luck_low=luck[r.bot_id].low, luck_high=luck[r.bot_id].high)
+                if r.bot_id in luck else r for r in rows]
     if not games:
         return sorted(rows, key=rank_key)
     fit, skill = season_ratings(games)
@@ -148,7 +162,7 @@ def _missing(bot_id: int) -> list[int]:
 
 def standings_json(rows: Iterable[StandingRow]) -> list[dict[str, Any]]:
     """The rows as JSON-ready dicts, with ``rank`` (1-based) added; Elo and the ML ratings
-    rounded to 0.1, ``p_better`` to 0.001, openskill to 0.01 (``None`` stays ``None``)."""
+    rounded to 0.1, ``p_better`` to 0.001, openskill and the luck-adjusted change to 0.01 (``None`` stays ``None``)."""
     return [
         {"rank": i, **asdict(r), "elo": round(r.elo, 1),
          **{k: _round(getattr(r, k), d) for k, d in _ROUNDING.items()}}
@@ -156,7 +170,8 @@ def standings_json(rows: Iterable[StandingRow]) -> list[dict[str, Any]]:
     ]
 
 
-_ROUNDING = {"ml_rating": 1, "ml_low": 1, "ml_high": 1, "p_better": 3, "openskill_mu": 2, "openskill_sigma": 2}
+_ROUNDING = {"ml_rating": 1, "ml_low": 1, "ml_high": 1, "p_better": 3, "openskill_mu": 2, "openskill_sigma": 2,
+             "luck_change": 2, "luck_low": 2, "luck_high": 2}
 
 
 def _round(value: float | None, digits: int) -> float | None:

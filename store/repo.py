@@ -43,6 +43,7 @@ from sqlalchemy.orm import Session
 
 from league import elo as elo_rating
 from league.availability import suspend_after_s
+from league.luck import luck_adjusted_by_bot
 from league.standings import SeatOutcome, StandingRow, compute_standings, group_games, standings_json
 from referee.engine import GameName
 from referee.record import EndReason, GameRecord
@@ -827,6 +828,20 @@ class Store:
             return None
         return GameRecord.from_json(json.loads(zlib.decompress(blob)))
 
+    def season_records(self, season_id: int) -> list[tuple[list[int], GameRecord]]:
+        """``(bot of each seat, GameRecord)`` of the season's done games, in schedule order
+        (every stored replay is read and decompressed: ~1 ms per game)."""
+        with self._read() as s:
+            rows = s.execute(select(Game.id, Replay.record).join(Replay, Replay.game_id == Game.id)
+                             .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
+                             .order_by(Game.number)).all()
+            seats: dict[int, list[int]] = {}
+            for game_id, bot in s.execute(select(GameSeat.game_id, GameSeat.bot_id).join(Game, Game.id == GameSeat.game_id)
+                                          .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
+                                          .order_by(GameSeat.game_id, GameSeat.seat)):
+                seats.setdefault(game_id, []).append(bot)
+        return [(seats[game_id], GameRecord.from_json(json.loads(zlib.decompress(blob)))) for game_id, blob in rows]
+
     def ratings(self, season_id: int) -> dict[int, float]:
         """The season's stored Elo ratings ``{bot_id: elo}`` (bots with a rated game)."""
         with self._read() as s:
@@ -836,10 +851,13 @@ class Store:
         """The season's standings, in ``league.standings.rank_key`` order (best ML rating
         first, then Elo), one row per bot seated in the season
         (see ``league.standings.StandingRow``), with the season ratings and their intervals
-        fitted over the done games (``league.ratings_ml``). Only done games count. Raises NotFound."""
+        fitted over the done games (``league.ratings_ml``) and, for Slippery Sam, the luck-adjusted
+        changes from the done games' replays (``league.luck``). Only done games count. Raises NotFound."""
         with self._read() as s:
-            if s.get(Season, season_id) is None:
+            season = s.get(Season, season_id)
+            if season is None:
                 raise NotFound(f"no season with id {season_id}")
+            game = season.game
             names = dict(s.execute(
                 select(Bot.id, Bot.name).where(
                     Bot.id.in_(select(GameSeat.bot_id).join(Game, Game.id == GameSeat.game_id)
@@ -860,7 +878,8 @@ class Store:
                 .order_by(Game.number, GameSeat.seat)))
             suspended = set(s.scalars(select(SeasonBotStatus.bot_id).where(
                 SeasonBotStatus.season_id == season_id, SeasonBotStatus.suspended_at.is_not(None))))
-        rows = compute_standings(outcomes, names, elo, games)
+        luck = luck_adjusted_by_bot(self.season_records(season_id)) if game == GameName.SLIPPERY_SAM.value else None
+        rows = compute_standings(outcomes, names, elo, games, luck)
         return [replace(r, suspended=True) if r.bot_id in suspended else r for r in rows]
 
     def standings_json(self, season_id: int) -> list[dict[str, Any]]:

@@ -47,10 +47,11 @@ def season_page(request: Request, season_id: SeasonId, store: StoreDep, refreshe
     cross = services.crosstable(store, refresher, season_id, settings.sync_limit, rows)
     cells = {(c.bot_id, c.opponent_id): c for c in cross.cells}
     has_ml = any(r.ml_rating is not None for r in rows)
+    has_luck = any(r.luck_change is not None for r in rows)
     ml_games = max((r.ml_games for r in rows if r.ml_games is not None), default=None)
     final = season.progress.done + season.progress.failed
     ratings_pending = final > settings.sync_limit and ml_games != season.progress.done
-    return render(request, "season.html", season=season, rows=rows, cross=cross, cells=cells, has_ml=has_ml,
+    return render(request, "season.html", season=season, rows=rows, cross=cross, cells=cells, has_ml=has_ml, has_luck=has_luck,
                   ml_games=ml_games, ratings_pending=ratings_pending, refresh_s=settings.refresh_s)
 
 

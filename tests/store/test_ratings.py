@@ -100,7 +100,9 @@ def test_compute_standings_pure() -> None:
                                        "avg_change": -10.0, "faults": 3, "retired": 1, "elo": 1510.0,
                                        # no games given: no season ratings (league.ratings_ml)
                                        "ml_rating": None, "ml_low": None, "ml_high": None, "p_better": None,
-                                       "openskill_mu": None, "openskill_sigma": None, "suspended": False}
+                                       "openskill_mu": None, "openskill_sigma": None, "suspended": False,
+                                       # no luck summaries given (league.luck: Slippery Sam only)
+                                       "luck_change": None, "luck_low": None, "luck_high": None}
 
 
 def test_store_standings_by_hand(store: Store, bots: list[int], make_season: Callable[..., int]) -> None:
