@@ -90,11 +90,13 @@ def seat_luck(record: GameRecord) -> tuple[float, ...]:
     """
     if record.game != GameName.SLIPPERY_SAM.value:
         raise NotSlipperySam(f"luck terms are defined for Slippery Sam, not {record.game}")
-    luck = [0.0] * record.num_seats
-    return tuple(_accumulate(record.events, luck))
+    return events_luck(record.events, record.num_seats)
 
 
-def _accumulate(events: Iterable[dict[str, Any]], luck: list[float]) -> list[float]:
+def events_luck(events: Iterable[dict[str, Any]], num_seats: int) -> tuple[float, ...]:
+    """:func:`seat_luck` of a Slippery Sam game's events (dicts ``{"kind", "data", "visible_to"}``,
+    as a record holds them) for ``num_seats`` seats. Raises ValueError as :func:`seat_luck` does."""
+    luck = [0.0] * num_seats
     dealer = -1
     hands: dict[int, list[str]] = {}
     stack: set[str] = set()
@@ -119,7 +121,7 @@ def _accumulate(events: Iterable[dict[str, Any]], luck: list[float]) -> list[flo
             luck[dealer] -= term
             stack.discard(data["card"])
             pending = None
-    return luck
+    return tuple(luck)
 
 
 def adjusted_changes(record: GameRecord) -> tuple[float, ...]:

@@ -8,7 +8,7 @@ like the reference bots' ``random_action``.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from google.protobuf.message import Message
@@ -19,8 +19,11 @@ from referee.games import GameSpec
 Policy = Callable[[Message, random.Random], Message]
 
 
-def step(rules: Rules[Any, Any, Any], spec: GameSpec, state: Any, rng: random.Random, policy: Policy) -> int | None:
+def step(rules: Rules[Any, Any, Any], spec: GameSpec, state: Any, rng: random.Random,
+         policy: Policy | Sequence[Policy]) -> int | None:
     """Advance ``state`` by one step; return how many decisions it took (0 for chance), None when the game is over.
+
+    ``policy`` answers for every seat, or is a sequence of one policy per seat.
 
     Each asked seat's view is encoded, answered by ``policy`` and decoded; an
     answer the rules refuse is replaced by the default action, which must be
@@ -39,7 +42,8 @@ def step(rules: Rules[Any, Any, Any], spec: GameSpec, state: Any, rng: random.Ra
         raise ValueError(f"rules returned an unknown step {next_step!r}")
     actions = {}
     for seat in next_step.seats:
-        action = spec.decode_action(policy(spec.encode_view(rules.view(state, seat)), rng))
+        answer = policy[seat] if isinstance(policy, Sequence) else policy
+        action = spec.decode_action(answer(spec.encode_view(rules.view(state, seat)), rng))
         try:
             rules.check(state, seat, action)
         except IllegalAction:

@@ -7,11 +7,10 @@ import random
 
 import pytest
 
-from botsdk.bot import Context
-from botsdk.bots.slippery_sam import OddsBot, random_action
+from botsdk.bots.slippery_sam import OddsBot, odds_policy, random_action
 from league.luck import NotSlipperySam, adjusted_changes, bet_luck, luck_adjusted_by_bot, mean_interval, seat_luck
 from referee.clients import InProcessBotClient
-from referee.engine import Ask, Shuffle
+from referee import playout
 from referee.games import make_params, spec
 from referee.record import GameRecord, SeatResult
 from referee.referee import play
@@ -86,33 +85,19 @@ def test_on_real_records_the_luck_is_zero_sum_and_the_adjusted_changes_keep_the_
         assert set(summary) == {10, 11, 12, 13} and all(s.games == 1 for s in summary.values())
 
 
-def _odds_policy(seat: int):
-    bot = OddsBot()
-    def policy(view, rng):
-        return bot.slippery_sam(view, Context("sim", seat, 0, 1000, 0, 0, rng))
-    return policy
-
-
 def _simulate(seed: int, policies) -> GameRecord:
     """One game through the rules with a policy per seat (no referee, no RPC), as a record."""
-    n = len(policies)
-    rules = SAM.make_rules(make_params("slippery-sam", {"orbits": 1}), n)
+    rules = SAM.make_rules(make_params("slippery-sam", {"orbits": 1}), len(policies))
     rng, state = random.Random(seed), rules.new_state()
-    while (step := rules.step(state)) is not None:
-        if isinstance(step, Shuffle):
-            rules.apply_chance(state, rng.sample(step.cards, len(step.cards)))
-            continue
-        assert isinstance(step, Ask)
-        (seat,) = step.seats
-        action = SAM.decode_action(policies[seat](SAM.encode_view(rules.view(state, seat)), rng))
-        rules.apply(state, {seat: action})
+    while playout.step(rules, SAM, state, rng, policies) is not None:
+        pass
     events = [{"kind": e.kind, "data": e.data, "visible_to": e.visible_to} for e in state.events]
     return _record_of(events, list(rules.score_changes(state)))
 
 
 def test_by_simulation_the_mean_adjustment_is_zero_within_its_interval_and_the_variance_falls() -> None:
     # seat 0 plays odds, seats 1-3 random: 400 games; the adjustment (actual minus adjusted) of seat 0
-    policies = [_odds_policy(0), random_action, random_action, random_action]
+    policies = [odds_policy(0), random_action, random_action, random_action]
     actual, adjusted = [], []
     for seed in range(400):
         record = _simulate(seed, policies)

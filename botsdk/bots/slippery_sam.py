@@ -1,10 +1,12 @@
-"""Reference policies for Slippery Sam: ``random_action`` and the ``odds`` bot."""
+"""Reference policies for Slippery Sam: ``random_action``, the ``odds`` bot and ``odds_policy`` (it, for in-process play)."""
 
 from __future__ import annotations
 
 import random
 
 from cardarena.v1 import slippery_sam_pb2 as pb
+
+from collections.abc import Callable
 
 from botsdk.bot import REFERENCE_CAPACITY, Bot, Context
 from referee.cards import RANKS, pack
@@ -61,3 +63,17 @@ class OddsBot(Bot):
             return pb.SlipperySamAction(amount=view.min_amount)
         stake = int((2 * p - 1) * view.tokens[ctx.seat])
         return pb.SlipperySamAction(amount=max(view.min_amount, min(view.max_amount, stake)))
+
+
+def odds_policy(seat: int, aggression: float = 1.0) -> Callable[[pb.SlipperySamView, random.Random], pb.SlipperySamAction]:
+    """The ``odds`` bot in ``seat`` as a ``(view, rng) -> action`` policy (``referee.playout``), its bets
+    ``aggression`` times its stake above the minimum bet (1.0: the bot itself; capped by the legal maximum)."""
+    bot = OddsBot()
+
+    def policy(view: pb.SlipperySamView, rng: random.Random) -> pb.SlipperySamAction:
+        action = bot.slippery_sam(view, Context("in-process", seat, 0, 0, 0, 0, rng))
+        if view.decision == pb.SLIPPERY_SAM_DECISION_BET and aggression != 1.0:
+            low = view.min_amount
+            action.amount = max(low, min(view.max_amount, low + round((action.amount - low) * aggression)))
+        return action
+    return policy
