@@ -50,4 +50,4 @@ def follow_on_celery(store, season_id: int, broker_url: str, description: str, *
     first = store.season_progress(season_id)
     with _bar() as bar:
         task = bar.add_task(description, total=first["total"], completed=first["done"] + first["failed"] + first["not_played"])
-        return follower.run(lambda p: bar.update(task, completed=p["done"] + p["failed"] + p["not_played"]))
+        return follower.run(lambda p: bar.update(task, total=p["total"], completed=p["done"] + p["failed"] + p["not_played"]))

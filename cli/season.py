@@ -54,9 +54,16 @@ def create(
     suspend_after: Annotated[float, typer.Option(
         help="Seconds a bot may go without answering at game start before it is suspended from the season "
              "(its remaining games are then not played; 1 s to a week).")] = 600.0,
+    until_settled: Annotated[bool, typer.Option(
+        help="A sequential season: play batches of rotation groups until every adjacent pair of the top --top rows "
+             "is separated at --confidence (alpha spending over the looks), or --max-games; --games is not used.")] = False,
+    top: Annotated[int, typer.Option(help="With --until-settled: rows whose order must be settled (at least 2).")] = 3,
+    confidence: Annotated[float, typer.Option(help="With --until-settled: 1 - the season's error budget.")] = 0.95,
+    max_games: Annotated[int | None, typer.Option(help="With --until-settled (required): the most games to play.")] = None,
+    batch: Annotated[int, typer.Option(help="With --until-settled: rotation groups per batch (one look each).")] = 4,
     db: DbOption = None,
 ) -> None:
-    """Schedule a season: every game is stored as pending before anything runs."""
+    """Schedule a season: every game is stored as pending before anything runs (with --until-settled, each batch)."""
     from league.seasons import SeasonError, create_season
     from referee.engine import BadParameters
     from referee.timecontrol import TimeControl
@@ -65,15 +72,40 @@ def create(
         tc = TimeControl(deadline_s=deadline, time_bank_s=time_bank, budget_s=budget)
     except BadParameters as exc:
         fail(str(exc), 2)
+    rule = settling_rule(until_settled, top, confidence, max_games)
     store = open_db(db, existing=True)  # its bots are registered there already
+    bot_names, sizes = [b.strip() for b in bots.split(",") if b.strip()], parse_ints(tables, "--tables")
     try:
-        season_id = create_season(store, name, game, [b.strip() for b in bots.split(",") if b.strip()],
-                                  parse_ints(tables, "--tables"), games, seed, duplicate, parse_params(param), tc,
-                                  suspend_after_s=suspend_after)
+        if rule is None:
+            season_id = create_season(store, name, game, bot_names, sizes, games, seed, duplicate, parse_params(param), tc,
+                                      suspend_after_s=suspend_after)
+        else:
+            from league.sequential import create_sequential_season
+
+            season_id = create_sequential_season(store, name, game, bot_names, sizes, rule, batch, seed,
+                                                 duplicate=duplicate, params=parse_params(param), time_control=tc,
+                                                 suspend_after_s=suspend_after)
     except SeasonError as exc:
         fail(str(exc), 2)
     progress = store.season_progress(season_id)
-    console.print(f"season [bold]{escape(name)}[/] created: {progress['total']} games pending", highlight=False)
+    until = f" (the first batch; until settled, at most {rule.max_games} games)" if rule else ""
+    console.print(f"season [bold]{escape(name)}[/] created: {progress['total']} games pending{until}", highlight=False)
+
+
+def settling_rule(until_settled: bool, top: int, confidence: float, max_games: int | None):
+    """The stopping rule of ``season create --until-settled`` (None without it); exits 2 with one line for bad values."""
+    from league.settling import SettlingRule
+
+    if not until_settled:
+        if max_games is not None:
+            fail("--max-games goes with --until-settled (a fixed-length season takes --games)", 2)
+        return None
+    if max_games is None:
+        fail("--until-settled needs --max-games N: the most games the season may play", 2)
+    try:
+        return SettlingRule(top, confidence, max_games)
+    except ValueError as exc:
+        fail(str(exc), 2)
 
 
 @app.command("run")
@@ -102,6 +134,11 @@ def run(
         no_season(name, db)
     progress = store.season_progress(season.id)
     if progress["pending"] + progress["running"] == 0:
+        from league.sequential import advance
+
+        advance(store, season.id)  # a sequential season left between two batches: its next batch, or why it stopped
+        progress = store.season_progress(season.id)
+    if progress["pending"] + progress["running"] == 0:
         console.print(f"nothing to run: season {escape(name)} is finished ({progress['done']} done, "
                       f"{progress['failed']} failed, {progress['not_played']} not played)", highlight=False)
     elif broker:
@@ -117,8 +154,12 @@ def run(
             fail(f"season {name!r} is stuck (see above)")
         console.print(f"{progress['done']} done, {progress['failed']} failed, {progress['not_played']} not played")
     else:
+        from league.sequential import advance
+
         check_bots_answer(store, season)
         outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}")
+        while (settling := advance(store, season.id)) is not None and settling.stop is None:  # a sequential season's next batch
+            outcomes += run_pending_locally(store, season.id, db_url(db), workers, f"season {name}, to {settling.games} games")
         console.print(", ".join(f"{n} {k}" for k, n in sorted(outcomes.items())) or "nothing was pending")
     for game in store.list_games(season.id, status="failed", limit=20):
         console.print(f"failed: game {game.number} (id {game.id}): {game.detail}", highlight=False, markup=False)
@@ -198,6 +239,8 @@ def print_standings(store, season) -> None:
                       f"{r.faults} (retired in {r.retired})" if r.retired else str(r.faults), f"{r.elo:.0f}",
                       ml, f"{r.p_better:.2f}" if r.p_better is not None else "-", skill)
     console.print(table)
+    if (line := settling_line(store.get_season(season.id).config, store.season_progress(season.id))) is not None:
+        console.print(line, highlight=False)
     if luck:
         console.print("Luck-adjusted: mean token change per game less the luck of the turned cards (each bet's result "
                       "minus its expectation over the unturned stack; unbiased), with its 95% interval.", highlight=False)
@@ -206,6 +249,26 @@ def print_standings(store, season) -> None:
                   "P(>next): probability the bot is really better than the next row's; "
                   "openskill: Plackett-Luce mu ± sigma. Faults: over all its games; (retired in N): games in "
                   "which the bot's seat was retired for too many faults.", highlight=False)
+
+
+def settling_line(config: dict, progress: dict[str, int]) -> str | None:
+    """One line on a sequential season: why it stopped (settled / budget) or where it stands, and the games used."""
+    from league.sequential import settling_json
+
+    info = settling_json(config, progress)
+    if info is None:
+        return None
+    top, conf = info["top"], f"{100 * info['confidence']:g}%"
+    if info["stop"] == "settled":
+        why = f"settled: every adjacent pair of the top {top} rows separated at {conf} (alpha spending)"
+    elif info["stop"] == "budget":
+        why = f"stopped at the budget of {info['max_games']} games without settling the top {top} at {conf}"
+    else:
+        why = f"until the top {top} rows are settled at {conf}, at most {info['max_games']} games"
+    last = info["looks"][-1] if info["looks"] else None
+    seen = (f"; last look after {last['games']} games: weakest top pair P = {last['weakest']:.4f}, needed {last['threshold']:.4f}"
+            if last and last["weakest"] is not None else "")
+    return f"Sequential season, {why}: {info['games_used']} games used ({info['games_scheduled']} scheduled){seen}."
 
 
 def _luck_cell(row) -> str:
@@ -228,7 +291,11 @@ def standings(
     if info is None:
         no_season(season, db)
     if as_json:
-        print(json.dumps({"season": info.name, "game": info.game, "progress": store.season_progress(info.id),
+        from league.sequential import settling_json
+
+        progress = store.season_progress(info.id)
+        print(json.dumps({"season": info.name, "game": info.game, "progress": progress,
+                          "settling": settling_json(info.config, progress),
                           "standings": store.standings_json(info.id)}, indent=2))
     else:
         print_standings(store, info)

@@ -63,6 +63,10 @@ class SeasonDetailOut(SeasonOut):
     higher_score_is_better: bool
     unavailable: list[UnavailableBotOut] = Field(
         default_factory=list, description="bots that did not answer at some game start, and which are suspended")
+    settling: dict[str, Any] | None = Field(
+        None, description="a sequential season (--until-settled): top, confidence, max_games, batch_groups, stop "
+                          "(settled, budget, or null while it goes on), games_used, games_scheduled, looks "
+                          "(league.sequential.settling_json); null for a fixed-length season")
 
 
 class StandingOut(BaseModel):

@@ -34,6 +34,7 @@ from dashboard.schemas import (
     StandingOut,
     UnavailableBotOut,
 )
+from league.sequential import settling_json
 from league.standings import rank_key
 from referee.games import spec
 from store import BotInfo, NotFound, Store
@@ -64,9 +65,11 @@ def season_detail(store: Store, season_id: int) -> SeasonDetailOut:
     except (ValueError, ImportError):
         unit, higher = "points", True
     unavailable = [UnavailableBotOut(**asdict(a)) for a in store.season_availability(season_id)]
-    return SeasonDetailOut(**_season_out(summary[0]).model_dump(), params=info.params,
+    out = _season_out(summary[0])
+    return SeasonDetailOut(**out.model_dump(), params=info.params,
                            time_control=info.time_control, config=info.config, seed=info.seed,
-                           score_unit=unit, higher_score_is_better=higher, unavailable=unavailable)
+                           score_unit=unit, higher_score_is_better=higher, unavailable=unavailable,
+                           settling=settling_json(info.config, out.progress.model_dump()))
 
 
 def _job(store: Store, fn: Callable[[str, int], T], season_id: int) -> tuple[Callable[..., T], tuple[Any, ...]] | None:

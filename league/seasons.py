@@ -32,11 +32,14 @@ MAX_GAMES = 1_000_000
 
 def create_season(store, name: str, game: str, bot_names: Sequence[str], table_sizes: Sequence[int], games: int,
                   seed: int, duplicate: bool = False, params: Mapping[str, Any] | None = None,
-                  time_control: TimeControl | None = None, suspend_after_s: float = SUSPEND_AFTER_S) -> int:
+                  time_control: TimeControl | None = None, suspend_after_s: float = SUSPEND_AFTER_S,
+                  extra_config: Mapping[str, Any] | None = None) -> int:
     """Validate, schedule and store a season; returns its id. Raises SeasonError (nothing written).
 
     ``suspend_after_s``: seconds a bot may go without answering at game start before it is
-    suspended from the season (rules §4.9; ``league.availability.SUSPEND_AFTER_RANGE_S``)."""
+    suspended from the season (rules §4.9; ``league.availability.SUSPEND_AFTER_RANGE_S``).
+    ``extra_config``: more entries of the season's config (a sequential season's rule,
+    ``league.sequential``)."""
     try:
         check_suspend_after(suspend_after_s)
     except ValueError as exc:
@@ -77,6 +80,6 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
         raise SeasonError(str(exc)) from None
     tc = time_control or TimeControl()
     config = {"table_sizes": list(table_sizes), "games_requested": games, "duplicate": duplicate,
-              "bots": [b.name for b in bots], "suspend_after_s": suspend_after_s}
+              "bots": [b.name for b in bots], "suspend_after_s": suspend_after_s, **(extra_config or {})}
     return store.create_season(name, game_spec.name.value, asdict(game_params), tc.to_json(), seed, config,
                                [(g.seed, list(g.seats)) for g in schedule])

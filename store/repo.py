@@ -292,6 +292,17 @@ def _check_seed(seed: int, what: str) -> None:
         raise ValueError(f"{what} must be in [0, 2**63), got {seed}")
 
 
+def _check_games(games: Sequence[tuple[int, Sequence[int]]], what: str) -> set[int]:
+    """The bot ids of ``(seed, seats)`` games; raises ValueError for a bad seed or fewer than two seats."""
+    bot_ids: set[int] = set()
+    for i, (game_seed, seats) in enumerate(games):
+        _check_seed(game_seed, f"seed of {what} {i}")
+        if len(seats) < 2:
+            raise ValueError(f"{what} {i} has {len(seats)} seats; at least 2 are needed")
+        bot_ids.update(seats)
+    return bot_ids
+
+
 def _check_game_name(game: str) -> str:
     try:
         return GameName(game).value
@@ -439,12 +450,7 @@ class Store:
         _check_seed(seed, "season seed")
         if not games:
             raise ValueError("a season needs at least one game")
-        bot_ids: set[int] = set()
-        for i, (game_seed, seats) in enumerate(games):
-            _check_seed(game_seed, f"seed of game {i}")
-            if len(seats) < 2:
-                raise ValueError(f"game {i} has {len(seats)} seats; at least 2 are needed")
-            bot_ids.update(seats)
+        bot_ids = _check_games(games, "game")
         try:
             with self._write() as s:
                 if s.scalar(select(Season.id).where(Season.name == name)) is not None:
@@ -466,6 +472,36 @@ class Store:
                 return season.id
         except IntegrityError as e:  # a concurrent creation of the same name
             raise SeasonExists(f"a season named {name!r} already exists") from e
+
+    def extend_season(self, season_id: int, config: dict[str, Any], games: Sequence[tuple[int, Sequence[int]]],
+                      expected_games: int) -> bool:
+        """Replace the season's ``config`` and append ``games`` (``(seed, [bot id per seat])``, pending,
+        numbered on from the last game) in one transaction, if the season still has exactly
+        ``expected_games`` games; otherwise another process extended it first and nothing is written
+        (returns False). Adding games re-opens a done season. Raises NotFound for an unknown season
+        or bot id, ValueError for a game of fewer than two seats or a seed outside [0, 2**63)."""
+        bot_ids = _check_games(games, "added game")
+        with self._write() as s:
+            season = s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one_or_none()
+            if season is None:
+                raise NotFound(f"no season with id {season_id}")
+            count = s.scalar(select(func.count()).select_from(Game).where(Game.season_id == season_id))
+            if count != expected_games:
+                return False
+            if missing := sorted(bot_ids - set(s.scalars(select(Bot.id).where(Bot.id.in_(bot_ids))))):
+                raise NotFound(f"unknown bot ids {missing}")
+            season.config = dict(config)
+            if games:
+                now = utcnow()
+                rows = [{"season_id": season_id, "number": count + i, "seed": gs, "status": GameStatus.PENDING,
+                         "attempts": 0, "created_at": now} for i, (gs, _) in enumerate(games)]
+                ids = s.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
+                s.execute(insert(GameSeat), [{"game_id": gid, "seat": seat, "bot_id": bot}
+                                             for gid, (_, seats) in zip(ids, games, strict=True)
+                                             for seat, bot in enumerate(seats)])
+                if season.status == SeasonStatus.DONE:
+                    season.status, season.finished_at = SeasonStatus.RUNNING, None
+            return True
 
     def get_season(self, season_id: int) -> SeasonInfo | None:
         """The season with this id, or None."""

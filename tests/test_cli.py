@@ -115,6 +115,14 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
         (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--param", "orbits=true"], "orbits must be"),
         (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--seed", "99999999999999999999999"], "Invalid value for '--seed'"),
         (["season", "list", "--db", "postgresql+psycopg://u@127.0.0.1:abc/db"], "bad database URL"),
+        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--max-games", "50"], "--max-games goes with --until-settled"),
+        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--until-settled"], "--until-settled needs --max-games"),
+        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--until-settled", "--max-games", "50",
+          "--top", "1"], "--top must be a whole number of at least 2"),
+        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--until-settled", "--max-games", "50",
+          "--confidence", "1.5"], "--confidence must be above 0.5 and below 1"),
+        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--until-settled", "--max-games", "50",
+          "--batch", "0"], "--batch must be a whole number of at least 1"),
     ],
 )
 def test_hostile_values_get_one_line_errors(args: list[str], message: str, tmp_path: Path) -> None:

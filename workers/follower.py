@@ -16,8 +16,9 @@ Each tick (``tick_s``) it
    restarted without persistence, a worker killed while holding a retry).
 
 A duplicate message is harmless (the claim skips a game that is not pending),
-so the follower errs on the side of sending. It returns when no game is pending
-or running, and raises :class:`SeasonStuck` naming every unfinished game and why
+so the follower errs on the side of sending. When no game is pending or running
+it lets a sequential season take its look (``league.sequential.advance``) and
+follows the batch that adds; it returns when nothing was added, and raises :class:`SeasonStuck` naming every unfinished game and why
 when nothing changed for ``stall_s`` seconds.
 """
 
@@ -33,6 +34,7 @@ from kombu import Connection
 from kombu.exceptions import OperationalError as BrokerError
 
 from league.availability import defer_backoff_s
+from league.sequential import advance
 from store import GameInfo, GameStatus, Store, StoreError
 from workers.celery_app import GAMES_QUEUE
 from workers.sweeper import sweep
@@ -234,9 +236,19 @@ class SeasonFollower:
                 continue
             if on_progress:
                 on_progress(progress)
-            if progress["pending"] + progress["running"] == 0:
+            if progress["pending"] + progress["running"] == 0 and not self._next_batch():
                 return progress
             time.sleep(self.tick_s)
+
+    def _next_batch(self) -> bool:
+        """For a sequential season whose games are all final: look, and add its next batch if it is not
+        settled (``league.sequential.advance``). True when games were added (the follower goes on)."""
+        try:
+            settling = advance(self.store, self.season_id)
+        except StoreError as exc:  # looked at again on the next tick
+            log.warning("store unavailable for the next batch: %s", exc)
+            return True
+        return settling is not None and settling.stop is None
 
     # ------------------------------------------------------------ report
 

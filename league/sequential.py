@@ -1,0 +1,139 @@
+"""Sequential seasons: played in batches of rotation groups until the top of the table is settled.
+
+A season created with ``--until-settled`` stores only its first batch of games and,
+in its config under ``"until_settled"``, the stopping rule (``league.settling``) and
+the looks taken so far. Whoever runs the season (the local pool, or the Celery
+follower) calls :func:`advance` each time no game of it is pending or running: it
+refits the standings, takes a look, and either records why the season stopped
+(``settled``: every adjacent pair of the top K rows separated at the confidence,
+under alpha spending; ``budget``: ``max_games`` scheduled) or appends the next batch.
+The batches are slices of the schedule the season would have with ``max_games``
+games (the same seed and bots), so a sequential season's games are a prefix of that
+fixed-length season's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from league.schedule import build_schedule
+from league.seasons import MAX_GAMES, SeasonError, create_season
+from league.settling import SettlingRule, StopReason, look
+
+#: The season config key of a sequential season.
+KEY = "until_settled"
+#: Rotation groups per batch unless the season says otherwise.
+BATCH_GROUPS = 4
+
+
+@dataclass(frozen=True)
+class SettlingStatus:
+    """Where a sequential season stands: ``stop`` is None while it goes on, else why it stopped;
+    ``games`` the games scheduled so far; ``looks`` every look as ``{"games", "threshold", "weakest"}``
+    (``weakest``: the smallest P(better) among the top pairs, None if a row is unrated)."""
+
+    rule: SettlingRule
+    batch_groups: int
+    stop: StopReason | None
+    games: int
+    looks: tuple[dict[str, Any], ...]
+
+
+def batch_games(table_sizes: Sequence[int], start_group: int, groups: int) -> int:
+    """Games in ``groups`` rotation groups from group number ``start_group`` (a table of n seats is n games)."""
+    return sum(table_sizes[(start_group + i) % len(table_sizes)] for i in range(groups))
+
+
+def new_config(rule: SettlingRule, batch_groups: int = BATCH_GROUPS) -> dict[str, Any]:
+    """The ``"until_settled"`` config of a new sequential season. Raises ValueError for ``batch_groups`` < 1."""
+    if type(batch_groups) is not int or batch_groups < 1:
+        raise ValueError(f"--batch must be a whole number of at least 1 rotation group, got {batch_groups!r}")
+    return {"top": rule.top, "confidence": rule.confidence, "max_games": rule.max_games, "batch_groups": batch_groups,
+            "looked_at": 0, "looks": [], "stop": None}
+
+
+def create_sequential_season(store, name: str, game: str, bot_names: Sequence[str], table_sizes: Sequence[int],
+                             rule: SettlingRule, batch_groups: int = BATCH_GROUPS, seed: int = 1, **kwargs: Any) -> int:
+    """Validate and store a sequential season with its first batch of ``batch_groups`` rotation groups;
+    returns its id. ``kwargs`` go to ``league.seasons.create_season`` (duplicate, params,
+    time_control, suspend_after_s). Raises SeasonError (nothing written)."""
+    if rule.max_games > MAX_GAMES:
+        raise SeasonError(f"--max-games must be at most {MAX_GAMES:,}, got {rule.max_games}")
+    try:
+        config = new_config(rule, batch_groups)
+    except ValueError as exc:
+        raise SeasonError(str(exc)) from None
+    first = min(rule.max_games, batch_games(list(table_sizes), 0, batch_groups)) if table_sizes else 1
+    return create_season(store, name, game, bot_names, table_sizes, first, seed, extra_config={KEY: config}, **kwargs)
+
+
+def status(config: dict[str, Any], games: int) -> SettlingStatus | None:
+    """The sequential state in a season's config (None for a fixed-length season); ``games`` scheduled so far."""
+    seq = config.get(KEY)
+    if not seq:
+        return None
+    return SettlingStatus(SettlingRule(seq["top"], seq["confidence"], seq["max_games"]), seq["batch_groups"],
+                          StopReason(seq["stop"]) if seq["stop"] else None, games, tuple(seq["looks"]))
+
+
+def advance(store, season_id: int) -> SettlingStatus | None:
+    """Take a look at a sequential season whose games are all final, and stop it or add its next batch.
+
+    Returns None for a fixed-length season; the unchanged status while games are pending or
+    running or once it has stopped; otherwise the status after the look (``stop`` None: the next
+    batch was added). Safe to call from several processes: the store appends a batch only once.
+    Raises store.NotFound for an unknown season.
+    """
+    info = store.get_season(season_id)
+    progress = store.season_progress(season_id)
+    current = status(info.config, progress["total"]) if info is not None else None
+    if info is None or current is None or current.stop is not None or progress["pending"] + progress["running"]:
+        return current
+    seq = info.config[KEY]
+    total = progress["total"]
+    if total <= seq["looked_at"]:
+        return current
+    rows = store.standings(season_id)
+    verdict = look(current.rule, [r.p_better for r in rows], seq["looked_at"], total)
+    games: list[tuple[int, list[int]]] = [] if verdict.stop else _next_batch(store, info, total, current.batch_groups)
+    stop = verdict.stop or (None if games else StopReason.BUDGET)
+    new = {**seq, "looked_at": total, "stop": stop.value if stop else None,
+           "looks": [*seq["looks"], {"games": total, "threshold": verdict.threshold, "weakest": verdict.weakest}]}
+    if not store.extend_season(season_id, {**info.config, KEY: new}, games, total):
+        return status(store.get_season(season_id).config, store.season_progress(season_id)["total"])
+    return status({KEY: new}, total + len(games))
+
+
+def _next_batch(store, info, total: int, batch_groups: int) -> list[tuple[int, list[int]]]:
+    """The next ``batch_groups`` rotation groups after the first ``total`` games of the season's
+    ``max_games`` schedule (empty once that schedule is used up)."""
+    sizes = list(info.config["table_sizes"])
+    full = _schedule(store, info)
+    group, start = 0, 0
+    while start < total:
+        start += sizes[group % len(sizes)]
+        group += 1
+    end = min(len(full), start + batch_games(sizes, group, batch_groups))
+    return [(g.seed, list(g.seats)) for g in full[start:end]]
+
+
+def _schedule(store, info) -> list:
+    """The season's whole schedule at ``max_games`` games, as ``league.seasons.create_season`` builds it."""
+    bots = [store.get_bot_by_name(name).id for name in info.config["bots"]]
+    return build_schedule(bots, list(info.config["table_sizes"]), info.config[KEY]["max_games"], info.seed,
+                          bool(info.config.get("duplicate")))
+
+
+def settling_json(config: dict[str, Any], progress: dict[str, int]) -> dict[str, Any] | None:
+    """A sequential season's state for people and JSON (None for a fixed-length season):
+    ``top``, ``confidence``, ``max_games``, ``batch_groups``, ``stop`` ("settled", "budget" or None while
+    it goes on), ``games_used`` (done games), ``games_scheduled`` and ``looks`` (``{"games", "threshold",
+    "weakest"}`` each). ``progress`` is the store's ``season_progress``."""
+    seq = config.get(KEY)
+    if not seq:
+        return None
+    return {"top": seq["top"], "confidence": seq["confidence"], "max_games": seq["max_games"],
+            "batch_groups": seq["batch_groups"], "stop": seq["stop"], "games_used": progress.get("done", 0),
+            "games_scheduled": progress.get("total", 0), "looks": list(seq["looks"])}

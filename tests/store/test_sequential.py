@@ -1,0 +1,104 @@
+"""Sequential seasons in the store (both databases): batches appended once, the stop recorded, the
+games a prefix of the fixed-length schedule; results scripted (bot "a" always first)."""
+
+from __future__ import annotations
+
+import pytest
+
+from league.schedule import build_schedule
+from league.sequential import KEY, advance, create_sequential_season, settling_json
+from league.settling import SettlingRule, StopReason
+from store import NotFound, SeasonStatus, Store
+from tests.store.conftest import finish
+
+
+def _play_all(store: Store, season_id: int, first: int) -> None:
+    """Finish every pending game with bot ``first`` placed first and the others after it, by seat."""
+    for game in store.list_games(season_id, status="pending", limit=10**6):
+        order = sorted(range(len(game.seats)), key=lambda i: (game.seats[i].bot_id != first, i))
+        places = [0] * len(order)
+        for place, seat in enumerate(order, start=1):
+            places[seat] = place
+        finish(store, game.id, places)
+
+
+def test_a_sequential_season_adds_batches_until_the_top_pair_is_settled(store: Store, bots: list[int]) -> None:
+    rule = SettlingRule(top=2, confidence=0.95, max_games=300)
+    sid = create_sequential_season(store, "seq", "svara", ["a", "b", "c", "d"], [3], rule, batch_groups=2, seed=5,
+                                   params={"hands": 5})
+    assert store.season_progress(sid)["total"] == 6  # the first batch: 2 rotation groups of 3
+    assert advance(store, sid).games == 6  # games still pending: no look
+    looks = 0
+    while True:
+        _play_all(store, sid, first=bots[0])
+        settling = advance(store, sid)
+        looks += 1
+        assert settling is not None
+        if settling.stop is not None:
+            break
+        # the next batch is pending and the season running again
+        assert store.season_progress(sid)["pending"] == 6 and store.get_season(sid).status is SeasonStatus.RUNNING
+    assert settling.stop is StopReason.SETTLED and looks >= 2
+    total = store.season_progress(sid)["total"]
+    assert total < 300 and len(settling.looks) == looks
+    # the games are the first games of the 300-game schedule
+    full = build_schedule(bots, [3], 300, 5)
+    assert [(g.seed, [s.bot_id for s in g.seats]) for g in store.list_games(sid, limit=10**6)] == \
+        [(g.seed, list(g.seats)) for g in full[:total]]
+    info = settling_json(store.get_season(sid).config, store.season_progress(sid))
+    assert info["stop"] == "settled" and info["games_used"] == total
+    assert info["looks"][-1]["weakest"] >= info["looks"][-1]["threshold"]
+    assert advance(store, sid).stop is StopReason.SETTLED  # stopped: nothing more is added
+    assert store.season_progress(sid)["total"] == total and store.get_season(sid).status is SeasonStatus.DONE
+
+
+def test_a_season_that_does_not_settle_stops_at_the_budget(store: Store, bots: list[int]) -> None:
+    rule = SettlingRule(top=2, confidence=0.95, max_games=12)
+    sid = create_sequential_season(store, "seq-budget", "svara", ["a", "b", "c", "d"], [3], rule, batch_groups=1,
+                                   seed=5, params={"hands": 5})
+    for _ in range(10):
+        _play_all(store, sid, first=bots[0])
+        settling = advance(store, sid)
+        if settling.stop is not None:
+            break
+    assert settling.stop is StopReason.BUDGET  # 12 games are too few for P >= 0.975
+    assert store.season_progress(sid)["total"] == 12
+
+
+def test_extend_season_appends_once_and_reopens(store: Store, bots: list[int], make_season) -> None:
+    a, b, c, _ = bots
+    sid = make_season([[a, b, c]])
+    _play_all(store, sid, first=a)
+    assert store.get_season(sid).status is SeasonStatus.DONE
+    config = {**store.get_season(sid).config, "note": 1}
+    assert store.extend_season(sid, config, [(77, [b, c, a]), (78, [c, a, b])], expected_games=1)
+    assert not store.extend_season(sid, config, [(79, [a, b, c])], expected_games=1)  # someone extended first
+    games = store.list_games(sid, limit=100)
+    assert [(g.number, g.seed, g.status) for g in games] == [(0, 1000, "done"), (1, 77, "pending"), (2, 78, "pending")]
+    assert store.get_season(sid).status is SeasonStatus.RUNNING and store.get_season(sid).config["note"] == 1
+    with pytest.raises(NotFound):
+        store.extend_season(10**6, {}, [], expected_games=0)
+    with pytest.raises(ValueError):
+        store.extend_season(sid, config, [(80, [a])], expected_games=3)
+    assert KEY not in store.get_season(sid).config
+
+
+def test_the_season_page_and_api_say_why_it_stopped(tmp_path, db_url: str, store: Store, bots: list[int]) -> None:
+    from fastapi.testclient import TestClient
+
+    from dashboard.main import create_app
+    from dashboard.settings import DashboardSettings
+
+    rule = SettlingRule(top=2, confidence=0.95, max_games=300)
+    sid = create_sequential_season(store, "seq-page", "svara", ["a", "b", "c", "d"], [3], rule, batch_groups=2,
+                                   seed=5, params={"hands": 5})
+    with TestClient(create_app(DashboardSettings(db_url=db_url, latency_games=50))) as client:
+        running = client.get(f"/api/v1/seasons/{sid}").json()["settling"]
+        assert running["stop"] is None and running["games_scheduled"] == 6 and running["games_used"] == 0
+        assert "played in batches of 2 rotation groups" in client.get(f"/seasons/{sid}").text
+        while advance(store, sid).stop is None:
+            _play_all(store, sid, first=bots[0])
+        settling = client.get(f"/api/v1/seasons/{sid}").json()["settling"]
+        assert settling["stop"] == "settled" and settling["games_used"] == store.season_progress(sid)["done"]
+        page = client.get(f"/seasons/{sid}").text
+        assert "<b>settled</b>" in page and f"{settling['games_used']} games used" in page
