@@ -7,8 +7,8 @@ game, state, view and result are four different things.
 The rules never do I/O, never sleep and never draw random numbers. When the
 game needs chance (a shuffle, a draw by lot), :meth:`Rules.step` returns a
 :class:`Shuffle` or :class:`DrawLot` request and the referee answers it from
-the one seeded generator it owns, so a game is a pure function of
-(parameters, seed, bots' answers) (rules §0.2).
+the game's seed (one stream per deal, :mod:`referee.chance`), so a game is a
+pure function of (parameters, seed, bots' answers) (rules §0.2).
 
 When seats must decide, ``step`` returns an :class:`Ask` naming them (more
 than one seat only where the rules ask several players at once, e.g. the
@@ -44,9 +44,13 @@ class BadParameters(ValueError):
 
 @dataclass(frozen=True)
 class Shuffle:
-    """Chance request: answer with a permutation of ``cards`` (the new order, top first)."""
+    """Chance request: answer with a permutation of ``cards`` (the new order, top first).
+
+    ``stream`` names the chance stream it is numbered in (``referee.chance``): ``"deal"``
+    for a deal, so the n-th deal of a game gets the same cards whatever came before it."""
 
     cards: tuple[str, ...]
+    stream: str = "deal"
 
 
 @dataclass(frozen=True)

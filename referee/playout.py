@@ -13,6 +13,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
+from referee.chance import Chance
 from referee.engine import Ask, DrawLot, IllegalAction, Rules, Shuffle
 from referee.games import GameSpec
 
@@ -20,10 +21,11 @@ Policy = Callable[[Message, random.Random], Message]
 
 
 def step(rules: Rules[Any, Any, Any], spec: GameSpec, state: Any, rng: random.Random,
-         policy: Policy | Sequence[Policy]) -> int | None:
+         policy: Policy | Sequence[Policy], chance: Chance | None = None) -> int | None:
     """Advance ``state`` by one step; return how many decisions it took (0 for chance), None when the game is over.
 
-    ``policy`` answers for every seat, or is a sequence of one policy per seat.
+    ``policy`` answers for every seat, or is a sequence of one policy per seat. Chance comes
+    from ``chance`` (the referee's per-deal streams, ``referee.chance``) if given, else from ``rng``.
 
     Each asked seat's view is encoded, answered by ``policy`` and decoded; an
     answer the rules refuse is replaced by the default action, which must be
@@ -32,6 +34,9 @@ def step(rules: Rules[Any, Any, Any], spec: GameSpec, state: Any, rng: random.Ra
     next_step = rules.step(state)
     if next_step is None:
         return None
+    if chance is not None and isinstance(next_step, (Shuffle, DrawLot)):
+        rules.apply_chance(state, chance.answer(next_step))
+        return 0
     if isinstance(next_step, Shuffle):
         rules.apply_chance(state, rng.sample(next_step.cards, len(next_step.cards)))
         return 0

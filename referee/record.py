@@ -93,7 +93,10 @@ class GameRecord:
 
     ``events`` are the engine's events as dicts ``{"kind", "data", "visible_to"}``;
     ``chance`` are the referee's chance outcomes in order (a shuffled pack as a
-    list of cards, or a seat drawn by lot); ``decisions`` every question asked.
+    list of cards, or a seat drawn by lot), drawn by ``chance_scheme``
+    (``referee.chance``: ``"per-deal"``, one stream per deal; ``"single"``, one
+    generator for the game, in records made before per-deal streams);
+    ``decisions`` every question asked.
     A game is a pure function of (game, params, num_seats, seed, answers):
     ``referee.replay.verify`` re-runs it from this record.
     """
@@ -112,6 +115,7 @@ class GameRecord:
     decisions: list[DecisionLog] = field(default_factory=list)
     started_at: float = 0.0
     finished_at: float = 0.0
+    chance_scheme: str = "single"
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict of the whole record."""

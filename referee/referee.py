@@ -1,7 +1,7 @@
 """The referee: plays one game between bots, enforcing rules and time (rules §4).
 
-:func:`play` owns the only random number generator of the game (seeded by
-the game's seed), the clocks and the faults; the game's rules (a
+:func:`play` owns the game's chance (one stream per deal from the game's
+seed, :mod:`referee.chance`), the clocks and the faults; the game's rules (a
 :class:`~referee.engine.Rules`) own everything else. The result is a
 :class:`~referee.record.GameRecord` holding the ranking, the scores, every
 event, every view sent, every answer with its latency and every fault.
@@ -10,7 +10,6 @@ event, every view sent, every answer with its latency and every fault.
 from __future__ import annotations
 
 import base64
-import random
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future
@@ -21,6 +20,7 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 
 from cardarena.v1 import bot_pb2
+from referee.chance import PER_DEAL, Chance
 from referee.clients import BotCallError, BotClient
 from referee.engine import Ask, DrawLot, IllegalAction, Shuffle, places
 from referee.games import GameSpec, MalformedAction
@@ -80,7 +80,7 @@ class _Game:
         self.clients = list(clients)
         self.tc = time_control
         self.game_id = game_id
-        self.rng = random.Random(seed)
+        self.chance_source = Chance(seed, PER_DEAL)
         self.clocks = [SeatClock(time_control.time_bank_s, time_control.budget_s) for _ in range(num_seats)]
         self.faults: list[Fault] = []
         self.decisions: list[DecisionLog] = []
@@ -98,12 +98,8 @@ class _Game:
                 step = self.rules.step(state)
                 if step is None:
                     break
-                if isinstance(step, Shuffle):
-                    outcome: Any = self.rng.sample(step.cards, len(step.cards))
-                    self.chance.append(outcome)
-                    self.rules.apply_chance(state, outcome)
-                elif isinstance(step, DrawLot):
-                    outcome = self.rng.choice(step.seats)
+                if isinstance(step, (Shuffle, DrawLot)):
+                    outcome: Any = self.chance_source.answer(step)
                     self.chance.append(outcome)
                     self.rules.apply_chance(state, outcome)
                 elif isinstance(step, Ask):
@@ -131,6 +127,7 @@ class _Game:
             faults=self.faults,
             events=[{"kind": e.kind, "data": e.data, "visible_to": list(e.visible_to) if e.visible_to is not None else None} for e in state.events],
             chance=self.chance,
+            chance_scheme=PER_DEAL,
             decisions=self.decisions,
             started_at=started,
             finished_at=time.time(),

@@ -2,14 +2,13 @@
 
 A game is a pure function of (game, parameters, seats, seed, the actions
 applied), so replaying the recorded actions through the rules, with shuffles
-drawn from the seed, must reproduce the recorded chance outcomes, events and
+drawn from the seed by the record's chance scheme (``referee.chance``), must reproduce the recorded chance outcomes, events and
 results exactly (DESIGN: "a stored replay can be verified by re-running it").
 """
 
 from __future__ import annotations
 
 import base64
-import random
 from typing import Any
 
 from google.protobuf import json_format
@@ -17,6 +16,7 @@ from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 
 from cardarena.v1 import bot_pb2
+from referee.chance import Chance
 from referee.engine import Ask, DrawLot, IllegalAction, Shuffle
 from referee.games import make_params, spec
 from referee.record import GameRecord
@@ -58,7 +58,10 @@ def verify(record: GameRecord) -> None:
     """Re-run ``record`` and raise ReplayMismatch at the first difference."""
     gs = spec(record.game)
     rules = gs.make_rules(make_params(record.game, record.params), record.num_seats)
-    rng = random.Random(record.seed)
+    try:
+        chance_source = Chance(record.seed, record.chance_scheme)
+    except ValueError as exc:
+        raise ReplayMismatch(str(exc)) from None
     state = rules.new_state()
     chance = iter(record.chance)
     decisions = iter(record.decisions)
@@ -66,7 +69,7 @@ def verify(record: GameRecord) -> None:
     n_chance = 0
     while (step := rules.step(state)) is not None:
         if isinstance(step, (Shuffle, DrawLot)):
-            outcome: Any = rng.sample(step.cards, len(step.cards)) if isinstance(step, Shuffle) else rng.choice(step.seats)
+            outcome: Any = chance_source.answer(step)
             if next(chance, None) != outcome:
                 raise ReplayMismatch(f"chance event {n_chance} differs from the seed's")
             n_chance += 1

@@ -258,7 +258,7 @@ class RummyRules:
         if phase is Phase.DEAL:
             return Shuffle(self.deck)
         if phase is Phase.REBUILD:
-            return Shuffle(tuple(state.pile[:-1]))
+            return Shuffle(tuple(state.pile[:-1]), stream="stock")  # numbered apart from the deals
         if phase is Phase.CALL:
             return Ask(tuple(sorted(state.eligible)))
         if phase in (Phase.DRAW, Phase.PLAY):
