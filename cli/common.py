@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 # Piped output (logs, CI) gets room for the standings table instead of Rich's 80 columns.
-_PIPED_WIDTH = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160
+_PIPED_WIDTH = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 200
 console = Console(soft_wrap=True, width=_PIPED_WIDTH)
 err_console = Console(stderr=True, soft_wrap=True)
 

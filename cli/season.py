@@ -230,7 +230,9 @@ def print_standings(store, season) -> None:
     table = Table(title=f"{escape(season.name)} ({season.game})")
     for col in ("#", "bot", "games", "avg place", change, *(("luck-adjusted [95%]",) if luck else ()), "faults", "Elo",
                 "ML rating [95%]", "P(>next)", "openskill"):
-        table.add_column(col, justify="left" if col == "bot" else "right")
+        words = max(len(w) for w in col.split())  # a narrow terminal squeezes the cells, never a header word or a name
+        table.add_column(col, justify="left" if col == "bot" else "right",
+                         min_width=max([words, *(len(r.name) for r in rows)]) if col == "bot" else words)
     for i, r in enumerate(rows, 1):
         ml = f"{r.ml_rating:.0f} [{r.ml_low:.0f}, {r.ml_high:.0f}]" if r.ml_rating is not None else "-"
         skill = f"{r.openskill_mu:.1f} ± {r.openskill_sigma:.1f}" if r.openskill_mu is not None else "-"

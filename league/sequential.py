@@ -95,7 +95,7 @@ def advance(store, season_id: int) -> SettlingStatus | None:
     total = progress["total"]
     if total <= seq["looked_at"]:
         return current
-    rows = store.standings(season_id)
+    rows = store.standings(season_id, with_luck=False)  # the look needs the ratings only, not the replays
     verdict = look(current.rule, [r.p_better for r in rows], seq["looked_at"], total)
     games: list[tuple[int, list[int]]] = [] if verdict.stop else _next_batch(store, info, total, current.batch_groups)
     stop = verdict.stop or (None if games else StopReason.BUDGET)

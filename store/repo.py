@@ -883,12 +883,13 @@ class Store:
         with self._read() as s:
             return dict(s.execute(select(Rating.bot_id, Rating.elo).where(Rating.season_id == season_id)).all())
 
-    def standings(self, season_id: int) -> list[StandingRow]:
+    def standings(self, season_id: int, with_luck: bool = True) -> list[StandingRow]:
         """The season's standings, in ``league.standings.rank_key`` order (best ML rating
         first, then Elo), one row per bot seated in the season
         (see ``league.standings.StandingRow``), with the season ratings and their intervals
         fitted over the done games (``league.ratings_ml``) and, for Slippery Sam, the luck-adjusted
-        changes from the done games' replays (``league.luck``). Only done games count. Raises NotFound."""
+        changes from the done games' replays (``league.luck``; ``with_luck=False`` skips reading them). Only done
+        games count. Raises NotFound."""
         with self._read() as s:
             season = s.get(Season, season_id)
             if season is None:
@@ -914,7 +915,8 @@ class Store:
                 .order_by(Game.number, GameSeat.seat)))
             suspended = set(s.scalars(select(SeasonBotStatus.bot_id).where(
                 SeasonBotStatus.season_id == season_id, SeasonBotStatus.suspended_at.is_not(None))))
-        luck = luck_adjusted_by_bot(self.season_records(season_id)) if game == GameName.SLIPPERY_SAM.value else None
+        luck = luck_adjusted_by_bot(self.season_records(season_id)) \
+            if with_luck and game == GameName.SLIPPERY_SAM.value else None
         rows = compute_standings(outcomes, names, elo, games, luck)
         return [replace(r, suspended=True) if r.bot_id in suspended else r for r in rows]
 
