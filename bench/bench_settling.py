@@ -15,8 +15,8 @@ see (Slippery Sam: the turned cards, ``league.luck``). Four kinds of season:
   per seat position, and every bot of the table gets every position's luck once;
 - **luck-adjusted**: the luck the referee sees is taken out of every result;
 - **sequential**: fixed-style games in batches of rotation groups, stopped by
-  ``league.settling`` (alpha spending) when the top K rows are settled, or at the
-  longest fixed length.
+  ``league.settling`` (alpha spending) when the top K rows are settled, or at their
+  budget (``SEQUENTIAL``: 240 or 480 games).
 
 Then, on real Slippery Sam games (the rules engine, no referee or RPC; ``--sam``
 games per match, 4 seats, 1 orbit, bots A B A B): the games needed to separate two bots
@@ -49,8 +49,8 @@ from tests.test_ratings_ml import TRUE_ELO
 
 LENGTHS = (60, 120, 240, 480)
 SIZES = (3, 4)
-#: rotation groups per batch of a sequential season (the bench tries each)
-BATCHES = (4, 16)
+#: sequential seasons tried: (max games, rotation groups per batch)
+SEQUENTIAL = ((480, 4), (480, 16), (240, 16))
 
 Game = tuple[list[int], list[int]]
 
@@ -186,14 +186,14 @@ def main() -> None:
                 wrong, pairs = judge(played, truth, args.top)
                 _count(tally, len(played), wrong, [(p, ok) for p, ok in pairs if p >= args.confidence])
             print(tally.row(f"{'luck-adjusted' if kind == 'adjusted' else kind} {games}"))
-    rule = SettlingRule(args.top, args.confidence, LENGTHS[-1])
-    for batch in BATCHES:
+    for max_games, batch in SEQUENTIAL:
+        rule = SettlingRule(args.top, args.confidence, max_games)
         rng, tally = random.Random(args.seed), Tally()
         for i in range(args.seasons):
             used, wrong, pairs, why = sequential(rng, elo, rule, truth, args.luck, args.known, args.seed * 1000 + i, batch)
             _count(tally, used, wrong, pairs if why is StopReason.SETTLED else [])
             tally.budget_stops += why is StopReason.BUDGET
-        print(tally.row(f"sequential ({batch} groups/look)"))
+        print(tally.row(f"sequential {max_games}, {batch} groups"))
     if args.sam:
         print(f"Slippery Sam, {args.sam} games per match: games needed to separate A from B")
         print(f"{'A against B':<34} {'mean A - B':>10} {'actual':>9} {'luck-adjusted':>14} {'ratio':>6}")
