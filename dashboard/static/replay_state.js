@@ -78,6 +78,16 @@
     return `${k} ${word}${k === 1 ? "" : "s"}`;
   }
 
+  // Events Slippery Sam and Svara share: a seat out (rules §1.1, 2.4), the game over with
+  // every seat's tokens (rules §1.10, 2.11): nobody holds cards then.
+  function tokenGameEvent(t, e, d) {
+    if (e.kind === "out") t.out[d.seat] = true;
+    if (e.kind !== "game_over") return;
+    if (Array.isArray(d.tokens)) t.scores = d.tokens.slice();
+    t.pot = null; t.dealer = null; t.bottom = null; clearHands(t);
+    t.stage = `game over: ${d.reason}`;
+  }
+
   // ------------------------------------------------------------- Slippery Sam (rules §1)
   function slipperySam(t, e, d) {
     switch (e.kind) {
@@ -118,14 +128,8 @@
         t.center = []; t.centerLabel = `turn over: ${d.returned} tokens back to the dealer`;
         t.stage = "";
         break;
-      case "out":
-        t.out[d.seat] = true;
-        break;
-      case "game_over":
-        if (Array.isArray(d.tokens)) t.scores = d.tokens.slice();
-        t.pot = null; t.dealer = null; clearHands(t);
-        t.stage = `game over: ${d.reason}`;
-        break;
+      default:
+        tokenGameEvent(t, e, d);
     }
   }
 
@@ -187,14 +191,8 @@
         (d.seats || []).forEach((s, i) => { t.scores[s] += d.amounts[i]; });
         t.pot = null;
         break;
-      case "out":
-        t.out[d.seat] = true;
-        break;
-      case "game_over":
-        if (Array.isArray(d.tokens)) t.scores = d.tokens.slice();
-        t.pot = null; t.dealer = null; clearHands(t); t.bottom = null;
-        t.stage = `game over: ${d.reason}`;
-        break;
+      default:
+        tokenGameEvent(t, e, d);
     }
   }
 
