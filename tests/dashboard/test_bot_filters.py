@@ -113,6 +113,15 @@ def test_rummy_points_are_not_printed_as_gains(app_client: TestClient, world: Wo
     seats = bot_page[bot_page.index('id="by-seat"'):bot_page.index("</table>", bot_page.index('id="by-seat"'))]
     assert re.search(r">\d+\.\d points<", seats) and not re.search(r">\+\d+\.\d points<", seats)
     assert re.search(r">[-+]\d+\.\d tokens<", seats)  # Svara tokens are won or lost
+    game = done_games(app_client, world.bot_ids["bravo"], rummy_season)[0]
+    results = app_client.get(f"/games/{game['id']}").text
+    results = results[results.index('id="results"'):results.index("</table>", results.index('id="results"'))]
+    assert [int(c) for c in re.findall(r'<td class="num">(\d+)</td><td class="num">\d+</td></tr>', results)] == [
+        s["change"] for s in game["seats"]]  # the change column, unsigned
+    listed = app_client.get("/games", params={"season_id": rummy_season}).text
+    assert re.search(r'<span class="muted">\d+</span>', listed) and not re.search(r'<span class="muted">\+\d+</span>', listed)
+    svara = app_client.get("/games", params={"season_id": world.season_id}).text
+    assert re.search(r'<span class="muted">[-+]\d+</span>', svara)
 
 
 def test_a_sure_probability_reads_above_99_not_100(app_client: TestClient, rummy_season: int) -> None:
