@@ -44,7 +44,7 @@
       if (!v.length) return '<span class="muted">none</span>';
       if (v.every((x) => typeof x === "string" && CARD.test(x))) return v.map(card).join("");
       if (key === "seats" || key === "callers" || key === "voters" || key === "players") return v.map(seatName).join(", ");
-      if (key === "hands") return v.map((h, s) => `${seatName(s)} ${h.length ? h.map(card).join("") : '<span class="muted">no cards</span>'}`).join(" · ");
+      if (key === "hands") return v.map((h, s) => `${seatName(s)} ${h.length ? h.map(card).join("") : '<span class="muted">no cards</span>'}`).join("; ");
       if (key === "melds") return v.map((m) => `<span class="meld" title="meld ${esc(m.id)}">${esc(m.kind)} ${m.cards.map(card).join("")}</span>`).join(" ");
       if (PER_SEAT.has(key)) return v.map((x, s) => `${seatName(s)} ${esc(x)}`).join(", ");
       return v.map((x) => value(x, "")).join(", ");

@@ -85,7 +85,8 @@
     if (e.kind !== "game_over") return;
     if (Array.isArray(d.tokens)) t.scores = d.tokens.slice();
     t.pot = null; t.dealer = null; t.bottom = null; clearHands(t);
-    t.stage = `game over: ${d.reason}`;
+    t.center = []; t.centerLabel = ""; t.folded = {};
+    t.stage = `game over: ${d.reason === "hands" ? "every hand played" : d.reason}`;
   }
 
   // ------------------------------------------------------------- Slippery Sam (rules §1)
