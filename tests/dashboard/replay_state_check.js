@@ -7,6 +7,7 @@
 //   - the tokens on the table (seats plus kitty or bank) or the cards (hands, melds, discard pile,
 //     stock) add up to what the game started with;
 //   - no card appears more often than the deck holds it; a Slippery Sam dealer holds nothing;
+//   - no card is drawn face up that no event the viewer saw named (hidden cards stay hidden);
 //   - every card drawn face up in a seat's hand is held by that seat at that moment (in the
 //     engine's state before or after the step the event belongs to, or as the event or the next
 //     one was logged), and its number of cards lies between those;
@@ -75,8 +76,18 @@ function runCase({ record, truth }, caseNo) {
         fullAt.push(at);
       }
     }
+    const named = new Set();  // every card named in an event this viewer saw
+    const collect = (v) => {
+      if (typeof v === "string") named.add(v);
+      else if (Array.isArray(v)) v.forEach(collect);
+      else if (v && typeof v === "object") Object.values(v).forEach(collect);
+    };
     for (let pos = 0; pos <= rec.events.length; pos++) {
-      if (pos > 0) RS.apply(t, rec.events[pos - 1], rec);
+      if (pos > 0) {
+        RS.apply(t, rec.events[pos - 1], rec);
+        const e = rec.events[pos - 1];
+        if (seat === null || e.visible_to === null || e.visible_to.includes(seat)) collect(e.data);
+      }
       const at = who === "public" ? fullAt[pos] : pos;
       const where = `case ${caseNo} (${record.game}, ${n} seats) as ${who}, event ${at}`;
       const [near, exact] = around(at);
@@ -102,12 +113,13 @@ function runCase({ record, truth }, caseNo) {
         const h = hands[t.dealer];
         check(h.cards.length + h.hidden === 0, where, `the dealer, seat ${t.dealer}, is drawn holding ${h.cards.join(" ")} (+${h.hidden} face down)`);
       }
-      // every card shown is held now
+      // every card shown is held now, and was named to this viewer
       for (let s = 0; s < n; s++) {
         const mine = counts(hands[s].cards);
         for (const [c, k] of mine) {
           const most = Math.max(...near.map((h) => counts(h[s]).get(c) || 0));
           check(k <= most, where, `seat ${s} is drawn holding ${c} it does not hold`);
+          check(named.has(c), where, `seat ${s} is drawn holding ${c}, which no event this viewer saw names`);
         }
         const size = hands[s].cards.length + hands[s].hidden;
         const lo = Math.min(...near.map((h) => h[s].length)), hi = Math.max(...near.map((h) => h[s].length));

@@ -130,21 +130,25 @@ def test_the_replay_table_matches_the_engine_at_every_event(cases: list[dict[str
 
 
 @needs_node
-@pytest.mark.parametrize(("game", "line", "why"), [
+@pytest.mark.parametrize(("game", "line", "instead", "why"), [
     # Slippery Sam: a turn's end that leaves the hands (the next dealer drawn with old cards)
-    ("slippery-sam", "t.dealer = null;\n        clearHands(t);\n", "the dealer, seat"),
+    ("slippery-sam", "t.dealer = null;\n        clearHands(t);\n", "t.dealer = null;\n", "the dealer, seat"),
     # Slippery Sam: the kitty still shown after it went back to the dealer
-    ("slippery-sam", "t.scores[d.dealer] += d.returned; t.pot = null;", "tokens add up"),
+    ("slippery-sam", "t.scores[d.dealer] += d.returned; t.pot = null;", "t.scores[d.dealer] += d.returned;",
+     "tokens add up"),
     # Svara: a see that does not charge the seat
-    ("svara", "pay(d.seat, d.amount); t.pot = { label: \"bank\", amount: d.bank };", "tokens add up"),
+    ("svara", "pay(d.seat, d.amount); t.pot = { label: \"bank\", amount: d.bank };", "", "tokens add up"),
     # rummy: a penalty card not counted
-    ("rummy", "t.stock -= 1; hand(d.seat).hidden += 1; showPile(t);", "cards on the table add up"),
+    ("rummy", "t.stock -= 1; hand(d.seat).hidden += 1; showPile(t);", "", "cards on the table add up"),
+    # every game: private events shown to every viewer
+    ("svara", "return seat === null || !e.visible_to || e.visible_to.includes(seat);", "return true;",
+     "which no event this viewer saw names"),
 ])
 def test_the_checker_catches_a_misdrawn_table(cases: list[dict[str, Any]], tmp_path: Path, game: str, line: str,
-                                              why: str) -> None:
+                                              instead: str, why: str) -> None:
     source = STATE_JS.read_text()
     assert source.count(line) == 1, line
     broken = tmp_path / "replay_state.js"
-    broken.write_text(source.replace(line, ""))
+    broken.write_text(source.replace(line, instead))
     result = run_checker([c for c in cases if c["record"]["game"] == game], tmp_path, broken)
     assert any(why in f for f in result["failures"]), result["failures"][:3]
