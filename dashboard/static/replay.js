@@ -103,7 +103,9 @@
       const melds = (t.melds[i] || []).map((m) => `<span class="meld" title="meld ${m.id}: ${esc(m.kind)}">${m.cards.map(card).join("")}</span>`).join("");
       const badges = (t.dealer === i ? ' <span class="badge dealer-badge" title="deals now">dealer</span>' : "") +
         (t.folded[i] ? ' <span class="badge">folded</span>' : "") + (t.out[i] ? ' <span class="badge">out</span>' : "") +
-        (typeof t.shown[i] === "number" ? ` <span class="badge">shown: ${t.shown[i]} points</span>` : "");
+        (typeof t.shown[i] === "number" ? ` <span class="badge">shown: ${t.shown[i]} points</span>` : "") +
+        (t.looked && !t.looked[i] && !t.folded[i] && hand.cards.length + hand.hidden > 0 && t.shown[i] === undefined
+          ? ' <span class="badge" title="its views hold no cards until it looks">not looked</span>' : "");
       html += `<div class="${classes}" data-seat="${i}"><div class="seat-head">${seatName(i)} <span class="score" title="${t.unit}${t.unit === "points" ? " (lower is better)" : ""}">${esc(t.scores[i])} ${t.unit}</span>${badges}</div><div class="hand">${cards}</div>${melds ? `<div class="melds">${melds}</div>` : ""}</div>`;
     });
     html += "</div>";

@@ -55,6 +55,7 @@
     const t = {
       game, n, seat, unit: UNITS[game] || "points",
       hands: [], melds: {}, folded: {}, out: {}, shown: {},
+      looked: null,         // Svara: the seats that have looked at their cards this deal
       scores: new Array(n).fill(game === "rummy" ? 0 : p.starting_tokens || 0),
       pot: null,            // {label: "kitty" | "bank", amount} while tokens are in the middle
       dealer: null,         // the seat dealing now (null between turns)
@@ -163,7 +164,10 @@
         break;
       case "dealt":
         for (const s of d.seats || []) if (!t.hands[s].cards.length) t.hands[s] = { cards: [], hidden: 3 };
-        t.dealer = d.dealer;
+        t.dealer = d.dealer; t.looked = {};
+        break;
+      case "look":  // rules §2.5: a player's view holds his cards only once he has looked
+        t.looked[d.seat] = true;
         break;
       case "fold":
         t.folded[d.seat] = true;

@@ -5,7 +5,8 @@ each of the three games: the table drawn at every event, read from the page as a
   the end; a kitty returned to the dealer is no longer shown; every card drawn in a hand was
   dealt to that seat in this deal; seats plus kitty always hold every token (rules §1.3-1.9).
 - Svara: seats plus bank always hold every token, and every ante, stake, see and join is
-  taken from its seat at that event (rules §2.4-2.8); seat figures say they are tokens.
+  taken from its seat at that event (rules §2.4-2.8); seat figures say they are tokens; a seat
+  dealt in is marked until it looks at its cards (rules §2.5).
 - Rummy: hands, melds, discard pile and stock always hold the whole deck (rules §3); the
   round and its contract are shown; the figures say they are points.
 - Every replay opens at its first deal, and ``#event-N`` opens it after N events; the event
@@ -47,6 +48,7 @@ WALK = """(n) => {
         down: more ? Number(more[1]) : hand.querySelectorAll(".card.back").length,
         melds: b.querySelectorAll(".melds .card").length,
         score: (b.querySelector(".score") || { textContent: "" }).textContent,
+        head: b.querySelector(".seat-head").textContent,
       };
     });
     const pot = document.querySelector("#table .pot");
@@ -176,6 +178,9 @@ def test_svara_tokens_follow_every_event(page: Any, site: str, replays: Replays)
             assert figure(before["seats"][seat]["score"], "tokens") - scores[seat] == amount, where
             assert pot(after["pot"]) == e["data"]["bank"], where
             paid += 1
+        if e["kind"] == "look":  # rules §2.5: marked until the seat looks at its cards
+            assert "not looked" in before["seats"][e["data"]["seat"]]["head"], where
+            assert "not looked" not in after["seats"][e["data"]["seat"]]["head"], where
     assert paid > 0
     shot(page, "replay-svara")
 
