@@ -173,7 +173,7 @@
   function go(p) {
     pos = Math.max(0, Math.min(N, p));
     render();
-    if (!/^#decision-/.test(location.hash) && history.replaceState) history.replaceState(null, "", `#event-${pos}`);
+    if (history.replaceState) history.replaceState(null, "", `#event-${pos}`);
     const cur = $("ev-" + (pos - 1));
     if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
   }
@@ -193,6 +193,7 @@
     const d = decisions.find((x) => x.seat === seat && x.decision === decision);
     setMode(String(seat));
     go(d ? d.event_index : 0);
+    if (history.replaceState) history.replaceState(null, "", `#decision-${seat}-${decision}`);
   }
 
   // ------------------------------------------------------------ wiring
