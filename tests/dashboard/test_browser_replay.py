@@ -24,6 +24,7 @@ import pytest
 
 from referee.record import GameRecord
 from store import Store, open_store
+from tests.dashboard.conftest import World
 from tests.dashboard.test_browser import page, serve, shot  # noqa: F401  (the page fixture)
 from tests.dashboard.test_replay_state import play_with
 
@@ -243,3 +244,15 @@ def test_the_event_list_reads_as_words_and_cards(page: Any, site: str, replays: 
             assert not re.search(r"[\[\]{}]|\bid:", text), f"{game}, event {i}: raw structure in {text!r}"
             empty = re.search(r"(?:·|^\S+)\s(?:callers|hands|melds|seats|voters)\s*(?:·|$)", text.strip())
             assert not empty, f"{game}, event {i}: a field with nothing after it in {text!r}"
+
+
+def test_a_fault_link_opens_the_decision_and_the_address_follows(page: Any, world: World) -> None:
+    with serve(world.url) as url:
+        page.goto(f"{url}/bots/{world.bot_ids[world.faulty_bot]}")
+        page.click("#faults tr.fault a")
+        page.wait_for_selector("#current-decision")
+        assert page.locator("#mode").input_value() == "1"  # bravo's seat in the first game
+        assert "fault: error" in page.locator("#current-decision .meta").inner_text()
+        assert re.search(r"#decision-1-1$", page.url), page.url
+        page.click("#btn-forward")
+        assert re.search(r"#event-\d+$", page.url), page.url
