@@ -63,7 +63,7 @@
       pile: [], pileLive: false, stock: null,
       stage: "",            // where the game stands: round and contract, hand, deal
       bets: {},             // Slippery Sam: the bet each seat made this deal
-      deckSize: game === "rummy" ? rummyDeckSize(record) : 52,
+      deckSize: game === "rummy" ? rummyDeckSize(record) : null,  // rummy: the cards in play
     };
     clearHands(t);
     return t;
