@@ -144,14 +144,17 @@ class BotSeasonOut(BaseModel):
 
 
 class SeatStatsOut(BaseModel):
-    """A bot's done games from one seat position."""
+    """A bot's done games of one game from one seat position (rows by game, then seat)."""
 
     seat: int
     games: int
     avg_place: float
-    avg_change: float
+    avg_change: float = Field(description="mean score change per game, in ``score_unit`` of ``game``")
     wins: int
     faults: int
+    game: str = Field(description="the game these games were of (a mean change is never taken across games)")
+    score_unit: str = Field(description="what avg_change counts: tokens or points")
+    higher_score_is_better: bool = Field(description="False for rummy points (lower is better)")
 
 
 class OpponentOut(BaseModel):
@@ -192,7 +195,7 @@ class FaultOut(BaseModel):
 
 class BotDetailOut(BotOut):
     """A bot with its seasons, results by seat, opponents, latency and recent faults
-    (over one season when ``season_id`` is given, else over all)."""
+    (every one of them over one season when ``season_id`` is given, else over all)."""
 
     season_id: int | None
     seasons: list[BotSeasonOut]

@@ -143,16 +143,26 @@ def bot_detail(store: Store, bot_id: int, season_id: int | None, latency_games: 
     bot = get_bot(store, bot_id)
     if season_id is not None and store.get_season(season_id) is None:
         raise NotFound(f"no season with id {season_id}")
-    latency = q.latency_stats(store, bot_id, latency_games)
+    latency = q.latency_stats(store, bot_id, latency_games, season_id=season_id)
     return BotDetailOut(
         **_bot_out(bot).model_dump(),
         season_id=season_id,
         seasons=[BotSeasonOut(**x) for x in q.bot_seasons(store, bot_id)],
-        seats=[SeatStatsOut(**asdict(x)) for x in q.results_by_seat(store, bot_id, season_id)],
+        seats=[SeatStatsOut(**asdict(x), **_score_kind(x.game)) for x in q.results_by_seat(store, bot_id, season_id)],
         opponents=[OpponentOut(**asdict(x)) for x in q.opponents(store, bot_id, season_id)],
         latency=LatencyOut(**{**asdict(latency), "edges": list(latency.edges), "bins": list(latency.bins)}),
-        faults=[FaultOut(**asdict(f)) for f in q.fault_log(store, bot_id)],
+        faults=[FaultOut(**asdict(f)) for f in q.fault_log(store, bot_id, season_id=season_id)],
     )
+
+
+def _score_kind(game: str) -> dict[str, Any]:
+    """What a game's scores count (``score_unit``) and whether more is better; points, higher
+    better for a game this version does not know."""
+    try:
+        gs = spec(game)
+    except (ValueError, ImportError):
+        return {"score_unit": "points", "higher_score_is_better": True}
+    return {"score_unit": gs.score_unit, "higher_score_is_better": gs.higher_score_is_better}
 
 
 def rating_history(store: Store, refresher: Refresher, bot_id: int, season_id: int,
