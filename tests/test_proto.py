@@ -72,3 +72,49 @@ def test_a_busy_port_is_an_error_not_a_shared_port(bot_server) -> None:
     endpoint = bot_server(load_bot("random"))
     with pytest.raises(RuntimeError, match="cannot bind"):
         serve(load_bot("odds"), port=int(endpoint.rsplit(":", 1)[1]))
+
+
+def test_protos_cite_only_what_the_repository_holds() -> None:
+    """No reference to a text outside the repository: rules are cited as `rules §N.M` (sections of
+    docs/rules/, 0-4), and every path a comment names exists."""
+    import re
+
+    problems = []
+    for proto in sorted(V1.glob("*.proto")):
+        text = proto.read_text()
+        for word in ("RULINGS", "STYLE", "DESIGN", "seed text", "seeds/"):
+            if word in text:
+                problems.append(f"{proto.name}: cites {word!r}, which is not in the repository")
+        for path in re.findall(r"\b((?:docs|proto)/[\w./-]*\w)", text):
+            if not (ROOT / path).exists():
+                problems.append(f"{proto.name}: names {path}, which does not exist")
+        for section in re.findall(r"§\s*(\d+)", text):
+            if not 0 <= int(section) <= 4:
+                problems.append(f"{proto.name}: rules §{section} is not a section of docs/rules/ (0-4)")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_enum_starts_with_its_unspecified_zero() -> None:
+    """Every enum's zero value is <ENUM_PREFIX>_UNSPECIFIED, so an unset field never reads as a real value."""
+    import re
+
+    from cardarena.v1 import arena_pb2, rummy_pb2, slippery_sam_pb2, svara_pb2
+
+    bad = []
+    for module in (bot_pb2, arena_pb2, rummy_pb2, slippery_sam_pb2, svara_pb2):
+        for enum in module.DESCRIPTOR.enum_types_by_name.values():
+            prefix = re.sub(r"(?<!^)(?=[A-Z])", "_", enum.name).upper()
+            zero = enum.values_by_number.get(0)
+            if zero is None or zero.name != f"{prefix}_UNSPECIFIED" or enum.values[0].number != 0:
+                bad.append(f"{enum.full_name}: zero value is {zero.name if zero else 'missing'}, expected {prefix}_UNSPECIFIED")
+    assert not bad, "\n".join(bad)
+
+
+def test_fields_whose_absence_means_none_have_presence() -> None:
+    """Seat-valued fields that can be "none", the take-it limits and a lay-off's meld are proto3 optional."""
+    from cardarena.v1 import rummy_pb2, svara_pb2
+
+    for message, name in ((svara_pb2.SvaraView, "dealer"), (svara_pb2.SvaraView, "proposer"),
+                          (rummy_pb2.RummyView, "take_it_limit"), (rummy_pb2.RummyView, "take_its_left"),
+                          (rummy_pb2.RummyLayOff, "meld_id")):
+        assert message.DESCRIPTOR.fields_by_name[name].has_presence, f"{message.DESCRIPTOR.name}.{name}"
