@@ -118,3 +118,16 @@ def test_fields_whose_absence_means_none_have_presence() -> None:
                           (rummy_pb2.RummyView, "take_it_limit"), (rummy_pb2.RummyView, "take_its_left"),
                           (rummy_pb2.RummyLayOff, "meld_id")):
         assert message.DESCRIPTOR.fields_by_name[name].has_presence, f"{message.DESCRIPTOR.name}.{name}"
+
+
+def test_the_protocol_guide_shows_what_the_platform_sends_now() -> None:
+    """docs/protocol.md's requests and answers are the replays of real games as the platform plays them now."""
+    spec = importlib.util.spec_from_file_location("protocol_examples", ROOT / "docs" / "protocol_examples.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    text = module.DOC.read_text()
+    assert module.updated(text) == text, "docs/protocol.md is stale: run `python docs/protocol_examples.py`"
+    for kind in ("KITTY", "BET", "TURN, answered LOOK", "TURN again, after the LOOK", "VOTE", "JOIN", "CALL",
+                 "DRAW with callers", "PLAY: going down"):
+        assert f"\n#### {kind}\n" in text
