@@ -125,6 +125,7 @@ def test_the_protocol_guide_shows_what_the_platform_sends_now() -> None:
     spec = importlib.util.spec_from_file_location("protocol_examples", ROOT / "docs" / "protocol_examples.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
     spec.loader.exec_module(module)
     text = module.DOC.read_text()
     assert module.updated(text) == text, "docs/protocol.md is stale: run `python docs/protocol_examples.py`"
