@@ -520,3 +520,20 @@ def test_views_carry_the_game_parameters() -> None:
     message = encode_view(rules.view(deal(rules, 1, 0, FOUR + ["2c 3c 4c 5c 6c 7c 8c"], "Kd"), 1))
     assert message.jokers == 6
     assert not message.HasField("take_it_limit") and not message.HasField("take_its_left")  # unlimited
+
+
+def test_the_forbidden_discard_is_judged_on_the_cards_left_after_the_melds() -> None:
+    """rules §3.7 (rummy.proto, forbidden_discard): the card taken from the pile may be discarded when every
+    card left after this action's go-down and lay-offs equals it, though the hand held other cards before."""
+    rules = RummyRules(RummyParams(), 4)
+    hands = list(FOUR)
+    hands[1] = "7h 7d 7s 9s 9d Jk Kd"
+    st = deal(rules, 1, 0, hands, "Kd")
+    rules.apply(st, {0: NO, 2: NO, 3: NO})
+    rules.apply(st, {1: PILE})
+    assert encode_view(rules.view(st, 1)).forbidden_discard == "Kd"
+    with pytest.raises(IllegalAction, match="may not discard Kd"):
+        rules.check(st, 1, RummyAction(discard="Kd"))
+    sets = (NewMeld(MeldKind.SET, ("7h", "7d", "7s")), NewMeld(MeldKind.SET, ("9s", "9d", "Jk")))
+    rules.apply(st, {1: RummyAction(go_down=sets, discard="Kd")})
+    assert st.hands[1] == ["Kd"] and st.pile[-1] == "Kd"
