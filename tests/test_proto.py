@@ -132,3 +132,30 @@ def test_the_protocol_guide_shows_what_the_platform_sends_now() -> None:
     for kind in ("KITTY", "BET", "TURN, answered LOOK", "TURN again, after the LOOK", "VOTE", "JOIN", "CALL",
                  "DRAW with callers", "PLAY: going down"):
         assert f"\n#### {kind}\n" in text
+
+
+def _wire_lock():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("wire_lock", ROOT / "proto" / "wire_lock.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_protocol_stays_wire_compatible() -> None:
+    """Every published field and enum value keeps its number and type (proto/wire.lock), and new ones are locked."""
+    lock = _wire_lock()
+    locked, current = lock.read_lock(), lock.entries()
+    assert not lock.problems(locked, current), "\n".join(lock.problems(locked, current))
+    new = sorted(set(current) - set(locked))
+    assert not new, f"new fields or values not locked yet, run `python proto/wire_lock.py` and commit: {new}"
+
+
+def test_the_wire_lock_finds_what_breaks_old_bots() -> None:
+    lock = _wire_lock()
+    locked = {"v1.M.a": "1 uint32", "v1.M.b": "2 string"}
+    assert lock.problems(locked, {"v1.M.a": "1 uint32", "v1.M.b": "2 string", "v1.M.c": "3 bool"}) == []
+    assert lock.problems(locked, {"v1.M.a": "1 uint32", "v1.M.b": "3 string"}) == ["v1.M.b changed from 2 string to 3 string"]
+    assert lock.problems(locked, {"v1.M.a": "1 uint32"}) == ["v1.M.b = 2 string was removed (reserve its number instead)"]
+    assert lock.problems(locked, {"v1.M.a": "1 uint32", "v1.M.b": "2 string", "v1.M.z": "2 bool"}) == [
+        "v1.M.z reuses number 2 of v1.M.b"]
