@@ -51,6 +51,9 @@ def encode_view(view: RummyView) -> pb.RummyView:
         turn=view.turn,
         turn_limit=view.turn_limit,
         take_its=view.take_its,
+        take_it_limit=view.take_it_limit,
+        jokers=view.jokers,
+        take_its_left=None if view.take_it_limit is None else max(0, view.take_it_limit - view.take_its),
     )
 
 
@@ -66,7 +69,8 @@ def decode_action(message: pb.RummyAction) -> RummyAction:
     """The bot's answer as an engine action.
 
     Raises MalformedAction for a message that is not a RummyAction, a
-    non-card string, a meld without its kind, or an enum value out of range.
+    non-card string, a meld without its kind, a lay-off that names no meld
+    (``meld_id`` unset), or an enum value out of range.
     An unspecified draw source or run end decodes to None: whether it is
     required depends on the decision and the meld, which ``check`` judges.
     """
@@ -85,6 +89,8 @@ def decode_action(message: pb.RummyAction) -> RummyAction:
         go_down.append(NewMeld(_KIND_BACK[m.kind], _cards(m.cards, f"go_down[{i}]")))
     lay_offs = []
     for i, lo in enumerate(message.lay_offs):
+        if not lo.HasField("meld_id"):
+            raise MalformedAction(f"lay_offs[{i}]: names no meld: meld_id is required")
         if lo.end == pb.RUMMY_RUN_END_UNSPECIFIED:
             end = None
         elif lo.end in _END_BACK:

@@ -165,6 +165,7 @@ class RummyView:
     per-seat point totals of the finished rounds. ``callers`` (DRAW only) are
     the seats that called, in priority order. ``forbidden_discard`` (PLAY only)
     is the card taken from the discard pile this turn, "" if none.
+    ``take_it_limit`` (None: unlimited) and ``jokers`` are the game's (rules §3, 3.5).
     """
 
     seat: int
@@ -187,6 +188,8 @@ class RummyView:
     turn: int
     turn_limit: int
     take_its: int
+    take_it_limit: int | None = None
+    jokers: int = 0
 
 
 @dataclass
@@ -671,6 +674,8 @@ class RummyRules:
             turn=state.turn,
             turn_limit=self.params.turn_limit,
             take_its=state.take_its[seat] if state.take_its else 0,
+            take_it_limit=self.params.take_it_limit,
+            jokers=self.jokers,
         )
 
     def rank_key(self, state: RummyState, seat: int) -> tuple[int, ...]:

@@ -40,6 +40,7 @@ def encode_view(view: SlipperySamView) -> pb.SlipperySamView:
         first_dealer_cards=view.first_dealer_cards,
         orbit=view.orbit,
         orbits=view.orbits,
+        starting_tokens=view.starting_tokens,
     )
 
 

@@ -10,11 +10,13 @@ from __future__ import annotations
 from cardarena.v1 import svara_pb2
 
 from referee.games import MalformedAction
-from referee.games.svara.rules import SvaraMove, SvaraMoveAction, SvaraView
+from referee.games.svara.rules import Decision, SvaraMove, SvaraMoveAction, SvaraView
 
 
 def encode_view(view: SvaraView) -> svara_pb2.SvaraView:
-    """The protocol message for an engine view. ``dealer``/``proposer`` of -1 (none) are sent as 0."""
+    """The protocol message for an engine view. ``dealer``/``proposer`` of -1 (none) are left unset;
+    ``in_svara`` is filled for a JOIN decision only (from the engine's ``in_play``, which marks the
+    seats in the coming svara then)."""
     legal = view.legal
     return svara_pb2.SvaraView(
         decision=int(view.decision),
@@ -29,7 +31,7 @@ def encode_view(view: SvaraView) -> svara_pb2.SvaraView:
         looked=view.looked,
         szacha=view.szacha,
         bottom_card=view.bottom_card,
-        dealer=max(view.dealer, 0),
+        dealer=view.dealer if view.dealer >= 0 else None,
         bank=view.bank,
         current_stake=view.current_stake,
         min_stake=view.min_stake,
@@ -45,7 +47,10 @@ def encode_view(view: SvaraView) -> svara_pb2.SvaraView:
         hands=view.hands,
         history=[svara_pb2.SvaraEvent(seat=e.seat, move=int(e.move), amount=e.amount) for e in view.history],
         shown=[svara_pb2.SvaraShown(seat=s.seat, cards=s.cards, points=s.points) for s in view.shown],
-        proposer=max(view.proposer, 0),
+        proposer=view.proposer if view.proposer >= 0 else None,
+        in_svara=view.in_play if view.decision is Decision.JOIN else (),
+        svaras_per_bank=view.svaras_per_bank,
+        starting_tokens=view.starting_tokens,
     )
 
 
