@@ -102,22 +102,19 @@ def check_bot(
 def register_bot(
     name: Annotated[str, typer.Argument(help="Unique bot name: 1-40 of letters, digits, '_', '.', '-'.")],
     endpoint: Annotated[str, typer.Option(help="HOST:PORT where the bot serves, as the platform will dial it.")],
-    game: Annotated[list[str], typer.Option("--game", help="Game to enter (repeat for several): slippery-sam, svara, rummy.")],
+    game: Annotated[list[str], typer.Option(
+        "--game", help="Game to enter (repeat for several; `bot update --game` adds one later): slippery-sam, svara, rummy.")],
     version: Annotated[str, typer.Option(help="Version to record (default: the bot's Describe answer).")] = "",
     server: ServerOption = DEFAULT_ARENA,
 ) -> None:
     """Register a bot with the platform's Arena service; prints its id and its token (shown once)."""
     from cardarena.v1 import arena_pb2
-    from dashboard.arena_service import GAME_TO_ENUM
 
-    unknown = [g for g in game if g not in GAME_TO_ENUM]
-    if unknown:
-        fail(f"unknown game(s) {', '.join(unknown)}; choose from {', '.join(GAME_TO_ENUM)}", 2)
-    request = arena_pb2.RegisterBotRequest(name=name, endpoint=endpoint, games=[GAME_TO_ENUM[g] for g in game],
-                                           version=version)
+    request = arena_pb2.RegisterBotRequest(name=name, endpoint=endpoint, games=_game_enums(game), version=version)
     answer = _arena_call(server, "RegisterBot", request, ARENA_BASE_TIMEOUT_S + ARENA_GAME_TIMEOUT_S * len(game))
-    console.print(f"registered bot [bold]{escape(answer.bot.name)}[/] (id {answer.bot.id}) at {escape(answer.bot.endpoint)}; "
-                  f"entry checks passed ({_latency_line(answer.report)})", highlight=False)
+    console.print(f"registered bot [bold]{escape(answer.bot.name)}[/] (id {answer.bot.id}) at {escape(answer.bot.endpoint)} "
+                  f"for {_game_names(answer.bot.games)}; entry checks passed ({_latency_line(answer.report)})",
+                  highlight=False)
     console.print(f"token: {answer.token}", highlight=False, markup=False, soft_wrap=True)
     console.print("Keep the token: it is shown only now, and it is needed to update or retire the bot.", highlight=False)
 
@@ -126,18 +123,37 @@ def register_bot(
 def update_bot(
     name: Annotated[str, typer.Argument(help="The bot's name.")],
     token: TokenOption = None,
-    endpoint: Annotated[str, typer.Option(help="New HOST:PORT (the entry checks run again).")] = "",
+    endpoint: Annotated[str, typer.Option(help="New HOST:PORT (the entry checks run again, for every game).")] = "",
     version: Annotated[str, typer.Option(help="New version.")] = "",
+    game: Annotated[list[str], typer.Option(
+        "--game", help="Game to add to the registration (repeat for several; its entry checks run first).")] = [],
     server: ServerOption = DEFAULT_ARENA,
 ) -> None:
-    """Point a registered bot at a new endpoint and/or record a new version."""
+    """Point a registered bot at a new endpoint, record a new version, and/or enter it for more games."""
     from cardarena.v1 import arena_pb2
 
-    request = arena_pb2.UpdateBotRequest(name=name, token=_token(token), endpoint=endpoint, version=version)
+    request = arena_pb2.UpdateBotRequest(name=name, token=_token(token), endpoint=endpoint, version=version,
+                                         games=_game_enums(game))
     answer = _arena_call(server, "UpdateBot", request, ARENA_BASE_TIMEOUT_S + 3 * ARENA_GAME_TIMEOUT_S)
     console.print(f"updated bot [bold]{escape(answer.bot.name)}[/]: {escape(answer.bot.endpoint)}, "
-                  f"version {escape(answer.bot.version)}",
+                  f"version {escape(answer.bot.version)}, registered for {_game_names(answer.bot.games)}",
                   highlight=False)
+
+
+def _game_enums(games: list[str]) -> list[int]:
+    """Game names -> protocol enums; exit 2 naming unknown ones."""
+    from dashboard.arena_service import GAME_TO_ENUM
+
+    unknown = [g for g in games if g not in GAME_TO_ENUM]
+    if unknown:
+        fail(f"unknown game(s) {', '.join(unknown)}; choose from {', '.join(GAME_TO_ENUM)}", 2)
+    return [GAME_TO_ENUM[g] for g in games]
+
+
+def _game_names(enums) -> str:  # repeated cardarena.v1.Game
+    from dashboard.arena_service import ENUM_TO_GAME
+
+    return ", ".join(ENUM_TO_GAME.get(g, str(g)) for g in enums)
 
 
 @app.command("retire")

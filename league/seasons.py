@@ -62,7 +62,8 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
         raise SeasonError(f"retired: {', '.join(retired)}")
     others = [b.name for b in bots if game_spec.name.value not in b.games]
     if others:
-        raise SeasonError(f"these bots do not play {game_spec.name.value}: {', '.join(others)}")
+        raise SeasonError(f"not registered for {game_spec.name.value}: {', '.join(others)} (a registration covers "
+                          f"the games it names; `cardarena bot update NAME --game {game_spec.name.value}` adds one)")
     try:
         schedule = build_schedule([b.id for b in bots], list(table_sizes), games, seed, duplicate)
     except ScheduleError as exc:
