@@ -49,7 +49,9 @@ def create(
     param: Annotated[list[str], typer.Option(help="Game parameter NAME=VALUE (repeatable), e.g. orbits=3.")] = [],
     deadline: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
     time_bank: Annotated[float, typer.Option(help="Seconds of time bank per seat per game.")] = 10.0,
-    budget: Annotated[float, typer.Option(help="Total thinking seconds per seat per game.")] = 120.0,
+    budget: Annotated[float | None, typer.Option(
+        help="Total thinking seconds per seat per game (default: the game's, sized to its length: "
+             "slippery-sam 120, svara 300, rummy 600).")] = None,
     db: DbOption = None,
 ) -> None:
     """Schedule a season: every game is stored as pending before anything runs."""
@@ -58,8 +60,8 @@ def create(
     from referee.timecontrol import TimeControl
 
     try:
-        tc = TimeControl(deadline_s=deadline, time_bank_s=time_bank, budget_s=budget)
-    except BadParameters as exc:
+        tc = TimeControl.for_game(game, deadline_s=deadline, time_bank_s=time_bank, budget_s=budget)
+    except (BadParameters, ValueError) as exc:
         fail(str(exc), 2)
     store = open_db(db, existing=True)  # its bots are registered there already
     try:

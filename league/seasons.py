@@ -32,7 +32,9 @@ MAX_GAMES = 1_000_000
 def create_season(store, name: str, game: str, bot_names: Sequence[str], table_sizes: Sequence[int], games: int,
                   seed: int, duplicate: bool = False, params: Mapping[str, Any] | None = None,
                   time_control: TimeControl | None = None) -> int:
-    """Validate, schedule and store a season; returns its id. Raises SeasonError (nothing written)."""
+    """Validate, schedule and store a season; returns its id. Raises SeasonError (nothing written).
+
+    ``time_control`` None: the game's defaults (``TimeControl.for_game``: its own thinking budget)."""
     try:
         game_spec = spec(game)
         game_params = make_params(game, params or {})
@@ -68,7 +70,7 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
         schedule = build_schedule([b.id for b in bots], list(table_sizes), games, seed, duplicate)
     except ScheduleError as exc:
         raise SeasonError(str(exc)) from None
-    tc = time_control or TimeControl()
+    tc = time_control or TimeControl.for_game(game_spec.name)
     config = {"table_sizes": list(table_sizes), "games_requested": games, "duplicate": duplicate,
               "bots": [b.name for b in bots]}
     return store.create_season(name, game_spec.name.value, asdict(game_params), tc.to_json(), seed, config,
