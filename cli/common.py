@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, NoReturn
 
 import typer
@@ -19,6 +23,25 @@ DbOption = Annotated[
     typer.Option("--db", help="Store URL (SQLAlchemy), e.g. sqlite:///cardarena.db or postgresql+psycopg://user@host/db. "
                  "Default: $CARDARENA_DB_URL, else sqlite:///var/cardarena.db."),
 ]
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM stops the command as Ctrl-C does (KeyboardInterrupt in the main
+    thread): worker pools are shut down and running games released, instead of a hard exit.
+    Servers that handle SIGTERM themselves (uvicorn, Celery, ``bot serve``) replace it while they run."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class CliError(Exception):

@@ -8,7 +8,7 @@ import typer
 from typer.exceptions import TyperException
 
 from cli import bot, season
-from cli.common import CliError, err_console
+from cli.common import CliError, err_console, sigterm_as_interrupt
 from cli.demo import demo
 from cli.server import server
 from cli.worker import worker
@@ -31,7 +31,8 @@ app.command("worker")(worker)
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; errors become one line on stderr and a non-zero exit (2 for bad usage)."""
     try:
-        result = app(args=argv, prog_name="cardarena", standalone_mode=False)
+        with sigterm_as_interrupt():  # SIGTERM (kill, a supervisor) ends a command as Ctrl-C does
+            result = app(args=argv, prog_name="cardarena", standalone_mode=False)
     except CliError as exc:
         err_console.print(f"cardarena: error: {exc}", highlight=False, markup=False)
         return exc.code

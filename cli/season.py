@@ -106,7 +106,7 @@ def run(
 
         try:
             progress = follow_on_celery(store, season.id, broker, f"season {name}", window=window,
-                                        stall_s=stall_timeout)
+                                        stall_s=stall_timeout, resume=_resume_command(name, db, broker))
         except BrokerUnreachable as exc:
             fail(f"{exc} (is redis-server running there? `cardarena worker` uses the same --broker)")
         except SeasonStuck as exc:
@@ -114,11 +114,20 @@ def run(
             fail(f"season {name!r} is stuck (see above)")
         console.print(f"{progress['done']} done, {progress['failed']} failed")
     else:
-        outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}")
+        outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}",
+                                       resume=_resume_command(name, db, broker))
         console.print(", ".join(f"{n} {k}" for k, n in sorted(outcomes.items())) or "nothing was pending")
     for game in store.list_games(season.id, status="failed", limit=20):
         console.print(f"failed: game {game.number} (id {game.id}): {game.detail}", highlight=False, markup=False)
     print_standings(store, season)
+
+
+def _resume_command(name: str, db: str | None, broker: str | None) -> str:
+    """The command that goes on with season ``name`` where it stopped."""
+    import shlex
+
+    return shlex.join(["cardarena", "season", "run", name, *(["--db", db] if db else []),
+                       *(["--broker", broker] if broker else [])])
 
 
 @app.command("list")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -77,7 +78,14 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'demo.db'}"
     result = run("demo", "--games", "18", "--workers", "2", "--db", db)
     assert result.returncode == 0, result.stderr
-    assert "Elo" in result.stdout and "odds-0" in result.stdout and "18 done" in result.stdout
+    assert "Elo" in result.stdout and "odds-1" in result.stdout and "18 done" in result.stdout
+    # piped, it says what it is doing as it goes: the bots, then the games, before the standings
+    lines = result.stdout.splitlines()
+    assert lines[0] == "starting 6 bot servers for slippery-sam and running their entry checks..."
+    assert [line.split()[0] for line in lines[1:7]] == ["odds-1", "random-1", "odds-2", "random-2", "odds-3", "random-3"]
+    assert all("entry checks passed" in line for line in lines[1:7])
+    progress = [line for line in lines if re.fullmatch(r"demo-slippery-sam-[\d-]+: \d+/18 games \(\d+ s\)", line)]
+    assert progress[0].split()[1] == "0/18" and progress[-1].split()[1] == "18/18" and len(progress) >= 3
     store = open_store(db)
     (season,) = store.list_seasons()
     assert store.season_progress(season.id).get("done") == 18
@@ -94,7 +102,7 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     rows = data["standings"]
-    assert {r["name"] for r in rows} == {"odds-0", "odds-1", "odds-2", "random-1", "random-2", "random-3"}
+    assert {r["name"] for r in rows} == {"odds-1", "odds-2", "odds-3", "random-1", "random-2", "random-3"}
     # one table each of 3, 4, 5 and 6 seats, every table in all its rotations: 86 seats, shared fairly
     counts = [r["games"] for r in rows]
     assert sum(counts) == 3 * 3 + 4 * 4 + 5 * 5 + 6 * 6 and max(counts) - min(counts) <= 2, rows
