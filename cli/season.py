@@ -132,8 +132,8 @@ def _resume_command(name: str, db: str | None, broker: str | None) -> str:
 
 @app.command("list")
 def list_seasons(db: DbOption = None) -> None:
-    """List seasons with their progress."""
-    store = open_db(db, existing=True)
+    """List seasons with their progress (reads the store; never changes it)."""
+    store = open_db(db, read_only=True)
     table = Table("season", "game", "status", "done", "pending", "running", "failed")
     for s in store.list_seasons():
         p = store.season_progress(s.id)
@@ -172,7 +172,7 @@ def standings(
     db: DbOption = None,
 ) -> None:
     """Print a season's standings: games, average place, score change, faults, Elo, ML rating with its 95% interval (the table's order), P(better than next), openskill."""
-    store = open_db(db, existing=True)
+    store = open_db(db, read_only=True)
     info = store.get_season_by_name(season)
     if info is None:
         no_season(season, db)

@@ -205,3 +205,34 @@ def test_a_missing_token_without_a_terminal_is_one_line(command: list[str]) -> N
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "no token: pass --token or set CARDARENA_BOT_TOKEN" in lines[0], result.stderr
+
+
+@pytest.mark.parametrize("command", [["season", "list"], ["standings", "--season", "x"], ["season", "run", "x"]])
+def test_a_file_that_is_not_a_store_is_one_line_and_left_alone(command: list[str], tmp_path: Path) -> None:
+    other = tmp_path / "notes.db"
+    other.write_bytes(b"my own notes, not a database\n")
+    result = run(*command, "--db", f"sqlite:///{other}")
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"cardarena: error: sqlite:///{other} is not a cardarena store: file is not a database"]
+    assert other.read_bytes() == b"my own notes, not a database\n"
+
+
+def test_reading_commands_never_migrate_an_older_store(tmp_path: Path) -> None:
+    from sqlalchemy import text
+
+    from store.db import create_store_engine, migrate
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = create_store_engine(url)
+    migrate(engine, "0003")
+    for command in (["season", "list"], ["standings", "--season", "x"]):
+        result = run(*command, "--db", url)
+        assert result.returncode == 1
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "has an older schema (revision 0003" in lines[0] and "upgrade it" in lines[0], lines
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == "0003"
+    engine.dispose()
+    assert run("season", "run", "x", "--db", url).stderr.startswith("cardarena: error: no season named 'x'")  # migrates
+    assert run("season", "list", "--db", url).returncode == 0
