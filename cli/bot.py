@@ -12,7 +12,7 @@ from rich.markup import escape
 from cli.common import console, fail
 
 app = typer.Typer(help="Serve bots over gRPC, check them as the platform will, and register them with the Arena.",
-                  no_args_is_help=True)
+                  no_args_is_help=True, rich_markup_mode=None)
 
 
 @app.command("serve")
@@ -72,7 +72,7 @@ ARENA_GAME_TIMEOUT_S = 60.0
 @app.command("check")
 def check_bot(
     endpoint: Annotated[str, typer.Argument(help="HOST:PORT where your bot serves cardarena.v1.Bot.")],
-    game: Annotated[list[str], typer.Option("--game", help="Game to check (repeat for several): slippery-sam, svara, rummy.")],
+    game: Annotated[list[str], typer.Option("--game", metavar="GAME", help="Game to check (repeat for several): slippery-sam, svara, rummy.")],
     seed: Annotated[int, typer.Option(help="Seed of the validation games.")] = 0,
 ) -> None:
     """Run the platform's entry checks against a bot: network policy, health, Describe, a validation game per game.
@@ -103,7 +103,7 @@ def register_bot(
     name: Annotated[str, typer.Argument(help="Unique bot name: 1-40 of letters, digits, '_', '.', '-'.")],
     endpoint: Annotated[str, typer.Option(help="HOST:PORT where the bot serves, as the platform will dial it.")],
     game: Annotated[list[str], typer.Option(
-        "--game", help="Game to enter (repeat for several; `bot update --game` adds one later): slippery-sam, svara, rummy.")],
+        "--game", metavar="GAME", help="Game to enter (repeat for several; `bot update --game` adds one later): slippery-sam, svara, rummy.")],
     version: Annotated[str, typer.Option(help="Version to record (default: the bot's Describe answer).")] = "",
     server: ServerOption = DEFAULT_ARENA,
 ) -> None:
@@ -126,7 +126,7 @@ def update_bot(
     endpoint: Annotated[str, typer.Option(help="New HOST:PORT (the entry checks run again, for every game).")] = "",
     version: Annotated[str, typer.Option(help="New version.")] = "",
     game: Annotated[list[str], typer.Option(
-        "--game", help="Game to add to the registration (repeat for several; its entry checks run first).")] = [],
+        "--game", metavar="GAME", help="Game to add to the registration (repeat for several; its entry checks run first).")] = [],
     server: ServerOption = DEFAULT_ARENA,
 ) -> None:
     """Point a registered bot at a new endpoint, record a new version, and/or enter it for more games."""

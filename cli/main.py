@@ -11,6 +11,7 @@ from cli import bot, season
 from cli.common import CliError, err_console, sigterm_as_interrupt
 from cli.demo import demo
 from cli.server import server
+from cli.wait import wait
 from cli.worker import worker
 
 app = typer.Typer(
@@ -19,6 +20,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: flags without a "<bool>" type column, readable when piped
 )
 app.command("demo")(demo)
 app.command("standings")(season.standings)
@@ -26,6 +28,7 @@ app.add_typer(bot.app, name="bot")
 app.add_typer(season.app, name="season")
 app.command("server")(server)
 app.command("worker")(worker)
+app.command("wait")(wait)
 
 
 def main(argv: list[str] | None = None) -> int:

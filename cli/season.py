@@ -11,7 +11,7 @@ from rich.table import Table
 
 from cli.common import DbOption, console, db_url, err_console, fail, no_season, open_db
 
-app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True)
+app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True, rich_markup_mode=None)
 
 
 def parse_ints(text: str, what: str) -> list[int]:
@@ -46,7 +46,7 @@ def create(
     games: Annotated[int, typer.Option(help="Games to schedule (rounded up to whole seat rotations).")] = 100,
     seed: Annotated[int, typer.Option(help="Seed of the schedule and of every deal.", min=0, max=2**63 - 1)] = 1,
     duplicate: Annotated[bool, typer.Option(help="Play each deal seed once in every rotation of its table.")] = False,
-    param: Annotated[list[str], typer.Option(help="Game parameter NAME=VALUE (repeatable), e.g. orbits=3.")] = [],
+    param: Annotated[list[str], typer.Option(metavar="NAME=VALUE", help="Game parameter (repeatable), e.g. orbits=3.")] = [],
     deadline: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
     time_bank: Annotated[float, typer.Option(help="Seconds of time bank per seat per game.")] = 10.0,
     budget: Annotated[float | None, typer.Option(

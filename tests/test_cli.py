@@ -236,3 +236,20 @@ def test_reading_commands_never_migrate_an_older_store(tmp_path: Path) -> None:
     engine.dispose()
     assert run("season", "run", "x", "--db", url).stderr.startswith("cardarena: error: no season named 'x'")  # migrates
     assert run("season", "list", "--db", url).returncode == 0
+
+
+def test_wait_returns_once_a_bot_serves_and_names_what_never_did(dead_endpoint: str) -> None:
+    """`cardarena wait` against a bot process started just before it (as a script does), then against nothing."""
+    port = _free_port()
+    bot = subprocess.Popen([*CLI, "bot", "serve", "random", "--port", str(port)], cwd=Path(__file__).parents[1],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        result = run("wait", f"127.0.0.1:{port}", "--timeout", "120")
+        assert result.returncode == 0 and result.stdout.strip() == f"serving: 127.0.0.1:{port}", result.stderr
+    finally:
+        bot.terminate()
+        bot.wait(30)
+    result = run("wait", dead_endpoint, "--timeout", "1")
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"cardarena: error: not serving after 1 s: {dead_endpoint} ("), lines
