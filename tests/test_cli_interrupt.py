@@ -90,3 +90,21 @@ def test_sigterm_stops_season_run_cleanly_releases_its_game_and_the_rerun_counts
     assert lines[0].startswith(f"season stop-me: {played}/6 games") and lines[-1].startswith("season stop-me: 6/6 games")
     assert store.season_progress(season_id)["done"] == 6
     store.close()
+
+
+def test_a_game_interrupted_again_and_again_goes_back_to_pending_not_to_failed(tmp_path: Path) -> None:
+    from store import MAX_ATTEMPTS
+    from workers.local import release_interrupted
+
+    store = open_store(f"sqlite:///{tmp_path / 'again.db'}")
+    ids = [store.register_bot(n, "127.0.0.1:1", "1", "t", ["svara"]) for n in ("a", "b", "c")]
+    season_id = store.create_season("again", "svara", {}, {}, 1, {}, [(5, ids)])
+    (gid,) = store.next_pending(season_id)
+    for attempt in range(1, MAX_ATTEMPTS + 2):
+        claim = store.claim_game(gid, "host:1", 60)
+        assert claim is not None and claim.attempt == attempt
+        assert release_interrupted(store, [gid], {"someone-else:2"}) == []  # not ours: left alone
+        assert release_interrupted(store, [gid], {"host:1"}) == [gid]
+        assert store.get_game(gid).status == "pending"
+    assert [a.detail for a in store.attempts(gid)] == [INTERRUPTED] * (MAX_ATTEMPTS + 1)
+    store.close()

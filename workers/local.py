@@ -63,13 +63,14 @@ def _children() -> set[str]:
 
 def release_interrupted(store, game_ids: Iterable[int], owners: set[str]) -> list[int]:  # store: store.Store
     """Void, as :data:`INTERRUPTED`, the running attempts of ``game_ids`` whose lease is held by one of
-    ``owners`` (pool processes that are gone): back to pending now, not when their lease runs out.
+    ``owners`` (pool processes that are gone): back to pending now, not when their lease runs out,
+    and never failed for it (stopping a run is not the game's platform failure, rules §4.3).
     Returns the games released; claims of anyone else are left alone."""
     released = []
     for gid in game_ids:
         game = store.get_game(gid)
         if game is not None and game.status == "running" and game.lease_owner in owners:
-            if store.void_game(gid, game.attempts, INTERRUPTED) != "stale":
+            if store.void_game(gid, game.attempts, INTERRUPTED, max_attempts=game.attempts + 1) != "stale":
                 released.append(gid)
     return released
 
