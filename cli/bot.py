@@ -49,8 +49,11 @@ def serve_bot(
 
 #: Where `cardarena server` serves the Arena gRPC service by default.
 DEFAULT_ARENA = "127.0.0.1:50050"  # `cardarena server`'s default Arena port
+#: Seconds the bot commands wait for the Arena to listen (a `cardarena server` just started).
+ARENA_CONNECT_S = 15.0
 ServerOption = Annotated[str, typer.Option("--server", envvar="CARDARENA_ARENA",
-                                           help="The platform's Arena gRPC service, HOST:PORT (env CARDARENA_ARENA).")]
+                                           help="The platform's Arena gRPC service, HOST:PORT (env CARDARENA_ARENA); "
+                                                f"waited for up to {ARENA_CONNECT_S:g} s if it does not listen yet.")]
 TokenOption = Annotated[str | None, typer.Option(
     "--token", envvar="CARDARENA_BOT_TOKEN",
     help="The bot's token from `bot register` (env CARDARENA_BOT_TOKEN); asked for when missing on a terminal.")]
@@ -183,6 +186,11 @@ def _arena_call(server: str, method: str, request, timeout_s: float):
     from dashboard.arena_service import REPORT_METADATA_KEY
 
     with grpc.insecure_channel(server) as channel:
+        try:
+            grpc.channel_ready_future(channel).result(timeout=ARENA_CONNECT_S)
+        except grpc.FutureTimeoutError:
+            fail(f"cannot reach the Arena service at {server}: nothing answered within {ARENA_CONNECT_S:g} s "
+                 f"(is `cardarena server` running there? `cardarena wait {server}` waits longer)")
         try:
             return getattr(arena_pb2_grpc.ArenaStub(channel), method)(request, timeout=timeout_s)
         except grpc.RpcError as exc:

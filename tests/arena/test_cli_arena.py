@@ -77,3 +77,27 @@ def test_bot_update_adds_a_game(store: Store, bot_server, arena_at: str, capsys)
     assert main(["bot", "update", "two-games", "--game", "rummy", "--token", token, "--server", arena]) == 0
     assert "registered for svara, rummy" in capsys.readouterr().out
     assert store.get_bot_by_name("two-games").games == ("svara", "rummy")
+
+
+def test_bot_register_waits_for_an_arena_that_is_starting(store: Store, bot_server, capsys) -> None:
+    """A register run just after `cardarena server &` (as pasted): the Arena comes up a moment later."""
+    import socket
+    import threading
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    endpoint = bot_server(load_bot("points"))
+    codes: list[int] = []
+    client = threading.Thread(target=lambda: codes.append(main(
+        ["bot", "register", "early", "--endpoint", endpoint, "--game", "svara", "--server", f"127.0.0.1:{port}"])))
+    client.start()
+    time.sleep(0.5)  # not a margin the test needs: the client waits up to ARENA_CONNECT_S for the Arena
+    server, _ = start_arena_server("unused://", "127.0.0.1", port, registry=Registry(store, make_config()))
+    try:
+        client.join(120)
+        assert codes == [0], capsys.readouterr().err
+        assert store.get_bot_by_name("early") is not None
+    finally:
+        server.stop(0)
