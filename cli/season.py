@@ -12,7 +12,7 @@ from rich.table import Table
 from cli.common import DbOption, console, db_url, err_console, fail, no_season, open_db
 from league.availability import suspend_after_s
 
-app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True)
+app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True, rich_markup_mode=None)
 
 
 def parse_ints(text: str, what: str) -> list[int]:
@@ -47,10 +47,12 @@ def create(
     games: Annotated[int, typer.Option(help="Games to schedule (rounded up to whole seat rotations).")] = 100,
     seed: Annotated[int, typer.Option(help="Seed of the schedule and of every deal.", min=0, max=2**63 - 1)] = 1,
     duplicate: Annotated[bool, typer.Option(help="Play each deal seed once in every rotation of its table.")] = False,
-    param: Annotated[list[str], typer.Option(help="Game parameter NAME=VALUE (repeatable), e.g. orbits=3.")] = [],
+    param: Annotated[list[str], typer.Option(metavar="NAME=VALUE", help="Game parameter (repeatable), e.g. orbits=3.")] = [],
     deadline: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
     time_bank: Annotated[float, typer.Option(help="Seconds of time bank per seat per game.")] = 10.0,
-    budget: Annotated[float, typer.Option(help="Total thinking seconds per seat per game.")] = 120.0,
+    budget: Annotated[float | None, typer.Option(
+        help="Total thinking seconds per seat per game (default: the game's, sized to its length: "
+             "slippery-sam 120, svara 300, rummy 600).")] = None,
     suspend_after: Annotated[float, typer.Option(
         help="Seconds a bot may go without answering at game start before it is suspended from the season "
              "(its remaining games are then not played; 1 s to a week).")] = 600.0,
@@ -62,8 +64,8 @@ def create(
     from referee.timecontrol import TimeControl
 
     try:
-        tc = TimeControl(deadline_s=deadline, time_bank_s=time_bank, budget_s=budget)
-    except BadParameters as exc:
+        tc = TimeControl.for_game(game, deadline_s=deadline, time_bank_s=time_bank, budget_s=budget)
+    except (BadParameters, ValueError) as exc:
         fail(str(exc), 2)
     store = open_db(db, existing=True)  # its bots are registered there already
     try:
@@ -109,7 +111,8 @@ def run(
 
         try:
             progress = follow_on_celery(store, season.id, broker, f"season {name}", window=window,
-                                        stall_s=stall_timeout, once_connected=lambda: check_bots_answer(store, season))
+                                        stall_s=stall_timeout, resume=_resume_command(name, db, broker),
+                                        once_connected=lambda: check_bots_answer(store, season))
         except BrokerUnreachable as exc:
             fail(f"{exc} (is redis-server running there? `cardarena worker` uses the same --broker)")
         except SeasonStuck as exc:
@@ -118,7 +121,8 @@ def run(
         console.print(f"{progress['done']} done, {progress['failed']} failed, {progress['not_played']} not played")
     else:
         check_bots_answer(store, season)
-        outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}")
+        outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}",
+                                       resume=_resume_command(name, db, broker))
         console.print(", ".join(f"{n} {k}" for k, n in sorted(outcomes.items())) or "nothing was pending")
     for game in store.list_games(season.id, status="failed", limit=20):
         console.print(f"failed: game {game.number} (id {game.id}): {game.detail}", highlight=False, markup=False)
@@ -165,10 +169,18 @@ def print_availability(store, season) -> None:
                       highlight=False, markup=False)
 
 
+def _resume_command(name: str, db: str | None, broker: str | None) -> str:
+    """The command that goes on with season ``name`` where it stopped."""
+    import shlex
+
+    return shlex.join(["cardarena", "season", "run", name, *(["--db", db] if db else []),
+                       *(["--broker", broker] if broker else [])])
+
+
 @app.command("list")
 def list_seasons(db: DbOption = None) -> None:
-    """List seasons with their progress."""
-    store = open_db(db, existing=True)
+    """List seasons with their progress (reads the store; never changes it)."""
+    store = open_db(db, read_only=True)
     table = Table("season", "game", "status", "done", "pending", "running", "failed", "not played", "suspended")
     for s in store.list_seasons():
         p = store.season_progress(s.id)
@@ -210,7 +222,7 @@ def standings(
     db: DbOption = None,
 ) -> None:
     """Print a season's standings: games, average place, score change, faults, Elo, ML rating with its 95% interval (the table's order), P(better than next), openskill."""
-    store = open_db(db, existing=True)
+    store = open_db(db, read_only=True)
     info = store.get_season_by_name(season)
     if info is None:
         no_season(season, db)

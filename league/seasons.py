@@ -35,6 +35,7 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
                   time_control: TimeControl | None = None, suspend_after_s: float = SUSPEND_AFTER_S) -> int:
     """Validate, schedule and store a season; returns its id. Raises SeasonError (nothing written).
 
+    ``time_control`` None: the game's defaults (``TimeControl.for_game``: its own thinking budget).
     ``suspend_after_s``: seconds a bot may go without answering at game start before it is
     suspended from the season (rules §4.9; ``league.availability.SUSPEND_AFTER_RANGE_S``)."""
     try:
@@ -70,12 +71,13 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
         raise SeasonError(f"retired: {', '.join(retired)}")
     others = [b.name for b in bots if game_spec.name.value not in b.games]
     if others:
-        raise SeasonError(f"these bots do not play {game_spec.name.value}: {', '.join(others)}")
+        raise SeasonError(f"not registered for {game_spec.name.value}: {', '.join(others)} (a registration covers "
+                          f"the games it names; `cardarena bot update NAME --game {game_spec.name.value}` adds one)")
     try:
         schedule = build_schedule([b.id for b in bots], list(table_sizes), games, seed, duplicate)
     except ScheduleError as exc:
         raise SeasonError(str(exc)) from None
-    tc = time_control or TimeControl()
+    tc = time_control or TimeControl.for_game(game_spec.name)
     config = {"table_sizes": list(table_sizes), "games_requested": games, "duplicate": duplicate,
               "bots": [b.name for b in bots], "suspend_after_s": suspend_after_s}
     return store.create_season(name, game_spec.name.value, asdict(game_params), tc.to_json(), seed, config,

@@ -282,8 +282,9 @@ def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequen
     RefereeError when the game cannot be finished for a platform reason (the
     caller voids it; nothing of it is stored), and BadParameters (from the
     rules) for impossible parameters. Bot misbehaviour never raises: it is
-    recorded as faults (rules §4.2). ``live``: a :class:`~referee.live.LiveView` the game's
+    recorded as faults (rules §4.2). ``time_control`` None: the game's defaults
+    (``TimeControl.for_game``, rules §4.1). ``live``: a :class:`~referee.live.LiveView` the game's
     public progress can be read from while it runs (it does not change the game).
     """
-    return _Game(spec, params, num_seats, seed, clients, time_control or TimeControl(), game_id or f"game-{seed}",
-                 live).run()
+    tc = time_control or TimeControl.for_game(spec.name)
+    return _Game(spec, params, num_seats, seed, clients, tc, game_id or f"game-{seed}", live).run()

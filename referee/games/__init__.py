@@ -40,6 +40,11 @@ class GameSpec:
     - ``min_seats``/``max_seats``: table sizes the rules allow.
     - ``score_unit``: "tokens" or "points", for reports.
     - ``higher_score_is_better``: False for rummy.
+    - ``default_budget_s``: the thinking budget of a seat for one game, seconds,
+      when a season sets none (rules §4.1): room for a bot that answers near the
+      1 s deadline at every decision of a long game of the default parameters
+      (at least twice the decisions of a seat in the longest tenth of games
+      between the reference bots at the largest table), so the deadline can be used.
     """
 
     name: GameName
@@ -53,6 +58,7 @@ class GameSpec:
     max_seats: int
     score_unit: str
     higher_score_is_better: bool = True
+    default_budget_s: float = 120.0
 
 
 _MODULES = {

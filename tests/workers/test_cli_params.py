@@ -37,7 +37,8 @@ def db_with_bots(tmp_path: Path, bot_server) -> str:  # type: ignore[no-untyped-
     (["--game", "svara", "--bots", "a,b,zed", "--tables", "3"], r"no bot named 'zed' is registered"),
     (["--game", "svara", "--bots", "a,yod,b,zed", "--tables", "3"], r"no bot named 'yod', 'zed' is registered in this store"),
     (["--game", "svara", "--bots", "a,b,a,c,b", "--tables", "3"], r"listed more than once: a, b "),
-    (["--game", "rummy", "--bots", "a,b,c", "--tables", "3"], r"these bots do not play rummy: a, b, c$"),
+    (["--game", "rummy", "--bots", "a,b,c", "--tables", "3"], r"not registered for rummy: a, b, c \(a registration covers the games it names; "
+                                                              r"`cardarena bot update NAME --game rummy` adds one\)$"),
     (["--game", "svara", "--bots", "a,b,c", "--tables", "3,x"], r"--tables must be whole numbers"),
 ])
 def test_impossible_seasons_get_one_clear_line_and_nothing_is_stored(args: list[str], message: str,

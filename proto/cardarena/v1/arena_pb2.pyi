@@ -81,16 +81,18 @@ class RegisterBotResponse(_message.Message):
     def __init__(self, bot: _Optional[_Union[ArenaBot, _Mapping]] = ..., token: _Optional[str] = ..., report: _Optional[_Union[EntryReport, _Mapping]] = ...) -> None: ...
 
 class UpdateBotRequest(_message.Message):
-    __slots__ = ("name", "token", "endpoint", "version")
+    __slots__ = ("name", "token", "endpoint", "version", "games")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     ENDPOINT_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
     name: str
     token: str
     endpoint: str
     version: str
-    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., endpoint: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
+    games: _containers.RepeatedScalarFieldContainer[_bot_pb2.Game]
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., endpoint: _Optional[str] = ..., version: _Optional[str] = ..., games: _Optional[_Iterable[_Union[_bot_pb2.Game, str]]] = ...) -> None: ...
 
 class UpdateBotResponse(_message.Message):
     __slots__ = ("bot", "report")

@@ -36,6 +36,7 @@ SPEC = GameSpec(
     max_seats=MAX_SEATS,
     score_unit="points",
     higher_score_is_better=False,
+    default_budget_s=600.0,  # seconds (rules §4.1): a seat decides about 317 times in a long 6-seat game
 )
 
 __all__ = [

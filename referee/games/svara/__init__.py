@@ -44,6 +44,7 @@ SPEC = GameSpec(
     min_seats=MIN_SEATS,
     max_seats=MAX_SEATS,
     score_unit="tokens",
+    default_budget_s=300.0,  # seconds (rules §4.1): a seat decides about 126 times in a long 8-seat game
 )
 
 __all__ = [
