@@ -78,12 +78,14 @@ class ViewCodec:
 
 
 class _FieldCache:
-    """The frames of one history field as last encoded: the entries, each one's frame, and all joined."""
+    """The frames of one history field as last encoded (the entries, each one's frame, all joined),
+    and every frame encoded so far by entry."""
 
     def __init__(self) -> None:
         self.items: tuple[Any, ...] = ()
         self.frames: list[bytes] = []
         self.joined = b""
+        self.by_value: dict[Any, bytes] = {}
 
 
 #: Distinct values of one field whose bytes an encoder keeps before starting afresh (bounds its memory).
@@ -140,6 +142,16 @@ class ViewEncoder:
         convert = self.codec.convert.get(name)
         return self.codec.message_type(**{name: convert(value) if convert else value}).SerializeToString()
 
+    def _frame(self, history: History, cache: _FieldCache, item: Any) -> bytes:
+        """One history entry's frame, kept by value (Svara's moves repeat: seat 2 looks, seat 0 folds)."""
+        data = cache.by_value.get(item)
+        if data is None:
+            data = self.codec.message_type(**{history.name: [history.encode(item)]}).SerializeToString()
+            if len(cache.by_value) >= MAX_CACHED_VALUES:
+                cache.by_value.clear()
+            cache.by_value[item] = data
+        return data
+
     def _history_bytes(self, history: History, cache: _FieldCache, items: tuple[Any, ...]) -> bytes:
         known = len(cache.items)
         if items[:known] != cache.items:  # C-speed: identity first, then value equality
@@ -149,8 +161,7 @@ class ViewEncoder:
             cache.joined = b"".join(cache.frames)
             known = keep
         if len(items) > known:
-            make, name = self.codec.message_type, history.name
-            new = [make(**{name: [history.encode(x)]}).SerializeToString() for x in items[known:]]
+            new = [self._frame(history, cache, x) for x in items[known:]]
             cache.frames.extend(new)
             cache.joined += b"".join(new)
         cache.items = items
