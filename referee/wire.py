@@ -77,19 +77,63 @@ class ViewCodec:
         return ViewEncoder(self)
 
 
-class _FieldCache:
-    """The frames of one history field as last encoded (the entries, each one's frame, all joined),
-    and every frame encoded so far by entry."""
+#: Distinct values of one field (or entries of one history field) whose bytes an encoder keeps
+#: before starting afresh (bounds its memory).
+MAX_CACHED_VALUES = 4096
 
-    def __init__(self) -> None:
+
+class _FieldBytes(dict[Any, bytes]):
+    """One field's bytes by value: a missing value is encoded (a message holding that field alone) and kept."""
+
+    def __init__(self, codec: ViewCodec, name: str) -> None:
+        super().__init__()
+        self.make = codec.message_type
+        self.name = name
+        self.convert = codec.convert.get(name)
+
+    def __missing__(self, value: Any) -> bytes:
+        data = self.make(**{self.name: self.convert(value) if self.convert else value}).SerializeToString()
+        if len(self) >= MAX_CACHED_VALUES:
+            self.clear()
+        self[value] = data
+        return data
+
+
+class _HistoryBytes:
+    """One history field's bytes for a tuple of entries: the frames of the entries last seen, in
+    order, are kept (and every frame by entry), so only new or changed entries are encoded."""
+
+    def __init__(self, codec: ViewCodec, history: History) -> None:
+        self.make = codec.message_type
+        self.history = history
         self.items: tuple[Any, ...] = ()
         self.frames: list[bytes] = []
         self.joined = b""
         self.by_value: dict[Any, bytes] = {}
 
+    def __getitem__(self, items: tuple[Any, ...]) -> bytes:
+        known = len(self.items)
+        if items[:known] != self.items:  # C-speed: identity first, then value equality
+            same = (i for i, (a, b) in enumerate(zip(items, self.items)) if a != b)
+            known = next(same, min(len(items), known))
+            self.frames = self.frames[:known]
+            self.joined = b"".join(self.frames)
+        if len(items) > known:
+            new = [self._frame(x) for x in items[known:]]
+            self.frames.extend(new)
+            self.joined += b"".join(new)
+        self.items = items
+        return self.joined
 
-#: Distinct values of one field whose bytes an encoder keeps before starting afresh (bounds its memory).
-MAX_CACHED_VALUES = 4096
+    def _frame(self, item: Any) -> bytes:
+        """One entry's frame, kept by value (Svara's moves repeat: seat 2 looks, seat 0 folds)."""
+        data = self.by_value.get(item)
+        if data is None:
+            data = self.make(**{self.history.name: [self.history.encode(item)]}).SerializeToString()
+            if len(self.by_value) >= MAX_CACHED_VALUES:
+                self.by_value.clear()
+            self.by_value[item] = data
+        return data
 
 
 class ViewEncoder:
@@ -110,62 +154,23 @@ class ViewEncoder:
         if descriptor.oneofs or any(f.message_type is not None and f.message_type.GetOptions().map_entry
                                     for f in descriptor.fields):
             raise ValueError(f"{descriptor.name}: a view with oneofs or maps cannot be encoded field by field")
-        history = {h.name: (h, _FieldCache()) for h in codec.history}
-        #: every field in field-number order: (name, its bytes by value, its history and cache or None)
-        self._plan: list[tuple[str, dict[Any, bytes], tuple[History, _FieldCache] | None]] = [
-            (f.name, {}, history.get(f.name)) for f in sorted(descriptor.fields, key=lambda f: f.number)
+        history = {h.name: h for h in codec.history}
+        #: every field in field-number order, with its bytes by value (a history field: by its entries)
+        self._plan: list[tuple[str, Any]] = [
+            (f.name, _HistoryBytes(codec, history[f.name]) if f.name in history else _FieldBytes(codec, f.name))
+            for f in sorted(descriptor.fields, key=lambda f: f.number)
         ]
 
     def encode(self, view: Any) -> bytes:
         """The view's wire bytes, equal to ``codec.message(view).SerializeToString()``.
 
-        Raises KeyError when the codec's ``fields`` misses a field of the message.
+        Raises KeyError when the codec's ``fields`` misses a field of the message,
+        TypeError when a value is not hashable.
         """
         fields = self.codec.fields(view)
-        parts = []
-        append = parts.append
-        for name, known, history in self._plan:
-            if history is None:
-                value = fields[name]
-                data = known.get(value)
-                if data is None:
-                    data = self._field_bytes(name, value)
-                    if len(known) >= MAX_CACHED_VALUES:
-                        known.clear()
-                    known[value] = data
-                append(data)
-            else:
-                append(self._history_bytes(history[0], history[1], tuple(history[0].items(view))))
-        return b"".join(parts)
-
-    def _field_bytes(self, name: str, value: Any) -> bytes:
-        convert = self.codec.convert.get(name)
-        return self.codec.message_type(**{name: convert(value) if convert else value}).SerializeToString()
-
-    def _frame(self, history: History, cache: _FieldCache, item: Any) -> bytes:
-        """One history entry's frame, kept by value (Svara's moves repeat: seat 2 looks, seat 0 folds)."""
-        data = cache.by_value.get(item)
-        if data is None:
-            data = self.codec.message_type(**{history.name: [history.encode(item)]}).SerializeToString()
-            if len(cache.by_value) >= MAX_CACHED_VALUES:
-                cache.by_value.clear()
-            cache.by_value[item] = data
-        return data
-
-    def _history_bytes(self, history: History, cache: _FieldCache, items: tuple[Any, ...]) -> bytes:
-        known = len(cache.items)
-        if items[:known] != cache.items:  # C-speed: identity first, then value equality
-            same = (i for i, (a, b) in enumerate(zip(items, cache.items)) if a != b)
-            keep = next(same, min(len(items), known))
-            cache.frames = cache.frames[:keep]
-            cache.joined = b"".join(cache.frames)
-            known = keep
-        if len(items) > known:
-            new = [self._frame(history, cache, x) for x in items[known:]]
-            cache.frames.extend(new)
-            cache.joined += b"".join(new)
-        cache.items = items
-        return cache.joined
+        for h in self.codec.history:
+            fields[h.name] = tuple(h.items(view))
+        return b"".join([known[fields[name]] for name, known in self._plan])
 
 
 def _varint(value: int) -> bytes:
