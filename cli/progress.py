@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -32,7 +33,7 @@ def run_pending_locally(store, season_id: int, db_url: str, processes: int | Non
 
 
 def follow_on_celery(store, season_id: int, broker_url: str, description: str, *, window: int = 32,
-                     stall_s: float = 120.0) -> dict[str, int]:
+                     stall_s: float = 120.0, once_connected: Callable[[], None] | None = None) -> dict[str, int]:
     """Enqueue the season's pending games on ``broker_url`` and follow them to the end with a
     progress bar (done + failed of all games); returns the final progress.
 
@@ -44,7 +45,9 @@ def follow_on_celery(store, season_id: int, broker_url: str, description: str, *
 
     follower = SeasonFollower(store, configure(broker_url), season_id, window=window, stall_s=stall_s)
     follower.check_broker()
+    if once_connected is not None:  # e.g. the bots' health checks, after the broker's
+        once_connected()
     first = store.season_progress(season_id)
     with _bar() as bar:
-        task = bar.add_task(description, total=first["total"], completed=first["done"] + first["failed"])
-        return follower.run(lambda p: bar.update(task, completed=p["done"] + p["failed"]))
+        task = bar.add_task(description, total=first["total"], completed=first["done"] + first["failed"] + first["not_played"])
+        return follower.run(lambda p: bar.update(task, completed=p["done"] + p["failed"] + p["not_played"]))

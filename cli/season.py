@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from cli.common import DbOption, console, db_url, err_console, fail, no_season, open_db
+from league.availability import suspend_after_s
 
 app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True)
 
@@ -50,6 +51,9 @@ def create(
     deadline: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
     time_bank: Annotated[float, typer.Option(help="Seconds of time bank per seat per game.")] = 10.0,
     budget: Annotated[float, typer.Option(help="Total thinking seconds per seat per game.")] = 120.0,
+    suspend_after: Annotated[float, typer.Option(
+        help="Seconds a bot may go without answering at game start before it is suspended from the season "
+             "(its remaining games are then not played; 1 s to a week).")] = 600.0,
     db: DbOption = None,
 ) -> None:
     """Schedule a season: every game is stored as pending before anything runs."""
@@ -64,7 +68,8 @@ def create(
     store = open_db(db, existing=True)  # its bots are registered there already
     try:
         season_id = create_season(store, name, game, [b.strip() for b in bots.split(",") if b.strip()],
-                                  parse_ints(tables, "--tables"), games, seed, duplicate, parse_params(param), tc)
+                                  parse_ints(tables, "--tables"), games, seed, duplicate, parse_params(param), tc,
+                                  suspend_after_s=suspend_after)
     except SeasonError as exc:
         fail(str(exc), 2)
     progress = store.season_progress(season_id)
@@ -98,35 +103,79 @@ def run(
     progress = store.season_progress(season.id)
     if progress["pending"] + progress["running"] == 0:
         console.print(f"nothing to run: season {escape(name)} is finished ({progress['done']} done, "
-                      f"{progress['failed']} failed)", highlight=False)
+                      f"{progress['failed']} failed, {progress['not_played']} not played)", highlight=False)
     elif broker:
         from workers.follower import BrokerUnreachable, SeasonStuck
 
         try:
             progress = follow_on_celery(store, season.id, broker, f"season {name}", window=window,
-                                        stall_s=stall_timeout)
+                                        stall_s=stall_timeout, once_connected=lambda: check_bots_answer(store, season))
         except BrokerUnreachable as exc:
             fail(f"{exc} (is redis-server running there? `cardarena worker` uses the same --broker)")
         except SeasonStuck as exc:
             err_console.print(str(exc), highlight=False, markup=False)
             fail(f"season {name!r} is stuck (see above)")
-        console.print(f"{progress['done']} done, {progress['failed']} failed")
+        console.print(f"{progress['done']} done, {progress['failed']} failed, {progress['not_played']} not played")
     else:
+        check_bots_answer(store, season)
         outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}")
         console.print(", ".join(f"{n} {k}" for k, n in sorted(outcomes.items())) or "nothing was pending")
     for game in store.list_games(season.id, status="failed", limit=20):
         console.print(f"failed: game {game.number} (id {game.id}): {game.detail}", highlight=False, markup=False)
+    print_availability(store, season)
     print_standings(store, season)
+
+
+def check_bots_answer(store, season) -> None:
+    """Before a run: say at once which of the season's bots do not answer their health check;
+    exit 1 naming them when no pending game can be played (rules §4.9)."""
+    from workers.service import health_cache
+
+    bots, tables = store.pending_tables(season.id)
+    if not tables:
+        return
+    down = health_cache().problems(list(bots.values()))
+    if not down:
+        return
+    for bot_id, why in sorted(down.items(), key=lambda item: bots[item[0]].name):
+        err_console.print(f"not answering: {bots[bot_id].name} at {bots[bot_id].endpoint}: {why}",
+                          highlight=False, markup=False)
+    names = ", ".join(sorted(bots[b].name for b in down))
+    if all(table & down.keys() for table in tables):
+        fail(f"nothing can be played: every pending game of season {season.name!r} has a bot that does not "
+             f"answer ({names}); start them and run the season again")
+    err_console.print(f"games with {names} are put off until they answer; after "
+                      f"{suspend_after_s(season.config):g} s without an answer a bot is suspended from the "
+                      "season and its remaining games are not played", highlight=False, markup=False)
+
+
+def print_availability(store, season) -> None:
+    """The season's bots that did not answer at some game start, and the games not played."""
+    for a in store.season_availability(season.id):
+        if a.suspended_at is not None:
+            state = f"suspended at {a.suspended_at:%Y-%m-%d %H:%M:%S} UTC"
+        elif a.unavailable_since is not None:
+            state = f"not answering since {a.unavailable_since:%Y-%m-%d %H:%M:%S} UTC"
+        else:
+            continue  # answering again: nothing to say
+        console.print(f"{a.name}: {state} ({a.reason})", highlight=False, markup=False)
+    not_played = store.season_progress(season.id)["not_played"]
+    if not_played:
+        console.print(f"{not_played} game(s) not played: a bot of their table was suspended (never rated)",
+                      highlight=False, markup=False)
 
 
 @app.command("list")
 def list_seasons(db: DbOption = None) -> None:
     """List seasons with their progress."""
     store = open_db(db, existing=True)
-    table = Table("season", "game", "status", "done", "pending", "running", "failed")
+    table = Table("season", "game", "status", "done", "pending", "running", "failed", "not played", "suspended")
     for s in store.list_seasons():
         p = store.season_progress(s.id)
-        table.add_row(escape(s.name), s.game, str(s.status), *(str(p.get(k, 0)) for k in ("done", "pending", "running", "failed")))
+        suspended = ", ".join(a.name for a in store.season_availability(s.id) if a.suspended_at is not None)
+        table.add_row(escape(s.name), s.game, str(s.status),
+                      *(str(p.get(k, 0)) for k in ("done", "pending", "running", "failed", "not_played")),
+                      escape(suspended) or "-")
     console.print(table)
 
 
@@ -143,7 +192,7 @@ def print_standings(store, season) -> None:
     for i, r in enumerate(rows, 1):
         ml = f"{r.ml_rating:.0f} [{r.ml_low:.0f}, {r.ml_high:.0f}]" if r.ml_rating is not None else "-"
         skill = f"{r.openskill_mu:.1f} ± {r.openskill_sigma:.1f}" if r.openskill_mu is not None else "-"
-        table.add_row(str(i), escape(r.name), str(r.games), f"{r.avg_place:.2f}" if r.avg_place is not None else "-",
+        table.add_row(str(i), escape(r.name) + (" (suspended)" if r.suspended else ""), str(r.games), f"{r.avg_place:.2f}" if r.avg_place is not None else "-",
                       f"{r.avg_change:+.1f}" if r.avg_change is not None else "-",
                       f"{r.faults} (retired in {r.retired})" if r.retired else str(r.faults), f"{r.elo:.0f}",
                       ml, f"{r.p_better:.2f}" if r.p_better is not None else "-", skill)

@@ -26,6 +26,7 @@ class ProgressOut(BaseModel):
     running: int
     done: int
     failed: int
+    not_played: int = Field(0, description="games a bot suspended from the season could not play (never rated)")
     total: int
 
 
@@ -41,6 +42,16 @@ class SeasonOut(BaseModel):
     progress: ProgressOut
 
 
+class UnavailableBotOut(BaseModel):
+    """A bot of the season that did not answer its health check at a game start (rules §4.9)."""
+
+    bot_id: int
+    name: str
+    unavailable_since: datetime | None = Field(description="since when it has not answered; null once a game with it started again")
+    reason: str | None = Field(description="why the last health check failed")
+    suspended_at: datetime | None = Field(description="when it was suspended from the season (its remaining games not played)")
+
+
 class SeasonDetailOut(SeasonOut):
     """A season with its parameters, time control, scheduler settings and master seed."""
 
@@ -50,6 +61,8 @@ class SeasonDetailOut(SeasonOut):
     seed: int
     score_unit: str = Field(description="tokens or points")
     higher_score_is_better: bool
+    unavailable: list[UnavailableBotOut] = Field(
+        default_factory=list, description="bots that did not answer at some game start, and which are suspended")
 
 
 class StandingOut(BaseModel):
@@ -65,6 +78,8 @@ class StandingOut(BaseModel):
     avg_change: float | None = Field(description="mean tokens or points change per game")
     faults: int
     retired: int = Field(0, description="done games in which the bot's seat was retired for faults (rules §4.2)")
+    suspended: bool = Field(False, description="suspended from the season for not answering at game start (rules §4.9): "
+                                               "its remaining games were not played")
     elo: float
     ml_rating: float | None = None
     ml_low: float | None = Field(None, description="lower end of the 95% interval of ml_rating")
@@ -129,14 +144,17 @@ class BotSeasonOut(BaseModel):
 
 
 class SeatStatsOut(BaseModel):
-    """A bot's done games from one seat position."""
+    """A bot's done games of one game from one seat position (rows by game, then seat)."""
 
     seat: int
     games: int
     avg_place: float
-    avg_change: float
+    avg_change: float = Field(description="mean score change per game, in ``score_unit`` of ``game``")
     wins: int
     faults: int
+    game: str = Field(description="the game these games were of (a mean change is never taken across games)")
+    score_unit: str = Field(description="what avg_change counts: tokens or points")
+    higher_score_is_better: bool = Field(description="False for rummy points (lower is better)")
 
 
 class OpponentOut(BaseModel):
@@ -177,7 +195,7 @@ class FaultOut(BaseModel):
 
 class BotDetailOut(BotOut):
     """A bot with its seasons, results by seat, opponents, latency and recent faults
-    (over one season when ``season_id`` is given, else over all)."""
+    (every one of them over one season when ``season_id`` is given, else over all)."""
 
     season_id: int | None
     seasons: list[BotSeasonOut]

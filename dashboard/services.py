@@ -6,8 +6,8 @@ into a 404 with the message).
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any, TypeVar
 
 from dashboard import jobs
@@ -32,6 +32,7 @@ from dashboard.schemas import (
     SeasonOut,
     SeatStatsOut,
     StandingOut,
+    UnavailableBotOut,
 )
 from league.standings import rank_key
 from referee.games import spec
@@ -62,9 +63,10 @@ def season_detail(store: Store, season_id: int) -> SeasonDetailOut:
         unit, higher = gs.score_unit, gs.higher_score_is_better
     except (ValueError, ImportError):
         unit, higher = "points", True
+    unavailable = [UnavailableBotOut(**asdict(a)) for a in store.season_availability(season_id)]
     return SeasonDetailOut(**_season_out(summary[0]).model_dump(), params=info.params,
                            time_control=info.time_control, config=info.config, seed=info.seed,
-                           score_unit=unit, higher_score_is_better=higher)
+                           score_unit=unit, higher_score_is_better=higher, unavailable=unavailable)
 
 
 def _job(store: Store, fn: Callable[[str, int], T], season_id: int) -> tuple[Callable[..., T], tuple[Any, ...]] | None:
@@ -94,11 +96,12 @@ def standings(store: Store, refresher: Refresher, season_id: int, sync_limit: in
 
     extras, version = refresher.get(("standings", season_id), done, lambda: jobs.season_ratings_of(store, season_id),
                                     wait=_wait(done, sync_limit), job=_job(store, jobs.season_ratings, season_id))
+    suspended = {a.bot_id for a in store.season_availability(season_id) if a.suspended_at is not None}
     out = []
     for row in rows:
         extra = (extras or {}).get(row["bot_id"], {})
         ml_games = version[0] if version is not None and extra.get("ml_rating") is not None else None  # type: ignore[index]
-        out.append(StandingOut(**{**extra, **row, "ml_games": ml_games}))
+        out.append(StandingOut(**{**extra, **row, "ml_games": ml_games, "suspended": row["bot_id"] in suspended}))
     # the SQL rows come by Elo; ranked as the store ranks them once the season ratings are in
     out.sort(key=rank_key)
     return [row.model_copy(update={"rank": rank}) for rank, row in enumerate(out, start=1)]
@@ -140,16 +143,26 @@ def bot_detail(store: Store, bot_id: int, season_id: int | None, latency_games: 
     bot = get_bot(store, bot_id)
     if season_id is not None and store.get_season(season_id) is None:
         raise NotFound(f"no season with id {season_id}")
-    latency = q.latency_stats(store, bot_id, latency_games)
+    latency = q.latency_stats(store, bot_id, latency_games, season_id=season_id)
     return BotDetailOut(
         **_bot_out(bot).model_dump(),
         season_id=season_id,
         seasons=[BotSeasonOut(**x) for x in q.bot_seasons(store, bot_id)],
-        seats=[SeatStatsOut(**asdict(x)) for x in q.results_by_seat(store, bot_id, season_id)],
+        seats=[SeatStatsOut(**asdict(x), **_score_kind(x.game)) for x in q.results_by_seat(store, bot_id, season_id)],
         opponents=[OpponentOut(**asdict(x)) for x in q.opponents(store, bot_id, season_id)],
         latency=LatencyOut(**{**asdict(latency), "edges": list(latency.edges), "bins": list(latency.bins)}),
-        faults=[FaultOut(**asdict(f)) for f in q.fault_log(store, bot_id)],
+        faults=[FaultOut(**asdict(f)) for f in q.fault_log(store, bot_id, season_id=season_id)],
     )
+
+
+def _score_kind(game: str) -> dict[str, Any]:
+    """What a game's scores count (``score_unit``) and whether more is better; points, higher
+    better for a game this version does not know."""
+    try:
+        gs = spec(game)
+    except (ValueError, ImportError):
+        return {"score_unit": "points", "higher_score_is_better": True}
+    return {"score_unit": gs.score_unit, "higher_score_is_better": gs.higher_score_is_better}
 
 
 def rating_history(store: Store, refresher: Refresher, bot_id: int, season_id: int,

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from league.availability import SUSPEND_AFTER_S, check_suspend_after
 from league.schedule import ScheduleError, build_schedule
 from referee.engine import BadParameters
 from referee.games import make_params, spec
@@ -31,8 +32,15 @@ MAX_GAMES = 1_000_000
 
 def create_season(store, name: str, game: str, bot_names: Sequence[str], table_sizes: Sequence[int], games: int,
                   seed: int, duplicate: bool = False, params: Mapping[str, Any] | None = None,
-                  time_control: TimeControl | None = None) -> int:
-    """Validate, schedule and store a season; returns its id. Raises SeasonError (nothing written)."""
+                  time_control: TimeControl | None = None, suspend_after_s: float = SUSPEND_AFTER_S) -> int:
+    """Validate, schedule and store a season; returns its id. Raises SeasonError (nothing written).
+
+    ``suspend_after_s``: seconds a bot may go without answering at game start before it is
+    suspended from the season (rules §4.9; ``league.availability.SUSPEND_AFTER_RANGE_S``)."""
+    try:
+        check_suspend_after(suspend_after_s)
+    except ValueError as exc:
+        raise SeasonError(str(exc)) from None
     try:
         game_spec = spec(game)
         game_params = make_params(game, params or {})
@@ -69,6 +77,6 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
         raise SeasonError(str(exc)) from None
     tc = time_control or TimeControl()
     config = {"table_sizes": list(table_sizes), "games_requested": games, "duplicate": duplicate,
-              "bots": [b.name for b in bots]}
+              "bots": [b.name for b in bots], "suspend_after_s": suspend_after_s}
     return store.create_season(name, game_spec.name.value, asdict(game_params), tc.to_json(), seed, config,
                                [(g.seed, list(g.seats)) for g in schedule])

@@ -91,12 +91,15 @@ class SeasonStatus(enum.StrEnum):
 
 class GameStatus(enum.StrEnum):
     """A game's life (rules §4.3): pending -> running -> done, or back to pending when an
-    attempt is voided, or failed after the last voided attempt (shown, not rated)."""
+    attempt is voided, or failed after the last voided attempt (shown, not rated); or
+    pending -> not_played when a bot of its table was suspended from the season for not
+    answering (rules §4.9: shown, never rated)."""
 
     PENDING = "pending"
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+    NOT_PLAYED = "not_played"
 
 
 class AttemptOutcome(enum.StrEnum):
@@ -172,8 +175,9 @@ class Season(Base):
 
 class Game(Base):
     """One scheduled game. ``number`` is its 0-based place in the season's schedule (the
-    order ratings are computed in). ``attempts`` counts claims; ``lease_*`` name the
-    worker running it and until when. ``reason``/``detail``: for a done game the
+    order ratings are computed in). ``attempts`` counts claims; ``deferrals`` how often it
+    was put off because a bot of its table did not answer at game start (not attempts,
+    rules §4.9); ``lease_*`` name the worker running it and until when. ``reason``/``detail``: for a done game the
     record's end reason and detail; for a failed one ``"failed"`` and why; while
     pending after a void, the last void's reason. ``live_record``: while running, the
     public progress so far (JSON of ``referee.live.LiveView.snapshot``), else NULL."""
@@ -194,6 +198,7 @@ class Game(Base):
         _str_enum(GameStatus, "game_status"), default=GameStatus.PENDING
     )
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    deferrals: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
     lease_owner: Mapped[str | None] = mapped_column(String(255))
     lease_expires_at: Mapped[datetime | None]
     reason: Mapped[str | None] = mapped_column(String(32))
@@ -202,6 +207,22 @@ class Game(Base):
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
     live_record: Mapped[str | None] = mapped_column(Text, deferred=True)
+
+
+class SeasonBotStatus(Base):
+    """A bot's availability in a season (rules §4.9), written only when it did not answer at
+    the start of one of the season's games: ``unavailable_since`` the first such moment since
+    it last answered (NULL once a game with it starts again), ``reason`` the last failed
+    check, ``suspended_at`` when it was suspended from the season (its remaining games stored
+    as not played)."""
+
+    __tablename__ = "season_bot_status"
+
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"), primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    unavailable_since: Mapped[datetime | None]
+    reason: Mapped[str | None] = mapped_column(Text)
+    suspended_at: Mapped[datetime | None]
 
 
 class GameSeat(Base):

@@ -61,7 +61,8 @@ class CrossCell:
 
 @dataclass(frozen=True)
 class SeatStats:
-    """A bot's done games from one seat position: count, mean place, mean change, wins (place 1)."""
+    """A bot's done games of one game from one seat position: count, mean place, mean change
+    (in the game's unit: tokens or points), wins (place 1)."""
 
     seat: int
     games: int
@@ -69,6 +70,7 @@ class SeatStats:
     avg_change: float
     wins: int
     faults: int
+    game: str = ""
 
 
 @dataclass(frozen=True)
@@ -306,18 +308,21 @@ def bot_seasons(store: Store, bot_id: int) -> list[dict[str, Any]]:
 
 
 def results_by_seat(store: Store, bot_id: int, season_id: int | None = None) -> list[SeatStats]:
-    """A bot's done games grouped by its seat position (seat numbers as the referee numbers
-    them; who deals first is drawn by lot). Raises NotFound for an unknown bot."""
+    """A bot's done games grouped by game and seat position (seat numbers as the referee numbers
+    them; who deals first is drawn by lot), by game then seat: a mean change is only taken over
+    one game's unit (tokens or points). Raises NotFound for an unknown bot."""
     with _read(store) as s:
         _require_bot(s, bot_id)
-        q = (select(GameSeat.seat, func.count(), func.avg(GameSeat.place), func.avg(GameSeat.change),
+        q = (select(Season.game, GameSeat.seat, func.count(), func.avg(GameSeat.place), func.avg(GameSeat.change),
                     func.sum(case((GameSeat.place == 1, 1), else_=0)), func.sum(GameSeat.faults))
              .join(Game, Game.id == GameSeat.game_id)
+             .join(Season, Season.id == Game.season_id)
              .where(GameSeat.bot_id == bot_id, Game.status == GameStatus.DONE)
-             .group_by(GameSeat.seat).order_by(GameSeat.seat))
+             .group_by(Season.game, GameSeat.seat).order_by(Season.game, GameSeat.seat))
         if season_id is not None:
             q = q.where(Game.season_id == season_id)
-        return [SeatStats(seat, int(n), float(p), float(c), int(w), int(f or 0)) for seat, n, p, c, w, f in s.execute(q)]
+        return [SeatStats(seat, int(n), float(p), float(c), int(w), int(f or 0), game)
+                for game, seat, n, p, c, w, f in s.execute(q)]
 
 
 def opponents(store: Store, bot_id: int, season_id: int | None = None) -> list[OpponentStats]:
@@ -341,12 +346,16 @@ def opponents(store: Store, bot_id: int, season_id: int | None = None) -> list[O
         return [OpponentStats(o, name, int(n), int(w), int(d), int(n - w - d)) for o, name, n, w, d in s.execute(q)]
 
 
-def _recent_replays(s: Session, bot_id: int, limit: int, faulted_only: bool) -> list[tuple[int, int, list[int], dict[str, Any]]]:
-    """``(game_id, season_id, the bot's seats, record JSON)`` of the bot's most recent done games."""
+def _recent_replays(s: Session, bot_id: int, limit: int, faulted_only: bool,
+                    season_id: int | None = None) -> list[tuple[int, int, list[int], dict[str, Any]]]:
+    """``(game_id, season_id, the bot's seats, record JSON)`` of the bot's most recent done games
+    (of ``season_id`` only, if given)."""
     q = (select(Game.id, Game.season_id).join(GameSeat, GameSeat.game_id == Game.id)
          .where(GameSeat.bot_id == bot_id, Game.status == GameStatus.DONE))
     if faulted_only:
         q = q.where(GameSeat.faults > 0)
+    if season_id is not None:
+        q = q.where(Game.season_id == season_id)
     games = s.execute(q.distinct().order_by(Game.id.desc()).limit(limit)).all()
     if not games:
         return []
@@ -360,12 +369,13 @@ def _recent_replays(s: Session, bot_id: int, limit: int, faulted_only: bool) -> 
             for g, season in games if g in blobs]
 
 
-def fault_log(store: Store, bot_id: int, limit_games: int = 50) -> list[FaultEntry]:
-    """The bot's faults in its most recent ``limit_games`` done games with a fault, newest first,
-    each with the answer that caused it (``None``: no answer). Raises NotFound."""
+def fault_log(store: Store, bot_id: int, limit_games: int = 50, season_id: int | None = None) -> list[FaultEntry]:
+    """The bot's faults in its most recent ``limit_games`` done games with a fault (of
+    ``season_id`` only, if given), newest first, each with the answer that caused it
+    (``None``: no answer). Raises NotFound."""
     with _read(store) as s:
         _require_bot(s, bot_id)
-        replays = _recent_replays(s, bot_id, limit_games, faulted_only=True)
+        replays = _recent_replays(s, bot_id, limit_games, faulted_only=True, season_id=season_id)
     out = []
     for game_id, season_id, seats, record in replays:
         for f in record.get("faults", []):
@@ -375,12 +385,13 @@ def fault_log(store: Store, bot_id: int, limit_games: int = 50) -> list[FaultEnt
     return out
 
 
-def latency_stats(store: Store, bot_id: int, limit_games: int = 200, bins: int = 20) -> LatencyStats:
-    """Latencies of the bot's answered decisions over its most recent ``limit_games`` done games.
-    Raises NotFound."""
+def latency_stats(store: Store, bot_id: int, limit_games: int = 200, bins: int = 20,
+                  season_id: int | None = None) -> LatencyStats:
+    """Latencies of the bot's answered decisions over its most recent ``limit_games`` done games
+    (of ``season_id`` only, if given). Raises NotFound."""
     with _read(store) as s:
         _require_bot(s, bot_id)
-        replays = _recent_replays(s, bot_id, limit_games, faulted_only=False)
+        replays = _recent_replays(s, bot_id, limit_games, faulted_only=False, season_id=season_id)
     values = sorted(float(d["latency_ms"]) for _, _, seats, record in replays
                     for d in record.get("decisions", []) if d["seat"] in seats and d.get("called", True))
     if not values:

@@ -33,7 +33,7 @@ import json
 import zlib
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, cast
 
@@ -42,6 +42,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from league import elo as elo_rating
+from league.availability import suspend_after_s
 from league.standings import SeatOutcome, StandingRow, compute_standings, group_games, standings_json
 from referee.engine import GameName
 from referee.record import EndReason, GameRecord
@@ -65,6 +66,7 @@ from store.models import (
     Rating,
     Replay,
     Season,
+    SeasonBotStatus,
     SeasonStatus,
     utcnow,
 )
@@ -76,7 +78,8 @@ SEED_LIMIT = 2**63
 LEASE_EXPIRED = "lease expired"
 
 __all__ = [
-    "LEASE_EXPIRED", "MAX_ATTEMPTS", "AttemptInfo", "BotInfo", "BotsBusy", "Claim", "GameInfo", "InvalidRecord", "NameTaken",
+    "LEASE_EXPIRED", "MAX_ATTEMPTS", "AttemptInfo", "BotAvailability", "BotInfo", "BotsBusy", "Claim", "Deferral",
+    "GameInfo", "InvalidRecord", "NameTaken",
     "NotFound", "SeasonExists", "SeasonInfo", "SeatBot", "SeatInfo", "Store", "StoreError", "StoreUnavailable",
     "VoidResult", "open_store",
 ]
@@ -194,6 +197,32 @@ class BotsBusy:
 
     def __str__(self) -> str:
         return "waiting for " + ", ".join(f"{name} (capacity {cap})" for name, cap in self.bots)
+
+
+@dataclass(frozen=True)
+class Deferral:
+    """What :meth:`Store.defer_game` did. ``status``: the game's status after it (``pending``:
+    deferred; ``not_played``: a bot of its table was suspended; anything else: the game was
+    not pending, nothing written). ``deferrals``: the game's deferral count now;
+    ``suspended``: names of the bots this call suspended from the season; ``detail``: why."""
+
+    game_id: int
+    status: GameStatus
+    deferrals: int
+    suspended: tuple[str, ...]
+    detail: str
+
+
+@dataclass(frozen=True)
+class BotAvailability:
+    """A bot of a season that did not answer at a game start (``store.models.SeasonBotStatus``):
+    unavailable since when (None: answering again), the last reason, suspended when (or None)."""
+
+    bot_id: int
+    name: str
+    unavailable_since: datetime | None
+    reason: str | None
+    suspended_at: datetime | None
 
 
 @dataclass(frozen=True)
@@ -455,7 +484,7 @@ class Store:
             return [_season_info(x) for x in s.scalars(select(Season).order_by(Season.id))]
 
     def season_progress(self, season_id: int) -> dict[str, int]:
-        """Games per status: ``{"pending", "running", "done", "failed", "total"}``. Raises NotFound."""
+        """Games per status: ``{"pending", "running", "done", "failed", "not_played", "total"}``. Raises NotFound."""
         with self._read() as s:
             if s.get(Season, season_id) is None:
                 raise NotFound(f"no season with id {season_id}")
@@ -481,6 +510,29 @@ class Store:
             q = (select(Game.id, Game.attempts).where(Game.season_id == season_id, Game.status == GameStatus.PENDING)
                  .order_by(Game.number))
             return {gid: attempts for gid, attempts in s.execute(q)}
+
+    def pending_tables(self, season_id: int) -> tuple[dict[int, SeatBot], list[frozenset[int]]]:
+        """The bots of the season's pending games (``{bot id: SeatBot}``, with ``seat`` 0) and
+        each pending game's table as a set of bot ids: for checking, before a season runs,
+        which games its answering bots can play."""
+        with self._read() as s:
+            rows = s.execute(
+                select(Game.id, Bot.id, Bot.name, Bot.endpoint, Bot.capacity)
+                .join(GameSeat, GameSeat.game_id == Game.id).join(Bot, Bot.id == GameSeat.bot_id)
+                .where(Game.season_id == season_id, Game.status == GameStatus.PENDING)
+            ).all()
+        bots = {bot: SeatBot(0, bot, name, endpoint, cap) for _, bot, name, endpoint, cap in rows}
+        tables: dict[int, set[int]] = {}
+        for gid, bot, *_ in rows:
+            tables.setdefault(gid, set()).add(bot)
+        return bots, [frozenset(t) for t in tables.values()]
+
+    def pending_deferrals(self, season_id: int) -> dict[int, int]:
+        """``{game id: deferrals}`` of the season's pending games deferred at least once (rules §4.9)."""
+        with self._read() as s:
+            q = select(Game.id, Game.deferrals).where(
+                Game.season_id == season_id, Game.status == GameStatus.PENDING, Game.deferrals > 0)
+            return {gid: n for gid, n in s.execute(q)}
 
     # --------------------------------------------------------- game life
 
@@ -541,6 +593,7 @@ class Store:
             game = s.execute(select(Game.attempts, Game.number, Game.seed, Game.lease_expires_at)
                              .where(Game.id == game_id)).one()
             s.add(GameAttempt(game_id=game_id, attempt=game.attempts, worker=owner, started_at=now))
+            self._mark_answering(s, season.id, game_id)
             if season.status == SeasonStatus.SCHEDULED:
                 season.status = SeasonStatus.RUNNING
             seats = s.execute(
@@ -555,6 +608,74 @@ class Store:
                 seats=tuple(SeatBot(*row) for row in seats), lease_owner=owner,
                 lease_expires_at=now + timedelta(seconds=lease_seconds),
             )
+
+    def table_of(self, game_id: int) -> tuple[SeatBot, ...] | None:
+        """The bots of a pending game's table, in seat order, with their endpoints (for the
+        health checks before a claim); None if the game is not pending or unknown."""
+        with self._read() as s:
+            if s.scalar(select(Game.status).where(Game.id == game_id)) != GameStatus.PENDING:
+                return None
+            rows = s.execute(
+                select(GameSeat.seat, Bot.id, Bot.name, Bot.endpoint, Bot.capacity)
+                .join(Bot, Bot.id == GameSeat.bot_id)
+                .where(GameSeat.game_id == game_id).order_by(GameSeat.seat)
+            ).all()
+            return tuple(SeatBot(*row) for row in rows)
+
+    def defer_game(self, game_id: int, down: Mapping[int, str], now: datetime | None = None) -> Deferral:
+        """Put off a pending game because the bots ``down`` (``{bot id: why}``) did not answer
+        at game start (rules §4.9): no attempt, no fault, nothing rated.
+
+        In one transaction: each bot in ``down`` is marked unavailable in the season since
+        ``now`` unless it already was; a bot unavailable for longer than the season's
+        ``suspend_after_s`` (``league.availability``) is suspended from the season, and
+        every pending game of the season with that bot at the table becomes not played
+        (reason ``not_played``, the detail naming the bot); otherwise the game stays
+        pending with its deferral count + 1 and the reason in its detail. Returns what
+        happened; nothing is written if the game is not pending. Raises NotFound.
+        """
+        now = now or utcnow()
+        with self._write() as s:
+            season = self._lock_season_of(s, game_id)
+            game = s.execute(select(Game.status, Game.deferrals).where(Game.id == game_id)).one()
+            if game.status != GameStatus.PENDING:
+                return Deferral(game_id, GameStatus(game.status), game.deferrals, (), "not pending")
+            names = dict(s.execute(select(Bot.id, Bot.name).where(Bot.id.in_(list(down)))).all())
+            limit = suspend_after_s(season.config)
+            suspended: list[str] = []
+            for bot_id, why in sorted(down.items()):
+                row = s.get(SeasonBotStatus, (season.id, bot_id))
+                if row is None:
+                    row = SeasonBotStatus(season_id=season.id, bot_id=bot_id)
+                    s.add(row)
+                if row.unavailable_since is None:
+                    row.unavailable_since = now
+                row.reason = why
+                if row.suspended_at is None and (now - row.unavailable_since).total_seconds() > limit:
+                    row.suspended_at = now
+                    suspended.append(names.get(bot_id, str(bot_id)))
+                    self._not_played(s, season.id, bot_id, f"{names.get(bot_id, bot_id)} suspended from the season: "
+                                     f"no answer at game start since {row.unavailable_since:%Y-%m-%d %H:%M:%S} UTC "
+                                     f"(more than {limit:g} s); last: {why}", now)
+            detail = "deferred: " + "; ".join(f"{names.get(b, b)} does not answer ({why})" for b, why in sorted(down.items()))
+            changed = _changed(s, update(Game).where(Game.id == game_id, Game.status == GameStatus.PENDING)
+                               .values(deferrals=Game.deferrals + 1, detail=detail))
+            status = GameStatus.PENDING if changed else GameStatus.NOT_PLAYED
+            if suspended:
+                self._maybe_finish_season(s, season, now)
+                self._recompute_ratings(s, season, now)  # the checkpoint may move past the games not played
+            final = s.scalar(select(Game.detail).where(Game.id == game_id)) or detail
+            return Deferral(game_id, status, game.deferrals + (1 if changed else 0), tuple(suspended), final)
+
+    def season_availability(self, season_id: int) -> list[BotAvailability]:
+        """The season's bots that did not answer at some game start, by name: unavailable since
+        when (None once a game with them started again) and suspended when."""
+        with self._read() as s:
+            rows = s.execute(
+                select(SeasonBotStatus, Bot.name).join(Bot, Bot.id == SeasonBotStatus.bot_id)
+                .where(SeasonBotStatus.season_id == season_id).order_by(Bot.name)
+            ).all()
+            return [BotAvailability(r.bot_id, name, r.unavailable_since, r.reason, r.suspended_at) for r, name in rows]
 
     def renew_lease(
         self, game_id: int, attempt: int, lease_seconds: float, now: datetime | None = None,
@@ -737,7 +858,10 @@ class Store:
                 .join(GameSeat, GameSeat.game_id == Game.id)
                 .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
                 .order_by(Game.number, GameSeat.seat)))
-        return compute_standings(outcomes, names, elo, games)
+            suspended = set(s.scalars(select(SeasonBotStatus.bot_id).where(
+                SeasonBotStatus.season_id == season_id, SeasonBotStatus.suspended_at.is_not(None))))
+        rows = compute_standings(outcomes, names, elo, games)
+        return [replace(r, suspended=True) if r.bot_id in suspended else r for r in rows]
 
     def standings_json(self, season_id: int) -> list[dict[str, Any]]:
         """:meth:`standings` as JSON-ready dicts (with ``rank``). Raises NotFound."""
@@ -762,6 +886,23 @@ class Store:
         ).all())
         full = tuple((b.name, b.capacity) for b in bots if running.get(b.id, 0) >= b.capacity)
         return BotsBusy(game_id, full) if full else None
+
+    @staticmethod
+    def _mark_answering(s: Session, season_id: int, game_id: int) -> None:
+        """The bots of a game that just started answered its health checks: not unavailable."""
+        _changed(s, update(SeasonBotStatus)
+                 .where(SeasonBotStatus.season_id == season_id, SeasonBotStatus.unavailable_since.is_not(None),
+                        SeasonBotStatus.suspended_at.is_(None),
+                        SeasonBotStatus.bot_id.in_(select(GameSeat.bot_id).where(GameSeat.game_id == game_id)))
+                 .values(unavailable_since=None))
+
+    @staticmethod
+    def _not_played(s: Session, season_id: int, bot_id: int, detail: str, now: datetime) -> None:
+        """Every pending game of the season with ``bot_id`` at the table: not played, with ``detail``."""
+        _changed(s, update(Game)
+                 .where(Game.season_id == season_id, Game.status == GameStatus.PENDING,
+                        exists().where(GameSeat.game_id == Game.id, GameSeat.bot_id == bot_id))
+                 .values(status=GameStatus.NOT_PLAYED, reason=GameStatus.NOT_PLAYED.value, detail=detail, finished_at=now))
 
     @staticmethod
     def _lock_season_of(s: Session, game_id: int) -> Season:

@@ -11,12 +11,13 @@ game to the pool again, as the Celery follower does.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import multiprocessing as mp
 import os
 import queue
 import signal
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 
 from workers.service import Outcome, RunResult, run_game
@@ -82,7 +83,17 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
     from workers.sweeper import sweep
 
     n = processes or default_processes()
-    todo: deque[tuple[float, int]] = deque((0.0, gid) for gid in game_ids)
+    order = itertools.count()
+    # (when it may be handed out, order, game id): a heap, so a game put off until later
+    # (busy bots, a deferral) never holds up the games behind it
+    todo: list[tuple[float, int, int]] = [(0.0, next(order), gid) for gid in game_ids]
+
+    def later(delay_s: float, gid: int) -> None:
+        heapq.heappush(todo, (time.monotonic() + delay_s, next(order), gid))
+
+    def first(gid: int) -> None:  # a game to play again (lost or voided): ahead of every other
+        heapq.heappush(todo, (-1.0, next(order), gid))
+
     reported: set[int] = set()
     in_flight: dict[int, int] = {}  # game id -> handed out how many times and not answered yet
     done: queue.SimpleQueue[RunResult | BaseException] = queue.SimpleQueue()
@@ -94,14 +105,14 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
             while todo or in_flight:
                 now = time.monotonic()
                 while todo and sum(in_flight.values()) < 2 * n and todo[0][0] <= now:
-                    _, gid = todo.popleft()
+                    _, _, gid = heapq.heappop(todo)
                     pool.apply_async(_run, (gid,), callback=done.put, error_callback=done.put)
                     in_flight[gid] = in_flight.get(gid, 0) + 1
                 if now >= next_sweep:
                     next_sweep = now + SWEEP_S
                     for gid in _lost(sweep(store), in_flight, todo):
                         _forget(in_flight, gid)  # its answer will never come
-                        todo.append((0.0, gid))
+                        first(gid)
                 try:
                     result = done.get(timeout=min(BUSY_RETRY_S if todo else SWEEP_S, SWEEP_S))
                 except queue.Empty:
@@ -111,9 +122,11 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
                 gid = result.game_id
                 _forget(in_flight, gid)
                 if result.outcome == Outcome.BUSY:
-                    todo.append((time.monotonic() + BUSY_RETRY_S, gid))
+                    later(BUSY_RETRY_S, gid)
+                elif result.outcome == Outcome.DEFERRED:  # a bot does not answer: later (rules §4.9)
+                    later(result.retry_after_s, gid)
                 elif result.outcome == Outcome.VOIDED and store.get_game(gid).status == "pending":  # type: ignore[union-attr]
-                    todo.append((0.0, gid))  # a platform failure: the game runs again (rules §4.3)
+                    first(gid)  # a platform failure: the game runs again (rules §4.3)
                 elif gid not in reported and (result.outcome != Outcome.SKIPPED or gid not in in_flight):
                     reported.add(gid)
                     yield result
@@ -121,9 +134,9 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
         store.close()
 
 
-def _lost(released: list[int], in_flight: dict[int, int], todo: deque[tuple[float, int]]) -> list[int]:
+def _lost(released: list[int], in_flight: dict[int, int], todo: list[tuple[float, int, int]]) -> list[int]:
     """Games handed out whose attempt the sweeper just released (their process died), not queued again yet."""
-    queued = {gid for _, gid in todo}
+    queued = {gid for _, _, gid in todo}
     return [gid for gid in released if gid in in_flight and gid not in queued]
 
 

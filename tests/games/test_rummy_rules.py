@@ -226,11 +226,47 @@ def test_stock_rebuilt_for_the_draw_top_keeps_dead_state() -> None:
     assert conserved(rules, st)
 
 
+def test_empty_stock_and_a_live_top_card_the_player_in_turn_draws_it() -> None:
+    """rules §3.6, §3.9: with the stock empty and nothing under the pile's live top card to rebuild from,
+    the player in turn draws that card; the round goes on (it ends only when there is no card to draw)."""
+    rules = RummyRules(RummyParams(jokers=5), 4)
+    st = deal(rules, 1, 0, FOUR, "Kd")
+    assert len(st.stock) == 80
+    # Every eligible seat calls each time: each take-it costs the stock two cards (the penalty card and
+    # the draw of the player in turn) and leaves the pile one card (his discard), until the stock is empty.
+    while rules.view(st, 0).stock_size > 0:
+        request = rules.step(st)
+        assert isinstance(request, Ask) and st.round == 1
+        decision = rules.view(st, request.seats[0]).decision
+        if decision is Decision.CALL:
+            rules.apply(st, {s: CALL for s in request.seats})
+        elif decision is Decision.DRAW:
+            rules.apply(st, {request.seats[0]: STOCK})
+        else:
+            rules.apply(st, {request.seats[0]: rules.default_action(st, request.seats[0])})
+    last = request.seats[0]
+    assert rules.view(st, last).decision is Decision.PLAY
+    play = rules.default_action(st, last)
+    rules.apply(st, {last: play})  # the stock is empty, the pile holds only his live discard
+    nxt = (last + 1) % 4
+    assert st.round_ends == [] and rules.step(st) == Ask((nxt,))
+    view = rules.view(st, nxt)
+    assert view.decision is Decision.PLAY and play.discard in view.hand
+    assert view.forbidden_discard == play.discard and (view.stock_size, view.discard_size) == (0, 0)
+    assert st.events[-1].kind == "draw" and st.events[-1].data["source"] == "discard_pile"
+    assert st.events[-1].data["card"] == play.discard
+    rules.apply(st, {nxt: rules.default_action(st, nxt)})
+    assert st.round_ends == [] and rules.view(st, (nxt + 1) % 4).decision is Decision.PLAY  # and so on
+    assert conserved(rules, st)
+
+
 def test_no_card_to_draw_ends_the_round() -> None:
+    """rules §3.9: the stock empty, nothing to rebuild from and the pile's top card dead: the round ends."""
     rules = RummyRules(RummyParams(), 4)
     st = deal(rules, 1, 0, FOUR, "Kd")
     st.hands[2] += st.stock
     st.stock = []
+    st.top_live = False
     rules._start_turn(st)
     assert st.round_ends == [RoundEnd.NO_CARD]
     assert st.round_points[0] == [hand_points(h) for h in st.hands]
@@ -387,6 +423,21 @@ def test_round_7_whole_hand_goes_down_without_discard() -> None:
     assert rules.scores(st) == tuple(st.totals)
     assert rules.rank_key(st, 1) == (0,) and rules.rank_key(st, 0) == (-others[0],)
     assert conserved(rules, st)
+
+
+@pytest.mark.parametrize("run", ["6s 5s 4s 3s 2s", "4s 2s 6s 3s 5s"])
+def test_a_run_without_jokers_may_be_listed_in_any_order(run: str) -> None:
+    """rules §3.1: a run is defined by its cards; without jokers the order they are listed in does not
+    matter, and the run is put on the table low to high."""
+    rules, st = _round7(ROUND7_HAND, "6s")
+    message = encode_action(RummyAction(go_down=ROUND7_MELDS[:3] + (NewMeld(MeldKind.RUN, tuple(cards(run))),)))
+    action = decode_action(message)  # as a bot sends it
+    rules.check(st, 1, action)
+    rules.apply(st, {1: action})
+    assert st.round_ends == [RoundEnd.WENT_OUT]
+    table_run = st.melds[3]
+    assert table_run.cards == ("2s", "3s", "4s", "5s", "6s") and table_run.start == 2
+    assert [e.data["melds"][3]["cards"] for e in st.events if e.kind == "go_down"] == [["2s", "3s", "4s", "5s", "6s"]]
 
 
 def test_round_7_discard_before_going_down() -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from botsdk.bots import load_bot
 from store import open_store
 from tests.workers.conftest import REPO
 
@@ -19,11 +20,12 @@ def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def db_with_bots(tmp_path: Path) -> str:
+def db_with_bots(tmp_path: Path, bot_server) -> str:  # type: ignore[no-untyped-def]
+    """A store with bots a, b, c, each a real gRPC server (they answer their health checks)."""
     url = f"sqlite:///{tmp_path / 'bad.db'}"
     store = open_store(url)
     for i, name in enumerate(("a", "b", "c")):
-        store.register_bot(name, f"127.0.0.1:{6000 + i}", "1", "tests", ["slippery-sam", "svara"])
+        store.register_bot(name, bot_server(load_bot("random", i)), "1", "tests", ["slippery-sam", "svara"])
     store.close()
     return url
 

@@ -12,7 +12,7 @@ requests, decisions through :class:`Ask`, and nothing here does I/O.
 Flow of a game: draw the first dealer by lot; then 7 rounds, each a shuffle
 and deal followed by turns. A turn is the take-it window (an :class:`Ask` of
 every eligible seat at once), the draw (the player in turn) and the play
-(the player in turn). Choices where the rulings were silent are marked "Choice:"
+(the player in turn). Choices where the rules were silent are marked "Choice:"
 below and listed in ``docs/rules/rummy.md``.
 """
 
@@ -118,7 +118,8 @@ class RoundEnd(enum.Enum):
 
 @dataclass(frozen=True)
 class NewMeld:
-    """A meld laid when going down: a set in any order, a run low to high with jokers at their positions."""
+    """A meld laid when going down: a set in any order; a run without jokers in any order, one with jokers
+    low to high with each joker at its position (rules §3.1)."""
 
     kind: MeldKind
     cards: tuple[str, ...]
@@ -354,13 +355,17 @@ class RummyRules:
     def _to_draw(self, state: RummyState) -> None:
         """rules §3.6, §3.9: the draw; rebuild an empty stock, or end the round if there is no card.
 
-        Choice: when the stock is empty and cannot be rebuilt, the round ends
-        ("no card to draw") even if the pile's top is live. When the only
-        possible draw is the stock, it is made without asking.
+        When the stock is empty and the pile holds only its top card, the
+        player in turn draws that card if it is live (rules §3.6); the round
+        ends ("no card to draw") only when it is dead or there is none.
+        Choice: when only one draw is possible (the stock, or the live top
+        with the stock empty), it is made without asking.
         """
         if not state.stock:
             if len(state.pile) > 1:
                 state.phase = Phase.REBUILD
+            elif state.pile and state.top_live:
+                self._draw(state, DrawSource.DISCARD_PILE)
             else:
                 self._end_round(state, RoundEnd.NO_CARD)
             return
@@ -559,7 +564,7 @@ class RummyRules:
 
         Choice: the player in turn taking the card himself is his draw, not a
         take-it (no penalty, not counted against ``take_it_limit``); the card
-        under it is dead too (the seed: when a player gets the top card, the
+        under it is dead too (rules §3.15: when a player gets the top card, the
         one below may not be picked up).
         """
         seat = state.in_turn

@@ -147,9 +147,9 @@ def beats(hand: Sequence[str], turned: str) -> bool:
     of its cards is of the turned card's suit and strictly higher (aces high).
     Raises referee.cards.BadCard for a string that is not a card.
 
-    >>> beats(["5h", "Kc", "Qs"], "2d")   # the seed's first example: no diamond
+    >>> beats(["5h", "Kc", "Qs"], "2d")   # rules §1.5, first example: no diamond
     False
-    >>> beats(["Ac", "4h", "7d"], "3h")   # the seed's second example: 4h beats 3h
+    >>> beats(["Ac", "4h", "7d"], "3h")   # rules §1.5, second example: 4h beats 3h
     True
     """
     from referee.cards import check

@@ -3,7 +3,7 @@
 Exports :data:`SPEC` for the game registry, the parameters
 (:class:`SvaraParams`), the engine (:class:`SvaraRules`) and the pure
 scoring function :func:`hand_points`. The rules as implemented, with every
-choice made where the rulings were silent, are in ``docs/rules/svara.md``.
+choice made where the rules were silent, are in ``docs/rules/svara.md``.
 """
 
 from __future__ import annotations
