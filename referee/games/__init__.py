@@ -17,6 +17,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 from referee.engine import BadParameters, GameName, Rules
+from referee.wire import ViewCodec
 
 
 class MalformedAction(ValueError):
@@ -33,6 +34,9 @@ class GameSpec:
     - ``proto_field``: the name of the game's member in the ``view``/``action``
       oneofs of ``ActRequest``/``ActResponse``.
     - ``encode_view(view)``: the engine's view -> the protocol view message.
+    - ``view_codec``: the same encoding described for :mod:`referee.wire`, whose
+      ``encoder()`` gives a game's views as wire bytes, each history entry
+      encoded once (what the referee sends).
     - ``decode_action(message)``: the protocol action message -> the engine's
       action; raises MalformedAction.
     - ``encode_action(action)``: the engine's action -> the protocol message
@@ -52,6 +56,7 @@ class GameSpec:
     make_rules: Callable[[Any, int], Rules[Any, Any, Any]]
     proto_field: str
     encode_view: Callable[[Any], Message]
+    view_codec: ViewCodec
     decode_action: Callable[[Message], Any]
     encode_action: Callable[[Any], Message]
     min_seats: int

@@ -30,6 +30,7 @@ SPEC = GameSpec(
     make_rules=RummyRules,
     proto_field="rummy",
     encode_view=codec.encode_view,
+    view_codec=codec.VIEW,
     decode_action=codec.decode_action,
     encode_action=codec.encode_action,
     min_seats=MIN_SEATS,

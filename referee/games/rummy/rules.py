@@ -658,7 +658,7 @@ class RummyRules:
             decision=decision,
             round=state.round,
             contract=CONTRACTS[rnd],
-            hand=tuple(sorted(state.hands[seat], key=hand_sort_key)) if state.hands else (),
+            hand=tuple(sorted(state.hands[seat], key=_HAND_ORDER.__getitem__)) if state.hands else (),
             melds=tuple(state.melds),
             discard_top=state.pile[-1] if state.pile else "",
             discard_live=bool(state.pile) and state.top_live,
@@ -703,3 +703,7 @@ def hand_sort_key(card: str) -> tuple[int, int]:
     if card == JOKER:
         return (len(RANKS), 0)
     return (RANKS.index(card[0]), SUITS.index(card[1]))
+
+
+#: hand_sort_key of every card, looked up when a view sorts a hand (once per decision).
+_HAND_ORDER = {card: hand_sort_key(card) for card in (*pack(), JOKER)}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from referee.engine import GameName
 from referee.games import GameSpec
-from referee.games.svara.codec import decode_action, encode_action, encode_view
+from referee.games.svara.codec import VIEW, decode_action, encode_action, encode_view
 from referee.games.svara.points import MAX_POINTS, hand_points
 from referee.games.svara.rules import (
     MAX_SEATS,
@@ -39,6 +39,7 @@ SPEC = GameSpec(
     make_rules=make_rules,
     proto_field="svara",
     encode_view=encode_view,
+    view_codec=VIEW,
     decode_action=decode_action,
     encode_action=encode_action,
     min_seats=MIN_SEATS,
