@@ -151,7 +151,9 @@ class ViewEncoder:
     def __init__(self, codec: ViewCodec) -> None:
         self.codec = codec
         descriptor = codec.message_type.DESCRIPTOR
-        if descriptor.oneofs or any(f.message_type is not None and f.message_type.GetOptions().map_entry
+        # proto3 ``optional`` fields sit in a synthetic oneof of their own: encoded as any field
+        real_oneofs = [o for o in descriptor.oneofs if not (len(o.fields) == 1 and o.name == f"_{o.fields[0].name}")]
+        if real_oneofs or any(f.message_type is not None and f.message_type.GetOptions().map_entry
                                     for f in descriptor.fields):
             raise ValueError(f"{descriptor.name}: a view with oneofs or maps cannot be encoded field by field")
         history = {h.name: h for h in codec.history}
