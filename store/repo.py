@@ -42,6 +42,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from league import elo as elo_rating
+from league import fairness
 from league.standings import SeatOutcome, StandingRow, compute_standings, group_games, standings_json
 from referee.engine import GameName
 from referee.record import EndReason, GameRecord
@@ -130,18 +131,25 @@ class BotInfo:
 
 @dataclass(frozen=True)
 class SeasonInfo:
-    """A season (see ``store.models.Season``); ``game`` is a ``GameName`` value."""
+    """A season (see ``store.models.Season``); ``game`` is a ``GameName`` value.
+
+    ``seed`` is the organiser's seed of a reproducible season (None: a secret season);
+    like the key it is never shown. ``commitment`` is the SHA-256 of the season key
+    (``league.fairness``; None for a season stored before keys). The key itself is
+    not here: :meth:`Store.revealed_key` gives it once the season is done."""
 
     id: int
     name: str
     game: str
     params: dict[str, Any]
     time_control: dict[str, Any]
-    seed: int
+    seed: int | None
     config: dict[str, Any]
     status: SeasonStatus
     created_at: datetime
     finished_at: datetime | None
+    commitment: str | None = None
+    reproducible: bool = False
 
 
 @dataclass(frozen=True)
@@ -254,7 +262,7 @@ def _bot_info(b: Bot) -> BotInfo:
 
 def _season_info(s: Season) -> SeasonInfo:
     return SeasonInfo(s.id, s.name, s.game, s.params, s.time_control, s.seed, s.config,
-                      SeasonStatus(s.status), s.created_at, s.finished_at)
+                      SeasonStatus(s.status), s.created_at, s.finished_at, s.commitment, bool(s.reproducible))
 
 
 def _check_seed(seed: int, what: str) -> None:
@@ -393,22 +401,41 @@ class Store:
         game: str,
         params: dict[str, Any],
         time_control: dict[str, Any],
-        seed: int,
+        seed: int | None,
         config: dict[str, Any],
         games: Sequence[tuple[int, Sequence[int]]],
+        *,
+        key: bytes | None = None,
+        deal_groups: Sequence[int] | None = None,
     ) -> int:
         """Write a season and its whole schedule in one transaction; returns the season id.
 
-        ``games[i] = (seed, [bot id per seat])`` becomes game number ``i``, pending.
+        ``games[i] = (seed, [bot id per seat])`` becomes game number ``i``, pending, in
+        deal group ``deal_groups[i]`` (default ``i``: no game shares its deal).
+        ``key`` is the season's key (``league.fairness``; 32 bytes); without it the key
+        of the reproducible season of ``seed`` (``fairness.key_from_seed``). ``seed``:
+        the organiser's seed of a reproducible season, or None for a secret one (then
+        ``key`` is needed). The commitment is stored with the key.
         ``params``, ``time_control`` and ``config`` must be JSON-serialisable.
         Raises SeasonExists if the name is taken, NotFound for an unknown bot id,
         ValueError for an unknown game, an empty schedule, a table of fewer than
-        two seats, or a seed outside [0, 2**63).
+        two seats, a seed outside [0, 2**63), no seed and no key, a key not of 32
+        bytes, or a ``deal_groups`` not of one per game.
         """
         game = _check_game_name(game)
-        _check_seed(seed, "season seed")
+        if seed is not None:
+            _check_seed(seed, "season seed")
+        if key is None:
+            if seed is None:
+                raise ValueError("a season needs a key or a seed")
+            key = fairness.key_from_seed(seed)
+        if len(key) != fairness.KEY_BYTES:
+            raise ValueError(f"a season key has {fairness.KEY_BYTES} bytes, got {len(key)}")
         if not games:
             raise ValueError("a season needs at least one game")
+        groups = list(deal_groups) if deal_groups is not None else list(range(len(games)))
+        if len(groups) != len(games):
+            raise ValueError(f"{len(groups)} deal groups for {len(games)} games")
         bot_ids: set[int] = set()
         for i, (game_seed, seats) in enumerate(games):
             _check_seed(game_seed, f"seed of game {i}")
@@ -423,12 +450,14 @@ class Store:
                 if missing := sorted(bot_ids - known):
                     raise NotFound(f"unknown bot ids {missing}")
                 season = Season(name=name, game=game, params=params, time_control=time_control,
-                                seed=seed, config=config, status=SeasonStatus.SCHEDULED)
+                                seed=seed, config=config, status=SeasonStatus.SCHEDULED, deal_key=key.hex(),
+                                commitment=fairness.commitment(key), reproducible=seed is not None)
                 s.add(season)
                 s.flush()
                 now = utcnow()
-                rows = [{"season_id": season.id, "number": i, "seed": gs, "status": GameStatus.PENDING,
-                         "attempts": 0, "created_at": now} for i, (gs, _) in enumerate(games)]
+                rows = [{"season_id": season.id, "number": i, "seed": gs, "deal_group": groups[i],
+                         "status": GameStatus.PENDING, "attempts": 0, "created_at": now}
+                        for i, (gs, _) in enumerate(games)]
                 ids = s.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
                 seat_rows = [{"game_id": gid, "seat": seat, "bot_id": bot}
                              for gid, (_, seats) in zip(ids, games, strict=True) for seat, bot in enumerate(seats)]
@@ -448,6 +477,25 @@ class Store:
         with self._read() as s:
             season = s.scalar(select(Season).where(Season.name == name))
             return _season_info(season) if season else None
+
+    def revealed_key(self, season_id: int) -> bytes | None:
+        """The season's key once it may be published: the season is done (every game final)
+        and has a key; else None. Raises NotFound for an unknown id."""
+        with self._read() as s:
+            season = s.get(Season, season_id)
+            if season is None:
+                raise NotFound(f"no season with id {season_id}")
+            if SeasonStatus(season.status) != SeasonStatus.DONE or season.deal_key is None:
+                return None
+            return bytes.fromhex(season.deal_key)
+
+    def season_deals(self, season_id: int) -> list[tuple[int, int, int, int, GameStatus]]:
+        """``(game id, number, deal group, stored seed, status)`` of every game of the season, in
+        schedule order: what ``league.verify`` checks against the published key. Not for display."""
+        with self._read() as s:
+            rows = s.execute(select(Game.id, Game.number, Game.deal_group, Game.seed, Game.status)
+                             .where(Game.season_id == season_id).order_by(Game.number)).all()
+            return [(gid, number, group, seed, GameStatus(status)) for gid, number, group, seed, status in rows]
 
     def list_seasons(self) -> list[SeasonInfo]:
         """All seasons by id."""

@@ -1,0 +1,31 @@
+"""Sealed games: a deal is not shown while another game with the same cards is still to be played.
+
+The games of a deal group (``games.deal_group``: the rotations of one table in a
+duplicate season; every other game is a group of its own) share one deal seed. A
+game is *sealed* while another game of its group is pending or running: its
+replay, live events, seat results and seed are withheld (the dashboard says
+"sealed until its duplicate group is played"), since they would show the cards
+of a game still to be played. Outside duplicate seasons nothing is ever sealed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import ColumnElement, exists
+from sqlalchemy.orm import aliased
+
+from store.models import Game, GameStatus
+
+#: Statuses of a game whose cards are still to be played.
+OPEN = (GameStatus.PENDING, GameStatus.RUNNING)
+#: What the pages and the API say of a sealed game.
+SEALED_MESSAGE = "sealed until its duplicate group is played"
+
+
+def sealed(game: Any = Game) -> ColumnElement[bool]:
+    """SQL: true for a row of ``game`` (the ``Game`` entity or an alias of it) while another
+    game of its deal group is pending or running (one probe of ``ix_games_season_id_deal_group_status``)."""
+    other = aliased(Game)
+    return exists().where(other.season_id == game.season_id, other.deal_group == game.deal_group,
+                          other.id != game.id, other.status.in_(OPEN))
