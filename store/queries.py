@@ -25,6 +25,7 @@ from league.standings import StandingRow, standings_json
 from store.db import NotFound, transaction
 from store.models import Bot, Game, GameSeat, GameStatus, Rating, Replay, Season, SeasonStatus
 from store.repo import Store
+from store.sealing import sealed
 
 #: The fields of a standings row that :func:`standings_core` computes in SQL; the others
 #: (maximum-likelihood ratings, openskill) come from ``store.standings``.
@@ -35,7 +36,8 @@ FINAL = (GameStatus.DONE, GameStatus.FAILED)
 
 @dataclass(frozen=True)
 class SeasonSummary:
-    """A season and its games per status (``pending``, ``running``, ``done``, ``failed``, ``total``)."""
+    """A season and its games per status (``pending``, ``running``, ``done``, ``failed``, ``total``),
+    whether its deals are reproducible and its key's commitment (``league.fairness``)."""
 
     id: int
     name: str
@@ -44,6 +46,8 @@ class SeasonSummary:
     created_at: Any
     finished_at: Any
     progress: dict[str, int]
+    reproducible: bool = False
+    commitment: str | None = None
 
 
 @dataclass(frozen=True)
@@ -121,7 +125,11 @@ class LatencyStats:
 
 @dataclass(frozen=True)
 class GameRow:
-    """A game for lists: its season, state and seats (bot, place, change, faults)."""
+    """A game for lists: its season, state and seats (bot, place, change, faults).
+
+    ``sealed``: another game of its deal group is still to be played (``store.sealing``);
+    then the seats' results and the end reason are None. ``seed``: the deal seed, only of
+    a done game that is not sealed (it is in the stored replay then), else None."""
 
     id: int
     season_id: int
@@ -133,6 +141,8 @@ class GameRow:
     started_at: Any
     finished_at: Any
     seats: tuple[dict[str, Any], ...]
+    sealed: bool = False
+    seed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -184,7 +194,8 @@ def season_summaries(store: Store, season_id: int | None = None) -> list[SeasonS
         for c in counts.values():
             c["total"] = sum(c.values())
         return [SeasonSummary(x.id, x.name, x.game, SeasonStatus(x.status).value,
-                              x.created_at, x.finished_at, counts[x.id]) for x in seasons]
+                              x.created_at, x.finished_at, counts[x.id], bool(x.reproducible), x.commitment)
+                for x in seasons]
 
 
 def done_count(store: Store, season_id: int) -> tuple[int, int]:
@@ -344,7 +355,7 @@ def opponents(store: Store, bot_id: int, season_id: int | None = None) -> list[O
 def _recent_replays(s: Session, bot_id: int, limit: int, faulted_only: bool) -> list[tuple[int, int, list[int], dict[str, Any]]]:
     """``(game_id, season_id, the bot's seats, record JSON)`` of the bot's most recent done games."""
     q = (select(Game.id, Game.season_id).join(GameSeat, GameSeat.game_id == Game.id)
-         .where(GameSeat.bot_id == bot_id, Game.status == GameStatus.DONE))
+         .where(GameSeat.bot_id == bot_id, Game.status == GameStatus.DONE, ~sealed()))
     if faulted_only:
         q = q.where(GameSeat.faults > 0)
     games = s.execute(q.distinct().order_by(Game.id.desc()).limit(limit)).all()
@@ -414,6 +425,8 @@ def _filtered(q: Select[Any], f: GameFilter) -> Select[Any]:
     if f.fault is not None:
         faulted = exists().where(GameSeat.game_id == Game.id, GameSeat.faults > 0)
         q = q.where(faulted if f.fault else ~faulted)
+    if f.result is not None or f.fault is not None:  # filters on results: a sealed game's are not shown
+        q = q.where(~sealed())
     return q
 
 
@@ -424,7 +437,7 @@ def list_games(store: Store, f: GameFilter, *, limit: int = 50, offset: int = 0)
         raise ValueError("filtering by result needs a bot")
     with _read(store) as s:
         total = int(s.scalar(_filtered(select(func.count()).select_from(Game), f)) or 0)
-        q = _filtered(select(Game, Season.name, Season.game).join(Season, Season.id == Game.season_id), f)
+        q = _filtered(select(Game, Season.name, Season.game, sealed()).join(Season, Season.id == Game.season_id), f)
         page = s.execute(q.order_by(Game.id.desc()).limit(limit).offset(offset)).all()
         return total, _game_rows(s, page)
 
@@ -432,7 +445,7 @@ def list_games(store: Store, f: GameFilter, *, limit: int = 50, offset: int = 0)
 def get_game_row(store: Store, game_id: int) -> GameRow:
     """One game as a :class:`GameRow`. Raises NotFound."""
     with _read(store) as s:
-        row = s.execute(select(Game, Season.name, Season.game).join(Season, Season.id == Game.season_id)
+        row = s.execute(select(Game, Season.name, Season.game, sealed()).join(Season, Season.id == Game.season_id)
                         .where(Game.id == game_id)).all()
         if not row:
             raise NotFound(f"no game with id {game_id}")
@@ -440,13 +453,20 @@ def get_game_row(store: Store, game_id: int) -> GameRow:
 
 
 def _game_rows(s: Session, page: Sequence[Any]) -> list[GameRow]:
-    ids = [g.id for g, _, _ in page]
+    """``page``: ``(Game, season name, game name, sealed)`` rows. A sealed game's results, end reason
+    and seed are withheld here, the one place game rows are made (``store.sealing``)."""
+    ids = [g.id for g, _, _, _ in page]
+    hidden = {g.id for g, _, _, is_sealed in page if is_sealed}
     seats: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
     if ids:
         for seat, name in s.execute(select(GameSeat, Bot.name).join(Bot, Bot.id == GameSeat.bot_id)
                                     .where(GameSeat.game_id.in_(ids)).order_by(GameSeat.game_id, GameSeat.seat)):
+            result = (None,) * 5 if seat.game_id in hidden else (seat.place, seat.score, seat.change, seat.faults,
+                                                                   seat.retired)
             seats[seat.game_id].append({"seat": seat.seat, "bot_id": seat.bot_id, "bot_name": name,
-                                        "place": seat.place, "score": seat.score, "change": seat.change,
-                                        "faults": seat.faults, "retired": seat.retired})
+                                        **dict(zip(("place", "score", "change", "faults", "retired"), result,
+                                                   strict=True))})
     return [GameRow(g.id, g.season_id, season_name, game, g.number, GameStatus(g.status).value,
-                    g.reason, g.started_at, g.finished_at, tuple(seats[g.id])) for g, season_name, game in page]
+                    None if is_sealed else g.reason, g.started_at, g.finished_at, tuple(seats[g.id]),
+                    bool(is_sealed), g.seed if GameStatus(g.status) == GameStatus.DONE and not is_sealed else None)
+            for g, season_name, game, is_sealed in page]
