@@ -25,7 +25,7 @@ from league.standings import StandingRow, standings_json
 from store.db import NotFound, transaction
 from store.models import Bot, Game, GameSeat, GameStatus, Rating, Replay, Season, SeasonStatus
 from store.repo import Store
-from store.sealing import sealed
+from store.sealing import published, sealed
 
 #: The fields of a standings row that :func:`standings_core` computes in SQL; the others
 #: (maximum-likelihood ratings, openskill) come from ``store.standings``.
@@ -217,7 +217,7 @@ def standings_core(store: Store, season_id: int) -> list[dict[str, Any]]:
     also fits the season's maximum-likelihood ratings (seconds at that size), so the
     dashboard takes those fields from it in the background (``dashboard.deps.Refresher``).
     """
-    done = Game.status == GameStatus.DONE
+    done = published()
     with _read(store) as s:
         _require_season(s, season_id)
         rows = s.execute(
@@ -255,7 +255,7 @@ def crosstable(store: Store, season_id: int) -> list[CrossCell]:
             .select_from(Game)
             .join(a, a.game_id == Game.id)
             .join(b, and_(b.game_id == Game.id, b.bot_id != a.bot_id))
-            .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
+            .where(Game.season_id == season_id, published())
             .group_by(a.bot_id, b.bot_id)
         ).all()
     return [CrossCell(x, y, int(n), int(w), int(d), int(n - w - d)) for x, y, n, w, d in rows]
@@ -269,7 +269,7 @@ def rating_histories(store: Store, season_id: int) -> dict[int, list[RatingPoint
         rows = s.execute(
             select(Game.id, Game.number, GameSeat.bot_id, GameSeat.place)
             .join(GameSeat, GameSeat.game_id == Game.id)
-            .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
+            .where(Game.season_id == season_id, published())
             .order_by(Game.number, GameSeat.seat)
         ).all()
     history: dict[int, list[RatingPoint]] = {}
@@ -303,7 +303,7 @@ def bot_seasons(store: Store, bot_id: int) -> list[dict[str, Any]]:
         _require_bot(s, bot_id)
         rows = s.execute(
             select(Season.id, Season.name, Season.game, Season.status,
-                   func.count(case((Game.status == GameStatus.DONE, 1))))
+                   func.count(case((published(), 1))))
             .join(Game, Game.season_id == Season.id)
             .join(GameSeat, GameSeat.game_id == Game.id)
             .where(GameSeat.bot_id == bot_id)
@@ -324,7 +324,7 @@ def results_by_seat(store: Store, bot_id: int, season_id: int | None = None) -> 
         q = (select(GameSeat.seat, func.count(), func.avg(GameSeat.place), func.avg(GameSeat.change),
                     func.sum(case((GameSeat.place == 1, 1), else_=0)), func.sum(GameSeat.faults))
              .join(Game, Game.id == GameSeat.game_id)
-             .where(GameSeat.bot_id == bot_id, Game.status == GameStatus.DONE)
+             .where(GameSeat.bot_id == bot_id, published())
              .group_by(GameSeat.seat).order_by(GameSeat.seat))
         if season_id is not None:
             q = q.where(Game.season_id == season_id)
@@ -344,7 +344,7 @@ def opponents(store: Store, bot_id: int, season_id: int | None = None) -> list[O
              .join(Game, Game.id == a.game_id)
              .join(b, and_(b.game_id == a.game_id, b.bot_id != a.bot_id))
              .join(Bot, Bot.id == b.bot_id)
-             .where(a.bot_id == bot_id, Game.status == GameStatus.DONE)
+             .where(a.bot_id == bot_id, published())
              .group_by(b.bot_id, Bot.name)
              .order_by(func.count().desc(), Bot.name))
         if season_id is not None:
@@ -355,7 +355,7 @@ def opponents(store: Store, bot_id: int, season_id: int | None = None) -> list[O
 def _recent_replays(s: Session, bot_id: int, limit: int, faulted_only: bool) -> list[tuple[int, int, list[int], dict[str, Any]]]:
     """``(game_id, season_id, the bot's seats, record JSON)`` of the bot's most recent done games."""
     q = (select(Game.id, Game.season_id).join(GameSeat, GameSeat.game_id == Game.id)
-         .where(GameSeat.bot_id == bot_id, Game.status == GameStatus.DONE, ~sealed()))
+         .where(GameSeat.bot_id == bot_id, published()))
     if faulted_only:
         q = q.where(GameSeat.faults > 0)
     games = s.execute(q.distinct().order_by(Game.id.desc()).limit(limit)).all()

@@ -39,7 +39,7 @@ from typing import Any, cast
 
 from sqlalchemy import CursorResult, Engine, delete, exists, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from league import elo as elo_rating
 from league import fairness
@@ -69,6 +69,7 @@ from store.models import (
     SeasonStatus,
     utcnow,
 )
+from store.sealing import OPEN, published
 
 #: Voided attempts after which a game is stored as failed (rules §4.3).
 MAX_ATTEMPTS = 3
@@ -777,13 +778,13 @@ class Store:
                 for bot, place, change, faults, retired in s.execute(
                     select(GameSeat.bot_id, GameSeat.place, GameSeat.change, GameSeat.faults, GameSeat.retired)
                     .join(Game, Game.id == GameSeat.game_id)
-                    .where(Game.season_id == season_id, Game.status == GameStatus.DONE))
+                    .where(Game.season_id == season_id, published()))
             ]
             elo = dict(s.execute(select(Rating.bot_id, Rating.elo).where(Rating.season_id == season_id)).all())
             games = group_games((number, bot, cast(int, place)) for number, bot, place in s.execute(
                 select(Game.number, GameSeat.bot_id, GameSeat.place)
                 .join(GameSeat, GameSeat.game_id == Game.id)
-                .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
+                .where(Game.season_id == season_id, published())
                 .order_by(Game.number, GameSeat.seat)))
         return compute_standings(outcomes, names, elo, games)
 
@@ -837,6 +838,7 @@ class Store:
             return VoidResult.STALE
         self._close_attempt(s, game_id, attempt, AttemptOutcome.VOIDED, reason, now)
         if failed:
+            self._recompute_ratings(s, season, now)  # a sealed group it closed is rated now
             self._maybe_finish_season(s, season, now)
             return VoidResult.FAILED
         return VoidResult.PENDING
@@ -873,17 +875,21 @@ class Store:
 
     @staticmethod
     def _recompute_ratings(s: Session, season: Season, now: datetime) -> None:
-        """Make the season's ratings equal to Elo over all its done games in schedule order.
+        """Make the season's ratings equal to Elo over all its published games (done and not
+        sealed: ``store.sealing``) in schedule order.
 
         Games up to ``season.rated_through`` are final (done or failed, never re-run),
         so their Elo is kept in ``ratings.base_elo``; only the done games after that
         checkpoint are replayed from it, with exactly the float operations of a
         replay from the start (so the result is bit-identical to ``season_elo``).
-        The checkpoint then moves to just before the first game still pending or
-        running. Cost: the games after the checkpoint, about the games in flight.
+        The checkpoint then moves to just before the first game of a deal group with a
+        game still pending or running (every sealed game is after it). Cost: the games
+        after the checkpoint, about the games in flight.
         """
+        open_groups = aliased(Game)  # a sealed game's result waits for its deal group (store.sealing)
         first_open = s.scalar(select(func.min(Game.number)).where(
-            Game.season_id == season.id, Game.status.in_([GameStatus.PENDING, GameStatus.RUNNING])))
+            Game.season_id == season.id, Game.deal_group.in_(select(open_groups.deal_group).where(
+                open_groups.season_id == season.id, open_groups.status.in_(OPEN)))))
         if first_open is None:
             first_open = (s.scalar(select(func.max(Game.number)).where(Game.season_id == season.id)) or 0) + 1
         old = season.rated_through
@@ -894,7 +900,7 @@ class Store:
         rows = s.execute(
             select(Game.number, GameSeat.bot_id, GameSeat.place)
             .join(GameSeat, GameSeat.game_id == Game.id)
-            .where(Game.season_id == season.id, Game.status == GameStatus.DONE, Game.number > old)
+            .where(Game.season_id == season.id, published(), Game.number > old)
             .order_by(Game.number, GameSeat.seat)
         ).all()
         games: list[tuple[int, list[int], list[int]]] = []

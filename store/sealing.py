@@ -5,7 +5,10 @@ duplicate season; every other game is a group of its own) share one deal seed. A
 game is *sealed* while another game of its group is pending or running: its
 replay, live events, seat results and seed are withheld (the dashboard says
 "sealed until its duplicate group is played"), since they would show the cards
-of a game still to be played. Outside duplicate seasons nothing is ever sealed.
+of a game still to be played. Its result is not counted in the standings, ratings,
+head-to-head or per-bot statistics either (:func:`published`), so that they do not
+change, game by game, with the results of a sealed group. Outside duplicate
+seasons nothing is ever sealed.
 """
 
 from __future__ import annotations
@@ -29,3 +32,9 @@ def sealed(game: Any = Game) -> ColumnElement[bool]:
     other = aliased(Game)
     return exists().where(other.season_id == game.season_id, other.deal_group == game.deal_group,
                           other.id != game.id, other.status.in_(OPEN))
+
+
+def published(game: Any = Game) -> ColumnElement[bool]:
+    """SQL: a done game that is not sealed: its result counts in standings, ratings, head-to-head
+    and per-bot statistics (a sealed game's result joins them when its group's last game is stored)."""
+    return (game.status == GameStatus.DONE) & ~sealed(game)

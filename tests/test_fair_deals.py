@@ -38,9 +38,9 @@ from referee.live import LiveView
 from referee.record import GameRecord
 from referee.referee import play
 from referee.timecontrol import TimeControl
-from store import GameStatus, Store, open_store
+from store import MAX_ATTEMPTS, GameStatus, Store, open_store
 from store.sealing import SEALED_MESSAGE
-from tests.store.conftest import db_url, pg_database  # noqa: F401  (fixtures: SQLite and PostgreSQL)
+from tests.store.conftest import bots, db_url, finish, pg_database, store  # noqa: F401  (fixtures: SQLite and PostgreSQL)
 from workers.service import Outcome, run_game
 
 CLI = [sys.executable, "-m", "cli.main"]
@@ -316,8 +316,20 @@ def test_a_sealed_duplicate_group_shows_nothing_until_its_last_game_is_stored(le
             assert r.status_code == 200 and r.json()["public_only"] is live
             return r.json()
 
+        def counted() -> list[int]:
+            """Games counted per bot by the standings (API and store), the crosstable and the bot pages."""
+            rows = client.get(f"/api/v1/seasons/{dup}/standings").json()
+            assert [r["games"] for r in rows] == [r.games for r in league.store.standings(dup)]
+            cells = client.get(f"/api/v1/seasons/{dup}/crosstable").json()["cells"]
+            bot = client.get(f"/api/v1/bots/{rows[0]['bot_id']}", params={"season_id": dup}).json()
+            met = sum(c["games"] for c in cells if c["bot_id"] == rows[0]["bot_id"])  # two opponents a game
+            assert sum(x["games"] for x in bot["seats"]) == rows[0]["games"] == met // 2
+            assert all(r["elo"] == 1500 for r in rows) == (rows[0]["games"] == 0)
+            return sorted(r["games"] for r in rows)
+
         sealed(g0.id)  # done, two more rotations to play
         sealed(g1.id)  # running: its live events show the cards of the pending rotation
+        assert counted() == [0, 0, 0]
         assert client.get(f"/api/v1/games?season_id={dup}&bot_id={g0.seats[0].bot_id}&result=win").json()["total"] == 0
         assert client.get(f"/api/v1/games?season_id={dup}&fault=false").json()["total"] == 0
 
@@ -329,7 +341,9 @@ def test_a_sealed_duplicate_group_shows_nothing_until_its_last_game_is_stored(le
         sealed(g0.id)
         sealed(g1.id)
 
+        assert counted() == [0, 0, 0]
         league.finish(g2.id)
+        assert counted() == [3, 3, 3]
         for game in (g0, g1, g2):
             assert shown(game.id)["record"]["seed"] == game.seed
             body = client.get(f"/api/v1/games/{game.id}").json()
@@ -391,3 +405,18 @@ def test_season_verify_on_the_command_line(league: League) -> None:
     result = cli("season", "verify", "cli", "--db", league.url)
     assert result.returncode == 1
     assert f"MISMATCH game 1 (id {game.id}): the replay does not re-run: chance event {index} differs" in result.stdout
+
+
+def test_a_sealed_group_closed_by_a_failed_game_is_rated(store: Store, bots: list[int]) -> None:  # noqa: F811
+    sid = store.create_season("d", "svara", {"hands": 3}, {}, 1, {"duplicate": True},
+                              [(5, bots[:3]), (5, bots[1:4])], deal_groups=[0, 0])
+    g0, g1 = store.list_games(sid)
+    finish(store, g0.id, [1, 2, 3])
+    assert store.ratings(sid) == {} and all(r.games == 0 for r in store.standings(sid))
+    for _ in range(MAX_ATTEMPTS):
+        claim = store.claim_game(g1.id, "w", 60)
+        assert claim is not None
+        store.void_game(g1.id, claim.attempt, "platform failure")
+    assert store.get_game(g1.id).status is GameStatus.FAILED  # type: ignore[union-attr]
+    assert set(store.ratings(sid)) == set(bots[:3])
+    assert sorted(r.games for r in store.standings(sid)) == [0, 1, 1, 1]
