@@ -22,7 +22,7 @@ def run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(
     "command",
-    [[], ["demo"], ["standings"], ["bot"], ["bot", "serve"], ["season"], ["season", "create"], ["season", "run"], ["season", "list"]],
+    [[], ["demo"], ["standings"], ["bot"], ["bot", "serve"], ["season"], ["season", "create"], ["season", "run"], ["season", "list"], ["season", "verify"]],
 )
 def test_every_command_explains_itself(command: list[str]) -> None:
     result = run(*command, "--help")
