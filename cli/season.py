@@ -83,6 +83,9 @@ def deals_note(season) -> str:
     if season.reproducible:
         return (f"deals: REPRODUCIBLE from --seed: anyone who knows the seed knows every card "
                 f"(commitment {season.commitment})")
+    if season.status == "done":
+        return (f"deals: secret; commitment {season.commitment} (SHA-256 of the season key); the season is over "
+                f"and its key is published: cardarena season verify {season.name}")
     return (f"deals: secret; commitment {season.commitment} (SHA-256 of the season key, published with the "
             "key when the season is over: cardarena season verify)")
 
@@ -177,6 +180,7 @@ def verify(
 def print_standings(store, season) -> None:
     from referee.games import spec
 
+    season = store.get_season(season.id) or season  # its status now, after a run
     game_spec = spec(season.game)
     change = f"avg {game_spec.score_unit} change" if game_spec.higher_score_is_better else f"avg {game_spec.score_unit} (lower is better)"
     rows = store.standings(season.id)

@@ -151,7 +151,8 @@ class Season(Base):
     ``deal_key`` is the season's secret key (``league.fairness``: 64 hex digits; every
     game's deal seed is an HMAC of it), never shown until the season is done;
     ``commitment`` its SHA-256, public from the start. ``reproducible``: the key was
-    derived from the organiser's ``seed`` (``--seed``; NULL for a secret season).
+    derived from the organiser's ``seed`` (``--seed``; a secret season stores 0, which
+    ``store.SeasonInfo`` shows as None).
     Seasons from before keys (migration 0005) have neither key nor commitment and are
     marked reproducible: their seed was public. ``rated_through``
     is the ratings checkpoint: every game numbered up to it is final (done or
@@ -165,7 +166,7 @@ class Season(Base):
     game: Mapped[str] = mapped_column(String(32))
     params: Mapped[dict[str, Any]]
     time_control: Mapped[dict[str, Any]]
-    seed: Mapped[int | None] = mapped_column(BigInteger)
+    seed: Mapped[int] = mapped_column(BigInteger)
     deal_key: Mapped[str | None] = mapped_column(String(64))
     commitment: Mapped[str | None] = mapped_column(String(64))
     reproducible: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
@@ -203,7 +204,7 @@ class Game(Base):
     season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"))
     number: Mapped[int] = mapped_column(Integer)
     seed: Mapped[int] = mapped_column(BigInteger)
-    deal_group: Mapped[int] = mapped_column(Integer)
+    deal_group: Mapped[int | None] = mapped_column(Integer)  # always written; NULL-able for migration 0005
     status: Mapped[GameStatus] = mapped_column(
         _str_enum(GameStatus, "game_status"), default=GameStatus.PENDING
     )

@@ -262,7 +262,7 @@ def _bot_info(b: Bot) -> BotInfo:
 
 
 def _season_info(s: Season) -> SeasonInfo:
-    return SeasonInfo(s.id, s.name, s.game, s.params, s.time_control, s.seed, s.config,
+    return SeasonInfo(s.id, s.name, s.game, s.params, s.time_control, s.seed if s.reproducible else None, s.config,
                       SeasonStatus(s.status), s.created_at, s.finished_at, s.commitment, bool(s.reproducible))
 
 
@@ -451,7 +451,8 @@ class Store:
                 if missing := sorted(bot_ids - known):
                     raise NotFound(f"unknown bot ids {missing}")
                 season = Season(name=name, game=game, params=params, time_control=time_control,
-                                seed=seed, config=config, status=SeasonStatus.SCHEDULED, deal_key=key.hex(),
+                                seed=0 if seed is None else seed, config=config, status=SeasonStatus.SCHEDULED,
+                                deal_key=key.hex(),
                                 commitment=fairness.commitment(key), reproducible=seed is not None)
                 s.add(season)
                 s.flush()
@@ -496,7 +497,8 @@ class Store:
         with self._read() as s:
             rows = s.execute(select(Game.id, Game.number, Game.deal_group, Game.seed, Game.status)
                              .where(Game.season_id == season_id).order_by(Game.number)).all()
-            return [(gid, number, group, seed, GameStatus(status)) for gid, number, group, seed, status in rows]
+            return [(gid, number, number if group is None else group, seed, GameStatus(status))
+                    for gid, number, group, seed, status in rows]
 
     def list_seasons(self) -> list[SeasonInfo]:
         """All seasons by id."""
@@ -888,7 +890,7 @@ class Store:
         """
         open_groups = aliased(Game)  # a sealed game's result waits for its deal group (store.sealing)
         first_open = s.scalar(select(func.min(Game.number)).where(
-            Game.season_id == season.id, Game.deal_group.in_(select(open_groups.deal_group).where(
+            Game.season_id == season.id, Game.status.in_(OPEN) | Game.deal_group.in_(select(open_groups.deal_group).where(
                 open_groups.season_id == season.id, open_groups.status.in_(OPEN)))))
         if first_open is None:
             first_open = (s.scalar(select(func.max(Game.number)).where(Game.season_id == season.id)) or 0) + 1

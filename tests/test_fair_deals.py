@@ -420,3 +420,36 @@ def test_a_sealed_group_closed_by_a_failed_game_is_rated(store: Store, bots: lis
     assert store.get_game(g1.id).status is GameStatus.FAILED  # type: ignore[union-attr]
     assert set(store.ratings(sid)) == set(bots[:3])
     assert sorted(r.games for r in store.standings(sid)) == [0, 1, 1, 1]
+
+
+def test_migrating_a_populated_store_keeps_every_row_and_marks_old_seasons(db_url: str) -> None:  # noqa: F811
+    from store import db
+
+    engine = db.create_store_engine(db_url)
+    db.migrate(engine, "0004")
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO bots (id, name, endpoint, version, author, games, capacity, created_at) VALUES "
+                          "(1, 'a', 'h:1', '1', 't', '[\"svara\"]', 1, '2026-01-01'), "
+                          "(2, 'b', 'h:2', '1', 't', '[\"svara\"]', 1, '2026-01-01')"))
+        conn.execute(text("INSERT INTO seasons (id, name, game, params, time_control, seed, config, status, "
+                          "rated_through, created_at) VALUES (1, 'old', 'svara', '{}', '{}', 7, '{}', 'scheduled', -1, "
+                          "'2026-01-01')"))
+        conn.execute(text("INSERT INTO games (id, season_id, number, seed, status, attempts, created_at) VALUES "
+                          "(1, 1, 0, 99, 'pending', 0, '2026-01-01'), (2, 1, 1, 98, 'done', 1, '2026-01-01')"))
+        conn.execute(text("INSERT INTO game_seats (game_id, seat, bot_id) VALUES (1, 0, 1), (1, 1, 2), (2, 0, 2), (2, 1, 1)"))
+        conn.execute(text("INSERT INTO replays (game_id, record, json_size) VALUES (2, :r, 2)"), {"r": b"x"})
+    db.migrate(engine)
+    with engine.connect() as conn:
+        counts = [conn.execute(text(f"SELECT count(*) FROM {t}")).scalar_one()  # noqa: S608
+                  for t in ("bots", "seasons", "games", "game_seats", "replays")]
+        groups = conn.execute(text("SELECT number, deal_group FROM games ORDER BY number")).all()
+    engine.dispose()
+    assert counts == [2, 1, 2, 4, 1] and [tuple(g) for g in groups] == [(0, 0), (1, 1)]
+    st = open_store(db_url)
+    try:
+        season = st.get_season(1)
+        assert season is not None and season.reproducible and season.commitment is None and season.seed == 7
+        with pytest.raises(CannotVerify, match="created before seasons had keys"):
+            verify_season(st, season)
+    finally:
+        st.close()

@@ -1,10 +1,15 @@
 """Provably fair deals: a season key with its commitment, and deal groups.
 
 ``seasons.deal_key`` (the secret key, hex), ``seasons.commitment`` (its SHA-256,
-public), ``seasons.reproducible`` (the key came from the organiser's seed), and
-``seasons.seed`` becomes NULL-able (a secret season has no seed).
-``games.deal_group``: the games sharing a deal (the rotation group in a duplicate
-season, else the game itself), with an index to find a group's open games.
+public), ``seasons.reproducible`` (the key came from the organiser's seed; a secret
+season stores seed 0). ``games.deal_group``: the games sharing a deal (the rotation
+group in a duplicate season, else the game itself), with an index to find a group's
+open games.
+
+Only columns and an index are added: SQLite would rebuild a table to change a
+column, and dropping ``seasons`` or ``games`` for the rebuild would cascade to
+every game, seat and replay. So ``deal_group`` stays NULL-able (the store always
+writes it; NULL would be a group of its own).
 
 Seasons stored before this revision drew their game seeds from a public seed: they
 get no key and no commitment and are marked reproducible; their games are each
@@ -29,28 +34,20 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("seasons") as batch:
-        batch.add_column(sa.Column("deal_key", sa.String(length=64), nullable=True))
-        batch.add_column(sa.Column("commitment", sa.String(length=64), nullable=True))
-        batch.add_column(sa.Column("reproducible", sa.Boolean(), server_default=sa.text("false"), nullable=False))
-    with op.batch_alter_table("seasons") as batch:
-        batch.alter_column("seed", existing_type=sa.BigInteger(), nullable=True)
+    # plain ADD COLUMN (not batch mode, which may rebuild the table on SQLite)
+    op.add_column("seasons", sa.Column("deal_key", sa.String(length=64), nullable=True))
+    op.add_column("seasons", sa.Column("commitment", sa.String(length=64), nullable=True))
+    op.add_column("seasons", sa.Column("reproducible", sa.Boolean(), server_default=sa.text("false"), nullable=False))
     op.execute("UPDATE seasons SET reproducible = true")
-    with op.batch_alter_table("games") as batch:
-        batch.add_column(sa.Column("deal_group", sa.Integer(), nullable=True))
+    op.add_column("games", sa.Column("deal_group", sa.Integer(), nullable=True))
     op.execute("UPDATE games SET deal_group = number")
-    with op.batch_alter_table("games") as batch:
-        batch.alter_column("deal_group", existing_type=sa.Integer(), nullable=False)
-        batch.create_index("ix_games_season_id_deal_group_status", ["season_id", "deal_group", "status"])
+    op.create_index("ix_games_season_id_deal_group_status", "games", ["season_id", "deal_group", "status"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_games_season_id_deal_group_status", table_name="games")
     with op.batch_alter_table("games") as batch:
-        batch.drop_index("ix_games_season_id_deal_group_status")
         batch.drop_column("deal_group")
-    op.execute("UPDATE seasons SET seed = 0 WHERE seed IS NULL")
-    with op.batch_alter_table("seasons") as batch:
-        batch.alter_column("seed", existing_type=sa.BigInteger(), nullable=False)
     with op.batch_alter_table("seasons") as batch:
         batch.drop_column("reproducible")
         batch.drop_column("commitment")
