@@ -283,7 +283,8 @@ def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequen
     caller voids it; nothing of it is stored), and BadParameters (from the
     rules) for impossible parameters. Bot misbehaviour never raises: it is
     recorded as faults (rules §4.2). ``live``: a :class:`~referee.live.LiveView` the game's
-    public progress can be read from while it runs (it does not change the game).
+    public progress can be read from while it runs (it does not change the game). ``game_id`` is
+    sent to the bots with every decision, so it must say nothing of the seed (default ``"game"``).
     """
-    return _Game(spec, params, num_seats, seed, clients, time_control or TimeControl(), game_id or f"game-{seed}",
+    return _Game(spec, params, num_seats, seed, clients, time_control or TimeControl(), game_id or "game",
                  live).run()
