@@ -217,7 +217,7 @@ def standings_core(store: Store, season_id: int) -> list[dict[str, Any]]:
     also fits the season's maximum-likelihood ratings (seconds at that size), so the
     dashboard takes those fields from it in the background (``dashboard.deps.Refresher``).
     """
-    done = published()
+    done = published(season_id=season_id)
     with _read(store) as s:
         _require_season(s, season_id)
         rows = s.execute(
@@ -255,7 +255,7 @@ def crosstable(store: Store, season_id: int) -> list[CrossCell]:
             .select_from(Game)
             .join(a, a.game_id == Game.id)
             .join(b, and_(b.game_id == Game.id, b.bot_id != a.bot_id))
-            .where(Game.season_id == season_id, published())
+            .where(Game.season_id == season_id, published(season_id=season_id))
             .group_by(a.bot_id, b.bot_id)
         ).all()
     return [CrossCell(x, y, int(n), int(w), int(d), int(n - w - d)) for x, y, n, w, d in rows]
@@ -269,7 +269,7 @@ def rating_histories(store: Store, season_id: int) -> dict[int, list[RatingPoint
         rows = s.execute(
             select(Game.id, Game.number, GameSeat.bot_id, GameSeat.place)
             .join(GameSeat, GameSeat.game_id == Game.id)
-            .where(Game.season_id == season_id, published())
+            .where(Game.season_id == season_id, published(season_id=season_id))
             .order_by(Game.number, GameSeat.seat)
         ).all()
     history: dict[int, list[RatingPoint]] = {}

@@ -780,13 +780,13 @@ class Store:
                 for bot, place, change, faults, retired in s.execute(
                     select(GameSeat.bot_id, GameSeat.place, GameSeat.change, GameSeat.faults, GameSeat.retired)
                     .join(Game, Game.id == GameSeat.game_id)
-                    .where(Game.season_id == season_id, published()))
+                    .where(Game.season_id == season_id, published(season_id=season_id)))
             ]
             elo = dict(s.execute(select(Rating.bot_id, Rating.elo).where(Rating.season_id == season_id)).all())
             games = group_games((number, bot, cast(int, place)) for number, bot, place in s.execute(
                 select(Game.number, GameSeat.bot_id, GameSeat.place)
                 .join(GameSeat, GameSeat.game_id == Game.id)
-                .where(Game.season_id == season_id, published())
+                .where(Game.season_id == season_id, published(season_id=season_id))
                 .order_by(Game.number, GameSeat.seat)))
         return compute_standings(outcomes, names, elo, games)
 
@@ -902,7 +902,7 @@ class Store:
         rows = s.execute(
             select(Game.number, GameSeat.bot_id, GameSeat.place)
             .join(GameSeat, GameSeat.game_id == Game.id)
-            .where(Game.season_id == season.id, published(), Game.number > old)
+            .where(Game.season_id == season.id, published(season_id=season.id), Game.number > old)
             .order_by(Game.number, GameSeat.seat)
         ).all()
         games: list[tuple[int, list[int], list[int]]] = []

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, exists
+from sqlalchemy import ColumnElement, Select, case, exists, func, select, tuple_
 from sqlalchemy.orm import aliased
 
 from store.models import Game, GameStatus
@@ -34,7 +34,19 @@ def sealed(game: Any = Game) -> ColumnElement[bool]:
                           other.id != game.id, other.status.in_(OPEN))
 
 
-def published(game: Any = Game) -> ColumnElement[bool]:
+def sealed_groups(season_id: int | None = None) -> Select[Any]:
+    """SQL: ``(season_id, deal_group)`` of the groups (of one season, or all) with a game still
+    to be played and a game already final: the groups whose final games are sealed. A few in
+    flight at a time; computed once per statement (not per row, as :func:`sealed` is)."""
+    g = aliased(Game)
+    q = (select(g.season_id, g.deal_group).where(g.deal_group.is_not(None)).group_by(g.season_id, g.deal_group)
+         .having(func.count(case((g.status.in_(OPEN), 1))) > 0, func.count(case((g.status.not_in(OPEN), 1))) > 0))
+    return q.where(g.season_id == season_id) if season_id is not None else q
+
+
+def published(game: Any = Game, season_id: int | None = None) -> ColumnElement[bool]:
     """SQL: a done game that is not sealed: its result counts in standings, ratings, head-to-head
-    and per-bot statistics (a sealed game's result joins them when its group's last game is stored)."""
-    return (game.status == GameStatus.DONE) & ~sealed(game)
+    and per-bot statistics (a sealed game's result joins them when its group's last game is stored).
+    ``season_id``: the query reads only that season's games (a smaller :func:`sealed_groups`)."""
+    return (game.status == GameStatus.DONE) & (
+        game.deal_group.is_(None) | tuple_(game.season_id, game.deal_group).not_in(sealed_groups(season_id)))

@@ -228,8 +228,11 @@ def test_no_seed_of_an_unstored_game_and_no_key_is_reachable_until_the_season_is
     app = create_app(DashboardSettings(db_url=league.url, latency_games=50))
     with TestClient(app) as client:
         bodies = scan(client, get_routes(app, seasons, bot_ids, game_ids) + pages(seasons, bot_ids, game_ids), secrets)
-        for answer in arena_answers(league.url, list(seasons.values())):
+        answers = arena_answers(league.url, list(seasons.values()))
+        for answer in answers:
             assert not [w for w, v in secrets.items() if v in answer], answer
+        assert "reproducible: true" in answers[3] and "reproducible" not in answers[1]  # repro, then secret
+        assert f'commitment: "{fairness.commitment(bytes.fromhex(keys[secret]))}"' in answers[1]
         season = client.get(f"/api/v1/seasons/{secret}").json()
         assert season["key"] is None and season["commitment"] == fairness.commitment(bytes.fromhex(keys[secret]))
         assert "seed" not in season and season["reproducible"] is False
