@@ -38,7 +38,8 @@ def demo(
     game: Annotated[str, typer.Option(help="slippery-sam, svara, rummy, or all.")] = "slippery-sam",
     games: Annotated[int | None, typer.Option(help="Games per season (default: 200; rummy 100).", min=1)] = None,
     workers: Annotated[int | None, typer.Option(help="Local worker processes (default: one per core).", min=1)] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the schedule and the deals.", min=0, max=2**63 - 1)] = 1,
+    seed: Annotated[int | None, typer.Option(
+        help="Make the demo season reproducible from this seed (default: a secret key).", min=0, max=2**63 - 1)] = None,
     db: DbOption = None,
     serve: Annotated[bool, typer.Option("--serve", help="Then leave the dashboard running on the demo's database.")] = False,
     port: Annotated[int, typer.Option(help="Dashboard port with --serve.", min=1, max=65535)] = 8000,

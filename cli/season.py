@@ -45,7 +45,10 @@ def create(
     bots: Annotated[str, typer.Option(help="Registered bot names, comma-separated.")],
     tables: Annotated[str, typer.Option(help="Table sizes used in turn, comma-separated, e.g. 3,4,5,6.")] = "3,4",
     games: Annotated[int, typer.Option(help="Games to schedule (rounded up to whole seat rotations).")] = 100,
-    seed: Annotated[int, typer.Option(help="Seed of the schedule and of every deal.", min=0, max=2**63 - 1)] = 1,
+    seed: Annotated[int | None, typer.Option(
+        help="Make the season reproducible: its key, so the seating and every deal, come from this seed "
+             "(anyone who knows it knows the cards). Default: a secret key drawn at random.",
+        min=0, max=2**63 - 1)] = None,
     duplicate: Annotated[bool, typer.Option(help="Play each deal seed once in every rotation of its table.")] = False,
     param: Annotated[list[str], typer.Option(metavar="NAME=VALUE", help="Game parameter (repeatable), e.g. orbits=3.")] = [],
     deadline: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
@@ -75,7 +78,23 @@ def create(
     except SeasonError as exc:
         fail(str(exc), 2)
     progress = store.season_progress(season_id)
+    info = store.get_season(season_id)
     console.print(f"season [bold]{escape(name)}[/] created: {progress['total']} games pending", highlight=False)
+    console.print(deals_note(info), highlight=False, markup=False)
+
+
+def deals_note(season) -> str:
+    """One line on how the season's deals are made: secret with its commitment, or reproducible."""
+    if season.commitment is None:
+        return "deals: from a public seed (a season from before season keys): not secret, nothing to verify"
+    if season.reproducible:
+        return (f"deals: REPRODUCIBLE from --seed: anyone who knows the seed knows every card "
+                f"(commitment {season.commitment})")
+    if season.status == "done":
+        return (f"deals: secret; commitment {season.commitment} (SHA-256 of the season key); the season is over "
+                f"and its key is published: cardarena season verify {season.name}")
+    return (f"deals: secret; commitment {season.commitment} (SHA-256 of the season key, published with the "
+            "key when the season is over: cardarena season verify)")
 
 
 @app.command("run")
@@ -181,19 +200,48 @@ def _resume_command(name: str, db: str | None, broker: str | None) -> str:
 def list_seasons(db: DbOption = None) -> None:
     """List seasons with their progress (reads the store; never changes it)."""
     store = open_db(db, read_only=True)
-    table = Table("season", "game", "status", "done", "pending", "running", "failed", "not played", "suspended")
+    table = Table("season", "game", "status", "done", "pending", "running", "failed", "not played", "suspended",
+                  "deals")
     for s in store.list_seasons():
         p = store.season_progress(s.id)
         suspended = ", ".join(a.name for a in store.season_availability(s.id) if a.suspended_at is not None)
+        deals = "secret" if not s.reproducible else "reproducible" if s.commitment else "public seed"
         table.add_row(escape(s.name), s.game, str(s.status),
                       *(str(p.get(k, 0)) for k in ("done", "pending", "running", "failed", "not_played")),
-                      escape(suspended) or "-")
+                      escape(suspended) or "-", deals)
     console.print(table)
+    if any(s.reproducible for s in store.list_seasons()):
+        console.print("reproducible: the deals come from the organiser's --seed, and anyone who knows the seed "
+                      "knows every card.", highlight=False)
+
+
+@app.command("verify")
+def verify(
+    name: Annotated[str, typer.Argument(help="Season name.")],
+    db: DbOption = None,
+) -> None:
+    """Check a finished season's deals: the published key against the commitment, every game's seed
+    against the key, and every replay by re-running it. Exit 0 when all verify, 1 otherwise."""
+    from league.verify import CannotVerify, verify_season
+
+    store = open_db(db, existing=True)
+    season = store.get_season_by_name(name)
+    if season is None:
+        no_season(name, db)
+    try:
+        report = verify_season(store, season)
+    except CannotVerify as exc:
+        fail(str(exc))
+    for line in report.lines():
+        console.print(line, highlight=False, markup=False)
+    if not report.ok:
+        raise typer.Exit(1)
 
 
 def print_standings(store, season) -> None:
     from referee.games import spec
 
+    season = store.get_season(season.id) or season  # its status now, after a run
     game_spec = spec(season.game)
     change = f"avg {game_spec.score_unit} change" if game_spec.higher_score_is_better else f"avg {game_spec.score_unit} (lower is better)"
     rows = store.standings(season.id)
@@ -209,6 +257,7 @@ def print_standings(store, season) -> None:
                       f"{r.faults} (retired in {r.retired})" if r.retired else str(r.faults), f"{r.elo:.0f}",
                       ml, f"{r.p_better:.2f}" if r.p_better is not None else "-", skill)
     console.print(table)
+    console.print(deals_note(season), highlight=False, markup=False)
     console.print("Ranked by ML rating: maximum-likelihood Bradley-Terry over the whole season (Elo scale), "
                   "95% interval; then by Elo (online, K=32, in schedule order). "
                   "P(>next): probability the bot is really better than the next row's; "
@@ -228,6 +277,7 @@ def standings(
         no_season(season, db)
     if as_json:
         print(json.dumps({"season": info.name, "game": info.game, "progress": store.season_progress(info.id),
+                          "reproducible": info.reproducible, "commitment": info.commitment,
                           "standings": store.standings_json(info.id)}, indent=2))
     else:
         print_standings(store, info)

@@ -128,7 +128,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         except RegistryError as exc:
             _abort(context, exc)
         return arena_pb2.GetStandingsResponse(season=season.name, game=GAME_TO_ENUM.get(season.game, 0),
-                                              rows=[standing_message(i, r) for i, r in enumerate(rows, 1)])
+                                              rows=[standing_message(i, r) for i, r in enumerate(rows, 1)],
+                                              reproducible=season.reproducible, commitment=season.commitment or "")
 
 
 def _games(values: object) -> list[str]:

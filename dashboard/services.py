@@ -20,6 +20,7 @@ from dashboard.schemas import (
     BotSeasonOut,
     CrossCellOut,
     CrosstableOut,
+    FairnessOut,
     FaultOut,
     GameDetailOut,
     GameOut,
@@ -38,13 +39,15 @@ from league.standings import rank_key
 from referee.games import spec
 from store import BotInfo, NotFound, Store
 from store import queries as q
+from store.sealing import SEALED_MESSAGE
 
 T = TypeVar("T")
 
 
 def _season_out(x: q.SeasonSummary) -> SeasonOut:
     return SeasonOut(id=x.id, name=x.name, game=x.game, status=x.status, created_at=x.created_at,
-                     finished_at=x.finished_at, progress=x.progress)  # type: ignore[arg-type]
+                     finished_at=x.finished_at, progress=x.progress,  # type: ignore[arg-type]
+                     reproducible=x.reproducible, commitment=x.commitment)
 
 
 def seasons(store: Store) -> list[SeasonOut]:
@@ -63,10 +66,44 @@ def season_detail(store: Store, season_id: int) -> SeasonDetailOut:
         unit, higher = gs.score_unit, gs.higher_score_is_better
     except (ValueError, ImportError):
         unit, higher = "points", True
+    key = store.revealed_key(season_id)
     unavailable = [UnavailableBotOut(**asdict(a)) for a in store.season_availability(season_id)]
     return SeasonDetailOut(**_season_out(summary[0]).model_dump(), params=info.params,
-                           time_control=info.time_control, config=info.config, seed=info.seed,
-                           score_unit=unit, higher_score_is_better=higher, unavailable=unavailable)
+                           time_control=info.time_control, config=info.config, key=key.hex() if key else None,
+                           verify=f"/seasons/{season_id}/fairness", score_unit=unit, higher_score_is_better=higher,
+                           unavailable=unavailable)
+
+
+def fairness(store: Store, season_id: int) -> FairnessOut:
+    """How the season's deals are made and verified, with its commitment and (once over) its key."""
+    season = season_detail(store, season_id)
+    duplicate = bool(season.config.get("duplicate", False))
+    label = "'group:<g>' with g the number of the table's rotation group (all its rotations share the deal)" \
+        if duplicate else "'game:<n>' with n the game's number in the schedule (from 0)"
+    scheme = [
+        "At its creation the season drew a secret key of 32 bytes" + (
+            " from the organiser's --seed (a reproducible season: anyone who knows the seed knows every card)"
+            if season.reproducible else " at random") + ", and published its commitment: the SHA-256 of the key's "
+        "32 raw bytes, in hex.",
+        f"Each game's deal seed is HMAC-SHA256(key, label) with the label {label}; the seed is the first 8 bytes "
+        "of the HMAC read as a big-endian unsigned integer, shifted right by one bit (63 bits).",
+        "The referee draws every shuffle and draw by lot of the game from Python's random.Random(seed) "
+        "(referee/replay.py re-derives them).",
+        "A game's seed is shown only with its stored replay; in a duplicate season, only once every game of its "
+        "rotation group is played. The key is published when every game of the season is final.",
+    ]
+    steps = [
+        "Wait until the season is over: the key below is empty until then.",
+        "Check that SHA-256(bytes.fromhex(key)) equals the commitment.",
+        "For every game, compute its seed from the key as above and compare it with the seed of the game "
+        "(/api/v1/games/{id}) and of its replay (/api/v1/replays/{id}: record.seed).",
+        "Re-run every replay from its seed and its recorded actions: the shuffles, events and scores must come "
+        "out the same.",
+        f"The organiser's store does all of this in one command: cardarena season verify {season.name}",
+    ]
+    return FairnessOut(season_id=season.id, season_name=season.name, status=season.status,
+                       reproducible=season.reproducible, commitment=season.commitment, key=season.key,
+                       scheme=scheme, how_to_verify=steps)
 
 
 def _job(store: Store, fn: Callable[[str, int], T], season_id: int) -> tuple[Callable[..., T], tuple[Any, ...]] | None:
@@ -180,8 +217,8 @@ def rating_history(store: Store, refresher: Refresher, bot_id: int, season_id: i
 
 
 def game_out(row: q.GameRow) -> GameOut:
-    """A game list row as the API's model."""
-    return GameOut(**{**asdict(row), "seats": list(row.seats)})
+    """A game list row as the API's model (a sealed row says so: ``store.sealing``)."""
+    return GameOut(**{**asdict(row), "seats": list(row.seats)}, sealed_message=SEALED_MESSAGE if row.sealed else None)
 
 
 def games(store: Store, flt: q.GameFilter, limit: int, offset: int) -> GamePageOut:

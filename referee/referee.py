@@ -291,7 +291,8 @@ def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequen
     rules) for impossible parameters. Bot misbehaviour never raises: it is
     recorded as faults (rules §4.2). ``time_control`` None: the game's defaults
     (``TimeControl.for_game``, rules §4.1). ``live``: a :class:`~referee.live.LiveView` the game's
-    public progress can be read from while it runs (it does not change the game).
+    public progress can be read from while it runs (it does not change the game). ``game_id`` is
+    sent to the bots with every decision, so it must say nothing of the seed (default ``"game"``).
     """
     tc = time_control or TimeControl.for_game(spec.name)
-    return _Game(spec, params, num_seats, seed, clients, tc, game_id or f"game-{seed}", live).run()
+    return _Game(spec, params, num_seats, seed, clients, tc, game_id or "game", live).run()

@@ -39,9 +39,10 @@ from typing import Any, cast
 
 from sqlalchemy import CursorResult, Engine, delete, exists, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from league import elo as elo_rating
+from league import fairness
 from league.availability import suspend_after_s
 from league.standings import SeatOutcome, StandingRow, compute_standings, group_games, standings_json
 from referee.engine import GameName
@@ -70,6 +71,7 @@ from store.models import (
     SeasonStatus,
     utcnow,
 )
+from store.sealing import OPEN, published
 
 #: Voided attempts after which a game is stored as failed (rules §4.3).
 MAX_ATTEMPTS = 3
@@ -133,18 +135,25 @@ class BotInfo:
 
 @dataclass(frozen=True)
 class SeasonInfo:
-    """A season (see ``store.models.Season``); ``game`` is a ``GameName`` value."""
+    """A season (see ``store.models.Season``); ``game`` is a ``GameName`` value.
+
+    ``seed`` is the organiser's seed of a reproducible season (None: a secret season);
+    like the key it is never shown. ``commitment`` is the SHA-256 of the season key
+    (``league.fairness``; None for a season stored before keys). The key itself is
+    not here: :meth:`Store.revealed_key` gives it once the season is done."""
 
     id: int
     name: str
     game: str
     params: dict[str, Any]
     time_control: dict[str, Any]
-    seed: int
+    seed: int | None
     config: dict[str, Any]
     status: SeasonStatus
     created_at: datetime
     finished_at: datetime | None
+    commitment: str | None = None
+    reproducible: bool = False
 
 
 @dataclass(frozen=True)
@@ -282,8 +291,8 @@ def _bot_info(b: Bot) -> BotInfo:
 
 
 def _season_info(s: Season) -> SeasonInfo:
-    return SeasonInfo(s.id, s.name, s.game, s.params, s.time_control, s.seed, s.config,
-                      SeasonStatus(s.status), s.created_at, s.finished_at)
+    return SeasonInfo(s.id, s.name, s.game, s.params, s.time_control, s.seed if s.reproducible else None, s.config,
+                      SeasonStatus(s.status), s.created_at, s.finished_at, s.commitment, bool(s.reproducible))
 
 
 def _check_seed(seed: int, what: str) -> None:
@@ -422,22 +431,41 @@ class Store:
         game: str,
         params: dict[str, Any],
         time_control: dict[str, Any],
-        seed: int,
+        seed: int | None,
         config: dict[str, Any],
         games: Sequence[tuple[int, Sequence[int]]],
+        *,
+        key: bytes | None = None,
+        deal_groups: Sequence[int] | None = None,
     ) -> int:
         """Write a season and its whole schedule in one transaction; returns the season id.
 
-        ``games[i] = (seed, [bot id per seat])`` becomes game number ``i``, pending.
+        ``games[i] = (seed, [bot id per seat])`` becomes game number ``i``, pending, in
+        deal group ``deal_groups[i]`` (default ``i``: no game shares its deal).
+        ``key`` is the season's key (``league.fairness``; 32 bytes); without it the key
+        of the reproducible season of ``seed`` (``fairness.key_from_seed``). ``seed``:
+        the organiser's seed of a reproducible season, or None for a secret one (then
+        ``key`` is needed). The commitment is stored with the key.
         ``params``, ``time_control`` and ``config`` must be JSON-serialisable.
         Raises SeasonExists if the name is taken, NotFound for an unknown bot id,
         ValueError for an unknown game, an empty schedule, a table of fewer than
-        two seats, or a seed outside [0, 2**63).
+        two seats, a seed outside [0, 2**63), no seed and no key, a key not of 32
+        bytes, or a ``deal_groups`` not of one per game.
         """
         game = _check_game_name(game)
-        _check_seed(seed, "season seed")
+        if seed is not None:
+            _check_seed(seed, "season seed")
+        if key is None:
+            if seed is None:
+                raise ValueError("a season needs a key or a seed")
+            key = fairness.key_from_seed(seed)
+        if len(key) != fairness.KEY_BYTES:
+            raise ValueError(f"a season key has {fairness.KEY_BYTES} bytes, got {len(key)}")
         if not games:
             raise ValueError("a season needs at least one game")
+        groups = list(deal_groups) if deal_groups is not None else list(range(len(games)))
+        if len(groups) != len(games):
+            raise ValueError(f"{len(groups)} deal groups for {len(games)} games")
         bot_ids: set[int] = set()
         for i, (game_seed, seats) in enumerate(games):
             _check_seed(game_seed, f"seed of game {i}")
@@ -452,12 +480,15 @@ class Store:
                 if missing := sorted(bot_ids - known):
                     raise NotFound(f"unknown bot ids {missing}")
                 season = Season(name=name, game=game, params=params, time_control=time_control,
-                                seed=seed, config=config, status=SeasonStatus.SCHEDULED)
+                                seed=0 if seed is None else seed, config=config, status=SeasonStatus.SCHEDULED,
+                                deal_key=key.hex(),
+                                commitment=fairness.commitment(key), reproducible=seed is not None)
                 s.add(season)
                 s.flush()
                 now = utcnow()
-                rows = [{"season_id": season.id, "number": i, "seed": gs, "status": GameStatus.PENDING,
-                         "attempts": 0, "created_at": now} for i, (gs, _) in enumerate(games)]
+                rows = [{"season_id": season.id, "number": i, "seed": gs, "deal_group": groups[i],
+                         "status": GameStatus.PENDING, "attempts": 0, "created_at": now}
+                        for i, (gs, _) in enumerate(games)]
                 ids = s.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
                 seat_rows = [{"game_id": gid, "seat": seat, "bot_id": bot}
                              for gid, (_, seats) in zip(ids, games, strict=True) for seat, bot in enumerate(seats)]
@@ -477,6 +508,26 @@ class Store:
         with self._read() as s:
             season = s.scalar(select(Season).where(Season.name == name))
             return _season_info(season) if season else None
+
+    def revealed_key(self, season_id: int) -> bytes | None:
+        """The season's key once it may be published: the season is done (every game final)
+        and has a key; else None. Raises NotFound for an unknown id."""
+        with self._read() as s:
+            season = s.get(Season, season_id)
+            if season is None:
+                raise NotFound(f"no season with id {season_id}")
+            if SeasonStatus(season.status) != SeasonStatus.DONE or season.deal_key is None:
+                return None
+            return bytes.fromhex(season.deal_key)
+
+    def season_deals(self, season_id: int) -> list[tuple[int, int, int, int, GameStatus]]:
+        """``(game id, number, deal group, stored seed, status)`` of every game of the season, in
+        schedule order: what ``league.verify`` checks against the published key. Not for display."""
+        with self._read() as s:
+            rows = s.execute(select(Game.id, Game.number, Game.deal_group, Game.seed, Game.status)
+                             .where(Game.season_id == season_id).order_by(Game.number)).all()
+            return [(gid, number, number if group is None else group, seed, GameStatus(status))
+                    for gid, number, group, seed, status in rows]
 
     def list_seasons(self) -> list[SeasonInfo]:
         """All seasons by id."""
@@ -850,13 +901,13 @@ class Store:
                 for bot, place, change, faults, retired in s.execute(
                     select(GameSeat.bot_id, GameSeat.place, GameSeat.change, GameSeat.faults, GameSeat.retired)
                     .join(Game, Game.id == GameSeat.game_id)
-                    .where(Game.season_id == season_id, Game.status == GameStatus.DONE))
+                    .where(Game.season_id == season_id, published(season_id=season_id)))
             ]
             elo = dict(s.execute(select(Rating.bot_id, Rating.elo).where(Rating.season_id == season_id)).all())
             games = group_games((number, bot, cast(int, place)) for number, bot, place in s.execute(
                 select(Game.number, GameSeat.bot_id, GameSeat.place)
                 .join(GameSeat, GameSeat.game_id == Game.id)
-                .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
+                .where(Game.season_id == season_id, published(season_id=season_id))
                 .order_by(Game.number, GameSeat.seat)))
             suspended = set(s.scalars(select(SeasonBotStatus.bot_id).where(
                 SeasonBotStatus.season_id == season_id, SeasonBotStatus.suspended_at.is_not(None))))
@@ -930,6 +981,7 @@ class Store:
             return VoidResult.STALE
         self._close_attempt(s, game_id, attempt, AttemptOutcome.VOIDED, reason, now)
         if failed:
+            self._recompute_ratings(s, season, now)  # a sealed group it closed is rated now
             self._maybe_finish_season(s, season, now)
             return VoidResult.FAILED
         return VoidResult.PENDING
@@ -966,17 +1018,21 @@ class Store:
 
     @staticmethod
     def _recompute_ratings(s: Session, season: Season, now: datetime) -> None:
-        """Make the season's ratings equal to Elo over all its done games in schedule order.
+        """Make the season's ratings equal to Elo over all its published games (done and not
+        sealed: ``store.sealing``) in schedule order.
 
         Games up to ``season.rated_through`` are final (done or failed, never re-run),
         so their Elo is kept in ``ratings.base_elo``; only the done games after that
         checkpoint are replayed from it, with exactly the float operations of a
         replay from the start (so the result is bit-identical to ``season_elo``).
-        The checkpoint then moves to just before the first game still pending or
-        running. Cost: the games after the checkpoint, about the games in flight.
+        The checkpoint then moves to just before the first game of a deal group with a
+        game still pending or running (every sealed game is after it). Cost: the games
+        after the checkpoint, about the games in flight.
         """
+        open_groups = aliased(Game)  # a sealed game's result waits for its deal group (store.sealing)
         first_open = s.scalar(select(func.min(Game.number)).where(
-            Game.season_id == season.id, Game.status.in_([GameStatus.PENDING, GameStatus.RUNNING])))
+            Game.season_id == season.id, Game.status.in_(OPEN) | Game.deal_group.in_(select(open_groups.deal_group).where(
+                open_groups.season_id == season.id, open_groups.status.in_(OPEN)))))
         if first_open is None:
             first_open = (s.scalar(select(func.max(Game.number)).where(Game.season_id == season.id)) or 0) + 1
         old = season.rated_through
@@ -987,7 +1043,7 @@ class Store:
         rows = s.execute(
             select(Game.number, GameSeat.bot_id, GameSeat.place)
             .join(GameSeat, GameSeat.game_id == Game.id)
-            .where(Game.season_id == season.id, Game.status == GameStatus.DONE, Game.number > old)
+            .where(Game.season_id == season.id, published(season_id=season.id), Game.number > old)
             .order_by(Game.number, GameSeat.seat)
         ).all()
         games: list[tuple[int, list[int], list[int]]] = []

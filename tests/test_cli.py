@@ -24,7 +24,7 @@ def run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     "command",
     [[], ["demo"], ["standings"], ["bot"], ["bot", "serve"], ["season"], ["season", "create"], ["season", "run"], ["season", "list"],
-     ["wait"]],
+     ["season", "verify"], ["wait"]],
 )
 def test_every_command_explains_itself(command: list[str]) -> None:
     result = run(*command, "--help")

@@ -153,4 +153,5 @@ def get_standings(registry: RegistryDep, season: Annotated[str, Query(max_length
     from league.standings import standings_json
 
     return _answer(lambda: registry.standings(season),
-                   lambda r: {"season": r[0].name, "game": r[0].game, "standings": standings_json(r[1])})
+                   lambda r: {"season": r[0].name, "game": r[0].game, "reproducible": r[0].reproducible,
+                              "commitment": r[0].commitment, "standings": standings_json(r[1])})
