@@ -55,7 +55,7 @@ def create(
     time_bank: Annotated[float, typer.Option(help="Seconds of time bank per seat per game.")] = 10.0,
     budget: Annotated[float | None, typer.Option(
         help="Total thinking seconds per seat per game (default: the game's, sized to its length: "
-             "slippery-sam 120, svara 300, rummy 600).")] = None,
+             "slippery-sam 120, svara 300, rummy 900).")] = None,
     suspend_after: Annotated[float, typer.Option(
         help="Seconds a bot may go without answering at game start before it is suspended from the season "
              "(its remaining games are then not played; 1 s to a week).")] = 600.0,

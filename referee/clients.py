@@ -142,6 +142,9 @@ def channel_for(endpoint: str) -> grpc.Channel:
                 options=[
                     ("grpc.max_receive_message_length", MAX_ANSWER_BYTES),
                     ("grpc.enable_retries", 0),
+                    # its own subchannels: a channel made after an outage (reset_channel) must not
+                    # share a subchannel that is still waiting out its reconnect backoff
+                    ("grpc.use_local_subchannel_pool", 1),
                 ],
             )
             _channels[endpoint] = channel

@@ -38,7 +38,7 @@ def test_a_bot_answering_at_the_deadline_has_budget_for_every_decision_of_a_long
 
 
 def test_for_game_takes_the_games_budget_unless_one_is_given() -> None:
-    assert TimeControl.for_game("rummy").budget_s == spec("rummy").default_budget_s == 600.0
+    assert TimeControl.for_game("rummy").budget_s == spec("rummy").default_budget_s == 900.0
     assert TimeControl.for_game("svara", budget_s=None, deadline_s=2.0) == TimeControl(deadline_s=2.0, budget_s=300.0)
     assert TimeControl.for_game("rummy", budget_s=50.0).budget_s == 50.0
     with pytest.raises(ValueError, match="unknown game"):
@@ -51,7 +51,7 @@ def test_season_create_stores_the_games_budget(tmp_path: Path) -> None:
     for name in ("a", "b", "c"):
         store.register_bot(name, "127.0.0.1:1", "1", "t", ["rummy"])
     repo = Path(__file__).parents[1]
-    for season, extra, budget in (("r-default", [], 600.0), ("r-given", ["--budget", "45"], 45.0)):
+    for season, extra, budget in (("r-default", [], 900.0), ("r-given", ["--budget", "45"], 45.0)):
         result = subprocess.run([sys.executable, "-m", "cli.main", "season", "create", season, "--game", "rummy",
                                  "--bots", "a,b,c", "--tables", "3", "--games", "3", *extra, "--db", url],
                                 cwd=repo, capture_output=True, text=True, timeout=120)

@@ -37,7 +37,7 @@ SPEC = GameSpec(
     max_seats=MAX_SEATS,
     score_unit="points",
     higher_score_is_better=False,
-    default_budget_s=600.0,  # seconds (rules §4.1): a seat decides about 317 times in a long 6-seat game
+    default_budget_s=900.0,  # seconds (rules §4.1): a seat decides up to about 310 times in a long 6-seat game (rounds run to the turn limit when the live top card is the last draw)
 )
 
 __all__ = [
