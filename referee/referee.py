@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -53,6 +53,11 @@ class RefereeError(RuntimeError):
     """The platform failed (a rules error, a broken game): the game is voided (rules §4.3)."""
 
 
+class GameCancelled(RuntimeError):
+    """The caller's ``cancelled`` hook said stop before a decision (its worker lost the game's
+    lease): no bot was asked that decision and the game has no result. ``str(e)`` says where."""
+
+
 def _to_json(message: Message) -> dict[str, Any]:
     return json_format.MessageToDict(message, preserving_proto_field_name=True)
 
@@ -70,7 +75,8 @@ class _Game:
     """One game in progress; :func:`play` is the public entry point."""
 
     def __init__(self, spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequence[BotClient],
-                 time_control: TimeControl, game_id: str, live: LiveView | None = None) -> None:
+                 time_control: TimeControl, game_id: str, live: LiveView | None = None,
+                 cancelled: Callable[[], bool] | None = None) -> None:
         if len(clients) != num_seats:
             raise ValueError(f"{num_seats} seats need {num_seats} bots, got {len(clients)}")
         self.spec = spec
@@ -86,6 +92,7 @@ class _Game:
         self.decisions: list[DecisionLog] = []
         self.chance: list[Any] = []
         self.live = live
+        self.cancelled = cancelled
 
     def run(self) -> GameRecord:
         started = time.time()
@@ -107,6 +114,9 @@ class _Game:
                     self.chance.append(outcome)
                     self.rules.apply_chance(state, outcome)
                 elif isinstance(step, Ask):
+                    if self.cancelled is not None and self.cancelled():
+                        raise GameCancelled(f"game {self.game_id} stopped before decision {len(self.decisions) + 1}"
+                                            " (cancelled): no bot was asked")
                     self.rules.apply(state, self._ask(state, step.seats))
                 else:
                     raise RefereeError(f"rules returned an unknown step {step!r}")
@@ -274,7 +284,8 @@ class _Game:
 
 
 def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequence[BotClient],
-         time_control: TimeControl | None = None, game_id: str = "", live: LiveView | None = None) -> GameRecord:
+         time_control: TimeControl | None = None, game_id: str = "", live: LiveView | None = None,
+         cancelled: Callable[[], bool] | None = None) -> GameRecord:
     """Play one game and return its record.
 
     ``clients`` holds one bot client per seat (the same bot may sit twice).
@@ -284,6 +295,9 @@ def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequen
     rules) for impossible parameters. Bot misbehaviour never raises: it is
     recorded as faults (rules §4.2). ``live``: a :class:`~referee.live.LiveView` the game's
     public progress can be read from while it runs (it does not change the game).
+    ``cancelled``: called before every decision (before any bot of it is asked); when it
+    returns True the game stops there and GameCancelled is raised (a worker whose lease was
+    lost must not call bots any more). It must be cheap: it runs once per decision.
     """
     return _Game(spec, params, num_seats, seed, clients, time_control or TimeControl(), game_id or f"game-{seed}",
-                 live).run()
+                 live, cancelled).run()
