@@ -75,8 +75,9 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
 
     At most two games per process are handed to the pool at once, so a game put
     back for capacity waits behind a short queue, not behind the whole season.
-    A game lost with its pool process is handed out again once the sweeper has
-    put it back (its lease ran out: about ``lease_s`` seconds after the loss).
+    A game lost with its pool process is handed out again, ahead of the games not
+    handed out yet, once the sweeper has put it back (its lease ran out: about
+    ``lease_s`` seconds after the loss).
     """
     from store import open_store
     from workers.sweeper import sweep
@@ -101,7 +102,7 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
                     next_sweep = now + SWEEP_S
                     for gid in _lost(sweep(store), in_flight, todo):
                         _forget(in_flight, gid)  # its answer will never come
-                        todo.append((0.0, gid))
+                        todo.appendleft((0.0, gid))  # ahead of the season's games not yet handed out
                 try:
                     result = done.get(timeout=min(BUSY_RETRY_S if todo else SWEEP_S, SWEEP_S))
                 except queue.Empty:
