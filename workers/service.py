@@ -110,7 +110,8 @@ class Heartbeat:
 
     ``lost`` is set when the store says the attempt is no longer running (voided
     by a sweeper after a stall): the result will then not be stored. A store
-    error is logged and retried sooner (``RETRY_FIRST_S``; the lease has two beats of slack).
+    error is logged and retried sooner (from ``RETRY_FIRST_S``, backing off; the lease has
+    two beats of slack).
     ``since``: the ``time.monotonic()`` taken just before the claim (the lease runs
     from no earlier than then, by the database's clock).
     """
@@ -154,7 +155,10 @@ class Heartbeat:
                 return
             if renewed and snapshot is not None:
                 self._stored_events = snapshot["event_count"]
-            wait = self.lease_s / 3 if renewed else min(RETRY_FIRST_S, self.lease_s / 3)
+            if renewed:
+                wait = self.lease_s / 3
+            else:  # the store did not answer: again soon, backing off
+                wait = min(RETRY_FIRST_S if wait == self.lease_s / 3 else 2 * wait, RETRY_MAX_S, self.lease_s / 3)
 
     def renew(self, live: dict[str, object] | None = None) -> bool | None:
         """Renew the lease now: True if renewed, False if lost (``lost`` is set), None if the
