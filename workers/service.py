@@ -63,7 +63,7 @@ class Outcome(enum.StrEnum):
     SKIPPED = "skipped"    # not pending: already done, failed, or claimed elsewhere
     BUSY = "busy"          # a bot of the table has no room: still pending, try again later
     VOIDED = "voided"      # platform failure: back to pending (or failed after 3 attempts)
-    STALE = "stale"        # played, but the lease was lost meanwhile: nothing stored
+    STALE = "stale"        # the lease was lost meanwhile (stopped at a decision, or played out): nothing stored
 
 
 @dataclass(frozen=True)
