@@ -26,13 +26,13 @@ class BotProcess:
             self.process.join(timeout_s)
 
 
-def _serve_child(bot_name: str, seed: int, threads: int | None, conn: Connection) -> None:
+def _serve_child(bot_name: str, seed: int, threads: int | None, conn: Connection, port: int = 0) -> None:
     from botsdk.bots import load_bot
     from botsdk.server import serve
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops us; Ctrl-C goes to it
     try:
-        server, port = serve(load_bot(bot_name, seed), port=0, threads=threads)
+        server, port = serve(load_bot(bot_name, seed), port=port, threads=threads)
     except Exception as exc:  # report, don't hang the parent
         conn.send(("error", repr(exc)))
         return
@@ -41,14 +41,16 @@ def _serve_child(bot_name: str, seed: int, threads: int | None, conn: Connection
     server.wait_for_termination()
 
 
-def start_bot_process(bot_name: str, seed: int = 0, threads: int | None = None, timeout_s: float = 30.0) -> BotProcess:
-    """Start ``bot_name`` (reference name or ``module:Class``) in a new process on an ephemeral port.
+def start_bot_process(bot_name: str, seed: int = 0, threads: int | None = None, timeout_s: float = 30.0,
+                      port: int = 0) -> BotProcess:
+    """Start ``bot_name`` (reference name or ``module:Class``) in a new process on ``port`` of
+    127.0.0.1 (0: an ephemeral port).
 
     Returns once the server listens. Raises RuntimeError if it fails to start within ``timeout_s`` seconds.
     """
     ctx = mp.get_context("spawn")
     parent, child = ctx.Pipe(duplex=False)
-    process = ctx.Process(target=_serve_child, args=(bot_name, seed, threads, child), daemon=True, name=f"bot-{bot_name}")
+    process = ctx.Process(target=_serve_child, args=(bot_name, seed, threads, child, port), daemon=True, name=f"bot-{bot_name}")
     process.start()
     child.close()
     if not parent.poll(timeout_s):

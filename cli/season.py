@@ -10,8 +10,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from cli.common import DbOption, console, db_url, err_console, fail, no_season, open_db
+from league.availability import suspend_after_s
 
-app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True)
+app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True, rich_markup_mode=None)
 
 
 def parse_ints(text: str, what: str) -> list[int]:
@@ -44,12 +45,20 @@ def create(
     bots: Annotated[str, typer.Option(help="Registered bot names, comma-separated.")],
     tables: Annotated[str, typer.Option(help="Table sizes used in turn, comma-separated, e.g. 3,4,5,6.")] = "3,4",
     games: Annotated[int, typer.Option(help="Games to schedule (rounded up to whole seat rotations).")] = 100,
-    seed: Annotated[int, typer.Option(help="Seed of the schedule and of every deal.", min=0, max=2**63 - 1)] = 1,
+    seed: Annotated[int | None, typer.Option(
+        help="Make the season reproducible: its key, so the seating and every deal, come from this seed "
+             "(anyone who knows it knows the cards). Default: a secret key drawn at random.",
+        min=0, max=2**63 - 1)] = None,
     duplicate: Annotated[bool, typer.Option(help="Play each deal seed once in every rotation of its table.")] = False,
-    param: Annotated[list[str], typer.Option(help="Game parameter NAME=VALUE (repeatable), e.g. orbits=3.")] = [],
+    param: Annotated[list[str], typer.Option(metavar="NAME=VALUE", help="Game parameter (repeatable), e.g. orbits=3.")] = [],
     deadline: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
     time_bank: Annotated[float, typer.Option(help="Seconds of time bank per seat per game.")] = 10.0,
-    budget: Annotated[float, typer.Option(help="Total thinking seconds per seat per game.")] = 120.0,
+    budget: Annotated[float | None, typer.Option(
+        help="Total thinking seconds per seat per game (default: the game's, sized to its length: "
+             "slippery-sam 120, svara 300, rummy 600).")] = None,
+    suspend_after: Annotated[float, typer.Option(
+        help="Seconds a bot may go without answering at game start before it is suspended from the season "
+             "(its remaining games are then not played; 1 s to a week).")] = 600.0,
     db: DbOption = None,
 ) -> None:
     """Schedule a season: every game is stored as pending before anything runs."""
@@ -58,17 +67,34 @@ def create(
     from referee.timecontrol import TimeControl
 
     try:
-        tc = TimeControl(deadline_s=deadline, time_bank_s=time_bank, budget_s=budget)
-    except BadParameters as exc:
+        tc = TimeControl.for_game(game, deadline_s=deadline, time_bank_s=time_bank, budget_s=budget)
+    except (BadParameters, ValueError) as exc:
         fail(str(exc), 2)
     store = open_db(db, existing=True)  # its bots are registered there already
     try:
         season_id = create_season(store, name, game, [b.strip() for b in bots.split(",") if b.strip()],
-                                  parse_ints(tables, "--tables"), games, seed, duplicate, parse_params(param), tc)
+                                  parse_ints(tables, "--tables"), games, seed, duplicate, parse_params(param), tc,
+                                  suspend_after_s=suspend_after)
     except SeasonError as exc:
         fail(str(exc), 2)
     progress = store.season_progress(season_id)
+    info = store.get_season(season_id)
     console.print(f"season [bold]{escape(name)}[/] created: {progress['total']} games pending", highlight=False)
+    console.print(deals_note(info), highlight=False, markup=False)
+
+
+def deals_note(season) -> str:
+    """One line on how the season's deals are made: secret with its commitment, or reproducible."""
+    if season.commitment is None:
+        return "deals: from a public seed (a season from before season keys): not secret, nothing to verify"
+    if season.reproducible:
+        return (f"deals: REPRODUCIBLE from --seed: anyone who knows the seed knows every card "
+                f"(commitment {season.commitment})")
+    if season.status == "done":
+        return (f"deals: secret; commitment {season.commitment} (SHA-256 of the season key); the season is over "
+                f"and its key is published: cardarena season verify {season.name}")
+    return (f"deals: secret; commitment {season.commitment} (SHA-256 of the season key, published with the "
+            "key when the season is over: cardarena season verify)")
 
 
 @app.command("run")
@@ -99,25 +125,29 @@ def run(
     progress = store.season_progress(season.id)
     if progress["pending"] + progress["running"] == 0:
         console.print(f"nothing to run: season {escape(name)} is finished ({progress['done']} done, "
-                      f"{progress['failed']} failed)", highlight=False)
+                      f"{progress['failed']} failed, {progress['not_played']} not played)", highlight=False)
     elif broker:
         from workers.follower import BrokerUnreachable, SeasonStuck
 
         try:
             progress = follow_on_celery(store, season.id, broker, f"season {name}", window=window,
-                                        stall_s=stall_timeout)
+                                        stall_s=stall_timeout, resume=_resume_command(name, db, broker),
+                                        once_connected=lambda: check_bots_answer(store, season))
         except BrokerUnreachable as exc:
             fail(f"{exc} (is redis-server running there? `cardarena worker` uses the same --broker)")
         except SeasonStuck as exc:
             err_console.print(str(exc), highlight=False, markup=False)
             fail(f"season {name!r} is stuck (see above)")
-        console.print(f"{progress['done']} done, {progress['failed']} failed")
+        console.print(f"{progress['done']} done, {progress['failed']} failed, {progress['not_played']} not played")
     else:
-        outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}")
+        check_bots_answer(store, season)
+        outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}",
+                                       resume=_resume_command(name, db, broker))
         console.print(", ".join(f"{n} {k}" for k, n in sorted(outcomes.items())) or "nothing was pending")
     failed = store.list_games(season.id, status="failed", limit=20)
     for game in failed:
         console.print(f"failed: game {game.number} (id {game.id}): {game.detail}", highlight=False, markup=False)
+    print_availability(store, season)
     print_standings(store, season)
     if failed:
         count = store.season_progress(season.id)["failed"]
@@ -125,20 +155,99 @@ def run(
              + ", ".join(str(g.number) for g in failed) + (", ..." if count > len(failed) else ""))
 
 
+def check_bots_answer(store, season) -> None:
+    """Before a run: say at once which of the season's bots do not answer their health check;
+    exit 1 naming them when no pending game can be played (rules §4.9)."""
+    from workers.service import health_cache
+
+    bots, tables = store.pending_tables(season.id)
+    if not tables:
+        return
+    down = health_cache().problems(list(bots.values()))
+    if not down:
+        return
+    for bot_id, why in sorted(down.items(), key=lambda item: bots[item[0]].name):
+        err_console.print(f"not answering: {bots[bot_id].name} at {bots[bot_id].endpoint}: {why}",
+                          highlight=False, markup=False)
+    names = ", ".join(sorted(bots[b].name for b in down))
+    if all(table & down.keys() for table in tables):
+        fail(f"nothing can be played: every pending game of season {season.name!r} has a bot that does not "
+             f"answer ({names}); start them and run the season again")
+    err_console.print(f"games with {names} are put off until they answer; after "
+                      f"{suspend_after_s(season.config):g} s without an answer a bot is suspended from the "
+                      "season and its remaining games are not played", highlight=False, markup=False)
+
+
+def print_availability(store, season) -> None:
+    """The season's bots that did not answer at some game start, and the games not played."""
+    for a in store.season_availability(season.id):
+        if a.suspended_at is not None:
+            state = f"suspended at {a.suspended_at:%Y-%m-%d %H:%M:%S} UTC"
+        elif a.unavailable_since is not None:
+            state = f"not answering since {a.unavailable_since:%Y-%m-%d %H:%M:%S} UTC"
+        else:
+            continue  # answering again: nothing to say
+        console.print(f"{a.name}: {state} ({a.reason})", highlight=False, markup=False)
+    not_played = store.season_progress(season.id)["not_played"]
+    if not_played:
+        console.print(f"{not_played} game(s) not played: a bot of their table was suspended (never rated)",
+                      highlight=False, markup=False)
+
+
+def _resume_command(name: str, db: str | None, broker: str | None) -> str:
+    """The command that goes on with season ``name`` where it stopped."""
+    import shlex
+
+    return shlex.join(["cardarena", "season", "run", name, *(["--db", db] if db else []),
+                       *(["--broker", broker] if broker else [])])
+
+
 @app.command("list")
 def list_seasons(db: DbOption = None) -> None:
-    """List seasons with their progress."""
-    store = open_db(db, existing=True)
-    table = Table("season", "game", "status", "done", "pending", "running", "failed")
+    """List seasons with their progress (reads the store; never changes it)."""
+    store = open_db(db, read_only=True)
+    table = Table("season", "game", "status", "done", "pending", "running", "failed", "not played", "suspended",
+                  "deals")
     for s in store.list_seasons():
         p = store.season_progress(s.id)
-        table.add_row(escape(s.name), s.game, str(s.status), *(str(p.get(k, 0)) for k in ("done", "pending", "running", "failed")))
+        suspended = ", ".join(a.name for a in store.season_availability(s.id) if a.suspended_at is not None)
+        deals = "secret" if not s.reproducible else "reproducible" if s.commitment else "public seed"
+        table.add_row(escape(s.name), s.game, str(s.status),
+                      *(str(p.get(k, 0)) for k in ("done", "pending", "running", "failed", "not_played")),
+                      escape(suspended) or "-", deals)
     console.print(table)
+    if any(s.reproducible for s in store.list_seasons()):
+        console.print("reproducible: the deals come from the organiser's --seed, and anyone who knows the seed "
+                      "knows every card.", highlight=False)
+
+
+@app.command("verify")
+def verify(
+    name: Annotated[str, typer.Argument(help="Season name.")],
+    db: DbOption = None,
+) -> None:
+    """Check a finished season's deals: the published key against the commitment, every game's seed
+    against the key, and every replay by re-running it. Exit 0 when all verify, 1 otherwise."""
+    from league.verify import CannotVerify, verify_season
+
+    store = open_db(db, existing=True)
+    season = store.get_season_by_name(name)
+    if season is None:
+        no_season(name, db)
+    try:
+        report = verify_season(store, season)
+    except CannotVerify as exc:
+        fail(str(exc))
+    for line in report.lines():
+        console.print(line, highlight=False, markup=False)
+    if not report.ok:
+        raise typer.Exit(1)
 
 
 def print_standings(store, season) -> None:
     from referee.games import spec
 
+    season = store.get_season(season.id) or season  # its status now, after a run
     game_spec = spec(season.game)
     change = f"avg {game_spec.score_unit} change" if game_spec.higher_score_is_better else f"avg {game_spec.score_unit} (lower is better)"
     rows = store.standings(season.id)
@@ -149,11 +258,12 @@ def print_standings(store, season) -> None:
     for i, r in enumerate(rows, 1):
         ml = f"{r.ml_rating:.0f} [{r.ml_low:.0f}, {r.ml_high:.0f}]" if r.ml_rating is not None else "-"
         skill = f"{r.openskill_mu:.1f} ± {r.openskill_sigma:.1f}" if r.openskill_mu is not None else "-"
-        table.add_row(str(i), escape(r.name), str(r.games), f"{r.avg_place:.2f}" if r.avg_place is not None else "-",
+        table.add_row(str(i), escape(r.name) + (" (suspended)" if r.suspended else ""), str(r.games), f"{r.avg_place:.2f}" if r.avg_place is not None else "-",
                       f"{r.avg_change:+.1f}" if r.avg_change is not None else "-",
                       f"{r.faults} (retired in {r.retired})" if r.retired else str(r.faults), f"{r.elo:.0f}",
                       ml, f"{r.p_better:.2f}" if r.p_better is not None else "-", skill)
     console.print(table)
+    console.print(deals_note(season), highlight=False, markup=False)
     console.print("Ranked by ML rating: maximum-likelihood Bradley-Terry over the whole season (Elo scale), "
                   "95% interval; then by Elo (online, K=32, in schedule order). "
                   "P(>next): probability the bot is really better than the next row's; "
@@ -167,12 +277,13 @@ def standings(
     db: DbOption = None,
 ) -> None:
     """Print a season's standings: games, average place, score change, faults, Elo, ML rating with its 95% interval (the table's order), P(better than next), openskill."""
-    store = open_db(db, existing=True)
+    store = open_db(db, read_only=True)
     info = store.get_season_by_name(season)
     if info is None:
         no_season(season, db)
     if as_json:
         print(json.dumps({"season": info.name, "game": info.game, "progress": store.season_progress(info.id),
+                          "reproducible": info.reproducible, "commitment": info.commitment,
                           "standings": store.standings_json(info.id)}, indent=2))
     else:
         print_standings(store, info)

@@ -27,12 +27,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cardarena.v1 import bot_pb2
 from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
-from referee.clients import BotCallError, GrpcBotClient, InProcessBotClient, channel_for
+from referee.clients import BotCallError, GrpcBotClient, InProcessBotClient
 from referee.games import make_params, spec
 from referee.record import Fault, GameRecord
 from referee.referee import RefereeError, play
@@ -136,8 +134,28 @@ class EntryReport:
                 lines.append(f"  WARNING: {slow} of {len(self.latencies_ms)} decisions took longer than the "
                              f"{tc.deadline_s:g} s deadline and drew {drawn:.2f} s of the {tc.time_bank_s:g} s time "
                              "bank; in a longer game the bank runs out and every later late answer is a timeout fault")
+        if self.describe is not None:
+            lines.append(f"  {capacity_note(self.describe.capacity)}")
+        lines.extend(f"  {season_time_note(g)}" for g in self.games)
         lines.append("PASSED: the bot may enter seasons" if self.passed else f"FAILED: {self.failure}")
         return "\n".join(lines)
+
+
+def capacity_note(capacity: int) -> str:
+    """What a declared capacity (Describe's, games at once; 0 counts as 1) means in a season, one line."""
+    if capacity <= 1:
+        return ("capacity 1 (Describe): the platform gives the bot one game at a time, so in a season every "
+                "other table that seats it waits until it is free; a bot that can play N games at once declares "
+                "capacity N (`capacity = N` on a botsdk.Bot)")
+    return f"capacity {capacity} (Describe): the platform gives the bot at most {capacity} games at once"
+
+
+def season_time_note(game: str) -> str:
+    """The default season time control of ``game`` (rules §4.1), one line; raises ValueError for an unknown game."""
+    tc = TimeControl.for_game(game)
+    return (f"seasons of {game} by default (rules §4.1): {tc.deadline_s:g} s per decision, a {tc.time_bank_s:g} s "
+            f"time bank and a {tc.budget_s:g} s thinking budget per seat per game (room for "
+            f"{tc.budget_s / tc.deadline_s:.0f} decisions at the full deadline); a season may set others")
 
 
 def latency_summary(values: Sequence[float]) -> tuple[float, float, float]:
@@ -167,7 +185,7 @@ def run_entry_checks(target: str, games: Sequence[str], *, shown_as: str | None 
     # The referee's own client and its one cached channel per target, exactly as a season dials the
     # bot (message limits, answer parsing, fault mapping). A platform keeps one idle channel per
     # target it checked; registrations are rate-limited, so they stay few.
-    report.checks.append(_health(channel_for(target)))
+    report.checks.append(_health(target))
     if not report.checks[-1].passed:
         return report
     client = GrpcBotClient(target)
@@ -201,32 +219,9 @@ def check_endpoint(endpoint: str, games: Sequence[str], policy: NetworkPolicy | 
     return result
 
 
-def _health(channel: grpc.Channel) -> CheckResult:
-    stub = health_pb2_grpc.HealthStub(channel)
-    last = ""
-    for service in ("", "cardarena.v1.Bot"):
-        try:
-            answer = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=HEALTH_TIMEOUT_S)
-        except grpc.RpcError as exc:
-            code = exc.code() if hasattr(exc, "code") else None
-            if code == grpc.StatusCode.NOT_FOUND:
-                last = f"the health service does not know service {service!r}"
-                continue
-            if code == grpc.StatusCode.UNIMPLEMENTED:
-                return CheckResult("health", False, "no grpc.health.v1.Health service: serve it beside cardarena.v1.Bot "
-                                                    "(the Python SDK's serve() does)")
-            if code == grpc.StatusCode.UNAVAILABLE:
-                return CheckResult("health", False, f"endpoint unreachable: {exc.details() if hasattr(exc, 'details') else exc}")
-            if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-                return CheckResult("health", False, f"no health answer within {HEALTH_TIMEOUT_S:g} s")
-            name = code.name if code is not None else "UNKNOWN"
-            return CheckResult("health", False, f"health check answered {name}: "
-                                                f"{exc.details() if hasattr(exc, 'details') else exc}")
-        status = health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status)
-        if answer.status != health_pb2.HealthCheckResponse.SERVING:
-            return CheckResult("health", False, f"health status is {status}, not SERVING")
-        return CheckResult("health", True, f"SERVING ({'overall' if not service else service})")
-    return CheckResult("health", False, last)
+def _health(target: str) -> CheckResult:
+    problem = GrpcBotClient(target).health(HEALTH_TIMEOUT_S)
+    return CheckResult("health", problem is None, problem or "SERVING")
 
 
 def _describe(client: GrpcBotClient, games: Sequence[str]) -> tuple[CheckResult, bot_pb2.DescribeResponse | None]:

@@ -46,7 +46,8 @@ class StandingRow:
     its 95% interval; ``p_better`` the probability that this bot is really
     better (higher true ML rating) than the bot on the next row (``None`` on the
     last row); ``openskill_mu``/``openskill_sigma`` openskill's Plackett-Luce
-    rating (start 25 and 25/3).
+    rating (start 25 and 25/3). ``suspended``: the bot was suspended from the season for
+    not answering at game start (rules §4.9; its remaining games were not played).
     """
 
     bot_id: int
@@ -63,6 +64,7 @@ class StandingRow:
     p_better: float | None = None
     openskill_mu: float | None = None
     openskill_sigma: float | None = None
+    suspended: bool = False
 
 
 def group_games(rows: Iterable[tuple[int, int, int]]) -> list[tuple[list[int], list[int]]]:

@@ -1,13 +1,33 @@
 """How the referee reaches a bot: over gRPC, or in-process for tests and benchmarks.
 
-A client's :meth:`act` sends one ``ActRequest`` and returns a
+A client's :meth:`act` sends one ``ActRequest`` (a message, or its wire bytes as the
+referee sends it: each view is encoded once) and returns a
 :class:`concurrent.futures.Future`-like object whose ``result()`` is the
 ``ActResponse`` or raises :class:`BotCallError` with the fault kind. Several
-seats can therefore be asked at once under one deadline (rules §3.5).
+seats can therefore be asked at once under one deadline (rules §4.5).
+
+How a failed call is classified (rules §4.7), the same way every time for the
+same behaviour of the bot:
+
+- **unreachable**: no connection can be made within the call's deadline (the
+  connection is refused, there is no route, or it is not accepted in time).
+  gRPC reports this as UNAVAILABLE; the client then dials the port itself
+  (:func:`tcp_probe`) to tell a bot that is down from a channel that is only
+  still backing off from an earlier outage.
+- **timeout**: a connection is made but no answer comes before the deadline:
+  a bot that is busy, a stopped process that still holds its port, an endpoint
+  that accepts TCP but never speaks gRPC.
+
+A bot that comes back after an outage is reached on its next call: when a
+call fails as UNAVAILABLE but the port accepts a connection, the cached
+channel (which may still be waiting out gRPC's reconnect backoff) is replaced
+by a fresh one and the call is sent again within what is left of its
+deadline. The bot sees the request at most once per successful connection.
 """
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from collections.abc import Callable
@@ -16,6 +36,7 @@ from typing import Protocol
 
 import grpc
 from google.protobuf.message import DecodeError
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cardarena.v1 import bot_pb2, bot_pb2_grpc
 from referee.record import FaultKind
@@ -61,30 +82,44 @@ def parse_answer(raw: bytes) -> bot_pb2.ActResponse:
     return answer
 
 
+def serialize_request(request: bot_pb2.ActRequest | bytes) -> bytes:
+    """A request's wire bytes: ``request`` itself when it is already bytes."""
+    return request if isinstance(request, bytes) else request.SerializeToString()
+
+
+def request_message(request: bot_pb2.ActRequest | bytes) -> bot_pb2.ActRequest:
+    """A request as a message, parsed from its wire bytes when it is bytes."""
+    return bot_pb2.ActRequest.FromString(request) if isinstance(request, bytes) else request
+
+
 class BotClient(Protocol):
     """What the referee needs from a bot."""
 
-    def call(self, request: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActResponse:
+    def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
         """Send one decision request and wait for the answer; raises BotCallError."""
         ...
 
-    def act(self, request: bot_pb2.ActRequest, timeout_s: float) -> Future[bot_pb2.ActResponse]:
+    def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         """Send one decision request without waiting (several seats at once); the future raises BotCallError."""
         ...
 
 
-def _fault_of(error: grpc.RpcError, timeout_s: float, elapsed_s: float) -> BotCallError:
+def _fault_of(error: grpc.RpcError, timeout_s: float, elapsed_s: float, connected: bool = False) -> BotCallError:
     """Map a failed call's gRPC status to the referee's fault kinds (STYLE 14).
 
     DEADLINE_EXCEEDED is a timeout only when the deadline really passed; a bot
     that answers that status early is an ERROR. RESOURCE_EXHAUSTED from an
-    answer over MAX_ANSWER_BYTES is MALFORMED. UNAVAILABLE (no connection, or
-    the bot saying it is unavailable) is UNREACHABLE: the seat is retired.
+    answer over MAX_ANSWER_BYTES is MALFORMED. UNAVAILABLE is UNREACHABLE (the
+    seat is retired), unless ``connected``: the call was sent again on a fresh
+    channel after the port accepted a connection, and a bot that still answers
+    UNAVAILABLE then is an ERROR.
     """
     code = error.code() if hasattr(error, "code") else None
     details = (error.details() if hasattr(error, "details") else None) or str(error)
     if code == grpc.StatusCode.DEADLINE_EXCEEDED and elapsed_s >= 0.9 * timeout_s:
         return BotCallError(FaultKind.TIMEOUT, "no answer before the deadline")
+    if code == grpc.StatusCode.UNAVAILABLE and connected:
+        return BotCallError(FaultKind.ERROR, f"bot answered UNAVAILABLE on a working connection: {details}")
     if code == grpc.StatusCode.UNAVAILABLE:
         return BotCallError(FaultKind.UNREACHABLE, f"bot unreachable: {details}")
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in details:
@@ -113,6 +148,32 @@ def channel_for(endpoint: str) -> grpc.Channel:
         return channel
 
 
+def reset_channel(endpoint: str, failed: grpc.Channel) -> grpc.Channel:
+    """Replace the cached channel to ``endpoint`` if it is still ``failed`` (closing it), and
+    return the channel to use now. Another thread that already replaced it keeps its new one."""
+    with _channels_lock:
+        current = _channels.get(endpoint)
+        if current is not None and current is not failed:
+            return current
+        _channels.pop(endpoint, None)
+    failed.close()
+    return channel_for(endpoint)
+
+
+def tcp_probe(endpoint: str, timeout_s: float) -> str | None:
+    """Try one TCP connection to ``endpoint`` ("host:port" or "[v6]:port") within ``timeout_s``
+    seconds: None if it was accepted, else why not (one line: refused, no route, timed out)."""
+    host, _, port = endpoint.rpartition(":")
+    host = host.strip("[]")
+    try:
+        with socket.create_connection((host, int(port)), timeout=max(timeout_s, 0.001)):
+            return None
+    except TimeoutError:
+        return f"no connection within {timeout_s:.3f} s"
+    except (OSError, ValueError) as exc:
+        return f"cannot connect: {getattr(exc, 'strerror', None) or exc}"
+
+
 def close_channels() -> None:
     """Close every cached channel (at worker shutdown and in tests)."""
     with _channels_lock:
@@ -122,39 +183,83 @@ def close_channels() -> None:
 
 
 class GrpcBotClient:
-    """A bot served over gRPC at ``endpoint`` ("host:port")."""
+    """A bot served over gRPC at ``endpoint`` ("host:port"), on this process's cached channel."""
 
     def __init__(self, endpoint: str) -> None:
         self.endpoint = endpoint
-        channel = channel_for(endpoint)
+        self._bind(channel_for(endpoint))
+
+    def _bind(self, channel: grpc.Channel) -> None:
+        self._channel = channel
         self._stub = bot_pb2_grpc.BotStub(channel)
         # Act answers arrive as raw bytes and are parsed by parse_answer, so an
         # undecodable answer is the bot's MALFORMED fault, recorded with its bytes.
-        self._act = channel.unary_unary(_ACT_METHOD, request_serializer=bot_pb2.ActRequest.SerializeToString,
+        self._act = channel.unary_unary(_ACT_METHOD, request_serializer=serialize_request,
                                         response_deserializer=None)
 
-    def call(self, request: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActResponse:
+    def _reconnect(self, error: grpc.RpcError, timeout_s: float, t0: float) -> BotCallError | None:
+        """After a failed call: None if the call should be sent again on a fresh channel (the
+        port accepts connections, so the old channel was stale); else the fault to report."""
+        elapsed = time.perf_counter() - t0
+        if not hasattr(error, "code") or error.code() != grpc.StatusCode.UNAVAILABLE:
+            return _fault_of(error, timeout_s, elapsed)
+        refused = tcp_probe(self.endpoint, timeout_s - elapsed)
+        if refused is not None:
+            return BotCallError(FaultKind.UNREACHABLE, f"bot unreachable: {refused}")
+        self._bind(reset_channel(self.endpoint, self._channel))
+        return None
+
+    def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
         """Blocking Act with a gRPC deadline of ``timeout_s`` seconds; raises BotCallError with the fault kind."""
         timeout_s = max(timeout_s, 0.001)
         t0 = time.perf_counter()
         try:
             raw = self._act(request, timeout=timeout_s)
         except grpc.RpcError as exc:
-            raise _fault_of(exc, timeout_s, time.perf_counter() - t0) from None
+            fault = self._reconnect(exc, timeout_s, t0)
+            if fault is not None:
+                raise fault from None
+            left = timeout_s - (time.perf_counter() - t0)
+            try:
+                raw = self._act(request, timeout=max(left, 0.001))
+            except grpc.RpcError as again:
+                raise _fault_of(again, timeout_s, time.perf_counter() - t0, connected=True) from None
         return parse_answer(raw)
 
-    def act(self, request: bot_pb2.ActRequest, timeout_s: float) -> Future[bot_pb2.ActResponse]:
-        """Non-blocking Act (several seats at once); the future raises BotCallError with the fault kind."""
+    def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
+        """Non-blocking Act (several seats at once); the future raises BotCallError with the fault kind.
+
+        A call that must be sent again on a fresh channel (see :meth:`call`) is sent from
+        a short-lived thread, never from gRPC's callback thread."""
         timeout_s = max(timeout_s, 0.001)
         out: Future[bot_pb2.ActResponse] = Future()
         t0 = time.perf_counter()
         call = self._act.future(request, timeout=timeout_s)
 
+        def again() -> None:
+            try:
+                left = timeout_s - (time.perf_counter() - t0)
+                out.set_result(parse_answer(self._act(request, timeout=max(left, 0.001))))
+            except grpc.RpcError as exc:
+                out.set_exception(_fault_of(exc, timeout_s, time.perf_counter() - t0, connected=True))
+            except BotCallError as exc:
+                out.set_exception(exc)
+
+        def retry_or_fail(error: grpc.RpcError) -> None:
+            fault = self._reconnect(error, timeout_s, t0)
+            if fault is not None:
+                out.set_exception(fault)
+            else:
+                again()
+
         def done(f: grpc.Future) -> None:
             try:
                 out.set_result(parse_answer(f.result()))
             except grpc.RpcError as exc:
-                out.set_exception(_fault_of(exc, timeout_s, time.perf_counter() - t0))
+                if exc.code() == grpc.StatusCode.UNAVAILABLE:
+                    threading.Thread(target=retry_or_fail, args=(exc,), daemon=True).start()
+                else:
+                    out.set_exception(_fault_of(exc, timeout_s, time.perf_counter() - t0))
             except BotCallError as exc:
                 out.set_exception(exc)
             except Exception as exc:  # cancelled or transport-level surprises
@@ -170,6 +275,54 @@ class GrpcBotClient:
         except grpc.RpcError as exc:
             raise _fault_of(exc, timeout_s, timeout_s) from None
 
+    def health(self, timeout_s: float) -> str | None:
+        """Ask the standard gRPC health service (service ``""``, then ``cardarena.v1.Bot``) within
+        ``timeout_s`` seconds, on a fresh channel if the cached one is stale: None if SERVING,
+        else why not (one line). See :func:`health_problem`."""
+        t0 = time.perf_counter()
+        problem = health_problem(self._channel, timeout_s)
+        if problem is None or not problem.startswith(UNREACHABLE_PREFIX):
+            return problem
+        refused = tcp_probe(self.endpoint, timeout_s - (time.perf_counter() - t0))
+        if refused is not None:
+            return f"{UNREACHABLE_PREFIX}{refused}"
+        self._bind(reset_channel(self.endpoint, self._channel))
+        return health_problem(self._channel, max(timeout_s - (time.perf_counter() - t0), 0.001))
+
+
+#: How :func:`health_problem` starts its answer for an endpoint it cannot connect to.
+UNREACHABLE_PREFIX = "endpoint unreachable: "
+
+
+def health_problem(channel: grpc.Channel, timeout_s: float) -> str | None:
+    """Check ``grpc.health.v1.Health/Check`` on ``channel`` for service ``""`` (the whole server),
+    then ``cardarena.v1.Bot`` if the first is unknown: None if SERVING within ``timeout_s``
+    seconds, else one line saying why not (unreachable, no health service, no answer in time,
+    another status). Never raises."""
+    stub = health_pb2_grpc.HealthStub(channel)
+    last = ""
+    for service in ("", "cardarena.v1.Bot"):
+        try:
+            answer = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=timeout_s)
+        except grpc.RpcError as exc:
+            code = exc.code() if hasattr(exc, "code") else None
+            details = exc.details() if hasattr(exc, "details") else str(exc)
+            if code == grpc.StatusCode.NOT_FOUND:
+                last = f"the health service does not know service {service!r}"
+                continue
+            if code == grpc.StatusCode.UNIMPLEMENTED:
+                return ("no grpc.health.v1.Health service: serve it beside cardarena.v1.Bot "
+                        "(the Python SDK's serve() does)")
+            if code == grpc.StatusCode.UNAVAILABLE:
+                return f"{UNREACHABLE_PREFIX}{details}"
+            if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+                return f"no health answer within {timeout_s:g} s"
+            return f"health check answered {code.name if code is not None else 'UNKNOWN'}: {details}"
+        if answer.status != health_pb2.HealthCheckResponse.SERVING:
+            return f"health status is {health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status)}, not SERVING"
+        return None
+    return last
+
 
 class InProcessBotClient:
     """A bot called directly in this process (tests, benchmarks): ``handler(request) -> response``.
@@ -180,15 +333,15 @@ class InProcessBotClient:
     def __init__(self, handler: Callable[[bot_pb2.ActRequest], bot_pb2.ActResponse]) -> None:
         self.handler = handler
 
-    def call(self, request: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActResponse:
+    def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
         """Call the handler in this thread (no timeout); an exception becomes an ERROR BotCallError."""
         try:
-            response = self.handler(request)
+            response = self.handler(request_message(request))
         except Exception as exc:
             raise BotCallError(FaultKind.ERROR, f"bot raised {exc!r}") from None
         return parse_answer(response.SerializeToString())
 
-    def act(self, request: bot_pb2.ActRequest, timeout_s: float) -> Future[bot_pb2.ActResponse]:
+    def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         """As :meth:`call`, as an already completed future."""
         out: Future[bot_pb2.ActResponse] = Future()
         try:
@@ -206,11 +359,11 @@ class UnreachableBotClient:
     def __init__(self, reason: str) -> None:
         self.reason = reason
 
-    def call(self, request: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActResponse:
+    def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
         """Raise BotCallError(UNREACHABLE)."""
         raise BotCallError(FaultKind.UNREACHABLE, self.reason)
 
-    def act(self, request: bot_pb2.ActRequest, timeout_s: float) -> Future[bot_pb2.ActResponse]:
+    def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         """A future that raises BotCallError(UNREACHABLE)."""
         out: Future[bot_pb2.ActResponse] = Future()
         out.set_exception(BotCallError(FaultKind.UNREACHABLE, self.reason))

@@ -17,9 +17,11 @@ from store.models import AttemptOutcome, GameStatus, SeasonStatus
 from store.repo import (
     MAX_ATTEMPTS,
     AttemptInfo,
+    BotAvailability,
     BotInfo,
     BotsBusy,
     Claim,
+    Deferral,
     GameInfo,
     SeasonInfo,
     SeatBot,
@@ -30,7 +32,8 @@ from store.repo import (
 )
 
 __all__ = [
-    "MAX_ATTEMPTS", "AttemptInfo", "AttemptOutcome", "BotInfo", "BotsBusy", "Claim", "GameInfo", "GameStatus", "InvalidRecord",
+    "MAX_ATTEMPTS", "AttemptInfo", "AttemptOutcome", "BotAvailability", "BotInfo", "BotsBusy", "Claim", "Deferral",
+    "GameInfo", "GameStatus", "InvalidRecord",
     "NameTaken", "NotFound", "SeasonExists", "SeasonInfo", "SeasonStatus", "SeatBot", "SeatInfo",
     "Store", "StoreError", "StoreUnavailable", "VoidResult", "open_store",
 ]

@@ -91,12 +91,15 @@ class SeasonStatus(enum.StrEnum):
 
 class GameStatus(enum.StrEnum):
     """A game's life (rules §4.3): pending -> running -> done, or back to pending when an
-    attempt is voided, or failed after the last voided attempt (shown, not rated)."""
+    attempt is voided, or failed after the last voided attempt (shown, not rated); or
+    pending -> not_played when a bot of its table was suspended from the season for not
+    answering (rules §4.9: shown, never rated)."""
 
     PENDING = "pending"
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+    NOT_PLAYED = "not_played"
 
 
 class AttemptOutcome(enum.StrEnum):
@@ -145,10 +148,16 @@ class Bot(Base):
 
 
 class Season(Base):
-    """A season: one game with fixed parameters, time control and seed, and its schedule.
+    """A season: one game with fixed parameters, time control and key, and its schedule.
 
-    ``config`` holds the scheduler's settings (table sizes, duplicate flag, ...);
-    ``seed`` is the season's master seed (each game has its own). ``rated_through``
+    ``config`` holds the scheduler's settings (table sizes, duplicate flag, ...).
+    ``deal_key`` is the season's secret key (``league.fairness``: 64 hex digits; every
+    game's deal seed is an HMAC of it), never shown until the season is done;
+    ``commitment`` its SHA-256, public from the start. ``reproducible``: the key was
+    derived from the organiser's ``seed`` (``--seed``; a secret season stores 0, which
+    ``store.SeasonInfo`` shows as None).
+    Seasons from before keys (migration 0005) have neither key nor commitment and are
+    marked reproducible: their seed was public. ``rated_through``
     is the ratings checkpoint: every game numbered up to it is final (done or
     failed) and ``ratings.base_elo`` holds the Elo after exactly those games
     (-1: no checkpoint)."""
@@ -161,6 +170,9 @@ class Season(Base):
     params: Mapped[dict[str, Any]]
     time_control: Mapped[dict[str, Any]]
     seed: Mapped[int] = mapped_column(BigInteger)
+    deal_key: Mapped[str | None] = mapped_column(String(64))
+    commitment: Mapped[str | None] = mapped_column(String(64))
+    reproducible: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
     config: Mapped[dict[str, Any]]
     status: Mapped[SeasonStatus] = mapped_column(
         _str_enum(SeasonStatus, "season_status"), default=SeasonStatus.SCHEDULED
@@ -172,11 +184,15 @@ class Season(Base):
 
 class Game(Base):
     """One scheduled game. ``number`` is its 0-based place in the season's schedule (the
-    order ratings are computed in). ``attempts`` counts claims; ``lease_*`` name the
-    worker running it and until when. ``reason``/``detail``: for a done game the
+    order ratings are computed in). ``attempts`` counts claims; ``deferrals`` how often it
+    was put off because a bot of its table did not answer at game start (not attempts,
+    rules §4.9); ``lease_*`` name the worker running it and until when. ``reason``/``detail``: for a done game the
     record's end reason and detail; for a failed one ``"failed"`` and why; while
     pending after a void, the last void's reason. ``live_record``: while running, the
-    public progress so far (JSON of ``referee.live.LiveView.snapshot``), else NULL."""
+    public progress so far (JSON of ``referee.live.LiveView.snapshot``), else NULL.
+    ``deal_group``: the games that share this game's deal (``league.schedule``): in a
+    duplicate season the table's rotation group number, else the game's own number;
+    while any game of a group is pending or running, the others are sealed (``store.sealing``)."""
 
     __tablename__ = "games"
     __table_args__ = (
@@ -184,16 +200,20 @@ class Game(Base):
         # by season and status, in schedule order: next_pending, progress, the ratings checkpoint
         Index("ix_games_season_id_status_number", "season_id", "status", "number"),
         Index("ix_games_status_lease_expires_at", "status", "lease_expires_at"),
+        # a deal group's open games: is a game sealed (migration 0005)
+        Index("ix_games_season_id_deal_group_status", "season_id", "deal_group", "status"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"))
     number: Mapped[int] = mapped_column(Integer)
     seed: Mapped[int] = mapped_column(BigInteger)
+    deal_group: Mapped[int | None] = mapped_column(Integer)  # always written; NULL-able for migration 0005
     status: Mapped[GameStatus] = mapped_column(
         _str_enum(GameStatus, "game_status"), default=GameStatus.PENDING
     )
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+    deferrals: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
     lease_owner: Mapped[str | None] = mapped_column(String(255))
     lease_expires_at: Mapped[datetime | None]
     reason: Mapped[str | None] = mapped_column(String(32))
@@ -202,6 +222,22 @@ class Game(Base):
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
     live_record: Mapped[str | None] = mapped_column(Text, deferred=True)
+
+
+class SeasonBotStatus(Base):
+    """A bot's availability in a season (rules §4.9), written only when it did not answer at
+    the start of one of the season's games: ``unavailable_since`` the first such moment since
+    it last answered (NULL once a game with it starts again), ``reason`` the last failed
+    check, ``suspended_at`` when it was suspended from the season (its remaining games stored
+    as not played)."""
+
+    __tablename__ = "season_bot_status"
+
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"), primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"), primary_key=True)
+    unavailable_since: Mapped[datetime | None]
+    reason: Mapped[str | None] = mapped_column(Text)
+    suspended_at: Mapped[datetime | None]
 
 
 class GameSeat(Base):

@@ -36,15 +36,17 @@ import json
 import zlib
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, Engine, delete, exists, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from league import elo as elo_rating
+from league import fairness
+from league.availability import suspend_after_s
 from league.standings import SeatOutcome, StandingRow, compute_standings, group_games, standings_json
 from referee.engine import GameName
 from referee.record import EndReason, GameRecord
@@ -68,9 +70,11 @@ from store.models import (
     Rating,
     Replay,
     Season,
+    SeasonBotStatus,
     SeasonStatus,
     utcnow,
 )
+from store.sealing import OPEN, published
 
 #: Voided attempts after which a game is stored as failed (rules §4.3).
 MAX_ATTEMPTS = 3
@@ -79,7 +83,8 @@ SEED_LIMIT = 2**63
 LEASE_EXPIRED = "lease expired"
 
 __all__ = [
-    "LEASE_EXPIRED", "MAX_ATTEMPTS", "AttemptInfo", "BotInfo", "BotsBusy", "Claim", "GameInfo", "InvalidRecord", "NameTaken",
+    "LEASE_EXPIRED", "MAX_ATTEMPTS", "AttemptInfo", "BotAvailability", "BotInfo", "BotsBusy", "Claim", "Deferral",
+    "GameInfo", "InvalidRecord", "NameTaken",
     "NotFound", "SeasonExists", "SeasonInfo", "SeatBot", "SeatInfo", "Store", "StoreError", "StoreUnavailable",
     "VoidResult", "open_store",
 ]
@@ -133,18 +138,25 @@ class BotInfo:
 
 @dataclass(frozen=True)
 class SeasonInfo:
-    """A season (see ``store.models.Season``); ``game`` is a ``GameName`` value."""
+    """A season (see ``store.models.Season``); ``game`` is a ``GameName`` value.
+
+    ``seed`` is the organiser's seed of a reproducible season (None: a secret season);
+    like the key it is never shown. ``commitment`` is the SHA-256 of the season key
+    (``league.fairness``; None for a season stored before keys). The key itself is
+    not here: :meth:`Store.revealed_key` gives it once the season is done."""
 
     id: int
     name: str
     game: str
     params: dict[str, Any]
     time_control: dict[str, Any]
-    seed: int
+    seed: int | None
     config: dict[str, Any]
     status: SeasonStatus
     created_at: datetime
     finished_at: datetime | None
+    commitment: str | None = None
+    reproducible: bool = False
 
 
 @dataclass(frozen=True)
@@ -197,6 +209,32 @@ class BotsBusy:
 
     def __str__(self) -> str:
         return "waiting for " + ", ".join(f"{name} (capacity {cap})" for name, cap in self.bots)
+
+
+@dataclass(frozen=True)
+class Deferral:
+    """What :meth:`Store.defer_game` did. ``status``: the game's status after it (``pending``:
+    deferred; ``not_played``: a bot of its table was suspended; anything else: the game was
+    not pending, nothing written). ``deferrals``: the game's deferral count now;
+    ``suspended``: names of the bots this call suspended from the season; ``detail``: why."""
+
+    game_id: int
+    status: GameStatus
+    deferrals: int
+    suspended: tuple[str, ...]
+    detail: str
+
+
+@dataclass(frozen=True)
+class BotAvailability:
+    """A bot of a season that did not answer at a game start (``store.models.SeasonBotStatus``):
+    unavailable since when (None: answering again), the last reason, suspended when (or None)."""
+
+    bot_id: int
+    name: str
+    unavailable_since: datetime | None
+    reason: str | None
+    suspended_at: datetime | None
 
 
 @dataclass(frozen=True)
@@ -273,8 +311,8 @@ def _bot_info(b: Bot) -> BotInfo:
 
 
 def _season_info(s: Season) -> SeasonInfo:
-    return SeasonInfo(s.id, s.name, s.game, s.params, s.time_control, s.seed, s.config,
-                      SeasonStatus(s.status), s.created_at, s.finished_at)
+    return SeasonInfo(s.id, s.name, s.game, s.params, s.time_control, s.seed if s.reproducible else None, s.config,
+                      SeasonStatus(s.status), s.created_at, s.finished_at, s.commitment, bool(s.reproducible))
 
 
 def _check_seed(seed: int, what: str) -> None:
@@ -413,22 +451,41 @@ class Store:
         game: str,
         params: dict[str, Any],
         time_control: dict[str, Any],
-        seed: int,
+        seed: int | None,
         config: dict[str, Any],
         games: Sequence[tuple[int, Sequence[int]]],
+        *,
+        key: bytes | None = None,
+        deal_groups: Sequence[int] | None = None,
     ) -> int:
         """Write a season and its whole schedule in one transaction; returns the season id.
 
-        ``games[i] = (seed, [bot id per seat])`` becomes game number ``i``, pending.
+        ``games[i] = (seed, [bot id per seat])`` becomes game number ``i``, pending, in
+        deal group ``deal_groups[i]`` (default ``i``: no game shares its deal).
+        ``key`` is the season's key (``league.fairness``; 32 bytes); without it the key
+        of the reproducible season of ``seed`` (``fairness.key_from_seed``). ``seed``:
+        the organiser's seed of a reproducible season, or None for a secret one (then
+        ``key`` is needed). The commitment is stored with the key.
         ``params``, ``time_control`` and ``config`` must be JSON-serialisable.
         Raises SeasonExists if the name is taken, NotFound for an unknown bot id,
         ValueError for an unknown game, an empty schedule, a table of fewer than
-        two seats, or a seed outside [0, 2**63).
+        two seats, a seed outside [0, 2**63), no seed and no key, a key not of 32
+        bytes, or a ``deal_groups`` not of one per game.
         """
         game = _check_game_name(game)
-        _check_seed(seed, "season seed")
+        if seed is not None:
+            _check_seed(seed, "season seed")
+        if key is None:
+            if seed is None:
+                raise ValueError("a season needs a key or a seed")
+            key = fairness.key_from_seed(seed)
+        if len(key) != fairness.KEY_BYTES:
+            raise ValueError(f"a season key has {fairness.KEY_BYTES} bytes, got {len(key)}")
         if not games:
             raise ValueError("a season needs at least one game")
+        groups = list(deal_groups) if deal_groups is not None else list(range(len(games)))
+        if len(groups) != len(games):
+            raise ValueError(f"{len(groups)} deal groups for {len(games)} games")
         bot_ids: set[int] = set()
         for i, (game_seed, seats) in enumerate(games):
             _check_seed(game_seed, f"seed of game {i}")
@@ -443,12 +500,15 @@ class Store:
                 if missing := sorted(bot_ids - known):
                     raise NotFound(f"unknown bot ids {missing}")
                 season = Season(name=name, game=game, params=params, time_control=time_control,
-                                seed=seed, config=config, status=SeasonStatus.SCHEDULED)
+                                seed=0 if seed is None else seed, config=config, status=SeasonStatus.SCHEDULED,
+                                deal_key=key.hex(),
+                                commitment=fairness.commitment(key), reproducible=seed is not None)
                 s.add(season)
                 s.flush()
                 now = utcnow()
-                rows = [{"season_id": season.id, "number": i, "seed": gs, "status": GameStatus.PENDING,
-                         "attempts": 0, "created_at": now} for i, (gs, _) in enumerate(games)]
+                rows = [{"season_id": season.id, "number": i, "seed": gs, "deal_group": groups[i],
+                         "status": GameStatus.PENDING, "attempts": 0, "created_at": now}
+                        for i, (gs, _) in enumerate(games)]
                 ids = s.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
                 seat_rows = [{"game_id": gid, "seat": seat, "bot_id": bot}
                              for gid, (_, seats) in zip(ids, games, strict=True) for seat, bot in enumerate(seats)]
@@ -469,13 +529,33 @@ class Store:
             season = s.scalar(select(Season).where(Season.name == name))
             return _season_info(season) if season else None
 
+    def revealed_key(self, season_id: int) -> bytes | None:
+        """The season's key once it may be published: the season is done (every game final)
+        and has a key; else None. Raises NotFound for an unknown id."""
+        with self._read() as s:
+            season = s.get(Season, season_id)
+            if season is None:
+                raise NotFound(f"no season with id {season_id}")
+            if SeasonStatus(season.status) != SeasonStatus.DONE or season.deal_key is None:
+                return None
+            return bytes.fromhex(season.deal_key)
+
+    def season_deals(self, season_id: int) -> list[tuple[int, int, int, int, GameStatus]]:
+        """``(game id, number, deal group, stored seed, status)`` of every game of the season, in
+        schedule order: what ``league.verify`` checks against the published key. Not for display."""
+        with self._read() as s:
+            rows = s.execute(select(Game.id, Game.number, Game.deal_group, Game.seed, Game.status)
+                             .where(Game.season_id == season_id).order_by(Game.number)).all()
+            return [(gid, number, number if group is None else group, seed, GameStatus(status))
+                    for gid, number, group, seed, status in rows]
+
     def list_seasons(self) -> list[SeasonInfo]:
         """All seasons by id."""
         with self._read() as s:
             return [_season_info(x) for x in s.scalars(select(Season).order_by(Season.id))]
 
     def season_progress(self, season_id: int) -> dict[str, int]:
-        """Games per status: ``{"pending", "running", "done", "failed", "total"}``. Raises NotFound."""
+        """Games per status: ``{"pending", "running", "done", "failed", "not_played", "total"}``. Raises NotFound."""
         with self._read() as s:
             if s.get(Season, season_id) is None:
                 raise NotFound(f"no season with id {season_id}")
@@ -501,6 +581,29 @@ class Store:
             q = (select(Game.id, Game.attempts).where(Game.season_id == season_id, Game.status == GameStatus.PENDING)
                  .order_by(Game.number))
             return {gid: attempts for gid, attempts in s.execute(q)}
+
+    def pending_tables(self, season_id: int) -> tuple[dict[int, SeatBot], list[frozenset[int]]]:
+        """The bots of the season's pending games (``{bot id: SeatBot}``, with ``seat`` 0) and
+        each pending game's table as a set of bot ids: for checking, before a season runs,
+        which games its answering bots can play."""
+        with self._read() as s:
+            rows = s.execute(
+                select(Game.id, Bot.id, Bot.name, Bot.endpoint, Bot.capacity)
+                .join(GameSeat, GameSeat.game_id == Game.id).join(Bot, Bot.id == GameSeat.bot_id)
+                .where(Game.season_id == season_id, Game.status == GameStatus.PENDING)
+            ).all()
+        bots = {bot: SeatBot(0, bot, name, endpoint, cap) for _, bot, name, endpoint, cap in rows}
+        tables: dict[int, set[int]] = {}
+        for gid, bot, *_ in rows:
+            tables.setdefault(gid, set()).add(bot)
+        return bots, [frozenset(t) for t in tables.values()]
+
+    def pending_deferrals(self, season_id: int) -> dict[int, int]:
+        """``{game id: deferrals}`` of the season's pending games deferred at least once (rules §4.9)."""
+        with self._read() as s:
+            q = select(Game.id, Game.deferrals).where(
+                Game.season_id == season_id, Game.status == GameStatus.PENDING, Game.deferrals > 0)
+            return {gid: n for gid, n in s.execute(q)}
 
     # --------------------------------------------------------- game life
 
@@ -562,6 +665,7 @@ class Store:
             game = s.execute(select(Game.attempts, Game.number, Game.seed, Game.lease_expires_at)
                              .where(Game.id == game_id)).one()
             s.add(GameAttempt(game_id=game_id, attempt=game.attempts, worker=owner, started_at=now))
+            self._mark_answering(s, season.id, game_id)
             if season.status == SeasonStatus.SCHEDULED:
                 season.status = SeasonStatus.RUNNING
             seats = s.execute(
@@ -576,6 +680,74 @@ class Store:
                 seats=tuple(SeatBot(*row) for row in seats), lease_owner=owner,
                 lease_expires_at=now + timedelta(seconds=lease_seconds),
             )
+
+    def table_of(self, game_id: int) -> tuple[SeatBot, ...] | None:
+        """The bots of a pending game's table, in seat order, with their endpoints (for the
+        health checks before a claim); None if the game is not pending or unknown."""
+        with self._read() as s:
+            if s.scalar(select(Game.status).where(Game.id == game_id)) != GameStatus.PENDING:
+                return None
+            rows = s.execute(
+                select(GameSeat.seat, Bot.id, Bot.name, Bot.endpoint, Bot.capacity)
+                .join(Bot, Bot.id == GameSeat.bot_id)
+                .where(GameSeat.game_id == game_id).order_by(GameSeat.seat)
+            ).all()
+            return tuple(SeatBot(*row) for row in rows)
+
+    def defer_game(self, game_id: int, down: Mapping[int, str], now: datetime | None = None) -> Deferral:
+        """Put off a pending game because the bots ``down`` (``{bot id: why}``) did not answer
+        at game start (rules §4.9): no attempt, no fault, nothing rated.
+
+        In one transaction: each bot in ``down`` is marked unavailable in the season since
+        ``now`` unless it already was; a bot unavailable for longer than the season's
+        ``suspend_after_s`` (``league.availability``) is suspended from the season, and
+        every pending game of the season with that bot at the table becomes not played
+        (reason ``not_played``, the detail naming the bot); otherwise the game stays
+        pending with its deferral count + 1 and the reason in its detail. Returns what
+        happened; nothing is written if the game is not pending. Raises NotFound.
+        """
+        with self._write() as s:
+            now = now or db_now(s)  # one clock for every worker's deferrals (the database's)
+            season = self._lock_season_of(s, game_id)
+            game = s.execute(select(Game.status, Game.deferrals).where(Game.id == game_id)).one()
+            if game.status != GameStatus.PENDING:
+                return Deferral(game_id, GameStatus(game.status), game.deferrals, (), "not pending")
+            names = dict(s.execute(select(Bot.id, Bot.name).where(Bot.id.in_(list(down)))).all())
+            limit = suspend_after_s(season.config)
+            suspended: list[str] = []
+            for bot_id, why in sorted(down.items()):
+                row = s.get(SeasonBotStatus, (season.id, bot_id))
+                if row is None:
+                    row = SeasonBotStatus(season_id=season.id, bot_id=bot_id)
+                    s.add(row)
+                if row.unavailable_since is None:
+                    row.unavailable_since = now
+                row.reason = why
+                if row.suspended_at is None and (now - row.unavailable_since).total_seconds() > limit:
+                    row.suspended_at = now
+                    suspended.append(names.get(bot_id, str(bot_id)))
+                    self._not_played(s, season.id, bot_id, f"{names.get(bot_id, bot_id)} suspended from the season: "
+                                     f"no answer at game start since {row.unavailable_since:%Y-%m-%d %H:%M:%S} UTC "
+                                     f"(more than {limit:g} s); last: {why}", now)
+            detail = "deferred: " + "; ".join(f"{names.get(b, b)} does not answer ({why})" for b, why in sorted(down.items()))
+            changed = _changed(s, update(Game).where(Game.id == game_id, Game.status == GameStatus.PENDING)
+                               .values(deferrals=Game.deferrals + 1, detail=detail))
+            status = GameStatus.PENDING if changed else GameStatus.NOT_PLAYED
+            if suspended:
+                self._maybe_finish_season(s, season, now)
+                self._recompute_ratings(s, season, now)  # the checkpoint may move past the games not played
+            final = s.scalar(select(Game.detail).where(Game.id == game_id)) or detail
+            return Deferral(game_id, status, game.deferrals + (1 if changed else 0), tuple(suspended), final)
+
+    def season_availability(self, season_id: int) -> list[BotAvailability]:
+        """The season's bots that did not answer at some game start, by name: unavailable since
+        when (None once a game with them started again) and suspended when."""
+        with self._read() as s:
+            rows = s.execute(
+                select(SeasonBotStatus, Bot.name).join(Bot, Bot.id == SeasonBotStatus.bot_id)
+                .where(SeasonBotStatus.season_id == season_id).order_by(Bot.name)
+            ).all()
+            return [BotAvailability(r.bot_id, name, r.unavailable_since, r.reason, r.suspended_at) for r, name in rows]
 
     def renew_lease(
         self, game_id: int, attempt: int, lease_seconds: float, now: datetime | None = None,
@@ -752,15 +924,18 @@ class Store:
                 for bot, place, change, faults, retired in s.execute(
                     select(GameSeat.bot_id, GameSeat.place, GameSeat.change, GameSeat.faults, GameSeat.retired)
                     .join(Game, Game.id == GameSeat.game_id)
-                    .where(Game.season_id == season_id, Game.status == GameStatus.DONE))
+                    .where(Game.season_id == season_id, published(season_id=season_id)))
             ]
             elo = dict(s.execute(select(Rating.bot_id, Rating.elo).where(Rating.season_id == season_id)).all())
             games = group_games((number, bot, cast(int, place)) for number, bot, place in s.execute(
                 select(Game.number, GameSeat.bot_id, GameSeat.place)
                 .join(GameSeat, GameSeat.game_id == Game.id)
-                .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
+                .where(Game.season_id == season_id, published(season_id=season_id))
                 .order_by(Game.number, GameSeat.seat)))
-        return compute_standings(outcomes, names, elo, games)
+            suspended = set(s.scalars(select(SeasonBotStatus.bot_id).where(
+                SeasonBotStatus.season_id == season_id, SeasonBotStatus.suspended_at.is_not(None))))
+        rows = compute_standings(outcomes, names, elo, games)
+        return [replace(r, suspended=True) if r.bot_id in suspended else r for r in rows]
 
     def standings_json(self, season_id: int) -> list[dict[str, Any]]:
         """:meth:`standings` as JSON-ready dicts (with ``rank``). Raises NotFound."""
@@ -785,6 +960,23 @@ class Store:
         ).all())
         full = tuple((b.name, b.capacity) for b in bots if running.get(b.id, 0) >= b.capacity)
         return BotsBusy(game_id, full) if full else None
+
+    @staticmethod
+    def _mark_answering(s: Session, season_id: int, game_id: int) -> None:
+        """The bots of a game that just started answered its health checks: not unavailable."""
+        _changed(s, update(SeasonBotStatus)
+                 .where(SeasonBotStatus.season_id == season_id, SeasonBotStatus.unavailable_since.is_not(None),
+                        SeasonBotStatus.suspended_at.is_(None),
+                        SeasonBotStatus.bot_id.in_(select(GameSeat.bot_id).where(GameSeat.game_id == game_id)))
+                 .values(unavailable_since=None))
+
+    @staticmethod
+    def _not_played(s: Session, season_id: int, bot_id: int, detail: str, now: datetime) -> None:
+        """Every pending game of the season with ``bot_id`` at the table: not played, with ``detail``."""
+        _changed(s, update(Game)
+                 .where(Game.season_id == season_id, Game.status == GameStatus.PENDING,
+                        exists().where(GameSeat.game_id == Game.id, GameSeat.bot_id == bot_id))
+                 .values(status=GameStatus.NOT_PLAYED, reason=GameStatus.NOT_PLAYED.value, detail=detail, finished_at=now))
 
     @staticmethod
     def _lock_season_of(s: Session, game_id: int) -> Season:
@@ -812,6 +1004,7 @@ class Store:
             return VoidResult.STALE
         self._close_attempt(s, game_id, attempt, AttemptOutcome.VOIDED, reason, now)
         if failed:
+            self._recompute_ratings(s, season, now)  # a sealed group it closed is rated now
             self._maybe_finish_season(s, season, now)
             return VoidResult.FAILED
         return VoidResult.PENDING
@@ -849,17 +1042,21 @@ class Store:
 
     @staticmethod
     def _recompute_ratings(s: Session, season: Season, now: datetime) -> None:
-        """Make the season's ratings equal to Elo over all its done games in schedule order.
+        """Make the season's ratings equal to Elo over all its published games (done and not
+        sealed: ``store.sealing``) in schedule order.
 
         Games up to ``season.rated_through`` are final (done or failed, never re-run),
         so their Elo is kept in ``ratings.base_elo``; only the done games after that
         checkpoint are replayed from it, with exactly the float operations of a
         replay from the start (so the result is bit-identical to ``season_elo``).
-        The checkpoint then moves to just before the first game still pending or
-        running. Cost: the games after the checkpoint, about the games in flight.
+        The checkpoint then moves to just before the first game of a deal group with a
+        game still pending or running (every sealed game is after it). Cost: the games
+        after the checkpoint, about the games in flight.
         """
+        open_groups = aliased(Game)  # a sealed game's result waits for its deal group (store.sealing)
         first_open = s.scalar(select(func.min(Game.number)).where(
-            Game.season_id == season.id, Game.status.in_([GameStatus.PENDING, GameStatus.RUNNING])))
+            Game.season_id == season.id, Game.status.in_(OPEN) | Game.deal_group.in_(select(open_groups.deal_group).where(
+                open_groups.season_id == season.id, open_groups.status.in_(OPEN)))))
         if first_open is None:
             first_open = (s.scalar(select(func.max(Game.number)).where(Game.season_id == season.id)) or 0) + 1
         old = season.rated_through
@@ -870,7 +1067,7 @@ class Store:
         rows = s.execute(
             select(Game.number, GameSeat.bot_id, GameSeat.place)
             .join(GameSeat, GameSeat.game_id == Game.id)
-            .where(Game.season_id == season.id, Game.status == GameStatus.DONE, Game.number > old)
+            .where(Game.season_id == season.id, published(season_id=season.id), Game.number > old)
             .order_by(Game.number, GameSeat.seat)
         ).all()
         games: list[tuple[int, list[int], list[int]]] = []

@@ -10,7 +10,8 @@ Each tick (``tick_s``) it
    stays short, so a game put back waits behind a few games, not the season;
 3. enqueues again every game whose task was used up without finishing it (an
    attempt voided, a lease released: its attempt count grew since it was
-   sent), and, when the broker queue is empty, every game sent more than
+   sent) or that was deferred because a bot did not answer (after its backoff,
+   rules §4.9), and, when the broker queue is empty, every game sent more than
    ``lost_after_s`` ago and still never claimed (its message was lost: a broker
    restarted without persistence, a worker killed while holding a retry).
    These go ahead of the window (``PRIORITY_AGAIN``: the next free worker
@@ -34,6 +35,7 @@ from celery import Celery
 from kombu import Connection
 from kombu.exceptions import OperationalError as BrokerError
 
+from league.availability import defer_backoff_s
 from store import GameInfo, GameStatus, Store, StoreError
 from workers.celery_app import GAMES_QUEUE
 from workers.sweeper import sweep
@@ -100,6 +102,8 @@ class SeasonFollower:
         self.stall_s = stall_s
         self.stats = FollowStats()
         self._sent: dict[int, tuple[float, int]] = {}  # game id -> (monotonic time sent, attempts then)
+        self._deferrals_sent: dict[int, int] = {}  # game id -> its deferrals when last sent
+        self._resend_at: dict[int, float] = {}  # deferred game id -> monotonic time to send it again
         self._last_state: tuple[object, ...] = ()
         self._last_change = time.monotonic()
         self._limits = game_time_limits(store, season_id)
@@ -181,6 +185,11 @@ class SeasonFollower:
         progress = self.store.season_progress(self.season_id)
         now = time.monotonic()
         used = [gid for gid, att in pending.items() if gid in self._sent and self._sent[gid][1] != att]
+        deferrals = self.store.pending_deferrals(self.season_id)
+        for gid, n in deferrals.items():  # put off at game start (rules §4.9): again after the backoff
+            if gid in self._sent and n != self._deferrals_sent.get(gid, 0) and gid not in used:
+                self._resend_at.setdefault(gid, now + defer_backoff_s(n))
+        used += [gid for gid, at in self._resend_at.items() if at <= now and gid in pending and gid not in used]
         unsent = [gid for gid in pending if gid not in self._sent]
         depth = self.queue_depth()
         to_send = list(used)
@@ -188,7 +197,7 @@ class SeasonFollower:
         if depth is not None:
             if depth == 0:
                 lost = [gid for gid, att in pending.items() if gid in self._sent and self._sent[gid][1] == att
-                        and now - self._sent[gid][0] > self.lost_after_s]
+                        and gid not in self._resend_at and now - self._sent[gid][0] > self.lost_after_s]
                 to_send += lost
             room = max(self.window, 2 * progress["running"]) - depth - len(to_send)
             new = unsent[:max(0, room)]
@@ -197,13 +206,15 @@ class SeasonFollower:
             sent = again + (self._send(new) if len(again) == len(to_send) else [])
             for gid in sent:
                 self._sent[gid] = (now, pending[gid])
+                self._deferrals_sent[gid] = deferrals.get(gid, 0)
+                self._resend_at.pop(gid, None)
                 if gid in lost_set:
                     self.stats.resent_lost += 1
                 elif gid in used_set:
                     self.stats.resent_used += 1
                 else:
                     self.stats.sent += 1
-        state = (tuple(sorted(progress.items())), sum(pending.values()))
+        state = (tuple(sorted(progress.items())), sum(pending.values()), sum(deferrals.values()))
         if state != self._last_state:
             self._last_state, self._last_change = state, now
         elif progress["pending"] + progress["running"] and now - self._last_change > self.stall_s:

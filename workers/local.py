@@ -6,17 +6,22 @@ whose bots are full (``Outcome.BUSY``) is tried again a moment later while
 the pool plays other games, as the Celery task retries with a countdown. A
 pool process that dies mid-game (killed, out of memory) loses its game's
 result: every ``SWEEP_S`` the parent sweeps expired leases and hands such a
-game to the pool again, as the Celery follower does.
+game to the pool again, as the Celery follower does. When the run stops early
+(Ctrl-C, SIGTERM, an error), the pool is terminated and the games its processes
+were playing are released at once (pending again) rather than left running
+until their lease runs out.
 """
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import multiprocessing as mp
 import os
 import queue
 import signal
+import socket
 import time
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 
 from workers.service import Outcome, RunResult, run_game
@@ -25,6 +30,9 @@ from workers.service import Outcome, RunResult, run_game
 BUSY_RETRY_S = 0.05
 #: Seconds between the parent's checks for games lost with a pool process.
 SWEEP_S = 1.0
+
+#: The attempt log's reason for a game released because its run was stopped.
+INTERRUPTED = "interrupted: the run was stopped (Ctrl-C or SIGTERM)"
 
 _store = None
 _lease_s = 10.0
@@ -46,6 +54,26 @@ def _run(game_id: int) -> RunResult:
     if _store is None:
         raise RuntimeError("the pool's initializer did not run")
     return run_game(_store, game_id, _lease_s)
+
+
+def _children() -> set[str]:
+    """Lease owners (``workers.service.worker_name``) of this process's live child processes."""
+    host = socket.gethostname()
+    return {f"{host}:{p.pid}" for p in mp.active_children()}
+
+
+def release_interrupted(store, game_ids: Iterable[int], owners: set[str]) -> list[int]:  # store: store.Store
+    """Void, as :data:`INTERRUPTED`, the running attempts of ``game_ids`` whose lease is held by one of
+    ``owners`` (pool processes that are gone): back to pending now, not when their lease runs out,
+    and never failed for it (stopping a run is not the game's platform failure, rules §4.3).
+    Returns the games released; claims of anyone else are left alone."""
+    released = []
+    for gid in game_ids:
+        game = store.get_game(gid)
+        if game is not None and game.status == "running" and game.lease_owner in owners:
+            if store.void_game(gid, game.attempts, INTERRUPTED, max_attempts=game.attempts + 1) != "stale":
+                released.append(gid)
+    return released
 
 
 def default_processes() -> int:
@@ -83,26 +111,38 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
     from workers.sweeper import sweep
 
     n = processes or default_processes()
-    todo: deque[tuple[float, int]] = deque((0.0, gid) for gid in game_ids)
+    order = itertools.count()
+    # (when it may be handed out, order, game id): a heap, so a game put off until later
+    # (busy bots, a deferral) never holds up the games behind it
+    todo: list[tuple[float, int, int]] = [(0.0, next(order), gid) for gid in game_ids]
+
+    def later(delay_s: float, gid: int) -> None:
+        heapq.heappush(todo, (time.monotonic() + delay_s, next(order), gid))
+
+    def first(gid: int) -> None:  # a game to play again (lost or voided): ahead of every other
+        heapq.heappush(todo, (-1.0, next(order), gid))
+
     reported: set[int] = set()
     in_flight: dict[int, int] = {}  # game id -> handed out how many times and not answered yet
     done: queue.SimpleQueue[RunResult | BaseException] = queue.SimpleQueue()
     store = open_store(db_url, run_migrations=False)
     ctx = mp.get_context("spawn")
+    owners: set[str] = set()  # every pool process seen: whose claims to release if the run stops early
     try:
         with ctx.Pool(n, initializer=_init, initargs=(db_url, lease_s)) as pool:
             next_sweep = time.monotonic() + SWEEP_S
             while todo or in_flight:
+                owners |= _children()
                 now = time.monotonic()
                 while todo and sum(in_flight.values()) < 2 * n and todo[0][0] <= now:
-                    _, gid = todo.popleft()
+                    _, _, gid = heapq.heappop(todo)
                     pool.apply_async(_run, (gid,), callback=done.put, error_callback=done.put)
                     in_flight[gid] = in_flight.get(gid, 0) + 1
                 if now >= next_sweep:
                     next_sweep = now + SWEEP_S
                     for gid in _lost(sweep(store), in_flight, todo):
                         _forget(in_flight, gid)  # its answer will never come
-                        todo.appendleft((0.0, gid))  # ahead of the season's games not yet handed out
+                        first(gid)
                 try:
                     result = done.get(timeout=min(BUSY_RETRY_S if todo else SWEEP_S, SWEEP_S))
                 except queue.Empty:
@@ -112,19 +152,24 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
                 gid = result.game_id
                 _forget(in_flight, gid)
                 if result.outcome == Outcome.BUSY:
-                    todo.append((time.monotonic() + BUSY_RETRY_S, gid))
+                    later(BUSY_RETRY_S, gid)
+                elif result.outcome == Outcome.DEFERRED:  # a bot does not answer: later (rules §4.9)
+                    later(result.retry_after_s, gid)
                 elif result.outcome == Outcome.VOIDED and store.get_game(gid).status == "pending":  # type: ignore[union-attr]
-                    todo.append((0.0, gid))  # a platform failure: the game runs again (rules §4.3)
+                    first(gid)  # a platform failure: the game runs again (rules §4.3)
                 elif gid not in reported and (result.outcome != Outcome.SKIPPED or gid not in in_flight):
                     reported.add(gid)
                     yield result
+    except BaseException:  # Ctrl-C, SIGTERM, an error, the caller stopping early: the pool is terminated
+        release_interrupted(store, list(in_flight), owners)
+        raise
     finally:
         store.close()
 
 
-def _lost(released: list[int], in_flight: dict[int, int], todo: deque[tuple[float, int]]) -> list[int]:
+def _lost(released: list[int], in_flight: dict[int, int], todo: list[tuple[float, int, int]]) -> list[int]:
     """Games handed out whose attempt the sweeper just released (their process died), not queued again yet."""
-    queued = {gid for _, gid in todo}
+    queued = {gid for _, _, gid in todo}
     return [gid for gid in released if gid in in_flight and gid not in queued]
 
 

@@ -1,6 +1,8 @@
 """The game service: what every worker (local pool or Celery) does with a game id.
 
-``run_game`` is idempotent (STYLE 16-17): it claims the game atomically
+``run_game`` is idempotent: it first asks every seat's bot the gRPC health
+check (:mod:`workers.availability`; a table with a bot that does not answer is
+deferred, not claimed, rules §4.9), then claims the game atomically
 (pending -> running, with an attempt number and a lease) if each of its bots
 has room (running games < the bot's capacity), plays it with the referee
 against the seats' bots over gRPC while a heartbeat thread renews the lease,
@@ -35,6 +37,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeVar
 
+from league.availability import defer_backoff_s
 from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from referee.clients import BotClient, GrpcBotClient, UnreachableBotClient
 from referee.games import make_params, spec
@@ -43,6 +46,7 @@ from referee.record import GameRecord
 from referee.referee import GameCancelled, play
 from referee.timecontrol import TimeControl
 from store import BotsBusy, Claim, GameStatus, Store, StoreError, StoreUnavailable
+from workers.availability import HealthCache
 from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
@@ -60,8 +64,10 @@ class Outcome(enum.StrEnum):
     """What one run of the game service did."""
 
     DONE = "done"          # played and stored
-    SKIPPED = "skipped"    # not pending: already done, failed, or claimed elsewhere
+    SKIPPED = "skipped"    # not pending: already done, failed, not played, or claimed elsewhere
     BUSY = "busy"          # a bot of the table has no room: still pending, try again later
+    DEFERRED = "deferred"  # a bot of the table does not answer: still pending, try again after retry_after_s
+    NOT_PLAYED = "not_played"  # a bot of the table was suspended from the season: stored as not played
     VOIDED = "voided"      # platform failure: back to pending (or failed after 3 attempts)
     STALE = "stale"        # the lease was lost meanwhile (stopped at a decision, or played out): nothing stored
 
@@ -73,6 +79,7 @@ class RunResult:
     game_id: int
     outcome: Outcome
     detail: str = ""
+    retry_after_s: float = 0.0  # DEFERRED: seconds before the game should be tried again (rules §4.9)
 
 
 @lru_cache(maxsize=1)
@@ -96,6 +103,32 @@ def client_for(endpoint: str) -> BotClient:
     except (EndpointError, PolicyError, ResolveError) as exc:
         return UnreachableBotClient(str(exc))
     return GrpcBotClient(parsed.dial(addresses[0]))
+
+
+@lru_cache(maxsize=1)
+def health_cache() -> HealthCache:
+    """This process's cache of the bots' health answers (rules §4.9)."""
+    return HealthCache(client_for)
+
+
+def check_table(store: Store, game_id: int) -> RunResult | None:
+    """Before a claim: None if the game is pending and every bot of its table answers its health
+    check; else the result to report (SKIPPED: not pending; DEFERRED or NOT_PLAYED: a bot does
+    not answer, and the store has recorded it, rules §4.9)."""
+    table = store.table_of(game_id)
+    if table is None:
+        return RunResult(game_id, Outcome.SKIPPED)
+    down = health_cache().problems(table)
+    if not down:
+        return None
+    deferral = store.defer_game(game_id, down)
+    if deferral.status == GameStatus.PENDING:
+        log.info("game %s %s", game_id, deferral.detail)
+        return RunResult(game_id, Outcome.DEFERRED, deferral.detail, defer_backoff_s(deferral.deferrals))
+    if deferral.status == GameStatus.NOT_PLAYED:
+        log.warning("game %s not played: %s", game_id, deferral.detail)
+        return RunResult(game_id, Outcome.NOT_PLAYED, deferral.detail)
+    return RunResult(game_id, Outcome.SKIPPED)
 
 
 def worker_name() -> str:
@@ -251,8 +284,10 @@ def store_result(store: Store, claim: Claim, record: GameRecord, heartbeat: Hear
 
 
 def run_game(store: Store, game_id: int, lease_s: float = 10.0, owner: str | None = None) -> RunResult:
-    """Claim (within the bots' capacity), play and store game ``game_id``; never raises for
-    bot or game failures. ``lease_s``: seconds of lease, renewed every ``lease_s / 3``.
+    """Check that every bot of the table answers, claim (within the bots' capacity), play and
+    store game ``game_id``; never raises for bot or game failures. ``lease_s``: seconds of
+    lease, renewed every ``lease_s / 3``. A table with a bot that does not answer is not
+    claimed: the game is deferred (or not played once the bot is suspended), rules §4.9.
 
     Store errors (database down) at the claim propagate, so the caller's task can be
     retried; the result is stored with retries in this worker (:func:`store_result`).
@@ -262,6 +297,9 @@ def run_game(store: Store, game_id: int, lease_s: float = 10.0, owner: str | Non
     ``BaseException``s that are not ``Exception`` (a hard kill, ``SystemExit``)
     leave the claim to expire.
     """
+    refused = check_table(store, game_id)
+    if refused is not None:
+        return refused
     since = time.monotonic()
     claim = store.claim_within_capacity(game_id, owner or worker_name(), lease_s)
     if claim is None:

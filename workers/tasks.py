@@ -43,5 +43,7 @@ def run_game(self: Task, game_id: int) -> str:
     if result.outcome == Outcome.BUSY:
         # not an error: wait for room, with no limit (the follower reports a stuck season)
         raise self.retry(countdown=BUSY_COUNTDOWN_S, max_retries=None)
+    # DEFERRED (a bot does not answer, rules §4.9) is not retried here: the follower sends the
+    # game again after its backoff, so a long outage holds no message in any worker.
     log.info("game %s: %s %s", game_id, result.outcome.value, result.detail)
     return result.outcome.value

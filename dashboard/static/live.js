@@ -17,9 +17,9 @@
       el.querySelector(".done").style.width = pct(p.done, p.total);
       el.querySelector(".failed").style.width = pct(p.failed, p.total);
       el.querySelector(".running").style.width = pct(p.running, p.total);
-      el.querySelector(".n-done").textContent = String(p.done + p.failed);
+      el.querySelector(".n-done").textContent = String(p.done + p.failed + (p.not_played || 0));
       el.querySelector(".n-total").textContent = String(p.total);
-      if (reload && before !== String(p.done + p.failed)) location.reload();
+      if (reload && before !== String(p.done + p.failed + (p.not_played || 0))) location.reload();
     });
     const row = document.querySelector(`tr[data-season="${season.id}"]`);
     if (row) {

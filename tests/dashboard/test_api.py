@@ -17,7 +17,7 @@ def test_seasons_list_and_detail(client: TestClient, world: World) -> None:
     assert r.status_code == 200
     [season] = r.json()
     assert season["name"] == world.season_name
-    assert season["progress"] == {"pending": 1, "running": 1, "done": 3, "failed": 0, "total": 5}
+    assert season["progress"] == {"pending": 1, "running": 1, "done": 3, "failed": 0, "not_played": 0, "total": 5}
     assert season["status"] == "running"
     r = client.get(f"/api/v1/seasons/{world.season_id}")
     assert r.status_code == 200

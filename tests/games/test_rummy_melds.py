@@ -87,10 +87,26 @@ def test_run_laid_in_order_fixes_jokers(cards: str, start: int, stands: str) -> 
 
 
 @pytest.mark.parametrize(
-    "cards",
-    ["5h 4h 6h 7h", "4h 5h 7h 6h", "Kh Ah 2h 3h", "Jk Jk Jk 4h", "4h 5h 6h", "4h 5h 6h 7d", "4h 4h 5h 6h"],
+    ("cards", "laid", "start"),
+    [
+        ("Ks Qs Js Ts", "Ts Js Qs Ks", 10),
+        ("5h 4h 6h 7h", "4h 5h 6h 7h", 4),
+        ("As Ks Qs Js", "Js Qs Ks As", 11),
+        ("3d Ad 4d 2d", "Ad 2d 3d 4d", 1),
+    ],
 )
-def test_run_out_of_order_or_invalid_is_refused(cards: str) -> None:
+def test_run_without_jokers_in_any_order_is_put_low_to_high(cards: str, laid: str, start: int) -> None:
+    """rules §3.1: a run is defined by its cards; order matters only to place jokers."""
+    meld = new_meld(0, 1, MeldKind.RUN, cards.split())
+    assert meld.cards == tuple(laid.split()) and meld.start == start
+    assert meld.stands_for() == meld.cards
+
+
+@pytest.mark.parametrize(
+    "cards",
+    ["5h Jk 6h 7h", "Jk 4h 6h 7h", "Kh Ah 2h 3h", "Jk Jk Jk 4h", "4h 5h 6h", "4h 5h 6h 7d", "4h 4h 5h 6h", "4h 5h 6h 8h"],
+)
+def test_run_out_of_order_with_jokers_or_invalid_is_refused(cards: str) -> None:
     with pytest.raises(IllegalAction):
         new_meld(0, 1, MeldKind.RUN, cards.split())
 

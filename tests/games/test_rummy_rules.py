@@ -226,11 +226,47 @@ def test_stock_rebuilt_for_the_draw_top_keeps_dead_state() -> None:
     assert conserved(rules, st)
 
 
+def test_empty_stock_and_a_live_top_card_the_player_in_turn_draws_it() -> None:
+    """rules §3.6, §3.9: with the stock empty and nothing under the pile's live top card to rebuild from,
+    the player in turn draws that card; the round goes on (it ends only when there is no card to draw)."""
+    rules = RummyRules(RummyParams(jokers=5), 4)
+    st = deal(rules, 1, 0, FOUR, "Kd")
+    assert len(st.stock) == 80
+    # Every eligible seat calls each time: each take-it costs the stock two cards (the penalty card and
+    # the draw of the player in turn) and leaves the pile one card (his discard), until the stock is empty.
+    while rules.view(st, 0).stock_size > 0:
+        request = rules.step(st)
+        assert isinstance(request, Ask) and st.round == 1
+        decision = rules.view(st, request.seats[0]).decision
+        if decision is Decision.CALL:
+            rules.apply(st, {s: CALL for s in request.seats})
+        elif decision is Decision.DRAW:
+            rules.apply(st, {request.seats[0]: STOCK})
+        else:
+            rules.apply(st, {request.seats[0]: rules.default_action(st, request.seats[0])})
+    last = request.seats[0]
+    assert rules.view(st, last).decision is Decision.PLAY
+    play = rules.default_action(st, last)
+    rules.apply(st, {last: play})  # the stock is empty, the pile holds only his live discard
+    nxt = (last + 1) % 4
+    assert st.round_ends == [] and rules.step(st) == Ask((nxt,))
+    view = rules.view(st, nxt)
+    assert view.decision is Decision.PLAY and play.discard in view.hand
+    assert view.forbidden_discard == play.discard and (view.stock_size, view.discard_size) == (0, 0)
+    assert st.events[-1].kind == "draw" and st.events[-1].data["source"] == "discard_pile"
+    assert st.events[-1].data["card"] == play.discard
+    rules.apply(st, {nxt: rules.default_action(st, nxt)})
+    assert st.round_ends == [] and rules.view(st, (nxt + 1) % 4).decision is Decision.PLAY  # and so on
+    assert conserved(rules, st)
+
+
 def test_no_card_to_draw_ends_the_round() -> None:
+    """rules §3.9: the stock empty, nothing to rebuild from and the pile's top card dead: the round ends."""
     rules = RummyRules(RummyParams(), 4)
     st = deal(rules, 1, 0, FOUR, "Kd")
     st.hands[2] += st.stock
     st.stock = []
+    st.top_live = False
     rules._start_turn(st)
     assert st.round_ends == [RoundEnd.NO_CARD]
     assert st.round_points[0] == [hand_points(h) for h in st.hands]
@@ -389,6 +425,21 @@ def test_round_7_whole_hand_goes_down_without_discard() -> None:
     assert conserved(rules, st)
 
 
+@pytest.mark.parametrize("run", ["6s 5s 4s 3s 2s", "4s 2s 6s 3s 5s"])
+def test_a_run_without_jokers_may_be_listed_in_any_order(run: str) -> None:
+    """rules §3.1: a run is defined by its cards; without jokers the order they are listed in does not
+    matter, and the run is put on the table low to high."""
+    rules, st = _round7(ROUND7_HAND, "6s")
+    message = encode_action(RummyAction(go_down=ROUND7_MELDS[:3] + (NewMeld(MeldKind.RUN, tuple(cards(run))),)))
+    action = decode_action(message)  # as a bot sends it
+    rules.check(st, 1, action)
+    rules.apply(st, {1: action})
+    assert st.round_ends == [RoundEnd.WENT_OUT]
+    table_run = st.melds[3]
+    assert table_run.cards == ("2s", "3s", "4s", "5s", "6s") and table_run.start == 2
+    assert [e.data["melds"][3]["cards"] for e in st.events if e.kind == "go_down"] == [["2s", "3s", "4s", "5s", "6s"]]
+
+
 def test_round_7_discard_before_going_down() -> None:
     rules, st = _round7(ROUND7_HAND, "Qh")
     with pytest.raises(IllegalAction, match="whole hand"):
@@ -495,3 +546,45 @@ def test_view_and_codec_round_trip() -> None:
 def test_malformed_actions(message: object) -> None:
     with pytest.raises(MalformedAction):
         decode_action(message)  # type: ignore[arg-type]
+
+
+
+def test_a_lay_off_that_names_no_meld_is_malformed() -> None:
+    """rules §3.7, §4.2: a lay-off names its meld; an unset meld_id is not read as meld 0 (which it would fit)."""
+    rules, st = _round1_seat1("7h 7d 7s 9s 9d Jk Qc", "7c")
+    go_down = encode_action(RummyAction(go_down=tuple(SEVENS_NINES))).go_down
+    named = pb.RummyAction(go_down=go_down, lay_offs=[pb.RummyLayOff(meld_id=0, cards=["7s"])], discard="Qc")
+    rules.check(st, 1, decode_action(named))  # the 7s fits meld 0, the set of sevens
+    unnamed = pb.RummyAction(go_down=go_down, lay_offs=[pb.RummyLayOff(cards=["7s"])], discard="Qc")
+    with pytest.raises(MalformedAction, match=r"lay_offs\[0\]: names no meld"):
+        decode_action(unnamed)
+
+
+def test_views_carry_the_game_parameters() -> None:
+    """rules §3, §3.5: the jokers in the deck, the take-it limit and the take-its left reach the bot."""
+    rules = RummyRules(RummyParams(take_it_limit=2), 4)
+    message = encode_view(rules.view(deal(rules, 1, 0, FOUR, "Kd"), 1))
+    assert message.jokers == 4
+    assert message.HasField("take_it_limit") and message.take_it_limit == 2
+    assert message.HasField("take_its_left") and message.take_its_left == 2
+    rules = RummyRules(RummyParams(), 5)
+    message = encode_view(rules.view(deal(rules, 1, 0, FOUR + ["2c 3c 4c 5c 6c 7c 8c"], "Kd"), 1))
+    assert message.jokers == 6
+    assert not message.HasField("take_it_limit") and not message.HasField("take_its_left")  # unlimited
+
+
+def test_the_forbidden_discard_is_judged_on_the_cards_left_after_the_melds() -> None:
+    """rules §3.7 (rummy.proto, forbidden_discard): the card taken from the pile may be discarded when every
+    card left after this action's go-down and lay-offs equals it, though the hand held other cards before."""
+    rules = RummyRules(RummyParams(), 4)
+    hands = list(FOUR)
+    hands[1] = "7h 7d 7s 9s 9d Jk Kd"
+    st = deal(rules, 1, 0, hands, "Kd")
+    rules.apply(st, {0: NO, 2: NO, 3: NO})
+    rules.apply(st, {1: PILE})
+    assert encode_view(rules.view(st, 1)).forbidden_discard == "Kd"
+    with pytest.raises(IllegalAction, match="may not discard Kd"):
+        rules.check(st, 1, RummyAction(discard="Kd"))
+    sets = (NewMeld(MeldKind.SET, ("7h", "7d", "7s")), NewMeld(MeldKind.SET, ("9s", "9d", "Jk")))
+    rules.apply(st, {1: RummyAction(go_down=sets, discard="Kd")})
+    assert st.hands[1] == ["Kd"] and st.pile[-1] == "Kd"

@@ -1,4 +1,4 @@
-"""Slippery Sam rules: scripted deals with exact outcomes (seed text, rules §1)."""
+"""Slippery Sam rules: scripted deals with exact outcomes (rules §1)."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from tests.games.sam_helpers import act, deal_order, jack_order
 @pytest.mark.parametrize(
     ("hand", "turned", "wins"),
     [
-        (["5h", "Kc", "Qs"], "2d", False),  # the seed's first example: no diamond
-        (["Ac", "4h", "7d"], "3h", True),   # the seed's second example: 4h beats 3h
+        (["5h", "Kc", "Qs"], "2d", False),  # rules §1.5, first example: no diamond
+        (["Ac", "4h", "7d"], "3h", True),   # rules §1.5, second example: 4h beats 3h
         (["Ah", "2c", "3c"], "Kh", True),   # ace high
         (["Kh", "2c", "3c"], "Ah", False),  # nothing beats an ace
         (["7h", "2c", "3c"], "7h", False),  # equal rank does not win (strictly higher)
@@ -143,7 +143,7 @@ def test_illegal_amounts_are_refused_and_change_nothing() -> None:
     assert (list(state.tokens), state.kitty, len(state.events)) == before
 
 
-def test_default_actions_follow_rulings_4_2() -> None:
+def test_default_actions_follow_rules_4_2() -> None:
     rules, state = new_game(4)
     assert rules.default_action(state, 1) == SlipperySamAction(40)  # the minimum kitty
     act(rules, state, 100)

@@ -10,7 +10,7 @@ import pytest
 from referee.games.svara import PACK, hand_points
 from referee.games.svara.points import MAX_POINTS, BadHand
 
-RULING_EXAMPLES = [
+RULES_EXAMPLES = [
     ("Ah Kh Qh", 31),
     ("Ah Kh 6c", 32),
     ("As Ad 6c", 33),
@@ -21,8 +21,8 @@ RULING_EXAMPLES = [
 ]
 
 
-@pytest.mark.parametrize(("hand", "points"), RULING_EXAMPLES)
-def test_rulings_examples(hand: str, points: int) -> None:
+@pytest.mark.parametrize(("hand", "points"), RULES_EXAMPLES)
+def test_rules_examples(hand: str, points: int) -> None:
     assert hand_points(hand.split()) == points
 
 

@@ -255,16 +255,39 @@ def test_proposal_accepted() -> None:
     rules, state = new_game(dealer=0)
     rules.apply_chance(state, svara_order(0, [0, 1, 2], {0: WEAK, 1: H21A, 2: STRONG}))
     act(rules, state, 1, M.PROPOSE)
-    assert rules.step(state) == Ask((0, 2))
+    assert rules.step(state) == Ask((2,))  # rules §2.9: one voter at a time from the proposer's left
     view = rules.view(state, 2)
     assert view.decision is Decision.VOTE and view.proposer == 1
     assert view.legal.moves == (M.ACCEPT, M.REFUSE)
-    rules.apply(state, {0: SvaraMoveAction(M.ACCEPT), 2: SvaraMoveAction(M.ACCEPT)})
+    act(rules, state, 2, M.ACCEPT)
+    act(rules, state, 0, M.ACCEPT)
     assert kinds(state, "svara")[0]["reason"] == "proposal"
     assert rules.step(state) == DrawLot((0, 1, 2))  # everyone still in: no one to join
     assert state.cards == [(), (), ()] and state.bank == 30
     rules.apply_chance(state, 1)
     assert state.svara == 1
+
+
+def test_votes_asked_one_at_a_time_from_the_proposers_left() -> None:
+    """rules §2.9: every other player still in is asked in seat order from the proposer's left,
+    one at a time, each seeing the earlier votes; a folded seat is not asked; any refusal refuses."""
+    rules, state = new_game(seats=5, dealer=4)
+    rules.apply_chance(state, svara_order(4, range(5), {0: WEAK, 1: H21A, 2: STRONG, 3: H21B, 4: H21C}))
+    act(rules, state, 0, M.FOLD)
+    act(rules, state, 1, M.LOOK)
+    act(rules, state, 1, M.STAKE, 10)
+    act(rules, state, 2, M.PROPOSE)
+    assert kinds(state, "propose") == [{"seat": 2, "voters": [3, 4, 1]}]
+    votes = [(3, M.ACCEPT), (4, M.REFUSE), (1, M.ACCEPT)]
+    for i, (seat, move) in enumerate(votes):
+        assert rules.step(state) == Ask((seat,))
+        assert [s for s in range(5) if rules.view(state, s).decision is Decision.VOTE] == [seat]
+        seen = [(e.seat, e.move) for e in rules.view(state, seat).history if e.move in (M.ACCEPT, M.REFUSE)]
+        assert seen == votes[:i]
+        act(rules, state, seat, move)
+    assert [(v["seat"], v["accept"]) for v in kinds(state, "vote")] == [(3, True), (4, False), (1, True)]
+    assert kinds(state, "proposal_refused") == [{"seat": 2}]
+    assert rules.step(state) == Ask((2,)) and rules.view(state, 2).proposer == -1
 
 
 def test_proposal_with_folded_joiner() -> None:
@@ -283,7 +306,8 @@ def test_proposal_refused_then_act_normally() -> None:
     rules, state = new_game(dealer=0)
     rules.apply_chance(state, svara_order(0, [0, 1, 2], {0: WEAK, 1: H21A, 2: STRONG}))
     act(rules, state, 1, M.PROPOSE)
-    rules.apply(state, {0: SvaraMoveAction(M.ACCEPT), 2: SvaraMoveAction(M.REFUSE)})
+    act(rules, state, 2, M.REFUSE)
+    act(rules, state, 0, M.ACCEPT)  # asked too: every other player votes
     assert rules.step(state) == Ask((1,))
     assert kinds(state, "proposal_refused") == [{"seat": 1}]
     view = rules.view(state, 1)
@@ -297,7 +321,7 @@ def test_proposal_refused_then_act_normally() -> None:
         rules.check(state, 2, SvaraMoveAction(M.PROPOSE))  # looked
     act(rules, state, 2, M.FOLD)
     act(rules, state, 0, M.PROPOSE)
-    rules.apply(state, {1: SvaraMoveAction(M.REFUSE)})
+    act(rules, state, 1, M.REFUSE)
     act(rules, state, 0, M.FOLD)
     assert kinds(state, "win") == [{"seat": 1, "amount": 40, "unseen": True}]
 
@@ -484,8 +508,11 @@ def test_default_actions() -> None:
     with pytest.raises(IllegalAction):
         rules.default_action(state, 2)
     act(rules, state, 1, M.PROPOSE)
-    assert rules.default_action(state, 0) == SvaraMoveAction(M.REFUSE)
-    rules.apply(state, {0: SvaraMoveAction(M.ACCEPT), 2: SvaraMoveAction(M.ACCEPT)})
+    assert rules.default_action(state, 2) == SvaraMoveAction(M.REFUSE)
+    with pytest.raises(IllegalAction):
+        rules.default_action(state, 0)  # asked after seat 2
+    act(rules, state, 2, M.ACCEPT)
+    act(rules, state, 0, M.ACCEPT)
     rules.apply_chance(state, 0)
     rules.apply_chance(state, svara_order(0, [0, 1, 2], {0: WEAK, 1: H21A, 2: STRONG}))
     act(rules, state, 1, M.FOLD)
@@ -537,3 +564,33 @@ def test_encode_view() -> None:
     assert list(message.history) == [svara_pb2.SvaraEvent(seat=1, move=svara_pb2.SVARA_MOVE_LOOK)]
     other = encode_view(rules.view(state, 2))
     assert other.decision == svara_pb2.SVARA_DECISION_UNSPECIFIED and not other.hand and not other.legal.moves
+
+
+def test_views_mark_none_by_presence_and_carry_the_parameters() -> None:
+    """Seat fields that can be "none" are unset then (seat 0 is present as 0); JOIN says who is
+    in the coming svara in ``in_svara``; the svaras per bank and starting tokens reach the bot (rules §2.8)."""
+    import random
+
+    from botsdk.bots.svara import random_action
+    from referee import playout
+
+    gs = spec("svara")
+    params = make_params("svara", {"hands": 30, "svaras_per_bank": 2, "starting_tokens": 500})
+    seen: list[svara_pb2.SvaraView] = []
+
+    def policy(view, rng):  # type: ignore[no-untyped-def]
+        seen.append(view)
+        return random_action(view, rng)
+
+    for seed in range(3):
+        rules, rng = gs.make_rules(params, 4), random.Random(seed)
+        state = rules.new_state()
+        while playout.step(rules, gs, state, rng, policy) is not None:
+            pass
+    kinds = {v.decision for v in seen}
+    assert {svara_pb2.SVARA_DECISION_TURN, svara_pb2.SVARA_DECISION_VOTE, svara_pb2.SVARA_DECISION_JOIN} <= kinds
+    assert all(v.HasField("dealer") for v in seen) and any(v.dealer == 0 for v in seen)
+    assert all(v.HasField("proposer") == (v.decision == svara_pb2.SVARA_DECISION_VOTE) for v in seen)
+    assert all(bool(v.in_svara) == (v.decision == svara_pb2.SVARA_DECISION_JOIN) for v in seen)
+    assert all(list(v.in_svara) == list(v.in_play) for v in seen if v.decision == svara_pb2.SVARA_DECISION_JOIN)
+    assert all(v.svaras_per_bank == 2 and v.starting_tokens == 500 for v in seen)

@@ -100,7 +100,7 @@ def test_compute_standings_pure() -> None:
                                        "avg_change": -10.0, "faults": 3, "retired": 1, "elo": 1510.0,
                                        # no games given: no season ratings (league.ratings_ml)
                                        "ml_rating": None, "ml_low": None, "ml_high": None, "p_better": None,
-                                       "openskill_mu": None, "openskill_sigma": None}
+                                       "openskill_mu": None, "openskill_sigma": None, "suspended": False}
 
 
 def test_store_standings_by_hand(store: Store, bots: list[int], make_season: Callable[..., int]) -> None:

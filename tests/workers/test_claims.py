@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from botsdk.bots import load_bot
 from league.seasons import create_season
 from store import BotsBusy, Claim, Store, open_store
 from tests.workers.slowbots import SleepyOdds
@@ -58,8 +59,11 @@ def test_concurrent_claims_never_exceed_a_bots_capacity(store: Store, capacity: 
     assert sum(isinstance(r, Claim) for r in again) == 1
 
 
-def test_the_service_leaves_a_busy_game_pending(store: Store) -> None:
+def test_the_service_leaves_a_busy_game_pending(store: Store, bot_server) -> None:  # type: ignore[no-untyped-def]
     _, (first, second) = season(store, 1, 2)
+    endpoint = bot_server(load_bot("random", 1))  # the bots answer their health check: only capacity holds it back
+    for bot in store.list_bots():
+        store.update_bot(bot.id, endpoint=endpoint)
     assert isinstance(store.claim_within_capacity(first, "other", 30), Claim)
     result = run_game(store, second, lease_s=5)
     assert result.outcome == Outcome.BUSY and result.detail == "waiting for x (capacity 1)"

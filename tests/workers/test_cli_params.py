@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from botsdk.bots import load_bot
 from store import open_store
 from tests.workers.conftest import REPO
 
@@ -19,11 +20,12 @@ def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def db_with_bots(tmp_path: Path) -> str:
+def db_with_bots(tmp_path: Path, bot_server) -> str:  # type: ignore[no-untyped-def]
+    """A store with bots a, b, c, each a real gRPC server (they answer their health checks)."""
     url = f"sqlite:///{tmp_path / 'bad.db'}"
     store = open_store(url)
     for i, name in enumerate(("a", "b", "c")):
-        store.register_bot(name, f"127.0.0.1:{6000 + i}", "1", "tests", ["slippery-sam", "svara"])
+        store.register_bot(name, bot_server(load_bot("random", i)), "1", "tests", ["slippery-sam", "svara"])
     store.close()
     return url
 
@@ -35,7 +37,8 @@ def db_with_bots(tmp_path: Path) -> str:
     (["--game", "svara", "--bots", "a,b,zed", "--tables", "3"], r"no bot named 'zed' is registered"),
     (["--game", "svara", "--bots", "a,yod,b,zed", "--tables", "3"], r"no bot named 'yod', 'zed' is registered in this store"),
     (["--game", "svara", "--bots", "a,b,a,c,b", "--tables", "3"], r"listed more than once: a, b "),
-    (["--game", "rummy", "--bots", "a,b,c", "--tables", "3"], r"these bots do not play rummy: a, b, c$"),
+    (["--game", "rummy", "--bots", "a,b,c", "--tables", "3"], r"not registered for rummy: a, b, c \(a registration covers the games it names; "
+                                                              r"`cardarena bot update NAME --game rummy` adds one\)$"),
     (["--game", "svara", "--bots", "a,b,c", "--tables", "3,x"], r"--tables must be whole numbers"),
 ])
 def test_impossible_seasons_get_one_clear_line_and_nothing_is_stored(args: list[str], message: str,

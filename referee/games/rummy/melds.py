@@ -9,8 +9,9 @@ ranks 2..K and 14 is a high ace. A run occupies consecutive positions inside
 holds at most 13 cards and never the same card twice.
 
 Public, order-free checks: :func:`is_set`, :func:`is_run`, :func:`hand_points`.
-The engine's helpers for melds laid in order: :func:`new_meld` (validates a
-meld as laid and fixes what each joker stands for) and :func:`lay_off`.
+The engine's helpers for melds on the table: :func:`new_meld` (validates a
+meld as laid, puts a run without jokers low to high, and fixes what each
+joker stands for) and :func:`lay_off`.
 """
 
 from __future__ import annotations
@@ -134,7 +135,8 @@ class Meld:
 
     ``id`` is stable within the round (melds are numbered 0, 1, 2, ... in the
     order they are laid); ``owner`` is the seat that laid it; ``cards`` are as
-    laid, a run from low to high. For a run, ``start`` is the position of
+    laid, a run from low to high (one laid without jokers is put in that
+    order). For a run, ``start`` is the position of
     ``cards[0]`` (1 = low ace ... 14 = high ace) and ``suit`` its suit; for a
     set, ``rank`` is its rank. What a joker stands for is fixed when laid.
     """
@@ -200,21 +202,39 @@ def _run_start(cards: Sequence[str]) -> tuple[int, str]:
         if all(start + i in positions_of(c) for i, c in naturals):
             return start, suits.pop()
     raise IllegalAction(
-        f"not a run laid low to high with jokers at their positions: {list(cards)} "
-        "(4+ consecutive cards of one suit; ace low A234 or high JQKA, no wrap)"
+        f"not a run: {list(cards)} (4+ consecutive cards of one suit; ace low A234 or high JQKA, no wrap; "
+        "a run with jokers is laid low to high with each joker at its position)"
     )
+
+
+def natural_run_order(cards: Sequence[str]) -> tuple[str, ...]:
+    """A run without jokers put low to high (rules §3.1: a run is defined by its cards).
+
+    ``["Ks", "Qs", "Js", "Ts"]`` gives ``("Ts", "Js", "Qs", "Ks")``; an ace
+    goes low or high, wherever the run is consecutive. Cards holding a joker,
+    or that are no run, are returned as given: a joker's place is its meaning.
+    """
+    if JOKER in cards or not is_run(cards):
+        return tuple(cards)
+    for ace in (LOW_ACE, HIGH_ACE):
+        placed = sorted((ace if c[0] == "A" else positions_of(c)[0], c) for c in cards)
+        if all(b[0] - a[0] == 1 for a, b in zip(placed, placed[1:])):
+            return tuple(c for _, c in placed)
+    return tuple(cards)  # unreachable: is_run found a window
 
 
 def new_meld(meld_id: int, owner: int, kind: MeldKind, cards: Sequence[str]) -> Meld:
     """Validate a meld as laid and return it (rules §3.1).
 
-    ``cards`` for a set in any order; for a run from low to high with jokers
-    at the positions they stand for (fixed from now on). Raises IllegalAction
-    saying why for an invalid meld.
+    ``cards`` for a set in any order; for a run without jokers in any order
+    (it is put low to high), for a run with jokers from low to high with the
+    jokers at the positions they stand for (fixed from now on). Raises
+    IllegalAction saying why for an invalid meld.
     """
     if kind is MeldKind.SET:
         return Meld(meld_id, owner, kind, tuple(cards), rank=_set_rank(cards))
     if kind is MeldKind.RUN:
+        cards = natural_run_order(cards)
         start, suit = _run_start(cards)
         return Meld(meld_id, owner, kind, tuple(cards), suit=suit, start=start)
     raise IllegalAction(f"unknown meld kind {kind!r}")
@@ -265,5 +285,6 @@ __all__ = [
     "is_run",
     "is_set",
     "lay_off",
+    "natural_run_order",
     "new_meld",
 ]

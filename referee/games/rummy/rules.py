@@ -12,7 +12,7 @@ requests, decisions through :class:`Ask`, and nothing here does I/O.
 Flow of a game: draw the first dealer by lot; then 7 rounds, each a shuffle
 and deal followed by turns. A turn is the take-it window (an :class:`Ask` of
 every eligible seat at once), the draw (the player in turn) and the play
-(the player in turn). Choices where the rulings were silent are marked "Choice:"
+(the player in turn). Choices where the rules were silent are marked "Choice:"
 below and listed in ``docs/rules/rummy.md``.
 """
 
@@ -118,7 +118,8 @@ class RoundEnd(enum.Enum):
 
 @dataclass(frozen=True)
 class NewMeld:
-    """A meld laid when going down: a set in any order, a run low to high with jokers at their positions."""
+    """A meld laid when going down: a set in any order; a run without jokers in any order, one with jokers
+    low to high with each joker at its position (rules §3.1)."""
 
     kind: MeldKind
     cards: tuple[str, ...]
@@ -164,6 +165,7 @@ class RummyView:
     per-seat point totals of the finished rounds. ``callers`` (DRAW only) are
     the seats that called, in priority order. ``forbidden_discard`` (PLAY only)
     is the card taken from the discard pile this turn, "" if none.
+    ``take_it_limit`` (None: unlimited) and ``jokers`` are the game's (rules §3, 3.5).
     """
 
     seat: int
@@ -186,6 +188,8 @@ class RummyView:
     turn: int
     turn_limit: int
     take_its: int
+    take_it_limit: int | None = None
+    jokers: int = 0
 
 
 @dataclass
@@ -354,13 +358,17 @@ class RummyRules:
     def _to_draw(self, state: RummyState) -> None:
         """rules §3.6, §3.9: the draw; rebuild an empty stock, or end the round if there is no card.
 
-        Choice: when the stock is empty and cannot be rebuilt, the round ends
-        ("no card to draw") even if the pile's top is live. When the only
-        possible draw is the stock, it is made without asking.
+        When the stock is empty and the pile holds only its top card, the
+        player in turn draws that card if it is live (rules §3.6); the round
+        ends ("no card to draw") only when it is dead or there is none.
+        Choice: when only one draw is possible (the stock, or the live top
+        with the stock empty), it is made without asking.
         """
         if not state.stock:
             if len(state.pile) > 1:
                 state.phase = Phase.REBUILD
+            elif state.pile and state.top_live:
+                self._draw(state, DrawSource.DISCARD_PILE)
             else:
                 self._end_round(state, RoundEnd.NO_CARD)
             return
@@ -559,7 +567,7 @@ class RummyRules:
 
         Choice: the player in turn taking the card himself is his draw, not a
         take-it (no penalty, not counted against ``take_it_limit``); the card
-        under it is dead too (the seed: when a player gets the top card, the
+        under it is dead too (rules §3.15: when a player gets the top card, the
         one below may not be picked up).
         """
         seat = state.in_turn
@@ -650,7 +658,7 @@ class RummyRules:
             decision=decision,
             round=state.round,
             contract=CONTRACTS[rnd],
-            hand=tuple(sorted(state.hands[seat], key=hand_sort_key)) if state.hands else (),
+            hand=tuple(sorted(state.hands[seat], key=_HAND_ORDER.__getitem__)) if state.hands else (),
             melds=tuple(state.melds),
             discard_top=state.pile[-1] if state.pile else "",
             discard_live=bool(state.pile) and state.top_live,
@@ -666,6 +674,8 @@ class RummyRules:
             turn=state.turn,
             turn_limit=self.params.turn_limit,
             take_its=state.take_its[seat] if state.take_its else 0,
+            take_it_limit=self.params.take_it_limit,
+            jokers=self.jokers,
         )
 
     def rank_key(self, state: RummyState, seat: int) -> tuple[int, ...]:
@@ -693,3 +703,7 @@ def hand_sort_key(card: str) -> tuple[int, int]:
     if card == JOKER:
         return (len(RANKS), 0)
     return (RANKS.index(card[0]), SUITS.index(card[1]))
+
+
+#: hand_sort_key of every card, looked up when a view sorts a hand (once per decision).
+_HAND_ORDER = {card: hand_sort_key(card) for card in (*pack(), JOKER)}

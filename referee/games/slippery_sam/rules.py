@@ -90,6 +90,7 @@ class SlipperySamView:
     ``hand`` is the seat's own cards (empty for the dealer); ``tokens`` per
     seat exclude the kitty; ``turned`` and ``shots`` cover the current deal only;
     ``bets`` cover the whole game. ``decision`` is None when the seat is not asked.
+    ``starting_tokens`` is the game's parameter (rules §1.1).
     """
 
     seat: int
@@ -108,6 +109,7 @@ class SlipperySamView:
     first_dealer_cards: tuple[str, ...]
     orbit: int
     orbits: int
+    starting_tokens: int = 0
 
 
 @dataclass
@@ -147,9 +149,9 @@ def beats(hand: Sequence[str], turned: str) -> bool:
     of its cards is of the turned card's suit and strictly higher (aces high).
     Raises referee.cards.BadCard for a string that is not a card.
 
-    >>> beats(["5h", "Kc", "Qs"], "2d")   # the seed's first example: no diamond
+    >>> beats(["5h", "Kc", "Qs"], "2d")   # rules §1.5, first example: no diamond
     False
-    >>> beats(["Ac", "4h", "7d"], "3h")   # the seed's second example: 4h beats 3h
+    >>> beats(["Ac", "4h", "7d"], "3h")   # rules §1.5, second example: 4h beats 3h
     True
     """
     from referee.cards import check
@@ -372,6 +374,7 @@ class SlipperySamRules:
             first_dealer_cards=tuple(state.first_dealer_cards),
             orbit=max(0, state.turn_index - 1) // self.num_seats,
             orbits=self.params.orbits,
+            starting_tokens=self.params.starting_tokens,
         )
 
     def rank_key(self, state: SlipperySamState, seat: int) -> tuple[int, ...]:

@@ -1,4 +1,4 @@
-"""Svara hand points: a pure scoring function (rules §2.1, 2.2; seed text, last paragraphs).
+"""Svara hand points: a pure scoring function (rules §2.1, 2.2).
 
 A hand is three distinct cards of the 36-card pack (``6``..``A`` in ``cdhs``),
 written as the platform writes cards (``"Ah"``, ``"Td"``, ``"6c"``).

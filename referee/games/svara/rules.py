@@ -1,7 +1,7 @@
 """The Svara (Seka) engine: parameters, state, actions, views and the rules.
 
 Source: ``docs/rules/svara.md`` (rules §2), with the
-referee's default actions from rules §4.2. The choices made where the rulings were
+referee's default actions from rules §4.2. The choices made where the rules were
 silent are listed below and in ``docs/rules/svara.md``.
 
 Shape of a game (OpenSpiel-style: the :class:`SvaraRules` object is the
@@ -14,15 +14,15 @@ what one seat may see):
   betting turns (Ask one seat) until a see, a fold to one, or the circuit
   limit; a tie at a show starts a svara: joining (Ask one seat at a time),
   DrawLot for its dealer, Shuffle, deal, betting...;
-* a proposal asks every other player still in at once (one Ask with several
-  seats; the votes are applied in seat order).
+* a proposal asks every other player still in, one at a time in seat order
+  from the proposer's left (Ask one seat per vote).
 
 The engine never draws random numbers and never does I/O. All amounts are
 tokens. Illegal input raises :class:`~referee.engine.IllegalAction` and
 leaves the state unchanged.
 
-Choices where the rulings were silent (what Svara/Seka players expect; the same
-list, numbered alike, is in ``docs/rules/svara.md``):
+Choices where the rules were silent (what Svara/Seka players expect; the same
+list, in order, is rules §2.13-2.27):
 
 1. The first hand's dealer is drawn by lot among all seats.
 2. "Left" is the next seat number, wrapping round.
@@ -35,7 +35,9 @@ list, numbered alike, is in ``docs/rules/svara.md``):
    the deal; it costs the current stake.
 7. A proposed svara counts towards ``svaras_per_bank``; with 0 there is no
    svara at all (ties split at once, no proposals).
-8. Votes are asked of all voters at once; any refusal refuses.
+8. Votes are asked one at a time from the proposer's left (rules §2.9),
+   each voter seeing the earlier votes; every voter is asked, also after a
+   refusal; any refusal refuses.
 9. Joining is open to every seat not out and not in the svara (folded
    players included) holding at least the join cost, asked one at a time
    from the left of the dealer of the deal that ended; the cost is fixed at
@@ -142,7 +144,7 @@ class Phase(enum.Enum):
     FIRST_DEALER = "first_dealer"  # DrawLot: the first hand's dealer
     SHUFFLE = "shuffle"            # Shuffle: the dealer shuffles (bottom card, then the deal)
     TURN = "turn"                  # Ask(to_act): a betting turn
-    VOTE = "vote"                  # Ask(voters): a proposed svara
+    VOTE = "vote"                  # Ask(voters[0]): a proposed svara, one voter at a time
     JOIN = "join"                  # Ask(join_queue[0]): join the coming svara?
     SVARA_DEALER = "svara_dealer"  # DrawLot: the svara's dealer among its seats
     OVER = "over"                  # the game is over
@@ -192,7 +194,8 @@ class SvaraView:
     ``hand`` is empty until the seat has looked; other seats' cards appear
     only in ``shown``. Per-seat tuples have one entry per seat. During a
     JOIN decision ``in_play`` marks the seats already in the coming svara.
-    ``dealer`` and ``proposer`` are -1 when there is none.
+    ``dealer`` and ``proposer`` are -1 when there is none. ``svaras_per_bank``
+    and ``starting_tokens`` are the game's parameters (rules §2.3, 2.8).
     """
 
     seat: int
@@ -219,6 +222,8 @@ class SvaraView:
     history: tuple[SvaraEvent, ...]
     shown: tuple[SvaraShown, ...]
     proposer: int
+    svaras_per_bank: int = 0
+    starting_tokens: int = 0
 
 
 @dataclass
@@ -251,7 +256,8 @@ class SvaraState(BaseState):
     to_act: int = -1
     proposed: list[bool] = field(default_factory=list)
     proposer: int = -1
-    voters: tuple[int, ...] = ()
+    voters: tuple[int, ...] = ()          # VOTE: the voters still to answer, the next first
+    refused: bool = False                 # VOTE: a voter refused the proposal
     svara_seats: list[int] = field(default_factory=list)
     join_queue: list[int] = field(default_factory=list)
     join_cost: int = 0
@@ -303,7 +309,7 @@ class SvaraRules:
         if phase is Phase.SHUFFLE:
             return Shuffle(PACK)
         if phase is Phase.VOTE:
-            return Ask(state.voters)
+            return Ask((state.voters[0],))
         if phase is Phase.JOIN:
             return Ask((state.join_queue[0],))
         if phase is Phase.SVARA_DEALER:
@@ -368,7 +374,7 @@ class SvaraRules:
         if state.phase is Phase.TURN:
             self._turn(state, state.to_act, actions[state.to_act])
         elif state.phase is Phase.VOTE:
-            self._votes(state, {s: actions[s].move for s in request.seats})
+            self._vote(state, request.seats[0], actions[request.seats[0]].move)
         else:
             self._join(state, request.seats[0], actions[request.seats[0]].move)
 
@@ -395,7 +401,7 @@ class SvaraRules:
         legal = _NO_LEGAL
         if phase is Phase.TURN and seat == state.to_act:
             decision = Decision.TURN
-        elif phase is Phase.VOTE and seat in state.voters:
+        elif phase is Phase.VOTE and seat == state.voters[0]:
             decision = Decision.VOTE
         elif phase is Phase.JOIN and seat == state.join_queue[0]:
             decision = Decision.JOIN
@@ -431,6 +437,8 @@ class SvaraRules:
             history=tuple(state.history),
             shown=tuple(state.shown),
             proposer=state.proposer if phase is Phase.VOTE else -1,
+            svaras_per_bank=p.svaras_per_bank,
+            starting_tokens=p.starting_tokens,
         )
 
     def rank_key(self, state: SvaraState, seat: int) -> tuple[int, ...]:
@@ -620,7 +628,8 @@ class SvaraRules:
         # PROPOSE
         state.proposed[seat] = True
         state.proposer = seat
-        state.voters = tuple(s for s in range(state.num_seats) if state.in_play[s] and s != seat)
+        state.voters = tuple(s for s in self._left_of(seat, state.in_play) if s != seat)  # rules §2.9
+        state.refused = False
         state.history.append(SvaraEvent(seat, move))
         state.log("propose", seat=seat, voters=list(state.voters))
         state.phase = Phase.VOTE
@@ -644,15 +653,21 @@ class SvaraRules:
                 return
         state.to_act = q
 
-    def _votes(self, state: SvaraState, votes: Mapping[int, SvaraMove]) -> None:
-        """The votes on a proposal, in seat order (rules §2.9)."""
-        for s in sorted(votes):
-            state.history.append(SvaraEvent(s, votes[s]))
-            state.log("vote", seat=s, accept=votes[s] is SvaraMove.ACCEPT)
+    def _vote(self, state: SvaraState, seat: int, move: SvaraMove) -> None:
+        """One voter's answer to a proposal; after the last voter, the outcome (rules §2.9).
+
+        Voters are asked one at a time from the proposer's left; every one is
+        asked, and any refusal refuses.
+        """
+        state.voters = state.voters[1:]
+        state.refused = state.refused or move is SvaraMove.REFUSE
+        state.history.append(SvaraEvent(seat, move))
+        state.log("vote", seat=seat, accept=move is SvaraMove.ACCEPT)
+        if state.voters:
+            return
         proposer = state.proposer
         state.proposer = -1
-        state.voters = ()
-        if all(v is SvaraMove.ACCEPT for v in votes.values()):
+        if not state.refused:
             state.log("proposal_accepted", seat=proposer)
             self._start_svara(state, self._left_of(state.dealer, state.in_play), "proposal")
         else:

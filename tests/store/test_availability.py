@@ -1,0 +1,97 @@
+"""Bots that do not answer at game start (rules §4.9): deferral, suspension, games not played, on both databases."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from store import GameStatus, SeasonStatus, Store
+from tests.store.conftest import finish
+
+T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
+
+
+def season_with_limit(store: Store, tables: list[list[int]], suspend_after_s: float) -> int:
+    return store.create_season(f"s-{suspend_after_s}", "svara", {"hands": 5}, {"deadline_ms": 1000}, 42,
+                               {"suspend_after_s": suspend_after_s},
+                               [(1000 + i, list(t)) for i, t in enumerate(tables)])
+
+
+def test_a_deferred_game_stays_pending_with_no_attempt(store: Store, bots: list[int]) -> None:
+    a, b, c, d = bots
+    sid = season_with_limit(store, [[a, b, c], [b, c, d]], 60)
+    gid = store.next_pending(sid)[0]
+    deferral = store.defer_game(gid, {a: "no health answer within 2 s"}, now=T0)
+    assert deferral.status == GameStatus.PENDING and deferral.deferrals == 1 and deferral.suspended == ()
+    assert "a does not answer (no health answer within 2 s)" in deferral.detail
+    game = store.get_game(gid)
+    assert game is not None and game.status == GameStatus.PENDING and game.attempts == 0
+    assert store.attempts(gid) == []
+    assert store.pending_deferrals(sid) == {gid: 1}
+    [row] = store.season_availability(sid)
+    assert (row.name, row.unavailable_since, row.suspended_at) == ("a", T0, None)
+    # a second deferral keeps the first moment
+    store.defer_game(gid, {a: "refused"}, now=T0 + timedelta(seconds=30))
+    [row] = store.season_availability(sid)
+    assert row.unavailable_since == T0 and row.reason == "refused"
+    assert store.pending_deferrals(sid) == {gid: 2}
+
+
+def test_a_game_that_starts_clears_the_bots_unavailability(store: Store, bots: list[int]) -> None:
+    a, b, c, d = bots
+    sid = season_with_limit(store, [[a, b, c], [a, c, d]], 60)
+    first, second = store.next_pending(sid)
+    store.defer_game(first, {a: "refused"}, now=T0)
+    finish(store, second, [1, 2, 3])  # a game with a starts: a answered its health check
+    [row] = store.season_availability(sid)
+    assert row.unavailable_since is None and row.suspended_at is None
+    # the next outage starts its own clock
+    store.defer_game(first, {a: "refused"}, now=T0 + timedelta(hours=1))
+    assert store.get_game(first).status == GameStatus.PENDING  # type: ignore[union-attr]
+
+
+def test_a_bot_down_longer_than_the_setting_is_suspended_and_its_games_not_played(store: Store, bots: list[int]) -> None:
+    a, b, c, d = bots
+    sid = season_with_limit(store, [[a, b, c], [b, c, d], [a, c, d], [b, c, d]], 10)
+    g0, g1, g2, g3 = store.next_pending(sid)
+    finish(store, g1, [1, 2, 3])
+    store.defer_game(g0, {a: "refused"}, now=T0)
+    store.defer_game(g2, {a: "refused"}, now=T0 + timedelta(seconds=10))  # exactly the limit: not yet
+    assert store.get_game(g2).status == GameStatus.PENDING  # type: ignore[union-attr]
+    deferral = store.defer_game(g0, {a: "refused"}, now=T0 + timedelta(seconds=11))
+    assert deferral.status == GameStatus.NOT_PLAYED and deferral.suspended == ("a",)
+    for gid in (g0, g2):
+        game = store.get_game(gid)
+        assert game is not None and game.status == GameStatus.NOT_PLAYED and game.reason == "not_played"
+        assert "a suspended from the season" in (game.detail or "") and game.attempts == 0
+    assert store.get_game(g3).status == GameStatus.PENDING  # type: ignore[union-attr]
+    assert store.season_progress(sid)["not_played"] == 2
+    [row] = store.season_availability(sid)
+    assert row.suspended_at == T0 + timedelta(seconds=11)
+    finish(store, g3, [3, 1, 2])
+    assert store.get_season(sid).status == SeasonStatus.DONE  # type: ignore[union-attr]  # not played is final
+    rows = {r.name: r for r in store.standings(sid)}
+    assert rows["a"].suspended and rows["a"].games == 0 and not rows["b"].suspended
+    assert a not in store.ratings(sid) and store.ratings(sid).keys() == {b, c, d}
+    # a not-played game is never claimed or deferred again
+    assert store.claim_game(g0, "w", 60) is None
+    assert store.defer_game(g0, {a: "refused"}).status == GameStatus.NOT_PLAYED
+
+
+def test_defer_game_on_a_game_that_is_not_pending_writes_nothing(store: Store, bots: list[int]) -> None:
+    a, b, c, _ = bots
+    sid = season_with_limit(store, [[a, b, c]], 60)
+    gid = store.next_pending(sid)[0]
+    finish(store, gid, [1, 2, 3])
+    deferral = store.defer_game(gid, {a: "refused"}, now=T0)
+    assert deferral.status == GameStatus.DONE and deferral.deferrals == 0
+    assert store.season_availability(sid) == [] and store.table_of(gid) is None
+
+
+def test_table_of_a_pending_game_names_its_bots_endpoints(store: Store, bots: list[int]) -> None:
+    a, b, c, _ = bots
+    sid = season_with_limit(store, [[c, a, b]], 60)
+    table = store.table_of(store.next_pending(sid)[0])
+    assert table is not None and [(x.seat, x.name, x.endpoint) for x in table] == [
+        (0, "c", "127.0.0.1:5002"), (1, "a", "127.0.0.1:5000"), (2, "b", "127.0.0.1:5001")]
+    known, tables = store.pending_tables(sid)
+    assert set(known) == {a, b, c} and tables == [frozenset({a, b, c})]

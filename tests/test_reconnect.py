@@ -1,0 +1,119 @@
+"""How a bot that is down, stopped or silent is classified, and a bot that comes back is
+reached at once (rules §4.7): real gRPC servers in their own processes on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from botsdk.process import BotProcess, start_bot_process
+from cardarena.v1 import bot_pb2
+from cardarena.v1 import slippery_sam_pb2 as ss
+from referee.clients import BotCallError, GrpcBotClient, tcp_probe
+from referee.record import FaultKind
+from tests.workers.conftest import free_port_outside_the_ephemeral_range
+
+
+def request() -> bot_pb2.ActRequest:
+    view = ss.SlipperySamView(decision=ss.SLIPPERY_SAM_DECISION_BET, hand=["Ah", "Kd", "2c"], min_amount=1, max_amount=10)
+    return bot_pb2.ActRequest(game_id="t", seat=0, decision=0, slippery_sam=view)
+
+
+def fault_of(endpoint: str, timeout_s: float = 0.5, concurrent: bool = False) -> FaultKind | None:
+    """The fault kind of one Act call on a client made now (as every game makes its own), or None."""
+    client = GrpcBotClient(endpoint)
+    try:
+        if concurrent:
+            client.act(request(), timeout_s).result(timeout_s + 5)
+        else:
+            client.call(request(), timeout_s)
+    except BotCallError as exc:
+        return exc.kind
+    return None
+
+
+@pytest.fixture
+def fixed_port() -> int:
+    return free_port_outside_the_ephemeral_range()
+
+
+@pytest.fixture
+def bot_on_port(fixed_port: int) -> Iterator[list[BotProcess]]:
+    started: list[BotProcess] = []
+    yield started
+    for process in started:
+        process.stop()
+
+
+@pytest.mark.parametrize("concurrent", [False, True], ids=["call", "act"])
+def test_a_bot_killed_and_restarted_on_its_port_is_reached_on_the_next_call(
+        fixed_port: int, bot_on_port: list[BotProcess], concurrent: bool) -> None:
+    endpoint = f"127.0.0.1:{fixed_port}"
+    bot_on_port.append(start_bot_process("random", 1, port=fixed_port))
+    assert fault_of(endpoint, concurrent=concurrent) is None
+    bot_on_port[0].process.kill()
+    bot_on_port[0].process.join(5)
+    # while it is down: refused connections, every time (and gRPC's reconnect backoff grows)
+    for _ in range(4):
+        assert fault_of(endpoint, concurrent=concurrent) is FaultKind.UNREACHABLE
+        time.sleep(0.3)
+    bot_on_port.append(start_bot_process("random", 1, port=fixed_port))
+    # back: the very next call reaches it, though the cached channel is still backing off
+    assert fault_of(endpoint, concurrent=concurrent) is None
+    assert GrpcBotClient(endpoint).health(2.0) is None
+
+
+def test_a_stopped_bot_times_out_the_same_way_every_time(bot_on_port: list[BotProcess], fixed_port: int) -> None:
+    bot = start_bot_process("random", 1, port=fixed_port)
+    bot_on_port.append(bot)
+    assert fault_of(bot.endpoint) is None
+    os.kill(bot.process.pid, signal.SIGSTOP)
+    try:
+        kinds = [fault_of(bot.endpoint, 0.3, concurrent=i % 2 == 1) for i in range(8)]
+        assert GrpcBotClient(bot.endpoint).health(0.5) is not None  # no health answer either
+    finally:
+        os.kill(bot.process.pid, signal.SIGCONT)
+    assert kinds == [FaultKind.TIMEOUT] * 8
+    assert fault_of(bot.endpoint, 2.0) is None  # answering again
+
+
+def test_an_endpoint_that_accepts_tcp_but_never_speaks_grpc_is_a_timeout() -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])  # accepted, never read or answered
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    endpoint = f"127.0.0.1:{listener.getsockname()[1]}"
+    try:
+        kinds = [fault_of(endpoint, 0.3, concurrent=i % 2 == 1) for i in range(6)]
+    finally:
+        stop.set()
+        thread.join(5)
+        for conn in held:
+            conn.close()
+        listener.close()
+    assert kinds == [FaultKind.TIMEOUT] * 6
+
+
+def test_a_refused_connection_is_unreachable_and_says_so(dead_endpoint: str) -> None:
+    client = GrpcBotClient(dead_endpoint)
+    with pytest.raises(BotCallError) as caught:
+        client.call(request(), 1.0)
+    assert caught.value.kind is FaultKind.UNREACHABLE and "refused" in caught.value.detail.lower()
+    assert tcp_probe(dead_endpoint, 1.0) is not None
+    assert (client.health(1.0) or "").startswith("endpoint unreachable")
