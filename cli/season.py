@@ -114,6 +114,7 @@ def run(
     Without --broker: on the local pool of worker processes. With --broker: enqueue them for
     `cardarena worker` processes (any number, any machine), sweep games whose worker was lost and
     enqueue them again, until the season is done; exit 1 naming the stuck games if it stalls.
+    Exit 1 naming the failed games when any game of the season failed (3 voided attempts).
     """
     from cli.progress import follow_on_celery, run_pending_locally
 
@@ -143,10 +144,15 @@ def run(
         outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}",
                                        resume=_resume_command(name, db, broker))
         console.print(", ".join(f"{n} {k}" for k, n in sorted(outcomes.items())) or "nothing was pending")
-    for game in store.list_games(season.id, status="failed", limit=20):
+    failed = store.list_games(season.id, status="failed", limit=20)
+    for game in failed:
         console.print(f"failed: game {game.number} (id {game.id}): {game.detail}", highlight=False, markup=False)
     print_availability(store, season)
     print_standings(store, season)
+    if failed:
+        count = store.season_progress(season.id)["failed"]
+        fail(f"season {name!r}: {count} game(s) failed (not rated): "
+             + ", ".join(str(g.number) for g in failed) + (", ..." if count > len(failed) else ""))
 
 
 def check_bots_answer(store, season) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import base64
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -54,6 +54,11 @@ class RefereeError(RuntimeError):
     """The platform failed (a rules error, a broken game): the game is voided (rules §4.3)."""
 
 
+class GameCancelled(RuntimeError):
+    """The caller's ``cancelled`` hook said stop before a decision (its worker lost the game's
+    lease): no bot was asked that decision and the game has no result. ``str(e)`` says where."""
+
+
 def _to_json(message: Message) -> dict[str, Any]:
     return json_format.MessageToDict(message, preserving_proto_field_name=True)
 
@@ -75,7 +80,8 @@ class _Game:
     """One game in progress; :func:`play` is the public entry point."""
 
     def __init__(self, spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequence[BotClient],
-                 time_control: TimeControl, game_id: str, live: LiveView | None = None) -> None:
+                 time_control: TimeControl, game_id: str, live: LiveView | None = None,
+                 cancelled: Callable[[], bool] | None = None) -> None:
         if len(clients) != num_seats:
             raise ValueError(f"{num_seats} seats need {num_seats} bots, got {len(clients)}")
         self.spec = spec
@@ -91,6 +97,7 @@ class _Game:
         self.decisions: list[DecisionLog] = []
         self.chance: list[Any] = []
         self.live = live
+        self.cancelled = cancelled
         self.views = spec.view_codec.encoder()
         self._view_field = bot_pb2.ActRequest.DESCRIPTOR.fields_by_name[spec.proto_field].number
 
@@ -114,6 +121,9 @@ class _Game:
                     self.chance.append(outcome)
                     self.rules.apply_chance(state, outcome)
                 elif isinstance(step, Ask):
+                    if self.cancelled is not None and self.cancelled():
+                        raise GameCancelled(f"game {self.game_id} stopped before decision {len(self.decisions) + 1}"
+                                            " (cancelled): no bot was asked")
                     self.rules.apply(state, self._ask(state, step.seats))
                 else:
                     raise RefereeError(f"rules returned an unknown step {step!r}")
@@ -281,7 +291,8 @@ class _Game:
 
 
 def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequence[BotClient],
-         time_control: TimeControl | None = None, game_id: str = "", live: LiveView | None = None) -> GameRecord:
+         time_control: TimeControl | None = None, game_id: str = "", live: LiveView | None = None,
+         cancelled: Callable[[], bool] | None = None) -> GameRecord:
     """Play one game and return its record.
 
     ``clients`` holds one bot client per seat (the same bot may sit twice).
@@ -293,6 +304,9 @@ def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequen
     (``TimeControl.for_game``, rules §4.1). ``live``: a :class:`~referee.live.LiveView` the game's
     public progress can be read from while it runs (it does not change the game). ``game_id`` is
     sent to the bots with every decision, so it must say nothing of the seed (default ``"game"``).
+    ``cancelled``: called before every decision (before any bot of it is asked); when it
+    returns True the game stops there and GameCancelled is raised (a worker whose lease was
+    lost must not call bots any more). It must be cheap: it runs once per decision.
     """
     tc = time_control or TimeControl.for_game(spec.name)
-    return _Game(spec, params, num_seats, seed, clients, tc, game_id or "game", live).run()
+    return _Game(spec, params, num_seats, seed, clients, tc, game_id or "game", live, cancelled).run()

@@ -15,7 +15,10 @@ failure")::
 Every claim is an *attempt* (a ``game_attempts`` row closed as done or voided)
 holding a lease: the worker renews it (``renew_lease``) while it plays; a lease
 that runs out (worker lost) voids the attempt, at the next ``claim_game`` of
-that game or when a sweeper calls ``release_expired``. A result or void counts
+that game or when a sweeper calls ``release_expired``. Leases are set and
+compared by the database's clock alone (:func:`db_now`, read once per
+transaction), never a worker's or a sweeper's, so machines whose clocks
+disagree still agree on which lease ran out. A result or void counts
 only for the running attempt: a redelivered or stale task's call does nothing
 and says so. Concurrency: a claim is one conditional
 ``UPDATE ... WHERE status = 'pending'`` checked by rowcount; every transaction
@@ -34,10 +37,10 @@ import zlib
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Engine, delete, exists, func, insert, select, update
+from sqlalchemy import CursorResult, Engine, delete, exists, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
@@ -277,6 +280,23 @@ class GameInfo:
     started_at: datetime | None
     finished_at: datetime | None
     seats: tuple[SeatInfo, ...]
+
+
+def db_now(s: Session) -> datetime:
+    """The database's clock, timezone-aware UTC, read in the session's transaction.
+
+    PostgreSQL: ``now()`` (the transaction's start); SQLite: ``strftime('%f', 'now')``
+    (milliseconds; SQLite runs in the caller's process, on the one machine that holds
+    the file, so its clock is that machine's). Every lease is set and compared by this
+    clock, so a worker or sweeper whose own clock is off never decides a lease.
+    """
+    if s.get_bind().dialect.name == "sqlite":
+        stamp = s.scalar(text("SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')"))
+        return datetime.fromisoformat(str(stamp)).replace(tzinfo=UTC)
+    value = s.scalar(select(func.now()))
+    if not isinstance(value, datetime):
+        raise StoreError(f"the database's clock gave {value!r}, not a timestamp")
+    return value.astimezone(UTC)
 
 
 def _changed(s: Session, stmt: Any) -> int:
@@ -591,7 +611,8 @@ class Store:
         self, game_id: int, owner: str, lease_seconds: float, now: datetime | None = None
     ) -> Claim | None:
         """Start an attempt at a pending game: pending -> running, attempts + 1, lease to
-        ``owner`` until ``now + lease_seconds``, one ``game_attempts`` row.
+        ``owner`` until ``now + lease_seconds``, one ``game_attempts`` row. ``now`` defaults
+        to the database's clock (:func:`db_now`); tests pass a fixed time.
 
         A running game whose lease has expired is first voided as "lease expired"
         (and claimed if that leaves it pending). Returns None if the game is not
@@ -623,8 +644,8 @@ class Store:
                *, capacity: bool) -> Claim | BotsBusy | None:
         if lease_seconds <= 0:
             raise ValueError(f"lease_seconds must be > 0, got {lease_seconds}")
-        now = now or utcnow()
         with self._write() as s:
+            now = now or db_now(s)
             season = self._lock_season_of(s, game_id)
             self._void_expired(s, now, season.id, game_id=game_id)
             if capacity:
@@ -685,8 +706,8 @@ class Store:
         pending with its deferral count + 1 and the reason in its detail. Returns what
         happened; nothing is written if the game is not pending. Raises NotFound.
         """
-        now = now or utcnow()
         with self._write() as s:
+            now = now or db_now(s)  # one clock for every worker's deferrals (the database's)
             season = self._lock_season_of(s, game_id)
             game = s.execute(select(Game.status, Game.deferrals).where(Game.id == game_id)).one()
             if game.status != GameStatus.PENDING:
@@ -736,12 +757,12 @@ class Store:
         given, store it as the game's public progress (``referee.live.LiveView.snapshot``:
         public events and faults only; the caller never passes anything secret). False if
         the game is no longer running with this attempt (the worker should stop and store
-        nothing; nothing is written)."""
-        now = now or utcnow()
-        values: dict[str, Any] = {"lease_expires_at": now + timedelta(seconds=lease_seconds)}
+        nothing; nothing is written). ``now`` defaults to the database's clock."""
+        values: dict[str, Any] = {}
         if live is not None:
             values["live_record"] = json.dumps(live, separators=(",", ":"))
         with self._write() as s:
+            values["lease_expires_at"] = (now or db_now(s)) + timedelta(seconds=lease_seconds)
             changed = _changed(s,
                 update(Game)
                 .where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
@@ -771,10 +792,10 @@ class Store:
         if record.reason != EndReason.COMPLETED:
             raise InvalidRecord(f"finish_game takes completed games; got reason {record.reason!s}: "
                                 "void the attempt instead")
-        now = now or utcnow()
         raw = json.dumps(record.to_json(), separators=(",", ":")).encode()
         blob = zlib.compress(raw, 6)  # before taking the season's lock
         with self._write() as s:
+            now = now or db_now(s)
             season = self._lock_season_of(s, game_id)
             game = s.execute(select(Game.status, Game.attempts, Game.seed).where(Game.id == game_id)).one()
             if game.status != GameStatus.RUNNING or game.attempts != attempt:
@@ -812,26 +833,28 @@ class Store:
         Returns what happened; ``STALE`` (nothing written) if the game is not
         running with this attempt. Raises NotFound for an unknown game id.
         """
-        now = now or utcnow()
         with self._write() as s:
+            now = now or db_now(s)
             season = self._lock_season_of(s, game_id)
             return self._void(s, season, game_id, attempt, reason, max_attempts, now)
 
     def release_expired(self, now: datetime | None = None, max_attempts: int = MAX_ATTEMPTS) -> list[int]:
-        """Void every running attempt whose lease expired before ``now`` as "lease
-        expired" (back to pending, or failed after ``max_attempts``). Returns the ids
-        of the games released, ascending."""
-        now = now or utcnow()
+        """Void every running attempt whose lease expired before ``now`` (default: the
+        database's clock, :func:`db_now`; never the caller's) as "lease expired" (back to
+        pending, or failed after ``max_attempts``). Returns the ids of the games released,
+        ascending. A lease renewed after it was found expired is not voided (the void
+        checks the expiry again in its own UPDATE)."""
         with self._read() as s:
             season_ids = list(s.scalars(
                 select(Game.season_id).distinct()
-                .where(Game.status == GameStatus.RUNNING, Game.lease_expires_at < now)
+                .where(Game.status == GameStatus.RUNNING, Game.lease_expires_at < (now or db_now(s)))
             ))
         released: list[int] = []
         for season_id in season_ids:
             with self._write() as s:
                 season = s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one()
-                released += self._void_expired(s, now, season.id, max_attempts=max_attempts, season=season)
+                released += self._void_expired(s, now or db_now(s), season.id, max_attempts=max_attempts,
+                                               season=season)
         return sorted(released)
 
     # ------------------------------------------------------------- reads
@@ -964,7 +987,9 @@ class Store:
         return s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one()
 
     def _void(self, s: Session, season: Season, game_id: int, attempt: int, reason: str,
-              max_attempts: int, now: datetime) -> VoidResult:
+              max_attempts: int, now: datetime, *, expired_before: datetime | None = None) -> VoidResult:
+        """Void the running ``attempt``; with ``expired_before``, only if its lease still
+        expires before then (a renewal committed since it was read keeps the attempt)."""
         failed = attempt >= max_attempts
         values: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None, "live_record": None}
         if failed:
@@ -972,12 +997,10 @@ class Store:
                        "detail": f"voided {attempt} times; last: {reason}"}
         else:
             values |= {"status": GameStatus.PENDING, "reason": EndReason.VOIDED.value, "detail": reason}
-        changed = _changed(s,
-            update(Game)
-            .where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
-            .values(**values)
-        )
-        if changed != 1:
+        stmt = update(Game).where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
+        if expired_before is not None:
+            stmt = stmt.where(Game.lease_expires_at < expired_before)
+        if _changed(s, stmt.values(**values)) != 1:
             return VoidResult.STALE
         self._close_attempt(s, game_id, attempt, AttemptOutcome.VOIDED, reason, now)
         if failed:
@@ -998,7 +1021,8 @@ class Store:
             return []
         season = season or s.get_one(Season, season_id)
         return [gid for gid, att in expired
-                if self._void(s, season, gid, att, LEASE_EXPIRED, max_attempts, now) != VoidResult.STALE]
+                if self._void(s, season, gid, att, LEASE_EXPIRED, max_attempts, now,
+                              expired_before=now) != VoidResult.STALE]
 
     @staticmethod
     def _close_attempt(s: Session, game_id: int, attempt: int, outcome: AttemptOutcome,

@@ -103,8 +103,9 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
 
     At most two games per process are handed to the pool at once, so a game put
     back for capacity waits behind a short queue, not behind the whole season.
-    A game lost with its pool process is handed out again once the sweeper has
-    put it back (its lease ran out: about ``lease_s`` seconds after the loss).
+    A game lost with its pool process is handed out again, ahead of the games not
+    handed out yet, once the sweeper has put it back (its lease ran out: about
+    ``lease_s`` seconds after the loss).
     """
     from store import open_store
     from workers.sweeper import sweep
