@@ -21,6 +21,7 @@ test: $(STAMP)
 
 proto: $(STAMP)
 	$(VENV)/bin/python proto/generate.py
+	$(VENV)/bin/python proto/wire_lock.py
 
 bench: $(STAMP)
 	$(VENV)/bin/python -m bench.run

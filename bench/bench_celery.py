@@ -26,15 +26,17 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import redis
 
+from bench.bench_season import cpu_seconds, tree_cpu_seconds
 from botsdk.process import BotProcess, start_bot_process
 from cli.demo import register_or_update
 from league.seasons import create_season
 from referee.clients import GrpcBotClient
-from store import open_store
+from store import Store, open_store
 from workers.celery_app import configure
 from workers.follower import SeasonFollower
 from workers.local import run_local
@@ -76,7 +78,26 @@ def wait_ready(app: object, names: list[str], timeout_s: float = 60) -> None:
     raise RuntimeError(f"workers {names} not ready within {timeout_s} s")
 
 
-def on_pool(tmp: Path, bots: list[BotProcess], games: int, orbits: int, processes: int) -> tuple[int, float]:
+@dataclass
+class Run:
+    """One season's run: games, wall seconds, milliseconds per game between the first and the last
+    game stored (without start-up), and CPU seconds of the bots, of Redis and of the workers."""
+
+    games: int
+    seconds: float
+    steady_ms: float
+    bots_cpu_s: float = 0.0
+    redis_cpu_s: float = 0.0
+    workers_cpu_s: float = 0.0
+
+
+def steady_ms_per_game(store: Store, ids: list[int]) -> float:
+    """Milliseconds per game from the first game stored to the last (the store's finished_at)."""
+    done = sorted(g.finished_at for g in map(store.get_game, ids) if g is not None and g.finished_at is not None)
+    return 1000 * (done[-1] - done[0]).total_seconds() / (len(done) - 1) if len(done) > 1 else 0.0
+
+
+def on_pool(tmp: Path, bots: list[BotProcess], games: int, orbits: int, processes: int) -> Run:
     db_url = f"sqlite:///{tmp / f'pool{processes}.db'}"
     season_id = new_season(db_url, bots, games, orbits)
     store = open_store(db_url)
@@ -85,10 +106,11 @@ def on_pool(tmp: Path, bots: list[BotProcess], games: int, orbits: int, processe
     run_local(db_url, ids, processes)
     elapsed = time.perf_counter() - start
     assert store.season_progress(season_id)["done"] == len(ids)
-    return len(ids), elapsed
+    return Run(len(ids), elapsed, steady_ms_per_game(store, ids))
 
 
-def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker: str, n_workers: int) -> tuple[int, float]:
+def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker: str, n_workers: int,
+              redis_pid: int) -> Run:
     db_url = f"sqlite:///{tmp / f'celery{n_workers}.db'}"
     season_id = new_season(db_url, bots, games, orbits)
     app = configure(broker)
@@ -97,12 +119,16 @@ def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker
     try:
         wait_ready(app, names)
         store = open_store(db_url)
-        total = store.season_progress(season_id)["total"]
+        ids = store.next_pending(season_id, 10**6)
+        cpu = [sum(cpu_seconds(b.process.pid or 0) for b in bots), cpu_seconds(redis_pid),
+               sum(tree_cpu_seconds(w.pid) for w in workers)]
         start = time.perf_counter()
         progress = SeasonFollower(store, app, season_id, tick_s=0.05, window=16).run()
         elapsed = time.perf_counter() - start
-        assert progress["done"] == total, progress
-        return total, elapsed
+        after = [sum(cpu_seconds(b.process.pid or 0) for b in bots), cpu_seconds(redis_pid),
+                 sum(tree_cpu_seconds(w.pid) for w in workers)]
+        assert progress["done"] == len(ids), progress
+        return Run(len(ids), elapsed, steady_ms_per_game(store, ids), *(a - b for a, b in zip(after, cpu)))
     finally:
         for w in workers:
             w.send_signal(signal.SIGTERM)
@@ -135,20 +161,25 @@ def main() -> None:
                 time.sleep(0.05)
         with tempfile.TemporaryDirectory() as tmp_name:
             tmp = Path(tmp_name)
-            rates: dict[str, tuple[int, float]] = {}
+            rates: dict[str, Run] = {}
             rates["pool, 1 process"] = on_pool(tmp, bots, args.games, args.orbits, 1)
             rates["pool, 2 processes"] = on_pool(tmp, bots, args.games, args.orbits, 2)
-            rates["celery, 1 worker"] = on_celery(tmp, bots, args.games, args.orbits, broker, 1)
-            rates["celery, 2 workers"] = on_celery(tmp, bots, args.games, args.orbits, broker, 2)
+            rates["celery, 1 worker"] = on_celery(tmp, bots, args.games, args.orbits, broker, 1, redis_proc.pid)
+            rates["celery, 2 workers"] = on_celery(tmp, bots, args.games, args.orbits, broker, 2, redis_proc.pid)
         print(f"Slippery Sam, orbits={args.orbits}, tables of 3 and 4, {os.cpu_count()} cores")
-        for label, (games, seconds) in rates.items():
-            print(f"  {label:18s} {games:5d} games in {seconds:6.2f} s = {games / seconds:7.1f} games/s "
-                  f"({1000 * seconds / games:5.1f} ms/game)")
-        c1, c2 = (rates[k][0] / rates[k][1] for k in ("celery, 1 worker", "celery, 2 workers"))
-        p1, p2 = (rates[k][1] / rates[k][0] for k in ("pool, 1 process", "pool, 2 processes"))
+        for label, r in rates.items():
+            print(f"  {label:18s} {r.games:5d} games in {r.seconds:6.2f} s = {r.games / r.seconds:7.1f} games/s "
+                  f"({1000 * r.seconds / r.games:5.1f} ms/game; first to last stored: {r.steady_ms:5.1f} ms/game)")
+        c1, c2 = (rates[k].games / rates[k].seconds for k in ("celery, 1 worker", "celery, 2 workers"))
+        p1, p2 = (rates[k].seconds / rates[k].games for k in ("pool, 1 process", "pool, 2 processes"))
         print(f"  scaling, celery 2 workers / 1 worker: {c2 / c1:.2f}x")
         print(f"  celery overhead per game vs the pool: {1000 * (1 / c1 - p1):+.1f} ms (1 process), "
               f"{1000 * (1 / c2 - p2):+.1f} ms (2 processes)")
+        for n, key, pool in ((1, "celery, 1 worker", "pool, 1 process"), (2, "celery, 2 workers", "pool, 2 processes")):
+            r, base = rates[key], rates[pool].steady_ms
+            print(f"  {key}: first to last stored {r.steady_ms - base:+.1f} ms/game vs the pool "
+                  f"({100 * (r.steady_ms - base) / base:+.1f}%); cores busy: workers {r.workers_cpu_s / r.seconds:.2f}, "
+                  f"bots {r.bots_cpu_s / r.seconds:.2f}, redis {r.redis_cpu_s / r.seconds:.2f} of {os.cpu_count()}")
     finally:
         for b in bots:
             b.stop()

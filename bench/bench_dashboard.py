@@ -50,8 +50,8 @@ def fill(url: str, games: int, seed: int = 1) -> int:
         first_id = 1
         for number in range(games):
             game_id = first_id + number
-            game_rows.append((game_id, season_id, number, rng.randrange(2**62), "done", 1, "completed", "hands",
-                              now, now, now))
+            game_rows.append((game_id, season_id, number, number, rng.randrange(2**62), "done", 1, "completed",
+                              "hands", now, now, now))
             n = rng.randint(3, 6)
             seated = rng.sample(bot_ids, n)
             places = list(range(1, n + 1))
@@ -60,8 +60,8 @@ def fill(url: str, games: int, seed: int = 1) -> int:
                 faults = 1 if rng.random() < 0.002 else 0
                 seat_rows.append((game_id, seat, bot, place, 1000 + 50 * (n - place), 50 * (n - 2 * place), faults, 0))
         cur.executemany(
-            "INSERT INTO games (id, season_id, number, seed, status, attempts, reason, detail, created_at, started_at, "
-            "finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", game_rows)
+            "INSERT INTO games (id, season_id, number, deal_group, seed, status, attempts, reason, detail, created_at, "
+            "started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", game_rows)
         cur.executemany("INSERT INTO game_seats (game_id, seat, bot_id, place, score, change, faults, retired) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", seat_rows)
         cur.executemany("INSERT INTO ratings (season_id, bot_id, elo, games, updated_at, base_elo, base_games) "
@@ -82,8 +82,8 @@ def add_result(url: str, season_id: int, number: int) -> None:
         with store.engine.begin() as conn:
             now = datetime.now(UTC).replace(tzinfo=None).isoformat(sep=" ")
             game_id = conn.exec_driver_sql(
-                "INSERT INTO games (season_id, number, seed, status, attempts, reason, created_at, finished_at) "
-                "VALUES (?, ?, 1, 'done', 1, 'completed', ?, ?)", (season_id, number, now, now)).lastrowid
+                "INSERT INTO games (season_id, number, deal_group, seed, status, attempts, reason, created_at, "
+                "finished_at) VALUES (?, ?, ?, 1, 'done', 1, 'completed', ?, ?)", (season_id, number, number, now, now)).lastrowid
             conn.exec_driver_sql("INSERT INTO game_seats (game_id, seat, bot_id, place, score, change, faults, retired) "
                                  "VALUES (?, 0, 1, 1, 10, 5, 0, 0), (?, 1, 2, 2, 5, 0, 0, 0), (?, 2, 3, 3, 0, -5, 0, 0)",
                                  (game_id, game_id, game_id))

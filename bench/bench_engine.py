@@ -1,5 +1,8 @@
 """Engine alone: games per second of in-process random play, per game, no referee, no RPC.
 
+Each view is encoded to wire bytes as the referee sends it (referee.wire) and
+parsed back for the random policy, as a bot would.
+
 Usage: python -m bench.bench_engine [--games N] [--seats N]
 """
 
@@ -22,8 +25,9 @@ def random_game(game: str, seats: int, seed: int) -> int:
     rules = gs.make_rules(make_params(game), seats)
     rng = random.Random(seed)
     state = rules.new_state()
+    views = gs.view_codec.encoder()
     decisions = 0
-    while (made := playout.step(rules, gs, state, rng, policy)) is not None:
+    while (made := playout.step(rules, gs, state, rng, policy, views)) is not None:
         decisions += made
     return decisions
 

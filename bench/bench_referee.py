@@ -4,8 +4,8 @@ round trip of an empty Describe call measured in the same run.
 Usage: python -m bench.bench_referee [--games N]
 
 Bots run as real gRPC servers in their own processes on 127.0.0.1. Reports the
-ratio of the referee's time per decision to the raw round trip: the referee's
-own cost is the difference.
+ratio of the referee's time per decision to the raw round trip, and the
+referee's own cost: the wall time less the time its Act calls took, per decision.
 """
 
 from __future__ import annotations
@@ -53,8 +53,10 @@ def main() -> None:
     print(f"raw Describe round trip: median {rtt_ms:.3f} ms ({args.rtt_calls} calls)")
     print(f"referee, Slippery Sam, 4 seats: {decisions / dt:.0f} decisions/s, {per_decision_ms:.3f} ms per decision "
           f"(Act latency median {statistics.median(latencies):.3f} ms) over {args.games} games")
+    own_ms = (dt * 1000 - sum(latencies)) / decisions
     print(f"ratio per-decision / raw round trip: {per_decision_ms / rtt_ms:.2f}; "
-          f"referee's own cost ~{per_decision_ms - statistics.median(latencies):.3f} ms per decision")
+          f"referee's own cost {own_ms:.3f} ms per decision (wall time less the Act calls' measured time, "
+          f"mean Act latency {statistics.fmean(latencies):.3f} ms)")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from rich.markup import escape
 from cli.common import console, fail
 
 app = typer.Typer(help="Serve bots over gRPC, check them as the platform will, and register them with the Arena.",
-                  no_args_is_help=True)
+                  no_args_is_help=True, rich_markup_mode=None)
 
 
 @app.command("serve")
@@ -49,8 +49,11 @@ def serve_bot(
 
 #: Where `cardarena server` serves the Arena gRPC service by default.
 DEFAULT_ARENA = "127.0.0.1:50050"  # `cardarena server`'s default Arena port
+#: Seconds the bot commands wait for the Arena to listen (a `cardarena server` just started).
+ARENA_CONNECT_S = 15.0
 ServerOption = Annotated[str, typer.Option("--server", envvar="CARDARENA_ARENA",
-                                           help="The platform's Arena gRPC service, HOST:PORT (env CARDARENA_ARENA).")]
+                                           help="The platform's Arena gRPC service, HOST:PORT (env CARDARENA_ARENA); "
+                                                f"waited for up to {ARENA_CONNECT_S:g} s if it does not listen yet.")]
 TokenOption = Annotated[str | None, typer.Option(
     "--token", envvar="CARDARENA_BOT_TOKEN",
     help="The bot's token from `bot register` (env CARDARENA_BOT_TOKEN); asked for when missing on a terminal.")]
@@ -72,7 +75,7 @@ ARENA_GAME_TIMEOUT_S = 60.0
 @app.command("check")
 def check_bot(
     endpoint: Annotated[str, typer.Argument(help="HOST:PORT where your bot serves cardarena.v1.Bot.")],
-    game: Annotated[list[str], typer.Option("--game", help="Game to check (repeat for several): slippery-sam, svara, rummy.")],
+    game: Annotated[list[str], typer.Option("--game", metavar="GAME", help="Game to check (repeat for several): slippery-sam, svara, rummy.")],
     seed: Annotated[int, typer.Option(help="Seed of the validation games.")] = 0,
 ) -> None:
     """Run the platform's entry checks against a bot: network policy, health, Describe, a validation game per game.
@@ -102,22 +105,19 @@ def check_bot(
 def register_bot(
     name: Annotated[str, typer.Argument(help="Unique bot name: 1-40 of letters, digits, '_', '.', '-'.")],
     endpoint: Annotated[str, typer.Option(help="HOST:PORT where the bot serves, as the platform will dial it.")],
-    game: Annotated[list[str], typer.Option("--game", help="Game to enter (repeat for several): slippery-sam, svara, rummy.")],
+    game: Annotated[list[str], typer.Option(
+        "--game", metavar="GAME", help="Game to enter (repeat for several; `bot update --game` adds one later): slippery-sam, svara, rummy.")],
     version: Annotated[str, typer.Option(help="Version to record (default: the bot's Describe answer).")] = "",
     server: ServerOption = DEFAULT_ARENA,
 ) -> None:
     """Register a bot with the platform's Arena service; prints its id and its token (shown once)."""
     from cardarena.v1 import arena_pb2
-    from dashboard.arena_service import GAME_TO_ENUM
 
-    unknown = [g for g in game if g not in GAME_TO_ENUM]
-    if unknown:
-        fail(f"unknown game(s) {', '.join(unknown)}; choose from {', '.join(GAME_TO_ENUM)}", 2)
-    request = arena_pb2.RegisterBotRequest(name=name, endpoint=endpoint, games=[GAME_TO_ENUM[g] for g in game],
-                                           version=version)
+    request = arena_pb2.RegisterBotRequest(name=name, endpoint=endpoint, games=_game_enums(game), version=version)
     answer = _arena_call(server, "RegisterBot", request, ARENA_BASE_TIMEOUT_S + ARENA_GAME_TIMEOUT_S * len(game))
-    console.print(f"registered bot [bold]{escape(answer.bot.name)}[/] (id {answer.bot.id}) at {escape(answer.bot.endpoint)}; "
-                  f"entry checks passed ({_latency_line(answer.report)})", highlight=False)
+    console.print(f"registered bot [bold]{escape(answer.bot.name)}[/] (id {answer.bot.id}) at {escape(answer.bot.endpoint)} "
+                  f"for {_game_names(answer.bot.games)}; entry checks passed ({_latency_line(answer.report)})",
+                  highlight=False)
     console.print(f"token: {answer.token}", highlight=False, markup=False, soft_wrap=True)
     console.print("Keep the token: it is shown only now, and it is needed to update or retire the bot.", highlight=False)
 
@@ -126,18 +126,37 @@ def register_bot(
 def update_bot(
     name: Annotated[str, typer.Argument(help="The bot's name.")],
     token: TokenOption = None,
-    endpoint: Annotated[str, typer.Option(help="New HOST:PORT (the entry checks run again).")] = "",
+    endpoint: Annotated[str, typer.Option(help="New HOST:PORT (the entry checks run again, for every game).")] = "",
     version: Annotated[str, typer.Option(help="New version.")] = "",
+    game: Annotated[list[str], typer.Option(
+        "--game", metavar="GAME", help="Game to add to the registration (repeat for several; its entry checks run first).")] = [],
     server: ServerOption = DEFAULT_ARENA,
 ) -> None:
-    """Point a registered bot at a new endpoint and/or record a new version."""
+    """Point a registered bot at a new endpoint, record a new version, and/or enter it for more games."""
     from cardarena.v1 import arena_pb2
 
-    request = arena_pb2.UpdateBotRequest(name=name, token=_token(token), endpoint=endpoint, version=version)
+    request = arena_pb2.UpdateBotRequest(name=name, token=_token(token), endpoint=endpoint, version=version,
+                                         games=_game_enums(game))
     answer = _arena_call(server, "UpdateBot", request, ARENA_BASE_TIMEOUT_S + 3 * ARENA_GAME_TIMEOUT_S)
     console.print(f"updated bot [bold]{escape(answer.bot.name)}[/]: {escape(answer.bot.endpoint)}, "
-                  f"version {escape(answer.bot.version)}",
+                  f"version {escape(answer.bot.version)}, registered for {_game_names(answer.bot.games)}",
                   highlight=False)
+
+
+def _game_enums(games: list[str]) -> list[int]:
+    """Game names -> protocol enums; exit 2 naming unknown ones."""
+    from dashboard.arena_service import GAME_TO_ENUM
+
+    unknown = [g for g in games if g not in GAME_TO_ENUM]
+    if unknown:
+        fail(f"unknown game(s) {', '.join(unknown)}; choose from {', '.join(GAME_TO_ENUM)}", 2)
+    return [GAME_TO_ENUM[g] for g in games]
+
+
+def _game_names(enums) -> str:  # repeated cardarena.v1.Game
+    from dashboard.arena_service import ENUM_TO_GAME
+
+    return ", ".join(ENUM_TO_GAME.get(g, str(g)) for g in enums)
 
 
 @app.command("retire")
@@ -167,6 +186,11 @@ def _arena_call(server: str, method: str, request, timeout_s: float):
     from dashboard.arena_service import REPORT_METADATA_KEY
 
     with grpc.insecure_channel(server) as channel:
+        try:
+            grpc.channel_ready_future(channel).result(timeout=ARENA_CONNECT_S)
+        except grpc.FutureTimeoutError:
+            fail(f"cannot reach the Arena service at {server}: nothing answered within {ARENA_CONNECT_S:g} s "
+                 f"(is `cardarena server` running there? `cardarena wait {server}` waits longer)")
         try:
             return getattr(arena_pb2_grpc.ArenaStub(channel), method)(request, timeout=timeout_s)
         except grpc.RpcError as exc:

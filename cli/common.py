@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Annotated, NoReturn
 
 import typer
@@ -19,6 +23,25 @@ DbOption = Annotated[
     typer.Option("--db", help="Store URL (SQLAlchemy), e.g. sqlite:///cardarena.db or postgresql+psycopg://user@host/db. "
                  "Default: $CARDARENA_DB_URL, else sqlite:///var/cardarena.db."),
 ]
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM stops the command as Ctrl-C does (KeyboardInterrupt in the main
+    thread): worker pools are shut down and running games released, instead of a hard exit.
+    Servers that handle SIGTERM themselves (uvicorn, Celery, ``bot serve``) replace it while they run."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 class CliError(Exception):
@@ -48,22 +71,37 @@ def db_url(option: str | None) -> str:
     return option or get_settings().db_url
 
 
-def open_db(option: str | None, *, existing: bool = False):  # -> store.repo.Store
+def open_db(option: str | None, *, existing: bool = False, read_only: bool = False):  # -> store.repo.Store
     """Open (and migrate) the store; a bad URL or unreachable database becomes one CliError line.
 
-    ``existing``: for commands that need what is stored already (season create/run/list,
-    standings), a SQLite file that does not exist is an error naming it, instead of a new empty
-    store there.
+    ``existing``: for commands that need what is stored already (season create/run, and the
+    read-only ones), a SQLite file that does not exist is an error naming it, instead of a new
+    empty store there, and a database that is not a cardarena store (another file, an empty
+    database) is one line saying so, instead of an attempt to migrate it. ``read_only`` (season
+    list, standings; implies ``existing``): never migrates; a store of an older schema is one line
+    naming the commands that upgrade it.
     """
     from store import StoreError, open_store
-    from store.db import sqlite_file
+    from store.db import check_store, sqlite_file
 
+    existing = existing or read_only
     url = db_url(option)
     path = sqlite_file(url)
     if existing and path is not None and not path.exists():
         fail(f"no store at {path}: nothing has been stored there (check --db or $CARDARENA_DB_URL; "
              "`cardarena demo` or `cardarena server` makes one)")
     try:
+        if not existing:
+            return open_store(url)
+        store = open_store(url, run_migrations=False)
+        try:
+            check_store(store.engine, latest=read_only)
+        except BaseException:
+            store.close()
+            raise
+        if read_only:
+            return store
+        store.close()
         return open_store(url)
     except StoreError as exc:
         fail(str(exc))

@@ -27,10 +27,10 @@ class Lineup:
     games: int
 
 
-LINEUPS = {
-    "slippery-sam": Lineup((("odds", 0), ("random", 1), ("odds", 1), ("random", 2), ("odds", 2), ("random", 3)), (3, 4, 5, 6), 200),
-    "svara": Lineup((("points", 0), ("random", 1), ("points", 1), ("random", 2), ("points", 2), ("random", 3)), (3, 4, 5, 6), 200),
-    "rummy": Lineup((("greedy", 0), ("random", 1), ("greedy", 1), ("random", 2), ("greedy", 2), ("random", 3)), (3, 4, 5, 6), 100),
+LINEUPS = {  # each bot is named after its kind and seed: odds-1..3 and random-1..3
+    "slippery-sam": Lineup((("odds", 1), ("random", 1), ("odds", 2), ("random", 2), ("odds", 3), ("random", 3)), (3, 4, 5, 6), 200),
+    "svara": Lineup((("points", 1), ("random", 1), ("points", 2), ("random", 2), ("points", 3), ("random", 3)), (3, 4, 5, 6), 200),
+    "rummy": Lineup((("greedy", 1), ("random", 1), ("greedy", 2), ("random", 2), ("greedy", 3), ("random", 3)), (3, 4, 5, 6), 100),
 }
 
 
@@ -38,7 +38,8 @@ def demo(
     game: Annotated[str, typer.Option(help="slippery-sam, svara, rummy, or all.")] = "slippery-sam",
     games: Annotated[int | None, typer.Option(help="Games per season (default: 200; rummy 100).", min=1)] = None,
     workers: Annotated[int | None, typer.Option(help="Local worker processes (default: one per core).", min=1)] = None,
-    seed: Annotated[int, typer.Option(help="Seed of the schedule and the deals.", min=0, max=2**63 - 1)] = 1,
+    seed: Annotated[int | None, typer.Option(
+        help="Make the demo season reproducible from this seed (default: a secret key).", min=0, max=2**63 - 1)] = None,
     db: DbOption = None,
     serve: Annotated[bool, typer.Option("--serve", help="Then leave the dashboard running on the demo's database.")] = False,
     port: Annotated[int, typer.Option(help="Dashboard port with --serve.", min=1, max=65535)] = 8000,
@@ -70,7 +71,10 @@ def demo(
         started = time.perf_counter()
         processes = []
         try:
-            with console.status(f"starting {len(lineup.bots)} bot servers for {name} and running their entry checks..."):
+            doing = f"starting {len(lineup.bots)} bot servers for {name} and running their entry checks"
+            if not console.is_terminal:  # a log or a pipe: the spinner below shows nothing there
+                console.print(f"{doing}...", highlight=False)
+            with console.status(f"{doing}..."):
                 bot_names = []
                 for ref, bot_seed in lineup.bots:
                     process = start_bot_process(ref, bot_seed)
@@ -81,6 +85,9 @@ def demo(
                         failed = next(c for c in report.checks if not c.passed)
                         fail(f"reference bot {ref}-{bot_seed} failed its entry checks: {failed.name}: {failed.detail}")
                     bot_names.append(register_or_update(store, f"{ref}-{bot_seed}", process.endpoint, report.describe))
+                    if not console.is_terminal:
+                        console.print(f"  {ref}-{bot_seed} serving at {process.endpoint}: entry checks passed",
+                                      highlight=False)
             season_name = f"demo-{name}-{time.strftime('%Y%m%d-%H%M%S')}"
             try:
                 season_id = create_season(store, season_name, name, bot_names, lineup.tables, games or lineup.games, seed)

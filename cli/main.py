@@ -8,9 +8,10 @@ import typer
 from typer.exceptions import TyperException
 
 from cli import bot, season
-from cli.common import CliError, err_console
+from cli.common import CliError, err_console, sigterm_as_interrupt
 from cli.demo import demo
 from cli.server import server
+from cli.wait import wait
 from cli.worker import worker
 
 app = typer.Typer(
@@ -19,6 +20,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: flags without a "<bool>" type column, readable when piped
 )
 app.command("demo")(demo)
 app.command("standings")(season.standings)
@@ -26,12 +28,14 @@ app.add_typer(bot.app, name="bot")
 app.add_typer(season.app, name="season")
 app.command("server")(server)
 app.command("worker")(worker)
+app.command("wait")(wait)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; errors become one line on stderr and a non-zero exit (2 for bad usage)."""
     try:
-        result = app(args=argv, prog_name="cardarena", standalone_mode=False)
+        with sigterm_as_interrupt():  # SIGTERM (kill, a supervisor) ends a command as Ctrl-C does
+            result = app(args=argv, prog_name="cardarena", standalone_mode=False)
     except CliError as exc:
         err_console.print(f"cardarena: error: {exc}", highlight=False, markup=False)
         return exc.code

@@ -2,30 +2,96 @@
 
 from __future__ import annotations
 
+import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from cli.common import console
 
+#: Without a terminal, a progress line at least this often, seconds (and at every tenth of the games).
+LINE_EVERY_S = 30.0
 
-def _bar() -> Progress:
+
+class LineProgress:
+    """Progress for output that is not a terminal (a pipe, a log): a line when a task starts, at
+    every tenth of its games or :data:`LINE_EVERY_S` seconds, and when it ends. The calls used here
+    of Rich's ``Progress`` (``add_task``, ``advance``, ``update``), whose live bar prints only at the end there."""
+
+    def __init__(self) -> None:
+        self._tasks: list[dict] = []
+
+    def __enter__(self) -> LineProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for task in self._tasks:
+            if task["shown"] != task["completed"]:
+                self._line(task)
+
+    def add_task(self, description: str, total: int, completed: int = 0) -> int:
+        self._tasks.append({"description": description, "total": total, "completed": completed, "shown": None,
+                            "started": time.monotonic(), "last": 0.0})
+        self._line(self._tasks[-1])
+        return len(self._tasks) - 1
+
+    def advance(self, task_id: int, advance: int = 1) -> None:
+        self.update(task_id, completed=self._tasks[task_id]["completed"] + advance)
+
+    def update(self, task_id: int, completed: int) -> None:
+        task = self._tasks[task_id]
+        task["completed"] = completed
+        tenth = max(1, task["total"] // 10)
+        shown = task["shown"] or 0
+        if completed // tenth > shown // tenth or completed == task["total"] or \
+                time.monotonic() - task["last"] >= LINE_EVERY_S:
+            self._line(task)
+
+    def _line(self, task: dict) -> None:
+        now = time.monotonic()
+        console.print(f"{escape(task['description'])}: {task['completed']}/{task['total']} games "
+                      f"({now - task['started']:.0f} s)", highlight=False)
+        task["shown"], task["last"] = task["completed"], now
+
+
+def _bar() -> Progress | LineProgress:
+    if not console.is_terminal:
+        return LineProgress()
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("games"),
                     TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=False)
 
 
-def run_pending_locally(store, season_id: int, db_url: str, processes: int | None, description: str) -> Counter[str]:
-    """Run every pending game of the season on the local pool, showing progress; returns outcome counts."""
+@contextmanager
+def _resumable(store, season_id: int, resume: str) -> Iterator[None]:
+    """On Ctrl-C or SIGTERM, say how far the season got and how to go on (``resume``: the command)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        if resume:
+            p = store.season_progress(season_id)
+            console.print(f"stopped: {p['done'] + p['failed']} of {p['total']} games played; run "
+                          f"[bold]{escape(resume)}[/] again to resume the season", highlight=False)
+        raise
+
+
+def run_pending_locally(store, season_id: int, db_url: str, processes: int | None, description: str,
+                        resume: str = "") -> Counter[str]:
+    """Run every pending game of the season on the local pool, showing progress over the whole
+    season (games played before count as done); returns outcome counts. ``resume``: the command
+    that resumes the season, said when stopped by Ctrl-C or SIGTERM (KeyboardInterrupt propagates)."""
     from workers.local import iter_local
     from workers.settings import get_settings
     from workers.sweeper import sweep
 
     sweep(store)  # games left running by a run that was killed: pending again once their lease ran out
     pending = store.next_pending(season_id, limit=10**9)
+    first = store.season_progress(season_id)
     outcomes: Counter[str] = Counter()
-    with _bar() as bar:
-        task = bar.add_task(description, total=len(pending))
+    with _resumable(store, season_id, resume), _bar() as bar:
+        task = bar.add_task(description, total=first["total"], completed=first["done"] + first["failed"] + first["not_played"])
         for result in iter_local(db_url, pending, processes, get_settings().lease_s):
             outcomes[result.outcome.value] += 1
             bar.advance(task)
@@ -33,12 +99,14 @@ def run_pending_locally(store, season_id: int, db_url: str, processes: int | Non
 
 
 def follow_on_celery(store, season_id: int, broker_url: str, description: str, *, window: int = 32,
-                     stall_s: float = 120.0, once_connected: Callable[[], None] | None = None) -> dict[str, int]:
+                     stall_s: float = 120.0, resume: str = "",
+                     once_connected: Callable[[], None] | None = None) -> dict[str, int]:
     """Enqueue the season's pending games on ``broker_url`` and follow them to the end with a
     progress bar (done + failed of all games); returns the final progress.
 
     Raises workers.follower.BrokerUnreachable at once if the broker does not answer at the
     start, and workers.follower.SeasonStuck when nothing moved for ``stall_s`` seconds.
+    ``resume`` as for :func:`run_pending_locally`.
     """
     from workers.celery_app import configure
     from workers.follower import SeasonFollower
@@ -48,6 +116,6 @@ def follow_on_celery(store, season_id: int, broker_url: str, description: str, *
     if once_connected is not None:  # e.g. the bots' health checks, after the broker's
         once_connected()
     first = store.season_progress(season_id)
-    with _bar() as bar:
+    with _resumable(store, season_id, resume), _bar() as bar:
         task = bar.add_task(description, total=first["total"], completed=first["done"] + first["failed"] + first["not_played"])
         return follower.run(lambda p: bar.update(task, total=p["total"], completed=p["done"] + p["failed"] + p["not_played"]))

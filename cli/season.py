@@ -12,7 +12,7 @@ from rich.table import Table
 from cli.common import DbOption, console, db_url, err_console, fail, no_season, open_db
 from league.availability import suspend_after_s
 
-app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True)
+app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True, rich_markup_mode=None)
 
 
 def parse_ints(text: str, what: str) -> list[int]:
@@ -45,12 +45,17 @@ def create(
     bots: Annotated[str, typer.Option(help="Registered bot names, comma-separated.")],
     tables: Annotated[str, typer.Option(help="Table sizes used in turn, comma-separated, e.g. 3,4,5,6.")] = "3,4",
     games: Annotated[int, typer.Option(help="Games to schedule (rounded up to whole seat rotations).")] = 100,
-    seed: Annotated[int, typer.Option(help="Seed of the schedule and of every deal.", min=0, max=2**63 - 1)] = 1,
+    seed: Annotated[int | None, typer.Option(
+        help="Make the season reproducible: its key, so the seating and every deal, come from this seed "
+             "(anyone who knows it knows the cards). Default: a secret key drawn at random.",
+        min=0, max=2**63 - 1)] = None,
     duplicate: Annotated[bool, typer.Option(help="Play each deal seed once in every rotation of its table.")] = False,
-    param: Annotated[list[str], typer.Option(help="Game parameter NAME=VALUE (repeatable), e.g. orbits=3.")] = [],
+    param: Annotated[list[str], typer.Option(metavar="NAME=VALUE", help="Game parameter (repeatable), e.g. orbits=3.")] = [],
     deadline: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
     time_bank: Annotated[float, typer.Option(help="Seconds of time bank per seat per game.")] = 10.0,
-    budget: Annotated[float, typer.Option(help="Total thinking seconds per seat per game.")] = 120.0,
+    budget: Annotated[float | None, typer.Option(
+        help="Total thinking seconds per seat per game (default: the game's, sized to its length: "
+             "slippery-sam 120, svara 300, rummy 900).")] = None,
     suspend_after: Annotated[float, typer.Option(
         help="Seconds a bot may go without answering at game start before it is suspended from the season "
              "(its remaining games are then not played; 1 s to a week).")] = 600.0,
@@ -69,8 +74,8 @@ def create(
     from referee.timecontrol import TimeControl
 
     try:
-        tc = TimeControl(deadline_s=deadline, time_bank_s=time_bank, budget_s=budget)
-    except BadParameters as exc:
+        tc = TimeControl.for_game(game, deadline_s=deadline, time_bank_s=time_bank, budget_s=budget)
+    except (BadParameters, ValueError) as exc:
         fail(str(exc), 2)
     rule = settling_rule(until_settled, top, confidence, max_games)
     store = open_db(db, existing=True)  # its bots are registered there already
@@ -88,8 +93,10 @@ def create(
     except SeasonError as exc:
         fail(str(exc), 2)
     progress = store.season_progress(season_id)
+    info = store.get_season(season_id)
     until = f" (the first batch; until settled, at most {rule.max_games} games)" if rule else ""
     console.print(f"season [bold]{escape(name)}[/] created: {progress['total']} games pending{until}", highlight=False)
+    console.print(deals_note(info), highlight=False, markup=False)
 
 
 def settling_rule(until_settled: bool, top: int, confidence: float, max_games: int | None):
@@ -106,6 +113,20 @@ def settling_rule(until_settled: bool, top: int, confidence: float, max_games: i
         return SettlingRule(top, confidence, max_games)
     except ValueError as exc:
         fail(str(exc), 2)
+
+
+def deals_note(season) -> str:
+    """One line on how the season's deals are made: secret with its commitment, or reproducible."""
+    if season.commitment is None:
+        return "deals: from a public seed (a season from before season keys): not secret, nothing to verify"
+    if season.reproducible:
+        return (f"deals: REPRODUCIBLE from --seed: anyone who knows the seed knows every card "
+                f"(commitment {season.commitment})")
+    if season.status == "done":
+        return (f"deals: secret; commitment {season.commitment} (SHA-256 of the season key); the season is over "
+                f"and its key is published: cardarena season verify {season.name}")
+    return (f"deals: secret; commitment {season.commitment} (SHA-256 of the season key, published with the "
+            "key when the season is over: cardarena season verify)")
 
 
 @app.command("run")
@@ -125,6 +146,7 @@ def run(
     Without --broker: on the local pool of worker processes. With --broker: enqueue them for
     `cardarena worker` processes (any number, any machine), sweep games whose worker was lost and
     enqueue them again, until the season is done; exit 1 naming the stuck games if it stalls.
+    Exit 1 naming the failed games when any game of the season failed (3 voided attempts).
     """
     from cli.progress import follow_on_celery, run_pending_locally
 
@@ -146,7 +168,8 @@ def run(
 
         try:
             progress = follow_on_celery(store, season.id, broker, f"season {name}", window=window,
-                                        stall_s=stall_timeout, once_connected=lambda: check_bots_answer(store, season))
+                                        stall_s=stall_timeout, resume=_resume_command(name, db, broker),
+                                        once_connected=lambda: check_bots_answer(store, season))
         except BrokerUnreachable as exc:
             fail(f"{exc} (is redis-server running there? `cardarena worker` uses the same --broker)")
         except SeasonStuck as exc:
@@ -157,14 +180,21 @@ def run(
         from league.sequential import advance
 
         check_bots_answer(store, season)
-        outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}")
+        outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}",
+                                       resume=_resume_command(name, db, broker))
         while (settling := advance(store, season.id)) is not None and settling.stop is None:  # a sequential season's next batch
-            outcomes += run_pending_locally(store, season.id, db_url(db), workers, f"season {name}, to {settling.games} games")
+            outcomes += run_pending_locally(store, season.id, db_url(db), workers, f"season {name}, to {settling.games} games",
+                                            resume=_resume_command(name, db, broker))
         console.print(", ".join(f"{n} {k}" for k, n in sorted(outcomes.items())) or "nothing was pending")
-    for game in store.list_games(season.id, status="failed", limit=20):
+    failed = store.list_games(season.id, status="failed", limit=20)
+    for game in failed:
         console.print(f"failed: game {game.number} (id {game.id}): {game.detail}", highlight=False, markup=False)
     print_availability(store, season)
     print_standings(store, season)
+    if failed:
+        count = store.season_progress(season.id)["failed"]
+        fail(f"season {name!r}: {count} game(s) failed (not rated): "
+             + ", ".join(str(g.number) for g in failed) + (", ..." if count > len(failed) else ""))
 
 
 def check_bots_answer(store, season) -> None:
@@ -206,23 +236,60 @@ def print_availability(store, season) -> None:
                       highlight=False, markup=False)
 
 
+def _resume_command(name: str, db: str | None, broker: str | None) -> str:
+    """The command that goes on with season ``name`` where it stopped."""
+    import shlex
+
+    return shlex.join(["cardarena", "season", "run", name, *(["--db", db] if db else []),
+                       *(["--broker", broker] if broker else [])])
+
+
 @app.command("list")
 def list_seasons(db: DbOption = None) -> None:
-    """List seasons with their progress."""
-    store = open_db(db, existing=True)
-    table = Table("season", "game", "status", "done", "pending", "running", "failed", "not played", "suspended")
+    """List seasons with their progress (reads the store; never changes it)."""
+    store = open_db(db, read_only=True)
+    table = Table("season", "game", "status", "done", "pending", "running", "failed", "not played", "suspended",
+                  "deals")
     for s in store.list_seasons():
         p = store.season_progress(s.id)
         suspended = ", ".join(a.name for a in store.season_availability(s.id) if a.suspended_at is not None)
+        deals = "secret" if not s.reproducible else "reproducible" if s.commitment else "public seed"
         table.add_row(escape(s.name), s.game, str(s.status),
                       *(str(p.get(k, 0)) for k in ("done", "pending", "running", "failed", "not_played")),
-                      escape(suspended) or "-")
+                      escape(suspended) or "-", deals)
     console.print(table)
+    if any(s.reproducible for s in store.list_seasons()):
+        console.print("reproducible: the deals come from the organiser's --seed, and anyone who knows the seed "
+                      "knows every card.", highlight=False)
+
+
+@app.command("verify")
+def verify(
+    name: Annotated[str, typer.Argument(help="Season name.")],
+    db: DbOption = None,
+) -> None:
+    """Check a finished season's deals: the published key against the commitment, every game's seed
+    against the key, and every replay by re-running it. Exit 0 when all verify, 1 otherwise."""
+    from league.verify import CannotVerify, verify_season
+
+    store = open_db(db, existing=True)
+    season = store.get_season_by_name(name)
+    if season is None:
+        no_season(name, db)
+    try:
+        report = verify_season(store, season)
+    except CannotVerify as exc:
+        fail(str(exc))
+    for line in report.lines():
+        console.print(line, highlight=False, markup=False)
+    if not report.ok:
+        raise typer.Exit(1)
 
 
 def print_standings(store, season) -> None:
     from referee.games import spec
 
+    season = store.get_season(season.id) or season  # its status now, after a run
     game_spec = spec(season.game)
     change = f"avg {game_spec.score_unit} change" if game_spec.higher_score_is_better else f"avg {game_spec.score_unit} (lower is better)"
     rows = store.standings(season.id)
@@ -246,6 +313,7 @@ def print_standings(store, season) -> None:
     if luck:
         console.print("Luck-adjusted: mean token change per game less the luck of the turned cards (each bet's result "
                       "minus its expectation over the unturned stack; unbiased), with its 95% interval.", highlight=False)
+    console.print(deals_note(season), highlight=False, markup=False)
     console.print("Ranked by ML rating: maximum-likelihood Bradley-Terry over the whole season (Elo scale), "
                   "95% interval; then by Elo (online, K=32, in schedule order). "
                   "P(>next): probability the bot is really better than the next row's; "
@@ -288,7 +356,7 @@ def standings(
     db: DbOption = None,
 ) -> None:
     """Print a season's standings: games, average place, score change (Slippery Sam: also luck-adjusted, with its 95% interval), faults, Elo, ML rating with its 95% interval (the table's order), P(better than next), openskill."""
-    store = open_db(db, existing=True)
+    store = open_db(db, read_only=True)
     info = store.get_season_by_name(season)
     if info is None:
         no_season(season, db)
@@ -298,6 +366,7 @@ def standings(
         progress = store.season_progress(info.id)
         print(json.dumps({"season": info.name, "game": info.game, "progress": progress,
                           "settling": settling_json(info.config, progress),
+                          "reproducible": info.reproducible, "commitment": info.commitment,
                           "standings": store.standings_json(info.id)}, indent=2))
     else:
         print_standings(store, info)

@@ -103,7 +103,7 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
     def UpdateBot(self, request: arena_pb2.UpdateBotRequest, context: grpc.ServicerContext) -> arena_pb2.UpdateBotResponse:
         try:
             done = self.registry.update(request.name, request.token, request.endpoint, request.version,
-                                        client=client_address(context.peer()))
+                                        client=client_address(context.peer()), games=_games(request.games))
         except RegistryError as exc:
             _abort(context, exc)
         return arena_pb2.UpdateBotResponse(bot=bot_message(done.bot, owner=True), report=report_message(done.report))
@@ -128,7 +128,8 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         except RegistryError as exc:
             _abort(context, exc)
         return arena_pb2.GetStandingsResponse(season=season.name, game=GAME_TO_ENUM.get(season.game, 0),
-                                              rows=[standing_message(i, r) for i, r in enumerate(rows, 1)])
+                                              rows=[standing_message(i, r) for i, r in enumerate(rows, 1)],
+                                              reproducible=season.reproducible, commitment=season.commitment or "")
 
 
 def _games(values: object) -> list[str]:

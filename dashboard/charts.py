@@ -46,7 +46,8 @@ def line_chart(values: Sequence[float], *, width: int = 640, height: int = 200, 
 
 def histogram(edges: Sequence[float], bins: Sequence[int], *, width: int = 640, height: int = 160,
               unit: str = "ms") -> Markup:
-    """Bars of ``bins`` over ``edges`` (``len(edges) == len(bins) + 1``)."""
+    """Bars of ``bins`` over ``edges`` (``len(edges) == len(bins) + 1``); the last bin holds the
+    tail (everything from ``edges[-2]`` up) and is labelled so."""
     if not bins or not any(bins):
         return Markup('<p class="muted">No decisions yet.</p>')
     pad_l, pad_r, pad_t, pad_b = 40, 10, 8, 22
@@ -56,12 +57,14 @@ def histogram(edges: Sequence[float], bins: Sequence[int], *, width: int = 640, 
     parts = [f'<svg class="chart" viewBox="0 0 {width} {height}" role="img" aria-label="latency histogram">',
              f'<line class="axis" x1="{pad_l}" y1="{pad_t + h}" x2="{pad_l + w}" y2="{pad_t + h}"/>',
              f'<text class="tick" x="{pad_l - 4}" y="{pad_t + 8}" text-anchor="end">{top}</text>']
+    last = len(bins) - 1
     for i, count in enumerate(bins):
         bh = h * count / top
+        span = f"\u2265 {edges[i]:.2f} {unit} (the tail)" if i == last else f"{edges[i]:.2f}\u2013{edges[i + 1]:.2f} {unit}"
         parts.append(f'<rect class="bar" x="{pad_l + i * bw + 1:.1f}" y="{pad_t + h - bh:.1f}" '
-                     f'width="{max(bw - 2, 1):.1f}" height="{bh:.1f}"><title>{edges[i]:.2f}\u2013{edges[i + 1]:.2f} {unit}: '
-                     f'{count}</title></rect>')
+                     f'width="{max(bw - 2, 1):.1f}" height="{bh:.1f}"><title>{span}: {count}</title></rect>')
     parts.append(f'<text class="tick" x="{pad_l}" y="{height - 6}">{edges[0]:g} {unit}</text>')
-    parts.append(f'<text class="tick" x="{pad_l + w}" y="{height - 6}" text-anchor="end">{edges[-1]:g} {unit}</text>')
+    parts.append(f'<text class="tick overflow" x="{pad_l + w}" y="{height - 6}" text-anchor="end">'
+                 f'last bar: \u2265 {edges[last]:g} {unit}</text>')
     parts.append("</svg>")
     return Markup("".join(parts))

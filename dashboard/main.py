@@ -2,7 +2,8 @@
 
 JSON API under ``/api/v1`` (seasons, bots, games, replays), HTML pages at the
 root, static files under ``/static``. Errors: an unknown id is a 404 with a
-message, bad parameters a 422, an unreachable store a 503; anything else is
+message, bad parameters a 422, the replay of a sealed game (``dashboard.replays.Sealed``)
+a 403 with a message and ``"sealed": true``, an unreachable store a 503; anything else is
 logged and answered with a clean 500 (a bug to fix, never a stack trace).
 """
 
@@ -20,7 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dashboard.deps import Refresher, StoreHolder
-from dashboard.replays import NoReplay
+from dashboard.replays import NoReplay, Sealed
 from dashboard.routers import arena, bots, games, pages, replays, seasons
 from dashboard.settings import DashboardSettings, get_settings
 from dashboard.templating import render_error
@@ -79,6 +80,12 @@ def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(NotFound)
     async def not_found(request: Request, exc: NotFound) -> Response:
         return _error(request, 404, str(exc))
+
+    @app.exception_handler(Sealed)
+    async def sealed(request: Request, exc: Sealed) -> Response:
+        if _is_api(request):
+            return JSONResponse({"detail": str(exc), "sealed": True}, status_code=403)
+        return render_error(request, 403, str(exc))
 
     @app.exception_handler(NoReplay)
     async def no_replay(request: Request, exc: NoReplay) -> Response:

@@ -17,6 +17,7 @@ from referee.record import GameRecord
 from referee.replay import expand
 from store import GameStatus, Store
 from store.queries import GameRow, get_game_row
+from store.sealing import SEALED_MESSAGE
 
 #: Statuses after which nothing about a game is secret any more.
 FINISHED = frozenset({GameStatus.DONE.value, GameStatus.FAILED.value})
@@ -25,6 +26,12 @@ log = logging.getLogger("cardarena.dashboard")
 
 class NoReplay(LookupError):
     """The game exists but has no stored record (not started, or no events yet)."""
+
+
+class Sealed(NoReplay):
+    """The game's replay and live events are withheld: another game of its deal group (the
+    same cards, in a duplicate season) is still to be played (``store.sealing``). The API
+    answers 403 with the message; pages show the message."""
 
 
 @dataclass(frozen=True)
@@ -60,8 +67,12 @@ def public_progress(live: dict[str, Any]) -> dict[str, Any]:
 def load_replay(store: Store, game_id: int) -> ReplayData:
     """The replay of ``game_id`` as it may be shown now: a finished game's stored record in
     full; a running game's public progress so far, as its worker last stored it (every few
-    seconds). Raises NotFound (no such game) or NoReplay (nothing to show yet)."""
+    seconds). Raises NotFound (no such game), Sealed (another game with the same deal is
+    still to be played) or NoReplay (nothing to show yet)."""
     game = get_game_row(store, game_id)
+    if game.sealed:
+        raise Sealed(f"game {game_id} is {SEALED_MESSAGE}: its replay and live events are not shown "
+                     "while another game with the same cards is pending or running")
     if game.status in FINISHED:
         record = store.get_replay(game_id)
         if record is None:

@@ -12,6 +12,12 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+COMMITMENT = ("SHA-256 of the season key's 32 raw bytes (not of its hex), as 64 lowercase hex digits; published "
+              "from the season's creation (null: a season from before season keys, whose seed was public)")
+KEY = ("the season key, 32 bytes as 64 lowercase hex digits; published once the season is over (every game final), "
+       "null until then. Each game's deal seed is HMAC-SHA256(key, 'game:<number>', or 'group:<rotation group>' in a "
+       "duplicate season), its first 8 bytes big-endian, shifted right by one bit")
+
 
 class ErrorOut(BaseModel):
     """An error: ``detail`` says what went wrong in one line."""
@@ -40,6 +46,9 @@ class SeasonOut(BaseModel):
     created_at: datetime
     finished_at: datetime | None
     progress: ProgressOut
+    reproducible: bool = Field(description="the deals come from the organiser's --seed: anyone who knows the "
+                               "seed knows every card (false: a secret key drawn at random)")
+    commitment: str | None = Field(description=COMMITMENT)
 
 
 class UnavailableBotOut(BaseModel):
@@ -53,12 +62,13 @@ class UnavailableBotOut(BaseModel):
 
 
 class SeasonDetailOut(SeasonOut):
-    """A season with its parameters, time control, scheduler settings and master seed."""
+    """A season with its parameters, time control, scheduler settings, and its key once it is over."""
 
     params: dict[str, Any]
     time_control: dict[str, Any]
     config: dict[str, Any]
-    seed: int
+    key: str | None = Field(description=KEY)
+    verify: str = Field(description="the page that says how to verify the season's deals")
     score_unit: str = Field(description="tokens or points")
     higher_score_is_better: bool
     unavailable: list[UnavailableBotOut] = Field(
@@ -67,6 +77,20 @@ class SeasonDetailOut(SeasonOut):
         None, description="a sequential season (--until-settled): top, confidence, max_games, batch_groups, stop "
                           "(settled, budget, or null while it goes on), games_used, games_scheduled, looks "
                           "(league.sequential.settling_json); null for a fixed-length season")
+
+
+class FairnessOut(BaseModel):
+    """How a season's deals are made and how to verify them (``league.fairness``)."""
+
+    season_id: int
+    season_name: str
+    status: str
+    reproducible: bool = Field(description="the key was derived from the organiser's --seed: anyone who knows "
+                               "the seed knows every card")
+    commitment: str | None = Field(description=COMMITMENT)
+    key: str | None = Field(description=KEY)
+    scheme: list[str] = Field(description="the scheme, step by step")
+    how_to_verify: list[str] = Field(description="how anyone can check the deals once the key is published")
 
 
 class StandingOut(BaseModel):
@@ -152,14 +176,17 @@ class BotSeasonOut(BaseModel):
 
 
 class SeatStatsOut(BaseModel):
-    """A bot's done games from one seat position."""
+    """A bot's done games of one game from one seat position (rows by game, then seat)."""
 
     seat: int
     games: int
     avg_place: float
-    avg_change: float
+    avg_change: float = Field(description="mean score change per game, in ``score_unit`` of ``game``")
     wins: int
     faults: int
+    game: str = Field(description="the game these games were of (a mean change is never taken across games)")
+    score_unit: str = Field(description="what avg_change counts: tokens or points")
+    higher_score_is_better: bool = Field(description="False for rummy points (lower is better)")
 
 
 class OpponentOut(BaseModel):
@@ -200,7 +227,7 @@ class FaultOut(BaseModel):
 
 class BotDetailOut(BotOut):
     """A bot with its seasons, results by seat, opponents, latency and recent faults
-    (over one season when ``season_id`` is given, else over all)."""
+    (every one of them over one season when ``season_id`` is given, else over all)."""
 
     season_id: int | None
     seasons: list[BotSeasonOut]
@@ -253,6 +280,11 @@ class GameOut(BaseModel):
     started_at: datetime | None
     finished_at: datetime | None
     seats: list[SeatOut]
+    sealed: bool = Field(False, description="another game with the same deal (its duplicate group) is still to be "
+                         "played: results, reason, seed, replay and live events are withheld until then")
+    sealed_message: str | None = Field(None, description="says so when sealed")
+    seed: int | None = Field(None, description="the deal seed: shown with the stored replay of a done game that is "
+                             "not sealed, else null")
 
 
 class GamePageOut(BaseModel):

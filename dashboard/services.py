@@ -20,6 +20,7 @@ from dashboard.schemas import (
     BotSeasonOut,
     CrossCellOut,
     CrosstableOut,
+    FairnessOut,
     FaultOut,
     GameDetailOut,
     GameOut,
@@ -39,13 +40,15 @@ from league.standings import rank_key
 from referee.games import spec
 from store import BotInfo, NotFound, Store
 from store import queries as q
+from store.sealing import SEALED_MESSAGE
 
 T = TypeVar("T")
 
 
 def _season_out(x: q.SeasonSummary) -> SeasonOut:
     return SeasonOut(id=x.id, name=x.name, game=x.game, status=x.status, created_at=x.created_at,
-                     finished_at=x.finished_at, progress=x.progress)  # type: ignore[arg-type]
+                     finished_at=x.finished_at, progress=x.progress,  # type: ignore[arg-type]
+                     reproducible=x.reproducible, commitment=x.commitment)
 
 
 def seasons(store: Store) -> list[SeasonOut]:
@@ -64,12 +67,47 @@ def season_detail(store: Store, season_id: int) -> SeasonDetailOut:
         unit, higher = gs.score_unit, gs.higher_score_is_better
     except (ValueError, ImportError):
         unit, higher = "points", True
+    key = store.revealed_key(season_id)
     unavailable = [UnavailableBotOut(**asdict(a)) for a in store.season_availability(season_id)]
     out = _season_out(summary[0])
     return SeasonDetailOut(**out.model_dump(), params=info.params,
-                           time_control=info.time_control, config=info.config, seed=info.seed,
-                           score_unit=unit, higher_score_is_better=higher, unavailable=unavailable,
-                           settling=settling_json(info.config, out.progress.model_dump()))
+                           time_control=info.time_control, config=info.config, key=key.hex() if key else None,
+                           verify=f"/seasons/{season_id}/fairness", score_unit=unit, higher_score_is_better=higher,
+                           unavailable=unavailable, settling=settling_json(info.config, out.progress.model_dump()))
+
+
+def fairness(store: Store, season_id: int) -> FairnessOut:
+    """How the season's deals are made and verified, with its commitment and (once over) its key."""
+    season = season_detail(store, season_id)
+    duplicate = bool(season.config.get("duplicate", False))
+    label = "'group:<g>' with g the number of the table's rotation group (all its rotations share the deal)" \
+        if duplicate else "'game:<n>' with n the game's number in the schedule (from 0)"
+    scheme = [
+        "At its creation the season drew a secret key of 32 bytes" + (
+            " from the organiser's --seed (a reproducible season: anyone who knows the seed knows every card)"
+            if season.reproducible else " at random") + ", and published its commitment: the SHA-256 of the key's "
+        "32 raw bytes, in hex.",
+        f"Each game's deal seed is HMAC-SHA256(key, label) with the label {label}; the seed is the first 8 bytes "
+        "of the HMAC read as a big-endian unsigned integer, shifted right by one bit (63 bits).",
+        "The referee answers every shuffle and draw by lot of the game from a stream of its own derived from the "
+        "game's seed and the deal's number (referee/chance.py; referee/replay.py re-derives them), so the n-th "
+        "deal of a game is the same cards whatever happened before it.",
+        "A game's seed is shown only with its stored replay; in a duplicate season, only once every game of its "
+        "rotation group is played. The key is published when every game of the season is final (for a season "
+        "played until settled, once it has stopped).",
+    ]
+    steps = [
+        "Wait until the season is over: the key below is empty until then.",
+        "Check that SHA-256(bytes.fromhex(key)) equals the commitment.",
+        "For every game, compute its seed from the key as above and compare it with the seed of the game "
+        "(/api/v1/games/{id}) and of its replay (/api/v1/replays/{id}: record.seed).",
+        "Re-run every replay from its seed and its recorded actions: the shuffles, events and scores must come "
+        "out the same.",
+        f"The organiser's store does all of this in one command: cardarena season verify {season.name}",
+    ]
+    return FairnessOut(season_id=season.id, season_name=season.name, status=season.status,
+                       reproducible=season.reproducible, commitment=season.commitment, key=season.key,
+                       scheme=scheme, how_to_verify=steps)
 
 
 def _job(store: Store, fn: Callable[[str, int], T], season_id: int) -> tuple[Callable[..., T], tuple[Any, ...]] | None:
@@ -146,16 +184,26 @@ def bot_detail(store: Store, bot_id: int, season_id: int | None, latency_games: 
     bot = get_bot(store, bot_id)
     if season_id is not None and store.get_season(season_id) is None:
         raise NotFound(f"no season with id {season_id}")
-    latency = q.latency_stats(store, bot_id, latency_games)
+    latency = q.latency_stats(store, bot_id, latency_games, season_id=season_id)
     return BotDetailOut(
         **_bot_out(bot).model_dump(),
         season_id=season_id,
         seasons=[BotSeasonOut(**x) for x in q.bot_seasons(store, bot_id)],
-        seats=[SeatStatsOut(**asdict(x)) for x in q.results_by_seat(store, bot_id, season_id)],
+        seats=[SeatStatsOut(**asdict(x), **_score_kind(x.game)) for x in q.results_by_seat(store, bot_id, season_id)],
         opponents=[OpponentOut(**asdict(x)) for x in q.opponents(store, bot_id, season_id)],
         latency=LatencyOut(**{**asdict(latency), "edges": list(latency.edges), "bins": list(latency.bins)}),
-        faults=[FaultOut(**asdict(f)) for f in q.fault_log(store, bot_id)],
+        faults=[FaultOut(**asdict(f)) for f in q.fault_log(store, bot_id, season_id=season_id)],
     )
+
+
+def _score_kind(game: str) -> dict[str, Any]:
+    """What a game's scores count (``score_unit``) and whether more is better; points, higher
+    better for a game this version does not know."""
+    try:
+        gs = spec(game)
+    except (ValueError, ImportError):
+        return {"score_unit": "points", "higher_score_is_better": True}
+    return {"score_unit": gs.score_unit, "higher_score_is_better": gs.higher_score_is_better}
 
 
 def rating_history(store: Store, refresher: Refresher, bot_id: int, season_id: int,
@@ -173,8 +221,8 @@ def rating_history(store: Store, refresher: Refresher, bot_id: int, season_id: i
 
 
 def game_out(row: q.GameRow) -> GameOut:
-    """A game list row as the API's model."""
-    return GameOut(**{**asdict(row), "seats": list(row.seats)})
+    """A game list row as the API's model (a sealed row says so: ``store.sealing``)."""
+    return GameOut(**{**asdict(row), "seats": list(row.seats)}, sealed_message=SEALED_MESSAGE if row.sealed else None)
 
 
 def games(store: Store, flt: q.GameFilter, limit: int, offset: int) -> GamePageOut:

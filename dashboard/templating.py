@@ -14,6 +14,8 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
 
+from referee.games import spec
+
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 SUIT_SYMBOLS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
 CARD_RE = re.compile(r'"((?:[2-9TJQKA][cdhs])|Jk)"')
@@ -48,6 +50,28 @@ def num(value: float | int | None, digits: int = 1, sign: bool = False) -> str:
     return f"{value:+.{digits}f}" if sign else f"{value:.{digits}f}"
 
 
+def change(value: float | int | None, game: str, digits: int = 0) -> str:
+    """A score change of ``game`` for a table cell: signed (a gain or a loss) where a higher score
+    is better, unsigned where it is not (rummy points are penalties, rules §3.9)."""
+    try:
+        signed = spec(game).higher_score_is_better
+    except ValueError:
+        signed = True
+    return num(value, digits, signed)
+
+
+def probability(value: float | None) -> str:
+    """A probability as a whole percentage ("–" for None); never 100% or 0% from a finite sample:
+    above 99.5% reads ">99%", below 0.5% "<1%"."""
+    if value is None:
+        return "\u2013"
+    if value >= 0.995:
+        return ">99%"
+    if value < 0.005:
+        return "<1%"
+    return f"{max(1, min(99, int(100 * value + 0.5)))}%"
+
+
 def when(value: datetime | None) -> str:
     """A UTC time as ``YYYY-MM-DD HH:MM:SS``."""
     return value.strftime("%Y-%m-%d %H:%M:%S") if value else "\u2013"
@@ -57,7 +81,8 @@ def when(value: datetime | None) -> str:
 def templates() -> Jinja2Templates:
     """The templates, with the filters registered (built on first use)."""
     t = Jinja2Templates(directory=str(TEMPLATES_DIR))
-    t.env.filters.update(card=card_html, cards=cards_html, json_html=json_html, num=num, when=when)
+    t.env.filters.update(card=card_html, cards=cards_html, change=change, json_html=json_html, num=num,
+                         probability=probability, when=when)
     return t
 
 

@@ -134,8 +134,28 @@ class EntryReport:
                 lines.append(f"  WARNING: {slow} of {len(self.latencies_ms)} decisions took longer than the "
                              f"{tc.deadline_s:g} s deadline and drew {drawn:.2f} s of the {tc.time_bank_s:g} s time "
                              "bank; in a longer game the bank runs out and every later late answer is a timeout fault")
+        if self.describe is not None:
+            lines.append(f"  {capacity_note(self.describe.capacity)}")
+        lines.extend(f"  {season_time_note(g)}" for g in self.games)
         lines.append("PASSED: the bot may enter seasons" if self.passed else f"FAILED: {self.failure}")
         return "\n".join(lines)
+
+
+def capacity_note(capacity: int) -> str:
+    """What a declared capacity (Describe's, games at once; 0 counts as 1) means in a season, one line."""
+    if capacity <= 1:
+        return ("capacity 1 (Describe): the platform gives the bot one game at a time, so in a season every "
+                "other table that seats it waits until it is free; a bot that can play N games at once declares "
+                "capacity N (`capacity = N` on a botsdk.Bot)")
+    return f"capacity {capacity} (Describe): the platform gives the bot at most {capacity} games at once"
+
+
+def season_time_note(game: str) -> str:
+    """The default season time control of ``game`` (rules §4.1), one line; raises ValueError for an unknown game."""
+    tc = TimeControl.for_game(game)
+    return (f"seasons of {game} by default (rules §4.1): {tc.deadline_s:g} s per decision, a {tc.time_bank_s:g} s "
+            f"time bank and a {tc.budget_s:g} s thinking budget per seat per game (room for "
+            f"{tc.budget_s / tc.deadline_s:.0f} decisions at the full deadline); a season may set others")
 
 
 def latency_summary(values: Sequence[float]) -> tuple[float, float, float]:

@@ -273,31 +273,36 @@ class Registry:
             raise RegistryError(ErrorKind.UNAVAILABLE, f"bot {name!r} vanished right after registration")
         return Registered(bot, token, report)
 
-    def update(self, name: str, token: str, endpoint: str = "", version: str = "", client: str = "") -> Updated:
-        """Point a bot at a new endpoint (after the policy and entry checks for all its games)
-        and/or set its version. A new endpoint counts against ``client``'s rate limit like a
-        registration (it costs the same checks). Raises RegistryError: INVALID_ARGUMENT,
-        UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND, FAILED_PRECONDITION, RESOURCE_EXHAUSTED,
-        UNAVAILABLE."""
-        if endpoint:
+    def update(self, name: str, token: str, endpoint: str = "", version: str = "", client: str = "",
+               games: Sequence[str] = ()) -> Updated:
+        """Point a bot at a new endpoint (after the policy and entry checks for all its games),
+        set its version, and/or add ``games`` to its registration (after the entry checks for
+        the games added, on the endpoint it will have). A new endpoint or a game added counts
+        against ``client``'s rate limit like a registration (it costs the same checks). Raises
+        RegistryError: INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND,
+        FAILED_PRECONDITION, RESOURCE_EXHAUSTED, UNAVAILABLE."""
+        if endpoint or games:
             self._limit(client)
         bot = self._authorised(name, token)
-        if not endpoint and not version:
-            raise RegistryError(ErrorKind.INVALID_ARGUMENT, "nothing to change: give a new endpoint or version")
+        added = [g for g in check_games(games) if g not in bot.games] if games else []
+        if not endpoint and not version and not added:
+            registered = f"; {name!r} is registered for {', '.join(bot.games)} already" if games else ""
+            raise RegistryError(ErrorKind.INVALID_ARGUMENT,
+                                f"nothing to change: give a new endpoint, version or game{registered}")
         check_version(version)
         if bot.retired_at is not None:
             raise RegistryError(ErrorKind.FAILED_PRECONDITION, f"bot {name!r} is retired")
         report = None
         capacity = None
-        if endpoint:
-            target = self._target(endpoint)
-            report = self._entry_checks(target, endpoint, bot.games)
+        if endpoint or added:
+            target = self._target(endpoint or bot.endpoint)
+            report = self._entry_checks(target, endpoint or bot.endpoint, [*bot.games, *added] if endpoint else added)
             if report.describe is not None:
                 version = version or _clean(report.describe.version, MAX_VERSION_CHARS)
                 capacity = min(max(1, report.describe.capacity), MAX_CAPACITY)
         with _store_errors():
             updated = self.store.update_bot(bot.id, endpoint=endpoint or None, version=version or None,
-                                            capacity=capacity)
+                                            capacity=capacity, games=[*bot.games, *added] if added else None)
         return Updated(updated, report)
 
     def retire(self, name: str, token: str) -> BotInfo:

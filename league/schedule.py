@@ -1,6 +1,6 @@
 """Season schedules: which bots sit where in which game, with which deal seed.
 
-A schedule is deterministic from its seed and fair:
+A schedule is deterministic from the season's key (``league.fairness``) and fair:
 
 - tables are filled by the bots that have played least so far (in units of
   the largest table size), ties broken by the most, then the total, meetings
@@ -13,6 +13,15 @@ A schedule is deterministic from its seed and fair:
   the cards' luck cancels out (as in duplicate bridge); otherwise every game
   has its own seed.
 
+Deal seeds are HMACs of the key (``league.fairness.deal_seed``: of the game's
+number, or of the rotation group's number with ``duplicate``), never draws of
+the seating generator. The seating draws come from their own stream, seeded
+by ``league.fairness.schedule_seed`` (an HMAC of the key with its own label):
+so a reproducible season (``--seed``) reproduces its seating too, a secret one
+gets a fresh seating, and the seating, which is public from the start (every
+pending game lists its seats), reveals at most that stream's seed, from which
+neither the key nor any deal seed follows.
+
 The number of games is rounded up to whole rotation groups.
 
 Bounds (tests/test_schedule.py checks them for several bot counts and table
@@ -20,10 +29,10 @@ sizes): games per bot differ by at most twice the largest table size; within
 each table size every bot sits in every seat position equally often; the
 number of tables each pair of bots shares is within 2 + mean/2 of the mean
 (counting tables, not games: a table of n seats is n games together). The
-pair bound is greedy, not guaranteed: it held for 3,000 of 3,001 random
-parameter sets (3-12 bots, tables of 3-6, 8-40 rotation groups); 11 bots on
-tables of 4, 5, 4 for 40 games with seed 1 has a pair that shares 4 tables
-against a mean of 1.3.
+pair bound is greedy, not guaranteed: it held for 3,001 of 3,001 random
+parameter sets (3-12 bots, tables of 3-6, 8-40 rotation groups, keys from
+random seeds); with the seating drawn from the deal seeds' generator (before
+season keys) it held for 3,000 of 3,001.
 Cost: about 10k games per second (20 bots, tables of 4).
 """
 
@@ -35,6 +44,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+from league.fairness import deal_seed, schedule_seed
+
 
 class ScheduleError(ValueError):
     """Impossible schedule parameters; the message says which."""
@@ -42,16 +53,20 @@ class ScheduleError(ValueError):
 
 @dataclass(frozen=True)
 class ScheduledGame:
-    """One game of a season: its number (schedule order), deal seed and the bot in each seat."""
+    """One game of a season: its number (schedule order), deal seed, the bot in each seat,
+    and its deal group: the games sharing its deal (the table's rotation group number with
+    ``duplicate``, else the game's own number)."""
 
     number: int
     seed: int
     seats: tuple[int, ...]
+    deal_group: int
 
 
-def build_schedule(bots: Sequence[int], table_sizes: Sequence[int], games: int, seed: int,
+def build_schedule(bots: Sequence[int], table_sizes: Sequence[int], games: int, key: bytes,
                    duplicate: bool = False) -> list[ScheduledGame]:
-    """Schedule at least ``games`` games for ``bots`` (ids) on tables of the given sizes, used in turn.
+    """Schedule at least ``games`` games for ``bots`` (ids) on tables of the given sizes, used in
+    turn, with the deal seeds and seating of the season ``key`` (``league.fairness``).
 
     Raises ScheduleError for no bots, duplicate bot ids, a table size below 2
     or larger than the number of bots, or ``games`` < 1.
@@ -68,7 +83,7 @@ def build_schedule(bots: Sequence[int], table_sizes: Sequence[int], games: int, 
             raise ScheduleError(f"a table needs at least 2 seats, got {size}")
         if size > len(bots):
             raise ScheduleError(f"a table of {size} seats needs at least {size} bots, got {len(bots)}")
-    rng = random.Random(seed)
+    rng = random.Random(schedule_seed(key))
     played: Counter[int] = Counter()
     met: Counter[tuple[int, int]] = Counter()
     schedule: list[ScheduledGame] = []
@@ -81,10 +96,11 @@ def build_schedule(bots: Sequence[int], table_sizes: Sequence[int], games: int, 
             played[b] += size
         for a, b in combinations(table, 2):
             met[_pair(a, b)] += size
-        deal_seed = rng.getrandbits(63)
         for r in range(size):
             seats = tuple(table[(p - r) % size] for p in range(size))
-            schedule.append(ScheduledGame(len(schedule), deal_seed if duplicate else rng.getrandbits(63), seats))
+            number = len(schedule)
+            deal_group = group - 1 if duplicate else number
+            schedule.append(ScheduledGame(number, deal_seed(key, number, deal_group, duplicate), seats, deal_group))
     return schedule
 
 

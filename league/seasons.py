@@ -2,7 +2,12 @@
 
 Nothing is written unless every parameter is valid: an unknown game, a table
 size the game does not allow or larger than the bot list, zero games, bad game
-parameters or time control all raise :class:`SeasonError` with one clear message.
+parameters or time control, a seed out of range all raise :class:`SeasonError` with
+one clear message.
+
+Every season has a key (``league.fairness``): drawn from :mod:`secrets` unless the
+organiser gives a ``seed``, which makes the season *reproducible* (anyone who knows
+the seed knows every card). Deal seeds and seating come from the key.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
+from league import fairness
 from league.availability import SUSPEND_AFTER_S, check_suspend_after
 from league.schedule import ScheduleError, build_schedule
 from referee.engine import BadParameters
@@ -31,15 +37,20 @@ MAX_GAMES = 1_000_000
 
 
 def create_season(store, name: str, game: str, bot_names: Sequence[str], table_sizes: Sequence[int], games: int,
-                  seed: int, duplicate: bool = False, params: Mapping[str, Any] | None = None,
+                  seed: int | None = None, duplicate: bool = False, params: Mapping[str, Any] | None = None,
                   time_control: TimeControl | None = None, suspend_after_s: float = SUSPEND_AFTER_S,
                   extra_config: Mapping[str, Any] | None = None) -> int:
     """Validate, schedule and store a season; returns its id. Raises SeasonError (nothing written).
 
+    ``seed`` None (the default): a secret season, with a fresh key; an int in
+    ``[0, 2**63)``: a reproducible season whose key is ``fairness.key_from_seed(seed)``.
+    ``time_control`` None: the game's defaults (``TimeControl.for_game``: its own thinking budget).
     ``suspend_after_s``: seconds a bot may go without answering at game start before it is
     suspended from the season (rules §4.9; ``league.availability.SUSPEND_AFTER_RANGE_S``).
     ``extra_config``: more entries of the season's config (a sequential season's rule,
     ``league.sequential``)."""
+    if seed is not None and not 0 <= seed < fairness.SEED_LIMIT:
+        raise SeasonError(f"--seed must be in [0, 2**63), got {seed}")
     try:
         check_suspend_after(suspend_after_s)
     except ValueError as exc:
@@ -73,13 +84,16 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
         raise SeasonError(f"retired: {', '.join(retired)}")
     others = [b.name for b in bots if game_spec.name.value not in b.games]
     if others:
-        raise SeasonError(f"these bots do not play {game_spec.name.value}: {', '.join(others)}")
+        raise SeasonError(f"not registered for {game_spec.name.value}: {', '.join(others)} (a registration covers "
+                          f"the games it names; `cardarena bot update NAME --game {game_spec.name.value}` adds one)")
+    key = fairness.new_key() if seed is None else fairness.key_from_seed(seed)
     try:
-        schedule = build_schedule([b.id for b in bots], list(table_sizes), games, seed, duplicate)
+        schedule = build_schedule([b.id for b in bots], list(table_sizes), games, key, duplicate)
     except ScheduleError as exc:
         raise SeasonError(str(exc)) from None
-    tc = time_control or TimeControl()
+    tc = time_control or TimeControl.for_game(game_spec.name)
     config = {"table_sizes": list(table_sizes), "games_requested": games, "duplicate": duplicate,
               "bots": [b.name for b in bots], "suspend_after_s": suspend_after_s, **(extra_config or {})}
     return store.create_season(name, game_spec.name.value, asdict(game_params), tc.to_json(), seed, config,
-                               [(g.seed, list(g.seats)) for g in schedule])
+                               [(g.seed, list(g.seats)) for g in schedule], key=key,
+                               deal_groups=[g.deal_group for g in schedule])

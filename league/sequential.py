@@ -18,12 +18,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from league.schedule import build_schedule
+from league.schedule import ScheduledGame, build_schedule
 from league.seasons import MAX_GAMES, SeasonError, create_season
-from league.settling import SettlingRule, StopReason, look
+from league.settling import SEQUENTIAL_KEY, SettlingRule, StopReason, look
 
 #: The season config key of a sequential season.
-KEY = "until_settled"
+KEY = SEQUENTIAL_KEY
 #: Rotation groups per batch unless the season says otherwise.
 BATCH_GROUPS = 4
 
@@ -55,7 +55,8 @@ def new_config(rule: SettlingRule, batch_groups: int = BATCH_GROUPS) -> dict[str
 
 
 def create_sequential_season(store, name: str, game: str, bot_names: Sequence[str], table_sizes: Sequence[int],
-                             rule: SettlingRule, batch_groups: int = BATCH_GROUPS, seed: int = 1, **kwargs: Any) -> int:
+                             rule: SettlingRule, batch_groups: int = BATCH_GROUPS, seed: int | None = None,
+                             **kwargs: Any) -> int:
     """Validate and store a sequential season with its first batch of ``batch_groups`` rotation groups;
     returns its id. ``kwargs`` go to ``league.seasons.create_season`` (duplicate, params,
     time_control, suspend_after_s). Raises SeasonError (nothing written)."""
@@ -97,16 +98,18 @@ def advance(store, season_id: int) -> SettlingStatus | None:
         return current
     rows = store.standings(season_id, with_luck=False)  # the look needs the ratings only, not the replays
     verdict = look(current.rule, [r.p_better for r in rows], seq["looked_at"], total)
-    games: list[tuple[int, list[int]]] = [] if verdict.stop else _next_batch(store, info, total, current.batch_groups)
+    batch = [] if verdict.stop else _next_batch(store, info, total, current.batch_groups)
+    games = [(g.seed, list(g.seats)) for g in batch]
     stop = verdict.stop or (None if games else StopReason.BUDGET)
     new = {**seq, "looked_at": total, "stop": stop.value if stop else None,
            "looks": [*seq["looks"], {"games": total, "threshold": verdict.threshold, "weakest": verdict.weakest}]}
-    if not store.extend_season(season_id, {**info.config, KEY: new}, games, total):
+    if not store.extend_season(season_id, {**info.config, KEY: new}, games, total,
+                               deal_groups=[g.deal_group for g in batch]):
         return status(store.get_season(season_id).config, store.season_progress(season_id)["total"])
     return status({KEY: new}, total + len(games))
 
 
-def _next_batch(store, info, total: int, batch_groups: int) -> list[tuple[int, list[int]]]:
+def _next_batch(store, info, total: int, batch_groups: int) -> list[ScheduledGame]:
     """The next ``batch_groups`` rotation groups after the first ``total`` games of the season's
     ``max_games`` schedule (empty once that schedule is used up)."""
     sizes = list(info.config["table_sizes"])
@@ -116,14 +119,14 @@ def _next_batch(store, info, total: int, batch_groups: int) -> list[tuple[int, l
         start += sizes[group % len(sizes)]
         group += 1
     end = min(len(full), start + batch_games(sizes, group, batch_groups))
-    return [(g.seed, list(g.seats)) for g in full[start:end]]
+    return full[start:end]
 
 
 def _schedule(store, info) -> list:
     """The season's whole schedule at ``max_games`` games, as ``league.seasons.create_season`` builds it."""
     bots = [store.get_bot_by_name(name).id for name in info.config["bots"]]
-    return build_schedule(bots, list(info.config["table_sizes"]), info.config[KEY]["max_games"], info.seed,
-                          bool(info.config.get("duplicate")))
+    return build_schedule(bots, list(info.config["table_sizes"]), info.config[KEY]["max_games"],
+                          store.schedule_key(info.id), bool(info.config.get("duplicate")))
 
 
 def settling_json(config: dict[str, Any], progress: dict[str, int]) -> dict[str, Any] | None:

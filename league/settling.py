@@ -34,6 +34,9 @@ import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+#: The entry of a season's scheduler config that holds its sequential rule and state.
+SEQUENTIAL_KEY = "until_settled"
+
 
 class StopReason(enum.StrEnum):
     """Why a sequential season stopped."""

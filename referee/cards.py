@@ -42,7 +42,7 @@ def rank_index(card: str) -> int:
 
 def is_card(card: object) -> bool:
     """Whether ``card`` is a card string (a joker included)."""
-    return isinstance(card, str) and (card == JOKER or (len(card) == 2 and card[0] in RANKS and card[1] in SUITS))
+    return isinstance(card, str) and card in _CARDS
 
 
 def check(card: object) -> str:
@@ -60,3 +60,7 @@ def check_all(cards: Iterable[object]) -> list[str]:
 def pack(ranks: str = RANKS) -> tuple[str, ...]:
     """One pack of the given ranks in a fixed order: rank-major, suits ``cdhs``."""
     return tuple(r + s for r in ranks for s in SUITS)
+
+
+#: Every card string: the 52 cards and the joker (is_card is a lookup, on the per-decision path).
+_CARDS = frozenset((*pack(), JOKER))

@@ -1,6 +1,7 @@
 """How the referee reaches a bot: over gRPC, or in-process for tests and benchmarks.
 
-A client's :meth:`act` sends one ``ActRequest`` and returns a
+A client's :meth:`act` sends one ``ActRequest`` (a message, or its wire bytes as the
+referee sends it: each view is encoded once) and returns a
 :class:`concurrent.futures.Future`-like object whose ``result()`` is the
 ``ActResponse`` or raises :class:`BotCallError` with the fault kind. Several
 seats can therefore be asked at once under one deadline (rules §4.5).
@@ -81,14 +82,24 @@ def parse_answer(raw: bytes) -> bot_pb2.ActResponse:
     return answer
 
 
+def serialize_request(request: bot_pb2.ActRequest | bytes) -> bytes:
+    """A request's wire bytes: ``request`` itself when it is already bytes."""
+    return request if isinstance(request, bytes) else request.SerializeToString()
+
+
+def request_message(request: bot_pb2.ActRequest | bytes) -> bot_pb2.ActRequest:
+    """A request as a message, parsed from its wire bytes when it is bytes."""
+    return bot_pb2.ActRequest.FromString(request) if isinstance(request, bytes) else request
+
+
 class BotClient(Protocol):
     """What the referee needs from a bot."""
 
-    def call(self, request: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActResponse:
+    def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
         """Send one decision request and wait for the answer; raises BotCallError."""
         ...
 
-    def act(self, request: bot_pb2.ActRequest, timeout_s: float) -> Future[bot_pb2.ActResponse]:
+    def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         """Send one decision request without waiting (several seats at once); the future raises BotCallError."""
         ...
 
@@ -131,6 +142,9 @@ def channel_for(endpoint: str) -> grpc.Channel:
                 options=[
                     ("grpc.max_receive_message_length", MAX_ANSWER_BYTES),
                     ("grpc.enable_retries", 0),
+                    # its own subchannels: a channel made after an outage (reset_channel) must not
+                    # share a subchannel that is still waiting out its reconnect backoff
+                    ("grpc.use_local_subchannel_pool", 1),
                 ],
             )
             _channels[endpoint] = channel
@@ -183,7 +197,7 @@ class GrpcBotClient:
         self._stub = bot_pb2_grpc.BotStub(channel)
         # Act answers arrive as raw bytes and are parsed by parse_answer, so an
         # undecodable answer is the bot's MALFORMED fault, recorded with its bytes.
-        self._act = channel.unary_unary(_ACT_METHOD, request_serializer=bot_pb2.ActRequest.SerializeToString,
+        self._act = channel.unary_unary(_ACT_METHOD, request_serializer=serialize_request,
                                         response_deserializer=None)
 
     def _reconnect(self, error: grpc.RpcError, timeout_s: float, t0: float) -> BotCallError | None:
@@ -198,7 +212,7 @@ class GrpcBotClient:
         self._bind(reset_channel(self.endpoint, self._channel))
         return None
 
-    def call(self, request: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActResponse:
+    def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
         """Blocking Act with a gRPC deadline of ``timeout_s`` seconds; raises BotCallError with the fault kind."""
         timeout_s = max(timeout_s, 0.001)
         t0 = time.perf_counter()
@@ -215,7 +229,7 @@ class GrpcBotClient:
                 raise _fault_of(again, timeout_s, time.perf_counter() - t0, connected=True) from None
         return parse_answer(raw)
 
-    def act(self, request: bot_pb2.ActRequest, timeout_s: float) -> Future[bot_pb2.ActResponse]:
+    def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         """Non-blocking Act (several seats at once); the future raises BotCallError with the fault kind.
 
         A call that must be sent again on a fresh channel (see :meth:`call`) is sent from
@@ -322,15 +336,15 @@ class InProcessBotClient:
     def __init__(self, handler: Callable[[bot_pb2.ActRequest], bot_pb2.ActResponse]) -> None:
         self.handler = handler
 
-    def call(self, request: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActResponse:
+    def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
         """Call the handler in this thread (no timeout); an exception becomes an ERROR BotCallError."""
         try:
-            response = self.handler(request)
+            response = self.handler(request_message(request))
         except Exception as exc:
             raise BotCallError(FaultKind.ERROR, f"bot raised {exc!r}") from None
         return parse_answer(response.SerializeToString())
 
-    def act(self, request: bot_pb2.ActRequest, timeout_s: float) -> Future[bot_pb2.ActResponse]:
+    def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         """As :meth:`call`, as an already completed future."""
         out: Future[bot_pb2.ActResponse] = Future()
         try:
@@ -348,11 +362,11 @@ class UnreachableBotClient:
     def __init__(self, reason: str) -> None:
         self.reason = reason
 
-    def call(self, request: bot_pb2.ActRequest, timeout_s: float) -> bot_pb2.ActResponse:
+    def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
         """Raise BotCallError(UNREACHABLE)."""
         raise BotCallError(FaultKind.UNREACHABLE, self.reason)
 
-    def act(self, request: bot_pb2.ActRequest, timeout_s: float) -> Future[bot_pb2.ActResponse]:
+    def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         """A future that raises BotCallError(UNREACHABLE)."""
         out: Future[bot_pb2.ActResponse] = Future()
         out.set_exception(BotCallError(FaultKind.UNREACHABLE, self.reason))

@@ -16,12 +16,14 @@ from google.protobuf.message import Message
 from referee.chance import Chance
 from referee.engine import Ask, DrawLot, IllegalAction, Rules, Shuffle
 from referee.games import GameSpec
+from referee.wire import ViewEncoder
 
 Policy = Callable[[Message, random.Random], Message]
 
 
 def step(rules: Rules[Any, Any, Any], spec: GameSpec, state: Any, rng: random.Random,
-         policy: Policy | Sequence[Policy], chance: Chance | None = None) -> int | None:
+         policy: Policy | Sequence[Policy], chance: Chance | None = None,
+         views: ViewEncoder | None = None) -> int | None:
     """Advance ``state`` by one step; return how many decisions it took (0 for chance), None when the game is over.
 
     ``policy`` answers for every seat, or is a sequence of one policy per seat. Chance comes
@@ -29,7 +31,9 @@ def step(rules: Rules[Any, Any, Any], spec: GameSpec, state: Any, rng: random.Ra
 
     Each asked seat's view is encoded, answered by ``policy`` and decoded; an
     answer the rules refuse is replaced by the default action, which must be
-    legal (IllegalAction is raised otherwise: a rules bug).
+    legal (IllegalAction is raised otherwise: a rules bug). With ``views`` (the
+    game's encoder, ``spec.view_codec.encoder()``, one per game) each view goes
+    through the wire bytes the referee would send, parsed back as a bot would.
     """
     next_step = rules.step(state)
     if next_step is None:
@@ -48,7 +52,12 @@ def step(rules: Rules[Any, Any, Any], spec: GameSpec, state: Any, rng: random.Ra
     actions = {}
     for seat in next_step.seats:
         answer = policy[seat] if isinstance(policy, Sequence) else policy
-        action = spec.decode_action(answer(spec.encode_view(rules.view(state, seat)), rng))
+        view = rules.view(state, seat)
+        if views is None:
+            message = spec.encode_view(view)
+        else:
+            message = spec.view_codec.message_type.FromString(views.encode(view))
+        action = spec.decode_action(answer(message, rng))
         try:
             rules.check(state, seat, action)
         except IllegalAction:

@@ -8,7 +8,7 @@ protobuf. ``GameRecord.to_json()`` / ``GameRecord.from_json()`` round-trip.
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -118,8 +118,21 @@ class GameRecord:
     chance_scheme: str = "single"
 
     def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict of the whole record."""
-        return asdict(self)
+        """A JSON-ready dict of the whole record, equal to ``dataclasses.asdict(record)``.
+
+        Built directly (``asdict`` deep-copies every value, the larger part of
+        storing a game): the dict, its lists and the dict of each result,
+        fault, event and decision are new; the values inside them (an event's
+        data, a chance outcome, a fault's answer) are the record's own.
+        """
+        data = dict(vars(self))
+        data["params"] = dict(self.params)
+        data["results"] = [dict(vars(r)) for r in self.results]
+        data["faults"] = [dict(vars(f)) for f in self.faults]
+        data["events"] = [dict(e) for e in self.events]
+        data["chance"] = list(self.chance)
+        data["decisions"] = [dict(vars(d)) for d in self.decisions]
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> GameRecord:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import asdict, dataclass, replace
 from typing import Any
@@ -27,6 +27,7 @@ from referee.games import GameSpec, MalformedAction
 from referee.live import LiveView
 from referee.record import DecisionLog, EndReason, Fault, FaultKind, GameRecord, SeatResult
 from referee.timecontrol import SeatClock, TimeControl
+from referee.wire import act_request
 
 #: Steps (chance events plus decisions) after which a game is declared broken: a
 #: guard against a rules bug looping, far above any legal game (a rummy game at
@@ -53,6 +54,11 @@ class RefereeError(RuntimeError):
     """The platform failed (a rules error, a broken game): the game is voided (rules §4.3)."""
 
 
+class GameCancelled(RuntimeError):
+    """The caller's ``cancelled`` hook said stop before a decision (its worker lost the game's
+    lease): no bot was asked that decision and the game has no result. ``str(e)`` says where."""
+
+
 def _to_json(message: Message) -> dict[str, Any]:
     return json_format.MessageToDict(message, preserving_proto_field_name=True)
 
@@ -63,14 +69,19 @@ def _raw_json(raw: bytes | None) -> dict[str, Any] | None:
 
 
 def _to_b64(message: Message) -> str:
-    return base64.b64encode(message.SerializeToString()).decode("ascii")
+    return _bytes_b64(message.SerializeToString())
+
+
+def _bytes_b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
 
 
 class _Game:
     """One game in progress; :func:`play` is the public entry point."""
 
     def __init__(self, spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequence[BotClient],
-                 time_control: TimeControl, game_id: str, live: LiveView | None = None) -> None:
+                 time_control: TimeControl, game_id: str, live: LiveView | None = None,
+                 cancelled: Callable[[], bool] | None = None) -> None:
         if len(clients) != num_seats:
             raise ValueError(f"{num_seats} seats need {num_seats} bots, got {len(clients)}")
         self.spec = spec
@@ -86,6 +97,9 @@ class _Game:
         self.decisions: list[DecisionLog] = []
         self.chance: list[Any] = []
         self.live = live
+        self.cancelled = cancelled
+        self.views = spec.view_codec.encoder()
+        self._view_field = bot_pb2.ActRequest.DESCRIPTOR.fields_by_name[spec.proto_field].number
 
     def run(self) -> GameRecord:
         started = time.time()
@@ -103,6 +117,9 @@ class _Game:
                     self.chance.append(outcome)
                     self.rules.apply_chance(state, outcome)
                 elif isinstance(step, Ask):
+                    if self.cancelled is not None and self.cancelled():
+                        raise GameCancelled(f"game {self.game_id} stopped before decision {len(self.decisions) + 1}"
+                                            " (cancelled): no bot was asked")
                     self.rules.apply(state, self._ask(state, step.seats))
                 else:
                     raise RefereeError(f"rules returned an unknown step {step!r}")
@@ -139,15 +156,15 @@ class _Game:
         One seat is asked with a blocking call (no thread hand-off: the
         cheapest path); several seats with concurrent calls.
         """
-        requests: dict[int, tuple[bot_pb2.ActRequest, float]] = {}
+        requests: dict[int, tuple[bytes, float]] = {}
         budget_limited: set[int] = set()
-        views: dict[int, Message] = {}
+        views: dict[int, bytes] = {}
         for seat in seats:
             clock = self.clocks[seat]
-            views[seat] = self.spec.encode_view(self.rules.view(state, seat))
+            views[seat] = self.views.encode(self.rules.view(state, seat))  # encoded once: the call and the record
             if clock.retired or clock.budget_s <= 0:
                 continue
-            request = bot_pb2.ActRequest(
+            header = bot_pb2.ActRequest(
                 game_id=self.game_id,
                 seat=seat,
                 decision=clock.decisions,
@@ -156,8 +173,8 @@ class _Game:
                     time_bank_ms=round(clock.bank_s * 1000),
                     budget_ms=round(clock.budget_s * 1000),
                 ),
-                **{self.spec.proto_field: views[seat]},
             )
+            request = act_request(header, self._view_field, views[seat])
             requests[seat] = (request, min(self.tc.deadline_s + clock.bank_s, clock.budget_s))
             if clock.budget_s < self.tc.deadline_s + clock.bank_s:
                 budget_limited.add(seat)
@@ -171,7 +188,7 @@ class _Game:
             answers[seat] = replace(answers[seat], budget_limited=True)
         return {seat: self._settle(state, seat, views[seat], answers.get(seat)) for seat in seats}
 
-    def _call(self, seat: int, request: bot_pb2.ActRequest, timeout: float) -> _Answer:
+    def _call(self, seat: int, request: bytes, timeout: float) -> _Answer:
         sent_at, t0 = time.time(), time.perf_counter()
         try:
             response = self.clients[seat].call(request, timeout)
@@ -179,7 +196,7 @@ class _Game:
         except BotCallError as exc:
             return _Answer(None, exc.kind, exc.detail, sent_at, time.perf_counter() - t0, raw=exc.raw)
 
-    def _call_all(self, requests: dict[int, tuple[bot_pb2.ActRequest, float]]) -> dict[int, _Answer]:
+    def _call_all(self, requests: dict[int, tuple[bytes, float]]) -> dict[int, _Answer]:
         started: dict[int, tuple[Future[bot_pb2.ActResponse], float, float, list[float]]] = {}
         for seat, (request, timeout) in requests.items():
             ended: list[float] = []
@@ -200,7 +217,7 @@ class _Game:
             answers[seat] = _Answer(response, kind, detail, sent_at, (ended[0] if ended else time.perf_counter()) - t0, raw=raw)
         return answers
 
-    def _settle(self, state: Any, seat: int, view: Message, call: _Answer | None) -> Any:
+    def _settle(self, state: Any, seat: int, view: bytes, call: _Answer | None) -> Any:
         """Turn one seat's answer (or its absence) into an action, recording any fault."""
         clock = self.clocks[seat]
         decision = clock.decisions
@@ -251,14 +268,14 @@ class _Game:
         if kind is FaultKind.UNREACHABLE or clock.faults >= self.tc.max_faults:
             clock.retired = True
 
-    def _log(self, seat: int, decision: int, event_index: int, view: Message, answer: Message | None, action: Any,
+    def _log(self, seat: int, decision: int, event_index: int, view: bytes, answer: Message | None, action: Any,
              latency_ms: float, sent_at: float, fault: FaultKind | None, called: bool = True) -> None:
         self.decisions.append(
             DecisionLog(
                 seat=seat,
                 decision=decision,
                 event_index=event_index,
-                view=_to_b64(view),
+                view=_bytes_b64(view),
                 answer=_to_b64(answer) if answer is not None else None,
                 action=_to_b64(self.spec.encode_action(action)),
                 latency_ms=round(latency_ms, 3),
@@ -271,7 +288,8 @@ class _Game:
 
 
 def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequence[BotClient],
-         time_control: TimeControl | None = None, game_id: str = "", live: LiveView | None = None) -> GameRecord:
+         time_control: TimeControl | None = None, game_id: str = "", live: LiveView | None = None,
+         cancelled: Callable[[], bool] | None = None) -> GameRecord:
     """Play one game and return its record.
 
     ``clients`` holds one bot client per seat (the same bot may sit twice).
@@ -279,8 +297,13 @@ def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequen
     RefereeError when the game cannot be finished for a platform reason (the
     caller voids it; nothing of it is stored), and BadParameters (from the
     rules) for impossible parameters. Bot misbehaviour never raises: it is
-    recorded as faults (rules §4.2). ``live``: a :class:`~referee.live.LiveView` the game's
-    public progress can be read from while it runs (it does not change the game).
+    recorded as faults (rules §4.2). ``time_control`` None: the game's defaults
+    (``TimeControl.for_game``, rules §4.1). ``live``: a :class:`~referee.live.LiveView` the game's
+    public progress can be read from while it runs (it does not change the game). ``game_id`` is
+    sent to the bots with every decision, so it must say nothing of the seed (default ``"game"``).
+    ``cancelled``: called before every decision (before any bot of it is asked); when it
+    returns True the game stops there and GameCancelled is raised (a worker whose lease was
+    lost must not call bots any more). It must be cheap: it runs once per decision.
     """
-    return _Game(spec, params, num_seats, seed, clients, time_control or TimeControl(), game_id or f"game-{seed}",
-                 live).run()
+    tc = time_control or TimeControl.for_game(spec.name)
+    return _Game(spec, params, num_seats, seed, clients, tc, game_id or "game", live, cancelled).run()

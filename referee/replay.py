@@ -9,6 +9,7 @@ results exactly (DESIGN: "a stored replay can be verified by re-running it").
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterator
 from typing import Any
 
 from google.protobuf import json_format
@@ -17,7 +18,7 @@ from google.protobuf.message_factory import GetMessageClass
 
 from cardarena.v1 import bot_pb2
 from referee.chance import Chance
-from referee.engine import Ask, DrawLot, IllegalAction, Shuffle
+from referee.engine import Ask, DrawLot, IllegalAction, Rules, Shuffle
 from referee.games import make_params, spec
 from referee.record import GameRecord
 
@@ -54,8 +55,10 @@ def expand(record: GameRecord) -> dict[str, Any]:
     return data
 
 
-def verify(record: GameRecord) -> None:
-    """Re-run ``record`` and raise ReplayMismatch at the first difference."""
+def rerun(record: GameRecord) -> Iterator[tuple[Rules[Any, Any, Any], Any]]:
+    """Re-run ``record`` step by step: yields ``(rules, state)`` before the first step and after
+    every chance outcome and every decision applied (``len(state.events)`` then counts the
+    events logged so far). Raises ReplayMismatch where the re-run leaves the record."""
     gs = spec(record.game)
     rules = gs.make_rules(make_params(record.game, record.params), record.num_seats)
     try:
@@ -67,6 +70,7 @@ def verify(record: GameRecord) -> None:
     decisions = iter(record.decisions)
     _, action_cls = _message_types(gs.proto_field)
     n_chance = 0
+    yield rules, state
     while (step := rules.step(state)) is not None:
         if isinstance(step, (Shuffle, DrawLot)):
             outcome: Any = chance_source.answer(step)
@@ -85,11 +89,18 @@ def verify(record: GameRecord) -> None:
                 rules.apply(state, actions)
             except IllegalAction as exc:
                 raise ReplayMismatch(f"a recorded action is illegal on re-run: {exc}") from None
+        yield rules, state
+    if next(decisions, None) is not None or next(chance, None) is not None:
+        raise ReplayMismatch("the record has decisions or chance events the re-run did not use")
+
+
+def verify(record: GameRecord) -> None:
+    """Re-run ``record`` and raise ReplayMismatch at the first difference."""
+    for rules, state in rerun(record):
+        pass
     events = [{"kind": e.kind, "data": e.data, "visible_to": list(e.visible_to) if e.visible_to is not None else None} for e in state.events]
     if events != record.events:
         first = next(i for i, (a, b) in enumerate(zip(events + [None], record.events + [None])) if a != b)
         raise ReplayMismatch(f"events differ from event {first} on")
-    if next(decisions, None) is not None or next(chance, None) is not None:
-        raise ReplayMismatch("the record has decisions or chance events the re-run did not use")
     if list(rules.scores(state)) != [r.score for r in record.results]:
         raise ReplayMismatch("final scores differ")

@@ -14,8 +14,9 @@ class TimeControl:
 
     ``deadline_s``: seconds per decision (default 1.0). ``time_bank_s``: seconds
     a seat may spend past deadlines over the whole game (default 10).
-    ``budget_s``: total thinking seconds per seat per game (default 120); once
-    spent, the seat's decisions fault at once. ``max_faults``: faults after
+    ``budget_s``: total thinking seconds per seat per game (default 120; each
+    game's own default, sized to its length, is ``GameSpec.default_budget_s``,
+    which :meth:`for_game` applies); once spent, the seat's decisions fault at once. ``max_faults``: faults after
     which a seat is retired (default 3). Raises BadParameters for values out
     of range.
     """
@@ -34,6 +35,18 @@ class TimeControl:
             raise BadParameters(f"budget_s must be between 0.001 and 36000 seconds, got {self.budget_s}")
         if not isinstance(self.max_faults, int) or not 1 <= self.max_faults <= 1000:
             raise BadParameters(f"max_faults must be a whole number from 1 to 1000, got {self.max_faults!r}")
+
+    @classmethod
+    def for_game(cls, game: str, **given: Any) -> TimeControl:
+        """The time control of ``game`` (a ``GameName`` or its value): the ``given`` settings
+        (``None`` values count as not given) over the defaults, with the game's own thinking
+        budget ``GameSpec.default_budget_s`` (rules §4.1) unless ``budget_s`` is given.
+        Raises ValueError for an unknown game, BadParameters for bad values or unknown names."""
+        from referee.games import spec
+
+        values = {k: v for k, v in given.items() if v is not None}
+        values.setdefault("budget_s", spec(game).default_budget_s)
+        return cls.from_json(values)
 
     def to_json(self) -> dict[str, Any]:
         """The settings as a JSON-ready dict (seconds, and the fault count)."""

@@ -227,3 +227,37 @@ def _one_line(e: BaseException) -> str:
 def env_url() -> str | None:
     """The database URL from ``CARDARENA_DB_URL``, if set (for the alembic CLI)."""
     return os.environ.get("CARDARENA_DB_URL")
+
+
+def check_store(engine: Engine, *, latest: bool) -> None:
+    """Raise StoreUnavailable (one line naming the database) unless it holds a cardarena store:
+    the Alembic revision of this package's migrations. ``latest``: also at the newest revision
+    (read-only commands, which never migrate). An empty database is not a store either.
+
+    Reads only; raises StoreUnavailable as well when the database cannot be reached.
+    """
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    shown = describe_url(engine.url)
+    try:
+        with engine.connect() as conn:
+            current = MigrationContext.configure(conn).get_current_revision()
+    except (exc.OperationalError, exc.InterfaceError) as e:
+        if "not a database" in str(e):
+            raise StoreUnavailable(f"{shown} is not a cardarena store: {_one_line(e)}") from e
+        raise StoreUnavailable(f"cannot open database {shown}: {_one_line(e)}") from e
+    except exc.SQLAlchemyError as e:
+        raise StoreUnavailable(f"{shown} is not a cardarena store: {_one_line(e)}") from e
+    scripts = ScriptDirectory.from_config(alembic_config())
+    if current is None:
+        raise StoreUnavailable(f"{shown} is not a cardarena store (no cardarena schema in it)")
+    known = {s.revision for s in scripts.walk_revisions()}
+    if current not in known:
+        raise StoreUnavailable(f"{shown} is not a cardarena store of this version (schema revision {current!r} "
+                               "is unknown here: a newer cardarena, or another application's database)")
+    head = scripts.get_current_head()
+    if latest and current != head:
+        raise StoreUnavailable(f"the store {shown} has an older schema (revision {current}, this cardarena needs "
+                               f"{head}); reading commands do not change it: `cardarena season run`, `cardarena "
+                               "server` or `cardarena demo` on it upgrade it")

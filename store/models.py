@@ -148,10 +148,16 @@ class Bot(Base):
 
 
 class Season(Base):
-    """A season: one game with fixed parameters, time control and seed, and its schedule.
+    """A season: one game with fixed parameters, time control and key, and its schedule.
 
-    ``config`` holds the scheduler's settings (table sizes, duplicate flag, ...);
-    ``seed`` is the season's master seed (each game has its own). ``rated_through``
+    ``config`` holds the scheduler's settings (table sizes, duplicate flag, ...).
+    ``deal_key`` is the season's secret key (``league.fairness``: 64 hex digits; every
+    game's deal seed is an HMAC of it), never shown until the season is done;
+    ``commitment`` its SHA-256, public from the start. ``reproducible``: the key was
+    derived from the organiser's ``seed`` (``--seed``; a secret season stores 0, which
+    ``store.SeasonInfo`` shows as None).
+    Seasons from before keys (migration 0005) have neither key nor commitment and are
+    marked reproducible: their seed was public. ``rated_through``
     is the ratings checkpoint: every game numbered up to it is final (done or
     failed) and ``ratings.base_elo`` holds the Elo after exactly those games
     (-1: no checkpoint)."""
@@ -164,6 +170,9 @@ class Season(Base):
     params: Mapped[dict[str, Any]]
     time_control: Mapped[dict[str, Any]]
     seed: Mapped[int] = mapped_column(BigInteger)
+    deal_key: Mapped[str | None] = mapped_column(String(64))
+    commitment: Mapped[str | None] = mapped_column(String(64))
+    reproducible: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
     config: Mapped[dict[str, Any]]
     status: Mapped[SeasonStatus] = mapped_column(
         _str_enum(SeasonStatus, "season_status"), default=SeasonStatus.SCHEDULED
@@ -180,7 +189,10 @@ class Game(Base):
     rules §4.9); ``lease_*`` name the worker running it and until when. ``reason``/``detail``: for a done game the
     record's end reason and detail; for a failed one ``"failed"`` and why; while
     pending after a void, the last void's reason. ``live_record``: while running, the
-    public progress so far (JSON of ``referee.live.LiveView.snapshot``), else NULL."""
+    public progress so far (JSON of ``referee.live.LiveView.snapshot``), else NULL.
+    ``deal_group``: the games that share this game's deal (``league.schedule``): in a
+    duplicate season the table's rotation group number, else the game's own number;
+    while any game of a group is pending or running, the others are sealed (``store.sealing``)."""
 
     __tablename__ = "games"
     __table_args__ = (
@@ -188,12 +200,15 @@ class Game(Base):
         # by season and status, in schedule order: next_pending, progress, the ratings checkpoint
         Index("ix_games_season_id_status_number", "season_id", "status", "number"),
         Index("ix_games_status_lease_expires_at", "status", "lease_expires_at"),
+        # a deal group's open games: is a game sealed (migration 0005)
+        Index("ix_games_season_id_deal_group_status", "season_id", "deal_group", "status"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"))
     number: Mapped[int] = mapped_column(Integer)
     seed: Mapped[int] = mapped_column(BigInteger)
+    deal_group: Mapped[int | None] = mapped_column(Integer)  # always written; NULL-able for migration 0005
     status: Mapped[GameStatus] = mapped_column(
         _str_enum(GameStatus, "game_status"), default=GameStatus.PENDING
     )

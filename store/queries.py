@@ -25,6 +25,7 @@ from league.standings import StandingRow, standings_json
 from store.db import NotFound, transaction
 from store.models import Bot, Game, GameSeat, GameStatus, Rating, Replay, Season, SeasonStatus
 from store.repo import Store
+from store.sealing import published, sealed
 
 #: The fields of a standings row that :func:`standings_core` computes in SQL; the others
 #: (maximum-likelihood ratings, openskill) come from ``store.standings``.
@@ -35,7 +36,8 @@ FINAL = (GameStatus.DONE, GameStatus.FAILED)
 
 @dataclass(frozen=True)
 class SeasonSummary:
-    """A season and its games per status (``pending``, ``running``, ``done``, ``failed``, ``total``)."""
+    """A season and its games per status (``pending``, ``running``, ``done``, ``failed``, ``total``),
+    whether its deals are reproducible and its key's commitment (``league.fairness``)."""
 
     id: int
     name: str
@@ -44,6 +46,8 @@ class SeasonSummary:
     created_at: Any
     finished_at: Any
     progress: dict[str, int]
+    reproducible: bool = False
+    commitment: str | None = None
 
 
 @dataclass(frozen=True)
@@ -61,7 +65,8 @@ class CrossCell:
 
 @dataclass(frozen=True)
 class SeatStats:
-    """A bot's done games from one seat position: count, mean place, mean change, wins (place 1)."""
+    """A bot's done games of one game from one seat position: count, mean place, mean change
+    (in the game's unit: tokens or points), wins (place 1)."""
 
     seat: int
     games: int
@@ -69,6 +74,7 @@ class SeatStats:
     avg_change: float
     wins: int
     faults: int
+    game: str = ""
 
 
 @dataclass(frozen=True)
@@ -121,7 +127,11 @@ class LatencyStats:
 
 @dataclass(frozen=True)
 class GameRow:
-    """A game for lists: its season, state and seats (bot, place, change, faults)."""
+    """A game for lists: its season, state and seats (bot, place, change, faults).
+
+    ``sealed``: another game of its deal group is still to be played (``store.sealing``);
+    then the seats' results and the end reason are None. ``seed``: the deal seed, only of
+    a done game that is not sealed (it is in the stored replay then), else None."""
 
     id: int
     season_id: int
@@ -133,6 +143,8 @@ class GameRow:
     started_at: Any
     finished_at: Any
     seats: tuple[dict[str, Any], ...]
+    sealed: bool = False
+    seed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -184,7 +196,8 @@ def season_summaries(store: Store, season_id: int | None = None) -> list[SeasonS
         for c in counts.values():
             c["total"] = sum(c.values())
         return [SeasonSummary(x.id, x.name, x.game, SeasonStatus(x.status).value,
-                              x.created_at, x.finished_at, counts[x.id]) for x in seasons]
+                              x.created_at, x.finished_at, counts[x.id], bool(x.reproducible), x.commitment)
+                for x in seasons]
 
 
 def done_count(store: Store, season_id: int) -> tuple[int, int]:
@@ -206,7 +219,7 @@ def standings_core(store: Store, season_id: int) -> list[dict[str, Any]]:
     also fits the season's maximum-likelihood ratings (seconds at that size), so the
     dashboard takes those fields from it in the background (``dashboard.deps.Refresher``).
     """
-    done = Game.status == GameStatus.DONE
+    done = published(season_id=season_id)
     with _read(store) as s:
         _require_season(s, season_id)
         rows = s.execute(
@@ -244,7 +257,7 @@ def crosstable(store: Store, season_id: int) -> list[CrossCell]:
             .select_from(Game)
             .join(a, a.game_id == Game.id)
             .join(b, and_(b.game_id == Game.id, b.bot_id != a.bot_id))
-            .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
+            .where(Game.season_id == season_id, published(season_id=season_id))
             .group_by(a.bot_id, b.bot_id)
         ).all()
     return [CrossCell(x, y, int(n), int(w), int(d), int(n - w - d)) for x, y, n, w, d in rows]
@@ -258,7 +271,7 @@ def rating_histories(store: Store, season_id: int) -> dict[int, list[RatingPoint
         rows = s.execute(
             select(Game.id, Game.number, GameSeat.bot_id, GameSeat.place)
             .join(GameSeat, GameSeat.game_id == Game.id)
-            .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
+            .where(Game.season_id == season_id, published(season_id=season_id))
             .order_by(Game.number, GameSeat.seat)
         ).all()
     history: dict[int, list[RatingPoint]] = {}
@@ -292,7 +305,7 @@ def bot_seasons(store: Store, bot_id: int) -> list[dict[str, Any]]:
         _require_bot(s, bot_id)
         rows = s.execute(
             select(Season.id, Season.name, Season.game, Season.status,
-                   func.count(case((Game.status == GameStatus.DONE, 1))))
+                   func.count(case((published(), 1))))
             .join(Game, Game.season_id == Season.id)
             .join(GameSeat, GameSeat.game_id == Game.id)
             .where(GameSeat.bot_id == bot_id)
@@ -306,18 +319,21 @@ def bot_seasons(store: Store, bot_id: int) -> list[dict[str, Any]]:
 
 
 def results_by_seat(store: Store, bot_id: int, season_id: int | None = None) -> list[SeatStats]:
-    """A bot's done games grouped by its seat position (seat numbers as the referee numbers
-    them; who deals first is drawn by lot). Raises NotFound for an unknown bot."""
+    """A bot's done games grouped by game and seat position (seat numbers as the referee numbers
+    them; who deals first is drawn by lot), by game then seat: a mean change is only taken over
+    one game's unit (tokens or points). Raises NotFound for an unknown bot."""
     with _read(store) as s:
         _require_bot(s, bot_id)
-        q = (select(GameSeat.seat, func.count(), func.avg(GameSeat.place), func.avg(GameSeat.change),
+        q = (select(Season.game, GameSeat.seat, func.count(), func.avg(GameSeat.place), func.avg(GameSeat.change),
                     func.sum(case((GameSeat.place == 1, 1), else_=0)), func.sum(GameSeat.faults))
              .join(Game, Game.id == GameSeat.game_id)
-             .where(GameSeat.bot_id == bot_id, Game.status == GameStatus.DONE)
-             .group_by(GameSeat.seat).order_by(GameSeat.seat))
+             .join(Season, Season.id == Game.season_id)
+             .where(GameSeat.bot_id == bot_id, published())
+             .group_by(Season.game, GameSeat.seat).order_by(Season.game, GameSeat.seat))
         if season_id is not None:
             q = q.where(Game.season_id == season_id)
-        return [SeatStats(seat, int(n), float(p), float(c), int(w), int(f or 0)) for seat, n, p, c, w, f in s.execute(q)]
+        return [SeatStats(seat, int(n), float(p), float(c), int(w), int(f or 0), game)
+                for game, seat, n, p, c, w, f in s.execute(q)]
 
 
 def opponents(store: Store, bot_id: int, season_id: int | None = None) -> list[OpponentStats]:
@@ -333,7 +349,7 @@ def opponents(store: Store, bot_id: int, season_id: int | None = None) -> list[O
              .join(Game, Game.id == a.game_id)
              .join(b, and_(b.game_id == a.game_id, b.bot_id != a.bot_id))
              .join(Bot, Bot.id == b.bot_id)
-             .where(a.bot_id == bot_id, Game.status == GameStatus.DONE)
+             .where(a.bot_id == bot_id, published())
              .group_by(b.bot_id, Bot.name)
              .order_by(func.count().desc(), Bot.name))
         if season_id is not None:
@@ -341,12 +357,16 @@ def opponents(store: Store, bot_id: int, season_id: int | None = None) -> list[O
         return [OpponentStats(o, name, int(n), int(w), int(d), int(n - w - d)) for o, name, n, w, d in s.execute(q)]
 
 
-def _recent_replays(s: Session, bot_id: int, limit: int, faulted_only: bool) -> list[tuple[int, int, list[int], dict[str, Any]]]:
-    """``(game_id, season_id, the bot's seats, record JSON)`` of the bot's most recent done games."""
+def _recent_replays(s: Session, bot_id: int, limit: int, faulted_only: bool,
+                    season_id: int | None = None) -> list[tuple[int, int, list[int], dict[str, Any]]]:
+    """``(game_id, season_id, the bot's seats, record JSON)`` of the bot's most recent done games
+    (of ``season_id`` only, if given)."""
     q = (select(Game.id, Game.season_id).join(GameSeat, GameSeat.game_id == Game.id)
-         .where(GameSeat.bot_id == bot_id, Game.status == GameStatus.DONE))
+         .where(GameSeat.bot_id == bot_id, published()))
     if faulted_only:
         q = q.where(GameSeat.faults > 0)
+    if season_id is not None:
+        q = q.where(Game.season_id == season_id)
     games = s.execute(q.distinct().order_by(Game.id.desc()).limit(limit)).all()
     if not games:
         return []
@@ -360,12 +380,13 @@ def _recent_replays(s: Session, bot_id: int, limit: int, faulted_only: bool) -> 
             for g, season in games if g in blobs]
 
 
-def fault_log(store: Store, bot_id: int, limit_games: int = 50) -> list[FaultEntry]:
-    """The bot's faults in its most recent ``limit_games`` done games with a fault, newest first,
-    each with the answer that caused it (``None``: no answer). Raises NotFound."""
+def fault_log(store: Store, bot_id: int, limit_games: int = 50, season_id: int | None = None) -> list[FaultEntry]:
+    """The bot's faults in its most recent ``limit_games`` done games with a fault (of
+    ``season_id`` only, if given), newest first, each with the answer that caused it
+    (``None``: no answer). Raises NotFound."""
     with _read(store) as s:
         _require_bot(s, bot_id)
-        replays = _recent_replays(s, bot_id, limit_games, faulted_only=True)
+        replays = _recent_replays(s, bot_id, limit_games, faulted_only=True, season_id=season_id)
     out = []
     for game_id, season_id, seats, record in replays:
         for f in record.get("faults", []):
@@ -375,12 +396,13 @@ def fault_log(store: Store, bot_id: int, limit_games: int = 50) -> list[FaultEnt
     return out
 
 
-def latency_stats(store: Store, bot_id: int, limit_games: int = 200, bins: int = 20) -> LatencyStats:
-    """Latencies of the bot's answered decisions over its most recent ``limit_games`` done games.
-    Raises NotFound."""
+def latency_stats(store: Store, bot_id: int, limit_games: int = 200, bins: int = 20,
+                  season_id: int | None = None) -> LatencyStats:
+    """Latencies of the bot's answered decisions over its most recent ``limit_games`` done games
+    (of ``season_id`` only, if given). Raises NotFound."""
     with _read(store) as s:
         _require_bot(s, bot_id)
-        replays = _recent_replays(s, bot_id, limit_games, faulted_only=False)
+        replays = _recent_replays(s, bot_id, limit_games, faulted_only=False, season_id=season_id)
     values = sorted(float(d["latency_ms"]) for _, _, seats, record in replays
                     for d in record.get("decisions", []) if d["seat"] in seats and d.get("called", True))
     if not values:
@@ -414,6 +436,8 @@ def _filtered(q: Select[Any], f: GameFilter) -> Select[Any]:
     if f.fault is not None:
         faulted = exists().where(GameSeat.game_id == Game.id, GameSeat.faults > 0)
         q = q.where(faulted if f.fault else ~faulted)
+    if f.result is not None or f.fault is not None:  # filters on results: a sealed game's are not shown
+        q = q.where(~sealed())
     return q
 
 
@@ -424,7 +448,7 @@ def list_games(store: Store, f: GameFilter, *, limit: int = 50, offset: int = 0)
         raise ValueError("filtering by result needs a bot")
     with _read(store) as s:
         total = int(s.scalar(_filtered(select(func.count()).select_from(Game), f)) or 0)
-        q = _filtered(select(Game, Season.name, Season.game).join(Season, Season.id == Game.season_id), f)
+        q = _filtered(select(Game, Season.name, Season.game, sealed()).join(Season, Season.id == Game.season_id), f)
         page = s.execute(q.order_by(Game.id.desc()).limit(limit).offset(offset)).all()
         return total, _game_rows(s, page)
 
@@ -432,7 +456,7 @@ def list_games(store: Store, f: GameFilter, *, limit: int = 50, offset: int = 0)
 def get_game_row(store: Store, game_id: int) -> GameRow:
     """One game as a :class:`GameRow`. Raises NotFound."""
     with _read(store) as s:
-        row = s.execute(select(Game, Season.name, Season.game).join(Season, Season.id == Game.season_id)
+        row = s.execute(select(Game, Season.name, Season.game, sealed()).join(Season, Season.id == Game.season_id)
                         .where(Game.id == game_id)).all()
         if not row:
             raise NotFound(f"no game with id {game_id}")
@@ -440,13 +464,20 @@ def get_game_row(store: Store, game_id: int) -> GameRow:
 
 
 def _game_rows(s: Session, page: Sequence[Any]) -> list[GameRow]:
-    ids = [g.id for g, _, _ in page]
+    """``page``: ``(Game, season name, game name, sealed)`` rows. A sealed game's results, end reason
+    and seed are withheld here, the one place game rows are made (``store.sealing``)."""
+    ids = [g.id for g, _, _, _ in page]
+    hidden = {g.id for g, _, _, is_sealed in page if is_sealed}
     seats: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
     if ids:
         for seat, name in s.execute(select(GameSeat, Bot.name).join(Bot, Bot.id == GameSeat.bot_id)
                                     .where(GameSeat.game_id.in_(ids)).order_by(GameSeat.game_id, GameSeat.seat)):
+            result = (None,) * 5 if seat.game_id in hidden else (seat.place, seat.score, seat.change, seat.faults,
+                                                                   seat.retired)
             seats[seat.game_id].append({"seat": seat.seat, "bot_id": seat.bot_id, "bot_name": name,
-                                        "place": seat.place, "score": seat.score, "change": seat.change,
-                                        "faults": seat.faults, "retired": seat.retired})
+                                        **dict(zip(("place", "score", "change", "faults", "retired"), result,
+                                                   strict=True))})
     return [GameRow(g.id, g.season_id, season_name, game, g.number, GameStatus(g.status).value,
-                    g.reason, g.started_at, g.finished_at, tuple(seats[g.id])) for g, season_name, game in page]
+                    None if is_sealed else g.reason, g.started_at, g.finished_at, tuple(seats[g.id]),
+                    bool(is_sealed), g.seed if GameStatus(g.status) == GameStatus.DONE and not is_sealed else None)
+            for g, season_name, game, is_sealed in page]

@@ -15,7 +15,10 @@ failure")::
 Every claim is an *attempt* (a ``game_attempts`` row closed as done or voided)
 holding a lease: the worker renews it (``renew_lease``) while it plays; a lease
 that runs out (worker lost) voids the attempt, at the next ``claim_game`` of
-that game or when a sweeper calls ``release_expired``. A result or void counts
+that game or when a sweeper calls ``release_expired``. Leases are set and
+compared by the database's clock alone (:func:`db_now`, read once per
+transaction), never a worker's or a sweeper's, so machines whose clocks
+disagree still agree on which lease ran out. A result or void counts
 only for the running attempt: a redelivered or stale task's call does nothing
 and says so. Concurrency: a claim is one conditional
 ``UPDATE ... WHERE status = 'pending'`` checked by rowcount; every transaction
@@ -34,15 +37,17 @@ import zlib
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Engine, delete, exists, func, insert, select, update
+from sqlalchemy import CursorResult, Engine, delete, exists, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from league import elo as elo_rating
+from league import fairness
 from league.availability import suspend_after_s
+from league.settling import SEQUENTIAL_KEY
 from league.luck import luck_adjusted_by_bot
 from league.standings import SeatOutcome, StandingRow, compute_standings, group_games, standings_json
 from referee.engine import GameName
@@ -71,6 +76,7 @@ from store.models import (
     SeasonStatus,
     utcnow,
 )
+from store.sealing import OPEN, published
 
 #: Voided attempts after which a game is stored as failed (rules §4.3).
 MAX_ATTEMPTS = 3
@@ -134,18 +140,25 @@ class BotInfo:
 
 @dataclass(frozen=True)
 class SeasonInfo:
-    """A season (see ``store.models.Season``); ``game`` is a ``GameName`` value."""
+    """A season (see ``store.models.Season``); ``game`` is a ``GameName`` value.
+
+    ``seed`` is the organiser's seed of a reproducible season (None: a secret season);
+    like the key it is never shown. ``commitment`` is the SHA-256 of the season key
+    (``league.fairness``; None for a season stored before keys). The key itself is
+    not here: :meth:`Store.revealed_key` gives it once the season is done."""
 
     id: int
     name: str
     game: str
     params: dict[str, Any]
     time_control: dict[str, Any]
-    seed: int
+    seed: int | None
     config: dict[str, Any]
     status: SeasonStatus
     created_at: datetime
     finished_at: datetime | None
+    commitment: str | None = None
+    reproducible: bool = False
 
 
 @dataclass(frozen=True)
@@ -271,6 +284,23 @@ class GameInfo:
     seats: tuple[SeatInfo, ...]
 
 
+def db_now(s: Session) -> datetime:
+    """The database's clock, timezone-aware UTC, read in the session's transaction.
+
+    PostgreSQL: ``now()`` (the transaction's start); SQLite: ``strftime('%f', 'now')``
+    (milliseconds; SQLite runs in the caller's process, on the one machine that holds
+    the file, so its clock is that machine's). Every lease is set and compared by this
+    clock, so a worker or sweeper whose own clock is off never decides a lease.
+    """
+    if s.get_bind().dialect.name == "sqlite":
+        stamp = s.scalar(text("SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')"))
+        return datetime.fromisoformat(str(stamp)).replace(tzinfo=UTC)
+    value = s.scalar(select(func.now()))
+    if not isinstance(value, datetime):
+        raise StoreError(f"the database's clock gave {value!r}, not a timestamp")
+    return value.astimezone(UTC)
+
+
 def _changed(s: Session, stmt: Any) -> int:
     """Execute an UPDATE without touching loaded objects; the number of rows it changed."""
     result = s.execute(stmt.execution_options(synchronize_session=False))
@@ -283,8 +313,8 @@ def _bot_info(b: Bot) -> BotInfo:
 
 
 def _season_info(s: Season) -> SeasonInfo:
-    return SeasonInfo(s.id, s.name, s.game, s.params, s.time_control, s.seed, s.config,
-                      SeasonStatus(s.status), s.created_at, s.finished_at)
+    return SeasonInfo(s.id, s.name, s.game, s.params, s.time_control, s.seed if s.reproducible else None, s.config,
+                      SeasonStatus(s.status), s.created_at, s.finished_at, s.commitment, bool(s.reproducible))
 
 
 def _check_seed(seed: int, what: str) -> None:
@@ -434,22 +464,41 @@ class Store:
         game: str,
         params: dict[str, Any],
         time_control: dict[str, Any],
-        seed: int,
+        seed: int | None,
         config: dict[str, Any],
         games: Sequence[tuple[int, Sequence[int]]],
+        *,
+        key: bytes | None = None,
+        deal_groups: Sequence[int] | None = None,
     ) -> int:
         """Write a season and its whole schedule in one transaction; returns the season id.
 
-        ``games[i] = (seed, [bot id per seat])`` becomes game number ``i``, pending.
+        ``games[i] = (seed, [bot id per seat])`` becomes game number ``i``, pending, in
+        deal group ``deal_groups[i]`` (default ``i``: no game shares its deal).
+        ``key`` is the season's key (``league.fairness``; 32 bytes); without it the key
+        of the reproducible season of ``seed`` (``fairness.key_from_seed``). ``seed``:
+        the organiser's seed of a reproducible season, or None for a secret one (then
+        ``key`` is needed). The commitment is stored with the key.
         ``params``, ``time_control`` and ``config`` must be JSON-serialisable.
         Raises SeasonExists if the name is taken, NotFound for an unknown bot id,
         ValueError for an unknown game, an empty schedule, a table of fewer than
-        two seats, or a seed outside [0, 2**63).
+        two seats, a seed outside [0, 2**63), no seed and no key, a key not of 32
+        bytes, or a ``deal_groups`` not of one per game.
         """
         game = _check_game_name(game)
-        _check_seed(seed, "season seed")
+        if seed is not None:
+            _check_seed(seed, "season seed")
+        if key is None:
+            if seed is None:
+                raise ValueError("a season needs a key or a seed")
+            key = fairness.key_from_seed(seed)
+        if len(key) != fairness.KEY_BYTES:
+            raise ValueError(f"a season key has {fairness.KEY_BYTES} bytes, got {len(key)}")
         if not games:
             raise ValueError("a season needs at least one game")
+        groups = list(deal_groups) if deal_groups is not None else list(range(len(games)))
+        if len(groups) != len(games):
+            raise ValueError(f"{len(groups)} deal groups for {len(games)} games")
         bot_ids = _check_games(games, "game")
         try:
             with self._write() as s:
@@ -459,12 +508,15 @@ class Store:
                 if missing := sorted(bot_ids - known):
                     raise NotFound(f"unknown bot ids {missing}")
                 season = Season(name=name, game=game, params=params, time_control=time_control,
-                                seed=seed, config=config, status=SeasonStatus.SCHEDULED)
+                                seed=0 if seed is None else seed, config=config, status=SeasonStatus.SCHEDULED,
+                                deal_key=key.hex(),
+                                commitment=fairness.commitment(key), reproducible=seed is not None)
                 s.add(season)
                 s.flush()
                 now = utcnow()
-                rows = [{"season_id": season.id, "number": i, "seed": gs, "status": GameStatus.PENDING,
-                         "attempts": 0, "created_at": now} for i, (gs, _) in enumerate(games)]
+                rows = [{"season_id": season.id, "number": i, "seed": gs, "deal_group": groups[i],
+                         "status": GameStatus.PENDING, "attempts": 0, "created_at": now}
+                        for i, (gs, _) in enumerate(games)]
                 ids = s.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
                 seat_rows = [{"game_id": gid, "seat": seat, "bot_id": bot}
                              for gid, (_, seats) in zip(ids, games, strict=True) for seat, bot in enumerate(seats)]
@@ -474,13 +526,18 @@ class Store:
             raise SeasonExists(f"a season named {name!r} already exists") from e
 
     def extend_season(self, season_id: int, config: dict[str, Any], games: Sequence[tuple[int, Sequence[int]]],
-                      expected_games: int) -> bool:
+                      expected_games: int, deal_groups: Sequence[int] | None = None) -> bool:
         """Replace the season's ``config`` and append ``games`` (``(seed, [bot id per seat])``, pending,
         numbered on from the last game) in one transaction, if the season still has exactly
         ``expected_games`` games; otherwise another process extended it first and nothing is written
-        (returns False). Adding games re-opens a done season. Raises NotFound for an unknown season
-        or bot id, ValueError for a game of fewer than two seats or a seed outside [0, 2**63)."""
+        (returns False). Adding games re-opens a done season. ``deal_groups``: one per game (the
+        schedule's, ``league.schedule.ScheduledGame.deal_group``; default: each game its own).
+        Raises NotFound for an unknown season or bot id, ValueError for a game of fewer than two
+        seats, a seed outside [0, 2**63) or deal groups not one per game."""
         bot_ids = _check_games(games, "added game")
+        groups = list(deal_groups) if deal_groups is not None else [None] * len(games)
+        if len(groups) != len(games):
+            raise ValueError(f"{len(groups)} deal groups for {len(games)} games")
         with self._write() as s:
             season = s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one_or_none()
             if season is None:
@@ -494,6 +551,7 @@ class Store:
             if games:
                 now = utcnow()
                 rows = [{"season_id": season_id, "number": count + i, "seed": gs, "status": GameStatus.PENDING,
+                         "deal_group": count + i if groups[i] is None else groups[i],
                          "attempts": 0, "created_at": now} for i, (gs, _) in enumerate(games)]
                 ids = s.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
                 s.execute(insert(GameSeat), [{"game_id": gid, "seat": seat, "bot_id": bot}
@@ -514,6 +572,40 @@ class Store:
         with self._read() as s:
             season = s.scalar(select(Season).where(Season.name == name))
             return _season_info(season) if season else None
+
+    def revealed_key(self, season_id: int) -> bytes | None:
+        """The season's key once it may be published: the season is done (every game final), has a
+        key, and, for a sequential season, has stopped (between two batches its later games'
+        seeds still come from the key); else None. Raises NotFound for an unknown id."""
+        with self._read() as s:
+            season = s.get(Season, season_id)
+            if season is None:
+                raise NotFound(f"no season with id {season_id}")
+            if SeasonStatus(season.status) != SeasonStatus.DONE or season.deal_key is None:
+                return None
+            sequential = (season.config or {}).get(SEQUENTIAL_KEY)
+            if sequential is not None and sequential.get("stop") is None:
+                return None
+            return bytes.fromhex(season.deal_key)
+
+    def schedule_key(self, season_id: int) -> bytes:
+        """The season's key, for the scheduler that adds a sequential season's next batch of games
+        (their seeds come from it, ``league.schedule``). Never to be shown: publishing goes through
+        :meth:`revealed_key`. Raises NotFound for an unknown season or one without a key."""
+        with self._read() as s:
+            season = s.get(Season, season_id)
+            if season is None or season.deal_key is None:
+                raise NotFound(f"no season with id {season_id} and a key")
+            return bytes.fromhex(season.deal_key)
+
+    def season_deals(self, season_id: int) -> list[tuple[int, int, int, int, GameStatus]]:
+        """``(game id, number, deal group, stored seed, status)`` of every game of the season, in
+        schedule order: what ``league.verify`` checks against the published key. Not for display."""
+        with self._read() as s:
+            rows = s.execute(select(Game.id, Game.number, Game.deal_group, Game.seed, Game.status)
+                             .where(Game.season_id == season_id).order_by(Game.number)).all()
+            return [(gid, number, number if group is None else group, seed, GameStatus(status))
+                    for gid, number, group, seed, status in rows]
 
     def list_seasons(self) -> list[SeasonInfo]:
         """All seasons by id."""
@@ -577,7 +669,8 @@ class Store:
         self, game_id: int, owner: str, lease_seconds: float, now: datetime | None = None
     ) -> Claim | None:
         """Start an attempt at a pending game: pending -> running, attempts + 1, lease to
-        ``owner`` until ``now + lease_seconds``, one ``game_attempts`` row.
+        ``owner`` until ``now + lease_seconds``, one ``game_attempts`` row. ``now`` defaults
+        to the database's clock (:func:`db_now`); tests pass a fixed time.
 
         A running game whose lease has expired is first voided as "lease expired"
         (and claimed if that leaves it pending). Returns None if the game is not
@@ -609,8 +702,8 @@ class Store:
                *, capacity: bool) -> Claim | BotsBusy | None:
         if lease_seconds <= 0:
             raise ValueError(f"lease_seconds must be > 0, got {lease_seconds}")
-        now = now or utcnow()
         with self._write() as s:
+            now = now or db_now(s)
             season = self._lock_season_of(s, game_id)
             self._void_expired(s, now, season.id, game_id=game_id)
             if capacity:
@@ -671,8 +764,8 @@ class Store:
         pending with its deferral count + 1 and the reason in its detail. Returns what
         happened; nothing is written if the game is not pending. Raises NotFound.
         """
-        now = now or utcnow()
         with self._write() as s:
+            now = now or db_now(s)  # one clock for every worker's deferrals (the database's)
             season = self._lock_season_of(s, game_id)
             game = s.execute(select(Game.status, Game.deferrals).where(Game.id == game_id)).one()
             if game.status != GameStatus.PENDING:
@@ -722,12 +815,12 @@ class Store:
         given, store it as the game's public progress (``referee.live.LiveView.snapshot``:
         public events and faults only; the caller never passes anything secret). False if
         the game is no longer running with this attempt (the worker should stop and store
-        nothing; nothing is written)."""
-        now = now or utcnow()
-        values: dict[str, Any] = {"lease_expires_at": now + timedelta(seconds=lease_seconds)}
+        nothing; nothing is written). ``now`` defaults to the database's clock."""
+        values: dict[str, Any] = {}
         if live is not None:
             values["live_record"] = json.dumps(live, separators=(",", ":"))
         with self._write() as s:
+            values["lease_expires_at"] = (now or db_now(s)) + timedelta(seconds=lease_seconds)
             changed = _changed(s,
                 update(Game)
                 .where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
@@ -757,10 +850,10 @@ class Store:
         if record.reason != EndReason.COMPLETED:
             raise InvalidRecord(f"finish_game takes completed games; got reason {record.reason!s}: "
                                 "void the attempt instead")
-        now = now or utcnow()
         raw = json.dumps(record.to_json(), separators=(",", ":")).encode()
         blob = zlib.compress(raw, 6)  # before taking the season's lock
         with self._write() as s:
+            now = now or db_now(s)
             season = self._lock_season_of(s, game_id)
             game = s.execute(select(Game.status, Game.attempts, Game.seed).where(Game.id == game_id)).one()
             if game.status != GameStatus.RUNNING or game.attempts != attempt:
@@ -798,26 +891,28 @@ class Store:
         Returns what happened; ``STALE`` (nothing written) if the game is not
         running with this attempt. Raises NotFound for an unknown game id.
         """
-        now = now or utcnow()
         with self._write() as s:
+            now = now or db_now(s)
             season = self._lock_season_of(s, game_id)
             return self._void(s, season, game_id, attempt, reason, max_attempts, now)
 
     def release_expired(self, now: datetime | None = None, max_attempts: int = MAX_ATTEMPTS) -> list[int]:
-        """Void every running attempt whose lease expired before ``now`` as "lease
-        expired" (back to pending, or failed after ``max_attempts``). Returns the ids
-        of the games released, ascending."""
-        now = now or utcnow()
+        """Void every running attempt whose lease expired before ``now`` (default: the
+        database's clock, :func:`db_now`; never the caller's) as "lease expired" (back to
+        pending, or failed after ``max_attempts``). Returns the ids of the games released,
+        ascending. A lease renewed after it was found expired is not voided (the void
+        checks the expiry again in its own UPDATE)."""
         with self._read() as s:
             season_ids = list(s.scalars(
                 select(Game.season_id).distinct()
-                .where(Game.status == GameStatus.RUNNING, Game.lease_expires_at < now)
+                .where(Game.status == GameStatus.RUNNING, Game.lease_expires_at < (now or db_now(s)))
             ))
         released: list[int] = []
         for season_id in season_ids:
             with self._write() as s:
                 season = s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one()
-                released += self._void_expired(s, now, season.id, max_attempts=max_attempts, season=season)
+                released += self._void_expired(s, now or db_now(s), season.id, max_attempts=max_attempts,
+                                               season=season)
         return sorted(released)
 
     # ------------------------------------------------------------- reads
@@ -905,13 +1000,13 @@ class Store:
                 for bot, place, change, faults, retired in s.execute(
                     select(GameSeat.bot_id, GameSeat.place, GameSeat.change, GameSeat.faults, GameSeat.retired)
                     .join(Game, Game.id == GameSeat.game_id)
-                    .where(Game.season_id == season_id, Game.status == GameStatus.DONE))
+                    .where(Game.season_id == season_id, published(season_id=season_id)))
             ]
             elo = dict(s.execute(select(Rating.bot_id, Rating.elo).where(Rating.season_id == season_id)).all())
             games = group_games((number, bot, cast(int, place)) for number, bot, place in s.execute(
                 select(Game.number, GameSeat.bot_id, GameSeat.place)
                 .join(GameSeat, GameSeat.game_id == Game.id)
-                .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
+                .where(Game.season_id == season_id, published(season_id=season_id))
                 .order_by(Game.number, GameSeat.seat)))
             suspended = set(s.scalars(select(SeasonBotStatus.bot_id).where(
                 SeasonBotStatus.season_id == season_id, SeasonBotStatus.suspended_at.is_not(None))))
@@ -970,7 +1065,9 @@ class Store:
         return s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one()
 
     def _void(self, s: Session, season: Season, game_id: int, attempt: int, reason: str,
-              max_attempts: int, now: datetime) -> VoidResult:
+              max_attempts: int, now: datetime, *, expired_before: datetime | None = None) -> VoidResult:
+        """Void the running ``attempt``; with ``expired_before``, only if its lease still
+        expires before then (a renewal committed since it was read keeps the attempt)."""
         failed = attempt >= max_attempts
         values: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None, "live_record": None}
         if failed:
@@ -978,15 +1075,14 @@ class Store:
                        "detail": f"voided {attempt} times; last: {reason}"}
         else:
             values |= {"status": GameStatus.PENDING, "reason": EndReason.VOIDED.value, "detail": reason}
-        changed = _changed(s,
-            update(Game)
-            .where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
-            .values(**values)
-        )
-        if changed != 1:
+        stmt = update(Game).where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
+        if expired_before is not None:
+            stmt = stmt.where(Game.lease_expires_at < expired_before)
+        if _changed(s, stmt.values(**values)) != 1:
             return VoidResult.STALE
         self._close_attempt(s, game_id, attempt, AttemptOutcome.VOIDED, reason, now)
         if failed:
+            self._recompute_ratings(s, season, now)  # a sealed group it closed is rated now
             self._maybe_finish_season(s, season, now)
             return VoidResult.FAILED
         return VoidResult.PENDING
@@ -1003,7 +1099,8 @@ class Store:
             return []
         season = season or s.get_one(Season, season_id)
         return [gid for gid, att in expired
-                if self._void(s, season, gid, att, LEASE_EXPIRED, max_attempts, now) != VoidResult.STALE]
+                if self._void(s, season, gid, att, LEASE_EXPIRED, max_attempts, now,
+                              expired_before=now) != VoidResult.STALE]
 
     @staticmethod
     def _close_attempt(s: Session, game_id: int, attempt: int, outcome: AttemptOutcome,
@@ -1023,17 +1120,21 @@ class Store:
 
     @staticmethod
     def _recompute_ratings(s: Session, season: Season, now: datetime) -> None:
-        """Make the season's ratings equal to Elo over all its done games in schedule order.
+        """Make the season's ratings equal to Elo over all its published games (done and not
+        sealed: ``store.sealing``) in schedule order.
 
         Games up to ``season.rated_through`` are final (done or failed, never re-run),
         so their Elo is kept in ``ratings.base_elo``; only the done games after that
         checkpoint are replayed from it, with exactly the float operations of a
         replay from the start (so the result is bit-identical to ``season_elo``).
-        The checkpoint then moves to just before the first game still pending or
-        running. Cost: the games after the checkpoint, about the games in flight.
+        The checkpoint then moves to just before the first game of a deal group with a
+        game still pending or running (every sealed game is after it). Cost: the games
+        after the checkpoint, about the games in flight.
         """
+        open_groups = aliased(Game)  # a sealed game's result waits for its deal group (store.sealing)
         first_open = s.scalar(select(func.min(Game.number)).where(
-            Game.season_id == season.id, Game.status.in_([GameStatus.PENDING, GameStatus.RUNNING])))
+            Game.season_id == season.id, Game.status.in_(OPEN) | Game.deal_group.in_(select(open_groups.deal_group).where(
+                open_groups.season_id == season.id, open_groups.status.in_(OPEN)))))
         if first_open is None:
             first_open = (s.scalar(select(func.max(Game.number)).where(Game.season_id == season.id)) or 0) + 1
         old = season.rated_through
@@ -1044,7 +1145,7 @@ class Store:
         rows = s.execute(
             select(Game.number, GameSeat.bot_id, GameSeat.place)
             .join(GameSeat, GameSeat.game_id == Game.id)
-            .where(Game.season_id == season.id, Game.status == GameStatus.DONE, Game.number > old)
+            .where(Game.season_id == season.id, published(season_id=season.id), Game.number > old)
             .order_by(Game.number, GameSeat.seat)
         ).all()
         games: list[tuple[int, list[int], list[int]]] = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +23,8 @@ def run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize(
     "command",
-    [[], ["demo"], ["standings"], ["bot"], ["bot", "serve"], ["season"], ["season", "create"], ["season", "run"], ["season", "list"]],
+    [[], ["demo"], ["standings"], ["bot"], ["bot", "serve"], ["season"], ["season", "create"], ["season", "run"], ["season", "list"],
+     ["season", "verify"], ["wait"]],
 )
 def test_every_command_explains_itself(command: list[str]) -> None:
     result = run(*command, "--help")
@@ -77,7 +79,14 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'demo.db'}"
     result = run("demo", "--games", "18", "--workers", "2", "--db", db)
     assert result.returncode == 0, result.stderr
-    assert "Elo" in result.stdout and "odds-0" in result.stdout and "18 done" in result.stdout
+    assert "Elo" in result.stdout and "odds-1" in result.stdout and "18 done" in result.stdout
+    # piped, it says what it is doing as it goes: the bots, then the games, before the standings
+    lines = result.stdout.splitlines()
+    assert lines[0] == "starting 6 bot servers for slippery-sam and running their entry checks..."
+    assert [line.split()[0] for line in lines[1:7]] == ["odds-1", "random-1", "odds-2", "random-2", "odds-3", "random-3"]
+    assert all("entry checks passed" in line for line in lines[1:7])
+    progress = [line for line in lines if re.fullmatch(r"demo-slippery-sam-[\d-]+: \d+/18 games \(\d+ s\)", line)]
+    assert progress[0].split()[1] == "0/18" and progress[-1].split()[1] == "18/18" and len(progress) >= 3
     store = open_store(db)
     (season,) = store.list_seasons()
     assert store.season_progress(season.id).get("done") == 18
@@ -94,7 +103,7 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     rows = data["standings"]
-    assert {r["name"] for r in rows} == {"odds-0", "odds-1", "odds-2", "random-1", "random-2", "random-3"}
+    assert {r["name"] for r in rows} == {"odds-1", "odds-2", "odds-3", "random-1", "random-2", "random-3"}
     # one table each of 3, 4, 5 and 6 seats, every table in all its rotations: 86 seats, shared fairly
     counts = [r["games"] for r in rows]
     assert sum(counts) == 3 * 3 + 4 * 4 + 5 * 5 + 6 * 6 and max(counts) - min(counts) <= 2, rows
@@ -205,3 +214,51 @@ def test_a_missing_token_without_a_terminal_is_one_line(command: list[str]) -> N
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "no token: pass --token or set CARDARENA_BOT_TOKEN" in lines[0], result.stderr
+
+
+@pytest.mark.parametrize("command", [["season", "list"], ["standings", "--season", "x"], ["season", "run", "x"]])
+def test_a_file_that_is_not_a_store_is_one_line_and_left_alone(command: list[str], tmp_path: Path) -> None:
+    other = tmp_path / "notes.db"
+    other.write_bytes(b"my own notes, not a database\n")
+    result = run(*command, "--db", f"sqlite:///{other}")
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"cardarena: error: sqlite:///{other} is not a cardarena store: file is not a database"]
+    assert other.read_bytes() == b"my own notes, not a database\n"
+
+
+def test_reading_commands_never_migrate_an_older_store(tmp_path: Path) -> None:
+    from sqlalchemy import text
+
+    from store.db import create_store_engine, migrate
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = create_store_engine(url)
+    migrate(engine, "0003")
+    for command in (["season", "list"], ["standings", "--season", "x"]):
+        result = run(*command, "--db", url)
+        assert result.returncode == 1
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "has an older schema (revision 0003" in lines[0] and "upgrade it" in lines[0], lines
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == "0003"
+    engine.dispose()
+    assert run("season", "run", "x", "--db", url).stderr.startswith("cardarena: error: no season named 'x'")  # migrates
+    assert run("season", "list", "--db", url).returncode == 0
+
+
+def test_wait_returns_once_a_bot_serves_and_names_what_never_did(dead_endpoint: str) -> None:
+    """`cardarena wait` against a bot process started just before it (as a script does), then against nothing."""
+    port = _free_port()
+    bot = subprocess.Popen([*CLI, "bot", "serve", "random", "--port", str(port)], cwd=Path(__file__).parents[1],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        result = run("wait", f"127.0.0.1:{port}", "--timeout", "120")
+        assert result.returncode == 0 and result.stdout.strip() == f"serving: 127.0.0.1:{port}", result.stderr
+    finally:
+        bot.terminate()
+        bot.wait(30)
+    result = run("wait", dead_endpoint, "--timeout", "1")
+    assert result.returncode == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"cardarena: error: not serving after 1 s: {dead_endpoint} ("), lines

@@ -72,3 +72,90 @@ def test_a_busy_port_is_an_error_not_a_shared_port(bot_server) -> None:
     endpoint = bot_server(load_bot("random"))
     with pytest.raises(RuntimeError, match="cannot bind"):
         serve(load_bot("odds"), port=int(endpoint.rsplit(":", 1)[1]))
+
+
+def test_protos_cite_only_what_the_repository_holds() -> None:
+    """No reference to a text outside the repository: rules are cited as `rules §N.M` (sections of
+    docs/rules/, 0-4), and every path a comment names exists."""
+    import re
+
+    problems = []
+    for proto in sorted(V1.glob("*.proto")):
+        text = proto.read_text()
+        for word in ("RUL" + "INGS", "STYLE", "DESIGN", "seed" + " text", "seed" + "s/"):  # spelt apart: no file names them
+            if word in text:
+                problems.append(f"{proto.name}: cites {word!r}, which is not in the repository")
+        for path in re.findall(r"\b((?:docs|proto)/[\w./-]*\w)", text):
+            if not (ROOT / path).exists():
+                problems.append(f"{proto.name}: names {path}, which does not exist")
+        for section in re.findall(r"§\s*(\d+)", text):
+            if not 0 <= int(section) <= 4:
+                problems.append(f"{proto.name}: rules §{section} is not a section of docs/rules/ (0-4)")
+    assert not problems, "\n".join(problems)
+
+
+def test_every_enum_starts_with_its_unspecified_zero() -> None:
+    """Every enum's zero value is <ENUM_PREFIX>_UNSPECIFIED, so an unset field never reads as a real value."""
+    import re
+
+    from cardarena.v1 import arena_pb2, rummy_pb2, slippery_sam_pb2, svara_pb2
+
+    bad = []
+    for module in (bot_pb2, arena_pb2, rummy_pb2, slippery_sam_pb2, svara_pb2):
+        for enum in module.DESCRIPTOR.enum_types_by_name.values():
+            prefix = re.sub(r"(?<!^)(?=[A-Z])", "_", enum.name).upper()
+            zero = enum.values_by_number.get(0)
+            if zero is None or zero.name != f"{prefix}_UNSPECIFIED" or enum.values[0].number != 0:
+                bad.append(f"{enum.full_name}: zero value is {zero.name if zero else 'missing'}, expected {prefix}_UNSPECIFIED")
+    assert not bad, "\n".join(bad)
+
+
+def test_fields_whose_absence_means_none_have_presence() -> None:
+    """Seat-valued fields that can be "none", the take-it limits and a lay-off's meld are proto3 optional."""
+    from cardarena.v1 import rummy_pb2, svara_pb2
+
+    for message, name in ((svara_pb2.SvaraView, "dealer"), (svara_pb2.SvaraView, "proposer"),
+                          (rummy_pb2.RummyView, "take_it_limit"), (rummy_pb2.RummyView, "take_its_left"),
+                          (rummy_pb2.RummyLayOff, "meld_id")):
+        assert message.DESCRIPTOR.fields_by_name[name].has_presence, f"{message.DESCRIPTOR.name}.{name}"
+
+
+def test_the_protocol_guide_shows_what_the_platform_sends_now() -> None:
+    """docs/protocol.md's requests and answers are the replays of real games as the platform plays them now."""
+    spec = importlib.util.spec_from_file_location("protocol_examples", ROOT / "docs" / "protocol_examples.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    text = module.DOC.read_text()
+    assert module.updated(text) == text, "docs/protocol.md is stale: run `python docs/protocol_examples.py`"
+    for kind in ("KITTY", "BET", "TURN, answered LOOK", "TURN again, after the LOOK", "VOTE", "JOIN", "CALL",
+                 "DRAW with callers", "PLAY: going down"):
+        assert f"\n#### {kind}\n" in text
+
+
+def _wire_lock():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("wire_lock", ROOT / "proto" / "wire_lock.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_protocol_stays_wire_compatible() -> None:
+    """Every published field and enum value keeps its number and type (proto/wire.lock), and new ones are locked."""
+    lock = _wire_lock()
+    locked, current = lock.read_lock(), lock.entries()
+    assert not lock.problems(locked, current), "\n".join(lock.problems(locked, current))
+    new = sorted(set(current) - set(locked))
+    assert not new, f"new fields or values not locked yet, run `python proto/wire_lock.py` and commit: {new}"
+
+
+def test_the_wire_lock_finds_what_breaks_old_bots() -> None:
+    lock = _wire_lock()
+    locked = {"v1.M.a": "1 uint32", "v1.M.b": "2 string"}
+    assert lock.problems(locked, {"v1.M.a": "1 uint32", "v1.M.b": "2 string", "v1.M.c": "3 bool"}) == []
+    assert lock.problems(locked, {"v1.M.a": "1 uint32", "v1.M.b": "3 string"}) == ["v1.M.b changed from 2 string to 3 string"]
+    assert lock.problems(locked, {"v1.M.a": "1 uint32"}) == ["v1.M.b = 2 string was removed (reserve its number instead)"]
+    assert lock.problems(locked, {"v1.M.a": "1 uint32", "v1.M.b": "2 string", "v1.M.z": "2 bool"}) == [
+        "v1.M.z reuses number 2 of v1.M.b"]

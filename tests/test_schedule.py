@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from league.fairness import key_from_seed
 from league.schedule import ScheduleError, build_schedule
 
 CASES = [  # (bots, table sizes, games)
@@ -20,7 +21,7 @@ CASES = [  # (bots, table sizes, games)
 def check_fair(n_bots: int, sizes: list[int], games: int, seed: int) -> None:
     """The bounds stated in league/schedule.py's docstring."""
     bots = [100 + i for i in range(n_bots)]
-    schedule = build_schedule(bots, sizes, games, seed)
+    schedule = build_schedule(bots, sizes, games, key_from_seed(seed))
     group = max(sizes)
     assert games <= len(schedule) < games + group  # rounded up to whole rotation groups
     assert [g.number for g in schedule] == list(range(len(schedule)))
@@ -54,20 +55,18 @@ def test_schedule_is_fair_within_the_stated_bounds(n_bots: int, sizes: list[int]
        groups=st.integers(8, 40), seed=st.integers(0, 2**63 - 1))
 def test_schedule_is_fair_for_any_parameters(n_bots: int, sizes: list[int], groups: int, seed: int) -> None:
     sizes = [min(s, n_bots) for s in sizes]
-    if (n_bots, sizes, groups * max(sizes), seed) == (11, [4, 5, 4], 40, 1):
-        pytest.skip("the one measured exception to the greedy pair bound (league/schedule.py)")
     check_fair(n_bots, sizes, groups * max(sizes), seed)
 
 
 def test_schedule_is_deterministic_from_the_seed() -> None:
-    a = build_schedule([1, 2, 3, 4, 5], [3, 4], 50, 9)
-    assert a == build_schedule([1, 2, 3, 4, 5], [3, 4], 50, 9)
-    assert a != build_schedule([1, 2, 3, 4, 5], [3, 4], 50, 10)
+    a = build_schedule([1, 2, 3, 4, 5], [3, 4], 50, key_from_seed(9))
+    assert a == build_schedule([1, 2, 3, 4, 5], [3, 4], 50, key_from_seed(9))
+    assert a != build_schedule([1, 2, 3, 4, 5], [3, 4], 50, key_from_seed(10))
 
 
 @pytest.mark.parametrize("sizes", [[3], [4], [3, 5], [6]])
 def test_duplicate_mode_plays_each_deal_in_every_rotation_of_its_table(sizes: list[int]) -> None:
-    schedule = build_schedule(list(range(7)), sizes, 60, 5, duplicate=True)
+    schedule = build_schedule(list(range(7)), sizes, 60, key_from_seed(5), duplicate=True)
     by_seed: dict[int, list[tuple[int, ...]]] = {}
     for game in schedule:
         by_seed.setdefault(game.seed, []).append(game.seats)
@@ -78,7 +77,7 @@ def test_duplicate_mode_plays_each_deal_in_every_rotation_of_its_table(sizes: li
         assert sorted(tables) == sorted(tuple(first[(p - r) % size] for p in range(size)) for r in range(size))
         for position in range(size):  # each bot holds each seat (so each hand) once with this deal
             assert sorted(t[position] for t in tables) == sorted(first)
-    plain = build_schedule(list(range(7)), sizes, 60, 5)
+    plain = build_schedule(list(range(7)), sizes, 60, key_from_seed(5))
     assert len({g.seed for g in plain}) == len(plain)  # without duplicate: a deal per game
 
 
@@ -91,4 +90,18 @@ def test_duplicate_mode_plays_each_deal_in_every_rotation_of_its_table(sizes: li
 ])
 def test_impossible_parameters_are_refused(bots: list[int], sizes: list[int], games: int, message: str) -> None:
     with pytest.raises(ScheduleError, match=message):
-        build_schedule(bots, sizes, games, 1)
+        build_schedule(bots, sizes, games, key_from_seed(1))
+
+
+def test_deal_seeds_are_hmacs_of_the_key_and_the_seating_does_not_draw_them() -> None:
+    from league.fairness import deal_seed, new_key
+
+    key = new_key()
+    plain = build_schedule(list(range(6)), [3, 4], 40, key)
+    assert [g.seed for g in plain] == [deal_seed(key, g.number, g.number, False) for g in plain]
+    assert [g.deal_group for g in plain] == [g.number for g in plain]
+    dup = build_schedule(list(range(6)), [3, 4], 40, key, duplicate=True)
+    assert [g.seats for g in dup] == [g.seats for g in plain]  # seating is the key's, not the mode's
+    assert [g.deal_group for g in dup][:7] == [0, 0, 0, 1, 1, 1, 1]
+    assert [g.seed for g in dup] == [deal_seed(key, g.number, g.deal_group, True) for g in dup]
+    assert {g.seed for g in dup}.isdisjoint(g.seed for g in plain)  # game:N and group:N are other labels

@@ -15,7 +15,8 @@ makes ``acks_late`` safe here (STYLE 17). Recovery after a lost worker does not
 wait for the broker's redelivery either (kombu's Redis transport restores
 unacked messages only after the visibility timeout, measured at ~100 s): the
 worker renews its game's lease every few seconds, and the ``season run``
-follower's sweeper puts back games whose lease ran out and enqueues them again.
+follower's sweeper puts back games whose lease ran out and enqueues them again,
+ahead of the games already waiting (a message priority).
 """
 
 from __future__ import annotations
@@ -61,10 +62,21 @@ def make_app(broker_url: str | None = None) -> Celery:
         task_soft_time_limit=settings.game_soft_limit_s,
         task_time_limit=settings.game_hard_limit_s,
         broker_transport_options={
-            # Longer than the hard time limit, so a running game's message is never handed
-            # to a second worker while the first still plays it; recovery of lost workers
-            # uses leases and the sweeper, not this.
+            # Twice this worker's hard time limit (1,920 s by default). It is a consumer's setting
+            # (kombu's Redis transport restores unacked messages from the workers' side) and a
+            # worker serves every season, so it cannot follow one season's limits: `season run`
+            # gives each task the limits its season needs (workers.follower.game_time_limits:
+            # every seat's thinking budget plus two minutes), which exceed it when budgets are
+            # large. A game running longer than this has its message delivered again, to any
+            # worker; that delivery's claim finds the game running under a live lease and does
+            # nothing (Outcome.SKIPPED, acked), the first worker still stores the result, and its
+            # late ack is a no-op. So a second delivery costs one claim, never a second play.
+            # Recovery of lost workers uses leases and the sweeper, not this.
             "visibility_timeout": int(settings.game_hard_limit_s * 2),
+            # Game ids sent again (a lost or voided attempt) carry priority 0 and go ahead of
+            # the new games (priority 9, workers.follower): these are kombu's default steps,
+            # named here because the follower depends on them.
+            "priority_steps": [0, 3, 6, 9],
         },
         # Keep reconnecting through a broker restart (default gives up after 100 tries).
         broker_connection_retry_on_startup=True,

@@ -14,6 +14,9 @@ Each tick (``tick_s``) it
    rules §4.9), and, when the broker queue is empty, every game sent more than
    ``lost_after_s`` ago and still never claimed (its message was lost: a broker
    restarted without persistence, a worker killed while holding a retry).
+   These go ahead of the window (``PRIORITY_AGAIN``: the next free worker
+   process takes them before any game waiting in the queue), so a killed
+   worker's game runs again about ``lease_s`` after the kill whatever ``window`` is.
 
 A duplicate message is harmless (the claim skips a game that is not pending),
 so the follower errs on the side of sending. When no game is pending or running
@@ -43,6 +46,11 @@ log = logging.getLogger(__name__)
 
 #: How many unfinished games a stuck report lists one by one.
 REPORT_LIMIT = 20
+#: Message priorities on the Redis transport, where 0 is served first: a game sent again
+#: (its attempt voided, its lease expired, its message lost) goes ahead of the new games
+#: waiting in the window.
+PRIORITY_NEW = 9
+PRIORITY_AGAIN = 0
 
 
 class SeasonStuck(Exception):
@@ -146,8 +154,8 @@ class SeasonFollower:
             self._drop_connection()
             return None
 
-    def _send(self, game_ids: list[int]) -> list[int]:
-        """Publish one task per game id; returns those published (stops at a broker error)."""
+    def _send(self, game_ids: list[int], priority: int = PRIORITY_NEW) -> list[int]:
+        """Publish one task per game id at ``priority``; returns those published (stops at a broker error)."""
         sent: list[int] = []
         if not game_ids:
             return sent
@@ -155,7 +163,7 @@ class SeasonFollower:
             producer = self.app.amqp.Producer(self._connection().default_channel)
             for gid in game_ids:
                 self.app.send_task("cardarena.run_game", args=[gid], queue=GAMES_QUEUE, producer=producer,
-                                   soft_time_limit=self._limits[0], time_limit=self._limits[1], retry=True, retry_policy={"max_retries": 2, "interval_start": 0.2,
+                                   priority=priority, soft_time_limit=self._limits[0], time_limit=self._limits[1], retry=True, retry_policy={"max_retries": 2, "interval_start": 0.2,
                                                              "interval_step": 0.5})
                 sent.append(gid)
         except Exception as exc:  # any transport's connection error: the rest go next tick
@@ -194,9 +202,11 @@ class SeasonFollower:
                         and gid not in self._resend_at and now - self._sent[gid][0] > self.lost_after_s]
                 to_send += lost
             room = max(self.window, 2 * progress["running"]) - depth - len(to_send)
-            to_send += unsent[:max(0, room)]
+            new = unsent[:max(0, room)]
             lost_set, used_set = set(lost), set(used)
-            for gid in self._send(to_send):
+            again = self._send(to_send, PRIORITY_AGAIN)
+            sent = again + (self._send(new) if len(again) == len(to_send) else [])
+            for gid in sent:
                 self._sent[gid] = (now, pending[gid])
                 self._deferrals_sent[gid] = deferrals.get(gid, 0)
                 self._resend_at.pop(gid, None)

@@ -6,7 +6,10 @@ whose bots are full (``Outcome.BUSY``) is tried again a moment later while
 the pool plays other games, as the Celery task retries with a countdown. A
 pool process that dies mid-game (killed, out of memory) loses its game's
 result: every ``SWEEP_S`` the parent sweeps expired leases and hands such a
-game to the pool again, as the Celery follower does.
+game to the pool again, as the Celery follower does. When the run stops early
+(Ctrl-C, SIGTERM, an error), the pool is terminated and the games its processes
+were playing are released at once (pending again) rather than left running
+until their lease runs out.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import multiprocessing as mp
 import os
 import queue
 import signal
+import socket
 import time
 from collections.abc import Callable, Iterable, Iterator
 
@@ -26,6 +30,9 @@ from workers.service import Outcome, RunResult, run_game
 BUSY_RETRY_S = 0.05
 #: Seconds between the parent's checks for games lost with a pool process.
 SWEEP_S = 1.0
+
+#: The attempt log's reason for a game released because its run was stopped.
+INTERRUPTED = "interrupted: the run was stopped (Ctrl-C or SIGTERM)"
 
 _store = None
 _lease_s = 10.0
@@ -47,6 +54,26 @@ def _run(game_id: int) -> RunResult:
     if _store is None:
         raise RuntimeError("the pool's initializer did not run")
     return run_game(_store, game_id, _lease_s)
+
+
+def _children() -> set[str]:
+    """Lease owners (``workers.service.worker_name``) of this process's live child processes."""
+    host = socket.gethostname()
+    return {f"{host}:{p.pid}" for p in mp.active_children()}
+
+
+def release_interrupted(store, game_ids: Iterable[int], owners: set[str]) -> list[int]:  # store: store.Store
+    """Void, as :data:`INTERRUPTED`, the running attempts of ``game_ids`` whose lease is held by one of
+    ``owners`` (pool processes that are gone): back to pending now, not when their lease runs out,
+    and never failed for it (stopping a run is not the game's platform failure, rules §4.3).
+    Returns the games released; claims of anyone else are left alone."""
+    released = []
+    for gid in game_ids:
+        game = store.get_game(gid)
+        if game is not None and game.status == "running" and game.lease_owner in owners:
+            if store.void_game(gid, game.attempts, INTERRUPTED, max_attempts=game.attempts + 1) != "stale":
+                released.append(gid)
+    return released
 
 
 def default_processes() -> int:
@@ -76,8 +103,9 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
 
     At most two games per process are handed to the pool at once, so a game put
     back for capacity waits behind a short queue, not behind the whole season.
-    A game lost with its pool process is handed out again once the sweeper has
-    put it back (its lease ran out: about ``lease_s`` seconds after the loss).
+    A game lost with its pool process is handed out again, ahead of the games not
+    handed out yet, once the sweeper has put it back (its lease ran out: about
+    ``lease_s`` seconds after the loss).
     """
     from store import open_store
     from workers.sweeper import sweep
@@ -99,10 +127,12 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
     done: queue.SimpleQueue[RunResult | BaseException] = queue.SimpleQueue()
     store = open_store(db_url, run_migrations=False)
     ctx = mp.get_context("spawn")
+    owners: set[str] = set()  # every pool process seen: whose claims to release if the run stops early
     try:
         with ctx.Pool(n, initializer=_init, initargs=(db_url, lease_s)) as pool:
             next_sweep = time.monotonic() + SWEEP_S
             while todo or in_flight:
+                owners |= _children()
                 now = time.monotonic()
                 while todo and sum(in_flight.values()) < 2 * n and todo[0][0] <= now:
                     _, _, gid = heapq.heappop(todo)
@@ -130,6 +160,9 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
                 elif gid not in reported and (result.outcome != Outcome.SKIPPED or gid not in in_flight):
                     reported.add(gid)
                     yield result
+    except BaseException:  # Ctrl-C, SIGTERM, an error, the caller stopping early: the pool is terminated
+        release_interrupted(store, list(in_flight), owners)
+        raise
     finally:
         store.close()
 

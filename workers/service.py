@@ -15,7 +15,13 @@ attempt: the game goes back to pending, or to failed after 3 attempts
 
 If the process dies mid-game the heartbeat dies with it: the lease runs out
 (``lease_s`` seconds) and the sweeper (:mod:`workers.sweeper`) puts the game
-back to pending for another worker.
+back to pending for another worker. An attempt that lost its lease (the
+process stalled past it, and the game was put back) stops at its next
+decision: the referee asks :meth:`Heartbeat.cancelled` before every decision,
+so no bot is called for a game another attempt now plays. A result that cannot
+be stored at once (the database unreachable for a moment) is stored again with
+backoff while the heartbeat keeps the lease (:func:`store_result`), so a blip
+shorter than the lease costs no game.
 """
 
 from __future__ import annotations
@@ -25,21 +31,33 @@ import logging
 import os
 import socket
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TypeVar
 
 from league.availability import defer_backoff_s
 from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from referee.clients import BotClient, GrpcBotClient, UnreachableBotClient
 from referee.games import make_params, spec
 from referee.live import LiveView
-from referee.referee import play
+from referee.record import GameRecord
+from referee.referee import GameCancelled, play
 from referee.timecontrol import TimeControl
-from store import BotsBusy, Claim, GameStatus, Store, StoreError
+from store import BotsBusy, Claim, GameStatus, Store, StoreError, StoreUnavailable
 from workers.availability import HealthCache
 from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: Seconds a finished game's result is retried for while the store is unavailable (and an
+#: unconfirmed lease is confirmed for before the next decision); backoff from
+#: RETRY_FIRST_S doubling up to RETRY_MAX_S between tries.
+STORE_RETRY_S = 60.0
+RETRY_FIRST_S = 0.2
+RETRY_MAX_S = 2.0
 
 
 class Outcome(enum.StrEnum):
@@ -51,7 +69,7 @@ class Outcome(enum.StrEnum):
     DEFERRED = "deferred"  # a bot of the table does not answer: still pending, try again after retry_after_s
     NOT_PLAYED = "not_played"  # a bot of the table was suspended from the season: stored as not played
     VOIDED = "voided"      # platform failure: back to pending (or failed after 3 attempts)
-    STALE = "stale"        # played, but the lease was lost meanwhile: nothing stored
+    STALE = "stale"        # the lease was lost meanwhile (stopped at a decision, or played out): nothing stored
 
 
 @dataclass(frozen=True)
@@ -125,10 +143,14 @@ class Heartbeat:
 
     ``lost`` is set when the store says the attempt is no longer running (voided
     by a sweeper after a stall): the result will then not be stored. A store
-    error is logged and retried at the next beat (the lease has two beats of slack).
+    error is logged and retried sooner (from ``RETRY_FIRST_S``, backing off; the lease has
+    two beats of slack).
+    ``since``: the ``time.monotonic()`` taken just before the claim (the lease runs
+    from no earlier than then, by the database's clock).
     """
 
-    def __init__(self, store: Store, claim: Claim, lease_s: float, live: LiveView | None = None) -> None:
+    def __init__(self, store: Store, claim: Claim, lease_s: float, live: LiveView | None = None,
+                 since: float | None = None) -> None:
         self.store = store
         self.claim = claim
         self.lease_s = lease_s
@@ -136,6 +158,11 @@ class Heartbeat:
         self._stored_events = -1
         self.lost = threading.Event()
         self._stop = threading.Event()
+        #: held while the lease is renewed; hold it to keep renewals out (storing the result)
+        self.renewing = threading.Lock()
+        # monotonic time just before the last renewal (or the claim) the store accepted: the
+        # lease holds, by the database's clock, at least until this + lease_s
+        self._renewed = time.monotonic() if since is None else since
         self._thread = threading.Thread(target=self._beat, name=f"lease-{claim.game_id}", daemon=True)
 
     def __enter__(self) -> Heartbeat:
@@ -143,23 +170,117 @@ class Heartbeat:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
+        self.stop()
         self._thread.join()
 
+    def stop(self) -> None:
+        """No renewal after this one (the attempt is over)."""
+        self._stop.set()
+
     def _beat(self) -> None:
-        while not self._stop.wait(self.lease_s / 3):
+        wait = self.lease_s / 3
+        while not self._stop.wait(wait):
             snapshot = self.live.snapshot() if self.live is not None else None
             if snapshot is not None and snapshot["event_count"] == self._stored_events:
                 snapshot = None  # nothing new to show
+            renewed = self.renew(snapshot)
+            if renewed is False:
+                return
+            if renewed and snapshot is not None:
+                self._stored_events = snapshot["event_count"]
+            if renewed:
+                wait = self.lease_s / 3
+            else:  # the store did not answer: again soon, backing off
+                wait = min(RETRY_FIRST_S if wait == self.lease_s / 3 else 2 * wait, RETRY_MAX_S, self.lease_s / 3)
+
+    def renew(self, live: dict[str, object] | None = None) -> bool | None:
+        """Renew the lease now: True if renewed, False if lost (``lost`` is set), None if the
+        store could not be asked (logged)."""
+        with self.renewing:
+            if self.lost.is_set():
+                return False
+            if self._stop.is_set():
+                return True  # the attempt is over (stored): nothing to renew
+            sent = time.monotonic()
             try:
-                if not self.store.renew_lease(self.claim.game_id, self.claim.attempt, self.lease_s, live=snapshot):
-                    log.warning("game %s attempt %s: lease lost", self.claim.game_id, self.claim.attempt)
-                    self.lost.set()
-                    return
-                if snapshot is not None:
-                    self._stored_events = snapshot["event_count"]
+                ok = self.store.renew_lease(self.claim.game_id, self.claim.attempt, self.lease_s, live=live)
             except StoreError as exc:
                 log.warning("game %s: renewing the lease failed: %s", self.claim.game_id, exc)
+                return None
+            if not ok:
+                log.warning("game %s attempt %s: lease lost", self.claim.game_id, self.claim.attempt)
+                self.lost.set()
+                return False
+            self._renewed = max(self._renewed, sent)
+            return True
+
+    def cancelled(self) -> bool:
+        """The referee's hook before each decision: True if this attempt must stop calling bots.
+
+        True once the lease is lost. While the last accepted renewal is less than two
+        thirds of the lease old this answers at once (no store access: the common case).
+        Older (the process stalled, or the store is slow), the lease may have run out and
+        the game been given to another attempt, so it is confirmed first by a renewal in
+        this thread, retried with backoff for up to STORE_RETRY_S while the store is
+        unavailable; still unconfirmed then, the attempt stops.
+        """
+        if self.lost.is_set():
+            return True
+        if time.monotonic() - self._renewed < self.lease_s * 2 / 3:
+            return False
+        renewed = retry_while_unavailable(self.renew, f"game {self.claim.game_id}: confirming the lease")
+        return renewed is not True
+
+
+def retry_while_unavailable(attempt: Callable[[], T | None], what: str, budget_s: float = STORE_RETRY_S) -> T | None:
+    """``attempt()`` until it answers other than None (None: the store could not be asked),
+    with backoff from RETRY_FIRST_S doubling to RETRY_MAX_S, for at most ``budget_s`` seconds;
+    the last answer (None if the store never answered)."""
+    deadline = time.monotonic() + budget_s
+    delay = RETRY_FIRST_S
+    while True:
+        answer = attempt()
+        if answer is not None or time.monotonic() + delay > deadline:
+            return answer
+        log.warning("%s: the store is unavailable, again in %.1f s", what, delay)
+        time.sleep(delay)
+        delay = min(2 * delay, RETRY_MAX_S)
+
+
+def store_result(store: Store, claim: Claim, record: GameRecord, heartbeat: Heartbeat,
+                 budget_s: float = STORE_RETRY_S) -> bool:
+    """Store a played game's result (``Store.finish_game``), retried with backoff while the
+    store is unavailable, for up to ``budget_s`` seconds, in this worker (the caller's
+    heartbeat keeps renewing the lease meanwhile, so the game is not played again).
+
+    True once stored (also when a try whose answer was lost had in fact committed); False if
+    the attempt is no longer running (lease lost). Raises StoreUnavailable when the store
+    stayed unavailable for the whole budget.
+    """
+    failed = False
+
+    def attempt() -> bool | None:
+        nonlocal failed
+        if heartbeat.lost.is_set():
+            return False
+        try:
+            with heartbeat.renewing:  # no renewal racing the finish (it would see the game done: "lost")
+                if store.finish_game(claim.game_id, claim.attempt, record):
+                    heartbeat.stop()
+                    return True
+        except StoreUnavailable as exc:
+            log.warning("game %s attempt %s: storing the result failed: %s", claim.game_id, claim.attempt, exc)
+            failed = True
+            return None
+        if failed:  # an earlier try may have committed before its connection broke
+            game = store.get_game(claim.game_id)
+            return game is not None and game.status == GameStatus.DONE and game.attempts == claim.attempt
+        return False
+
+    stored = retry_while_unavailable(attempt, f"game {claim.game_id}: storing the result", budget_s)
+    if stored is None:
+        raise StoreUnavailable(f"game {claim.game_id}: the result could not be stored for {budget_s:.0f} s")
+    return stored
 
 
 def run_game(store: Store, game_id: int, lease_s: float = 10.0, owner: str | None = None) -> RunResult:
@@ -168,21 +289,25 @@ def run_game(store: Store, game_id: int, lease_s: float = 10.0, owner: str | Non
     lease, renewed every ``lease_s / 3``. A table with a bot that does not answer is not
     claimed: the game is deferred (or not played once the bot is suspended), rules §4.9.
 
-    Store errors (database down) propagate, so the caller's task can be retried;
-    a referee error or any other exception while playing voids the attempt.
+    Store errors (database down) at the claim propagate, so the caller's task can be
+    retried; the result is stored with retries in this worker (:func:`store_result`).
+    An attempt whose lease was lost stops at its next decision, stores nothing and
+    returns ``Outcome.STALE``; a referee error or any other exception while playing
+    voids the attempt.
     ``BaseException``s that are not ``Exception`` (a hard kill, ``SystemExit``)
     leave the claim to expire.
     """
     refused = check_table(store, game_id)
     if refused is not None:
         return refused
+    since = time.monotonic()
     claim = store.claim_within_capacity(game_id, owner or worker_name(), lease_s)
     if claim is None:
         return RunResult(game_id, Outcome.SKIPPED)
     if isinstance(claim, BotsBusy):
         return RunResult(game_id, Outcome.BUSY, str(claim))
     live = LiveView()
-    with Heartbeat(store, claim, lease_s, live):
+    with Heartbeat(store, claim, lease_s, live, since) as heartbeat:
         try:
             game_spec = spec(claim.game)
             record = play(
@@ -194,11 +319,16 @@ def run_game(store: Store, game_id: int, lease_s: float = 10.0, owner: str | Non
                 TimeControl.from_json(claim.time_control),
                 game_id=f"{claim.season_id}/{claim.number}",
                 live=live,
+                cancelled=heartbeat.cancelled,
             )
+        except GameCancelled as exc:
+            log.warning("game %s attempt %s: %s: its lease is lost or could not be confirmed; nothing stored",
+                        game_id, claim.attempt, exc)
+            return RunResult(game_id, Outcome.STALE, f"lease lost: {exc}")
         except Exception as exc:  # referee error, soft time limit, bug: a platform failure (rules §4.3)
             log.exception("game %s attempt %s voided", game_id, claim.attempt)
             status = store.void_game(game_id, claim.attempt, f"platform failure: {type(exc).__name__}: {exc}")
             return RunResult(game_id, Outcome.VOIDED, f"{exc} -> {status}")
-    if not store.finish_game(game_id, claim.attempt, record):
-        return RunResult(game_id, Outcome.STALE, "lease lost before the result was stored")
+        if not store_result(store, claim, record, heartbeat):
+            return RunResult(game_id, Outcome.STALE, "lease lost before the result was stored")
     return RunResult(game_id, Outcome.DONE)

@@ -34,7 +34,7 @@ class Settings(BaseSettings):
     db_url: str = "sqlite:///var/cardarena.db"
     broker_url: str = ""
     lease_s: float = 10.0
-    # a game is bounded by the time control (budget 120 s per seat, at most 6 seats here): far above
+    # a floor: workers.follower.game_time_limits raises both to fit every seat's whole thinking budget
     game_soft_limit_s: float = 900.0
     game_hard_limit_s: float = 960.0
     # link-local is denied by default: it holds cloud metadata services (169.254.169.254)

@@ -1,7 +1,8 @@
 """The sweeper: games whose worker was lost go back to pending.
 
 A worker renews its game's lease every third of ``lease_s`` (workers.service);
-a lease that ran out means the worker died or hung. :func:`sweep` voids those
+a lease that ran out (by the database's clock, never this process's) means the
+worker died or hung. :func:`sweep` voids those
 attempts as "lease expired" (back to pending, or failed after the 3rd), so the
 caller can enqueue them again. Run it every second or so: the ``season run``
 follower does. Safe to run from many places at once (each release is one

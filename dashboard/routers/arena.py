@@ -1,7 +1,7 @@
 """``/api/v1/arena``: bot submission over HTTP, the same operations as the Arena gRPC service.
 
 - ``POST /api/v1/arena/bots`` register (201, the token shown once)
-- ``PATCH /api/v1/arena/bots/{name}`` new endpoint and/or version (token)
+- ``PATCH /api/v1/arena/bots/{name}`` new endpoint, version and/or games added (token)
 - ``POST /api/v1/arena/bots/{name}/retire`` or ``DELETE /api/v1/arena/bots/{name}`` retire (token)
 - ``GET /api/v1/arena/bots`` registered bots (no endpoints)
 - ``GET /api/v1/arena/standings?season=NAME`` standings with rating intervals
@@ -47,11 +47,13 @@ class RegisterIn(BaseModel):
 
 
 class UpdateIn(BaseModel):
-    """A change: a new endpoint and/or version (empty leaves it)."""
+    """A change: a new endpoint and/or version (empty leaves it), games to add (entry checks first)."""
 
     model_config = ConfigDict(extra="forbid")
     endpoint: str = Field("", max_length=300)
     version: str = Field("", max_length=200)
+    games: list[str] = Field(default_factory=list, max_length=10,
+                             description="games to add to the registration: slippery-sam, svara, rummy")
 
 
 def get_registry(request: Request, store: StoreDep) -> Registry:
@@ -122,11 +124,12 @@ def register_bot(body: RegisterIn, request: Request, registry: RegistryDep) -> J
                    status=201)
 
 
-@router.patch("/bots/{name}", summary="Point a bot at a new endpoint and/or set its version (token)")
+@router.patch("/bots/{name}", summary="Point a bot at a new endpoint, set its version and/or add games (token)")
 def update_bot(name: str, body: UpdateIn, request: Request, registry: RegistryDep,
                authorization: Authorization = None) -> JSONResponse:
     client = request.client.host if request.client else ""
-    return _answer(lambda: registry.update(name, _token(authorization), body.endpoint, body.version, client=client),
+    return _answer(lambda: registry.update(name, _token(authorization), body.endpoint, body.version, client=client,
+                                                   games=body.games),
                    lambda r: {"bot": bot_json(r.bot, owner=True), "report": report_json(r.report)})
 
 
@@ -150,4 +153,5 @@ def get_standings(registry: RegistryDep, season: Annotated[str, Query(max_length
     from league.standings import standings_json
 
     return _answer(lambda: registry.standings(season),
-                   lambda r: {"season": r[0].name, "game": r[0].game, "standings": standings_json(r[1])})
+                   lambda r: {"season": r[0].name, "game": r[0].game, "reproducible": r[0].reproducible,
+                              "commitment": r[0].commitment, "standings": standings_json(r[1])})

@@ -55,6 +55,12 @@ def season_page(request: Request, season_id: SeasonId, store: StoreDep, refreshe
                   ml_games=ml_games, ratings_pending=ratings_pending, refresh_s=settings.refresh_s)
 
 
+@router.get("/seasons/{season_id}/fairness", response_class=HTMLResponse)
+def fairness_page(request: Request, season_id: SeasonId, store: StoreDep) -> HTMLResponse:
+    """How to verify the season's deals, with its commitment and, once it is over, its key."""
+    return render(request, "fairness.html", fair=services.fairness(store, season_id))
+
+
 @router.get("/bots", response_class=HTMLResponse)
 def bots_page(request: Request, store: StoreDep) -> HTMLResponse:
     return render(request, "bots.html", bots=services.bots(store, 10_000, 0))

@@ -13,7 +13,9 @@ from dashboard.replays import load_replay
 from dashboard.schemas import ErrorOut, ReplayOut
 
 router = APIRouter(prefix="/replays", tags=["replays"])
-NOT_FOUND = {404: {"model": ErrorOut, "description": "no such game, or no replay yet"}}
+NOT_FOUND = {404: {"model": ErrorOut, "description": "no such game, or no replay yet"},
+             403: {"model": ErrorOut, "description": "sealed until its duplicate group is played: another game "
+                   "with the same deal is pending or running (the body says so, with \"sealed\": true)"}}
 
 
 @router.get("/{game_id}", response_model=ReplayOut, responses=NOT_FOUND,

@@ -7,7 +7,7 @@ from fastapi import APIRouter
 from dashboard import services
 from dashboard.deps import RefresherDep, SettingsDep, StoreDep
 from dashboard.params import SeasonId
-from dashboard.schemas import CrosstableOut, ErrorOut, SeasonDetailOut, SeasonOut, StandingOut
+from dashboard.schemas import CrosstableOut, ErrorOut, FairnessOut, SeasonDetailOut, SeasonOut, StandingOut
 
 router = APIRouter(prefix="/seasons", tags=["seasons"])
 NOT_FOUND = {404: {"model": ErrorOut, "description": "no season with this id"}}
@@ -21,6 +21,12 @@ def list_seasons(store: StoreDep) -> list[SeasonOut]:
 @router.get("/{season_id}", response_model=SeasonDetailOut, responses=NOT_FOUND, summary="One season")
 def get_season(season_id: SeasonId, store: StoreDep) -> SeasonDetailOut:
     return services.season_detail(store, season_id)
+
+
+@router.get("/{season_id}/fairness", response_model=FairnessOut, responses=NOT_FOUND,
+            summary="How the season's deals are made and verified: its commitment and, once it is over, its key")
+def get_fairness(season_id: SeasonId, store: StoreDep) -> FairnessOut:
+    return services.fairness(store, season_id)
 
 
 @router.get("/{season_id}/standings", response_model=list[StandingOut], responses=NOT_FOUND,

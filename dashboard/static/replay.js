@@ -1,8 +1,11 @@
 // Replay viewer: step through a game's events, draw the table, show what one seat saw.
 // Plain JavaScript, no libraries. The record is embedded in the page as JSON
-// (#replay-data); while a game runs it holds public events only.
+// (#replay-data); while a game runs it holds public events only. What is on the table at
+// each event comes from replay_state.js (ReplayState); this file draws it.
+// The page opens at the first deal; `#event-N` in the address opens it after N events.
 (function () {
   "use strict";
+  const RS = window.ReplayState;
   const data = JSON.parse(document.getElementById("replay-data").textContent);
   const record = data.record;
   const events = record.events || [];
@@ -33,22 +36,29 @@
     const seat = seats[s];
     return seat ? `<span class="who">${esc(seat.bot_name)}</span><sub>${s}</sub>` : `seat ${s}`;
   }
+  //: Event fields holding one figure per seat, in seat order.
+  const PER_SEAT = new Set(["tokens", "points", "totals"]);
   function value(v, key) {
     if (typeof v === "string" && CARD.test(v)) return card(v);
     if (Array.isArray(v)) {
+      if (!v.length) return '<span class="muted">none</span>';
       if (v.every((x) => typeof x === "string" && CARD.test(x))) return v.map(card).join("");
-      if (key === "seats" || key === "callers" || key === "voters") return v.map(seatName).join(", ");
-      return "[" + v.map((x) => value(x, "")).join(", ") + "]";
+      if (key === "seats" || key === "callers" || key === "voters" || key === "players") return v.map(seatName).join(", ");
+      if (key === "hands") return v.map((h, s) => `${seatName(s)} ${h.length ? h.map(card).join("") : '<span class="muted">no cards</span>'}`).join("; ");
+      if (key === "melds") return v.map((m) => `<span class="meld" title="meld ${esc(m.id)}">${esc(m.kind)} ${m.cards.map(card).join("")}</span>`).join(" ");
+      if (PER_SEAT.has(key)) return v.map((x, s) => `${seatName(s)} ${esc(x)}`).join(", ");
+      return v.map((x) => value(x, "")).join(", ");
     }
     if (v && typeof v === "object") {
-      return "{" + Object.entries(v).map(([k, x]) => `${esc(k)}: ${value(x, k)}`).join(", ") + "}";
+      return Object.entries(v).map(([k, x]) => `${esc(k)} ${value(x, k)}`).join(", ");
     }
-    if ((key === "seat" || key === "dealer" || key === "given_by" || key === "out") && Number.isInteger(v)) return seatName(v);
+    if ((key === "seat" || key === "dealer" || key === "given_by" || key === "out" || key === "next_dealer") && Number.isInteger(v)) return seatName(v);
     return esc(v === null ? "–" : v);
   }
   function describe(e) {
     const d = e.data || {};
-    const parts = Object.entries(d).map(([k, v]) => `<span class="k">${esc(k)}</span> ${value(v, k)}`);
+    const parts = Object.entries(d).filter(([k, v]) => !(v === null && k === "out"))
+      .map(([k, v]) => `<span class="k">${esc(k.replace(/_/g, " "))}</span> ${value(v, k)}`);
     const lock = e.visible_to ? ` <span class="private" title="a private event: only these seats saw it">private to ${e.visible_to.map(seatName).join(", ")}</span>` : "";
     return `<b class="kind">${esc(e.kind)}</b> ${parts.join(" · ")}${lock}`;
   }
@@ -70,101 +80,7 @@
     return esc(compactJson(v, 0)).replace(/&quot;((?:[2-9TJQKA][cdhs])|Jk)&quot;/g, (_, c) => card(c));
   }
 
-  // ------------------------------------------------------------ table state
-  function visible(e, seat) {
-    return seat === null || !e.visible_to || e.visible_to.includes(seat);
-  }
-  function remove(hand, cards) {
-    if (!hand) return;
-    for (const c of cards) {
-      const i = hand.indexOf(c);
-      if (i >= 0) hand.splice(i, 1);
-    }
-  }
-  // The table after the first `upto` events, as `seat` (null: everyone) knew it.
-  function tableAt(upto, seat) {
-    const t = { hands: {}, melds: {}, folded: {}, out: {}, scores: null, center: [], centerLabel: "", bottom: null, pot: null, pile: [] };
-    const showPile = () => { t.center = t.pile.slice(-1); t.centerLabel = t.pile.length ? `discard pile (${t.pile.length})` : "discard pile empty"; };
-    for (let i = 0; i < upto; i++) {
-      const e = events[i];
-      if (!visible(e, seat)) continue;
-      const d = e.data || {};
-      switch (e.kind) {
-        case "hand":
-          if (Array.isArray(d.cards)) t.hands[d.seat] = d.cards.slice();
-          else { t.hands = {}; t.folded = {}; t.center = []; t.bottom = null; }  // a new hand (Svara)
-          break;
-        case "deal":
-          if (Array.isArray(d.cards)) t.hands[d.seat] = d.cards.slice();
-          break;
-        case "show":
-          if (Array.isArray(d.cards)) t.hands[d.seat] = d.cards.slice();
-          break;
-        case "round":
-          t.hands = {}; t.melds = {}; t.center = []; t.pile = [];
-          break;
-        case "drawn_card":
-          (t.hands[d.seat] = t.hands[d.seat] || []).push(d.card);
-          break;
-        case "draw":
-          if (String(d.source || "").startsWith("discard")) {
-            const top = d.card || t.pile[t.pile.length - 1];
-            t.pile.pop(); showPile();
-            if (top && t.hands[d.seat]) t.hands[d.seat].push(top);
-          }
-          break;
-        case "take_it":
-          if (t.hands[d.seat]) t.hands[d.seat].push(d.card);
-          t.pile.pop(); showPile();
-          break;
-        case "upcard":
-          t.pile.push(d.card); showPile();
-          break;
-        case "discard":
-          remove(t.hands[d.seat], [d.card]); t.pile.push(d.card); showPile();
-          break;
-        case "go_down":
-          for (const m of d.melds || []) { remove(t.hands[d.seat], m.cards); (t.melds[d.seat] = t.melds[d.seat] || []).push({ id: m.id, cards: m.cards.slice() }); }
-          break;
-        case "lay_off": {
-          remove(t.hands[d.seat], d.cards || []);
-          for (const ms of Object.values(t.melds)) for (const m of ms) if (m.id === d.meld_id) m.cards.push(...(d.cards || []));
-          break;
-        }
-        case "round_end":
-          if (Array.isArray(d.hands)) d.hands.forEach((h, s) => { t.hands[s] = h.slice(); });
-          if (d.totals) t.scores = d.totals;
-          break;
-        case "first_dealer":
-          if (d.cards) { t.center = d.cards.slice(); t.centerLabel = "cards drawn for the deal"; }
-          break;
-        case "turn":
-          if (d.card) { t.center = [d.card]; t.centerLabel = d.won ? "turned: bet won" : "turned: bet lost"; }
-          if (d.kitty !== undefined) t.pot = ["kitty", d.kitty];
-          break;
-        case "kitty":
-          t.pot = ["kitty", d.amount];
-          break;
-        case "bottom_card":
-          t.bottom = d.card;
-          break;
-        case "fold":
-          t.folded[d.seat] = true;
-          break;
-        case "out":
-          t.out[d.seat] = true;
-          break;
-        case "game_over":
-          if (d.tokens) t.scores = d.tokens;
-          if (d.totals) t.scores = d.totals;
-          break;
-      }
-      if (d.bank !== undefined) t.pot = ["bank", d.bank];
-      if (Array.isArray(d.tokens)) t.scores = d.tokens;
-    }
-    return t;
-  }
-  // The latest view sent to each seat at or before `upto` (for scores and hand sizes).
+  // The latest view sent to `seat` (null: any seat) at or before `upto`, for the seat panel.
   function lastDecision(upto, seat) {
     let found = null;
     for (const d of decisions) {
@@ -177,25 +93,25 @@
   // ------------------------------------------------------------ drawing
   function drawTable() {
     const seat = mode === "all" ? null : Number(mode);
-    const t = tableAt(pos, seat);
-    const last = lastDecision(pos, null);
-    const scores = t.scores || (last && last.view && (last.view.tokens || last.view.scores)) || null;
-    const sizes = last && last.view && last.view.hand_sizes;
+    const t = RS.tableAt(record, pos, seat);
     let html = '<div class="seats">';
     seats.forEach((s, i) => {
       const hand = t.hands[i];
       const me = seat === i;
-      const hidden = hand === undefined;
-      const none = seat === null && !data.public_only ? '<span class="muted">no cards</span>' : '<span class="muted">hidden</span>';
-      const classes = ["seat-box", me ? "me" : "", t.folded[i] ? "folded" : "", t.out[i] ? "out" : ""].join(" ");
-      const cards = hidden ? back(sizes ? sizes[i] : 0) || none : hand.map(card).join("") || '<span class="muted">no cards</span>';
-      const melds = (t.melds[i] || []).map((m) => `<span class="meld">${m.cards.map(card).join("")}</span>`).join("");
-      html += `<div class="${classes}" data-seat="${i}"><div class="seat-head">${seatName(i)}${scores ? ` <span class="score">${esc(scores[i])}</span>` : ""}${t.folded[i] ? ' <span class="badge">folded</span>' : ""}${t.out[i] ? ' <span class="badge">out</span>' : ""}</div><div class="hand">${cards}</div>${melds ? `<div class="melds">${melds}</div>` : ""}</div>`;
+      const classes = ["seat-box", me ? "me" : "", t.folded[i] ? "folded" : "", t.out[i] ? "out" : "", t.dealer === i ? "dealer" : ""].join(" ");
+      const cards = hand.cards.map(card).join("") + back(hand.hidden) || '<span class="muted">no cards</span>';
+      const melds = (t.melds[i] || []).map((m) => `<span class="meld" title="meld ${m.id}: ${esc(m.kind)}">${m.cards.map(card).join("")}</span>`).join("");
+      const badges = (t.dealer === i ? ' <span class="badge dealer-badge" title="deals now">dealer</span>' : "") +
+        (t.folded[i] ? ' <span class="badge">folded</span>' : "") + (t.out[i] ? ' <span class="badge">out</span>' : "") +
+        (typeof t.shown[i] === "number" ? ` <span class="badge">shown: ${t.shown[i]} points</span>` : "") +
+        (t.looked && !t.looked[i] && !t.folded[i] && hand.cards.length + hand.hidden > 0 && t.shown[i] === undefined
+          ? ' <span class="badge" title="its views hold no cards until it looks">not looked</span>' : "");
+      html += `<div class="${classes}" data-seat="${i}"><div class="seat-head">${seatName(i)} <span class="score" title="${t.unit}${t.unit === "points" ? " (lower is better)" : ""}">${esc(t.scores[i])} ${t.unit}</span>${badges}</div><div class="hand">${cards}</div>${melds ? `<div class="melds">${melds}</div>` : ""}</div>`;
     });
     html += "</div>";
-    html += `<div class="center"><div class="pile">${t.center.map(card).join("")}</div><div class="muted small">${esc(t.centerLabel)}</div>`;
+    html += `<div class="center">${t.stage ? `<div class="stage-info" id="stage">${esc(t.stage)}</div>` : ""}<div class="pile">${t.center.map(card).join("")}</div><div class="muted small">${esc(t.centerLabel)}</div>`;
     if (t.bottom) html += `<div class="small">bottom card ${card(t.bottom)}</div>`;
-    if (t.pot) html += `<div class="pot">${esc(t.pot[0])} <b>${esc(t.pot[1])}</b></div>`;
+    if (t.pot) html += `<div class="pot" id="pot">${esc(t.pot.label)} <b>${esc(t.pot.amount)}</b> tokens</div>`;
     html += `<div class="last-event">${pos > 0 ? describe(events[pos - 1]) : '<span class="muted">before the first event</span>'}</div></div>`;
     $("table").innerHTML = html;
   }
@@ -211,7 +127,7 @@
       }
       if (i === N) break;
       const e = events[i];
-      const hid = !visible(e, seat);
+      const hid = !RS.visible(e, seat);
       items.push(`<li id="ev-${i}" value="${i}" data-pos="${i + 1}" class="${hid ? "hidden-event" : ""}">${hid ? '<span class="muted">hidden from this seat</span>' : describe(e)}</li>`);
     }
     $("events").innerHTML = items.join("");
@@ -257,6 +173,7 @@
   function go(p) {
     pos = Math.max(0, Math.min(N, p));
     render();
+    if (history.replaceState) history.replaceState(null, "", `#event-${pos}`);
     const cur = $("ev-" + (pos - 1));
     if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
   }
@@ -276,6 +193,7 @@
     const d = decisions.find((x) => x.seat === seat && x.decision === decision);
     setMode(String(seat));
     go(d ? d.event_index : 0);
+    if (history.replaceState) history.replaceState(null, "", `#decision-${seat}-${decision}`);
   }
 
   // ------------------------------------------------------------ wiring
@@ -304,6 +222,8 @@
   drawFaults();
   drawEvents();
   const m = /^#decision-(\d+)-(\d+)$/.exec(location.hash);
+  const at = /^#event-(\d+)$/.exec(location.hash);
   if (m && !data.public_only) jumpToDecision(Number(m[1]), Number(m[2]));
-  else go(data.public_only ? N : 0);
+  else if (at) go(Number(at[1]));
+  else go(data.public_only ? N : RS.openingPosition(record));
 })();

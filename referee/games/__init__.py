@@ -17,6 +17,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 from referee.engine import BadParameters, GameName, Rules
+from referee.wire import ViewCodec
 
 
 class MalformedAction(ValueError):
@@ -33,6 +34,9 @@ class GameSpec:
     - ``proto_field``: the name of the game's member in the ``view``/``action``
       oneofs of ``ActRequest``/``ActResponse``.
     - ``encode_view(view)``: the engine's view -> the protocol view message.
+    - ``view_codec``: the same encoding described for :mod:`referee.wire`, whose
+      ``encoder()`` gives a game's views as wire bytes, each history entry
+      encoded once (what the referee sends).
     - ``decode_action(message)``: the protocol action message -> the engine's
       action; raises MalformedAction.
     - ``encode_action(action)``: the engine's action -> the protocol message
@@ -40,6 +44,11 @@ class GameSpec:
     - ``min_seats``/``max_seats``: table sizes the rules allow.
     - ``score_unit``: "tokens" or "points", for reports.
     - ``higher_score_is_better``: False for rummy.
+    - ``default_budget_s``: the thinking budget of a seat for one game, seconds,
+      when a season sets none (rules §4.1): room for a bot that answers near the
+      1 s deadline at every decision of a long game of the default parameters
+      (at least twice the decisions of a seat in the longest tenth of games
+      between the reference bots at the largest table), so the deadline can be used.
     """
 
     name: GameName
@@ -47,12 +56,14 @@ class GameSpec:
     make_rules: Callable[[Any, int], Rules[Any, Any, Any]]
     proto_field: str
     encode_view: Callable[[Any], Message]
+    view_codec: ViewCodec
     decode_action: Callable[[Message], Any]
     encode_action: Callable[[Any], Message]
     min_seats: int
     max_seats: int
     score_unit: str
     higher_score_is_better: bool = True
+    default_budget_s: float = 120.0
 
 
 _MODULES = {

@@ -38,6 +38,10 @@ def run_migrations_online() -> None:
                 target_metadata=target_metadata,
                 render_as_batch=True,
                 compare_type=True,
+                # SQLite's DDL is transactional too: all pending migrations and the version
+                # row commit together, so a process that waited for the write lock never
+                # sees a half-migrated store (Alembic's SQLite default commits per step)
+                transactional_ddl=True,
             )
             with context.begin_transaction():
                 db.lock_migrations(connection)

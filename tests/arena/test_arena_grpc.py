@@ -263,3 +263,40 @@ def test_concurrent_registrations_of_one_name_register_it_once(arena, bot_server
     assert sorted(c.name for c in codes) == ["ALREADY_EXISTS"] * 3 + ["OK"]
     assert [b.name for b in store.list_bots()] == ["race"]
     assert store.get_bot_by_name("race").endpoint == endpoints[codes.index(grpc.StatusCode.OK)]
+
+
+def test_a_registration_covers_several_games_and_update_adds_one(arena, bot_server, store: Store) -> None:
+    from league.seasons import SeasonError, create_season
+
+    stub = arena()
+    endpoint = bot_server(load_bot("random"))  # Describe lists every game
+    token = register(stub, "all-rounder", endpoint, games=(SVARA,)).token
+    for other in ("r2", "r3"):
+        register(stub, other, bot_server(load_bot("random", 2)), games=(SVARA, SAM))
+    assert list(store.get_bot_by_name("r2").games) == ["svara", "slippery-sam"]
+    with pytest.raises(SeasonError, match=r"not registered for slippery-sam: all-rounder \(a registration covers"):
+        create_season(store, "sam-1", "slippery-sam", ["all-rounder", "r2", "r3"], [3], 3, 1)
+
+    added = stub.UpdateBot(arena_pb2.UpdateBotRequest(name="all-rounder", token=token, games=[SAM]),
+                           timeout=CALL_TIMEOUT_S)
+    assert list(added.bot.games) == [SVARA, SAM] and added.bot.endpoint == endpoint
+    assert [c.name for c in added.report.checks] == ["health", "describe", "game:slippery-sam"]  # only the new game
+    assert store.get_bot_by_name("all-rounder").games == ("svara", "slippery-sam")
+    create_season(store, "sam-1", "slippery-sam", ["all-rounder", "r2", "r3"], [3], 3, 1)
+
+    error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="all-rounder", token=token, games=[SVARA]),
+                    timeout=10)
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "'all-rounder' is registered for svara, slippery-sam already" in error.details()
+
+
+def test_a_game_the_bot_does_not_play_is_not_added(arena, bot_server, store: Store) -> None:
+    stub = arena()
+    token = register(stub, "svara-fan", bot_server(load_bot("points"))).token  # plays Svara only
+    before = store.get_bot_by_name("svara-fan")
+    error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="svara-fan", token=token, games=[SAM]),
+                    timeout=CALL_TIMEOUT_S)
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and "Describe does not list slippery-sam" in error.details()
+    assert store.get_bot_by_name("svara-fan") == before
+    error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="svara-fan", token=token, games=[0]), timeout=10)
+    assert error.code() == grpc.StatusCode.INVALID_ARGUMENT

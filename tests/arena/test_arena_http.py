@@ -135,3 +135,14 @@ def test_the_dashboard_app_mounts_the_arena_router(tmp_path) -> None:
         assert client.get("/api/v1/arena/bots").json() == []
         r = client.patch("/api/v1/arena/bots/x", json={"version": "1"})
         assert r.status_code == 401
+
+
+def test_a_game_is_added_over_http(http, bot_server, store: Store) -> None:
+    client = http()
+    r = client.post("/api/v1/arena/bots", json={"name": "web-2", "endpoint": bot_server(load_bot("random")),
+                                                "games": ["svara"]})
+    assert r.status_code == 201, r.text
+    r = client.patch("/api/v1/arena/bots/web-2", json={"games": ["rummy"]}, headers=bearer(r.json()["token"]))
+    assert r.status_code == 200, r.text
+    assert r.json()["bot"]["games"] == ["svara", "rummy"] and r.json()["report"]["checks"][-1]["name"] == "game:rummy"
+    assert store.get_bot_by_name("web-2").games == ("svara", "rummy")

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+
+import pytest
 
 from botsdk.bots import load_bot
 from cli.main import main
@@ -10,6 +13,14 @@ from dashboard.arena_service import start_arena_server
 from league.registry import Registry
 from store import Store
 from tests.arena.conftest import IllegalSamBot, make_config
+
+
+@pytest.fixture
+def arena_at(store: Store) -> Iterator[str]:
+    """The Arena over ``store`` on a free port of 127.0.0.1: its "HOST:PORT"."""
+    server, port = start_arena_server("unused://", "127.0.0.1", 0, registry=Registry(store, make_config()))
+    yield f"127.0.0.1:{port}"
+    server.stop(0)
 
 
 def test_bot_check_reports_a_good_bot(bot_server, capsys) -> None:
@@ -28,32 +39,65 @@ def test_bot_check_reports_a_faulting_bot(bot_server, capsys) -> None:
     assert main(["bot", "check", "127.0.0.1:1", "--game", "chess"]) == 2
 
 
-def test_bot_register_prints_the_token_once_and_retire_uses_it(store: Store, bot_server, capsys) -> None:
-    server, port = start_arena_server("unused://", "127.0.0.1", 0, registry=Registry(store, make_config()))
-    try:
-        arena = f"127.0.0.1:{port}"
-        endpoint = bot_server(load_bot("points"))
-        assert main(["bot", "register", "cli-bot", "--endpoint", endpoint, "--game", "svara", "--server", arena]) == 0
-        out = capsys.readouterr().out
-        bot = store.get_bot_by_name("cli-bot")
-        assert bot is not None and f"registered bot cli-bot (id {bot.id}) at {endpoint}" in out
-        token = re.search(r"^token: (\S+)$", out, re.M).group(1)
-        assert main(["bot", "update", "cli-bot", "--version", "9.9", "--token", token, "--server", arena]) == 0
-        assert store.get_bot_by_name("cli-bot").version == "9.9"
-        assert main(["bot", "retire", "cli-bot", "--token", "wrong", "--server", arena]) == 1
-        assert "cardarena: error: UNAUTHENTICATED: wrong token for bot 'cli-bot'" in capsys.readouterr().err
-        assert main(["bot", "retire", "cli-bot", "--token", token, "--server", arena]) == 0
-        assert store.get_bot_by_name("cli-bot").retired_at is not None
+def test_bot_register_prints_the_token_once_and_retire_uses_it(store: Store, bot_server, arena_at: str, capsys) -> None:
+    arena = arena_at
+    endpoint = bot_server(load_bot("points"))
+    assert main(["bot", "register", "cli-bot", "--endpoint", endpoint, "--game", "svara", "--server", arena]) == 0
+    out = capsys.readouterr().out
+    bot = store.get_bot_by_name("cli-bot")
+    assert bot is not None and f"registered bot cli-bot (id {bot.id}) at {endpoint} for svara;" in out
+    token = re.search(r"^token: (\S+)$", out, re.M).group(1)
+    assert main(["bot", "update", "cli-bot", "--version", "9.9", "--token", token, "--server", arena]) == 0
+    assert store.get_bot_by_name("cli-bot").version == "9.9"
+    assert main(["bot", "update", "cli-bot", "--game", "slippery-sam", "--token", token, "--server", arena]) == 1
+    assert "FAIL  describe" in capsys.readouterr().err  # `points` plays Svara only: nothing is added
+    assert store.get_bot_by_name("cli-bot").games == ("svara",)
+    assert main(["bot", "retire", "cli-bot", "--token", "wrong", "--server", arena]) == 1
+    assert "cardarena: error: UNAUTHENTICATED: wrong token for bot 'cli-bot'" in capsys.readouterr().err
+    assert main(["bot", "retire", "cli-bot", "--token", token, "--server", arena]) == 0
+    assert store.get_bot_by_name("cli-bot").retired_at is not None
 
-        assert main(["bot", "register", "bad", "--endpoint", bot_server(IllegalSamBot()), "--game", "slippery-sam",
-                     "--server", arena]) == 1
-        err = capsys.readouterr().err
-        assert "FAIL  game:slippery-sam" in err and "cardarena: error: FAILED_PRECONDITION: entry checks failed" in err
-        assert store.get_bot_by_name("bad") is None
-    finally:
-        server.stop(0)
+    assert main(["bot", "register", "bad", "--endpoint", bot_server(IllegalSamBot()), "--game", "slippery-sam",
+                 "--server", arena]) == 1
+    err = capsys.readouterr().err
+    assert "FAIL  game:slippery-sam" in err and "cardarena: error: FAILED_PRECONDITION: entry checks failed" in err
+    assert store.get_bot_by_name("bad") is None
 
 
 def test_bot_register_without_a_server(dead_endpoint: str, capsys) -> None:
     assert main(["bot", "register", "x", "--endpoint", "127.0.0.1:5000", "--game", "svara", "--server", dead_endpoint]) == 1
     assert f"cannot reach the Arena service at {dead_endpoint}" in capsys.readouterr().err
+
+
+def test_bot_update_adds_a_game(store: Store, bot_server, arena_at: str, capsys) -> None:
+    arena = arena_at
+    endpoint = bot_server(load_bot("random"))
+    assert main(["bot", "register", "two-games", "--endpoint", endpoint, "--game", "svara", "--server", arena]) == 0
+    token = re.search(r"^token: (\S+)$", capsys.readouterr().out, re.M).group(1)
+    assert main(["bot", "update", "two-games", "--game", "rummy", "--token", token, "--server", arena]) == 0
+    assert "registered for svara, rummy" in capsys.readouterr().out
+    assert store.get_bot_by_name("two-games").games == ("svara", "rummy")
+
+
+def test_bot_register_waits_for_an_arena_that_is_starting(store: Store, bot_server, capsys) -> None:
+    """A register run just after `cardarena server &` (as pasted): the Arena comes up a moment later."""
+    import socket
+    import threading
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    endpoint = bot_server(load_bot("points"))
+    codes: list[int] = []
+    client = threading.Thread(target=lambda: codes.append(main(
+        ["bot", "register", "early", "--endpoint", endpoint, "--game", "svara", "--server", f"127.0.0.1:{port}"])))
+    client.start()
+    time.sleep(0.5)  # not a margin the test needs: the client waits up to ARENA_CONNECT_S for the Arena
+    server, _ = start_arena_server("unused://", "127.0.0.1", port, registry=Registry(store, make_config()))
+    try:
+        client.join(120)
+        assert codes == [0], capsys.readouterr().err
+        assert store.get_bot_by_name("early") is not None
+    finally:
+        server.stop(0)

@@ -13,6 +13,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -31,14 +32,14 @@ MISSING_CHROMIUM = ("the browser test needs Debian's chromium at /usr/bin/chromi
                     "`sudo apt-get install -y chromium` (never `playwright install`)")
 
 
-@pytest.fixture
-def base_url(world: World) -> Iterator[str]:
-    """The dashboard over ``world``'s store, served by uvicorn in a thread for this test, on a
-    socket bound here (no gap between choosing a port and binding it)."""
+@contextmanager
+def serve(db_url: str) -> Iterator[str]:
+    """The dashboard over the store at ``db_url``, served by uvicorn in a thread, on a socket
+    bound here (no gap between choosing a port and binding it); yields its base URL."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     port = int(listener.getsockname()[1])
-    app = create_app(DashboardSettings(db_url=world.url, refresh_s=1))
+    app = create_app(DashboardSettings(db_url=db_url, refresh_s=1))
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
@@ -51,6 +52,13 @@ def base_url(world: World) -> Iterator[str]:
     server.should_exit = True
     thread.join(10)
     listener.close()
+
+
+@pytest.fixture
+def base_url(world: World) -> Iterator[str]:
+    """The dashboard over ``world``'s store, for this test."""
+    with serve(world.url) as url:
+        yield url
 
 
 @pytest.fixture
@@ -129,6 +137,10 @@ def test_a_person_follows_standings_to_a_bot_to_a_replay(page, base_url: str, wo
     page.goto(f"{base_url}/games/{world.done_ids[0]}")
     page.wait_for_selector("#table .seat-box")
     total = int(page.locator("#scrub").get_attribute("max"))
+    record = page.evaluate("JSON.parse(document.getElementById('replay-data').textContent).record")
+    first_deal = 1 + next(i for i, e in enumerate(record["events"]) if e["kind"] == "dealt")
+    assert page.locator("#position").inner_text() == f"event {first_deal} / {total}"  # opens on the first deal
+    page.click("#btn-first")
     assert page.locator("#position").inner_text() == f"event 0 / {total}"
     for _ in range(12):
         page.click("#btn-forward")

@@ -88,3 +88,14 @@ def test_the_api_reference_is_a_local_page(client: TestClient) -> None:
         assert f"<code>{path}</code>" in r.text
     assert client.get("/docs").status_code == 404  # FastAPI's page loads scripts from a CDN: off
     assert client.get("/openapi.json").status_code == 200
+
+
+def test_bot_page_header_and_latency_tail(client: TestClient, world: World) -> None:
+    nameless = world.store.register_bot("nameless", "127.0.0.1:5999", "0.1.0", "", ["svara"])
+    h1 = re.search(r"<h1>(.*?)</h1>", client.get(f"/bots/{nameless}").text, re.S).group(1)  # type: ignore[union-attr]
+    assert "v0.1.0" in h1 and " by" not in h1  # no author, no "by"
+    page = client.get(f"/bots/{world.bot_ids['alpha']}").text
+    titles = re.findall(r'<rect class="bar"[^>]*><title>([^<]*)</title>', page)
+    assert titles and "\u2265" in titles[-1] and "tail" in titles[-1]  # the last bin holds the tail
+    assert all("\u2013" in t for t in titles[:-1])
+    assert re.search(r'class="tick overflow"[^>]*>last bar: \u2265 [\d.]+ ms<', page)

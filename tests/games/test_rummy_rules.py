@@ -546,3 +546,45 @@ def test_view_and_codec_round_trip() -> None:
 def test_malformed_actions(message: object) -> None:
     with pytest.raises(MalformedAction):
         decode_action(message)  # type: ignore[arg-type]
+
+
+
+def test_a_lay_off_that_names_no_meld_is_malformed() -> None:
+    """rules §3.7, §4.2: a lay-off names its meld; an unset meld_id is not read as meld 0 (which it would fit)."""
+    rules, st = _round1_seat1("7h 7d 7s 9s 9d Jk Qc", "7c")
+    go_down = encode_action(RummyAction(go_down=tuple(SEVENS_NINES))).go_down
+    named = pb.RummyAction(go_down=go_down, lay_offs=[pb.RummyLayOff(meld_id=0, cards=["7s"])], discard="Qc")
+    rules.check(st, 1, decode_action(named))  # the 7s fits meld 0, the set of sevens
+    unnamed = pb.RummyAction(go_down=go_down, lay_offs=[pb.RummyLayOff(cards=["7s"])], discard="Qc")
+    with pytest.raises(MalformedAction, match=r"lay_offs\[0\]: names no meld"):
+        decode_action(unnamed)
+
+
+def test_views_carry_the_game_parameters() -> None:
+    """rules §3, §3.5: the jokers in the deck, the take-it limit and the take-its left reach the bot."""
+    rules = RummyRules(RummyParams(take_it_limit=2), 4)
+    message = encode_view(rules.view(deal(rules, 1, 0, FOUR, "Kd"), 1))
+    assert message.jokers == 4
+    assert message.HasField("take_it_limit") and message.take_it_limit == 2
+    assert message.HasField("take_its_left") and message.take_its_left == 2
+    rules = RummyRules(RummyParams(), 5)
+    message = encode_view(rules.view(deal(rules, 1, 0, FOUR + ["2c 3c 4c 5c 6c 7c 8c"], "Kd"), 1))
+    assert message.jokers == 6
+    assert not message.HasField("take_it_limit") and not message.HasField("take_its_left")  # unlimited
+
+
+def test_the_forbidden_discard_is_judged_on_the_cards_left_after_the_melds() -> None:
+    """rules §3.7 (rummy.proto, forbidden_discard): the card taken from the pile may be discarded when every
+    card left after this action's go-down and lay-offs equals it, though the hand held other cards before."""
+    rules = RummyRules(RummyParams(), 4)
+    hands = list(FOUR)
+    hands[1] = "7h 7d 7s 9s 9d Jk Kd"
+    st = deal(rules, 1, 0, hands, "Kd")
+    rules.apply(st, {0: NO, 2: NO, 3: NO})
+    rules.apply(st, {1: PILE})
+    assert encode_view(rules.view(st, 1)).forbidden_discard == "Kd"
+    with pytest.raises(IllegalAction, match="may not discard Kd"):
+        rules.check(st, 1, RummyAction(discard="Kd"))
+    sets = (NewMeld(MeldKind.SET, ("7h", "7d", "7s")), NewMeld(MeldKind.SET, ("9s", "9d", "Jk")))
+    rules.apply(st, {1: RummyAction(go_down=sets, discard="Kd")})
+    assert st.hands[1] == ["Kd"] and st.pile[-1] == "Kd"

@@ -125,3 +125,10 @@ def test_views_sent_by_the_referee_hold_no_hidden_cards() -> None:
                 assert view.get("turned", []) == turned
             checked += 1
     assert checked > 1000
+
+
+def test_views_carry_the_starting_tokens() -> None:
+    """rules §1.1: a bot knows the starting tokens (its token change) from the view."""
+    seen: list[object] = []
+    play_random(1, 4, tokens=450, orbits=1, on_decision=lambda rules, state, seat, message: seen.append(message))
+    assert seen and all(m.starting_tokens == 450 and m.orbits == 1 for m in seen)  # type: ignore[attr-defined]

@@ -564,3 +564,33 @@ def test_encode_view() -> None:
     assert list(message.history) == [svara_pb2.SvaraEvent(seat=1, move=svara_pb2.SVARA_MOVE_LOOK)]
     other = encode_view(rules.view(state, 2))
     assert other.decision == svara_pb2.SVARA_DECISION_UNSPECIFIED and not other.hand and not other.legal.moves
+
+
+def test_views_mark_none_by_presence_and_carry_the_parameters() -> None:
+    """Seat fields that can be "none" are unset then (seat 0 is present as 0); JOIN says who is
+    in the coming svara in ``in_svara``; the svaras per bank and starting tokens reach the bot (rules §2.8)."""
+    import random
+
+    from botsdk.bots.svara import random_action
+    from referee import playout
+
+    gs = spec("svara")
+    params = make_params("svara", {"hands": 30, "svaras_per_bank": 2, "starting_tokens": 500})
+    seen: list[svara_pb2.SvaraView] = []
+
+    def policy(view, rng):  # type: ignore[no-untyped-def]
+        seen.append(view)
+        return random_action(view, rng)
+
+    for seed in range(3):
+        rules, rng = gs.make_rules(params, 4), random.Random(seed)
+        state = rules.new_state()
+        while playout.step(rules, gs, state, rng, policy) is not None:
+            pass
+    kinds = {v.decision for v in seen}
+    assert {svara_pb2.SVARA_DECISION_TURN, svara_pb2.SVARA_DECISION_VOTE, svara_pb2.SVARA_DECISION_JOIN} <= kinds
+    assert all(v.HasField("dealer") for v in seen) and any(v.dealer == 0 for v in seen)
+    assert all(v.HasField("proposer") == (v.decision == svara_pb2.SVARA_DECISION_VOTE) for v in seen)
+    assert all(bool(v.in_svara) == (v.decision == svara_pb2.SVARA_DECISION_JOIN) for v in seen)
+    assert all(list(v.in_svara) == list(v.in_play) for v in seen if v.decision == svara_pb2.SVARA_DECISION_JOIN)
+    assert all(v.svaras_per_bank == 2 and v.starting_tokens == 500 for v in seen)

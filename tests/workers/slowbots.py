@@ -7,7 +7,10 @@ a capacity-1 bot has calls that would overlap if the platform let them.
 
 from __future__ import annotations
 
+import os
+import threading
 import time
+from pathlib import Path
 
 from botsdk.bot import Context
 from botsdk.bots.slippery_sam import OddsBot
@@ -32,3 +35,34 @@ class OneAtATime(SleepyOdds):
     name = "one-at-a-time"
     capacity = 1
     sleep_s = 0.05
+
+
+#: Where :class:`CountsInFlight` appends a line per call (set before the bot's process starts).
+IN_FLIGHT_LOG_ENV = "CARDARENA_TEST_IN_FLIGHT_LOG"
+
+
+class CountsInFlight(SleepyOdds):
+    """Capacity 1, 150 ms per decision, served with several threads so that calls the platform
+    should not make at once really overlap: each call appends ``game_id seat decision in_flight``
+    (calls in progress in this server, this one included) to the file named by IN_FLIGHT_LOG_ENV."""
+
+    name = "counts-in-flight"
+    capacity = 1
+    sleep_s = 0.15
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._log = Path(os.environ[IN_FLIGHT_LOG_ENV])
+
+    def slippery_sam(self, view: slippery_sam_pb2.SlipperySamView, ctx: Context) -> slippery_sam_pb2.SlipperySamAction:
+        with self._lock:
+            self._in_flight += 1
+            with self._log.open("a") as out:
+                out.write(f"{ctx.game_id} {ctx.seat} {ctx.decision} {self._in_flight}\n")
+        try:
+            return super().slippery_sam(view, ctx)
+        finally:
+            with self._lock:
+                self._in_flight -= 1

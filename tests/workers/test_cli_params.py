@@ -37,7 +37,8 @@ def db_with_bots(tmp_path: Path, bot_server) -> str:  # type: ignore[no-untyped-
     (["--game", "svara", "--bots", "a,b,zed", "--tables", "3"], r"no bot named 'zed' is registered"),
     (["--game", "svara", "--bots", "a,yod,b,zed", "--tables", "3"], r"no bot named 'yod', 'zed' is registered in this store"),
     (["--game", "svara", "--bots", "a,b,a,c,b", "--tables", "3"], r"listed more than once: a, b "),
-    (["--game", "rummy", "--bots", "a,b,c", "--tables", "3"], r"these bots do not play rummy: a, b, c$"),
+    (["--game", "rummy", "--bots", "a,b,c", "--tables", "3"], r"not registered for rummy: a, b, c \(a registration covers the games it names; "
+                                                              r"`cardarena bot update NAME --game rummy` adds one\)$"),
     (["--game", "svara", "--bots", "a,b,c", "--tables", "3,x"], r"--tables must be whole numbers"),
 ])
 def test_impossible_seasons_get_one_clear_line_and_nothing_is_stored(args: list[str], message: str,
@@ -83,3 +84,20 @@ def test_a_broker_that_does_not_answer_is_one_line_at_once(db_with_bots: str, de
     assert len(lines) == 1 and lines[0].startswith(f"cardarena: error: cannot reach the broker redis://{dead_endpoint}/0"), \
         result.stderr
     assert open_store(db_with_bots).season_progress(open_store(db_with_bots).get_season_by_name("nobroker").id)["pending"] == 3
+
+
+def test_season_run_exits_1_naming_the_games_that_failed(db_with_bots: str) -> None:
+    created = cli("season", "create", "unlucky", "--game", "svara", "--bots", "a,b,c", "--tables", "3", "--games", "3",
+                  "--db", db_with_bots)
+    assert created.returncode == 0, created.stderr
+    store = open_store(db_with_bots)
+    game = store.list_games(store.get_season_by_name("unlucky").id)[1]  # type: ignore[union-attr]
+    for _ in range(3):  # three attempts lost with their workers (rules §4.3)
+        claim = store.claim_game(game.id, "lost:1", 5)
+        assert claim is not None
+        assert store.void_game(game.id, claim.attempt, "lease expired") in ("pending", "failed")
+    result = cli("season", "run", "unlucky", "--workers", "1", "--db", db_with_bots)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "failed: game 1 (id 2): voided 3 times; last: lease expired" in result.stdout
+    assert result.stderr.strip().splitlines()[-1] == "cardarena: error: season 'unlucky': 1 game(s) failed (not rated): 1"
+    assert store.season_progress(store.get_season_by_name("unlucky").id)["done"] == 2  # type: ignore[union-attr]

@@ -2,7 +2,9 @@
 
 Each season still completes with every game stored exactly once; a killed game
 runs again within 30 s of the kill (lease 10 s renewed every ~3 s, swept and
-re-enqueued by the follower).
+re-enqueued by the follower) and ahead of the games waiting in the broker queue
+(the default window of 32): only games already handed to a worker process
+start between its void and its re-run.
 """
 
 from __future__ import annotations
@@ -80,14 +82,21 @@ def games_lost_by(store: Store, season_id: int, pids: list[int]) -> list[int]:
     return lost
 
 
-def assert_rerun_soon(store: Store, game_id: int, killed_at: datetime) -> float:
+def assert_rerun_soon(store: Store, game_id: int, killed_at: datetime, slots: int) -> float:
     """The killed game's first attempt was voided by the lease, the second is done and began
-    within RERUN_WITHIN_S of the kill; returns that delay in seconds."""
+    within RERUN_WITHIN_S of the kill, and at most ``slots`` (worker processes) other attempts
+    began between the void and the re-run: it went ahead of the queue. Returns the delay in seconds."""
     attempts = store.attempts(game_id)
     assert [a.outcome.value if a.outcome else None for a in attempts] == ["voided", "done"], attempts
     assert attempts[0].detail == "lease expired"
     delay = (attempts[1].started_at - killed_at).total_seconds()
     assert 0 < delay <= RERUN_WITHIN_S, delay
+    voided_at, rerun_at = attempts[0].ended_at, attempts[1].started_at
+    assert voided_at is not None
+    season_id = store.get_game(game_id).season_id  # type: ignore[union-attr]
+    between = [(g.number, a.attempt) for g in store.list_games(season_id, limit=10**6) if g.id != game_id
+               for a in store.attempts(g.id) if voided_at < a.started_at < rerun_at]
+    assert len(between) <= slots, f"{len(between)} attempts began between the void and the re-run: {between}"
     return delay
 
 
@@ -140,8 +149,8 @@ def kill_mid_game(store: Store, season_id: int, victim: Worker, main: bool,
     """Start following the season and SIGKILL the victim worker while it runs a game: its main
     process (``main``; its pool children die with it) or the pool child that runs the game.
     Returns the follower, the pids that died (the killed process first) and the kill time."""
-    # a short broker queue (window 4): the re-sent game waits behind a few games, not 32
-    follow = Follow(store, broker, season_id, window=4)
+    # the default broker queue (window 32): the re-sent game goes ahead of it
+    follow = Follow(store, broker, season_id)
     if main:
         pids, killed_at = kill_while_running(store, season_id, victim.children,
                                              lambda _: [victim.pid, *victim.children()])
@@ -160,7 +169,7 @@ def test_kill_9_of_a_workers_main_process_mid_game(workers: Workers, db_url: str
     assert_each_game_once(store, season_id, store.season_progress(season_id)["total"])
     lost = games_lost_by(store, season_id, pids)
     assert lost, "a game was running on the killed worker"
-    delays = [assert_rerun_soon(store, game_id, killed_at) for game_id in lost]
+    delays = [assert_rerun_soon(store, game_id, killed_at, slots=4) for game_id in lost]
     print(f"{len(lost)} killed game(s) re-run {max(delays):.1f} s (at most) after kill -9 of the main process")
 
 
@@ -175,7 +184,7 @@ def test_kill_9_of_one_pool_child_mid_game(workers: Workers, db_url: str, broker
     assert_each_game_once(store, season_id, store.season_progress(season_id)["total"])
     lost = games_lost_by(store, season_id, pids)
     assert len(lost) == 1, f"the killed child ran one game at a time, lost {lost}"
-    delay = assert_rerun_soon(store, lost[0], killed_at)
+    delay = assert_rerun_soon(store, lost[0], killed_at, slots=3)
     print(f"killed game re-run {delay:.1f} s after kill -9 of a pool child")
 
 

@@ -81,16 +81,18 @@ class RegisterBotResponse(_message.Message):
     def __init__(self, bot: _Optional[_Union[ArenaBot, _Mapping]] = ..., token: _Optional[str] = ..., report: _Optional[_Union[EntryReport, _Mapping]] = ...) -> None: ...
 
 class UpdateBotRequest(_message.Message):
-    __slots__ = ("name", "token", "endpoint", "version")
+    __slots__ = ("name", "token", "endpoint", "version", "games")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TOKEN_FIELD_NUMBER: _ClassVar[int]
     ENDPOINT_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
     name: str
     token: str
     endpoint: str
     version: str
-    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., endpoint: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
+    games: _containers.RepeatedScalarFieldContainer[_bot_pb2.Game]
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., endpoint: _Optional[str] = ..., version: _Optional[str] = ..., games: _Optional[_Iterable[_Union[_bot_pb2.Game, str]]] = ...) -> None: ...
 
 class UpdateBotResponse(_message.Message):
     __slots__ = ("bot", "report")
@@ -167,11 +169,15 @@ class StandingRow(_message.Message):
     def __init__(self, rank: _Optional[int] = ..., bot_id: _Optional[int] = ..., name: _Optional[str] = ..., games: _Optional[int] = ..., avg_place: _Optional[float] = ..., avg_change: _Optional[float] = ..., faults: _Optional[int] = ..., elo: _Optional[float] = ..., ml_rating: _Optional[float] = ..., ml_low: _Optional[float] = ..., ml_high: _Optional[float] = ..., p_better: _Optional[float] = ..., openskill_mu: _Optional[float] = ..., openskill_sigma: _Optional[float] = ..., retired: _Optional[int] = ...) -> None: ...
 
 class GetStandingsResponse(_message.Message):
-    __slots__ = ("season", "game", "rows")
+    __slots__ = ("season", "game", "rows", "reproducible", "commitment")
     SEASON_FIELD_NUMBER: _ClassVar[int]
     GAME_FIELD_NUMBER: _ClassVar[int]
     ROWS_FIELD_NUMBER: _ClassVar[int]
+    REPRODUCIBLE_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     season: str
     game: _bot_pb2.Game
     rows: _containers.RepeatedCompositeFieldContainer[StandingRow]
-    def __init__(self, season: _Optional[str] = ..., game: _Optional[_Union[_bot_pb2.Game, str]] = ..., rows: _Optional[_Iterable[_Union[StandingRow, _Mapping]]] = ...) -> None: ...
+    reproducible: bool
+    commitment: str
+    def __init__(self, season: _Optional[str] = ..., game: _Optional[_Union[_bot_pb2.Game, str]] = ..., rows: _Optional[_Iterable[_Union[StandingRow, _Mapping]]] = ..., reproducible: _Optional[bool] = ..., commitment: _Optional[str] = ...) -> None: ...

@@ -85,11 +85,13 @@ class ArenaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def UpdateBot(self, request, context):
-        """UpdateBot points a bot at a new endpoint and/or records a new version.
-        A new endpoint passes the network policy and the entry checks first, for
-        every game of the bot, and counts against the caller's registration rate
-        limit. Deadline: as RegisterBot with a new endpoint, else 10 s.
-        Errors: INVALID_ARGUMENT (nothing to change), UNAUTHENTICATED,
+        """UpdateBot points a bot at a new endpoint, records a new version, and/or
+        adds games to its registration. A new endpoint passes the network policy
+        and the entry checks first, for every game of the bot (those added
+        included); games added to an unchanged endpoint pass the entry checks for
+        those games. Either counts against the caller's registration rate limit.
+        Deadline: as RegisterBot for the games checked, else 10 s.
+        Errors: INVALID_ARGUMENT (nothing to change, unknown game), UNAUTHENTICATED,
         PERMISSION_DENIED, NOT_FOUND, FAILED_PRECONDITION (retired; checks),
         RESOURCE_EXHAUSTED.
         """

@@ -26,8 +26,29 @@ if _version_not_supported:
 
 
 class BotStub:
-    """Bot is served by every bot. Servers should also serve the standard
-    grpc.health.v1.Health service; the platform's entry checks call it.
+    """Bot is served by every bot.
+
+    Health: a bot server MUST also serve the standard gRPC health service
+    (grpc.health.v1.Health/Check) and answer SERVING for the service name ""
+    (the whole server) or "cardarena.v1.Bot" (either passes; serve both). The
+    entry checks call it (5 s deadline) and fail without it; before each game
+    the platform checks every seat the same way with a short deadline (about
+    2 s; an answer is cached a few seconds per bot per worker), and a seat that
+    does not answer SERVING defers the game: it is not played now (not a fault,
+    nothing rated) and is tried again later.
+
+    Concurrency: Act calls can arrive at the same time, and a server must
+    answer them concurrently (each on its own thread or task):
+    - from different games: at most `capacity` games of the bot are played at
+    once (DescribeResponse.capacity), each with its own game_id;
+    - within one game: when several seats are asked at once (the rummy take-it
+    window asks every eligible seat together, rules §3.5) and one server
+    holds more than one of them (an endpoint registered as several bots);
+    - after a timeout: the referee has moved on, and the next request of the
+    game can arrive while the bot still works on the late one (whose answer
+    is thrown away).
+    Within one game, one seat's requests come one at a time, in order
+    (ActRequest.decision counts them), except after such a timeout.
     """
 
     def __init__(self, channel):
@@ -49,8 +70,29 @@ class BotStub:
 
 
 class BotServicer:
-    """Bot is served by every bot. Servers should also serve the standard
-    grpc.health.v1.Health service; the platform's entry checks call it.
+    """Bot is served by every bot.
+
+    Health: a bot server MUST also serve the standard gRPC health service
+    (grpc.health.v1.Health/Check) and answer SERVING for the service name ""
+    (the whole server) or "cardarena.v1.Bot" (either passes; serve both). The
+    entry checks call it (5 s deadline) and fail without it; before each game
+    the platform checks every seat the same way with a short deadline (about
+    2 s; an answer is cached a few seconds per bot per worker), and a seat that
+    does not answer SERVING defers the game: it is not played now (not a fault,
+    nothing rated) and is tried again later.
+
+    Concurrency: Act calls can arrive at the same time, and a server must
+    answer them concurrently (each on its own thread or task):
+    - from different games: at most `capacity` games of the bot are played at
+    once (DescribeResponse.capacity), each with its own game_id;
+    - within one game: when several seats are asked at once (the rummy take-it
+    window asks every eligible seat together, rules §3.5) and one server
+    holds more than one of them (an endpoint registered as several bots);
+    - after a timeout: the referee has moved on, and the next request of the
+    game can arrive while the bot still works on the late one (whose answer
+    is thrown away).
+    Within one game, one seat's requests come one at a time, in order
+    (ActRequest.decision counts them), except after such a timeout.
     """
 
     def Describe(self, request, context):
@@ -65,14 +107,29 @@ class BotServicer:
         """Act asks for one decision.
         Deadline: the request's clock.deadline_ms plus what is left of the time
         bank (clock.time_bank_ms), never more than clock.budget_ms. Time is
-        measured by the referee from sending the request to receiving the answer;
-        time past deadline_ms is taken from the time bank.
-        A late answer, an error status, an answer with the wrong game or no
-        action, or an illegal action is a fault: the referee records it (kind,
-        detail, the answer received) and plays the game's default action for the
-        seat. After 3 faults in a game (a game parameter), or at once when the
-        bot cannot be reached (UNAVAILABLE), the seat is retired: it plays on by
-        default actions and is not called again in that game.
+        measured by the referee from sending the request to receiving the answer
+        (connecting included); time past deadline_ms is taken from the time bank
+        (rules §4.1).
+
+        Faults (rules §4.2): the referee records each (kind, detail, the answer
+        received) and plays the game's default action for the seat:
+        - TIMEOUT: no answer within that deadline. Also a process that holds its
+        port but does not answer (stopped), and an endpoint that accepts TCP
+        but never speaks gRPC. The time is charged to the time bank.
+        - UNREACHABLE: no connection could be made to the bot within the
+        decision's deadline (connection refused, no route, a host name that
+        does not resolve, an address refused by the platform's network policy).
+        - ERROR: the bot answered an error status.
+        - MALFORMED: an answer of the wrong game, with no action, that cannot be
+        decoded, or with a required field missing or out of range.
+        - ILLEGAL: a well-formed action the rules do not allow now.
+        - BUDGET: the seat's total thinking budget is spent (it is not called).
+        After 3 faults in a game (a game parameter), or at once when UNREACHABLE,
+        the seat is retired: it plays on by default actions, is not called again
+        in that game, and ranks below every seat that was not retired (rules
+        §4.2, 4.3). A bot that comes back after being unreachable is reached on its
+        next call (each call may make a fresh connection attempt within its
+        deadline): a seat retired as unreachable is back in the bot's next game.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -100,8 +157,29 @@ def add_BotServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class Bot:
-    """Bot is served by every bot. Servers should also serve the standard
-    grpc.health.v1.Health service; the platform's entry checks call it.
+    """Bot is served by every bot.
+
+    Health: a bot server MUST also serve the standard gRPC health service
+    (grpc.health.v1.Health/Check) and answer SERVING for the service name ""
+    (the whole server) or "cardarena.v1.Bot" (either passes; serve both). The
+    entry checks call it (5 s deadline) and fail without it; before each game
+    the platform checks every seat the same way with a short deadline (about
+    2 s; an answer is cached a few seconds per bot per worker), and a seat that
+    does not answer SERVING defers the game: it is not played now (not a fault,
+    nothing rated) and is tried again later.
+
+    Concurrency: Act calls can arrive at the same time, and a server must
+    answer them concurrently (each on its own thread or task):
+    - from different games: at most `capacity` games of the bot are played at
+    once (DescribeResponse.capacity), each with its own game_id;
+    - within one game: when several seats are asked at once (the rummy take-it
+    window asks every eligible seat together, rules §3.5) and one server
+    holds more than one of them (an endpoint registered as several bots);
+    - after a timeout: the referee has moved on, and the next request of the
+    game can arrive while the bot still works on the late one (whose answer
+    is thrown away).
+    Within one game, one seat's requests come one at a time, in order
+    (ActRequest.decision counts them), except after such a timeout.
     """
 
     @staticmethod

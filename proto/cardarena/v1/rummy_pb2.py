@@ -24,31 +24,31 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdarena/v1/rummy.proto\x12\x0c\x63\x61rdarena.v1\"t\n\tRummyMeld\x12\n\n\x02id\x18\x01 \x01(\r\x12\r\n\x05owner\x18\x02 \x01(\r\x12)\n\x04kind\x18\x03 \x01(\x0e\x32\x1b.cardarena.v1.RummyMeldKind\x12\r\n\x05\x63\x61rds\x18\x04 \x03(\t\x12\x12\n\nstands_for\x18\x05 \x03(\t\"+\n\rRummyContract\x12\x0c\n\x04sets\x18\x01 \x01(\r\x12\x0c\n\x04runs\x18\x02 \x01(\r\"\xb6\x03\n\tRummyView\x12-\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0e\x32\x1b.cardarena.v1.RummyDecision\x12\r\n\x05round\x18\x02 \x01(\r\x12-\n\x08\x63ontract\x18\x03 \x01(\x0b\x32\x1b.cardarena.v1.RummyContract\x12\x0c\n\x04hand\x18\x04 \x03(\t\x12&\n\x05melds\x18\x05 \x03(\x0b\x32\x17.cardarena.v1.RummyMeld\x12\x13\n\x0b\x64iscard_top\x18\x06 \x01(\t\x12\x14\n\x0c\x64iscard_live\x18\x07 \x01(\x08\x12\x12\n\nstock_size\x18\x08 \x01(\r\x12\x14\n\x0c\x64iscard_size\x18\t \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\n \x01(\r\x12\x0f\n\x07in_turn\x18\x0b \x01(\r\x12\x12\n\nhand_sizes\x18\x0c \x03(\r\x12\x0c\n\x04\x64own\x18\r \x03(\x08\x12\x0e\n\x06scores\x18\x0e \x03(\r\x12\x0f\n\x07\x63\x61llers\x18\x0f \x03(\r\x12\x19\n\x11\x66orbidden_discard\x18\x10 \x01(\t\x12\x0c\n\x04turn\x18\x11 \x01(\r\x12\x12\n\nturn_limit\x18\x12 \x01(\r\x12\x10\n\x08take_its\x18\x13 \x01(\r\"U\n\x0bRummyLayOff\x12\x0f\n\x07meld_id\x18\x01 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\x12&\n\x03\x65nd\x18\x03 \x01(\x0e\x32\x19.cardarena.v1.RummyRunEnd\"H\n\x0cRummyNewMeld\x12)\n\x04kind\x18\x01 \x01(\x0e\x32\x1b.cardarena.v1.RummyMeldKind\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\"\xb3\x01\n\x0bRummyAction\x12\x0c\n\x04\x63\x61ll\x18\x01 \x01(\x08\x12+\n\x04\x64raw\x18\x02 \x01(\x0e\x32\x1d.cardarena.v1.RummyDrawSource\x12+\n\x07go_down\x18\x03 \x03(\x0b\x32\x1a.cardarena.v1.RummyNewMeld\x12+\n\x08lay_offs\x18\x04 \x03(\x0b\x32\x19.cardarena.v1.RummyLayOff\x12\x0f\n\x07\x64iscard\x18\x05 \x01(\t*z\n\rRummyDecision\x12\x1e\n\x1aRUMMY_DECISION_UNSPECIFIED\x10\x00\x12\x17\n\x13RUMMY_DECISION_CALL\x10\x01\x12\x17\n\x13RUMMY_DECISION_DRAW\x10\x02\x12\x17\n\x13RUMMY_DECISION_PLAY\x10\x03*b\n\rRummyMeldKind\x12\x1f\n\x1bRUMMY_MELD_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13RUMMY_MELD_KIND_SET\x10\x01\x12\x17\n\x13RUMMY_MELD_KIND_RUN\x10\x02*u\n\x0fRummyDrawSource\x12!\n\x1dRUMMY_DRAW_SOURCE_UNSPECIFIED\x10\x00\x12\x1b\n\x17RUMMY_DRAW_SOURCE_STOCK\x10\x01\x12\"\n\x1eRUMMY_DRAW_SOURCE_DISCARD_PILE\x10\x02*[\n\x0bRummyRunEnd\x12\x1d\n\x19RUMMY_RUN_END_UNSPECIFIED\x10\x00\x12\x15\n\x11RUMMY_RUN_END_LOW\x10\x01\x12\x16\n\x12RUMMY_RUN_END_HIGH\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdarena/v1/rummy.proto\x12\x0c\x63\x61rdarena.v1\"t\n\tRummyMeld\x12\n\n\x02id\x18\x01 \x01(\r\x12\r\n\x05owner\x18\x02 \x01(\r\x12)\n\x04kind\x18\x03 \x01(\x0e\x32\x1b.cardarena.v1.RummyMeldKind\x12\r\n\x05\x63\x61rds\x18\x04 \x03(\t\x12\x12\n\nstands_for\x18\x05 \x03(\t\"+\n\rRummyContract\x12\x0c\n\x04sets\x18\x01 \x01(\r\x12\x0c\n\x04runs\x18\x02 \x01(\r\"\xa2\x04\n\tRummyView\x12-\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0e\x32\x1b.cardarena.v1.RummyDecision\x12\r\n\x05round\x18\x02 \x01(\r\x12-\n\x08\x63ontract\x18\x03 \x01(\x0b\x32\x1b.cardarena.v1.RummyContract\x12\x0c\n\x04hand\x18\x04 \x03(\t\x12&\n\x05melds\x18\x05 \x03(\x0b\x32\x17.cardarena.v1.RummyMeld\x12\x13\n\x0b\x64iscard_top\x18\x06 \x01(\t\x12\x14\n\x0c\x64iscard_live\x18\x07 \x01(\x08\x12\x12\n\nstock_size\x18\x08 \x01(\r\x12\x14\n\x0c\x64iscard_size\x18\t \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\n \x01(\r\x12\x0f\n\x07in_turn\x18\x0b \x01(\r\x12\x12\n\nhand_sizes\x18\x0c \x03(\r\x12\x0c\n\x04\x64own\x18\r \x03(\x08\x12\x0e\n\x06scores\x18\x0e \x03(\r\x12\x0f\n\x07\x63\x61llers\x18\x0f \x03(\r\x12\x19\n\x11\x66orbidden_discard\x18\x10 \x01(\t\x12\x0c\n\x04turn\x18\x11 \x01(\r\x12\x12\n\nturn_limit\x18\x12 \x01(\r\x12\x10\n\x08take_its\x18\x13 \x01(\r\x12\x1a\n\rtake_it_limit\x18\x14 \x01(\rH\x00\x88\x01\x01\x12\x0e\n\x06jokers\x18\x15 \x01(\r\x12\x1a\n\rtake_its_left\x18\x16 \x01(\rH\x01\x88\x01\x01\x42\x10\n\x0e_take_it_limitB\x10\n\x0e_take_its_left\"f\n\x0bRummyLayOff\x12\x14\n\x07meld_id\x18\x01 \x01(\rH\x00\x88\x01\x01\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\x12&\n\x03\x65nd\x18\x03 \x01(\x0e\x32\x19.cardarena.v1.RummyRunEndB\n\n\x08_meld_id\"H\n\x0cRummyNewMeld\x12)\n\x04kind\x18\x01 \x01(\x0e\x32\x1b.cardarena.v1.RummyMeldKind\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\"\xb3\x01\n\x0bRummyAction\x12\x0c\n\x04\x63\x61ll\x18\x01 \x01(\x08\x12+\n\x04\x64raw\x18\x02 \x01(\x0e\x32\x1d.cardarena.v1.RummyDrawSource\x12+\n\x07go_down\x18\x03 \x03(\x0b\x32\x1a.cardarena.v1.RummyNewMeld\x12+\n\x08lay_offs\x18\x04 \x03(\x0b\x32\x19.cardarena.v1.RummyLayOff\x12\x0f\n\x07\x64iscard\x18\x05 \x01(\t*z\n\rRummyDecision\x12\x1e\n\x1aRUMMY_DECISION_UNSPECIFIED\x10\x00\x12\x17\n\x13RUMMY_DECISION_CALL\x10\x01\x12\x17\n\x13RUMMY_DECISION_DRAW\x10\x02\x12\x17\n\x13RUMMY_DECISION_PLAY\x10\x03*b\n\rRummyMeldKind\x12\x1f\n\x1bRUMMY_MELD_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13RUMMY_MELD_KIND_SET\x10\x01\x12\x17\n\x13RUMMY_MELD_KIND_RUN\x10\x02*u\n\x0fRummyDrawSource\x12!\n\x1dRUMMY_DRAW_SOURCE_UNSPECIFIED\x10\x00\x12\x1b\n\x17RUMMY_DRAW_SOURCE_STOCK\x10\x01\x12\"\n\x1eRUMMY_DRAW_SOURCE_DISCARD_PILE\x10\x02*[\n\x0bRummyRunEnd\x12\x1d\n\x19RUMMY_RUN_END_UNSPECIFIED\x10\x00\x12\x15\n\x11RUMMY_RUN_END_LOW\x10\x01\x12\x16\n\x12RUMMY_RUN_END_HIGH\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardarena.v1.rummy_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_RUMMYDECISION']._serialized_start=989
-  _globals['_RUMMYDECISION']._serialized_end=1111
-  _globals['_RUMMYMELDKIND']._serialized_start=1113
-  _globals['_RUMMYMELDKIND']._serialized_end=1211
-  _globals['_RUMMYDRAWSOURCE']._serialized_start=1213
-  _globals['_RUMMYDRAWSOURCE']._serialized_end=1330
-  _globals['_RUMMYRUNEND']._serialized_start=1332
-  _globals['_RUMMYRUNEND']._serialized_end=1423
+  _globals['_RUMMYDECISION']._serialized_start=1114
+  _globals['_RUMMYDECISION']._serialized_end=1236
+  _globals['_RUMMYMELDKIND']._serialized_start=1238
+  _globals['_RUMMYMELDKIND']._serialized_end=1336
+  _globals['_RUMMYDRAWSOURCE']._serialized_start=1338
+  _globals['_RUMMYDRAWSOURCE']._serialized_end=1455
+  _globals['_RUMMYRUNEND']._serialized_start=1457
+  _globals['_RUMMYRUNEND']._serialized_end=1548
   _globals['_RUMMYMELD']._serialized_start=42
   _globals['_RUMMYMELD']._serialized_end=158
   _globals['_RUMMYCONTRACT']._serialized_start=160
   _globals['_RUMMYCONTRACT']._serialized_end=203
   _globals['_RUMMYVIEW']._serialized_start=206
-  _globals['_RUMMYVIEW']._serialized_end=644
-  _globals['_RUMMYLAYOFF']._serialized_start=646
-  _globals['_RUMMYLAYOFF']._serialized_end=731
-  _globals['_RUMMYNEWMELD']._serialized_start=733
-  _globals['_RUMMYNEWMELD']._serialized_end=805
-  _globals['_RUMMYACTION']._serialized_start=808
-  _globals['_RUMMYACTION']._serialized_end=987
+  _globals['_RUMMYVIEW']._serialized_end=752
+  _globals['_RUMMYLAYOFF']._serialized_start=754
+  _globals['_RUMMYLAYOFF']._serialized_end=856
+  _globals['_RUMMYNEWMELD']._serialized_start=858
+  _globals['_RUMMYNEWMELD']._serialized_end=930
+  _globals['_RUMMYACTION']._serialized_start=933
+  _globals['_RUMMYACTION']._serialized_end=1112
 # @@protoc_insertion_point(module_scope)

@@ -68,7 +68,7 @@ class RummyContract(_message.Message):
     def __init__(self, sets: _Optional[int] = ..., runs: _Optional[int] = ...) -> None: ...
 
 class RummyView(_message.Message):
-    __slots__ = ("decision", "round", "contract", "hand", "melds", "discard_top", "discard_live", "stock_size", "discard_size", "dealer", "in_turn", "hand_sizes", "down", "scores", "callers", "forbidden_discard", "turn", "turn_limit", "take_its")
+    __slots__ = ("decision", "round", "contract", "hand", "melds", "discard_top", "discard_live", "stock_size", "discard_size", "dealer", "in_turn", "hand_sizes", "down", "scores", "callers", "forbidden_discard", "turn", "turn_limit", "take_its", "take_it_limit", "jokers", "take_its_left")
     DECISION_FIELD_NUMBER: _ClassVar[int]
     ROUND_FIELD_NUMBER: _ClassVar[int]
     CONTRACT_FIELD_NUMBER: _ClassVar[int]
@@ -88,6 +88,9 @@ class RummyView(_message.Message):
     TURN_FIELD_NUMBER: _ClassVar[int]
     TURN_LIMIT_FIELD_NUMBER: _ClassVar[int]
     TAKE_ITS_FIELD_NUMBER: _ClassVar[int]
+    TAKE_IT_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    JOKERS_FIELD_NUMBER: _ClassVar[int]
+    TAKE_ITS_LEFT_FIELD_NUMBER: _ClassVar[int]
     decision: RummyDecision
     round: int
     contract: RummyContract
@@ -107,7 +110,10 @@ class RummyView(_message.Message):
     turn: int
     turn_limit: int
     take_its: int
-    def __init__(self, decision: _Optional[_Union[RummyDecision, str]] = ..., round: _Optional[int] = ..., contract: _Optional[_Union[RummyContract, _Mapping]] = ..., hand: _Optional[_Iterable[str]] = ..., melds: _Optional[_Iterable[_Union[RummyMeld, _Mapping]]] = ..., discard_top: _Optional[str] = ..., discard_live: _Optional[bool] = ..., stock_size: _Optional[int] = ..., discard_size: _Optional[int] = ..., dealer: _Optional[int] = ..., in_turn: _Optional[int] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., down: _Optional[_Iterable[bool]] = ..., scores: _Optional[_Iterable[int]] = ..., callers: _Optional[_Iterable[int]] = ..., forbidden_discard: _Optional[str] = ..., turn: _Optional[int] = ..., turn_limit: _Optional[int] = ..., take_its: _Optional[int] = ...) -> None: ...
+    take_it_limit: int
+    jokers: int
+    take_its_left: int
+    def __init__(self, decision: _Optional[_Union[RummyDecision, str]] = ..., round: _Optional[int] = ..., contract: _Optional[_Union[RummyContract, _Mapping]] = ..., hand: _Optional[_Iterable[str]] = ..., melds: _Optional[_Iterable[_Union[RummyMeld, _Mapping]]] = ..., discard_top: _Optional[str] = ..., discard_live: _Optional[bool] = ..., stock_size: _Optional[int] = ..., discard_size: _Optional[int] = ..., dealer: _Optional[int] = ..., in_turn: _Optional[int] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., down: _Optional[_Iterable[bool]] = ..., scores: _Optional[_Iterable[int]] = ..., callers: _Optional[_Iterable[int]] = ..., forbidden_discard: _Optional[str] = ..., turn: _Optional[int] = ..., turn_limit: _Optional[int] = ..., take_its: _Optional[int] = ..., take_it_limit: _Optional[int] = ..., jokers: _Optional[int] = ..., take_its_left: _Optional[int] = ...) -> None: ...
 
 class RummyLayOff(_message.Message):
     __slots__ = ("meld_id", "cards", "end")

@@ -24,21 +24,21 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63\x61rdarena/v1/slippery_sam.proto\x12\x0c\x63\x61rdarena.v1\".\n\x0fSlipperySamShot\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\"j\n\x0eSlipperySamBet\x12\x0e\n\x06\x64\x65\x61ler\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0e\n\x06\x61mount\x18\x03 \x01(\r\x12\x0e\n\x06turned\x18\x04 \x01(\t\x12\x0b\n\x03won\x18\x05 \x01(\x08\x12\r\n\x05shoot\x18\x06 \x01(\x08\"\xf3\x02\n\x0fSlipperySamView\x12\x33\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0e\x32!.cardarena.v1.SlipperySamDecision\x12\x12\n\nmin_amount\x18\x02 \x01(\r\x12\x12\n\nmax_amount\x18\x03 \x01(\r\x12\x0c\n\x04hand\x18\x04 \x03(\t\x12\x0e\n\x06\x64\x65\x61ler\x18\x05 \x01(\r\x12\r\n\x05kitty\x18\x06 \x01(\r\x12\x14\n\x0c\x64\x65\x61l_in_turn\x18\x07 \x01(\r\x12\x0e\n\x06tokens\x18\x08 \x03(\r\x12\x0b\n\x03out\x18\t \x03(\x08\x12\x0e\n\x06turned\x18\n \x03(\t\x12,\n\x05shots\x18\x0b \x03(\x0b\x32\x1d.cardarena.v1.SlipperySamShot\x12*\n\x04\x62\x65ts\x18\x0c \x03(\x0b\x32\x1c.cardarena.v1.SlipperySamBet\x12\x1a\n\x12\x66irst_dealer_cards\x18\r \x03(\t\x12\r\n\x05orbit\x18\x0e \x01(\r\x12\x0e\n\x06orbits\x18\x0f \x01(\r\"#\n\x11SlipperySamAction\x12\x0e\n\x06\x61mount\x18\x01 \x01(\r*|\n\x13SlipperySamDecision\x12%\n!SLIPPERY_SAM_DECISION_UNSPECIFIED\x10\x00\x12\x1f\n\x1bSLIPPERY_SAM_DECISION_KITTY\x10\x01\x12\x1d\n\x19SLIPPERY_SAM_DECISION_BET\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1f\x63\x61rdarena/v1/slippery_sam.proto\x12\x0c\x63\x61rdarena.v1\".\n\x0fSlipperySamShot\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\t\"j\n\x0eSlipperySamBet\x12\x0e\n\x06\x64\x65\x61ler\x18\x01 \x01(\r\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x0e\n\x06\x61mount\x18\x03 \x01(\r\x12\x0e\n\x06turned\x18\x04 \x01(\t\x12\x0b\n\x03won\x18\x05 \x01(\x08\x12\r\n\x05shoot\x18\x06 \x01(\x08\"\x8c\x03\n\x0fSlipperySamView\x12\x33\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0e\x32!.cardarena.v1.SlipperySamDecision\x12\x12\n\nmin_amount\x18\x02 \x01(\r\x12\x12\n\nmax_amount\x18\x03 \x01(\r\x12\x0c\n\x04hand\x18\x04 \x03(\t\x12\x0e\n\x06\x64\x65\x61ler\x18\x05 \x01(\r\x12\r\n\x05kitty\x18\x06 \x01(\r\x12\x14\n\x0c\x64\x65\x61l_in_turn\x18\x07 \x01(\r\x12\x0e\n\x06tokens\x18\x08 \x03(\r\x12\x0b\n\x03out\x18\t \x03(\x08\x12\x0e\n\x06turned\x18\n \x03(\t\x12,\n\x05shots\x18\x0b \x03(\x0b\x32\x1d.cardarena.v1.SlipperySamShot\x12*\n\x04\x62\x65ts\x18\x0c \x03(\x0b\x32\x1c.cardarena.v1.SlipperySamBet\x12\x1a\n\x12\x66irst_dealer_cards\x18\r \x03(\t\x12\r\n\x05orbit\x18\x0e \x01(\r\x12\x0e\n\x06orbits\x18\x0f \x01(\r\x12\x17\n\x0fstarting_tokens\x18\x10 \x01(\r\"#\n\x11SlipperySamAction\x12\x0e\n\x06\x61mount\x18\x01 \x01(\r*|\n\x13SlipperySamDecision\x12%\n!SLIPPERY_SAM_DECISION_UNSPECIFIED\x10\x00\x12\x1f\n\x1bSLIPPERY_SAM_DECISION_KITTY\x10\x01\x12\x1d\n\x19SLIPPERY_SAM_DECISION_BET\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardarena.v1.slippery_sam_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SLIPPERYSAMDECISION']._serialized_start=616
-  _globals['_SLIPPERYSAMDECISION']._serialized_end=740
+  _globals['_SLIPPERYSAMDECISION']._serialized_start=641
+  _globals['_SLIPPERYSAMDECISION']._serialized_end=765
   _globals['_SLIPPERYSAMSHOT']._serialized_start=49
   _globals['_SLIPPERYSAMSHOT']._serialized_end=95
   _globals['_SLIPPERYSAMBET']._serialized_start=97
   _globals['_SLIPPERYSAMBET']._serialized_end=203
   _globals['_SLIPPERYSAMVIEW']._serialized_start=206
-  _globals['_SLIPPERYSAMVIEW']._serialized_end=577
-  _globals['_SLIPPERYSAMACTION']._serialized_start=579
-  _globals['_SLIPPERYSAMACTION']._serialized_end=614
+  _globals['_SLIPPERYSAMVIEW']._serialized_end=602
+  _globals['_SLIPPERYSAMACTION']._serialized_start=604
+  _globals['_SLIPPERYSAMACTION']._serialized_end=639
 # @@protoc_insertion_point(module_scope)

@@ -41,7 +41,7 @@ class SlipperySamBet(_message.Message):
     def __init__(self, dealer: _Optional[int] = ..., seat: _Optional[int] = ..., amount: _Optional[int] = ..., turned: _Optional[str] = ..., won: _Optional[bool] = ..., shoot: _Optional[bool] = ...) -> None: ...
 
 class SlipperySamView(_message.Message):
-    __slots__ = ("decision", "min_amount", "max_amount", "hand", "dealer", "kitty", "deal_in_turn", "tokens", "out", "turned", "shots", "bets", "first_dealer_cards", "orbit", "orbits")
+    __slots__ = ("decision", "min_amount", "max_amount", "hand", "dealer", "kitty", "deal_in_turn", "tokens", "out", "turned", "shots", "bets", "first_dealer_cards", "orbit", "orbits", "starting_tokens")
     DECISION_FIELD_NUMBER: _ClassVar[int]
     MIN_AMOUNT_FIELD_NUMBER: _ClassVar[int]
     MAX_AMOUNT_FIELD_NUMBER: _ClassVar[int]
@@ -57,6 +57,7 @@ class SlipperySamView(_message.Message):
     FIRST_DEALER_CARDS_FIELD_NUMBER: _ClassVar[int]
     ORBIT_FIELD_NUMBER: _ClassVar[int]
     ORBITS_FIELD_NUMBER: _ClassVar[int]
+    STARTING_TOKENS_FIELD_NUMBER: _ClassVar[int]
     decision: SlipperySamDecision
     min_amount: int
     max_amount: int
@@ -72,7 +73,8 @@ class SlipperySamView(_message.Message):
     first_dealer_cards: _containers.RepeatedScalarFieldContainer[str]
     orbit: int
     orbits: int
-    def __init__(self, decision: _Optional[_Union[SlipperySamDecision, str]] = ..., min_amount: _Optional[int] = ..., max_amount: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., dealer: _Optional[int] = ..., kitty: _Optional[int] = ..., deal_in_turn: _Optional[int] = ..., tokens: _Optional[_Iterable[int]] = ..., out: _Optional[_Iterable[bool]] = ..., turned: _Optional[_Iterable[str]] = ..., shots: _Optional[_Iterable[_Union[SlipperySamShot, _Mapping]]] = ..., bets: _Optional[_Iterable[_Union[SlipperySamBet, _Mapping]]] = ..., first_dealer_cards: _Optional[_Iterable[str]] = ..., orbit: _Optional[int] = ..., orbits: _Optional[int] = ...) -> None: ...
+    starting_tokens: int
+    def __init__(self, decision: _Optional[_Union[SlipperySamDecision, str]] = ..., min_amount: _Optional[int] = ..., max_amount: _Optional[int] = ..., hand: _Optional[_Iterable[str]] = ..., dealer: _Optional[int] = ..., kitty: _Optional[int] = ..., deal_in_turn: _Optional[int] = ..., tokens: _Optional[_Iterable[int]] = ..., out: _Optional[_Iterable[bool]] = ..., turned: _Optional[_Iterable[str]] = ..., shots: _Optional[_Iterable[_Union[SlipperySamShot, _Mapping]]] = ..., bets: _Optional[_Iterable[_Union[SlipperySamBet, _Mapping]]] = ..., first_dealer_cards: _Optional[_Iterable[str]] = ..., orbit: _Optional[int] = ..., orbits: _Optional[int] = ..., starting_tokens: _Optional[int] = ...) -> None: ...
 
 class SlipperySamAction(_message.Message):
     __slots__ = ("amount",)

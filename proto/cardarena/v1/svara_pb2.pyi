@@ -76,7 +76,7 @@ class SvaraShown(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ..., points: _Optional[int] = ...) -> None: ...
 
 class SvaraView(_message.Message):
-    __slots__ = ("decision", "legal", "hand", "looked", "szacha", "bottom_card", "dealer", "bank", "current_stake", "min_stake", "max_stake", "tokens", "in_play", "has_looked", "out", "svara", "circuit", "circuits", "hand_number", "hands", "history", "shown", "proposer")
+    __slots__ = ("decision", "legal", "hand", "looked", "szacha", "bottom_card", "dealer", "bank", "current_stake", "min_stake", "max_stake", "tokens", "in_play", "has_looked", "out", "svara", "circuit", "circuits", "hand_number", "hands", "history", "shown", "proposer", "in_svara", "svaras_per_bank", "starting_tokens")
     DECISION_FIELD_NUMBER: _ClassVar[int]
     LEGAL_FIELD_NUMBER: _ClassVar[int]
     HAND_FIELD_NUMBER: _ClassVar[int]
@@ -100,6 +100,9 @@ class SvaraView(_message.Message):
     HISTORY_FIELD_NUMBER: _ClassVar[int]
     SHOWN_FIELD_NUMBER: _ClassVar[int]
     PROPOSER_FIELD_NUMBER: _ClassVar[int]
+    IN_SVARA_FIELD_NUMBER: _ClassVar[int]
+    SVARAS_PER_BANK_FIELD_NUMBER: _ClassVar[int]
+    STARTING_TOKENS_FIELD_NUMBER: _ClassVar[int]
     decision: SvaraDecision
     legal: SvaraLegal
     hand: _containers.RepeatedScalarFieldContainer[str]
@@ -123,7 +126,10 @@ class SvaraView(_message.Message):
     history: _containers.RepeatedCompositeFieldContainer[SvaraEvent]
     shown: _containers.RepeatedCompositeFieldContainer[SvaraShown]
     proposer: int
-    def __init__(self, decision: _Optional[_Union[SvaraDecision, str]] = ..., legal: _Optional[_Union[SvaraLegal, _Mapping]] = ..., hand: _Optional[_Iterable[str]] = ..., looked: _Optional[bool] = ..., szacha: _Optional[str] = ..., bottom_card: _Optional[str] = ..., dealer: _Optional[int] = ..., bank: _Optional[int] = ..., current_stake: _Optional[int] = ..., min_stake: _Optional[int] = ..., max_stake: _Optional[int] = ..., tokens: _Optional[_Iterable[int]] = ..., in_play: _Optional[_Iterable[bool]] = ..., has_looked: _Optional[_Iterable[bool]] = ..., out: _Optional[_Iterable[bool]] = ..., svara: _Optional[int] = ..., circuit: _Optional[int] = ..., circuits: _Optional[int] = ..., hand_number: _Optional[int] = ..., hands: _Optional[int] = ..., history: _Optional[_Iterable[_Union[SvaraEvent, _Mapping]]] = ..., shown: _Optional[_Iterable[_Union[SvaraShown, _Mapping]]] = ..., proposer: _Optional[int] = ...) -> None: ...
+    in_svara: _containers.RepeatedScalarFieldContainer[bool]
+    svaras_per_bank: int
+    starting_tokens: int
+    def __init__(self, decision: _Optional[_Union[SvaraDecision, str]] = ..., legal: _Optional[_Union[SvaraLegal, _Mapping]] = ..., hand: _Optional[_Iterable[str]] = ..., looked: _Optional[bool] = ..., szacha: _Optional[str] = ..., bottom_card: _Optional[str] = ..., dealer: _Optional[int] = ..., bank: _Optional[int] = ..., current_stake: _Optional[int] = ..., min_stake: _Optional[int] = ..., max_stake: _Optional[int] = ..., tokens: _Optional[_Iterable[int]] = ..., in_play: _Optional[_Iterable[bool]] = ..., has_looked: _Optional[_Iterable[bool]] = ..., out: _Optional[_Iterable[bool]] = ..., svara: _Optional[int] = ..., circuit: _Optional[int] = ..., circuits: _Optional[int] = ..., hand_number: _Optional[int] = ..., hands: _Optional[int] = ..., history: _Optional[_Iterable[_Union[SvaraEvent, _Mapping]]] = ..., shown: _Optional[_Iterable[_Union[SvaraShown, _Mapping]]] = ..., proposer: _Optional[int] = ..., in_svara: _Optional[_Iterable[bool]] = ..., svaras_per_bank: _Optional[int] = ..., starting_tokens: _Optional[int] = ...) -> None: ...
 
 class SvaraAction(_message.Message):
     __slots__ = ("move", "amount")

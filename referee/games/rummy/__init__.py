@@ -30,12 +30,14 @@ SPEC = GameSpec(
     make_rules=RummyRules,
     proto_field="rummy",
     encode_view=codec.encode_view,
+    view_codec=codec.VIEW,
     decode_action=codec.decode_action,
     encode_action=codec.encode_action,
     min_seats=MIN_SEATS,
     max_seats=MAX_SEATS,
     score_unit="points",
     higher_score_is_better=False,
+    default_budget_s=900.0,  # seconds (rules §4.1): a seat decides up to about 310 times in a long 6-seat game (rounds run to the turn limit when the live top card is the last draw)
 )
 
 __all__ = [

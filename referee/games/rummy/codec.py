@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from cardarena.v1 import rummy_pb2 as pb
 
 from referee.cards import is_card
 from referee.games import MalformedAction
 from referee.games.rummy.melds import Meld, MeldKind, RunEnd
 from referee.games.rummy.rules import Decision, DrawSource, LayOff, NewMeld, RummyAction, RummyView
+from referee.wire import History, ViewCodec
 
 _DECISION = {
     None: pb.RUMMY_DECISION_UNSPECIFIED,
@@ -28,15 +31,14 @@ def encode_meld(meld: Meld) -> pb.RummyMeld:
     return pb.RummyMeld(id=meld.id, owner=meld.owner, kind=_KIND[meld.kind], cards=meld.cards, stands_for=meld.stands_for())
 
 
-def encode_view(view: RummyView) -> pb.RummyView:
-    """The engine's view as the protocol message sent to the bot."""
-    sets, runs = view.contract
-    return pb.RummyView(
+def _fields(view: RummyView) -> dict[str, Any]:
+    """Every field of the view message but the melds on the table, as keyword arguments
+    (``contract`` as the engine's (sets, runs))."""
+    return dict(
         decision=_DECISION[view.decision],
         round=view.round,
-        contract=pb.RummyContract(sets=sets, runs=runs),
+        contract=view.contract,
         hand=view.hand,
-        melds=[encode_meld(m) for m in view.melds],
         discard_top=view.discard_top,
         discard_live=view.discard_live,
         stock_size=view.stock_size,
@@ -51,7 +53,23 @@ def encode_view(view: RummyView) -> pb.RummyView:
         turn=view.turn,
         turn_limit=view.turn_limit,
         take_its=view.take_its,
+        take_it_limit=view.take_it_limit,
+        jokers=view.jokers,
+        take_its_left=None if view.take_it_limit is None else max(0, view.take_it_limit - view.take_its),
     )
+
+
+def _contract(contract: tuple[int, int]) -> pb.RummyContract:
+    return pb.RummyContract(sets=contract[0], runs=contract[1])
+
+
+#: The view message: each meld is encoded once, again only when laid off to (referee.wire).
+VIEW = ViewCodec(pb.RummyView, _fields, (History("melds", lambda v: v.melds, encode_meld),), convert={"contract": _contract})
+
+
+def encode_view(view: RummyView) -> pb.RummyView:
+    """The engine's view as the protocol message sent to the bot, encoded from scratch."""
+    return VIEW.message(view)  # type: ignore[return-value]
 
 
 def _cards(values: object, where: str) -> tuple[str, ...]:
@@ -66,7 +84,8 @@ def decode_action(message: pb.RummyAction) -> RummyAction:
     """The bot's answer as an engine action.
 
     Raises MalformedAction for a message that is not a RummyAction, a
-    non-card string, a meld without its kind, or an enum value out of range.
+    non-card string, a meld without its kind, a lay-off that names no meld
+    (``meld_id`` unset), or an enum value out of range.
     An unspecified draw source or run end decodes to None: whether it is
     required depends on the decision and the meld, which ``check`` judges.
     """
@@ -85,6 +104,8 @@ def decode_action(message: pb.RummyAction) -> RummyAction:
         go_down.append(NewMeld(_KIND_BACK[m.kind], _cards(m.cards, f"go_down[{i}]")))
     lay_offs = []
     for i, lo in enumerate(message.lay_offs):
+        if not lo.HasField("meld_id"):
+            raise MalformedAction(f"lay_offs[{i}]: names no meld: meld_id is required")
         if lo.end == pb.RUMMY_RUN_END_UNSPECIFIED:
             end = None
         elif lo.end in _END_BACK:

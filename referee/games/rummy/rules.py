@@ -165,6 +165,7 @@ class RummyView:
     per-seat point totals of the finished rounds. ``callers`` (DRAW only) are
     the seats that called, in priority order. ``forbidden_discard`` (PLAY only)
     is the card taken from the discard pile this turn, "" if none.
+    ``take_it_limit`` (None: unlimited) and ``jokers`` are the game's (rules §3, 3.5).
     """
 
     seat: int
@@ -187,6 +188,8 @@ class RummyView:
     turn: int
     turn_limit: int
     take_its: int
+    take_it_limit: int | None = None
+    jokers: int = 0
 
 
 @dataclass
@@ -655,7 +658,7 @@ class RummyRules:
             decision=decision,
             round=state.round,
             contract=CONTRACTS[rnd],
-            hand=tuple(sorted(state.hands[seat], key=hand_sort_key)) if state.hands else (),
+            hand=tuple(sorted(state.hands[seat], key=_HAND_ORDER.__getitem__)) if state.hands else (),
             melds=tuple(state.melds),
             discard_top=state.pile[-1] if state.pile else "",
             discard_live=bool(state.pile) and state.top_live,
@@ -671,6 +674,8 @@ class RummyRules:
             turn=state.turn,
             turn_limit=self.params.turn_limit,
             take_its=state.take_its[seat] if state.take_its else 0,
+            take_it_limit=self.params.take_it_limit,
+            jokers=self.jokers,
         )
 
     def rank_key(self, state: RummyState, seat: int) -> tuple[int, ...]:
@@ -698,3 +703,7 @@ def hand_sort_key(card: str) -> tuple[int, int]:
     if card == JOKER:
         return (len(RANKS), 0)
     return (RANKS.index(card[0]), SUITS.index(card[1]))
+
+
+#: hand_sort_key of every card, looked up when a view sorts a hand (once per decision).
+_HAND_ORDER = {card: hand_sort_key(card) for card in (*pack(), JOKER)}

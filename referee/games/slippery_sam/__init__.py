@@ -24,11 +24,13 @@ SPEC = GameSpec(
     make_rules=SlipperySamRules,
     proto_field="slippery_sam",
     encode_view=codec.encode_view,
+    view_codec=codec.VIEW,
     decode_action=codec.decode_action,
     encode_action=codec.encode_action,
     min_seats=MIN_SEATS,
     max_seats=MAX_SEATS,
     score_unit="tokens",
+    default_budget_s=120.0,  # seconds (rules §4.1): a seat decides about 29 times in a long 8-seat game
 )
 
 __all__ = [

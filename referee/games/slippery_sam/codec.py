@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from cardarena.v1 import slippery_sam_pb2 as pb
 
 from referee.games import MalformedAction
 from referee.games.slippery_sam.rules import Decision, SettledBet, SlipperySamAction, SlipperySamView
+from referee.wire import History, ViewCodec
 
 _DECISION = {
     None: pb.SLIPPERY_SAM_DECISION_UNSPECIFIED,
@@ -22,9 +24,9 @@ def _bet(b: SettledBet) -> pb.SlipperySamBet:
     return pb.SlipperySamBet(dealer=b.dealer, seat=b.seat, amount=b.amount, turned=b.turned, won=b.won, shoot=b.shoot)
 
 
-def encode_view(view: SlipperySamView) -> pb.SlipperySamView:
-    """The engine's view as the protocol message sent to the bot."""
-    return pb.SlipperySamView(
+def _fields(view: SlipperySamView) -> dict[str, Any]:
+    """Every field of the view message but the history (``shots``, ``bets``), as keyword arguments."""
+    return dict(
         decision=_DECISION[view.decision],
         min_amount=view.min_amount,
         max_amount=view.max_amount,
@@ -35,12 +37,28 @@ def encode_view(view: SlipperySamView) -> pb.SlipperySamView:
         tokens=view.tokens,
         out=view.out,
         turned=view.turned,
-        shots=[pb.SlipperySamShot(seat=s, cards=c) for s, c in view.shots],
-        bets=[_bet(b) for b in view.bets],
         first_dealer_cards=view.first_dealer_cards,
         orbit=view.orbit,
         orbits=view.orbits,
+        starting_tokens=view.starting_tokens,
     )
+
+
+def _shot(shot: tuple[int, tuple[str, ...]]) -> pb.SlipperySamShot:
+    return pb.SlipperySamShot(seat=shot[0], cards=shot[1])
+
+
+#: The view message: the deal's shots and the game's bets are encoded once each (referee.wire).
+VIEW = ViewCodec(
+    pb.SlipperySamView,
+    _fields,
+    (History("shots", lambda v: v.shots, _shot), History("bets", lambda v: v.bets, _bet)),
+)
+
+
+def encode_view(view: SlipperySamView) -> pb.SlipperySamView:
+    """The engine's view as the protocol message sent to the bot, encoded from scratch."""
+    return VIEW.message(view)  # type: ignore[return-value]
 
 
 def decode_action(message: pb.SlipperySamAction) -> SlipperySamAction:

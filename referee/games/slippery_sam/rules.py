@@ -90,6 +90,7 @@ class SlipperySamView:
     ``hand`` is the seat's own cards (empty for the dealer); ``tokens`` per
     seat exclude the kitty; ``turned`` and ``shots`` cover the current deal only;
     ``bets`` cover the whole game. ``decision`` is None when the seat is not asked.
+    ``starting_tokens`` is the game's parameter (rules §1.1).
     """
 
     seat: int
@@ -108,6 +109,7 @@ class SlipperySamView:
     first_dealer_cards: tuple[str, ...]
     orbit: int
     orbits: int
+    starting_tokens: int = 0
 
 
 @dataclass
@@ -372,6 +374,7 @@ class SlipperySamRules:
             first_dealer_cards=tuple(state.first_dealer_cards),
             orbit=max(0, state.turn_index - 1) // self.num_seats,
             orbits=self.params.orbits,
+            starting_tokens=self.params.starting_tokens,
         )
 
     def rank_key(self, state: SlipperySamState, seat: int) -> tuple[int, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from referee.engine import GameName
 from referee.games import GameSpec
-from referee.games.svara.codec import decode_action, encode_action, encode_view
+from referee.games.svara.codec import VIEW, decode_action, encode_action, encode_view
 from referee.games.svara.points import MAX_POINTS, hand_points
 from referee.games.svara.rules import (
     MAX_SEATS,
@@ -39,11 +39,13 @@ SPEC = GameSpec(
     make_rules=make_rules,
     proto_field="svara",
     encode_view=encode_view,
+    view_codec=VIEW,
     decode_action=decode_action,
     encode_action=encode_action,
     min_seats=MIN_SEATS,
     max_seats=MAX_SEATS,
     score_unit="tokens",
+    default_budget_s=300.0,  # seconds (rules §4.1): a seat decides about 126 times in a long 8-seat game
 )
 
 __all__ = [

@@ -7,29 +7,26 @@ MalformedAction) and :func:`encode_action` (engine action -> ``SvaraAction``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from cardarena.v1 import svara_pb2
 
 from referee.games import MalformedAction
-from referee.games.svara.rules import SvaraMove, SvaraMoveAction, SvaraView
+from referee.games.svara.rules import Decision, SvaraEvent, SvaraLegal, SvaraMove, SvaraMoveAction, SvaraShown, SvaraView
+from referee.wire import History, ViewCodec
 
 
-def encode_view(view: SvaraView) -> svara_pb2.SvaraView:
-    """The protocol message for an engine view. ``dealer``/``proposer`` of -1 (none) are sent as 0."""
-    legal = view.legal
-    return svara_pb2.SvaraView(
+def _fields(view: SvaraView) -> dict[str, Any]:
+    """Every field of the view message but the history (``history``, ``shown``), as keyword arguments
+    (``legal`` as the engine's SvaraLegal)."""
+    return dict(
         decision=int(view.decision),
-        legal=svara_pb2.SvaraLegal(
-            moves=[int(m) for m in legal.moves],
-            stake_min=legal.stake_min,
-            stake_max=legal.stake_max,
-            see_cost=legal.see_cost,
-            join_cost=legal.join_cost,
-        ),
+        legal=view.legal,
         hand=view.hand,
         looked=view.looked,
         szacha=view.szacha,
         bottom_card=view.bottom_card,
-        dealer=max(view.dealer, 0),
+        dealer=view.dealer if view.dealer >= 0 else None,
         bank=view.bank,
         current_stake=view.current_stake,
         min_stake=view.min_stake,
@@ -43,10 +40,45 @@ def encode_view(view: SvaraView) -> svara_pb2.SvaraView:
         circuits=view.circuits,
         hand_number=view.hand_number,
         hands=view.hands,
-        history=[svara_pb2.SvaraEvent(seat=e.seat, move=int(e.move), amount=e.amount) for e in view.history],
-        shown=[svara_pb2.SvaraShown(seat=s.seat, cards=s.cards, points=s.points) for s in view.shown],
-        proposer=max(view.proposer, 0),
+        proposer=view.proposer if view.proposer >= 0 else None,
+        in_svara=tuple(view.in_play) if view.decision is Decision.JOIN else (),
+        svaras_per_bank=view.svaras_per_bank,
+        starting_tokens=view.starting_tokens,
     )
+
+
+def _legal(legal: SvaraLegal) -> svara_pb2.SvaraLegal:
+    return svara_pb2.SvaraLegal(
+        moves=[int(m) for m in legal.moves],
+        stake_min=legal.stake_min,
+        stake_max=legal.stake_max,
+        see_cost=legal.see_cost,
+        join_cost=legal.join_cost,
+    )
+
+
+def _event(e: SvaraEvent) -> svara_pb2.SvaraEvent:
+    return svara_pb2.SvaraEvent(seat=e.seat, move=int(e.move), amount=e.amount)
+
+
+def _shown(s: SvaraShown) -> svara_pb2.SvaraShown:
+    return svara_pb2.SvaraShown(seat=s.seat, cards=s.cards, points=s.points)
+
+
+#: The view message: the deal's moves and the hand's shown cards are encoded once each (referee.wire).
+VIEW = ViewCodec(
+    svara_pb2.SvaraView,
+    _fields,
+    (History("history", lambda v: v.history, _event), History("shown", lambda v: v.shown, _shown)),
+    convert={"legal": _legal},
+)
+
+
+def encode_view(view: SvaraView) -> svara_pb2.SvaraView:
+    """The protocol message for an engine view, encoded from scratch. ``dealer``/``proposer`` of -1 (none) are
+    left unset; ``in_svara`` is filled for a JOIN decision only (from the engine's ``in_play``, which marks
+    the seats in the coming svara then)."""
+    return VIEW.message(view)  # type: ignore[return-value]
 
 
 def decode_action(message: svara_pb2.SvaraAction) -> SvaraMoveAction:

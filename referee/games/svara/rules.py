@@ -194,7 +194,8 @@ class SvaraView:
     ``hand`` is empty until the seat has looked; other seats' cards appear
     only in ``shown``. Per-seat tuples have one entry per seat. During a
     JOIN decision ``in_play`` marks the seats already in the coming svara.
-    ``dealer`` and ``proposer`` are -1 when there is none.
+    ``dealer`` and ``proposer`` are -1 when there is none. ``svaras_per_bank``
+    and ``starting_tokens`` are the game's parameters (rules §2.3, 2.8).
     """
 
     seat: int
@@ -221,6 +222,8 @@ class SvaraView:
     history: tuple[SvaraEvent, ...]
     shown: tuple[SvaraShown, ...]
     proposer: int
+    svaras_per_bank: int = 0
+    starting_tokens: int = 0
 
 
 @dataclass
@@ -434,6 +437,8 @@ class SvaraRules:
             history=tuple(state.history),
             shown=tuple(state.shown),
             proposer=state.proposer if phase is Phase.VOTE else -1,
+            svaras_per_bank=p.svaras_per_bank,
+            starting_tokens=p.starting_tokens,
         )
 
     def rank_key(self, state: SvaraState, seat: int) -> tuple[int, ...]:

@@ -1,0 +1,165 @@
+"""Whole seasons on the local pool: wall time, games per second and where the time goes.
+
+Usage: python -m bench.bench_season [--sam-games N] [--svara-games N] [--rummy-games N] [--processes N]
+
+For each game, one season is played from scratch in a fresh SQLite store: 6
+reference bots, each a real gRPC server in its own process on 127.0.0.1
+(Slippery Sam: 3 ``odds`` and 3 ``random``; Svara: 3 ``points`` and 3
+``random``; rummy: 3 ``greedy`` and 3 ``random``), tables of 3 to 6 seats,
+the local pool with one process per core (``--processes``). The defaults are
+the full benchmark (10,000 Slippery Sam games, 2,000 Svara, 200 rummy);
+``make bench`` runs a short version. A count of 0 skips that game.
+
+Where the time goes, from the stored records and the bot processes' CPU
+time: ``in games`` is the pool processes' time inside the referee (the sum
+of the games' durations), split into ``bot calls`` (the Act calls'
+measured latency: the round trip plus the bot's work) and ``referee`` (the
+rest: rules, encoding, time keeping, the record); ``outside games`` is the
+rest of the pool's process time (claims and results in the store, the
+hand-off from the parent, idle); ``bots' CPU`` is the CPU seconds the six
+bot processes used (their own compute and their gRPC serving), which run on
+the same cores. The wall time includes starting the pool's processes
+(a second or two); the rate from the first game finished to the last does not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from botsdk.process import BotProcess, start_bot_process
+from cli.demo import register_or_update
+from league.seasons import create_season
+from referee.clients import GrpcBotClient
+from store import open_store
+from workers.local import default_processes, iter_local
+
+#: Per game: the six bots (reference name, seed) and the game's parameters.
+LINEUPS = {
+    "slippery-sam": [("odds", 0), ("odds", 1), ("odds", 2), ("random", 0), ("random", 1), ("random", 2)],
+    "svara": [("points", 0), ("points", 1), ("points", 2), ("random", 0), ("random", 1), ("random", 2)],
+    "rummy": [("greedy", 0), ("greedy", 1), ("greedy", 2), ("random", 0), ("random", 1), ("random", 2)],
+}
+TABLE_SIZES = [3, 4, 5, 6]
+
+
+@dataclass
+class SeasonTimes:
+    """One season's figures, seconds unless said otherwise."""
+
+    game: str
+    games: int
+    decisions: int
+    wall_s: float
+    processes: int
+    in_games_s: float
+    bot_calls_s: float
+    bots_cpu_s: float
+    steady_games_per_s: float       # from the first game finished to the last: without the pool's start
+
+    def report(self) -> str:
+        pool_s = self.wall_s * self.processes
+        referee_s = self.in_games_s - self.bot_calls_s
+        outside_s = pool_s - self.in_games_s
+
+        def share(x: float) -> str:
+            return f"{x:8.1f} s {100 * x / pool_s:5.1f}%"
+
+        return "\n".join([
+            f"{self.game}: {self.games} games, {self.decisions} decisions in {self.wall_s:.1f} s = "
+            f"{self.games / self.wall_s:.1f} games/s, {self.decisions / self.wall_s:.0f} decisions/s "
+            f"({self.processes} pool processes, {os.cpu_count()} cores); "
+            f"{self.steady_games_per_s:.1f} games/s from the first game finished to the last",
+            f"  pool process time {pool_s:8.1f} s (wall x processes)",
+            f"    in games        {share(self.in_games_s)}",
+            f"      bot calls     {share(self.bot_calls_s)}  ({1000 * self.bot_calls_s / max(1, self.decisions):.3f} ms per decision)",
+            f"      referee       {share(referee_s)}  ({1000 * referee_s / max(1, self.decisions):.3f} ms per decision)",
+            f"    outside games   {share(outside_s)}  (store, hand-off, idle: {1000 * outside_s / self.games:.1f} ms per game)",
+            f"  bots' CPU         {self.bots_cpu_s:8.1f} s  ({1000 * self.bots_cpu_s / max(1, self.decisions):.3f} ms per decision)",
+        ])
+
+
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (state, ppid, ...)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU seconds a process has used so far (Linux /proc)."""
+    fields = _stat(pid)
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU seconds of a process and of its living descendants (a Celery worker and its pool child)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                children.setdefault(int(_stat(int(entry.name))[1]), []).append(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue  # gone meanwhile
+    total, todo = 0.0, [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            total += cpu_seconds(current)
+        except OSError:
+            continue
+        todo.extend(children.get(current, []))
+    return total
+
+
+def play_season(tmp: Path, game: str, games: int, processes: int) -> SeasonTimes:
+    """Start the bots, schedule and play one season, and measure it."""
+    bots: list[BotProcess] = [start_bot_process(name, seed) for name, seed in LINEUPS[game]]
+    try:
+        db_url = f"sqlite:///{tmp / f'{game}.db'}"
+        store = open_store(db_url)
+        names = [register_or_update(store, f"{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
+                 for i, b in enumerate(bots)]
+        season_id = create_season(store, f"bench-{game}", game, names, TABLE_SIZES, games, 17)
+        ids = store.next_pending(season_id, 10**7)
+        cpu_before = sum(cpu_seconds(b.process.pid) for b in bots if b.process.pid is not None)
+        start = time.perf_counter()
+        finished = [time.perf_counter() for _ in iter_local(db_url, ids, processes)]
+        wall = time.perf_counter() - start
+        bots_cpu = sum(cpu_seconds(b.process.pid) for b in bots if b.process.pid is not None) - cpu_before
+        progress = store.season_progress(season_id)
+        if progress["done"] != len(ids):
+            raise RuntimeError(f"{game}: {progress} after the season")
+        in_games = calls_ms = 0.0
+        decisions = 0
+        for gid in ids:
+            record = store.get_replay(gid)
+            assert record is not None
+            in_games += record.finished_at - record.started_at
+            decisions += len(record.decisions)
+            calls_ms += sum(d.latency_ms for d in record.decisions)
+        store.close()
+    finally:
+        for b in bots:
+            b.stop()
+    steady = (len(finished) - 1) / (finished[-1] - finished[0]) if len(finished) > 1 and finished[-1] > finished[0] else 0.0
+    return SeasonTimes(game, len(ids), decisions, wall, processes, in_games, calls_ms / 1000, bots_cpu, steady)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sam-games", type=int, default=10_000, help="Slippery Sam games (default 10,000)")
+    parser.add_argument("--svara-games", type=int, default=2_000, help="Svara games (default 2,000)")
+    parser.add_argument("--rummy-games", type=int, default=200, help="rummy games (default 200)")
+    parser.add_argument("--processes", type=int, default=default_processes(), help="pool processes (default: one per core)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp_name:
+        for game, games in (("slippery-sam", args.sam_games), ("svara", args.svara_games), ("rummy", args.rummy_games)):
+            if games > 0:
+                print(play_season(Path(tmp_name), game, games, args.processes).report(), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,90 @@
+"""Provably fair deals: a season's secret key, its commitment, and every game's deal seed.
+
+The scheme of online card rooms, commit then reveal:
+
+- **key**: 32 bytes drawn from :mod:`secrets` when the season is created, or, for a
+  *reproducible* season (``season create --seed N``), ``SHA-256("cardarena season key "
+  + decimal N)``, so that anyone who knows N knows the key and every card;
+- **commitment**: ``SHA-256(key)``, the SHA-256 digest of the key's 32 raw bytes (not of
+  its hex form), as 64 lowercase hex digits; published from the season's creation;
+- **deal seed** of a game: the first 8 bytes of ``HMAC-SHA256(key, label)`` read as a
+  big-endian unsigned integer and shifted right by one bit (63 bits, in ``[0, 2**63)``);
+  the label is the ASCII text ``game:<number>`` (the game's 0-based number in the
+  schedule) or, in a duplicate season, ``group:<group>`` (the number of the table's
+  rotation group, shared by all its rotations);
+- **schedule seed**: the same with the label ``schedule``; it seeds the seating draws
+  (``league.schedule``).
+
+The key stays in the store until the season is over (every game final); then it is
+published, and anyone can check ``SHA-256(key)`` against the commitment, recompute every
+deal seed and re-run every replay (``league.verify``, ``cardarena season verify``).
+HMAC-SHA256 is a pseudo-random function: no deal seed, and not the key, follows from
+any set of other outputs (the seats of the schedule, the seeds of stored games).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+#: Bytes of a season key.
+KEY_BYTES = 32
+#: Deal seeds are in [0, 2**63) (stored as signed 64-bit integers).
+SEED_LIMIT = 2**63
+
+
+class BadKey(ValueError):
+    """A published key that is not 64 hex digits."""
+
+
+def new_key() -> bytes:
+    """A fresh secret season key: 32 bytes from :func:`secrets.token_bytes`."""
+    return secrets.token_bytes(KEY_BYTES)
+
+
+def key_from_seed(seed: int) -> bytes:
+    """The key of a reproducible season: ``SHA-256("cardarena season key <seed>")`` (32 bytes).
+
+    Raises ValueError for a seed outside ``[0, 2**63)``."""
+    if not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"--seed must be in [0, 2**63), got {seed}")
+    return hashlib.sha256(f"cardarena season key {seed}".encode("ascii")).digest()
+
+
+def commitment(key: bytes) -> str:
+    """The commitment to ``key``: SHA-256 of its raw bytes, 64 lowercase hex digits."""
+    return hashlib.sha256(key).hexdigest()
+
+
+def parse_key(text: str) -> bytes:
+    """A published key (64 hex digits) as bytes. Raises BadKey."""
+    try:
+        key = bytes.fromhex(text.strip())
+    except ValueError:
+        raise BadKey(f"a season key is {2 * KEY_BYTES} hex digits, got {text!r}") from None
+    if len(key) != KEY_BYTES:
+        raise BadKey(f"a season key is {2 * KEY_BYTES} hex digits, got {len(text.strip())}")
+    return key
+
+
+def derive(key: bytes, label: str) -> int:
+    """The 63-bit value of ``label`` under ``key``: HMAC-SHA256's first 8 bytes, big-endian, >> 1."""
+    digest = hmac.new(key, label.encode("ascii"), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def deal_label(number: int, deal_group: int, duplicate: bool) -> str:
+    """The label a game's deal seed is derived from: ``group:<deal_group>`` in a duplicate
+    season (all rotations of a table share it), else ``game:<number>``."""
+    return f"group:{deal_group}" if duplicate else f"game:{number}"
+
+
+def deal_seed(key: bytes, number: int, deal_group: int, duplicate: bool) -> int:
+    """The deal seed of game ``number`` (in ``deal_group``) of the season with ``key``."""
+    return derive(key, deal_label(number, deal_group, duplicate))
+
+
+def schedule_seed(key: bytes) -> int:
+    """The seed of the schedule's seating draws (``league.schedule``)."""
+    return derive(key, "schedule")

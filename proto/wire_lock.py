@@ -1,0 +1,78 @@
+"""Keep the protocol wire-compatible: every field and enum value ever published keeps its number and type.
+
+Usage: python proto/wire_lock.py
+
+``proto/wire.lock`` lists, one a line, every field (``Message.field = number type``, with ``repeated``) and
+every enum value (``Enum.VALUE = number``) of ``cardarena.v1``. Running this script appends the lines of new
+fields and values, and refuses (exit 1, saying which) when a published one changed its number or type, or
+was removed; a test checks the lock against the protocol. Changing a scalar to ``optional`` keeps the
+wire encoding and is allowed.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from google.protobuf.descriptor import FieldDescriptor
+
+LOCK = Path(__file__).resolve().parent / "wire.lock"
+_SCALAR = {v: k[len("TYPE_"):].lower() for k, v in vars(FieldDescriptor).items() if k.startswith("TYPE_")}
+
+
+def entries() -> dict[str, str]:
+    """Every field and enum value of the protocol: its name -> "number type" (a field) or "number" (a value)."""
+    from cardarena.v1 import arena_pb2, bot_pb2, rummy_pb2, slippery_sam_pb2, svara_pb2
+
+    out: dict[str, str] = {}
+    for module in (bot_pb2, arena_pb2, rummy_pb2, slippery_sam_pb2, svara_pb2):
+        for message in module.DESCRIPTOR.message_types_by_name.values():
+            for f in message.fields:
+                kind = (f.message_type or f.enum_type).full_name if (f.message_type or f.enum_type) else _SCALAR[f.type]
+                out[f"{message.full_name}.{f.name}"] = f"{f.number} {'repeated ' if f.is_repeated else ''}{kind}"
+        for enum in module.DESCRIPTOR.enum_types_by_name.values():
+            for v in enum.values:
+                out[f"{enum.full_name}.{v.name}"] = str(v.number)
+    return out
+
+
+def read_lock(path: Path = LOCK) -> dict[str, str]:
+    """The lock file as name -> "number type"; an empty dict when it does not exist."""
+    if not path.exists():
+        return {}
+    pairs = (line.split(" = ", 1) for line in path.read_text().splitlines() if line and not line.startswith("#"))
+    return {name: value for name, value in pairs}
+
+
+def problems(locked: dict[str, str], current: dict[str, str]) -> list[str]:
+    """What breaks compatibility: a published field or value removed, renumbered or retyped, or a number reused."""
+    out = []
+    for name, value in locked.items():
+        if name not in current:
+            out.append(f"{name} = {value} was removed (reserve its number instead)")
+        elif current[name] != value:
+            out.append(f"{name} changed from {value} to {current[name]}")
+    taken = {(name.rsplit(".", 1)[0], value.split()[0]): name for name, value in locked.items()}
+    for name, value in current.items():
+        owner = taken.get((name.rsplit(".", 1)[0], value.split()[0]))
+        if name not in locked and owner is not None:
+            out.append(f"{name} reuses number {value.split()[0]} of {owner}")
+    return out
+
+
+def main() -> int:
+    locked, current = read_lock(), entries()
+    found = problems(locked, current)
+    if found:
+        print("not wire-compatible:\n  " + "\n  ".join(found), file=sys.stderr)
+        return 1
+    added = {name: value for name, value in current.items() if name not in locked}
+    lines = [f"{name} = {value}" for name, value in {**locked, **added}.items()]
+    LOCK.write_text("# Every published field and enum value of cardarena.v1 (proto/wire_lock.py); append only.\n"
+                    + "\n".join(lines) + "\n")
+    print(f"{len(added)} new entries locked")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

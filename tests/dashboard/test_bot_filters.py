@@ -1,0 +1,133 @@
+"""A bot's statistics follow the season filter, and figures read the right way.
+
+The test store holds two seasons of two games: the fixture's Svara season, and a rummy season
+played here by the same three bots (alpha plays greedy, bravo and charlie random; bravo errs
+once in the first rummy game). Every panel of ``/api/v1/bots/{id}`` and of the bot page covers
+only the season asked for; without one, a mean change is per game (Svara tokens are never
+averaged with rummy points, which are lower-better, rules §3.9); rummy points are printed as
+points, not gains; a probability of a finite sample never reads 100%.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from botsdk.bots import load_bot
+from dashboard.main import create_app
+from dashboard.settings import DashboardSettings
+from dashboard.templating import probability
+from referee.clients import InProcessBotClient
+from referee.games import make_params, spec
+from referee.referee import play
+from tests.dashboard.conftest import World, faulty
+
+RUMMY = {"turn_limit": 8}
+RUMMY_GAMES = 20
+BOTS = {"alpha": "greedy", "bravo": "random", "charlie": "random"}
+
+
+@pytest.fixture
+def rummy_season(world: World) -> int:
+    """A rummy season of ``RUMMY_GAMES`` done games in ``world``'s store; its id."""
+    store, ids = world.store, world.bot_ids
+    order = [ids["alpha"], ids["bravo"], ids["charlie"]]
+    schedule = [(100 + i, order[i % 3:] + order[:i % 3]) for i in range(RUMMY_GAMES)]
+    season = store.create_season("rummy-season", "rummy", RUMMY, {}, 5, {"table_sizes": [3]}, schedule)
+    names = {v: k for k, v in ids.items()}
+    for n, row in enumerate(store.list_games(season)):
+        claim = store.claim_game(row.id, "test", 60)
+        assert claim is not None
+        clients = []
+        for seat, s in enumerate(claim.seats):
+            act = load_bot(BOTS[names[s.bot_id]], claim.seed + seat).act
+            clients.append(InProcessBotClient(faulty(act) if n == 0 and names[s.bot_id] == "bravo" else act))
+        record = play(spec("rummy"), make_params("rummy", RUMMY), 3, claim.seed, clients)
+        assert store.finish_game(row.id, claim.attempt, record)
+    return season
+
+
+@pytest.fixture
+def app_client(world: World, rummy_season: int) -> Iterator[TestClient]:
+    with TestClient(create_app(DashboardSettings(db_url=world.url, latency_games=500))) as c:
+        yield c
+
+
+def done_games(client: TestClient, bot_id: int, season_id: int | None = None) -> list[dict]:
+    params = {"bot_id": bot_id, "status": "done", "limit": 500, **({"season_id": season_id} if season_id else {})}
+    return client.get("/api/v1/games", params=params).json()["items"]
+
+
+def test_every_panel_follows_the_season_filter(app_client: TestClient, world: World, rummy_season: int) -> None:
+    bravo = world.bot_ids["bravo"]
+    everything = app_client.get(f"/api/v1/bots/{bravo}").json()
+    assert {f["season_id"] for f in everything["faults"]} == {world.season_id, rummy_season}
+    for season in (world.season_id, rummy_season):
+        body = app_client.get(f"/api/v1/bots/{bravo}", params={"season_id": season}).json()
+        assert body["season_id"] == season
+        assert body["faults"] and {f["season_id"] for f in body["faults"]} == {season}
+        games = done_games(app_client, bravo, season)
+        assert body["latency"]["games"] == len(games)
+        assert sum(s["games"] for s in body["seats"]) == len(games)
+        assert sum(o["games"] for o in body["opponents"]) == 2 * len(games)
+    assert everything["latency"]["games"] == len(done_games(app_client, bravo))
+
+
+def test_the_bot_page_says_which_season_each_panel_covers(app_client: TestClient, world: World,
+                                                          rummy_season: int) -> None:
+    bravo = world.bot_ids["bravo"]
+    page = app_client.get(f"/bots/{bravo}", params={"season_id": rummy_season}).text
+    assert page.count('class="muted small covers">season rummy-season<') == 4  # seats, opponents, latency, faults
+    faults = re.findall(r'<a href="/games/(\d+)#decision-', page)
+    rummy_ids = {g["id"] for g in done_games(app_client, bravo, rummy_season)}
+    assert faults and {int(g) for g in faults} <= rummy_ids
+    assert f"fault=yes&season_id={rummy_season}" in page
+    assert app_client.get(f"/bots/{bravo}").text.count('class="muted small covers">all seasons<') == 4
+
+
+def test_without_a_season_the_mean_change_is_per_game(app_client: TestClient, world: World) -> None:
+    alpha = world.bot_ids["alpha"]
+    changes: dict[tuple[str, int], list[int]] = defaultdict(list)
+    for game in done_games(app_client, alpha):
+        [mine] = [s for s in game["seats"] if s["bot_id"] == alpha]
+        changes[(game["game"], mine["seat"])].append(mine["change"])
+    rows = app_client.get(f"/api/v1/bots/{alpha}").json()["seats"]
+    assert {(r["game"], r["seat"]) for r in rows} == set(changes)
+    for r in rows:
+        assert r["games"] == len(changes[(r["game"], r["seat"])])
+        assert r["avg_change"] == pytest.approx(sum(changes[(r["game"], r["seat"])]) / r["games"])
+        assert (r["score_unit"], r["higher_score_is_better"]) == (
+            ("points", False) if r["game"] == "rummy" else ("tokens", True))
+
+
+def test_rummy_points_are_not_printed_as_gains(app_client: TestClient, world: World, rummy_season: int) -> None:
+    page = app_client.get(f"/seasons/{rummy_season}").text
+    standings = page[page.index('id="standings"'):page.index("</table>", page.index('id="standings"'))]
+    cells = re.findall(r'<td class="num">([-+]?\d+\.\d)</td>', standings)
+    assert cells and not any(c.startswith("+") for c in cells), cells  # avg points, lower is better
+    bot_page = app_client.get(f"/bots/{world.bot_ids['bravo']}").text
+    seats = bot_page[bot_page.index('id="by-seat"'):bot_page.index("</table>", bot_page.index('id="by-seat"'))]
+    assert re.search(r">\d+\.\d points<", seats) and not re.search(r">\+\d+\.\d points<", seats)
+    assert re.search(r">[-+]\d+\.\d tokens<", seats)  # Svara tokens are won or lost
+    game = done_games(app_client, world.bot_ids["bravo"], rummy_season)[0]
+    results = app_client.get(f"/games/{game['id']}").text
+    results = results[results.index('id="results"'):results.index("</table>", results.index('id="results"'))]
+    assert [int(c) for c in re.findall(r'<td class="num">(\d+)</td><td class="num">\d+</td></tr>', results)] == [
+        s["change"] for s in game["seats"]]  # the change column, unsigned
+    listed = app_client.get("/games", params={"season_id": rummy_season}).text
+    assert re.search(r'<span class="muted">\d+</span>', listed) and not re.search(r'<span class="muted">\+\d+</span>', listed)
+    svara = app_client.get("/games", params={"season_id": world.season_id}).text
+    assert re.search(r'<span class="muted">[-+]\d+</span>', svara)
+
+
+def test_a_sure_probability_reads_above_99_not_100(app_client: TestClient, rummy_season: int) -> None:
+    assert [probability(p) for p in (None, 0.0, 0.004, 0.005, 0.5, 0.994, 0.995, 0.999, 1.0)] == [
+        "\u2013", "<1%", "<1%", "1%", "50%", "99%", ">99%", ">99%", ">99%"]
+    rows = app_client.get(f"/api/v1/seasons/{rummy_season}/standings").json()
+    assert max(r["p_better"] for r in rows if r["p_better"] is not None) >= 0.995  # greedy beats random
+    page = app_client.get(f"/seasons/{rummy_season}").text
+    assert ">&gt;99%<" in page and "100%" not in page

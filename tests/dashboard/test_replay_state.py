@@ -1,0 +1,154 @@
+"""The replay page's table state, run by node over many real games of all three games and
+checked against the engines at every event (tokens and cards conserved, no card drawn in a
+hand that does not hold it; the same table as the engine's wherever the engine stopped).
+
+The games are played here by the referee with the reference bots; the engine's state is
+taken by re-running each record (``referee.replay.rerun``). The JavaScript is the page's own
+``dashboard/static/replay_state.js``, loaded by ``replay_state_check.js``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from botsdk.bots import load_bot
+from referee.clients import InProcessBotClient
+from referee.games import make_params, spec
+from referee.record import GameRecord
+from referee.referee import play
+from referee.replay import rerun
+
+HERE = Path(__file__).resolve().parent
+CHECKER = HERE / "replay_state_check.js"
+STATE_JS = HERE.parents[1] / "dashboard" / "static" / "replay_state.js"
+NODE = shutil.which("node")
+
+#: (game, bots in seat order, parameters, seeds): short games, every table size the game allows.
+GAMES: list[tuple[str, list[str], dict[str, Any], range]] = [
+    ("slippery-sam", ["random", "odds", "random"], {"orbits": 2, "starting_tokens": 60}, range(1, 4)),
+    ("slippery-sam", ["odds", "random", "random", "odds", "random"], {"orbits": 2, "starting_tokens": 100}, range(4, 6)),
+    ("slippery-sam", ["random"] * 8, {"orbits": 1, "starting_tokens": 80}, range(6, 7)),
+    ("svara", ["random", "points", "random"], {"hands": 12, "starting_tokens": 120, "svaras_per_bank": 3}, range(1, 4)),
+    ("svara", ["points", "random", "random", "points", "random", "random"], {"hands": 8, "starting_tokens": 200}, range(4, 6)),
+    ("svara", ["random"] * 8, {"hands": 6, "min_stake": 20, "starting_tokens": 100}, range(6, 7)),
+    ("svara", ["random", "random", "points", "random"], {"hands": 25, "svaras_per_bank": 0}, range(7, 8)),
+    ("rummy", ["greedy", "greedy", "random"], {"turn_limit": 40}, range(1, 3)),
+    ("rummy", ["random", "random", "random"], {"turn_limit": 110}, range(9, 10)),
+    ("rummy", ["greedy", "random", "greedy", "random"], {"turn_limit": 30, "take_it_limit": 3}, range(3, 4)),
+    ("rummy", ["greedy"] * 5 + ["random"], {"turn_limit": 25}, range(4, 5)),
+]
+
+
+#: Events the games above must hold, so that every way tokens or cards move is exercised.
+MUST_COVER = {
+    "slippery-sam": {"kitty", "deal", "hand", "bet", "shoot", "turn", "turn_end", "skip", "out", "game_over"},
+    "svara": {"ante", "bottom_penalty", "deal", "dealt", "stake", "see", "fold", "show", "win", "split", "svara",
+              "join", "decline", "no_betting", "proposal_accepted", "out", "game_over"},
+    "rummy": {"round", "hand", "upcard", "draw", "drawn_card", "take_it", "penalty_card", "rebuild", "discard",
+              "go_down", "lay_off", "round_end", "game_over"},
+}
+
+
+def play_with(game: str, bots: list[str], params: dict[str, Any], seed: int) -> GameRecord:
+    clients = [InProcessBotClient(load_bot(name, seed * 10 + seat).act) for seat, name in enumerate(bots)]
+    return play(spec(game), make_params(game, params), len(bots), seed, clients)
+
+
+def engine_table(game: str, state: Any) -> dict[str, Any]:
+    """What the engine holds now: hands, each seat's figure (tokens outside the kitty or bank,
+    or rummy points), the kitty or bank, and for rummy the discard pile, stock and melds."""
+    n = state.num_seats
+    if game == "slippery-sam":
+        hands = [list(h) for h in state.hands] or [[] for _ in range(n)]
+        return {"hands": hands, "scores": list(state.tokens), "pot": state.kitty}
+    if game == "svara":
+        hands = [list(c) for c in state.cards] or [[] for _ in range(n)]
+        return {"hands": hands, "scores": list(state.tokens), "pot": state.bank}
+    dealt = bool(state.hands)
+    return {"hands": [list(h) for h in state.hands] or [[] for _ in range(n)],
+            "scores": list(state.totals) or [0] * n, "pot": 0, "pile": list(state.pile),
+            "stock": len(state.stock) if dealt else None,
+            "melds": {str(m.id): " ".join(m.cards) for m in state.melds}}
+
+
+def truths(record: GameRecord) -> dict[str, Any]:
+    """The engine's table at every event position where it stopped (after each chance outcome
+    and each decision applied), keyed by the number of events logged by then; and the hands
+    at the moment each event was logged (a step may deal and collect cards, several events)."""
+    settled: dict[int, dict[str, Any]] = {}
+    logged: list[list[list[str]]] = []
+    for _, state in rerun(record):
+        if not settled:  # the state before the first step: follow its log from here on
+            log = state.log
+
+            def log_and_look(kind: str, visible_to: tuple[int, ...] | None = None, **data: Any) -> None:
+                logged.append(engine_table(record.game, state)["hands"])
+                log(kind, visible_to, **data)
+
+            state.log = log_and_look
+        settled[len(state.events)] = engine_table(record.game, state)
+    return {"settled": settled, "logged": logged}
+
+
+def run_checker(cases: list[dict[str, Any]], tmp_path: Path, state_js: Path = STATE_JS) -> dict[str, Any]:
+    data = tmp_path / "cases.json"
+    data.write_text(json.dumps(cases))
+    proc = subprocess.run([str(NODE), str(CHECKER), str(data), str(state_js)], capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)  # type: ignore[no-any-return]
+
+
+@pytest.fixture(scope="module")
+def cases() -> list[dict[str, Any]]:
+    out = []
+    for game, bots, params, seeds in GAMES:
+        for seed in seeds:
+            record = play_with(game, bots, params, seed)
+            out.append({"record": record.to_json(), "truth": truths(record)})
+    return out
+
+
+needs_node = pytest.mark.skipif(NODE is None, reason="the replay state test runs the page's JavaScript with node")
+
+
+@needs_node
+def test_the_replay_table_matches_the_engine_at_every_event(cases: list[dict[str, Any]], tmp_path: Path) -> None:
+    for game, kinds in MUST_COVER.items():
+        seen = {e["kind"] for c in cases if c["record"]["game"] == game for e in c["record"]["events"]}
+        assert kinds <= seen, f"{game}: no {sorted(kinds - seen)} in these games"
+    events = sum(len(c["record"]["events"]) for c in cases)
+    result = run_checker(cases, tmp_path)
+    assert result["failures"] == []
+    assert result["checks"] > 10 * events  # every event of every replay, as every viewer
+
+
+@needs_node
+@pytest.mark.parametrize(("game", "line", "instead", "why"), [
+    # Slippery Sam: a turn's end that leaves the hands (the next dealer drawn with old cards)
+    ("slippery-sam", "t.dealer = null;\n        clearHands(t);\n", "t.dealer = null;\n", "the dealer, seat"),
+    # Slippery Sam: the kitty still shown after it went back to the dealer
+    ("slippery-sam", "t.scores[d.dealer] += d.returned; t.pot = null;", "t.scores[d.dealer] += d.returned;",
+     "tokens add up"),
+    # Svara: a see that does not charge the seat
+    ("svara", "pay(d.seat, d.amount); t.pot = { label: \"bank\", amount: d.bank };", "", "tokens add up"),
+    # rummy: a penalty card not counted
+    ("rummy", "t.stock -= 1; hand(d.seat).hidden += 1; showPile(t);", "", "cards on the table add up"),
+    # every game: private events shown to every viewer
+    ("svara", "return seat === null || !e.visible_to || e.visible_to.includes(seat);", "return true;",
+     "which no event this viewer saw names"),
+])
+def test_the_checker_catches_a_misdrawn_table(cases: list[dict[str, Any]], tmp_path: Path, game: str, line: str,
+                                              instead: str, why: str) -> None:
+    source = STATE_JS.read_text()
+    assert source.count(line) == 1, line
+    broken = tmp_path / "replay_state.js"
+    broken.write_text(source.replace(line, instead))
+    result = run_checker([c for c in cases if c["record"]["game"] == game], tmp_path, broken)
+    assert any(why in f for f in result["failures"]), result["failures"][:3]

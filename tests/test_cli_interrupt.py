@@ -1,0 +1,110 @@
+"""`cardarena season run` stopped by SIGTERM as by Ctrl-C: a clean exit, its running game released at once,
+and a second run resuming the season with its progress counted over the whole season."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from botsdk import Bot
+from botsdk.bots import load_bot
+from league.seasons import create_season
+from store import open_store
+from workers.local import INTERRUPTED
+
+REPO = Path(__file__).parents[1]
+#: Seconds a held decision waits at most (the test releases it long before).
+HOLD_MAX_S = 120.0
+
+
+class HeldBot(Bot):
+    """Plays Svara as `points` does, but while ``hold`` is set each decision waits (``waiting`` is set)."""
+
+    name = "held"
+    games = ("svara",)
+    capacity = 4
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.inner = load_bot("points", seed)
+        self.hold = threading.Event()
+        self.waiting = threading.Event()
+        self.released = threading.Event()
+
+    def svara(self, view, ctx):
+        if self.hold.is_set():
+            self.waiting.set()
+            self.released.wait(HOLD_MAX_S)
+        return self.inner.svara(view, ctx)
+
+
+def _wait_for(condition, what: str, limit_s: float = 300.0) -> None:
+    """Poll ``condition`` until true; fail naming ``what`` after ``limit_s`` (a bound, not a timing margin)."""
+    end = time.monotonic() + limit_s
+    while not condition():
+        assert time.monotonic() < end, f"gave up waiting for {what}"
+        time.sleep(0.05)
+
+
+def test_sigterm_stops_season_run_cleanly_releases_its_game_and_the_rerun_counts_the_whole_season(
+        tmp_path: Path, bot_server) -> None:
+    url = f"sqlite:///{tmp_path / 'stop.db'}"
+    store = open_store(url)
+    held = HeldBot(1)
+    endpoints = [bot_server(held), bot_server(load_bot("points", 2)), bot_server(load_bot("random", 3))]
+    names = ["held", "p2", "r3"]
+    for name, endpoint in zip(names, endpoints, strict=True):
+        store.register_bot(name, endpoint, "1", "tests", ["svara"], capacity=4)
+    season_id = create_season(store, "stop-me", "svara", names, [3], 6, 1, params={"hands": 3})
+    command = [sys.executable, "-m", "cli.main", "season", "run", "stop-me", "--workers", "1", "--db", url]
+
+    first = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for(lambda: store.season_progress(season_id)["done"] >= 2, "two games done")
+        held.hold.set()
+        _wait_for(held.waiting.is_set, "a decision held")  # a game is being played now, and stays so
+        assert store.season_progress(season_id)["running"] == 1
+        first.send_signal(signal.SIGTERM)  # the parent only, as `kill PID` does
+        out, err = first.communicate(timeout=120)
+    finally:
+        held.released.set()
+        if first.poll() is None:
+            first.kill()
+    assert first.returncode == 130, (out, err)
+    assert err.strip() == "cardarena: aborted", err  # no traceback, no leaked-semaphore warning
+    progress = store.season_progress(season_id)
+    played = progress["done"] + progress["failed"]
+    assert progress["running"] == 0 and progress["pending"] == 6 - played  # released on the way out, not left running
+    assert f"stopped: {played} of 6 games played; run cardarena season run stop-me --db {url} again" in out
+    interrupted = [a for g in store.list_games(season_id, limit=10) for a in store.attempts(g.id) if a.detail == INTERRUPTED]
+    assert len(interrupted) == 1
+
+    held.hold.clear()
+    again = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    lines = [line for line in again.stdout.splitlines() if line.startswith("season stop-me: ")]
+    assert lines[0].startswith(f"season stop-me: {played}/6 games") and lines[-1].startswith("season stop-me: 6/6 games")
+    assert store.season_progress(season_id)["done"] == 6
+    store.close()
+
+
+def test_a_game_interrupted_again_and_again_goes_back_to_pending_not_to_failed(tmp_path: Path) -> None:
+    from store import MAX_ATTEMPTS
+    from workers.local import release_interrupted
+
+    store = open_store(f"sqlite:///{tmp_path / 'again.db'}")
+    ids = [store.register_bot(n, "127.0.0.1:1", "1", "t", ["svara"]) for n in ("a", "b", "c")]
+    season_id = store.create_season("again", "svara", {}, {}, 1, {}, [(5, ids)])
+    (gid,) = store.next_pending(season_id)
+    for attempt in range(1, MAX_ATTEMPTS + 2):
+        claim = store.claim_game(gid, "host:1", 60)
+        assert claim is not None and claim.attempt == attempt
+        assert release_interrupted(store, [gid], {"someone-else:2"}) == []  # not ours: left alone
+        assert release_interrupted(store, [gid], {"host:1"}) == [gid]
+        assert store.get_game(gid).status == "pending"
+    assert [a.detail for a in store.attempts(gid)] == [INTERRUPTED] * (MAX_ATTEMPTS + 1)
+    store.close()

@@ -1,0 +1,119 @@
+"""The example bots of examples/: the Node.js bot (installed with `npm ci`, run with node, the
+protos loaded at run time) and the Python SDK bot pass the entry checks of every game, and the
+Node bot plays a short season of each game against the reference bots without a fault.
+
+Skipped, saying so, only when ``node`` or ``npm`` is not installed (`apt-get install nodejs npm`).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from botsdk.process import BotProcess, start_bot_process
+from cli.demo import register_or_update
+from cli.main import main
+from league.seasons import create_season
+from referee.clients import GrpcBotClient
+from store import open_store
+from workers.local import run_local
+
+ROOT = Path(__file__).resolve().parents[1]
+NODE_EXAMPLE = ROOT / "examples" / "node"
+GAMES = ("slippery-sam", "svara", "rummy")
+#: The reference bots the season of each game is played against.
+OPPONENTS = {"slippery-sam": ("odds", "random"), "svara": ("points", "random"), "rummy": ("greedy", "random")}
+#: Short games: a season of each game is one rotation of a 3-seat table.
+SEASON_PARAMS = {"slippery-sam": {"orbits": 1}, "svara": {"hands": 6}, "rummy": {"turn_limit": 25}}
+
+
+@pytest.fixture(scope="module")
+def node_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The Node example installed by `npm ci` in a copy of examples/node and serving on a free port."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        pytest.skip(f"{'node' if node is None else 'npm'} is not installed (apt-get install nodejs npm)")
+    work = tmp_path_factory.mktemp("node-example")
+    for name in ("package.json", "package-lock.json", "bot.js"):
+        shutil.copy(NODE_EXAMPLE / name, work / name)
+    installed = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=work, capture_output=True, text=True,
+                               timeout=600)
+    assert installed.returncode == 0, f"npm ci failed:\n{installed.stdout}\n{installed.stderr}"
+    log = (work / "bot.log").open("w")
+    process = subprocess.Popen([node, "bot.js", "--port", "0", "--proto", str(ROOT / "proto")], cwd=work,
+                               stdout=subprocess.PIPE, stderr=log, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()  # blocks until the server listens (or the process ends)
+        assert line.startswith("listening on "), f"the Node bot did not start: {line!r}, {(work / 'bot.log').read_text()}"
+        yield line.split()[-1]
+    finally:
+        process.terminate()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(10)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def reference_bots() -> Iterator[dict[str, BotProcess]]:
+    """The reference bots of OPPONENTS as gRPC servers in their own processes."""
+    names = sorted({name for pair in OPPONENTS.values() for name in pair})
+    processes = {name: start_bot_process(name, seed=k) for k, name in enumerate(names)}
+    yield processes
+    for process in processes.values():
+        process.stop()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_node_example_passes_the_entry_checks(node_bot: str, game: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["bot", "check", node_bot, "--game", game]) == 0, capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"ok    game:{game}" in out and out.rstrip().endswith("PASSED: the bot may enter seasons")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_node_example_plays_a_season_without_a_fault(node_bot: str, reference_bots: dict[str, BotProcess],
+                                                          game: str, tmp_path: Path) -> None:
+    db_url = f"sqlite:///{tmp_path / 'season.db'}"
+    store = open_store(db_url)
+    names = [register_or_update(store, "node-example", node_bot, GrpcBotClient(node_bot).describe())]
+    for ref in OPPONENTS[game]:
+        endpoint = reference_bots[ref].endpoint
+        names.append(register_or_update(store, ref, endpoint, GrpcBotClient(endpoint).describe()))
+    season = create_season(store, f"node-{game}", game, names, [3], 3, seed=11, params=SEASON_PARAMS[game])
+    ids = store.next_pending(season, 100)
+    assert len(ids) == 3
+    run_local(db_url, ids, processes=1)
+    node_id = store.get_bot_by_name("node-example").id  # type: ignore[union-attr]
+    for game_id in ids:
+        info = store.get_game(game_id)
+        assert info is not None and info.status == "done", f"game {game_id}: {info and info.status} {info and info.detail}"
+        record = store.get_replay(game_id)
+        assert record is not None and record.faults == [], f"game {game_id}: faults {record and record.faults}"
+        seat = next(s.seat for s in info.seats if s.bot_id == node_id)
+        assert any(d.seat == seat and d.called for d in record.decisions), "the Node bot was never asked"
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_python_example_passes_the_entry_checks(game: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    log = (tmp_path / "bot.log").open("w")
+    process = subprocess.Popen([sys.executable, str(ROOT / "examples" / "python" / "bot.py"), "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=log, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("listening on "), f"the Python example did not start: {line!r}, {(tmp_path / 'bot.log').read_text()}"
+        assert main(["bot", "check", line.split()[-1], "--game", game]) == 0, capsys.readouterr().out
+        assert capsys.readouterr().out.rstrip().endswith("PASSED: the bot may enter seasons")
+    finally:
+        process.terminate()
+        process.wait(10)
+        log.close()

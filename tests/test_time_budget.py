@@ -1,0 +1,73 @@
+"""Each game's default thinking budget fits its length (rules §4.1), seasons store it, and `bot check` shows it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from botsdk.bots import load_bot
+from referee.clients import InProcessBotClient
+from referee.games import available, make_params, spec
+from referee.referee import play
+from referee.timecontrol import TimeControl
+from store import open_store
+
+#: The reference bots of each game, seated in turn with the all-games random bot.
+REFERENCE = {"slippery-sam": "odds", "svara": "points", "rummy": "greedy"}
+
+
+@pytest.mark.parametrize("game", [g.value for g in available()])
+def test_a_bot_answering_at_the_deadline_has_budget_for_every_decision_of_a_long_game(game: str) -> None:
+    """A seat that used the whole 1 s deadline at every decision must not run out of budget: the
+    default budget covers twice the most decisions any seat makes in games at the largest table."""
+    game_spec = spec(game)
+    tc = TimeControl.for_game(game)
+    n = game_spec.max_seats
+    most = 0
+    for seed in range(4):
+        clients = [InProcessBotClient(load_bot(REFERENCE[game] if k % 2 == 0 else "random", seed * 10 + k).act)
+                   for k in range(n)]
+        record = play(game_spec, make_params(game), n, seed, clients)
+        counts = [sum(1 for d in record.decisions if d.seat == s and d.called) for s in range(n)]
+        most = max(most, *counts)
+    assert most > 0
+    assert 2 * most * tc.deadline_s <= tc.budget_s, (game, most, tc.budget_s)
+
+
+def test_for_game_takes_the_games_budget_unless_one_is_given() -> None:
+    assert TimeControl.for_game("rummy").budget_s == spec("rummy").default_budget_s == 900.0
+    assert TimeControl.for_game("svara", budget_s=None, deadline_s=2.0) == TimeControl(deadline_s=2.0, budget_s=300.0)
+    assert TimeControl.for_game("rummy", budget_s=50.0).budget_s == 50.0
+    with pytest.raises(ValueError, match="unknown game"):
+        TimeControl.for_game("chess")
+
+
+def test_season_create_stores_the_games_budget(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'tc.db'}"
+    store = open_store(url)
+    for name in ("a", "b", "c"):
+        store.register_bot(name, "127.0.0.1:1", "1", "t", ["rummy"])
+    repo = Path(__file__).parents[1]
+    for season, extra, budget in (("r-default", [], 900.0), ("r-given", ["--budget", "45"], 45.0)):
+        result = subprocess.run([sys.executable, "-m", "cli.main", "season", "create", season, "--game", "rummy",
+                                 "--bots", "a,b,c", "--tables", "3", "--games", "3", *extra, "--db", url],
+                                cwd=repo, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, result.stderr
+        assert store.get_season_by_name(season).time_control["budget_s"] == budget
+    store.close()
+
+
+def test_bot_check_shows_capacity_and_the_season_time_control(bot_server, capsys) -> None:
+    from cli.main import main
+
+    bot = load_bot("points")
+    bot.capacity = 1  # the SDK's default
+    assert main(["bot", "check", bot_server(bot), "--game", "svara"]) == 0
+    out = capsys.readouterr().out
+    assert "capacity 1 (Describe): the platform gives the bot one game at a time" in out
+    assert "declares capacity N (`capacity = N` on a botsdk.Bot)" in out
+    assert ("seasons of svara by default (rules §4.1): 1 s per decision, a 10 s time bank and a 300 s thinking "
+            "budget per seat per game (room for 300 decisions at the full deadline)") in out
