@@ -41,9 +41,12 @@ class LineProgress:
     def advance(self, task_id: int, advance: int = 1) -> None:
         self.update(task_id, completed=self._tasks[task_id]["completed"] + advance)
 
-    def update(self, task_id: int, completed: int) -> None:
+    def update(self, task_id: int, completed: int, total: int | None = None) -> None:
+        """Set the games done (and the total, which grows as a sequential season adds batches)."""
         task = self._tasks[task_id]
         task["completed"] = completed
+        if total is not None:
+            task["total"] = total
         tenth = max(1, task["total"] // 10)
         shown = task["shown"] or 0
         if completed // tenth > shown // tenth or completed == task["total"] or \

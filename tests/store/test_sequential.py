@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from league import fairness
 from league.schedule import build_schedule
 from league.sequential import KEY, advance, create_sequential_season, settling_json
 from league.settling import SettlingRule, StopReason
@@ -42,7 +43,7 @@ def test_a_sequential_season_adds_batches_until_the_top_pair_is_settled(store: S
     total = store.season_progress(sid)["total"]
     assert total < 300 and len(settling.looks) == looks
     # the games are the first games of the 300-game schedule
-    full = build_schedule(bots, [3], 300, 5)
+    full = build_schedule(bots, [3], 300, fairness.key_from_seed(5))
     assert [(g.seed, [s.bot_id for s in g.seats]) for g in store.list_games(sid, limit=10**6)] == \
         [(g.seed, list(g.seats)) for g in full[:total]]
     info = settling_json(store.get_season(sid).config, store.season_progress(sid))

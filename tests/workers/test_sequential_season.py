@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from botsdk.process import BotProcess, start_bot_process
+from league import fairness
 from league.schedule import build_schedule
 from store import open_store
 from tests.workers.conftest import REPO, Workers, register
@@ -62,7 +63,7 @@ def assert_settled_by_itself(db_url: str, name: str, names: list[str], run_outpu
     season = store.get_season_by_name(name)
     ids = [store.get_bot_by_name(n).id for n in names]
     games = store.list_games(season.id, limit=10**6)
-    full = build_schedule(ids, [3], MAX_GAMES, 11)
+    full = build_schedule(ids, [3], MAX_GAMES, fairness.key_from_seed(11))
     assert [(g.seed, [s.bot_id for s in g.seats]) for g in games] == [(g.seed, list(g.seats)) for g in full[:len(games)]]
     store.close()
 
