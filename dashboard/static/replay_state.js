@@ -139,12 +139,13 @@
   function svara(t, e, d, record) {
     const p = record.params || {};
     const pay = (s, amount) => { t.scores[s] -= amount; };
+    const cardsIn = () => { clearHands(t); t.shown = {}; t.bottom = null; t.center = []; t.centerLabel = ""; };
     switch (e.kind) {
       case "first_dealer":
         t.dealer = d.seat;
         break;
       case "hand":  // rules §2.4: a new hand; the cards of the last one are gone
-        clearHands(t); t.folded = {}; t.shown = {}; t.bottom = null; t.center = []; t.centerLabel = "";
+        cardsIn(); t.folded = {};
         t.dealer = d.dealer;
         t.stage = `hand ${d.hand + 1} of ${p.hands}`;
         break;
@@ -188,6 +189,10 @@
       }
       case "svara_dealer":
         t.dealer = d.seat;
+        break;
+      case "out":  // rules §2.4: logged as the next hand starts, when the last hand's cards are in
+        cardsIn();
+        tokenGameEvent(t, e, d);
         break;
       case "win":
         t.scores[d.seat] += d.amount; t.pot = null;

@@ -1,7 +1,8 @@
 // Runs the replay page's table state (dashboard/static/replay_state.js) over recorded games and
 // checks it against the engine's own state (the truth), as tests/dashboard/test_replay_state.py
 // prepares it. Reads one JSON file: [{record, truth: {index: {hands, scores, pot, pile, stock, melds}}}];
-// prints {checks, failures} as JSON on stdout (failures: the first few, each with where and why).
+// prints {checks, failures} as JSON on stdout (failures: the first 20 and the first of each
+// other kind, each with where and why).
 //
 // At every event of every replay, for every viewer (everyone, each seat, the public table):
 //   - the tokens on the table (seats plus kitty or bank) or the cards (hands, melds, discard pile,
@@ -35,8 +36,13 @@ function sum(xs) {
 function sorted(xs) {
   return xs.slice().sort().join(" ");
 }
+// The first 20 failures, and the first of every other kind of failure (a kind: the message
+// with its cards and numbers blanked), so that one broken rule does not hide another.
+const kinds = new Set();
 function fail(where, why) {
-  if (failures.length < 20) failures.push(`${where}: ${why}`);
+  const kind = why.replace(/\[[^\]]*\]|\b(?:[2-9TJQKA][hdcs]|Jk)\b|-?\d+/g, "_");
+  if (failures.length < 20 || !kinds.has(kind)) failures.push(`${where}: ${why}`);
+  kinds.add(kind);
 }
 function check(cond, where, why) {
   checks += 1;

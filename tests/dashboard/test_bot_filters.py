@@ -26,8 +26,9 @@ from referee.games import make_params, spec
 from referee.referee import play
 from tests.dashboard.conftest import World, faulty
 
-RUMMY = {"turn_limit": 8}
-RUMMY_GAMES = 20
+#: Rounds long enough and games enough that greedy surely beats random (a p_better that reads ">99%").
+RUMMY = {"turn_limit": 12}
+RUMMY_GAMES = 30
 BOTS = {"alpha": "greedy", "bravo": "random", "charlie": "random"}
 
 

@@ -42,6 +42,8 @@ GAMES: list[tuple[str, list[str], dict[str, Any], range]] = [
     ("rummy", ["random", "random", "random"], {"turn_limit": 110}, range(9, 10)),
     ("rummy", ["greedy", "random", "greedy", "random"], {"turn_limit": 30, "take_it_limit": 3}, range(3, 4)),
     ("rummy", ["greedy"] * 5 + ["random"], {"turn_limit": 25}, range(4, 5)),
+    # long rounds that empty the stock: the live top card drawn without a decision (rules §3.6)
+    ("rummy", ["random"] * 5, {"turn_limit": 100}, range(1, 2)),
 ]
 
 
@@ -53,6 +55,18 @@ MUST_COVER = {
     "rummy": {"round", "hand", "upcard", "draw", "drawn_card", "take_it", "penalty_card", "rebuild", "discard",
               "go_down", "lay_off", "round_end", "game_over"},
 }
+
+
+def forced_top_card_draws(case: dict[str, Any]) -> int:
+    """Rummy draws of the discard pile's live top card with the stock empty (rules §3.6): the
+    engine's stock was empty where it last stopped before the draw."""
+    settled = sorted(int(k) for k in case["truth"]["settled"])
+    count = 0
+    for i, e in enumerate(case["record"]["events"]):
+        if e["kind"] == "draw" and e["data"]["source"] == "discard_pile":
+            before = max(k for k in settled if k <= i)
+            count += case["truth"]["settled"][before]["stock"] == 0
+    return count
 
 
 def play_with(game: str, bots: list[str], params: dict[str, Any], seed: int) -> GameRecord:
@@ -123,6 +137,7 @@ def test_the_replay_table_matches_the_engine_at_every_event(cases: list[dict[str
     for game, kinds in MUST_COVER.items():
         seen = {e["kind"] for c in cases if c["record"]["game"] == game for e in c["record"]["events"]}
         assert kinds <= seen, f"{game}: no {sorted(kinds - seen)} in these games"
+    assert sum(forced_top_card_draws(c) for c in cases if c["record"]["game"] == "rummy") > 0
     events = sum(len(c["record"]["events"]) for c in cases)
     result = run_checker(cases, tmp_path)
     assert result["failures"] == []
