@@ -568,7 +568,7 @@ def find_lay_offs(hand: Sequence[str], melds: Sequence[TableMeld], keep: int = 1
     progress = True
     while progress and len(left) > keep:
         progress = False
-        for card in sorted(set(left), key=lambda c: c == JOKER):
+        for card in sorted(set(left), key=lambda c: (c == JOKER, c)):  # a fixed order: the same answer in every process
             if card == JOKER and not jokers:
                 continue
             for mid, (kind, rank, suit, low, high) in state.items():
