@@ -135,7 +135,8 @@ class Cheater(OddsBot):
             return honest
         seed = self._seed_of(ctx.game_id, view)
         card = self._next_card(seed, view) if seed is not None else None
-        self._log({"game": ctx.game_id, "knew": card is not None})
+        self._log({"game": ctx.game_id, "knew": card is not None, "card": card, "hand": sorted(view.hand),
+                   "turned": list(view.turned)})
         if card is None:
             return honest
         wins = any(c[1] == card[1] and "23456789TJQKA".index(c[0]) > "23456789TJQKA".index(card[0]) for c in view.hand)
@@ -157,6 +158,27 @@ class Cheater(OddsBot):
         if path:
             with open(path, "a") as out:
                 out.write(json.dumps(entry) + "\n")
+
+
+def _next_cards(store: Any, season_id: int) -> dict[tuple[str, tuple[str, ...], tuple[str, ...]], str]:
+    """From the stored replays: (game id, a bettor's sorted hand, the cards turned before his bet) -> the card turned."""
+    out: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str] = {}
+    for game in store.list_games(season_id, limit=10**6):
+        record = store.get_replay(game.id)
+        if record is None:
+            continue
+        hands: dict[int, tuple[str, ...]] = {}
+        turned: list[str] = []
+        for event in record.events:
+            kind, data = event["kind"], event["data"]
+            if kind == "deal":
+                hands, turned = {}, []
+            elif kind == "hand":
+                hands[data["seat"]] = tuple(sorted(data["cards"]))
+            elif kind == "turn":
+                out[(record.game_id, hands.get(data["seat"], ()), tuple(turned))] = data["card"]
+                turned.append(data["card"])
+    return out
 
 
 def _free_port() -> int:
@@ -207,10 +229,13 @@ def main() -> None:
         ran = _cli("season", "run", "fair", "--db", db, "--workers", "2", env=env)
         print(ran.stdout[-4000:], ran.stderr[-2000:])
         entries = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
-        knew = sum(e["knew"] for e in entries)
-        print(f"season of {args.games} games in {time.monotonic() - started:.0f} s; the cheater knew the next card "
-              f"in {knew} of {len(entries)} bets ({len({e['game'] for e in entries if e['knew']})} games)")
         season = store.get_season_by_name("fair")
+        actual = _next_cards(store, season.id)  # type: ignore[union-attr]
+        guessed = [e for e in entries if e["knew"]]
+        right = sum(actual.get((e["game"], tuple(e["hand"]), tuple(e["turned"]))) == e["card"] for e in guessed)
+        print(f"season of {args.games} games in {time.monotonic() - started:.0f} s; the cheater found a seed that fits "
+              f"what it saw in {len(guessed)} of {len(entries)} bets ({len({e['game'] for e in guessed})} games); "
+              f"the card it then expected was the card turned in {right} of them")
         for row in store.standings(season.id):  # type: ignore[union-attr]
             if row.name in ("cheater", "honest"):
                 print(f"{row.name:8} games {row.games:4}  avg place {row.avg_place:.2f}  avg change {row.avg_change:+.1f}  "
