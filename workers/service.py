@@ -125,10 +125,10 @@ def check_table(store: Store, game_id: int) -> RunResult | None:
     if deferral.status == GameStatus.PENDING:
         log.info("game %s %s", game_id, deferral.detail)
         return RunResult(game_id, Outcome.DEFERRED, deferral.detail, defer_backoff_s(deferral.deferrals))
-    if deferral.status == GameStatus.NOT_PLAYED:
+    if deferral.status == GameStatus.NOT_PLAYED and deferral.suspended:  # this check suspended its bot
         log.warning("game %s not played: %s", game_id, deferral.detail)
         return RunResult(game_id, Outcome.NOT_PLAYED, deferral.detail)
-    return RunResult(game_id, Outcome.SKIPPED)
+    return RunResult(game_id, Outcome.SKIPPED)  # no longer pending: played, or not played, elsewhere
 
 
 def worker_name() -> str:
