@@ -29,10 +29,9 @@ from collections.abc import Callable
 from botsdk.bot import Context
 from botsdk.bots import load_bot
 from botsdk.bots.slippery_sam import odds_policy
-from referee import playout
 from referee.chance import PER_DEAL, SINGLE, Chance
 from referee.games import make_params, spec
-from referee.playout import Policy
+from referee.playout import Playout, Policy
 
 #: per game: its parameters, and the policies of bots A and B for a seat
 MATCHES: dict[str, tuple[dict[str, int], str, Callable[[int], Policy], str, Callable[[int], Policy]]] = {}
@@ -65,8 +64,7 @@ def play_game(game: str, params: dict[str, int], policies: list[Policy], seed: i
     gs = spec(game)
     rules = gs.make_rules(make_params(game, params), 4)
     state, chance, rng = rules.new_state(), Chance(seed, scheme), random.Random(seed ^ 0x5EED)
-    while playout.step(rules, gs, state, rng, policies, chance) is not None:
-        pass
+    Playout(rules, gs, rng, policies, chance).play(state)
     sign = 1 if gs.higher_score_is_better else -1
     return [sign * c for c in rules.score_changes(state)]
 

@@ -12,7 +12,7 @@ import argparse
 import random
 import time
 
-from referee import playout
+from referee.playout import Playout
 from referee.games import available, make_params, spec
 
 
@@ -25,11 +25,8 @@ def random_game(game: str, seats: int, seed: int) -> int:
     rules = gs.make_rules(make_params(game), seats)
     rng = random.Random(seed)
     state = rules.new_state()
-    views = gs.view_codec.encoder()
-    decisions = 0
-    while (made := playout.step(rules, gs, state, rng, policy, views)) is not None:
-        decisions += made
-    return decisions
+    views = gs.view_codec.encoder()  # one per game
+    return Playout(rules, gs, rng, policy, views=views).play(state)
 
 
 def main() -> None:

@@ -42,9 +42,8 @@ from league.luck import events_luck
 from league.ratings_ml import ANCHOR, SCALE, fit_bradley_terry, p_better_chain
 from league.schedule import build_schedule
 from league.settling import SettlingRule, StopReason, look
-from referee import playout
 from referee.games import make_params, spec
-from referee.playout import Policy
+from referee.playout import Playout, Policy
 from tests.test_ratings_ml import TRUE_ELO
 
 LENGTHS = (60, 120, 240, 480)
@@ -142,10 +141,10 @@ def sam_match(games: int, seed: int, policies: list[Policy]) -> tuple[list[float
     rules = gs.make_rules(make_params("slippery-sam", {"orbits": 1}), 4)
     rng = random.Random(seed)
     actual, adjusted = [], []
+    playout = Playout(rules, gs, rng, policies)
     for _ in range(games):
         state = rules.new_state()
-        while playout.step(rules, gs, state, rng, policies) is not None:
-            pass
+        playout.play(state)
         change = rules.score_changes(state)
         luck = events_luck(({"kind": e.kind, "data": e.data} for e in state.events), 4)
         diff = lambda x: (x[0] + x[2] - x[1] - x[3]) / 2  # noqa: E731

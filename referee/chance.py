@@ -61,6 +61,13 @@ class Chance:
             number = self._counts.get(stream, 0)
             self._counts[stream] = number + 1
             rng = random.Random(stream_seed(self.seed, stream, number))
-        if isinstance(step, Shuffle):
-            return rng.sample(step.cards, len(step.cards))
-        return rng.choice(step.seats)
+        return draw(rng, step)
+
+
+def draw(rng: random.Random, step: Shuffle | DrawLot) -> Any:
+    """The outcome of ``step`` drawn from ``rng``: ``rng.sample(cards, len(cards))`` (a list, top first) for a
+    Shuffle, ``rng.choice(seats)`` for a DrawLot. With a generator of one's own (``functools.partial(draw, rng)``,
+    tests and benchmarks) it is a chance source for :class:`referee.driver.Driver`."""
+    if isinstance(step, Shuffle):
+        return rng.sample(step.cards, len(step.cards))
+    return rng.choice(step.seats)

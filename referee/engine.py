@@ -8,7 +8,9 @@ The rules never do I/O, never sleep and never draw random numbers. When the
 game needs chance (a shuffle, a draw by lot), :meth:`Rules.step` returns a
 :class:`Shuffle` or :class:`DrawLot` request and the referee answers it from
 the game's seed (one stream per deal, :mod:`referee.chance`), so a game is a
-pure function of (parameters, seed, bots' answers) (rules §0.2).
+pure function of (parameters, seed, bots' answers) (rules §0.2). The loop
+that answers the requests is :class:`referee.driver.Driver`, shared by every
+caller of the rules.
 
 When seats must decide, ``step`` returns an :class:`Ask` naming them (more
 than one seat only where the rules ask several players at once, e.g. the
@@ -125,7 +127,8 @@ class Rules(Protocol, Generic[S, A, V]):
     def apply_chance(self, state: S, outcome: Sequence[str] | int) -> None:
         """Apply the referee's answer to the pending Shuffle (a permutation) or DrawLot (a seat).
 
-        Raises IllegalAction if the outcome does not answer the pending request.
+        ``outcome`` must answer the pending request: the step driver checks it once, for every
+        game (``referee.driver.check_chance``), so the rules do not check it again.
         """
         ...
 

@@ -9,60 +9,72 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from google.protobuf.message import Message
 
-from referee.chance import Chance
-from referee.engine import Ask, DrawLot, IllegalAction, Rules, Shuffle
+from referee.chance import Chance, draw
+from referee.driver import Driver
+from referee.engine import Ask, IllegalAction, Rules
 from referee.games import GameSpec
 from referee.wire import ViewEncoder
 
 Policy = Callable[[Message, random.Random], Message]
 
 
-def step(rules: Rules[Any, Any, Any], spec: GameSpec, state: Any, rng: random.Random,
-         policy: Policy | Sequence[Policy], chance: Chance | None = None,
-         views: ViewEncoder | None = None) -> int | None:
-    """Advance ``state`` by one step; return how many decisions it took (0 for chance), None when the game is over.
+class Playout:
+    """Plays states of one game with ``policy`` in-process (one object per game and chance source).
 
     ``policy`` answers for every seat, or is a sequence of one policy per seat. Chance comes
-    from ``chance`` (the referee's per-deal streams, ``referee.chance``) if given, else from ``rng``.
+    from ``chance`` (the referee's per-deal streams, ``referee.chance``) if given, else from
+    ``rng`` (``referee.chance.draw``), which the policies draw from too.
 
-    Each asked seat's view is encoded, answered by ``policy`` and decoded; an
+    Each asked seat's view is encoded, answered by the policy and decoded; an
     answer the rules refuse is replaced by the default action, which must be
     legal (IllegalAction is raised otherwise: a rules bug). With ``views`` (the
     game's encoder, ``spec.view_codec.encoder()``, one per game) each view goes
     through the wire bytes the referee would send, parsed back as a bot would.
     """
-    next_step = rules.step(state)
-    if next_step is None:
-        return None
-    if chance is not None and isinstance(next_step, (Shuffle, DrawLot)):
-        rules.apply_chance(state, chance.answer(next_step))
-        return 0
-    if isinstance(next_step, Shuffle):
-        rules.apply_chance(state, rng.sample(next_step.cards, len(next_step.cards)))
-        return 0
-    if isinstance(next_step, DrawLot):
-        rules.apply_chance(state, rng.choice(next_step.seats))
-        return 0
-    if not isinstance(next_step, Ask) or not next_step.seats:
-        raise ValueError(f"rules returned an unknown step {next_step!r}")
-    actions = {}
-    for seat in next_step.seats:
-        answer = policy[seat] if isinstance(policy, Sequence) else policy
-        view = rules.view(state, seat)
-        if views is None:
-            message = spec.encode_view(view)
-        else:
-            message = spec.view_codec.message_type.FromString(views.encode(view))
-        action = spec.decode_action(answer(message, rng))
-        try:
-            rules.check(state, seat, action)
-        except IllegalAction:
-            action = rules.default_action(state, seat)
-            rules.check(state, seat, action)
-        actions[seat] = action
-    rules.apply(state, actions)
-    return len(next_step.seats)
+
+    def __init__(self, rules: Rules[Any, Any, Any], spec: GameSpec, rng: random.Random,
+                 policy: Policy | Sequence[Policy], chance: Chance | None = None,
+                 views: ViewEncoder | None = None) -> None:
+        self.rules, self.spec, self.rng, self.views = rules, spec, rng, views
+        self._policies = policy if isinstance(policy, Sequence) else None
+        self._policy = policy if not isinstance(policy, Sequence) else None
+        source = chance.answer if chance is not None else partial(draw, rng)
+        self.driver = Driver(rules, source, self._decide)
+
+    def step(self, state: Any) -> int | None:
+        """Advance ``state`` by one step; return how many decisions it took (0 for chance), None when the game is over."""
+        request = self.driver.step(state)
+        if request is None:
+            return None
+        return len(request.seats) if isinstance(request, Ask) else 0
+
+    def play(self, state: Any) -> int:
+        """Play ``state`` to the end of the game; return the number of decisions taken."""
+        decisions = 0
+        while (made := self.step(state)) is not None:
+            decisions += made
+        return decisions
+
+    def _decide(self, state: Any, seats: tuple[int, ...]) -> dict[int, Any]:
+        rules, spec, views, rng = self.rules, self.spec, self.views, self.rng
+        actions = {}
+        for seat in seats:
+            answer = self._policies[seat] if self._policies is not None else self._policy
+            view = rules.view(state, seat)
+            if views is None:
+                message = spec.encode_view(view)
+            else:
+                message = spec.view_codec.message_type.FromString(views.encode(view))
+            action = spec.decode_action(answer(message, rng))  # type: ignore[misc]
+            try:
+                rules.check(state, seat, action)
+            except IllegalAction:
+                action = rules.default_action(state, seat)
+                rules.check(state, seat, action)
+            actions[seat] = action
+        return actions

@@ -22,7 +22,8 @@ from google.protobuf.message import Message
 from cardarena.v1 import bot_pb2
 from referee.chance import PER_DEAL, Chance
 from referee.clients import BotCallError, BotClient
-from referee.engine import Ask, DrawLot, IllegalAction, Shuffle, places
+from referee.driver import BadStep, Driver
+from referee.engine import DrawLot, IllegalAction, Shuffle, places
 from referee.games import GameSpec, MalformedAction
 from referee.live import LiveView
 from referee.record import DecisionLog, EndReason, Fault, FaultKind, GameRecord, SeatResult
@@ -108,25 +109,12 @@ class _Game:
             self.live.attach({"game": self.spec.name.value, "params": asdict(self.params),
                               "num_seats": self.rules.num_seats, "game_id": self.game_id}, state.events, self.faults)
         try:
-            for _ in range(MAX_STEPS):
-                step = self.rules.step(state)
-                if step is None:
-                    break
-                if isinstance(step, (Shuffle, DrawLot)):
-                    outcome: Any = self.chance_source.answer(step)
-                    self.chance.append(outcome)
-                    self.rules.apply_chance(state, outcome)
-                elif isinstance(step, Ask):
-                    if self.cancelled is not None and self.cancelled():
-                        raise GameCancelled(f"game {self.game_id} stopped before decision {len(self.decisions) + 1}"
-                                            " (cancelled): no bot was asked")
-                    self.rules.apply(state, self._ask(state, step.seats))
-                else:
-                    raise RefereeError(f"rules returned an unknown step {step!r}")
-            else:
+            if not Driver(self.rules, self._answer_chance, self._ask).run(state, MAX_STEPS):
                 raise RefereeError(f"game did not end within {MAX_STEPS} steps")
         except (IllegalAction, MalformedAction) as exc:
             raise RefereeError(f"rules rejected the referee's own move: {exc}") from exc
+        except BadStep as exc:
+            raise RefereeError(str(exc)) from exc
         retired = [c.retired for c in self.clocks]
         keys = [self.rules.rank_key(state, s) for s in range(self.rules.num_seats)]
         place = places(keys, retired)
@@ -150,12 +138,22 @@ class _Game:
             finished_at=time.time(),
         )
 
+    def _answer_chance(self, request: Shuffle | DrawLot) -> Any:
+        """The chance source of the game's driver: the seed's per-deal streams, each outcome recorded."""
+        outcome = self.chance_source.answer(request)
+        self.chance.append(outcome)
+        return outcome
+
     def _ask(self, state: Any, seats: Sequence[int]) -> dict[int, Any]:
         """Ask every seat at once under one deadline; answers are taken in seat order (DESIGN).
 
         One seat is asked with a blocking call (no thread hand-off: the
-        cheapest path); several seats with concurrent calls.
+        cheapest path); several seats with concurrent calls. Raises
+        GameCancelled, before any bot is asked, when the ``cancelled`` hook says stop.
         """
+        if self.cancelled is not None and self.cancelled():
+            raise GameCancelled(f"game {self.game_id} stopped before decision {len(self.decisions) + 1}"
+                                " (cancelled): no bot was asked")
         requests: dict[int, tuple[bytes, float]] = {}
         budget_limited: set[int] = set()
         views: dict[int, bytes] = {}

@@ -18,7 +18,8 @@ from google.protobuf.message_factory import GetMessageClass
 
 from cardarena.v1 import bot_pb2
 from referee.chance import Chance
-from referee.engine import Ask, DrawLot, IllegalAction, Rules, Shuffle
+from referee.driver import Driver
+from referee.engine import DrawLot, IllegalAction, Rules, Shuffle
 from referee.games import make_params, spec
 from referee.record import GameRecord
 
@@ -62,33 +63,40 @@ def rerun(record: GameRecord) -> Iterator[tuple[Rules[Any, Any, Any], Any]]:
     gs = spec(record.game)
     rules = gs.make_rules(make_params(record.game, record.params), record.num_seats)
     try:
-        chance_source = Chance(record.seed, record.chance_scheme)
+        seeded = Chance(record.seed, record.chance_scheme)
     except ValueError as exc:
         raise ReplayMismatch(str(exc)) from None
-    state = rules.new_state()
     chance = iter(record.chance)
     decisions = iter(record.decisions)
     _, action_cls = _message_types(gs.proto_field)
     n_chance = 0
+
+    def answer(request: Shuffle | DrawLot) -> Any:
+        nonlocal n_chance
+        outcome = seeded.answer(request)
+        if next(chance, None) != outcome:
+            raise ReplayMismatch(f"chance event {n_chance} differs from the seed's")
+        n_chance += 1
+        return outcome
+
+    def decide(state: Any, seats: tuple[int, ...]) -> dict[int, Any]:
+        actions = {}
+        for seat in seats:
+            logged = next(decisions, None)
+            if logged is None or logged.seat != seat:
+                raise ReplayMismatch(f"expected a decision of seat {seat}, the record has {logged and logged.seat}")
+            actions[seat] = gs.decode_action(_decode(action_cls, logged.action))
+        return actions
+
+    driver = Driver(rules, answer, decide)
+    state = rules.new_state()
     yield rules, state
-    while (step := rules.step(state)) is not None:
-        if isinstance(step, (Shuffle, DrawLot)):
-            outcome: Any = chance_source.answer(step)
-            if next(chance, None) != outcome:
-                raise ReplayMismatch(f"chance event {n_chance} differs from the seed's")
-            n_chance += 1
-            rules.apply_chance(state, outcome)
-        elif isinstance(step, Ask):
-            actions = {}
-            for seat in step.seats:
-                logged = next(decisions, None)
-                if logged is None or logged.seat != seat:
-                    raise ReplayMismatch(f"expected a decision of seat {seat}, the record has {logged and logged.seat}")
-                actions[seat] = gs.decode_action(_decode(action_cls, logged.action))
-            try:
-                rules.apply(state, actions)
-            except IllegalAction as exc:
-                raise ReplayMismatch(f"a recorded action is illegal on re-run: {exc}") from None
+    while True:
+        try:
+            if driver.step(state) is None:
+                break
+        except IllegalAction as exc:
+            raise ReplayMismatch(f"a recorded action is illegal on re-run: {exc}") from None
         yield rules, state
     if next(decisions, None) is not None or next(chance, None) is not None:
         raise ReplayMismatch("the record has decisions or chance events the re-run did not use")

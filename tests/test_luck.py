@@ -11,7 +11,7 @@ from botsdk.bots import load_bot
 from botsdk.bots.slippery_sam import OddsBot, odds_policy, random_action
 from league.luck import NotSlipperySam, adjusted_changes, bet_luck, luck_adjusted_by_bot, mean_interval, seat_luck
 from referee.clients import InProcessBotClient
-from referee import playout
+from referee.playout import Playout
 from referee.games import make_params, spec
 from referee.record import GameRecord, SeatResult
 from referee.referee import play
@@ -92,8 +92,7 @@ def _simulate(seed: int, policies) -> GameRecord:
     """One game through the rules with a policy per seat (no referee, no RPC), as a record."""
     rules = SAM.make_rules(make_params("slippery-sam", {"orbits": 1}), len(policies))
     rng, state = random.Random(seed), rules.new_state()
-    while playout.step(rules, SAM, state, rng, policies) is not None:
-        pass
+    Playout(rules, SAM, rng, policies).play(state)
     events = [{"kind": e.kind, "data": e.data, "visible_to": e.visible_to} for e in state.events]
     return _record_of(events, list(rules.score_changes(state)))
 

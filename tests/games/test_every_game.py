@@ -17,7 +17,7 @@ import pytest
 
 from botsdk.bot import Bot
 from referee.clients import InProcessBotClient
-from referee import playout
+from referee.playout import Playout
 from referee.engine import Ask, IllegalAction
 from referee.games import available, make_params, spec
 from referee.referee import play
@@ -35,11 +35,6 @@ def _small_params(game: str):
     return make_params(game, {"hands": 4} if game == "svara" else {"orbits": 1} if game == "slippery-sam" else {"turn_limit": 40})
 
 
-def _advance(rules, state, rng, policy, gs) -> bool:
-    """One step of random play; False when the game is over."""
-    return playout.step(rules, gs, state, rng, policy) is not None
-
-
 @pytest.mark.parametrize("game", GAMES)
 def test_random_play_ends_and_a_mid_game_copy_continues_identically(game: str) -> None:
     gs, policy = spec(game), _policy(game)
@@ -47,8 +42,9 @@ def test_random_play_ends_and_a_mid_game_copy_continues_identically(game: str) -
         seats = gs.min_seats + seed % (gs.max_seats - gs.min_seats + 1)
         rules = gs.make_rules(_small_params(game), seats)
         rng, state, steps = random.Random(seed), rules.new_state(), 0
+        playout = Playout(rules, gs, rng, policy)
         fork_at, fork = 40 + seed * 7, None
-        while _advance(rules, state, rng, policy, gs):
+        while playout.step(state) is not None:
             steps += 1
             assert steps < STEP_BOUND
             if steps == fork_at:
@@ -56,8 +52,7 @@ def test_random_play_ends_and_a_mid_game_copy_continues_identically(game: str) -
         assert state.end_reason, "the rules say why the game ended"
         if fork:
             twin, twin_rng = fork
-            while _advance(rules, twin, twin_rng, policy, gs):
-                pass
+            Playout(rules, gs, twin_rng, policy).play(twin)
             assert twin.events == state.events and rules.scores(twin) == rules.scores(state)
 
 
@@ -66,8 +61,9 @@ def test_illegal_answers_never_change_the_state(game: str) -> None:
     gs, policy = spec(game), _policy(game)
     rules = gs.make_rules(_small_params(game), gs.min_seats)
     rng, state = random.Random(7), rules.new_state()
+    playout = Playout(rules, gs, rng, policy)
     probes = 0
-    while probes < 200 and _advance(rules, state, rng, policy, gs):
+    while probes < 200 and playout.step(state) is not None:
         step = rules.step(state)
         if isinstance(step, Ask):
             asked = step.seats[0]

@@ -13,6 +13,7 @@ import json
 import random
 from collections import Counter
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 from cardarena.v1 import rummy_pb2 as pb
@@ -21,8 +22,10 @@ from hypothesis import strategies as st
 
 from botsdk.bot import Context
 from botsdk.bots.rummy import GreedyBot, random_action
-from referee.engine import Ask, DrawLot, IllegalAction, Shuffle
-from referee.games.rummy import RummyParams, RummyRules, RummyState, hand_points
+from referee.chance import draw
+from referee.driver import Driver
+from referee.engine import Ask, IllegalAction
+from referee.games.rummy import RummyAction, RummyParams, RummyRules, RummyState, hand_points
 from referee.games.rummy.codec import decode_action, encode_view
 from referee.games.rummy.rules import Decision, Phase, RoundEnd
 
@@ -82,38 +85,40 @@ def play(
     state = rules.new_state()
     rng = random.Random(seed)
     illegal = decisions = 0
-    while (request := rules.step(state)) is not None:
-        if isinstance(request, DrawLot):
-            rules.apply_chance(state, rng.choice(request.seats))
-        elif isinstance(request, Shuffle):
-            rules.apply_chance(state, rng.sample(request.cards, len(request.cards)))
-        else:
-            assert isinstance(request, Ask)
-            decisions += 1
-            assert decisions <= _decision_bound(params), "the game does not end"
-            actions = {}
-            for seat in request.seats:
-                view = rules.view(state, seat)
-                if checks:
-                    assert view.hand == tuple(sorted(state.hands[seat], key=_sort_key))
-                    default = rules.default_action(state, seat)
-                    rules.check(state, seat, default)  # default actions are always legal (rules §4.2)
-                    if view.decision is Decision.PLAY and state.taken_from_pile is None:
-                        assert default.discard == state.drawn  # the card drawn this turn
-                    if decisions % 7 == 0:
-                        assert hidden_information_holds(rules, state, seat, rng)
-                action = decode_action(policy(encode_view(view), seat, rng))
-                try:
-                    rules.check(state, seat, action)
-                except IllegalAction:
-                    illegal += 1
-                    action = rules.default_action(state, seat)
-                actions[seat] = action
-            ended = len(state.round_ends)
-            rules.apply(state, actions)
-            if state.round_ends[ended:] == [RoundEnd.NO_CARD]:
-                # rules §3.6, §3.9: a live top card is drawn; no card to draw means a dead (or no) top card
-                assert not (state.pile and state.top_live)
+
+    def decide(state: RummyState, asked: tuple[int, ...]) -> dict[int, RummyAction]:
+        nonlocal illegal, decisions
+        decisions += 1
+        assert decisions <= _decision_bound(params), "the game does not end"
+        actions = {}
+        for seat in asked:
+            view = rules.view(state, seat)
+            if checks:
+                assert view.hand == tuple(sorted(state.hands[seat], key=_sort_key))
+                default = rules.default_action(state, seat)
+                rules.check(state, seat, default)  # default actions are always legal (rules §4.2)
+                if view.decision is Decision.PLAY and state.taken_from_pile is None:
+                    assert default.discard == state.drawn  # the card drawn this turn
+                if decisions % 7 == 0:
+                    assert hidden_information_holds(rules, state, seat, rng)
+            action = decode_action(policy(encode_view(view), seat, rng))
+            try:
+                rules.check(state, seat, action)
+            except IllegalAction:
+                illegal += 1
+                action = rules.default_action(state, seat)
+            actions[seat] = action
+        return actions
+
+    driver = Driver(rules, partial(draw, rng), decide)
+    while True:
+        ended = len(state.round_ends)
+        request = driver.step(state)
+        if request is None:
+            break
+        if isinstance(request, Ask) and state.round_ends[ended:] == [RoundEnd.NO_CARD]:
+            # rules §3.6, §3.9: a live top card is drawn; no card to draw means a dead (or no) top card
+            assert not (state.pile and state.top_live)
         if conserve and state.round >= 1 and state.phase is not Phase.DEAL:
             assert conserved(rules, state)
     return rules, state, illegal
@@ -195,13 +200,8 @@ def test_defaults_only_game_ends_by_the_turn_limit() -> None:
     rules = RummyRules(RummyParams(turn_limit=15), 5)
     state = rules.new_state()
     rng = random.Random(3)
-    while (request := rules.step(state)) is not None:
-        if isinstance(request, DrawLot):
-            rules.apply_chance(state, rng.choice(request.seats))
-        elif isinstance(request, Shuffle):
-            rules.apply_chance(state, rng.sample(request.cards, len(request.cards)))
-        else:
-            rules.apply(state, {s: rules.default_action(state, s) for s in request.seats})
+    defaults = Driver(rules, partial(draw, rng), lambda state, asked: {s: rules.default_action(state, s) for s in asked})
+    assert defaults.run(state, 10**6)
     assert [e.value for e in state.round_ends] == ["turn_limit"] * 7
     check_result(rules, state)
 
@@ -212,24 +212,22 @@ def test_views_hold_no_hidden_cards(seats: int) -> None:
     rules = RummyRules(RummyParams(turn_limit=25), seats)
     state = rules.new_state()
     rng = random.Random(seats)
-    while (request := rules.step(state)) is not None:
-        if isinstance(request, DrawLot):
-            rules.apply_chance(state, rng.choice(request.seats))
-        elif isinstance(request, Shuffle):
-            rules.apply_chance(state, rng.sample(request.cards, len(request.cards)))
-        else:
-            actions = {}
-            for seat in range(seats):
-                message = encode_view(rules.view(state, seat))
-                shown = Counter(message.hand) + Counter(c for m in message.melds for c in m.cards)
-                assert not Counter(message.hand) - Counter(state.hands[seat])
-                public = Counter(c for m in state.melds for c in m.cards) + Counter(state.hands[seat])
-                assert not shown - public
-                assert message.discard_top in ("", state.pile[-1] if state.pile else "")
-            for seat in request.seats:
-                actions[seat] = decode_action(random_action(encode_view(rules.view(state, seat)), rng))
-                try:
-                    rules.check(state, seat, actions[seat])
-                except IllegalAction:
-                    actions[seat] = rules.default_action(state, seat)
-            rules.apply(state, actions)
+
+    def decide(state: RummyState, asked: tuple[int, ...]) -> dict[int, RummyAction]:
+        actions = {}
+        for seat in range(seats):
+            message = encode_view(rules.view(state, seat))
+            shown = Counter(message.hand) + Counter(c for m in message.melds for c in m.cards)
+            assert not Counter(message.hand) - Counter(state.hands[seat])
+            public = Counter(c for m in state.melds for c in m.cards) + Counter(state.hands[seat])
+            assert not shown - public
+            assert message.discard_top in ("", state.pile[-1] if state.pile else "")
+        for seat in asked:
+            actions[seat] = decode_action(random_action(encode_view(rules.view(state, seat)), rng))
+            try:
+                rules.check(state, seat, actions[seat])
+            except IllegalAction:
+                actions[seat] = rules.default_action(state, seat)
+        return actions
+
+    assert Driver(rules, partial(draw, rng), decide).run(state, 10**6)

@@ -13,6 +13,7 @@ from collections import Counter
 import pytest
 from cardarena.v1 import rummy_pb2 as pb
 
+from referee.driver import IllegalChance, answer_chance
 from referee.engine import Ask, BadParameters, DrawLot, GameName, IllegalAction, Shuffle
 from referee.games import MalformedAction, make_params, spec
 from referee.games.rummy import (
@@ -215,9 +216,9 @@ def test_stock_rebuilt_for_the_draw_top_keeps_dead_state() -> None:
     rules._start_turn(st)
     request = rules.step(st)
     assert isinstance(request, Shuffle) and len(request.cards) == 108 - 29
-    with pytest.raises(IllegalAction):
-        rules.apply_chance(st, list(request.cards[1:]))  # not a permutation
-    rules.apply_chance(st, list(request.cards))
+    with pytest.raises(IllegalChance):
+        answer_chance(rules, st, list(request.cards[1:]))  # not a permutation
+    answer_chance(rules, st, list(request.cards))
     assert st.pile == ["Kd"] and not st.top_live
     assert rules.step(st) == Ask((1,)) and st.phase is Phase.PLAY  # the only draw, made at once
     assert st.hands[1][-1] == "Qs"
@@ -375,8 +376,8 @@ def test_decisions_checked() -> None:
         rules.check(st, 1, NO)
     with pytest.raises(IllegalAction):
         rules.apply(st, {0: NO, 2: NO})  # seat 3 missing
-    with pytest.raises(IllegalAction):
-        rules.apply_chance(st, 1)  # no chance pending
+    with pytest.raises(IllegalChance):
+        answer_chance(rules, st, 1)  # no chance pending
     rules.apply(st, {0: NO, 2: NO, 3: NO})
     with pytest.raises(IllegalAction, match="source"):
         rules.check(st, 1, RummyAction())

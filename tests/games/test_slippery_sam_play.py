@@ -8,7 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from botsdk.bots.slippery_sam import random_action
-from referee.engine import Ask, Shuffle
+from referee.chance import draw
+from referee.driver import Driver
+from referee.engine import Shuffle
 from referee.games.slippery_sam import SPEC, SlipperySamParams, SlipperySamRules
 from referee.games.slippery_sam.rules import Phase
 
@@ -19,21 +21,25 @@ def play_random(seed: int, seats: int, tokens: int = 300, orbits: int = 2, on_de
     rng = random.Random(seed)
     state = rules.new_state()
     total = tokens * seats
+
+    def decide(state: object, asked: tuple[int, ...]) -> dict[int, object]:
+        assert len(asked) == 1
+        seat = asked[0]
+        message = SPEC.encode_view(rules.view(state, seat))
+        if on_decision:
+            on_decision(rules, state, seat, message)
+        action = SPEC.decode_action(random_action(message, rng))
+        rules.check(state, seat, action)
+        return {seat: action}
+
+    def only_shuffles(request: object) -> list[str]:
+        assert isinstance(request, Shuffle)
+        return draw(rng, request)
+
+    driver = Driver(rules, only_shuffles, decide)
     for _ in range(10_000):
-        step = rules.step(state)
-        if step is None:
+        if driver.step(state) is None:
             break
-        if isinstance(step, Shuffle):
-            rules.apply_chance(state, rng.sample(step.cards, len(step.cards)))
-        else:
-            assert isinstance(step, Ask) and len(step.seats) == 1
-            seat = step.seats[0]
-            message = SPEC.encode_view(rules.view(state, seat))
-            if on_decision:
-                on_decision(rules, state, seat, message)
-            action = SPEC.decode_action(random_action(message, rng))
-            rules.check(state, seat, action)
-            rules.apply(state, {seat: action})
         assert sum(state.tokens) + state.kitty == total
         assert all(t >= 0 for t in state.tokens) and state.kitty >= 0
     else:

@@ -1,8 +1,8 @@
 """Random-play properties of the Svara engine (rules §2; STYLE item 10, first layer).
 
-A tiny driver plays whole games: Shuffle -> ``rng.sample``, DrawLot ->
-``rng.choice``, Ask -> for each asked seat: encode_view(view) -> policy ->
-decode_action -> check -> apply.
+The step driver (``referee.driver``) plays whole games: chance from one
+generator (``referee.chance.draw``), Ask -> for each asked seat:
+encode_view(view) -> policy -> decode_action -> check -> apply.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import copy
 import json
 import random
 from collections.abc import Callable
+from functools import partial
 
 import pytest
 from cardarena.v1 import svara_pb2
@@ -19,7 +20,9 @@ from hypothesis import strategies as st
 
 from botsdk.bot import Context
 from botsdk.bots.svara import PointsBot, random_action
-from referee.engine import Ask, DrawLot, IllegalAction, Shuffle
+from referee.chance import draw
+from referee.driver import Driver
+from referee.engine import Ask, IllegalAction
 from referee.games.svara import Decision, Phase, SvaraMove, SvaraMoveAction, SvaraParams, SvaraRules, SvaraState
 from referee.games.svara.codec import decode_action, encode_view
 
@@ -37,24 +40,21 @@ def svara_play(
     state = rules.new_state()
     rng = random.Random(seed)
     total = sum(state.tokens) + state.bank
+
+    def decide(state: SvaraState, asked: tuple[int, ...]) -> dict[int, SvaraMoveAction]:
+        actions = {}
+        for seat in asked:
+            action = decode_action(policy(encode_view(rules.view(state, seat)), rng))
+            rules.check(state, seat, action)
+            actions[seat] = action
+        return actions
+
+    driver = Driver(rules, partial(draw, rng), decide)
     for _ in range(MAX_STEPS):
-        request = rules.step(state)
-        if request is None:
-            return state
         if on_step is not None:
             on_step(rules, state)
-        if isinstance(request, Shuffle):
-            rules.apply_chance(state, rng.sample(request.cards, len(request.cards)))
-        elif isinstance(request, DrawLot):
-            rules.apply_chance(state, rng.choice(request.seats))
-        else:
-            assert isinstance(request, Ask)
-            actions = {}
-            for seat in request.seats:
-                action = decode_action(policy(encode_view(rules.view(state, seat)), rng))
-                rules.check(state, seat, action)
-                actions[seat] = action
-            rules.apply(state, actions)
+        if driver.step(state) is None:
+            return state
         assert sum(state.tokens) + state.bank == total
         assert min(state.tokens) >= 0 and state.bank >= 0
     raise AssertionError(f"game with seed {seed} did not end in {MAX_STEPS} steps")
@@ -227,27 +227,21 @@ def test_clone_and_serialise_mid_game() -> None:
     # Re-run, copying the state and the generator at every 50th step, and finish each copy.
     state = rules.new_state()
     rng = random.Random(99)
+    driver = _random_driver(rules, rng)
     step_no = 0
-    while (request := rules.step(state)) is not None:
+    while rules.step(state) is not None:
         if step_no % 50 == 0:
             snapshots.append((copy.deepcopy(state), copy.deepcopy(rng)))
-        _advance(rules, state, request, rng)
+        driver.step(state)
         step_no += 1
     assert state == base
     for snap, snap_rng in snapshots:
-        while (request := rules.step(snap)) is not None:
-            _advance(rules, snap, request, snap_rng)
+        assert _random_driver(rules, snap_rng).run(snap, MAX_STEPS)
         assert snap == base
     json.dumps([{"kind": e.kind, "data": e.data, "visible_to": e.visible_to} for e in base.events])
 
 
-def _advance(rules: SvaraRules, state: SvaraState, request: object, rng: random.Random) -> None:
-    """One step of :func:`svara_play`, with the same use of the generator."""
-    if isinstance(request, Shuffle):
-        rules.apply_chance(state, rng.sample(request.cards, len(request.cards)))
-    elif isinstance(request, DrawLot):
-        rules.apply_chance(state, rng.choice(request.seats))
-    else:
-        assert isinstance(request, Ask)
-        actions = {s: decode_action(random_action(encode_view(rules.view(state, s)), rng)) for s in request.seats}
-        rules.apply(state, actions)
+def _random_driver(rules: SvaraRules, rng: random.Random) -> Driver:
+    """Steps as :func:`svara_play` takes them, with the same use of the generator."""
+    return Driver(rules, partial(draw, rng), lambda state, asked: {
+        s: decode_action(random_action(encode_view(rules.view(state, s)), rng)) for s in asked})

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import pytest
 from cardarena.v1 import svara_pb2
 
+from referee.driver import IllegalChance, answer_chance
 from referee.engine import Ask, BadParameters, DrawLot, IllegalAction, Shuffle
 from referee.games import MalformedAction, make_params, spec
 from referee.games.svara import PACK, SPEC, Decision, Phase, SvaraMove, SvaraMoveAction, SvaraParams, SvaraRules, SvaraState
@@ -486,8 +487,8 @@ def test_apply_needs_exactly_the_asked_seats() -> None:
 def test_bad_shuffle_rejected(outcome: object) -> None:
     rules, state = new_game()
     snapshot = copy.deepcopy(state)
-    with pytest.raises(IllegalAction):
-        rules.apply_chance(state, outcome)  # type: ignore[arg-type]
+    with pytest.raises(IllegalChance):
+        answer_chance(rules, state, outcome)
     assert state == snapshot
 
 
@@ -495,11 +496,11 @@ def test_bad_lot_rejected() -> None:
     rules = SvaraRules(SvaraParams(), 3)
     state = rules.new_state()
     for bad in (3, -1, True, list(PACK)):
-        with pytest.raises(IllegalAction):
-            rules.apply_chance(state, bad)  # type: ignore[arg-type]
-    rules.apply_chance(state, 2)
-    with pytest.raises(IllegalAction):
-        rules.apply_chance(state, 1)  # a shuffle is pending
+        with pytest.raises(IllegalChance):
+            answer_chance(rules, state, bad)
+    answer_chance(rules, state, 2)
+    with pytest.raises(IllegalChance):
+        answer_chance(rules, state, 1)  # a shuffle is pending
 
 
 def test_default_actions() -> None:
@@ -572,7 +573,7 @@ def test_views_mark_none_by_presence_and_carry_the_parameters() -> None:
     import random
 
     from botsdk.bots.svara import random_action
-    from referee import playout
+    from referee.playout import Playout
 
     gs = spec("svara")
     params = make_params("svara", {"hands": 30, "svaras_per_bank": 2, "starting_tokens": 500})
@@ -585,8 +586,7 @@ def test_views_mark_none_by_presence_and_carry_the_parameters() -> None:
     for seed in range(3):
         rules, rng = gs.make_rules(params, 4), random.Random(seed)
         state = rules.new_state()
-        while playout.step(rules, gs, state, rng, policy) is not None:
-            pass
+        Playout(rules, gs, rng, policy).play(state)
     kinds = {v.decision for v in seen}
     assert {svara_pb2.SVARA_DECISION_TURN, svara_pb2.SVARA_DECISION_VOTE, svara_pb2.SVARA_DECISION_JOIN} <= kinds
     assert all(v.HasField("dealer") for v in seen) and any(v.dealer == 0 for v in seen)

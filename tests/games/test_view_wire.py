@@ -11,61 +11,67 @@ from __future__ import annotations
 
 import importlib
 import random
+from collections.abc import Callable
+from functools import partial
+from typing import Any
 
 import pytest
 
 from cardarena.v1 import bot_pb2
-from referee.engine import Ask, DrawLot, IllegalAction, Shuffle
+from referee.chance import draw
+from referee.driver import Driver
+from referee.engine import IllegalAction
 from referee.games import available, make_params, spec
-from referee.wire import History, ViewCodec, act_request
+from referee.wire import History, ViewCodec, ViewEncoder, act_request
 
 GAMES = [g.value for g in available()]
 #: Random games per game: rummy games are long (hundreds of decisions per round).
 GAMES_PER_GAME = {"slippery-sam": 60, "svara": 40, "rummy": 4}
 
 
-def _random_games(game: str, count: int):
-    """Yield (state, rules, asked seats) at every decision of ``count`` random games, with the game's encoder."""
+def _random_games(game: str, count: int, at_decision: Callable[[Any, Any, ViewEncoder, random.Random], None]) -> int:
+    """Play ``count`` random games of ``game``, calling ``at_decision(state, rules, encoder, rng)`` at every
+    decision before it is answered (one encoder per game); return the number of decisions."""
     gs = spec(game)
     policy = importlib.import_module(f"botsdk.bots.{gs.proto_field}").random_action
+    decisions = 0
     for seed in range(count):
         seats = gs.min_seats + seed % (gs.max_seats - gs.min_seats + 1)
         values = {"turn_limit": 60} if game == "rummy" else {}
         rules = gs.make_rules(make_params(game, values), seats)
         rng, state = random.Random(seed), rules.new_state()
         encoder = gs.view_codec.encoder()
-        while (step := rules.step(state)) is not None:
-            if isinstance(step, Shuffle):
-                rules.apply_chance(state, rng.sample(step.cards, len(step.cards)))
-                continue
-            if isinstance(step, DrawLot):
-                rules.apply_chance(state, rng.choice(step.seats))
-                continue
-            assert isinstance(step, Ask)
-            yield state, rules, encoder, rng
+
+        def decide(state: Any, asked: tuple[int, ...]) -> dict[int, Any]:
+            nonlocal decisions
+            at_decision(state, rules, encoder, rng)
+            decisions += 1
             actions = {}
-            for seat in step.seats:
+            for seat in asked:
                 action = gs.decode_action(policy(gs.encode_view(rules.view(state, seat)), rng))
                 try:
                     rules.check(state, seat, action)
                 except IllegalAction:
                     action = rules.default_action(state, seat)
                 actions[seat] = action
-            rules.apply(state, actions)
+            return actions
+
+        assert Driver(rules, partial(draw, rng), decide).run(state, 10**6)
+    return decisions
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_incremental_views_are_the_bytes_of_a_from_scratch_encoding(game: str) -> None:
     gs = spec(game)
-    decisions = 0
-    for state, rules, encoder, rng in _random_games(game, GAMES_PER_GAME[game]):
+
+    def same_bytes(state: Any, rules: Any, encoder: ViewEncoder, rng: random.Random) -> None:
         order = list(range(rules.num_seats))
         rng.shuffle(order)
         for seat in order:
             view = rules.view(state, seat)
-            assert encoder.encode(view) == gs.encode_view(view).SerializeToString(), (game, decisions, seat)
-        decisions += 1
-    assert decisions > 1000
+            assert encoder.encode(view) == gs.encode_view(view).SerializeToString(), (game, seat)
+
+    assert _random_games(game, GAMES_PER_GAME[game], same_bytes) > 1000
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -73,19 +79,29 @@ def test_one_encoder_across_games_still_gives_from_scratch_bytes(game: str) -> N
     """A history that is no extension of the last one (another game's) is re-encoded, never spliced."""
     gs = spec(game)
     shared = gs.view_codec.encoder()
-    for n, (state, rules, _, _) in enumerate(_random_games(game, 3)):
+    n = 0
+
+    def shared_encoder(state: Any, rules: Any, _encoder: ViewEncoder, _rng: random.Random) -> None:
+        nonlocal n
         if n % 7 == 0:
             view = rules.view(state, n % rules.num_seats)
             assert shared.encode(view) == gs.encode_view(view).SerializeToString()
+        n += 1
+
+    _random_games(game, 3, shared_encoder)
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_the_request_is_the_bytes_of_the_whole_act_request(game: str) -> None:
     gs = spec(game)
     field = bot_pb2.ActRequest.DESCRIPTOR.fields_by_name[gs.proto_field]
-    for n, (state, rules, encoder, _) in enumerate(_random_games(game, 2)):
+    n = -1
+
+    def whole_request(state: Any, rules: Any, encoder: ViewEncoder, _rng: random.Random) -> None:
+        nonlocal n
+        n += 1
         if n % 11:
-            continue
+            return
         seat = n % rules.num_seats
         view = rules.view(state, seat)
         clock = bot_pb2.Clock(deadline_ms=1000, time_bank_ms=9500 - n, budget_ms=120000 - n)
@@ -93,6 +109,8 @@ def test_the_request_is_the_bytes_of_the_whole_act_request(game: str) -> None:
         whole = bot_pb2.ActRequest(game_id=f"g-{n}", seat=seat, decision=n, clock=clock,
                                    **{gs.proto_field: gs.encode_view(view)})
         assert act_request(header, field.number, encoder.encode(view)) == whole.SerializeToString()
+
+    _random_games(game, 2, whole_request)
 
 
 def test_a_view_message_with_a_oneof_is_refused() -> None:

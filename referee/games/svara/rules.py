@@ -72,7 +72,7 @@ MAX_SEATS = 8
 
 #: The 36-card pack, rank-major (rules §2: 6 to ace).
 PACK: tuple[str, ...] = pack(SVARA_RANKS)
-_PACK_SET = frozenset(PACK)
+
 
 @dataclass(frozen=True)
 class SvaraParams:
@@ -321,23 +321,15 @@ class SvaraRules:
     def apply_chance(self, state: SvaraState, outcome: Sequence[str] | int) -> None:
         """Answer the pending Shuffle (a permutation of :data:`PACK`, top first) or DrawLot (a seat).
 
-        Raises IllegalAction (state unchanged) if ``outcome`` does not answer the pending request.
+        ``outcome`` answers the pending request: the step driver checked it (``referee.driver``).
         """
-        request = self.step(state)
-        if isinstance(request, Shuffle):
-            if isinstance(outcome, (str, int)) or len(outcome) != len(PACK) or set(outcome) != _PACK_SET:
-                raise IllegalAction("a shuffle must be a permutation of the 36-card pack")
-            self._shuffled(state, tuple(outcome))
-        elif isinstance(request, DrawLot):
-            if not isinstance(outcome, int) or isinstance(outcome, bool) or outcome not in request.seats:
-                raise IllegalAction(f"the lot must be one of the seats {list(request.seats)}, not {outcome!r}")
-            if state.phase is Phase.FIRST_DEALER:
-                state.log("first_dealer", seat=outcome)
-                self._start_hand(state, outcome)
-            else:
-                self._svara_dealer(state, outcome)
+        if state.phase is Phase.SHUFFLE:
+            self._shuffled(state, tuple(outcome))  # type: ignore[arg-type]
+        elif state.phase is Phase.FIRST_DEALER:
+            state.log("first_dealer", seat=outcome)
+            self._start_hand(state, outcome)  # type: ignore[arg-type]
         else:
-            raise IllegalAction("no chance outcome is pending")
+            self._svara_dealer(state, outcome)  # type: ignore[arg-type]
 
     def check(self, state: SvaraState, seat: int, action: SvaraMoveAction) -> None:
         """Raise IllegalAction (saying why) if ``seat`` may not play ``action`` now. Never changes ``state``."""

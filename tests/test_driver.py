@@ -1,0 +1,114 @@
+"""The step driver (referee.driver): chance outcomes checked once for every game, decisions handed out."""
+
+from __future__ import annotations
+
+import copy
+import random
+from functools import partial
+from typing import Any
+
+import pytest
+
+from referee.chance import Chance, draw
+from referee.driver import BadStep, Driver, IllegalChance, answer_chance, check_chance
+from referee.engine import Ask, DrawLot, Shuffle
+from referee.games import available, make_params, spec
+
+GAMES = [g.value for g in available()]
+
+
+def _defaults(rules: Any) -> Any:
+    return lambda state, seats: {s: rules.default_action(state, s) for s in seats}
+
+
+def _bad_outcomes(request: Shuffle | DrawLot) -> list[Any]:
+    """Outcomes that do not answer ``request``."""
+    if isinstance(request, Shuffle):
+        cards = list(request.cards)
+        return [cards[1:], cards[:-1] + ["Xx"], cards + cards[:1], 0, "".join(cards)]
+    outside = max(request.seats) + 1
+    return [outside, -1, True, list(request.seats)]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_every_chance_request_of_every_game_refuses_a_wrong_outcome(game: str) -> None:
+    """The driver checks each outcome against its request before the rules see it: state unchanged."""
+    gs = spec(game)
+    rules = gs.make_rules(make_params(game), gs.min_seats)
+    state, rng, seen = rules.new_state(), random.Random(5), set()
+    driver = Driver(rules, partial(draw, rng), _defaults(rules))
+    for _ in range(5_000):
+        request = rules.step(state)
+        if request is None:
+            break
+        if isinstance(request, (Shuffle, DrawLot)) and type(request) not in seen:
+            seen.add(type(request))
+            before = copy.deepcopy(state)
+            for bad in _bad_outcomes(request):
+                with pytest.raises(IllegalChance):
+                    Driver(rules, lambda _request, bad=bad: bad, _defaults(rules)).step(state)
+                assert state == before
+        driver.step(state)
+    assert Shuffle in seen
+
+
+def test_check_chance_takes_a_shuffle_as_a_multiset() -> None:
+    """Two packs repeat cards (rummy): the same cards, each as often, in any order."""
+    request = Shuffle(("Ah", "Ah", "Jk", "2c"))
+    check_chance(request, ["Jk", "Ah", "2c", "Ah"])
+    check_chance(request, ("Ah", "2c", "Ah", "Jk"))
+    for bad in (["Jk", "Jk", "2c", "Ah"], ["Ah", "Jk", "2c"], ["Ah", "Ah", "Jk", 2], None, b"AhAh"):
+        with pytest.raises(IllegalChance, match="permutation of the 4 cards"):
+            check_chance(request, bad)
+
+
+def test_check_chance_takes_a_lot_as_one_of_its_seats() -> None:
+    check_chance(DrawLot((1, 3)), 3)
+    for bad in (0, 2, True, 3.0, "3"):
+        with pytest.raises(IllegalChance, match=r"one of the seats \[1, 3\]"):
+            check_chance(DrawLot((1, 3)), bad)
+
+
+def test_answer_chance_needs_a_pending_chance_request() -> None:
+    gs = spec("svara")
+    rules = gs.make_rules(make_params("svara"), 3)
+    state = rules.new_state()
+    answer_chance(rules, state, 0)                      # the first dealer, by lot
+    answer_chance(rules, state, Chance(1).answer(rules.step(state)))  # the deal
+    assert isinstance(rules.step(state), Ask)
+    before = copy.deepcopy(state)
+    with pytest.raises(IllegalChance, match="no chance request is pending"):
+        answer_chance(rules, state, 1)
+    assert state == before
+
+
+def test_decisions_go_to_decide_and_the_game_ends() -> None:
+    gs = spec("slippery-sam")
+    rules = gs.make_rules(make_params("slippery-sam", {"orbits": 1}), 3)
+    asked: list[tuple[int, ...]] = []
+
+    def decide(state: Any, seats: tuple[int, ...]) -> dict[int, Any]:
+        asked.append(seats)
+        return {s: rules.default_action(state, s) for s in seats}
+
+    state = rules.new_state()
+    assert Driver(rules, Chance(9).answer, decide).run(state, 100_000)
+    assert asked and state.end_reason and rules.step(state) is None
+    assert Driver(rules, Chance(9).answer, decide).step(state) is None
+
+
+def test_a_step_the_driver_does_not_know_is_a_bad_step() -> None:
+    class Broken:
+        def step(self, state: Any) -> Any:
+            return Ask(())
+
+    with pytest.raises(BadStep, match="unknown step"):
+        Driver(Broken(), Chance(1).answer, lambda state, seats: {}).step(object())  # type: ignore[arg-type]
+
+
+def test_run_stops_at_the_step_limit() -> None:
+    gs = spec("svara")
+    rules = gs.make_rules(make_params("svara"), 3)
+    state = rules.new_state()
+    assert not Driver(rules, Chance(2).answer, _defaults(rules)).run(state, 3)
+    assert rules.step(state) is not None
