@@ -62,17 +62,12 @@ def season_detail(store: Store, season_id: int) -> SeasonDetailOut:
     summary = q.season_summaries(store, season_id)
     if info is None or not summary:
         raise NotFound(f"no season with id {season_id}")
-    try:
-        gs = spec(info.game)
-        unit, higher = gs.score_unit, gs.higher_score_is_better
-    except (ValueError, ImportError):
-        unit, higher = "points", True
     key = store.revealed_key(season_id)
     unavailable = [UnavailableBotOut(**asdict(a)) for a in store.season_availability(season_id)]
     out = _season_out(summary[0])
     return SeasonDetailOut(**out.model_dump(), params=info.params,
                            time_control=info.time_control, config=info.config, key=key.hex() if key else None,
-                           verify=f"/seasons/{season_id}/fairness", score_unit=unit, higher_score_is_better=higher,
+                           verify=f"/seasons/{season_id}/fairness", **_score_kind(info.game),
                            unavailable=unavailable, settling=settling_json(info.config, out.progress.model_dump()))
 
 
@@ -197,12 +192,9 @@ def bot_detail(store: Store, bot_id: int, season_id: int | None, latency_games: 
 
 
 def _score_kind(game: str) -> dict[str, Any]:
-    """What a game's scores count (``score_unit``) and whether more is better; points, higher
-    better for a game this version does not know."""
-    try:
-        gs = spec(game)
-    except (ValueError, ImportError):
-        return {"score_unit": "points", "higher_score_is_better": True}
+    """What a game's scores count (``score_unit``) and whether more is better, from the game's spec
+    (rummy: points, fewer better). Raises ValueError for a game the registry does not hold."""
+    gs = spec(game)
     return {"score_unit": gs.score_unit, "higher_score_is_better": gs.higher_score_is_better}
 
 

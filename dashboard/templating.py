@@ -18,7 +18,6 @@ from referee.games import spec
 
 TEMPLATES_DIR = Path(__file__).resolve().parent / "templates"
 SUIT_SYMBOLS = {"c": "\u2663", "d": "\u2666", "h": "\u2665", "s": "\u2660"}
-CARD_RE = re.compile(r'"((?:[2-9TJQKA][cdhs])|Jk)"')
 
 
 def card_html(card: str) -> Markup:

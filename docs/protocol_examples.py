@@ -93,9 +93,6 @@ def _answer(d: DecisionLog) -> bot_pb2.ActResponse:
     return bot_pb2.ActResponse.FromString(base64.b64decode(d.answer))
 
 
-Finder = Callable[[GameRecord, list[DecisionLog]], list[tuple[str, str, DecisionLog]]]
-
-
 def _first(decisions: list[DecisionLog], test: Callable[[DecisionLog], bool]) -> DecisionLog | None:
     return next((d for d in decisions if d.called and d.answer is not None and test(d)), None)
 

@@ -34,10 +34,6 @@ KEY_BYTES = 32
 SEED_LIMIT = 2**63
 
 
-class BadKey(ValueError):
-    """A published key that is not 64 hex digits."""
-
-
 def new_key() -> bytes:
     """A fresh secret season key: 32 bytes from :func:`secrets.token_bytes`."""
     return secrets.token_bytes(KEY_BYTES)
@@ -55,17 +51,6 @@ def key_from_seed(seed: int) -> bytes:
 def commitment(key: bytes) -> str:
     """The commitment to ``key``: SHA-256 of its raw bytes, 64 lowercase hex digits."""
     return hashlib.sha256(key).hexdigest()
-
-
-def parse_key(text: str) -> bytes:
-    """A published key (64 hex digits) as bytes. Raises BadKey."""
-    try:
-        key = bytes.fromhex(text.strip())
-    except ValueError:
-        raise BadKey(f"a season key is {2 * KEY_BYTES} hex digits, got {text!r}") from None
-    if len(key) != KEY_BYTES:
-        raise BadKey(f"a season key is {2 * KEY_BYTES} hex digits, got {len(text.strip())}")
-    return key
 
 
 def derive(key: bytes, label: str) -> int:

@@ -73,7 +73,7 @@ import hashlib
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 #: Elo points per logit.
@@ -389,7 +389,3 @@ def p_better_chain(order: Sequence[int], fit: MLRatings) -> dict[int, float | No
         out[bot] = fit.p_better(bot, nxt) if nxt is not None and bot in fit.rating and nxt in fit.rating else None
     return out
 
-
-def as_mapping(fit: MLRatings) -> Mapping[int, tuple[float, float, float]]:
-    """``{bot: (rating, low, high)}``."""
-    return {b: (fit.rating[b], *fit.interval(b)) for b in fit.bots}

@@ -8,8 +8,6 @@ With two packs equal cards are interchangeable, so hands are multisets
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 JOKER = "Jk"
@@ -17,27 +15,6 @@ JOKER = "Jk"
 
 class BadCard(ValueError):
     """A string that is not a card in the platform's notation."""
-
-
-def rank_of(card: str) -> str:
-    """The rank character of ``card``; raises BadCard for a joker or a non-card."""
-    check(card)
-    if card == JOKER:
-        raise BadCard("a joker has no rank")
-    return card[0]
-
-
-def suit_of(card: str) -> str:
-    """The suit character of ``card``; raises BadCard for a joker or a non-card."""
-    check(card)
-    if card == JOKER:
-        raise BadCard("a joker has no suit")
-    return card[1]
-
-
-def rank_index(card: str) -> int:
-    """0 for a 2 up to 12 for an ace (aces high)."""
-    return RANKS.index(rank_of(card))
 
 
 def is_card(card: object) -> bool:
@@ -50,11 +27,6 @@ def check(card: object) -> str:
     if not is_card(card):
         raise BadCard(f"not a card: {card!r} (cards are written like 'Ah', 'Td', '7s', '2c', or 'Jk')")
     return card  # type: ignore[return-value]
-
-
-def check_all(cards: Iterable[object]) -> list[str]:
-    """Return the cards as a list, raising BadCard at the first non-card."""
-    return [check(c) for c in cards]
 
 
 def pack(ranks: str = RANKS) -> tuple[str, ...]:

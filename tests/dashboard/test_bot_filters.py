@@ -132,3 +132,8 @@ def test_a_sure_probability_reads_above_99_not_100(app_client: TestClient, rummy
     assert max(r["p_better"] for r in rows if r["p_better"] is not None) >= 0.995  # greedy beats random
     page = app_client.get(f"/seasons/{rummy_season}").text
     assert ">&gt;99%<" in page and "100%" not in page
+
+
+def test_a_rummy_season_says_its_points_are_better_fewer(app_client: TestClient, rummy_season: int) -> None:
+    body = app_client.get(f"/api/v1/seasons/{rummy_season}").json()
+    assert (body["game"], body["score_unit"], body["higher_score_is_better"]) == ("rummy", "points", False)
