@@ -55,7 +55,7 @@ def deal(rules: RummyRules, rnd: int, dealer: int, hands: list[str], upcard: str
     assert rules.step(st) == DrawLot(tuple(range(n)))
     rules.apply_chance(st, (dealer - rnd + 1) % n)
     if rnd > 1:
-        rules._begin_round(st, rnd)  # jump to the round under test
+        rules.start_at_round(st, rnd)  # jump to the round under test
     assert st.dealer == dealer
     size = len(cards(hands[0]))
     order: list[str] = [""] * (n * size)
@@ -185,7 +185,7 @@ def test_take_it_refused_when_the_stock_cannot_pay_penalty_and_draw() -> None:
     st = deal(rules, 1, 0, FOUR, "Kd", "Qs")
     st.hands[0] += st.stock[1:]                        # keep one card in the stock, nothing to rebuild
     st.stock = st.stock[:1]
-    rules._start_turn(st)
+    rules.begin_turn(st)
     assert rules.step(st) == Ask((1,))                 # no take-it window
     assert rules.view(st, 0).decision is None
     rules.apply(st, {1: PILE})                         # he may still take the upcard as his draw
@@ -197,7 +197,7 @@ def test_stock_rebuilt_for_the_take_it_window_keeps_its_card_on_top() -> None:
     st = deal(rules, 1, 0, FOUR, "Kd", "Qs Js Ts")
     st.pile = st.stock[1:] + st.pile
     st.stock = st.stock[:1]
-    rules._start_turn(st)
+    rules.begin_turn(st)
     request = rules.step(st)
     assert isinstance(request, Shuffle) and Counter(request.cards) == Counter(st.pile[:-1])
     new_order = list(reversed(request.cards))
@@ -213,7 +213,7 @@ def test_stock_rebuilt_for_the_draw_top_keeps_dead_state() -> None:
     st.pile = st.stock + st.pile
     st.stock = []
     st.top_live = False
-    rules._start_turn(st)
+    rules.begin_turn(st)
     request = rules.step(st)
     assert isinstance(request, Shuffle) and len(request.cards) == 108 - 29
     with pytest.raises(IllegalChance):
@@ -268,7 +268,7 @@ def test_no_card_to_draw_ends_the_round() -> None:
     st.hands[2] += st.stock
     st.stock = []
     st.top_live = False
-    rules._start_turn(st)
+    rules.begin_turn(st)
     assert st.round_ends == [RoundEnd.NO_CARD]
     assert st.round_points[0] == [hand_points(h) for h in st.hands]
     assert st.totals == st.round_points[0]
@@ -589,3 +589,21 @@ def test_the_forbidden_discard_is_judged_on_the_cards_left_after_the_melds() -> 
     sets = (NewMeld(MeldKind.SET, ("7h", "7d", "7s")), NewMeld(MeldKind.SET, ("9s", "9d", "Jk")))
     rules.apply(st, {1: RummyAction(go_down=sets, discard="Kd")})
     assert st.hands[1] == ["Kd"] and st.pile[-1] == "Kd"
+
+
+def test_a_game_starts_at_a_later_round_only_before_the_first_deal() -> None:
+    """rules §3.3: round r is dealt by the first dealer's r-1-th left neighbour; rules §3.2: its hand size."""
+    rules = RummyRules(RummyParams(), 4)
+    st = rules.new_state()
+    with pytest.raises(IllegalAction):
+        rules.start_at_round(st, 3)  # the first dealer is not drawn yet
+    rules.apply_chance(st, 1)
+    for bad in (0, 8, True):
+        with pytest.raises(BadParameters):
+            rules.start_at_round(st, bad)
+    rules.start_at_round(st, 5)
+    assert (st.round, st.dealer) == (5, (1 + 4) % 4)
+    rules.apply_chance(st, list(rules.deck))
+    assert all(len(h) == 11 for h in st.hands)
+    with pytest.raises(IllegalAction):
+        rules.start_at_round(st, 6)  # already dealt

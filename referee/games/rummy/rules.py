@@ -283,6 +283,29 @@ class RummyRules:
         else:
             self._rebuild(state, list(outcome))
 
+    def start_at_round(self, state: RummyState, rnd: int) -> None:
+        """Skip to round ``rnd`` (1 to 7) before any card is dealt: its deal is pending next, by the
+        dealer rules §3.3 gives that round.
+
+        For tests and studies of one round (its contract, rules §3.2) without the rounds
+        before it, which then score nothing. Raises IllegalAction unless the first dealer
+        is drawn and round 1 is not dealt yet; BadParameters for a round out of 1..7.
+        """
+        if state.phase is not Phase.DEAL or state.round != 1:
+            raise IllegalAction("a game starts at a later round only before the first deal")
+        if type(rnd) is not int or not 1 <= rnd <= ROUNDS:
+            raise BadParameters(f"a round is 1 to {ROUNDS}, not {rnd!r}")
+        self._begin_round(state, rnd)
+
+    def begin_turn(self, state: RummyState) -> None:
+        """Begin the turn of ``state.in_turn`` from the table as it stands: the take-it window, else
+        the draw, a rebuilt stock or the end of the round (rules §3.4-3.6, §3.9).
+
+        The rules do this after every deal, rebuild and play; tests that arrange a table by
+        hand (a short stock, an empty one) call it to hand the game back to the rules.
+        """
+        self._start_turn(state)
+
     def _begin_round(self, state: RummyState, rnd: int) -> None:
         """rules §3.3: the deal passes left each round."""
         state.round = rnd
