@@ -112,3 +112,32 @@ def test_run_stops_at_the_step_limit() -> None:
     state = rules.new_state()
     assert not Driver(rules, Chance(2).answer, _defaults(rules)).run(state, 3)
     assert rules.step(state) is not None
+
+
+def test_the_referee_stops_before_a_decision_once_cancelled() -> None:
+    """referee.play's ``cancelled`` hook runs before every decision, before any bot of it is asked."""
+    from botsdk.bots import load_bot
+    from referee.clients import InProcessBotClient
+    from referee.referee import GameCancelled, play
+
+    calls = 0
+    bots = [load_bot("random", s) for s in range(3)]
+
+    def counted(bot: Any) -> Any:
+        def act(request: Any) -> Any:
+            nonlocal calls
+            calls += 1
+            return bot.act(request)
+        return act
+
+    checks = 0
+
+    def cancelled() -> bool:
+        nonlocal checks
+        checks += 1
+        return checks > 5
+
+    clients = [InProcessBotClient(counted(b)) for b in bots]
+    with pytest.raises(GameCancelled, match="before decision 6"):
+        play(spec("slippery-sam"), make_params("slippery-sam"), 3, 4, clients, cancelled=cancelled)
+    assert calls == 5
