@@ -1,4 +1,4 @@
-"""The step loop of a game: chance answered and checked, decisions handed to the caller.
+"""The step loop of a game (rules §0.2): chance answered and checked, decisions handed to the caller.
 
 Every caller of a game's rules advances it the same way: :meth:`Rules.step`
 names what is pending, a :class:`~referee.engine.Shuffle` or
