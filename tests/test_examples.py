@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from botsdk.process import BotProcess, start_bot_process
+from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
 from cli.main import main
 from league.seasons import create_season

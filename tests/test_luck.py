@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from botsdk.bots import load_bot
-from botsdk.bots.slippery_sam import OddsBot, odds_policy, random_action
+from referee.bots import load_bot
+from referee.games.slippery_sam.bots import OddsBot, odds_policy, random_action
 from league.luck import NotSlipperySam, adjusted_changes, bet_luck, luck_adjusted_by_bot, mean_interval, seat_luck
 from referee.clients import InProcessBotClient
 from referee import playout

@@ -9,7 +9,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from cardarena.v1 import bot_pb2, bot_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
 from referee.record import GameRecord

@@ -19,16 +19,16 @@ from botsdk.bot import Bot
 from referee.clients import InProcessBotClient
 from referee import playout
 from referee.engine import Ask, IllegalAction
-from referee.games import available, make_params, spec
+from referee.games import games, make_params, spec
 from referee.referee import play
 from referee.replay import verify
 
-GAMES = [g.value for g in available()]
+GAMES = games()
 STEP_BOUND = 200_000
 
 
 def _policy(game: str):
-    return importlib.import_module(f"botsdk.bots.{spec(game).proto_field}").random_action
+    return spec(game).random_action
 
 
 def _small_params(game: str):

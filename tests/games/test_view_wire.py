@@ -16,10 +16,10 @@ import pytest
 
 from cardarena.v1 import bot_pb2
 from referee.engine import Ask, DrawLot, IllegalAction, Shuffle
-from referee.games import available, make_params, spec
+from referee.games import games, make_params, spec
 from referee.wire import History, ViewCodec, act_request
 
-GAMES = [g.value for g in available()]
+GAMES = games()
 #: Random games per game: rummy games are long (hundreds of decisions per round).
 GAMES_PER_GAME = {"slippery-sam": 60, "svara": 40, "rummy": 4}
 
@@ -27,7 +27,7 @@ GAMES_PER_GAME = {"slippery-sam": 60, "svara": 40, "rummy": 4}
 def _random_games(game: str, count: int):
     """Yield (state, rules, asked seats) at every decision of ``count`` random games, with the game's encoder."""
     gs = spec(game)
-    policy = importlib.import_module(f"botsdk.bots.{gs.proto_field}").random_action
+    policy = gs.random_action
     for seed in range(count):
         seats = gs.min_seats + seed % (gs.max_seats - gs.min_seats + 1)
         values = {"turn_limit": 60} if game == "rummy" else {}
