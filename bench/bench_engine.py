@@ -18,7 +18,6 @@ from referee.games import games, make_params, spec
 
 def random_game(game: str, seats: int, seed: int) -> int:
     """Play one game with uniformly random legal protocol answers; return the number of decisions."""
-    import importlib
 
     gs = spec(game)
     policy = gs.random_action

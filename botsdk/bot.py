@@ -92,8 +92,8 @@ class Bot:
     def decide(self, field: str, view: Message, ctx: Context) -> Any:
         """The answer to ``view`` of the game whose protocol field is ``field``: the bot's method of
         that name. Raises NotImplementedError, naming the game, when the bot has none."""
-        method = getattr(type(self), field, None)
+        method = getattr(self, field, None)
         if not callable(method):
             raise NotImplementedError(f"bot {self.name} does not play {protocol_games.name_of(field)} "
                                       f"(it has no {field}() method)")
-        return getattr(self, field)(view, ctx)
+        return method(view, ctx)

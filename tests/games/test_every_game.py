@@ -10,7 +10,6 @@ action the rules reject ever changes the state.
 from __future__ import annotations
 
 import copy
-import importlib
 import random
 
 import pytest
@@ -32,7 +31,7 @@ def _policy(game: str):
 
 
 def _small_params(game: str):
-    return make_params(game, {"hands": 4} if game == "svara" else {"orbits": 1} if game == "slippery-sam" else {"turn_limit": 40})
+    return make_params(game, spec(game).quick_params)
 
 
 def _advance(rules, state, rng, policy, gs) -> bool:

@@ -9,7 +9,6 @@ referee sends must be the bytes of the whole ``ActRequest``.
 
 from __future__ import annotations
 
-import importlib
 import random
 
 import pytest
