@@ -30,8 +30,8 @@ def name_of(field: str) -> str:
 
 def field_of(game: str) -> str:
     """The oneof field of game name ``game``; raises ValueError for a name that is not a game."""
-    field = game.replace("-", "_")
-    if field not in fields():
+    field = game.replace("-", "_") if isinstance(game, str) else ""
+    if field not in fields() or name_of(field) != game:
         raise ValueError(f"unknown game {game!r}; games: {', '.join(names())}")
     return field
 
