@@ -18,7 +18,6 @@ from referee.games import games, make_params, spec
 
 def random_game(game: str, seats: int, seed: int) -> int:
     """Play one game with uniformly random legal protocol answers; return the number of decisions."""
-
     gs = spec(game)
     policy = gs.random_action
     rules = gs.make_rules(make_params(game), seats)
@@ -26,7 +25,7 @@ def random_game(game: str, seats: int, seed: int) -> int:
     state = rules.new_state()
     views = gs.view_codec.encoder()
     decisions = 0
-    while (made := playout.step(rules, gs, state, rng, policy, views)) is not None:
+    while (made := playout.step(rules, gs, state, rng, policy, views=views)) is not None:
         decisions += made
     return decisions
 
