@@ -3,8 +3,9 @@ checked against the engines at every event (tokens and cards conserved, no card 
 hand that does not hold it; the same table as the engine's wherever the engine stopped).
 
 The games are played here by the referee with the reference bots; the engine's state is
-taken by re-running each record (``referee.replay.rerun``). The JavaScript is the page's own
-``dashboard/static/replay_state.js``, loaded by ``replay_state_check.js``.
+taken by re-running each record (``referee.replay.rerun``). The JavaScript is the page's own:
+``dashboard/static/replay_state.js`` and each game's module (``referee/games/<game>/replay.js``,
+found as the dashboard serves it), loaded by ``replay_state_check.js``.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 
 from botsdk.bots import load_bot
+from dashboard.game_assets import replay_module
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
 from referee.record import GameRecord
@@ -28,6 +30,11 @@ HERE = Path(__file__).resolve().parent
 CHECKER = HERE / "replay_state_check.js"
 STATE_JS = HERE.parents[1] / "dashboard" / "static" / "replay_state.js"
 NODE = shutil.which("node")
+
+
+def module_path(game: str) -> Path:
+    """The game's replay module, as a file."""
+    return Path(str(replay_module(game)))
 
 #: (game, bots in seat order, parameters, seeds): short games, every table size the game allows.
 GAMES: list[tuple[str, list[str], dict[str, Any], range]] = [
@@ -110,10 +117,13 @@ def truths(record: GameRecord) -> dict[str, Any]:
     return {"settled": settled, "logged": logged}
 
 
-def run_checker(cases: list[dict[str, Any]], tmp_path: Path, state_js: Path = STATE_JS) -> dict[str, Any]:
+def run_checker(cases: list[dict[str, Any]], tmp_path: Path, instead: dict[Path, Path] | None = None) -> dict[str, Any]:
+    """The checker's result over ``cases``, with the page's files (``instead``: some replaced by others)."""
     data = tmp_path / "cases.json"
     data.write_text(json.dumps(cases))
-    proc = subprocess.run([str(NODE), str(CHECKER), str(data), str(state_js)], capture_output=True, text=True,
+    files = [STATE_JS] + [module_path(g) for g in sorted({c["record"]["game"] for c in cases})]
+    files = [(instead or {}).get(f, f) for f in files]
+    proc = subprocess.run([str(NODE), str(CHECKER), str(data), *map(str, files)], capture_output=True, text=True,
                           timeout=600, check=False)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
@@ -145,25 +155,39 @@ def test_the_replay_table_matches_the_engine_at_every_event(cases: list[dict[str
 
 
 @needs_node
+def test_the_checker_needs_the_game_modules(cases: list[dict[str, Any]], tmp_path: Path) -> None:
+    empty = tmp_path / "empty.js"
+    empty.write_text("")
+    svara = [c for c in cases if c["record"]["game"] == "svara"][:1]
+    result = run_checker(svara, tmp_path, {module_path("svara"): empty})
+    assert "no replay module defines svara" in " ".join(result["failures"])
+
+
+@needs_node
 @pytest.mark.parametrize(("game", "line", "instead", "why"), [
     # Slippery Sam: a turn's end that leaves the hands (the next dealer drawn with old cards)
-    ("slippery-sam", "t.dealer = null;\n        clearHands(t);\n", "t.dealer = null;\n", "the dealer, seat"),
+    ("slippery-sam", "t.dealer = null;\n        RS.clearHands(t);\n", "t.dealer = null;\n", "the dealer, seat"),
     # Slippery Sam: the kitty still shown after it went back to the dealer
     ("slippery-sam", "t.scores[d.dealer] += d.returned; t.pot = null;", "t.scores[d.dealer] += d.returned;",
      "tokens add up"),
     # Svara: a see that does not charge the seat
-    ("svara", "pay(d.seat, d.amount); t.pot = { label: \"bank\", amount: d.bank };", "", "tokens add up"),
+    ("svara", "RS.pay(t, d.seat, d.amount); t.pot = { label: \"bank\", amount: d.bank };", "", "tokens add up"),
     # rummy: a penalty card not counted
-    ("rummy", "t.stock -= 1; hand(d.seat).hidden += 1; showPile(t);", "", "cards on the table add up"),
-    # every game: private events shown to every viewer
-    ("svara", "return seat === null || !e.visible_to || e.visible_to.includes(seat);", "return true;",
+    ("rummy", "t.stock -= 1; t.hands[d.seat].hidden += 1; showPile(t);", "", "cards on the table add up"),
+    # every game (the page's own file): private events shown to every viewer
+    (None, "return seat === null || !e.visible_to || e.visible_to.includes(seat);", "return true;",
      "which no event this viewer saw names"),
+    # every game: a pot won not paid to its winner
+    (None, "t.scores[d.seat] += d.amount; t.pot = null;", "t.pot = null;", "tokens add up"),
 ])
-def test_the_checker_catches_a_misdrawn_table(cases: list[dict[str, Any]], tmp_path: Path, game: str, line: str,
-                                              instead: str, why: str) -> None:
-    source = STATE_JS.read_text()
+def test_the_checker_catches_a_misdrawn_table(cases: list[dict[str, Any]], tmp_path: Path, game: str | None,
+                                              line: str, instead: str, why: str) -> None:
+    """A line of a game's module (or, for ``None``, of the page's own file) broken: the checker fails."""
+    target = STATE_JS if game is None else module_path(game)
+    source = target.read_text()
     assert source.count(line) == 1, line
-    broken = tmp_path / "replay_state.js"
+    broken = tmp_path / target.name
     broken.write_text(source.replace(line, instead))
-    result = run_checker([c for c in cases if c["record"]["game"] == game], tmp_path, broken)
+    games = ("svara",) if game is None else (game,)
+    result = run_checker([c for c in cases if c["record"]["game"] in games], tmp_path, {target: broken})
     assert any(why in f for f in result["failures"]), result["failures"][:3]
