@@ -21,6 +21,7 @@ import pytest
 from botsdk.bots import load_bot
 from dashboard.game_assets import replay_module
 from referee.clients import InProcessBotClient
+from referee.engine import GameName
 from referee.games import make_params, spec
 from referee.record import GameRecord
 from referee.referee import play
@@ -152,6 +153,33 @@ def test_the_replay_table_matches_the_engine_at_every_event(cases: list[dict[str
     result = run_checker(cases, tmp_path)
     assert result["failures"] == []
     assert result["checks"] > 10 * events  # every event of every replay, as every viewer
+
+
+#: Loads the page's state file and every game module given, as the page does; prints what each module says.
+DESCRIBE = """
+const [state, ...modules] = process.argv.slice(1);
+globalThis.ReplayState = require(state);
+for (const m of modules) require(m);
+const out = {};
+for (const g of JSON.parse(process.env.GAMES)) {
+  const m = ReplayState.gameOf(g);
+  out[g] = { unit: m.unit, lowerIsBetter: m.lowerIsBetter, opening: m.opening || null };
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+@needs_node
+def test_every_game_has_a_replay_module_that_agrees_with_its_spec() -> None:
+    names = [g.value for g in GameName]
+    proc = subprocess.run([str(NODE), "-e", DESCRIBE, str(STATE_JS), *(str(module_path(g)) for g in names)],
+                          capture_output=True, text=True, timeout=60, check=True, env={"GAMES": json.dumps(names)})
+    described = json.loads(proc.stdout)
+    for name in names:
+        gs = spec(name)
+        assert described[name]["unit"] == gs.score_unit, name
+        assert described[name]["lowerIsBetter"] is (not gs.higher_score_is_better), name
+        assert described[name]["opening"] is not None, name  # a replay opens at the first deal
 
 
 @needs_node
