@@ -50,7 +50,7 @@
   const PER_SEAT = new Set(["tokens", "points"].concat(keys.perSeat || []));
   //: Event fields left out of the event list when they are null.
   const OMIT_NULL = new Set(keys.omitWhenNull || []);
-  //: The game module's own drawing of some event fields: key -> (value, helpers) -> HTML.
+  //: The game module's own drawing of some event fields: key -> (value, H) -> HTML.
   const FORMAT = G.format || {};
   function value(v, key) {
     if (typeof v === "string" && CARD.test(v)) return card(v);

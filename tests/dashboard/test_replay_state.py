@@ -182,6 +182,52 @@ def test_every_game_has_a_replay_module_that_agrees_with_its_spec() -> None:
         assert described[name]["opening"] is not None, name  # a replay opens at the first deal
 
 
+#: The table after each event of a record given on stdin, as everyone and as seat 0 saw it.
+TABLES = """
+const RS = require(process.argv[1]);
+const record = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const out = [];
+for (let n = 0; n <= record.events.length; n++) {
+  out.push([null, 0].map((seat) => {
+    const t = RS.tableAt(record, n, seat);
+    return { hands: t.hands, scores: t.scores, pot: t.pot, folded: t.folded, out: t.out, shown: t.shown, stage: t.stage };
+  }));
+}
+process.stdout.write(JSON.stringify({ tables: out, opening: RS.openingPosition(record) }));
+"""
+
+
+def event(kind: str, visible_to: list[int] | None = None, **data: Any) -> dict[str, Any]:
+    return {"kind": kind, "visible_to": visible_to, "data": data}
+
+
+@needs_node
+def test_a_game_without_a_module_replays_the_common_vocabulary() -> None:
+    """docs/replay.md: a new game's events that fit the common vocabulary are drawn with no module."""
+    record = {"game": "high-card", "num_seats": 3, "params": {"starting_tokens": 10}, "events": [
+        event("ante", seats=[0, 1, 2], amount=1),  # not in the vocabulary: changes nothing
+        event("hand", [0], seat=0, cards=["Ah"]), event("hand", [1], seat=1, cards=["Td"]),
+        event("fold", seat=2), event("show", seat=1, cards=["Td"], points=10),
+        event("win", seat=0, amount=5), event("split", seats=[1, 2], amounts=[2, 1]), event("out", seat=2),
+        event("game_over", reason="one seat left", tokens=[15, 12, 3]),
+    ]}
+    proc = subprocess.run([str(NODE), "-e", TABLES, str(STATE_JS)], input=json.dumps(record), capture_output=True,
+                          text=True, timeout=60, check=True)
+    result = json.loads(proc.stdout)
+    tables = [everyone for everyone, _ in result["tables"]]
+    as_seat_0 = [mine for _, mine in result["tables"]]
+    assert result["opening"] == 0 and tables[0]["scores"] == [10, 10, 10] and tables[1] == tables[0]
+    assert tables[3]["hands"][:2] == [{"cards": ["Ah"], "hidden": 0}, {"cards": ["Td"], "hidden": 0}]
+    assert as_seat_0[3]["hands"][1] == {"cards": [], "hidden": 0}  # seat 1's card was private to it
+    assert tables[4]["folded"] == {"2": True} and tables[5]["shown"] == {"1": 10}
+    assert as_seat_0[5]["hands"][1] == {"cards": ["Td"], "hidden": 0}  # shown to all
+    assert tables[6]["scores"] == [15, 10, 10] and tables[7]["scores"] == [15, 12, 11]
+    assert tables[8]["out"] == {"2": True}
+    last = tables[9]
+    assert last["scores"] == [15, 12, 3] and last["stage"] == "game over: one seat left"
+    assert all(h == {"cards": [], "hidden": 0} for h in last["hands"]) and last["pot"] is None
+
+
 @needs_node
 def test_the_checker_needs_the_game_modules(cases: list[dict[str, Any]], tmp_path: Path) -> None:
     empty = tmp_path / "empty.js"
