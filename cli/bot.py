@@ -83,8 +83,8 @@ def check_bot(
     Prints each check, the latency of the bot's decisions (median, p99, max) and every fault with the
     answer that caused it. Exit status 1 if a check failed.
     """
+    from arena.registry import RegistryConfig
     from league.entry import check_endpoint
-    from league.registry import RegistryConfig
     from referee.games import available
 
     ready = [g.value for g in available()]
@@ -145,7 +145,7 @@ def update_bot(
 
 def _game_enums(games: list[str]) -> list[int]:
     """Game names -> protocol enums; exit 2 naming unknown ones."""
-    from dashboard.arena_service import GAME_TO_ENUM
+    from arena.service import GAME_TO_ENUM
 
     unknown = [g for g in games if g not in GAME_TO_ENUM]
     if unknown:
@@ -154,7 +154,7 @@ def _game_enums(games: list[str]) -> list[int]:
 
 
 def _game_names(enums) -> str:  # repeated cardarena.v1.Game
-    from dashboard.arena_service import ENUM_TO_GAME
+    from arena.service import ENUM_TO_GAME
 
     return ", ".join(ENUM_TO_GAME.get(g, str(g)) for g in enums)
 
@@ -181,9 +181,9 @@ def _arena_call(server: str, method: str, request, timeout_s: float):
     """Call one Arena RPC with a deadline; a gRPC error becomes one line (and the entry report, if any)."""
     import grpc
 
+    from arena.service import REPORT_METADATA_KEY
     from cardarena.v1 import arena_pb2, arena_pb2_grpc
     from cli.common import err_console
-    from dashboard.arena_service import REPORT_METADATA_KEY
 
     with grpc.insecure_channel(server) as channel:
         try:

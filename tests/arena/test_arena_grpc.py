@@ -5,10 +5,10 @@ from __future__ import annotations
 import grpc
 import pytest
 
+from arena.registry import token_matches
+from arena.service import REPORT_METADATA_KEY
 from botsdk.bots import load_bot
 from cardarena.v1 import arena_pb2, bot_pb2
-from dashboard.arena_service import REPORT_METADATA_KEY
-from league.registry import token_matches
 from store import Store
 from tests.arena.conftest import CALL_TIMEOUT_S, IllegalSamBot, SvaraOnlyBot, make_config, play_season
 
