@@ -77,9 +77,10 @@ def report_message(report: EntryReport | None) -> arena_pb2.EntryReport:
 
 
 def standing_message(rank: int, row: StandingRow) -> arena_pb2.StandingRow:
-    """One standings row; ``None`` values stay unset."""
+    """One standings row; ``None`` values stay unset (the luck-adjusted change: Slippery Sam only)."""
     optional = {k: getattr(row, k) for k in ("avg_place", "avg_change", "ml_rating", "ml_low", "ml_high",
-                                             "p_better", "openskill_mu", "openskill_sigma")}
+                                             "p_better", "openskill_mu", "openskill_sigma",
+                                             "luck_change", "luck_low", "luck_high")}
     return arena_pb2.StandingRow(rank=rank, bot_id=row.bot_id, name=row.name, games=row.games, faults=row.faults,
                                  retired=row.retired, elo=row.elo, **{k: v for k, v in optional.items() if v is not None})
 
