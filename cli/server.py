@@ -101,5 +101,5 @@ def server(
     grpc_port: GrpcPortOption = DEFAULT_GRPC_PORT,
     db: DbOption = None,
 ) -> None:
-    """Serve the dashboard (standings, bots, games, replays, JSON API) on the store."""
+    """Serve the dashboard (standings, bots, games, replays, JSON API) and the Arena (bot registration) on the store."""
     serve(db_url(db), host, port, grpc_port)

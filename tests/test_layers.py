@@ -30,3 +30,14 @@ def test_the_contract_is_kept(contract: str) -> None:
     result = subprocess.run([str(LINT_IMPORTS), "--no-cache", "--no-logo", "--contract", contract],
                             cwd=REPO, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
+
+
+def test_the_bot_sdk_imports_only_the_protocol_grpc_protobuf_and_the_standard_library() -> None:
+    import grimp
+
+    graph = grimp.build_graph("botsdk", "cardarena", include_external_packages=True, cache_dir=None)
+    allowed = set(sys.stdlib_module_names) | {"botsdk", "cardarena", "grpc", "grpc_health", "google"}
+    imported = {(module, other) for module in graph.modules if module.split(".")[0] == "botsdk"
+                for other in graph.find_modules_directly_imported_by(module)}
+    outside = sorted(f"{module} -> {other}" for module, other in imported if other.split(".")[0] not in allowed)
+    assert not outside, "the bot SDK imports beyond the protocol, grpc and protobuf:\n" + "\n".join(outside)
