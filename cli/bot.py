@@ -91,8 +91,9 @@ def check_bot(
     Prints each check, the latency of the bot's decisions (median, p99, max) and every fault with the
     answer that caused it. Exit status 1 if a check failed.
     """
+    from arena.registry import RegistryConfig
     from league.entry import check_endpoint
-    from league.registry import RegistryConfig
+
     from referee.games import games
 
     unknown = [g for g in game if g not in games()]
@@ -195,9 +196,9 @@ def _arena_call(server: str, method: str, request, timeout_s: float):
     """Call one Arena RPC with a deadline; a gRPC error becomes one line (and the entry report, if any)."""
     import grpc
 
+    from arena.service import REPORT_METADATA_KEY
     from cardarena.v1 import arena_pb2, arena_pb2_grpc
     from cli.common import err_console
-    from dashboard.arena_service import REPORT_METADATA_KEY
 
     with grpc.insecure_channel(server) as channel:
         try:

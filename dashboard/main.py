@@ -20,10 +20,10 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from config import Settings, get_settings
 from dashboard.deps import Refresher, StoreHolder
 from dashboard.replays import NoReplay, Sealed
-from dashboard.routers import arena, assets, bots, games, pages, replays, seasons
-from dashboard.settings import DashboardSettings, get_settings
+from dashboard.routers import assets, bots, games, pages, replays, seasons
 from dashboard.templating import render_error
 from store import NotFound, StoreError
 
@@ -32,7 +32,7 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 API_PREFIX = "/api/v1"
 
 
-def create_app(settings: DashboardSettings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None) -> FastAPI:
     """The dashboard app; ``settings`` override the environment's (tests, ``cardarena server``)."""
 
     @asynccontextmanager
@@ -59,7 +59,6 @@ def create_app(settings: DashboardSettings | None = None) -> FastAPI:
     for area in (seasons, bots, games, replays):
         api.include_router(area.router)
     app.include_router(api)
-    app.include_router(arena.router)
     app.include_router(pages.router)
     app.include_router(assets.router)  # before the mount: /static/games/<game>.js comes from the game's package
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
