@@ -12,9 +12,9 @@ import pytest
 from referee.chance import Chance, draw
 from referee.driver import BadStep, Driver, IllegalChance, answer_chance, check_chance
 from referee.engine import Ask, DrawLot, Shuffle
-from referee.games import available, make_params, spec
+from referee.games import games, make_params, spec
 
-GAMES = [g.value for g in available()]
+GAMES = games()
 
 
 def _defaults(rules: Any) -> Any:
@@ -116,7 +116,7 @@ def test_run_stops_at_the_step_limit() -> None:
 
 def test_the_referee_stops_before_a_decision_once_cancelled() -> None:
     """referee.play's ``cancelled`` hook runs before every decision, before any bot of it is asked."""
-    from botsdk.bots import load_bot
+    from referee.bots import load_bot
     from referee.clients import InProcessBotClient
     from referee.referee import GameCancelled, play
 

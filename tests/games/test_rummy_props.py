@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from botsdk.bot import Context
-from botsdk.bots.rummy import GreedyBot, random_action
+from referee.games.rummy.bots import GreedyBot, random_action
 from referee.chance import draw
 from referee.driver import Driver
 from referee.engine import Ask, IllegalAction

@@ -9,7 +9,6 @@ referee sends must be the bytes of the whole ``ActRequest``.
 
 from __future__ import annotations
 
-import importlib
 import random
 from collections.abc import Callable
 from functools import partial
@@ -21,24 +20,29 @@ from cardarena.v1 import bot_pb2
 from referee.chance import draw
 from referee.driver import Driver
 from referee.engine import IllegalAction
-from referee.games import available, make_params, spec
+from referee.games import games, make_params, spec
 from referee.wire import History, ViewCodec, ViewEncoder, act_request
 
-GAMES = [g.value for g in available()]
-#: Random games per game: rummy games are long (hundreds of decisions per round).
-GAMES_PER_GAME = {"slippery-sam": 60, "svara": 40, "rummy": 4}
+GAMES = games()
+#: Decisions checked per game: random games of the game's short parameters are played until this many.
+DECISIONS = 2500
+#: Random games at most per game (a game of very few decisions still ends the test).
+MAX_GAMES = 1000
 
 
-def _random_games(game: str, count: int, at_decision: Callable[[Any, Any, ViewEncoder, random.Random], None]) -> int:
-    """Play ``count`` random games of ``game``, calling ``at_decision(state, rules, encoder, rng)`` at every
-    decision before it is answered (one encoder per game); return the number of decisions."""
+def _random_games(game: str, count: int, at_decision: Callable[[Any, Any, ViewEncoder, random.Random], None],
+                  until: int | None = None) -> int:
+    """Play up to ``count`` random games of ``game`` (no new game once ``until`` decisions are played), calling
+    ``at_decision(state, rules, encoder, rng)`` at every decision before it is answered (one encoder per game);
+    return the number of decisions."""
     gs = spec(game)
-    policy = importlib.import_module(f"botsdk.bots.{gs.proto_field}").random_action
+    policy = gs.random_action
     decisions = 0
     for seed in range(count):
+        if until is not None and decisions >= until:
+            break
         seats = gs.min_seats + seed % (gs.max_seats - gs.min_seats + 1)
-        values = {"turn_limit": 60} if game == "rummy" else {}
-        rules = gs.make_rules(make_params(game, values), seats)
+        rules = gs.make_rules(make_params(game, gs.quick_params), seats)
         rng, state = random.Random(seed), rules.new_state()
         encoder = gs.view_codec.encoder()
 
@@ -71,7 +75,7 @@ def test_incremental_views_are_the_bytes_of_a_from_scratch_encoding(game: str) -
             view = rules.view(state, seat)
             assert encoder.encode(view) == gs.encode_view(view).SerializeToString(), (game, seat)
 
-    assert _random_games(game, GAMES_PER_GAME[game], same_bytes) > 1000
+    assert _random_games(game, MAX_GAMES, same_bytes, until=DECISIONS) > 1000
 
 
 @pytest.mark.parametrize("game", GAMES)
