@@ -27,7 +27,7 @@ def random_game(game: str, seats: int, seed: int) -> int:
     state = rules.new_state()
     views = gs.view_codec.encoder()
     decisions = 0
-    while (made := playout.step(rules, gs, state, rng, policy, views)) is not None:
+    while (made := playout.step(rules, gs, state, rng, policy, views=views)) is not None:
         decisions += made
     return decisions
 

@@ -82,17 +82,101 @@ class ViewCodec:
 MAX_CACHED_VALUES = 4096
 
 
+#: Field types written directly (``FieldDescriptor.TYPE_*``): their bytes are a tag and a varint
+#: or a length-delimited string, so no message is built for them.
+_UINT32, _ENUM, _BOOL, _STRING = 13, 14, 8, 9
+_VARINT_TYPES = (_UINT32, _ENUM, _BOOL)
+_UINT32_LIMIT = 1 << 32
+_INT32_RANGE = range(-(1 << 31), 1 << 31)
+
+
+def _varint_of(field_type: int, value: Any) -> bytes:
+    """One scalar value's varint as protobuf writes it; raises ValueError/TypeError for a value
+    the field cannot hold (as the message constructor does)."""
+    if field_type == _BOOL:
+        if not isinstance(value, (bool, int)):
+            raise TypeError(f"a bool field cannot hold {value!r}")
+        return b"\x01" if value else b"\x00"
+    if not isinstance(value, int):
+        raise TypeError(f"an integer field cannot hold {value!r}")
+    if field_type == _UINT32:
+        if not 0 <= value < _UINT32_LIMIT:
+            raise ValueError(f"value out of range for uint32: {value}")
+        return _varint(value)
+    if value not in _INT32_RANGE:  # an enum is an int32: a negative one takes 10 bytes
+        raise ValueError(f"value out of range for an enum: {value}")
+    return _varint(value & 0xFFFFFFFFFFFFFFFF)
+
+
+def _direct_encoder(fd: Any) -> Callable[[Any], bytes] | None:
+    """The function writing field ``fd``'s bytes for a value, for the scalar types above; None for
+    another type (a message field: encoded through a message holding it alone).
+
+    The bytes are protobuf's: nothing for a default value of a field without presence or an empty
+    repeated field; a packed frame for repeated numbers and bools; a frame per string."""
+    if fd.type not in _VARINT_TYPES and fd.type != _STRING:
+        return None
+    number, field_type = fd.number, fd.type
+    if fd.is_repeated:
+        if field_type == _STRING:
+            tag = _varint(number << 3 | 2)
+
+            def strings(values: Any) -> bytes:
+                return b"".join([tag + _varint(len(b)) + b for b in (v.encode() for v in values)])
+            return strings
+        if not fd.is_packed:
+            return None
+        packed_tag = _varint(number << 3 | 2)
+
+        def packed(values: Any) -> bytes:
+            if not values:
+                return b""
+            payload = b"".join([_varint_of(field_type, v) for v in values])
+            return packed_tag + _varint(len(payload)) + payload
+        return packed
+    presence = fd.has_presence
+    if field_type == _STRING:
+        tag = _varint(number << 3 | 2)
+
+        def string(value: Any) -> bytes:
+            if value is None and presence:
+                return b""
+            if not isinstance(value, str):
+                raise TypeError(f"a string field cannot hold {value!r}")
+            if not value and not presence:
+                return b""
+            data = value.encode()
+            return tag + _varint(len(data)) + data
+        return string
+    tag = _varint(number << 3)
+
+    def scalar(value: Any) -> bytes:
+        if value is None and presence:
+            return b""
+        data = _varint_of(field_type, value)
+        if not presence and data == b"\x00":
+            return b""
+        return tag + data
+    return scalar
+
+
 class _FieldBytes(dict[Any, bytes]):
-    """One field's bytes by value: a missing value is encoded (a message holding that field alone) and kept."""
+    """One field's bytes by value: a missing value is encoded (written directly for a scalar field,
+    else as a message holding that field alone) and kept."""
 
     def __init__(self, codec: ViewCodec, name: str) -> None:
         super().__init__()
         self.make = codec.message_type
         self.name = name
         self.convert = codec.convert.get(name)
+        fd = codec.message_type.DESCRIPTOR.fields_by_name[name]
+        self.direct = None if self.convert else _direct_encoder(fd)
 
     def __missing__(self, value: Any) -> bytes:
-        data = self.make(**{self.name: self.convert(value) if self.convert else value}).SerializeToString()
+        if self.direct is not None:
+            data = self.direct(value)
+        else:
+            data = self.make(**{self.name: self.convert(value) if self.convert else value}).SerializeToString()
         if len(self) >= MAX_CACHED_VALUES:
             self.clear()
         self[value] = data
@@ -175,7 +259,13 @@ class ViewEncoder:
         return b"".join([known[fields[name]] for name, known in self._plan])
 
 
+#: The one-byte varints, 0..127 (most values of a view).
+_ONE_BYTE = [bytes((v,)) for v in range(128)]
+
+
 def _varint(value: int) -> bytes:
+    if 0 <= value < 128:
+        return _ONE_BYTE[value]
     out = bytearray()
     while True:
         low = value & 0x7F
