@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from google.protobuf.message import Message
@@ -85,27 +86,38 @@ MAX_CACHED_VALUES = 4096
 #: Field types written directly (``FieldDescriptor.TYPE_*``): their bytes are a tag and a varint
 #: or a length-delimited string, so no message is built for them.
 _UINT32, _ENUM, _BOOL, _STRING = 13, 14, 8, 9
-_VARINT_TYPES = (_UINT32, _ENUM, _BOOL)
 _UINT32_LIMIT = 1 << 32
 _INT32_RANGE = range(-(1 << 31), 1 << 31)
 
 
-def _varint_of(field_type: int, value: Any) -> bytes:
-    """One scalar value's varint as protobuf writes it; raises ValueError/TypeError for a value
-    the field cannot hold (as the message constructor does)."""
-    if field_type == _BOOL:
-        if not isinstance(value, (bool, int)):
-            raise TypeError(f"a bool field cannot hold {value!r}")
-        return b"\x01" if value else b"\x00"
+@lru_cache(maxsize=1 << 16, typed=True)
+def _uint32_bytes(value: int) -> bytes:
+    """A uint32 value's varint; raises TypeError/ValueError for a value the field cannot hold."""
     if not isinstance(value, int):
         raise TypeError(f"an integer field cannot hold {value!r}")
-    if field_type == _UINT32:
-        if not 0 <= value < _UINT32_LIMIT:
-            raise ValueError(f"value out of range for uint32: {value}")
-        return _varint(value)
-    if value not in _INT32_RANGE:  # an enum is an int32: a negative one takes 10 bytes
+    if not 0 <= value < _UINT32_LIMIT:
+        raise ValueError(f"value out of range for uint32: {value}")
+    return _varint(value)
+
+
+@lru_cache(maxsize=1 << 10, typed=True)
+def _enum_bytes(value: int) -> bytes:
+    """An enum value's varint (an int32: a negative one takes 10 bytes)."""
+    if not isinstance(value, int):
+        raise TypeError(f"an enum field cannot hold {value!r}")
+    if value not in _INT32_RANGE:
         raise ValueError(f"value out of range for an enum: {value}")
     return _varint(value & 0xFFFFFFFFFFFFFFFF)
+
+
+def _bool_bytes(value: Any) -> bytes:
+    """A bool's varint."""
+    if not isinstance(value, int):  # bool is an int
+        raise TypeError(f"a bool field cannot hold {value!r}")
+    return b"\x01" if value else b"\x00"
+
+
+_VARINT_OF: dict[int, Callable[[Any], bytes]] = {_UINT32: _uint32_bytes, _ENUM: _enum_bytes, _BOOL: _bool_bytes}
 
 
 def _direct_encoder(fd: Any) -> Callable[[Any], bytes] | None:
@@ -114,9 +126,10 @@ def _direct_encoder(fd: Any) -> Callable[[Any], bytes] | None:
 
     The bytes are protobuf's: nothing for a default value of a field without presence or an empty
     repeated field; a packed frame for repeated numbers and bools; a frame per string."""
-    if fd.type not in _VARINT_TYPES and fd.type != _STRING:
+    if fd.type not in (_UINT32, _ENUM, _BOOL, _STRING):
         return None
     number, field_type = fd.number, fd.type
+    varint_of = _VARINT_OF.get(field_type)
     if fd.is_repeated:
         if field_type == _STRING:
             tag = _varint(number << 3 | 2)
@@ -131,7 +144,7 @@ def _direct_encoder(fd: Any) -> Callable[[Any], bytes] | None:
         def packed(values: Any) -> bytes:
             if not values:
                 return b""
-            payload = b"".join([_varint_of(field_type, v) for v in values])
+            payload = b"".join(map(varint_of, values))
             return packed_tag + _varint(len(payload)) + payload
         return packed
     presence = fd.has_presence
@@ -153,7 +166,7 @@ def _direct_encoder(fd: Any) -> Callable[[Any], bytes] | None:
     def scalar(value: Any) -> bytes:
         if value is None and presence:
             return b""
-        data = _varint_of(field_type, value)
+        data = varint_of(value)
         if not presence and data == b"\x00":
             return b""
         return tag + data
@@ -188,8 +201,8 @@ class _HistoryBytes:
     order, are kept (and every frame by entry), so only new or changed entries are encoded."""
 
     def __init__(self, codec: ViewCodec, history: History) -> None:
-        self.make = codec.message_type
         self.history = history
+        self.tag = _varint(codec.message_type.DESCRIPTOR.fields_by_name[history.name].number << 3 | 2)
         self.items: tuple[Any, ...] = ()
         self.frames: list[bytes] = []
         self.joined = b""
@@ -213,7 +226,7 @@ class _HistoryBytes:
         """One entry's frame, kept by value (Svara's moves repeat: seat 2 looks, seat 0 folds)."""
         data = self.by_value.get(item)
         if data is None:
-            data = self.make(**{self.history.name: [self.history.encode(item)]}).SerializeToString()
+            data = self.tag + _length_delimited(self.history.encode(item).SerializeToString())
             if len(self.by_value) >= MAX_CACHED_VALUES:
                 self.by_value.clear()
             self.by_value[item] = data
@@ -275,6 +288,10 @@ def _varint(value: int) -> bytes:
         else:
             out.append(low)
             return bytes(out)
+
+
+def _length_delimited(payload: bytes) -> bytes:
+    return _varint(len(payload)) + payload
 
 
 def frame(field_number: int, payload: bytes) -> bytes:
