@@ -120,6 +120,19 @@ def _bool_bytes(value: Any) -> bytes:
 _VARINT_OF: dict[int, Callable[[Any], bytes]] = {_UINT32: _uint32_bytes, _ENUM: _enum_bytes, _BOOL: _bool_bytes}
 
 
+def _string_frames(number: int) -> Callable[[str], bytes]:
+    """The frame of one string of repeated string field ``number`` (cached by value: cards repeat)."""
+    tag = _varint(number << 3 | 2)
+
+    @lru_cache(maxsize=1 << 12, typed=True)
+    def one(value: str) -> bytes:
+        if not isinstance(value, str):
+            raise TypeError(f"a string field cannot hold {value!r}")
+        data = value.encode()
+        return tag + _varint(len(data)) + data
+    return one
+
+
 def _direct_encoder(fd: Any) -> Callable[[Any], bytes] | None:
     """The function writing field ``fd``'s bytes for a value, for the scalar types above; None for
     another type (a message field: encoded through a message holding it alone).
@@ -132,10 +145,10 @@ def _direct_encoder(fd: Any) -> Callable[[Any], bytes] | None:
     varint_of = _VARINT_OF.get(field_type)
     if fd.is_repeated:
         if field_type == _STRING:
-            tag = _varint(number << 3 | 2)
+            one = _string_frames(number)
 
             def strings(values: Any) -> bytes:
-                return b"".join([tag + _varint(len(b)) + b for b in (v.encode() for v in values)])
+                return b"".join(map(one, values))
             return strings
         if not fd.is_packed:
             return None

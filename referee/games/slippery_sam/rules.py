@@ -14,7 +14,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from referee.cards import RANKS, pack
+from referee.cards import JOKER, RANKS, check, pack
 from referee.engine import Ask, BadParameters, BaseState, GameName, IllegalAction, Shuffle, Step
 
 PACK = pack()
@@ -154,11 +154,16 @@ def beats(hand: Sequence[str], turned: str) -> bool:
     >>> beats(["Ac", "4h", "7d"], "3h")   # rules §1.5, second example: 4h beats 3h
     True
     """
-    from referee.cards import check
+    suit, rank = _SUIT_RANK.get(turned) or _SUIT_RANK[check(turned)]
+    for card in hand:
+        c_suit, c_rank = _SUIT_RANK.get(card) or _SUIT_RANK[check(card)]
+        if c_suit == suit and c_rank > rank:
+            return True
+    return False
 
-    check(turned)
-    suit, rank = turned[1], RANKS.index(turned[0])
-    return any(check(c)[1] == suit and RANKS.index(c[0]) > rank for c in hand)
+
+#: (suit, rank index) of each card of the pack: ``beats`` is on the path of every bet.
+_SUIT_RANK = {card: (card[1], RANKS.index(card[0])) for card in (*PACK, JOKER)}
 
 
 class SlipperySamRules:
@@ -367,7 +372,7 @@ class SlipperySamRules:
             kitty=state.kitty,
             deal_in_turn=state.deal_in_turn,
             tokens=tuple(state.tokens),
-            out=tuple(state.out(s) for s in range(self.num_seats)),
+            out=self._out(state),
             turned=tuple(state.turned),
             shots=tuple(state.shots),
             bets=tuple(state.bets),
@@ -376,6 +381,14 @@ class SlipperySamRules:
             orbits=self.params.orbits,
             starting_tokens=self.params.starting_tokens,
         )
+
+    @staticmethod
+    def _out(state: SlipperySamState) -> tuple[bool, ...]:
+        """Per seat, whether it is out (``SlipperySamState.out``)."""
+        out = [tokens <= 0 for tokens in state.tokens]
+        if state.dealer >= 0:
+            out[state.dealer] = state.out(state.dealer)
+        return tuple(out)
 
     def rank_key(self, state: SlipperySamState, seat: int) -> tuple[int, ...]:
         """rules §1.11: final tokens; among seats that went out, the later exit ranks higher."""
