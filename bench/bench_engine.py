@@ -24,7 +24,7 @@ from referee.games import available, make_params, spec
 
 class QuickChance:
     """The harness's chance: a shuffle is the cards sorted by one ``rng.random()`` key each (a
-    uniform permutation, a fifth of ``rng.sample``'s cost); a lot is ``rng.choice``.
+    uniform permutation, a fraction of ``rng.sample``'s cost); a lot is ``rng.choice``.
 
     Not the referee's per-deal streams (``referee.chance``, a SHA-256 seed per deal): the
     benchmark measures the engine and the codec, not the harness drawing cards."""

@@ -290,7 +290,12 @@ class SlipperySamRules:
 
     def check(self, state: SlipperySamState, seat: int, action: SlipperySamAction) -> None:
         """Raise IllegalAction unless ``seat`` is asked and ``action.amount`` (tokens) is in its legal range (rules §1.3, 1.5)."""
-        decision, asked, low, high = self._range(state)
+        self._check_in(self._range(state), seat, action)
+
+    @staticmethod
+    def _check_in(legal: tuple[Decision, int, int, int], seat: int, action: SlipperySamAction) -> None:
+        """``check`` against the legal range ``legal`` (``_range``'s answer)."""
+        decision, asked, low, high = legal
         if seat != asked:
             raise IllegalAction(f"seat {seat} is not asked; seat {asked} is")
         what = "kitty" if decision is Decision.KITTY else "bet"
@@ -301,11 +306,12 @@ class SlipperySamRules:
 
     def apply(self, state: SlipperySamState, actions: Mapping[int, SlipperySamAction]) -> None:
         """Apply the asked seat's kitty or bet; raises IllegalAction (state unchanged) for anything else."""
-        decision, asked, _, _ = self._range(state)
-        if set(actions) != {asked}:
+        legal = self._range(state)
+        decision, asked, _, _ = legal
+        if len(actions) != 1 or asked not in actions:
             raise IllegalAction(f"expected exactly one action, from seat {asked}")
         action = actions[asked]
-        self.check(state, asked, action)
+        self._check_in(legal, asked, action)
         if decision is Decision.KITTY:
             state.tokens[asked] -= action.amount
             state.kitty = action.amount
