@@ -12,14 +12,13 @@ Usage: python -m bench.bench_engine [--games N] [--seats N]
 from __future__ import annotations
 
 import argparse
-import importlib
 import random
 import time
 from typing import Any
 
 from referee import playout
 from referee.engine import DrawLot, Shuffle
-from referee.games import available, make_params, spec
+from referee.games import games, make_params, spec
 
 
 class QuickChance:
@@ -47,7 +46,7 @@ def random_game(game: str, seats: int, seed: int) -> int:
     Every view goes through the wire bytes (``ViewEncoder``) and is parsed back; every answer is
     decoded and checked by the rules (an illegal one replaced by the default action)."""
     gs = spec(game)
-    policy = importlib.import_module(f"botsdk.bots.{gs.proto_field}").random_action
+    policy = gs.random_action
     rules = gs.make_rules(make_params(game), seats)
     rng = random.Random(seed)
     chance = QuickChance(rng)
@@ -64,13 +63,13 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--seats", type=int, default=4)
     args = parser.parse_args()
-    for game in available():
-        n = args.games if game.value != "rummy" else max(10, args.games // 10)
-        random_game(game.value, args.seats, -1)  # imports and caches warm, off the clock
+    for game in games():
+        n = args.games if game != "rummy" else max(10, args.games // 10)
+        random_game(game, args.seats, -1)  # imports and caches warm, off the clock
         t0, c0 = time.perf_counter(), time.process_time()
-        decisions = sum(random_game(game.value, args.seats, seed) for seed in range(n))
+        decisions = sum(random_game(game, args.seats, seed) for seed in range(n))
         dt, cpu = time.perf_counter() - t0, time.process_time() - c0
-        print(f"{game.value:13s} {n / dt:9.1f} games/s  {decisions / dt:10.0f} decisions/s  "
+        print(f"{game:13s} {n / dt:9.1f} games/s  {decisions / dt:10.0f} decisions/s  "
               f"{decisions / cpu:10.0f} per CPU second  ({n} games, {decisions} decisions, {args.seats} seats, "
               "random play with codec)")
 
