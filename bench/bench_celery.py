@@ -12,7 +12,9 @@ are started and ready before the clock starts. Prints games per second, the
 pool with the same number of processes. The pool's time includes starting
 its processes (~1 s); the workers' does not. On a 2-core machine the bots, the
 broker and the follower share the cores with the workers: scaling is bounded
-by that, not by the workers.
+by that, not by the workers: the run prints how busy the cores were, per group of processes
+(workers, bots, Redis, the follower) and for the whole machine (other work included), and the CPU
+time per game of our processes.
 """
 
 from __future__ import annotations
@@ -81,7 +83,9 @@ def wait_ready(app: object, names: list[str], timeout_s: float = 60) -> None:
 @dataclass
 class Run:
     """One season's run: games, wall seconds, milliseconds per game between the first and the last
-    game stored (without start-up), and CPU seconds of the bots, of Redis and of the workers."""
+    game stored (without start-up), and CPU seconds of the bots, of Redis, of the workers (the pool's
+    processes), of this process (the follower; the pool's parent), and of the whole machine (every
+    process, ours or not: the machine may be shared)."""
 
     games: int
     seconds: float
@@ -89,6 +93,21 @@ class Run:
     bots_cpu_s: float = 0.0
     redis_cpu_s: float = 0.0
     workers_cpu_s: float = 0.0
+    driver_cpu_s: float = 0.0
+    machine_cpu_s: float = 0.0
+
+
+def machine_cpu_seconds() -> float:
+    """CPU seconds every core of this machine has been busy since boot (Linux /proc/stat: all but idle and iowait)."""
+    with open("/proc/stat") as f:
+        ticks = [int(x) for x in f.readline().split()[1:9]]  # user nice system idle iowait irq softirq steal
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds() -> tuple[float, float]:
+    """(this process, its children waited for) in CPU seconds: the pool's processes are waited for when it closes."""
+    t = os.times()
+    return t.user + t.system, t.children_user + t.children_system
 
 
 def steady_ms_per_game(store: Store, ids: list[int]) -> float:
@@ -102,11 +121,15 @@ def on_pool(tmp: Path, bots: list[BotProcess], games: int, orbits: int, processe
     season_id = new_season(db_url, bots, games, orbits)
     store = open_store(db_url)
     ids = store.next_pending(season_id, 10**6)
+    cpu = [sum(cpu_seconds(b.process.pid or 0) for b in bots), *own_cpu_seconds(), machine_cpu_seconds()]
     start = time.perf_counter()
     run_local(db_url, ids, processes)
     elapsed = time.perf_counter() - start
+    after = [sum(cpu_seconds(b.process.pid or 0) for b in bots), *own_cpu_seconds(), machine_cpu_seconds()]
     assert store.season_progress(season_id)["done"] == len(ids)
-    return Run(len(ids), elapsed, steady_ms_per_game(store, ids))
+    bots_s, driver_s, pool_s, machine_s = (a - b for a, b in zip(after, cpu))
+    return Run(len(ids), elapsed, steady_ms_per_game(store, ids), bots_cpu_s=bots_s, workers_cpu_s=pool_s,
+               driver_cpu_s=driver_s, machine_cpu_s=machine_s)
 
 
 def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker: str, n_workers: int,
@@ -120,13 +143,15 @@ def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker
         wait_ready(app, names)
         store = open_store(db_url)
         ids = store.next_pending(season_id, 10**6)
-        cpu = [sum(cpu_seconds(b.process.pid or 0) for b in bots), cpu_seconds(redis_pid),
-               sum(tree_cpu_seconds(w.pid) for w in workers)]
+        def sample() -> list[float]:
+            return [sum(cpu_seconds(b.process.pid or 0) for b in bots), cpu_seconds(redis_pid),
+                    sum(tree_cpu_seconds(w.pid) for w in workers), own_cpu_seconds()[0], machine_cpu_seconds()]
+
+        cpu = sample()
         start = time.perf_counter()
         progress = SeasonFollower(store, app, season_id, tick_s=0.05, window=16).run()
         elapsed = time.perf_counter() - start
-        after = [sum(cpu_seconds(b.process.pid or 0) for b in bots), cpu_seconds(redis_pid),
-                 sum(tree_cpu_seconds(w.pid) for w in workers)]
+        after = sample()
         assert progress["done"] == len(ids), progress
         return Run(len(ids), elapsed, steady_ms_per_game(store, ids), *(a - b for a, b in zip(after, cpu)))
     finally:
@@ -178,8 +203,14 @@ def main() -> None:
         for n, key, pool in ((1, "celery, 1 worker", "pool, 1 process"), (2, "celery, 2 workers", "pool, 2 processes")):
             r, base = rates[key], rates[pool].steady_ms
             print(f"  {key}: first to last stored {r.steady_ms - base:+.1f} ms/game vs the pool "
-                  f"({100 * (r.steady_ms - base) / base:+.1f}%); cores busy: workers {r.workers_cpu_s / r.seconds:.2f}, "
-                  f"bots {r.bots_cpu_s / r.seconds:.2f}, redis {r.redis_cpu_s / r.seconds:.2f} of {os.cpu_count()}")
+                  f"({100 * (r.steady_ms - base) / base:+.1f}%)")
+        print(f"  cores busy during each run (CPU seconds / wall seconds, of {os.cpu_count()}):")
+        for label, r in rates.items():
+            ours = r.workers_cpu_s + r.bots_cpu_s + r.redis_cpu_s + r.driver_cpu_s
+            print(f"    {label:18s} workers {r.workers_cpu_s / r.seconds:.2f}, bots {r.bots_cpu_s / r.seconds:.2f}, "
+                  f"redis {r.redis_cpu_s / r.seconds:.2f}, follower/parent {r.driver_cpu_s / r.seconds:.2f}: "
+                  f"ours {ours / r.seconds:.2f}; whole machine {r.machine_cpu_s / r.seconds:.2f}; "
+                  f"CPU per game: ours {1000 * ours / r.games:.1f} ms")
     finally:
         for b in bots:
             b.stop()

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from google.protobuf.message import Message
@@ -82,17 +83,126 @@ class ViewCodec:
 MAX_CACHED_VALUES = 4096
 
 
+#: Field types written directly (``FieldDescriptor.TYPE_*``): their bytes are a tag and a varint
+#: or a length-delimited string, so no message is built for them.
+_UINT32, _ENUM, _BOOL, _STRING = 13, 14, 8, 9
+_UINT32_LIMIT = 1 << 32
+_INT32_RANGE = range(-(1 << 31), 1 << 31)
+
+
+@lru_cache(maxsize=1 << 16, typed=True)
+def _uint32_bytes(value: int) -> bytes:
+    """A uint32 value's varint; raises TypeError/ValueError for a value the field cannot hold."""
+    if not isinstance(value, int):
+        raise TypeError(f"an integer field cannot hold {value!r}")
+    if not 0 <= value < _UINT32_LIMIT:
+        raise ValueError(f"value out of range for uint32: {value}")
+    return _varint(value)
+
+
+@lru_cache(maxsize=1 << 10, typed=True)
+def _enum_bytes(value: int) -> bytes:
+    """An enum value's varint (an int32: a negative one takes 10 bytes)."""
+    if not isinstance(value, int):
+        raise TypeError(f"an enum field cannot hold {value!r}")
+    if value not in _INT32_RANGE:
+        raise ValueError(f"value out of range for an enum: {value}")
+    return _varint(value & 0xFFFFFFFFFFFFFFFF)
+
+
+def _bool_bytes(value: Any) -> bytes:
+    """A bool's varint."""
+    if not isinstance(value, int):  # bool is an int
+        raise TypeError(f"a bool field cannot hold {value!r}")
+    return b"\x01" if value else b"\x00"
+
+
+_VARINT_OF: dict[int, Callable[[Any], bytes]] = {_UINT32: _uint32_bytes, _ENUM: _enum_bytes, _BOOL: _bool_bytes}
+
+
+def _string_frames(number: int) -> Callable[[str], bytes]:
+    """The frame of one string of repeated string field ``number`` (cached by value: cards repeat)."""
+    tag = _varint(number << 3 | 2)
+
+    @lru_cache(maxsize=1 << 12, typed=True)
+    def one(value: str) -> bytes:
+        if not isinstance(value, str):
+            raise TypeError(f"a string field cannot hold {value!r}")
+        data = value.encode()
+        return tag + _varint(len(data)) + data
+    return one
+
+
+def _direct_encoder(fd: Any) -> Callable[[Any], bytes] | None:
+    """The function writing field ``fd``'s bytes for a value, for the scalar types above; None for
+    another type (a message field: encoded through a message holding it alone).
+
+    The bytes are protobuf's: nothing for a default value of a field without presence or an empty
+    repeated field; a packed frame for repeated numbers and bools; a frame per string."""
+    if fd.type not in (_UINT32, _ENUM, _BOOL, _STRING):
+        return None
+    number, field_type = fd.number, fd.type
+    varint_of = _VARINT_OF.get(field_type)
+    if fd.is_repeated:
+        if field_type == _STRING:
+            one = _string_frames(number)
+
+            def strings(values: Any) -> bytes:
+                return b"".join(map(one, values))
+            return strings
+        if not fd.is_packed:
+            return None
+        packed_tag = _varint(number << 3 | 2)
+
+        def packed(values: Any) -> bytes:
+            if not values:
+                return b""
+            payload = b"".join(map(varint_of, values))
+            return packed_tag + _varint(len(payload)) + payload
+        return packed
+    presence = fd.has_presence
+    if field_type == _STRING:
+        tag = _varint(number << 3 | 2)
+
+        def string(value: Any) -> bytes:
+            if value is None and presence:
+                return b""
+            if not isinstance(value, str):
+                raise TypeError(f"a string field cannot hold {value!r}")
+            if not value and not presence:
+                return b""
+            data = value.encode()
+            return tag + _varint(len(data)) + data
+        return string
+    tag = _varint(number << 3)
+
+    def scalar(value: Any) -> bytes:
+        if value is None and presence:
+            return b""
+        data = varint_of(value)
+        if not presence and data == b"\x00":
+            return b""
+        return tag + data
+    return scalar
+
+
 class _FieldBytes(dict[Any, bytes]):
-    """One field's bytes by value: a missing value is encoded (a message holding that field alone) and kept."""
+    """One field's bytes by value: a missing value is encoded (written directly for a scalar field,
+    else as a message holding that field alone) and kept."""
 
     def __init__(self, codec: ViewCodec, name: str) -> None:
         super().__init__()
         self.make = codec.message_type
         self.name = name
         self.convert = codec.convert.get(name)
+        fd = codec.message_type.DESCRIPTOR.fields_by_name[name]
+        self.direct = None if self.convert else _direct_encoder(fd)
 
     def __missing__(self, value: Any) -> bytes:
-        data = self.make(**{self.name: self.convert(value) if self.convert else value}).SerializeToString()
+        if self.direct is not None:
+            data = self.direct(value)
+        else:
+            data = self.make(**{self.name: self.convert(value) if self.convert else value}).SerializeToString()
         if len(self) >= MAX_CACHED_VALUES:
             self.clear()
         self[value] = data
@@ -104,8 +214,8 @@ class _HistoryBytes:
     order, are kept (and every frame by entry), so only new or changed entries are encoded."""
 
     def __init__(self, codec: ViewCodec, history: History) -> None:
-        self.make = codec.message_type
         self.history = history
+        self.tag = _varint(codec.message_type.DESCRIPTOR.fields_by_name[history.name].number << 3 | 2)
         self.items: tuple[Any, ...] = ()
         self.frames: list[bytes] = []
         self.joined = b""
@@ -129,7 +239,7 @@ class _HistoryBytes:
         """One entry's frame, kept by value (moves repeat: seat 2 looks, seat 0 folds)."""
         data = self.by_value.get(item)
         if data is None:
-            data = self.make(**{self.history.name: [self.history.encode(item)]}).SerializeToString()
+            data = self.tag + _length_delimited(self.history.encode(item).SerializeToString())
             if len(self.by_value) >= MAX_CACHED_VALUES:
                 self.by_value.clear()
             self.by_value[item] = data
@@ -175,7 +285,13 @@ class ViewEncoder:
         return b"".join([known[fields[name]] for name, known in self._plan])
 
 
+#: The one-byte varints, 0..127 (most values of a view).
+_ONE_BYTE = [bytes((v,)) for v in range(128)]
+
+
 def _varint(value: int) -> bytes:
+    if 0 <= value < 128:
+        return _ONE_BYTE[value]
     out = bytearray()
     while True:
         low = value & 0x7F
@@ -185,6 +301,10 @@ def _varint(value: int) -> bytes:
         else:
             out.append(low)
             return bytes(out)
+
+
+def _length_delimited(payload: bytes) -> bytes:
+    return _varint(len(payload)) + payload
 
 
 def frame(field_number: int, payload: bytes) -> bytes:

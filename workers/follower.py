@@ -3,8 +3,9 @@
 :class:`SeasonFollower` is what ``cardarena season run NAME --broker URL`` runs.
 Each tick (``tick_s``) it
 
-1. sweeps expired leases (:mod:`workers.sweeper`): a killed worker's game is
-   pending again about ``lease_s`` after the kill;
+1. sweeps expired leases (:mod:`workers.sweeper`), at most every ``sweep_s``
+   (a sweep is a write to the store; a lease lasts seconds): a killed worker's
+   game is pending again about ``lease_s`` (plus up to ``sweep_s``) after the kill;
 2. enqueues pending games in schedule order while the broker queue holds fewer
    than ``window`` messages (at least ``2 x`` the games running): the queue
    stays short, so a game put back waits behind a few games, not the season;
@@ -94,7 +95,7 @@ class SeasonFollower:
     """Runs one season to the end on the workers behind ``app``'s broker (see the module docstring)."""
 
     def __init__(self, store: Store, app: Celery, season_id: int, *, window: int = 32, tick_s: float = 0.25,
-                 lost_after_s: float = 10.0, stall_s: float = 120.0) -> None:
+                 lost_after_s: float = 10.0, stall_s: float = 120.0, sweep_s: float = 1.0) -> None:
         self.store = store
         self.app = app
         self.season_id = season_id
@@ -102,6 +103,8 @@ class SeasonFollower:
         self.tick_s = tick_s
         self.lost_after_s = lost_after_s
         self.stall_s = stall_s
+        self.sweep_s = sweep_s
+        self._next_sweep = 0.0  # monotonic time of the next sweep: the first tick sweeps
         self.stats = FollowStats()
         self._sent: dict[int, tuple[float, int]] = {}  # game id -> (monotonic time sent, attempts then)
         self._deferrals_sent: dict[int, int] = {}  # game id -> its deferrals when last sent
@@ -182,7 +185,9 @@ class SeasonFollower:
 
         Raises SeasonStuck after ``stall_s`` seconds without change.
         """
-        self.stats.swept += sweep(self.store)
+        if time.monotonic() >= self._next_sweep:
+            self._next_sweep = time.monotonic() + self.sweep_s
+            self.stats.swept += sweep(self.store)
         pending = self.store.pending_attempts(self.season_id)
         progress = self.store.season_progress(self.season_id)
         now = time.monotonic()

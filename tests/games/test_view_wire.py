@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from cardarena.v1 import bot_pb2
+from cardarena.v1 import bot_pb2, rummy_pb2, slippery_sam_pb2, svara_pb2
 from referee.chance import draw
 from referee.driver import Driver
 from referee.engine import IllegalAction
@@ -121,3 +121,36 @@ def test_a_view_message_with_a_oneof_is_refused() -> None:
     codec = ViewCodec(bot_pb2.ActRequest, lambda v: {}, (History("slippery_sam", lambda v: (), lambda x: x),))
     with pytest.raises(ValueError, match="oneofs"):
         codec.encoder()
+
+
+#: Edge values of the fields written directly (no message built): zeros of fields with and without
+#: presence, the largest uint32, enum numbers unknown to the enum (a negative one takes 10 bytes),
+#: strings beyond ASCII, repeated bools and strings, empty repeated fields.
+EDGE_VIEWS = [
+    (svara_pb2.SvaraView, {"dealer": 0, "proposer": 0, "bank": 0, "szacha": "", "looked": False, "in_play": ()}),
+    (svara_pb2.SvaraView, {"dealer": 7, "bank": 2**32 - 1, "decision": -1, "szacha": "6c", "looked": True,
+                           "in_play": (True, False, True), "hand": ("Ah", "6c", "Td")}),
+    (rummy_pb2.RummyView, {"take_it_limit": 0, "take_its_left": None, "discard_top": "é", "decision": 99,
+                           "scores": (0, 300, 2**31), "hand": ()}),
+    (slippery_sam_pb2.SlipperySamView, {"tokens": (0, 1, 127, 128, 16384), "out": (False,) * 8, "orbit": 128}),
+]
+
+
+def _unset(message_type) -> dict[str, object]:
+    """Every field of ``message_type`` unset: () for a repeated one, None where protobuf knows presence, else its default."""
+    return {f.name: (() if f.is_repeated else None if f.has_presence else f.default_value)
+            for f in message_type.DESCRIPTOR.fields}
+
+
+@pytest.mark.parametrize(("message_type", "values"), EDGE_VIEWS)
+def test_fields_written_directly_are_the_bytes_protobuf_writes(message_type, values) -> None:
+    view = {**_unset(message_type), **values}
+    expected = message_type(**{k: v for k, v in view.items() if v is not None}).SerializeToString()
+    assert ViewCodec(message_type, dict, ()).encoder().encode(view) == expected
+
+
+@pytest.mark.parametrize(("name", "value"), [("bank", -1), ("bank", 2**32), ("bank", "10"), ("hand", (3,))])
+def test_a_value_the_field_cannot_hold_is_refused(name: str, value: object) -> None:
+    encoder = ViewCodec(svara_pb2.SvaraView, dict, ()).encoder()
+    with pytest.raises((TypeError, ValueError)):
+        encoder.encode({**_unset(svara_pb2.SvaraView), name: value})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from cardarena.v1 import slippery_sam_pb2 as pb
@@ -18,9 +17,8 @@ _DECISION = {
 }
 
 
-@lru_cache(maxsize=8192)
 def _bet(b: SettledBet) -> pb.SlipperySamBet:
-    """A settled bet as a message; cached, since every later view repeats the game's bets (rules §1.7)."""
+    """A settled bet as a message (the view encoder keeps each bet's bytes: every later view repeats them, rules §1.7)."""
     return pb.SlipperySamBet(dealer=b.dealer, seat=b.seat, amount=b.amount, turned=b.turned, won=b.won, shoot=b.shoot)
 
 

@@ -14,7 +14,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from referee.cards import RANKS, pack
+from referee.cards import JOKER, RANKS, check, pack
 from referee.engine import Ask, BadParameters, BaseState, GameName, IllegalAction, Shuffle, Step
 
 PACK = pack()
@@ -154,11 +154,16 @@ def beats(hand: Sequence[str], turned: str) -> bool:
     >>> beats(["Ac", "4h", "7d"], "3h")   # rules §1.5, second example: 4h beats 3h
     True
     """
-    from referee.cards import check
+    suit, rank = _SUIT_RANK.get(turned) or _SUIT_RANK[check(turned)]
+    for card in hand:
+        c_suit, c_rank = _SUIT_RANK.get(card) or _SUIT_RANK[check(card)]
+        if c_suit == suit and c_rank > rank:
+            return True
+    return False
 
-    check(turned)
-    suit, rank = turned[1], RANKS.index(turned[0])
-    return any(check(c)[1] == suit and RANKS.index(c[0]) > rank for c in hand)
+
+#: (suit, rank index) of each card of the pack: ``beats`` is on the path of every bet.
+_SUIT_RANK = {card: (card[1], RANKS.index(card[0])) for card in (*PACK, JOKER)}
 
 
 class SlipperySamRules:
@@ -282,7 +287,12 @@ class SlipperySamRules:
 
     def check(self, state: SlipperySamState, seat: int, action: SlipperySamAction) -> None:
         """Raise IllegalAction unless ``seat`` is asked and ``action.amount`` (tokens) is in its legal range (rules §1.3, 1.5)."""
-        decision, asked, low, high = self._range(state)
+        self._check_in(self._range(state), seat, action)
+
+    @staticmethod
+    def _check_in(legal: tuple[Decision, int, int, int], seat: int, action: SlipperySamAction) -> None:
+        """``check`` against the legal range ``legal`` (``_range``'s answer)."""
+        decision, asked, low, high = legal
         if seat != asked:
             raise IllegalAction(f"seat {seat} is not asked; seat {asked} is")
         what = "kitty" if decision is Decision.KITTY else "bet"
@@ -293,11 +303,12 @@ class SlipperySamRules:
 
     def apply(self, state: SlipperySamState, actions: Mapping[int, SlipperySamAction]) -> None:
         """Apply the asked seat's kitty or bet; raises IllegalAction (state unchanged) for anything else."""
-        decision, asked, _, _ = self._range(state)
-        if set(actions) != {asked}:
+        legal = self._range(state)
+        decision, asked, _, _ = legal
+        if len(actions) != 1 or asked not in actions:
             raise IllegalAction(f"expected exactly one action, from seat {asked}")
         action = actions[asked]
-        self.check(state, asked, action)
+        self._check_in(legal, asked, action)
         if decision is Decision.KITTY:
             state.tokens[asked] -= action.amount
             state.kitty = action.amount
@@ -364,7 +375,7 @@ class SlipperySamRules:
             kitty=state.kitty,
             deal_in_turn=state.deal_in_turn,
             tokens=tuple(state.tokens),
-            out=tuple(state.out(s) for s in range(self.num_seats)),
+            out=self._out(state),
             turned=tuple(state.turned),
             shots=tuple(state.shots),
             bets=tuple(state.bets),
@@ -373,6 +384,14 @@ class SlipperySamRules:
             orbits=self.params.orbits,
             starting_tokens=self.params.starting_tokens,
         )
+
+    @staticmethod
+    def _out(state: SlipperySamState) -> tuple[bool, ...]:
+        """Per seat, whether it is out (``SlipperySamState.out``)."""
+        out = [tokens <= 0 for tokens in state.tokens]
+        if state.dealer >= 0:
+            out[state.dealer] = state.out(state.dealer)
+        return tuple(out)
 
     def rank_key(self, state: SlipperySamState, seat: int) -> tuple[int, ...]:
         """rules §1.11: final tokens; among seats that went out, the later exit ranks higher."""

@@ -61,6 +61,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from referee.cards import pack
 from referee.engine import Ask, BadParameters, BaseState, DrawLot, GameName, IllegalAction, Shuffle, Step
@@ -266,6 +267,35 @@ class SvaraState(BaseState):
 
 
 _NO_LEGAL = SvaraLegal()
+_VOTE_LEGAL = SvaraLegal(moves=(SvaraMove.ACCEPT, SvaraMove.REFUSE))
+
+
+@lru_cache(maxsize=1024)
+def _join_legal(join_cost: int) -> SvaraLegal:
+    """The legal moves when asked to join a svara costing ``join_cost`` tokens (rules §2.8)."""
+    return SvaraLegal(moves=(SvaraMove.JOIN, SvaraMove.DECLINE), join_cost=join_cost)
+
+
+@lru_cache(maxsize=8192)
+def _betting_legal(looked: bool, tokens: int, current: int, max_stake: int, two_left: bool,
+                   may_propose: bool) -> SvaraLegal:
+    """The legal moves of a betting turn (rules §2.5-2.7, 2.9), from the seat's ``looked`` and
+    ``tokens``, the ``current`` stake, the game's ``max_stake`` (tokens), whether exactly two
+    players are left (``two_left``, for a seat that looked) and whether it ``may_propose``.
+    Cached: a game asks the same few questions again and again (the results are immutable)."""
+    moves = [] if looked else [SvaraMove.LOOK]
+    moves.append(SvaraMove.FOLD)
+    if tokens < current:  # rules §2.6: cannot pay the current stake: must fold
+        return SvaraLegal(moves=tuple(moves))
+    stake_max = min(max_stake, tokens)
+    if looked:
+        moves.append(SvaraMove.STAKE)
+        if two_left:
+            moves.append(SvaraMove.SEE)
+        return SvaraLegal(moves=tuple(moves), stake_min=current, stake_max=stake_max, see_cost=current if two_left else 0)
+    if may_propose:
+        moves.append(SvaraMove.PROPOSE)
+    return SvaraLegal(moves=tuple(moves), stake_min=current, stake_max=stake_max)
 
 
 class SvaraRules:
@@ -337,8 +367,7 @@ class SvaraRules:
             raise IllegalAction(f"not a Svara action: {action!r}")
         if not isinstance(action.amount, int) or isinstance(action.amount, bool):
             raise IllegalAction(f"amount must be an integer, not {action.amount!r}")
-        request = self.step(state)
-        if not isinstance(request, Ask) or seat not in request.seats:
+        if seat != self._asked_seat(state):
             raise IllegalAction(f"seat {seat} is not asked to act now")
         move = action.move
         legal = self._legal(state, seat)
@@ -356,27 +385,26 @@ class SvaraRules:
         Raises IllegalAction (state unchanged) if the seats are not exactly the
         asked ones or an action is illegal.
         """
-        request = self.step(state)
-        if not isinstance(request, Ask):
+        seat = self._asked_seat(state)
+        if seat < 0:
             raise IllegalAction("no decision is pending")
-        if set(actions) != set(request.seats):
-            raise IllegalAction(f"expected one action from each of seats {list(request.seats)}, got {sorted(actions)}")
-        for seat in request.seats:
-            self.check(state, seat, actions[seat])
+        if len(actions) != 1 or seat not in actions:
+            raise IllegalAction(f"expected one action from each of seats {[seat]}, got {sorted(actions)}")
+        action = actions[seat]
+        self.check(state, seat, action)
         if state.phase is Phase.TURN:
-            self._turn(state, state.to_act, actions[state.to_act])
+            self._turn(state, seat, action)
         elif state.phase is Phase.VOTE:
-            self._vote(state, request.seats[0], actions[request.seats[0]].move)
+            self._vote(state, seat, action.move)
         else:
-            self._join(state, request.seats[0], actions[request.seats[0]].move)
+            self._join(state, seat, action.move)
 
     def default_action(self, state: SvaraState, seat: int) -> SvaraMoveAction:
         """rules §4.2: fold (no look needed); refuse a proposal; do not join.
 
         Raises IllegalAction if ``seat`` is not asked now.
         """
-        request = self.step(state)
-        if not isinstance(request, Ask) or seat not in request.seats:
+        if seat != self._asked_seat(state):
             raise IllegalAction(f"seat {seat} is not asked to act now")
         if state.phase is Phase.VOTE:
             return SvaraMoveAction(SvaraMove.REFUSE)
@@ -447,31 +475,29 @@ class SvaraRules:
 
     # ------------------------------------------------------------ legal moves
 
+    def _asked_seat(self, state: SvaraState) -> int:
+        """The one seat asked now (Svara asks one seat at a time), -1 when no decision is pending."""
+        phase = state.phase
+        if phase is Phase.TURN:
+            return state.to_act
+        if phase is Phase.VOTE:
+            return state.voters[0]
+        if phase is Phase.JOIN:
+            return state.join_queue[0]
+        return -1
+
     def _legal(self, state: SvaraState, seat: int) -> SvaraLegal:
         """The legal moves of an asked seat (rules §2.5-2.9)."""
         phase = state.phase
         if phase is Phase.VOTE:
-            return SvaraLegal(moves=(SvaraMove.ACCEPT, SvaraMove.REFUSE))
+            return _VOTE_LEGAL
         if phase is Phase.JOIN:
-            return SvaraLegal(moves=(SvaraMove.JOIN, SvaraMove.DECLINE), join_cost=state.join_cost)
-        # A betting turn.
+            return _join_legal(state.join_cost)
         p = self.params
         looked = state.looked[seat]
-        tokens = state.tokens[seat]
-        current = state.current_stake
-        moves = [] if looked else [SvaraMove.LOOK]
-        moves.append(SvaraMove.FOLD)
-        if tokens < current:  # rules §2.6: cannot pay the current stake: must fold
-            return SvaraLegal(moves=tuple(moves))
-        stake_max = min(p.max_stake, tokens)
-        if looked:
-            moves.append(SvaraMove.STAKE)
-            if sum(state.in_play) == 2:
-                moves.append(SvaraMove.SEE)
-            return SvaraLegal(moves=tuple(moves), stake_min=current, stake_max=stake_max, see_cost=current if SvaraMove.SEE in moves else 0)
-        if state.svara == 0 and not state.proposed[seat] and p.svaras_per_bank >= 1:
-            moves.append(SvaraMove.PROPOSE)
-        return SvaraLegal(moves=tuple(moves), stake_min=current, stake_max=stake_max)
+        return _betting_legal(looked, state.tokens[seat], state.current_stake, p.max_stake,
+                              looked and sum(state.in_play) == 2,
+                              not looked and state.svara == 0 and not state.proposed[seat] and p.svaras_per_bank >= 1)
 
     def _why_not(self, state: SvaraState, seat: int, move: SvaraMove) -> str:
         """A readable reason why ``move`` is not legal for the asked ``seat`` now."""
