@@ -5,27 +5,30 @@ A sequential season is played in batches of rotation groups; after each batch
 decides whether to stop. Checking "stop when P(better) > 95%" after every batch
 would be wrong far more often than 5%: each look is another chance for noise to
 cross the line. The rule is a **sequential probability ratio test with an
-indifference zone** (Wald's SPRT, as fishtest runs it on chess engines, in its
-normal approximation on the fitted ratings):
+indifference zone** (Wald's SPRT in the generalised form fishtest runs on chess
+engines):
 
 - for an adjacent pair of the top ``K`` rows, upper row ``a`` and the next row
   ``b``, ``d`` is the true rating difference ``theta_a - theta_b`` (Elo points);
-  the fit gives its estimate ``D`` and standard error ``s`` (the season
-  ratings' sandwich interval);
 - the two hypotheses are ``H1: d = +delta`` (``a`` is better by the
   indifference zone ``delta``) and ``H0: d = -delta`` (``b`` is better by it);
-  with ``D`` normal of variance ``s^2`` their log likelihood ratio is
-  ``LLR = 2 delta D / s^2``;
+  their log likelihood ratio ``LLR`` is the season's Bradley-Terry likelihood
+  maximised under each (the other ratings profiled out,
+  :func:`league.pair_test.pair_llr`); when the fitted difference ``D`` is
+  about normal with standard error ``s`` it is ``2 delta D / s^2``
+  (:meth:`SettlingRule.normal_llr`), and after a clean sweep it is the number
+  of results times ``log(p1 / p0)``, as in Wald's test on win rates;
 - the pair is *settled* when ``LLR >= log(1 / alpha)``, ``alpha = 1 - confidence``
   (the rows are ranked by the fitted rating, so ``D >= 0`` and a pair settles
   in the order shown); the season stops ("settled") at the first look at which
   every adjacent pair of the top ``K`` rows is settled, and otherwise at
   ``max_games`` ("budget").
 
-*Why the error is controlled under repeated looks*: read in information time
-(``1 / s^2``), ``D / s^2`` is a Brownian motion with drift ``d``, and if ``b``
-is really better by at least ``delta`` (``d <= -delta``) the likelihood ratio
-``exp(LLR)`` is a non-negative supermartingale of mean at most 1. By Ville's
+*Why the error is controlled under repeated looks*: if ``b`` is really better
+by at least ``delta`` (``d <= -delta``) the likelihood ratio ``exp(LLR)`` is a
+non-negative supermartingale of mean at most 1 (exactly for independent
+results; in the normal approximation ``D / s^2`` is a Brownian motion in
+information time ``1 / s^2`` with drift ``d``). By Ville's
 inequality it ever reaches ``1 / alpha`` with probability at most ``alpha``,
 whenever and however often the season looks (batch sizes may even depend on
 the results). So a pair whose bots are at least ``delta`` apart is settled in
@@ -33,7 +36,8 @@ the wrong order with probability at most ``alpha``; a pair ``g < delta`` apart
 with probability at most ``alpha ** (g / delta)`` (the same argument with drift
 ``g``); a pair inside the zone settles in whichever order it happens to show,
 which is what the organiser accepts by choosing ``delta``. The guarantee is per
-pair (normal approximation of the fit); ``bench.bench_settling`` measures the
+pair (the results of one game are not independent; ``league.pair_test``
+corrects the ratio for that with the fit's sandwich variance); ``bench.bench_settling`` measures the
 wrong-order rate and the games used on simulated seasons, and
 ``tests/test_settling.py`` the error at the boundary ``d = -delta``.
 
