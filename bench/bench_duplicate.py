@@ -1,6 +1,6 @@
 """Games needed to separate two bots, with and without duplicate deals; a measurement, not a test.
 
-Usage: python -m bench.bench_duplicate [--groups N] [--seed S] [--games slippery-sam,svara,rummy]
+Usage: python -m bench.bench_duplicate [--groups N] [--seed S] [--games slippery-sam,svara,rummy] [--floor]
 
 For each game, two bots of different strength, A and B, sit A B A B at a
 table of 4 (the rules engine in-process, no referee or RPC: ``referee.playout``).
@@ -26,7 +26,8 @@ Printed: the mean difference (points or tokens per game) and the games needed fo
 95% interval to exclude zero, ``2 x (1.96 sd / mean)^2`` for the groups' sd and the mean
 of all four rows (every way of dealing has the same expected difference, and a row's own
 mean is noisy enough to move the figure by a fifth), and how many times fewer games than
-with separate deals.
+with separate deals. With ``--floor``: how much of the variance is the bots' own dice
+(each duplicate group played again with other dice), which bounds what any dealing can cut.
 """
 
 from __future__ import annotations
@@ -88,11 +89,12 @@ MATCHES.extend([
 ])
 
 
-def play_game(game: str, params: dict[str, int], policies: list[Policy], seed: int, scheme: str) -> list[int]:
-    """One game of 4 seats; the score change per seat."""
+def play_game(game: str, params: dict[str, int], policies: list[Policy], seed: int, scheme: str,
+              dice: int = 0) -> list[int]:
+    """One game of 4 seats; the score change per seat. ``dice`` varies the bots' own random draws, not the deal."""
     gs = spec(game)
     rules = gs.make_rules(make_params(game, params), 4)
-    state, chance, rng = rules.new_state(), Chance(seed, scheme), random.Random(seed ^ 0x5EED)
+    state, chance, rng = rules.new_state(), Chance(seed, scheme), random.Random(seed ^ 0x5EED ^ dice)
     while playout.step(rules, gs, state, rng, policies, chance) is not None:
         pass
     sign = 1 if gs.higher_score_is_better else -1
@@ -100,13 +102,13 @@ def play_game(game: str, params: dict[str, int], policies: list[Policy], seed: i
 
 
 def group_difference(match: tuple[str, dict[str, int], str, Maker, str, Maker], seeds: tuple[int, int],
-                     scheme: str) -> float:
-    """A's mean change less B's over a rotation group (A B A B, then B A B A)."""
+                     scheme: str, dice: int = 0) -> float:
+    """A's mean change less B's over a rotation group (A B A B, then B A B A); ``dice`` as for :func:`play_game`."""
     game, params, _, a, _, b = match
     total = 0.0
     for shift, seed in enumerate(seeds):
         makers = [a, b, a, b] if shift == 0 else [b, a, b, a]
-        change = play_game(game, params, [make(seat) for seat, make in enumerate(makers)], seed, scheme)
+        change = play_game(game, params, [make(seat) for seat, make in enumerate(makers)], seed, scheme, dice)
         a_seats = [s for s in range(4) if (s + shift) % 2 == 0]
         total += sum(change[s] for s in a_seats) / 2 - sum(change[s] for s in range(4) if s not in a_seats) / 2
     return total / 2
@@ -125,7 +127,13 @@ def main() -> None:
     parser.add_argument("--groups", type=int, default=100, help="rotation groups per row")
     parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--games", default="slippery-sam,svara,rummy")
+    parser.add_argument("--floor", action="store_true",
+                        help="only the variance the bots' own dice leave with the deals duplicated")
     args = parser.parse_args()
+    if args.floor:
+        for match in [m for m in MATCHES if m[0] in args.games.split(",")]:
+            print_floor(match, args.groups, args.seed)
+        return
     print(f"{'game: A against B':<48} {'deals':<30} {'mean A - B':>10} {'games needed':>13} {'fewer':>6}")
     for match in [m for m in MATCHES if m[0] in args.games.split(",")]:
         started = time.perf_counter()
@@ -150,6 +158,25 @@ def main() -> None:
             print(f"{game + ': ' + a_name + ' against ' + b_name:<48} {label:<30} "
                   f"{sum(diffs) / len(diffs):+10.2f} {needed:13.1f} {separate / needed:6.2f}")
         print(f"  (pooled mean A - B {pooled:+.2f}; {time.perf_counter() - started:.0f} s)")
+
+
+def print_floor(match: tuple[str, dict[str, int], str, Maker, str, Maker], groups: int, seed: int) -> None:
+    """Each duplicate group (svaras aside) played twice with other dice: half the variance of the
+    difference of the two is what the bots' own random draws add, which no dealing cancels; beside it
+    the variance with separate deals and the most any dealing could cut the games by."""
+    rng, within, separate = random.Random(seed), [], []
+    for _ in range(groups):
+        first, second = rng.getrandbits(63), rng.getrandbits(63)
+        twice = [group_difference(match, (first, first), PER_DEAL, dice) for dice in (0, 1 + rng.getrandbits(62))]
+        within.append(twice[0] - twice[1])
+        separate.append(group_difference(match, (first, second), PER_DEAL))
+    dice_var = sum(d * d for d in within) / (2 * len(within))
+    mean = sum(separate) / len(separate)
+    sep_var = sum((d - mean) ** 2 for d in separate) / (len(separate) - 1)
+    game, _, a_name, _, b_name, _ = match
+    print(f"{game}: {a_name} against {b_name}: variance of A - B from the dice {dice_var:,.0f}, with separate deals "
+          f"{sep_var:,.0f}: duplicate deals cut the games at most {sep_var / dice_var:.2f}x" if dice_var else
+          f"{game}: {a_name} against {b_name}: the bots roll no dice of their own")
 
 
 if __name__ == "__main__":

@@ -20,10 +20,10 @@ the factor is about 1.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 
-from league.ratings_ml import PRIOR_SD_ELO, SCALE, Game, MLRatings, _solve, pairwise_results
+from league.ratings_ml import (PRIOR_SD_ELO, SCALE, Game, MLRatings, _log_sigmoid, _sigmoid, _solve,
+                               pairwise_results)
 
 
 def pair_llr(games: Iterable[Game], fit: MLRatings, a: int, b: int, delta: float) -> float | None:
@@ -113,10 +113,3 @@ def _profile(wins: dict[tuple[int, int], float], a: int, b: int, c: float,
 def _rating(theta: Sequence[float], var: dict[int, int], offset: dict[int, float], bot: int) -> float:
     return theta[var[bot]] + offset[bot]
 
-
-def _sigmoid(x: float) -> float:
-    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
-
-
-def _log_sigmoid(x: float) -> float:
-    return -math.log1p(math.exp(-x)) if x >= 0 else x - math.log1p(math.exp(x))
