@@ -151,5 +151,6 @@ def settling_json(config: dict[str, Any], progress: dict[str, int]) -> dict[str,
     if not seq:
         return None
     return {"top": seq["top"], "confidence": seq["confidence"], "max_games": seq["max_games"],
-            "indifference": seq.get("indifference"), "batch_groups": seq["batch_groups"], "stop": seq["stop"], "games_used": progress.get("done", 0),
+            "indifference": seq.get("indifference"), "batch_groups": seq["batch_groups"], "stop": seq["stop"],
+            "games_used": progress.get("done", 0),
             "games_scheduled": progress.get("total", 0), "looks": list(seq["looks"])}

@@ -26,14 +26,16 @@ engines):
 
 *Why the error is controlled under repeated looks*: if ``b`` is really better
 by at least ``delta`` (``d <= -delta``) the likelihood ratio ``exp(LLR)`` is a
-non-negative supermartingale of mean at most 1 (exactly for independent
-results; in the normal approximation ``D / s^2`` is a Brownian motion in
-information time ``1 / s^2`` with drift ``d``). By Ville's
+non-negative supermartingale of mean at most 1: exactly for two bots that meet
+only each other (Wald's test on the win rate), and approximately, as in
+fishtest's generalised test, with other bots profiled out and a game's pairs
+correlated (in the normal approximation ``D / s^2`` is a Brownian motion in
+information time ``1 / s^2`` with drift ``d``, for which it is exact). By Ville's
 inequality it ever reaches ``1 / alpha`` with probability at most ``alpha``,
 whenever and however often the season looks (batch sizes may even depend on
 the results). So a pair whose bots are at least ``delta`` apart is settled in
 the wrong order with probability at most ``alpha``; a pair ``g < delta`` apart
-with probability at most ``alpha ** (g / delta)`` (the same argument with drift
+with probability at most ``alpha ** (g / delta)`` (in the normal approximation, drift
 ``g``); a pair inside the zone settles in whichever order it happens to show,
 which is what the organiser accepts by choosing ``delta``. The guarantee is per
 pair (the results of one game are not independent; ``league.pair_test``
