@@ -39,9 +39,9 @@ import time
 from collections.abc import Callable
 
 from botsdk.bot import Context
-from botsdk.bots import load_bot
-from botsdk.bots.slippery_sam import odds_policy
-from botsdk.bots.svara import PointsBot
+from referee.bots import load_bot
+from referee.games.slippery_sam.bots import odds_policy
+from referee.games.svara.bots import PointsBot
 from referee import playout
 from referee.chance import PER_DEAL, PER_DEAL_1, SINGLE, Chance
 from referee.games import make_params, spec
@@ -69,8 +69,7 @@ def tight_policy(seat: int) -> Policy:
 def bot_policy(name: str, game: str, seat: int) -> Policy:
     """The reference bot ``name`` in ``seat`` as a ``(view, rng) -> action`` policy."""
     bot, field = load_bot(name, seat), spec(game).proto_field
-    act = getattr(bot, field)
-    return lambda view, rng: act(view, Context("bench", seat, 0, 0, 0, 0, rng))
+    return lambda view, rng: bot.decide(field, view, Context("bench", seat, 0, 0, 0, 0, rng))
 
 
 def sloppy(name: str, game: str, seat: int, share: float = 0.3) -> Policy:

@@ -23,7 +23,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from botsdk.process import start_bot_process
+from referee.botprocess import start_bot_process
 from league.seasons import create_season
 from store import open_store
 from tests.workers.conftest import RedisServer, Worker, Workers, free_port_outside_the_ephemeral_range, register

@@ -22,6 +22,7 @@ from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from league.entry import EntryReport
 from league.registry import ErrorKind, Registry, RegistryConfig, RegistryError
 from league.standings import StandingRow
+from referee.games import games, spec
 from store import BotInfo, open_store
 
 #: Trailing metadata key carrying a failed registration's EntryReport (serialised protobuf).
@@ -31,7 +32,7 @@ MAX_REQUEST_BYTES = 64 * 1024
 #: Server threads: registrations run entry checks (seconds each) in these.
 THREADS = 8
 
-GAME_TO_ENUM = {"slippery-sam": bot_pb2.GAME_SLIPPERY_SAM, "svara": bot_pb2.GAME_SVARA, "rummy": bot_pb2.GAME_RUMMY}
+GAME_TO_ENUM = {g: spec(g).proto_enum for g in games()}  # the registry's games <-> their protocol numbers
 ENUM_TO_GAME = {v: k for k, v in GAME_TO_ENUM.items()}
 
 GRPC_STATUS: dict[ErrorKind, grpc.StatusCode] = {kind: getattr(grpc.StatusCode, kind.value) for kind in ErrorKind}

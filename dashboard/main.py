@@ -1,8 +1,8 @@
 """The dashboard app: ``create_app(settings)`` assembles one router per area.
 
 JSON API under ``/api/v1`` (seasons, bots, games, replays), HTML pages at the
-root, static files under ``/static``. Errors: an unknown id is a 404 with a
-message, bad parameters a 422, the replay of a sealed game (``dashboard.replays.Sealed``)
+root, static files under ``/static`` (each game's replay module under ``/static/games``).
+Errors: an unknown id is a 404 with a message, bad parameters a 422, the replay of a sealed game (``dashboard.replays.Sealed``)
 a 403 with a message and ``"sealed": true``, an unreachable store a 503; anything else is
 logged and answered with a clean 500 (a bug to fix, never a stack trace).
 """
@@ -22,7 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from dashboard.deps import Refresher, StoreHolder
 from dashboard.replays import NoReplay, Sealed
-from dashboard.routers import arena, bots, games, pages, replays, seasons
+from dashboard.routers import arena, assets, bots, games, pages, replays, seasons
 from dashboard.settings import DashboardSettings, get_settings
 from dashboard.templating import render_error
 from store import NotFound, StoreError
@@ -61,6 +61,7 @@ def create_app(settings: DashboardSettings | None = None) -> FastAPI:
     app.include_router(api)
     app.include_router(arena.router)
     app.include_router(pages.router)
+    app.include_router(assets.router)  # before the mount: /static/games/<game>.js comes from the game's package
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     _add_error_handlers(app)
     return app

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from league.entry import EntryReport, run_entry_checks
 from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from league.standings import StandingRow
-from referee.games import available
+from referee.games import games as registered_games, names_text
 from store import BotInfo, NameTaken, NotFound, SeasonInfo, Store, StoreError, StoreUnavailable
 
 #: Bot names: 1-40 of these characters.
@@ -199,13 +199,13 @@ def check_name(name: str) -> str:
 
 def check_games(games: Sequence[str]) -> tuple[str, ...]:
     """The games, deduplicated in order; RegistryError(INVALID_ARGUMENT) if none or one is unknown."""
-    ready = [g.value for g in available()]
+    ready = registered_games()
     if not games:
-        raise RegistryError(ErrorKind.INVALID_ARGUMENT, f"name at least one game: {', '.join(ready)}")
+        raise RegistryError(ErrorKind.INVALID_ARGUMENT, f"name at least one game: {names_text()}")
     unknown = [g for g in games if g not in ready]
     if unknown:
         raise RegistryError(ErrorKind.INVALID_ARGUMENT,
-                            f"unknown game(s) {', '.join(map(repr, unknown))}: choose from {', '.join(ready)}")
+                            f"unknown game(s) {', '.join(map(repr, unknown))}: choose from {names_text()}")
     return tuple(dict.fromkeys(games))
 
 

@@ -6,7 +6,7 @@ rows, or :func:`standings_json` of them. Beside Elo, each row carries the
 season's maximum-likelihood rating with its 95% interval, the probability that
 the bot is better than the next row's, and openskill's mu and sigma
 (:mod:`league.ratings_ml`), all computed from the games' rankings, and for
-Slippery Sam the luck-adjusted token change with its 95% interval
+a game with a luck estimator the luck-adjusted score change with its 95% interval
 (:mod:`league.luck`, from the stored replays). Rows are
 ranked by the ML rating where it is fitted, then by Elo (:func:`rank_key`).
 """
@@ -49,9 +49,9 @@ class StandingRow:
     its 95% interval; ``p_better`` the probability that this bot is really
     better (higher true ML rating) than the bot on the next row (``None`` on the
     last row); ``openskill_mu``/``openskill_sigma`` openskill's Plackett-Luce
-    rating (start 25 and 25/3). ``luck_change``: for Slippery Sam, the mean luck-adjusted token
-    change per game (the actual change less the luck of the turned cards, rules §1.5; see
-    :mod:`league.luck`), ``luck_low``/``luck_high`` its 95% interval (``None`` for other games,
+    rating (start 25 and 25/3). ``luck_change``: for a game with a luck estimator
+    (``GameSpec.luck``), the mean luck-adjusted score change per game (the actual change less
+    the luck the referee measured; see :mod:`league.luck`), ``luck_low``/``luck_high`` its 95% interval (``None`` for other games,
     below 2 games, or when the caller gave no luck summaries). ``suspended``: the bot was suspended from the season for
     not answering at game start (rules §4.9; its remaining games were not played).
     """

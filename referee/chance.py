@@ -2,21 +2,21 @@
 
 A game's chance comes from its seed alone (rules §0.2). With one generator for
 the whole game, every shuffle depends on how many draws came before it, so once
-two plays of the same seed differ (a kitty emptied early, a svara replayed, a
-rummy stock rebuilt once more) every later deal differs too, and a duplicate
+two plays of the same seed differ (a deal ended early, a tie replayed, a
+stock rebuilt once more) every later deal differs too, and a duplicate
 season's rotations stop sharing their cards. So each request is answered from
 its own generator, seeded from the game seed, the request's stream and its
 number in that stream:
 
 - ``Shuffle`` requests are numbered in the stream the rules name
-  (``Shuffle.stream``: ``"deal"`` for a deal, rummy's ``"stock"`` for a rebuilt
-  stock), so the n-th deal of a game is the same cards whatever happened before it;
+  (``Shuffle.stream``: ``"deal"`` for a deal, another name such as ``"stock"``
+  for a rebuilt stock), so the n-th deal of a game is the same cards whatever happened before it;
 - ``DrawLot`` requests are numbered in the ``"lot"`` stream;
-- a shuffle marked ``aside`` (a deal only some plays of the seed have: a Svara
-  svara's replay, rules §2.8) is numbered in the stream ``"<stream>-aside"``, so
-  the deals after it keep their numbers: without that, a svara in one rotation
-  of a duplicate table and not in the other gave every later hand of the game
-  other cards (``bench.bench_duplicate``).
+- a shuffle marked ``aside`` (a deal only some plays of the seed have, such as
+  a tie's replay among the tied seats) is numbered in the stream
+  ``"<stream>-aside"``, so the deals after it keep their numbers: without that,
+  a replayed tie in one rotation of a duplicate table and not in the other gave
+  every later hand of the game other cards (``bench.bench_duplicate``).
 
 The generator of request n of stream s is ``random.Random(k)`` with ``k`` the
 first 8 bytes (big-endian) of ``SHA-256("<seed>/<s>/<n>")``; a shuffle is

@@ -50,7 +50,7 @@ from league.availability import suspend_after_s
 from league.settling import SEQUENTIAL_KEY
 from league.luck import luck_adjusted_by_bot
 from league.standings import SeatOutcome, StandingRow, compute_standings, group_games, standings_json
-from referee.engine import GameName
+from referee.games import games as registered_games, spec
 from referee.record import EndReason, GameRecord
 from store import db
 from store.db import (
@@ -140,7 +140,7 @@ class BotInfo:
 
 @dataclass(frozen=True)
 class SeasonInfo:
-    """A season (see ``store.models.Season``); ``game`` is a ``GameName`` value.
+    """A season (see ``store.models.Season``); ``game`` is a game name (``referee.games.games()``).
 
     ``seed`` is the organiser's seed of a reproducible season (None: a secret season);
     like the key it is never shown. ``commitment`` is the SHA-256 of the season key
@@ -334,10 +334,9 @@ def _check_games(games: Sequence[tuple[int, Sequence[int]]], what: str) -> set[i
 
 
 def _check_game_name(game: str) -> str:
-    try:
-        return GameName(game).value
-    except ValueError:
-        raise ValueError(f"unknown game {game!r}; expected one of {[g.value for g in GameName]}") from None
+    if game not in registered_games():
+        raise ValueError(f"unknown game {game!r}; expected one of {registered_games()}")
+    return game
 
 
 class Store:
@@ -371,7 +370,7 @@ class Store:
     ) -> int:
         """Register a bot; returns its id.
 
-        ``endpoint`` is ``host:port``; ``games`` are ``GameName`` values;
+        ``endpoint`` is ``host:port``; ``games`` are game names;
         ``capacity`` the number of games it accepts at once (>= 1).
         Raises NameTaken if the name is registered, ValueError for an empty
         name or endpoint, an unknown game or a capacity < 1.
@@ -982,7 +981,7 @@ class Store:
         """The season's standings, in ``league.standings.rank_key`` order (best ML rating
         first, then Elo), one row per bot seated in the season
         (see ``league.standings.StandingRow``), with the season ratings and their intervals
-        fitted over the done games (``league.ratings_ml``) and, for Slippery Sam, the luck-adjusted
+        fitted over the done games (``league.ratings_ml``) and, for a game with a luck estimator, the luck-adjusted
         changes from the done games' replays (``league.luck``; ``with_luck=False`` skips reading them). Only done
         games count. Raises NotFound."""
         with self._read() as s:
@@ -1011,7 +1010,7 @@ class Store:
             suspended = set(s.scalars(select(SeasonBotStatus.bot_id).where(
                 SeasonBotStatus.season_id == season_id, SeasonBotStatus.suspended_at.is_not(None))))
         luck = luck_adjusted_by_bot(self.season_records(season_id)) \
-            if with_luck and game == GameName.SLIPPERY_SAM.value else None
+            if with_luck and spec(game).luck is not None else None
         rows = compute_standings(outcomes, names, elo, games, luck)
         return [replace(r, suspended=True) if r.bot_id in suspended else r for r in rows]
 

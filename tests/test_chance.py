@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from referee.chance import PER_DEAL, PER_DEAL_1, SINGLE, Chance, stream_seed
 from referee.clients import InProcessBotClient
 from referee.engine import DrawLot, Shuffle

@@ -24,7 +24,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
-from botsdk.bots import RandomBot
+from referee.bots import RandomBot
 from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from dashboard.arena_service import start_arena_server
 from dashboard.main import create_app

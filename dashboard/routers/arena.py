@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from dashboard.deps import StoreDep
 from league.entry import EntryReport
+from referee.games import names_text
 from league.registry import HTTP_STATUS, ErrorKind, Registry, RegistryConfig, RegistryError
 from store import BotInfo
 
@@ -42,7 +43,7 @@ class RegisterIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(max_length=200, description="1-40 characters of [A-Za-z0-9_.-]")
     endpoint: str = Field(max_length=300, description="host:port where the bot serves cardarena.v1.Bot")
-    games: list[str] = Field(max_length=10, description="games to enter: slippery-sam, svara, rummy")
+    games: list[str] = Field(max_length=10, description=f"games to enter: {names_text()}")
     version: str = Field("", max_length=200, description="empty: Describe's version")
 
 
@@ -53,7 +54,7 @@ class UpdateIn(BaseModel):
     endpoint: str = Field("", max_length=300)
     version: str = Field("", max_length=200)
     games: list[str] = Field(default_factory=list, max_length=10,
-                             description="games to add to the registration: slippery-sam, svara, rummy")
+                             description=f"games to add to the registration: {names_text()}")
 
 
 def get_registry(request: Request, store: StoreDep) -> Registry:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from cardarena.v1 import arena_pb2, bot_pb2
 from dashboard.arena_service import REPORT_METADATA_KEY
 from league.registry import token_matches

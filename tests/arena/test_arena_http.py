@@ -8,7 +8,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from dashboard.routers.arena import get_registry, router
 from league.registry import Registry, RegistryConfig
 from store import Store

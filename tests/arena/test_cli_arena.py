@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from cli.main import main
 from dashboard.arena_service import start_arena_server
 from league.registry import Registry

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import pytest
 from fastapi.testclient import TestClient
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from cardarena.v1 import bot_pb2, svara_pb2
 from dashboard.main import create_app
 from dashboard.settings import DashboardSettings

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from dashboard.main import create_app
 from dashboard.settings import DashboardSettings
 from dashboard.templating import probability

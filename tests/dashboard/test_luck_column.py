@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from dashboard.main import create_app
 from dashboard.settings import DashboardSettings
 from league.luck import adjusted_changes, mean_interval

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from botsdk.process import BotProcess
+from referee.botprocess import BotProcess
 from store import GameStatus, Store
 from store.models import GameAttempt, Replay
 from tests.workers.conftest import REPO, Workers, make_season
