@@ -15,8 +15,9 @@ see (Slippery Sam: the turned cards, ``league.luck``). Four kinds of season:
   per seat position, and every bot of the table gets every position's luck once;
 - **luck-adjusted**: the luck the referee sees is taken out of every result;
 - **sequential**: fixed-style games in batches of rotation groups, stopped by
-  ``league.settling`` (alpha spending) when the top K rows are settled, or at their
-  budget (``SEQUENTIAL``: 240 or 480 games).
+  ``league.settling`` (a sequential probability ratio test per adjacent pair, with
+  an indifference zone) when the top K rows are settled, or at their budget
+  (``SEQUENTIAL``: 240 or 480 games; zones of 30, 50 and 80 Elo points).
 
 Then, on real Slippery Sam games (the rules engine, no referee or RPC; ``--sam``
 games per match, 4 seats, 1 orbit, bots A B A B): the games needed to separate two bots
@@ -26,7 +27,9 @@ games per match, 4 seats, 1 orbit, bots A B A B): the games needed to separate t
 Printed per kind and length: the mean games used, how often the top K rows are not
 in their true order ("top K wrong": some adjacent pair of them the wrong way round), and, of the adjacent pairs of
 the top K shown as settled (P(better) at least the confidence; for sequential
-seasons, the pairs at a settled stop), how many are in the wrong order.
+seasons, the pairs at a settled stop), how many are in the wrong order. For each sequential
+season, the games of the fixed season whose top K are wrong as often (linear between the
+fixed lengths measured) and the share of them the sequential season used.
 """
 
 from __future__ import annotations
@@ -37,19 +40,20 @@ import random
 import time
 from dataclasses import dataclass
 
+from league.fairness import key_from_seed
 from referee.games.slippery_sam.bots import odds_policy, random_action
 from referee.games.slippery_sam.luck import events_luck
 from league.ratings_ml import ANCHOR, SCALE, fit_bradley_terry, p_better_chain
 from league.schedule import build_schedule
-from league.settling import SettlingRule, StopReason, look
+from league.settling import SettlingRule, StopReason, evidence, look
 from referee.games import make_params, spec
 from referee.playout import Playout, Policy
 from tests.test_ratings_ml import TRUE_ELO
 
-LENGTHS = (60, 120, 240, 480)
+LENGTHS = (60, 120, 180, 240, 300, 360, 480)
 SIZES = (3, 4)
-#: sequential seasons tried: (max games, rotation groups per batch)
-SEQUENTIAL = ((480, 4), (480, 16), (240, 16))
+#: sequential seasons tried: (max games, rotation groups per batch, indifference zone in Elo points)
+SEQUENTIAL = ((480, 4, 50.0), (480, 16, 50.0), (480, 4, 80.0), (480, 4, 30.0), (240, 4, 50.0))
 
 Game = tuple[list[int], list[int]]
 
@@ -87,7 +91,8 @@ def play_season(rng: random.Random, elo: list[float], games: int, kind: str, luc
                 schedule_seed: int) -> list[list[Game]]:
     """The season's games grouped by rotation group; ``kind`` is fixed, duplicate or adjusted."""
     theta = [(e - ANCHOR) / SCALE for e in elo]
-    schedule = build_schedule(list(range(len(elo))), list(SIZES), games, schedule_seed, duplicate=kind == "duplicate")
+    schedule = build_schedule(list(range(len(elo))), list(SIZES), games, key_from_seed(schedule_seed),
+                              duplicate=kind == "duplicate")
     groups: list[list[Game]] = []
     seen_luck: list[float] = []
     hidden_luck: list[float] = []
@@ -118,17 +123,13 @@ def sequential(rng: random.Random, elo: list[float], rule: SettlingRule, truth: 
     """One sequential season: games used, top wrong, the top pairs at the stop, why it stopped."""
     groups = play_season(rng, elo, rule.max_games, "fixed", luck_sd, known, schedule_seed)
     played: list[Game] = []
-    before = 0
     for start in range(0, len(groups), batch):
         for group in groups[start:start + batch]:
             played.extend(group)
         fit = fit_bradley_terry(played)
         order = sorted(fit.bots, key=lambda b: -fit.rating[b])
-        chain = p_better_chain(order, fit)
-        now = min(len(played), rule.max_games)
-        verdict = look(rule, [chain[b] for b in order], before, now) if now > before else None
-        before = now
-        if verdict is not None and verdict.stop is not None:
+        verdict = look(rule, evidence(rule, played, fit, order), len(played))
+        if verdict.stop is not None:
             wrong, pairs = judge(played, truth, rule.top)
             return len(played), wrong, pairs, verdict.stop
     wrong, pairs = judge(played, truth, rule.top)
@@ -176,6 +177,7 @@ def main() -> None:
     print(f"{len(elo)} bots (true Elo {', '.join(f'{e:.0f}' for e in elo)}), tables of {SIZES}, top {args.top}, "
           f"deal luck sd {args.luck} logits ({100 * args.known:.0f}% seen by the referee), {args.seasons} seasons per row")
     print(f"{'season':<28} {'games':>8} {'top K wrong':>12}  {'settled pairs wrong':>18}")
+    fixed_curve: list[tuple[float, float]] = []  # (games, top K wrong rate) of the fixed seasons
     for kind in ("fixed", "duplicate", "adjusted"):
         for games in LENGTHS:
             rng, tally = random.Random(args.seed), Tally()
@@ -185,14 +187,19 @@ def main() -> None:
                 wrong, pairs = judge(played, truth, args.top)
                 _count(tally, len(played), wrong, [(p, ok) for p, ok in pairs if p >= args.confidence])
             print(tally.row(f"{'luck-adjusted' if kind == 'adjusted' else kind} {games}"))
-    for max_games, batch in SEQUENTIAL:
-        rule = SettlingRule(args.top, args.confidence, max_games)
+            if kind == "fixed":
+                fixed_curve.append((tally.games / tally.seasons, tally.top_wrong / tally.seasons))
+    for max_games, batch, zone in SEQUENTIAL:
+        rule = SettlingRule(args.top, args.confidence, max_games, zone)
         rng, tally = random.Random(args.seed), Tally()
         for i in range(args.seasons):
             used, wrong, pairs, why = sequential(rng, elo, rule, truth, args.luck, args.known, args.seed * 1000 + i, batch)
             _count(tally, used, wrong, pairs if why is StopReason.SETTLED else [])
             tally.budget_stops += why is StopReason.BUDGET
-        print(tally.row(f"sequential {max_games}, {batch} groups"))
+        same = fixed_games_for(fixed_curve, tally.top_wrong / tally.seasons)
+        share = f"  {100 * tally.games / tally.seasons / same:.0f}% of the {same:.0f} fixed games as accurate" \
+            if same else "  (more accurate than every fixed season)"
+        print(tally.row(f"sequential {max_games}, {batch} gr, {zone:g} Elo") + share)
     if args.sam:
         print(f"Slippery Sam, {args.sam} games per match: games needed to separate A from B")
         print(f"{'A against B':<34} {'mean A - B':>10} {'actual':>9} {'luck-adjusted':>14} {'ratio':>6}")
@@ -203,6 +210,15 @@ def main() -> None:
             raw, adj = games_to_separate(actual), games_to_separate(adjusted)
             print(f"{name:<34} {sum(actual) / len(actual):+10.1f} {raw:9.1f} {adj:14.1f} {raw / adj:6.1f}")
     print(f"({time.perf_counter() - started:.0f} s)")
+
+
+def fixed_games_for(curve: list[tuple[float, float]], wrong: float) -> float | None:
+    """The games of a fixed season whose top K are wrong at rate ``wrong``: linear between the measured
+    lengths ``curve`` ((games, rate), increasing games), the first length at or below it; None below every rate."""
+    for (g0, w0), (g1, w1) in zip(curve, curve[1:]):
+        if w1 <= wrong <= w0:
+            return g1 if w0 == w1 else g0 + (g1 - g0) * (w0 - wrong) / (w0 - w1)
+    return curve[0][0] if curve and wrong >= curve[0][1] else None
 
 
 def _count(tally: Tally, games: int, wrong: bool, settled: list[tuple[float, bool]]) -> None:

@@ -62,9 +62,15 @@ def create(
              "(its remaining games are then not played; 1 s to a week).")] = 600.0,
     until_settled: Annotated[bool, typer.Option(
         help="A sequential season: play batches of rotation groups until every adjacent pair of the top --top rows "
-             "is separated at --confidence (alpha spending over the looks), or --max-games; --games is not used.")] = False,
+             "is settled by a sequential probability ratio test (--indifference, --confidence), or --max-games; "
+             "--games is not used.")] = False,
     top: Annotated[int, typer.Option(help="With --until-settled: rows whose order must be settled (at least 2).")] = 3,
-    confidence: Annotated[float, typer.Option(help="With --until-settled: 1 - the season's error budget.")] = 0.95,
+    confidence: Annotated[float, typer.Option(
+        help="With --until-settled: 1 - the chance that a pair of bots at least --indifference apart settles "
+             "in the wrong order.")] = 0.95,
+    indifference: Annotated[float, typer.Option(
+        help="With --until-settled: Elo points within which two bots may settle in either order (above 0, "
+             "at most 1000).")] = 50.0,
     max_games: Annotated[int | None, typer.Option(help="With --until-settled (required): the most games to play.")] = None,
     batch: Annotated[int, typer.Option(help="With --until-settled: rotation groups per batch (one look each).")] = 4,
     db: DbOption = None,
@@ -78,7 +84,7 @@ def create(
         tc = TimeControl.for_game(game, deadline_s=deadline, time_bank_s=time_bank, budget_s=budget)
     except (BadParameters, ValueError) as exc:
         fail(str(exc), 2)
-    rule = settling_rule(until_settled, top, confidence, max_games)
+    rule = settling_rule(until_settled, top, confidence, max_games, indifference)
     store = open_db(db, existing=True)  # its bots are registered there already
     bot_names, sizes = [b.strip() for b in bots.split(",") if b.strip()], parse_ints(tables, "--tables")
     try:
@@ -100,7 +106,7 @@ def create(
     console.print(deals_note(info), highlight=False, markup=False)
 
 
-def settling_rule(until_settled: bool, top: int, confidence: float, max_games: int | None):
+def settling_rule(until_settled: bool, top: int, confidence: float, max_games: int | None, indifference: float = 50.0):
     """The stopping rule of ``season create --until-settled`` (None without it); exits 2 with one line for bad values."""
     from league.settling import SettlingRule
 
@@ -111,7 +117,7 @@ def settling_rule(until_settled: bool, top: int, confidence: float, max_games: i
     if max_games is None:
         fail("--until-settled needs --max-games N: the most games the season may play", 2)
     try:
-        return SettlingRule(top, confidence, max_games)
+        return SettlingRule(top, confidence, max_games, indifference)
     except ValueError as exc:
         fail(str(exc), 2)
 
@@ -330,15 +336,17 @@ def settling_line(config: dict, progress: dict[str, int]) -> str | None:
     if info is None:
         return None
     top, conf = info["top"], f"{100 * info['confidence']:g}%"
+    zone = f", zone {info['indifference']:g} Elo" if info["indifference"] is not None else ""
     if info["stop"] == "settled":
-        why = f"settled: every adjacent pair of the top {top} rows separated at {conf} (alpha spending)"
+        why = f"settled: every adjacent pair of the top {top} rows settled at {conf}{zone} (sequential ratio test)"
     elif info["stop"] == "budget":
-        why = f"stopped at the budget of {info['max_games']} games without settling the top {top} at {conf}"
+        why = f"stopped at the budget of {info['max_games']} games without settling the top {top} at {conf}{zone}"
     else:
-        why = f"until the top {top} rows are settled at {conf}, at most {info['max_games']} games"
+        why = f"until the top {top} rows are settled at {conf}{zone}, at most {info['max_games']} games"
     last = info["looks"][-1] if info["looks"] else None
-    seen = (f"; last look after {last['games']} games: weakest top pair P = {last['weakest']:.4f}, needed {last['threshold']:.4f}"
-            if last and last["weakest"] is not None else "")
+    measure = "log likelihood ratio" if info["indifference"] is not None else "P"
+    seen = (f"; last look after {last['games']} games: weakest top pair {measure} {last['weakest']:.4f}, "
+            f"needed {last['threshold']:.4f}" if last and last["weakest"] is not None else "")
     return f"Sequential season, {why}: {info['games_used']} games used ({info['games_scheduled']} scheduled){seen}."
 
 

@@ -5,8 +5,9 @@ in its config under ``"until_settled"``, the stopping rule (``league.settling``)
 the looks taken so far. Whoever runs the season (the local pool, or the Celery
 follower) calls :func:`advance` each time no game of it is pending or running: it
 refits the standings, takes a look, and either records why the season stopped
-(``settled``: every adjacent pair of the top K rows separated at the confidence,
-under alpha spending; ``budget``: ``max_games`` scheduled) or appends the next batch.
+(``settled``: every adjacent pair of the top K rows settled by its sequential
+probability ratio test, ``league.settling``; ``budget``: ``max_games`` scheduled) or
+appends the next batch.
 The batches are slices of the schedule the season would have with ``max_games``
 games (the same seed and bots), so a sequential season's games are a prefix of that
 fixed-length season's.
@@ -20,7 +21,8 @@ from typing import Any
 
 from league.schedule import ScheduledGame, build_schedule
 from league.seasons import MAX_GAMES, SeasonError, create_season
-from league.settling import SEQUENTIAL_KEY, SettlingRule, StopReason, look
+from league.ratings_ml import fit_bradley_terry
+from league.settling import INDIFFERENCE, SEQUENTIAL_KEY, SettlingRule, StopReason, evidence, look
 
 #: The season config key of a sequential season.
 KEY = SEQUENTIAL_KEY
@@ -32,7 +34,8 @@ BATCH_GROUPS = 4
 class SettlingStatus:
     """Where a sequential season stands: ``stop`` is None while it goes on, else why it stopped;
     ``games`` the games scheduled so far; ``looks`` every look as ``{"games", "threshold", "weakest"}``
-    (``weakest``: the smallest P(better) among the top pairs, None if a row is unrated)."""
+    (``weakest``: the smallest log likelihood ratio among the top pairs, None if a row is unrated;
+    ``threshold`` the one each pair needs; seasons created before the test recorded P(better) there)."""
 
     rule: SettlingRule
     batch_groups: int
@@ -50,8 +53,8 @@ def new_config(rule: SettlingRule, batch_groups: int = BATCH_GROUPS) -> dict[str
     """The ``"until_settled"`` config of a new sequential season. Raises ValueError for ``batch_groups`` < 1."""
     if type(batch_groups) is not int or batch_groups < 1:
         raise ValueError(f"--batch must be a whole number of at least 1 rotation group, got {batch_groups!r}")
-    return {"top": rule.top, "confidence": rule.confidence, "max_games": rule.max_games, "batch_groups": batch_groups,
-            "looked_at": 0, "looks": [], "stop": None}
+    return {"top": rule.top, "confidence": rule.confidence, "max_games": rule.max_games,
+            "indifference": rule.indifference, "batch_groups": batch_groups, "looked_at": 0, "looks": [], "stop": None}
 
 
 def create_sequential_season(store, name: str, game: str, bot_names: Sequence[str], table_sizes: Sequence[int],
@@ -75,7 +78,8 @@ def status(config: dict[str, Any], games: int) -> SettlingStatus | None:
     seq = config.get(KEY)
     if not seq:
         return None
-    return SettlingStatus(SettlingRule(seq["top"], seq["confidence"], seq["max_games"]), seq["batch_groups"],
+    rule = SettlingRule(seq["top"], seq["confidence"], seq["max_games"], seq.get("indifference", INDIFFERENCE))
+    return SettlingStatus(rule, seq["batch_groups"],
                           StopReason(seq["stop"]) if seq["stop"] else None, games, tuple(seq["looks"]))
 
 
@@ -97,7 +101,7 @@ def advance(store, season_id: int) -> SettlingStatus | None:
     if total <= seq["looked_at"]:
         return current
     rows = store.standings(season_id, with_luck=False)  # the look needs the ratings only, not the replays
-    verdict = look(current.rule, [r.p_better for r in rows], seq["looked_at"], total)
+    verdict = look(current.rule, _evidence(store, season_id, current.rule, [r.bot_id for r in rows]), total)
     batch = [] if verdict.stop else _next_batch(store, info, total, current.batch_groups)
     games = [(g.seed, list(g.seats)) for g in batch]
     stop = verdict.stop or (None if games else StopReason.BUDGET)
@@ -107,6 +111,14 @@ def advance(store, season_id: int) -> SettlingStatus | None:
                                deal_groups=[g.deal_group for g in batch]):
         return status(store.get_season(season_id).config, store.season_progress(season_id)["total"])
     return status({KEY: new}, total + len(games))
+
+
+def _evidence(store, season_id: int, rule: SettlingRule, order: list[int]) -> list[float | None]:
+    """The top pairs' log likelihood ratios (``league.settling.evidence``) over the season's done games,
+    rows in standings ``order`` (bot ids)."""
+    games = [([seat.bot_id for seat in g.seats], [seat.place for seat in g.seats])
+             for g in store.list_games(season_id, status="done", limit=10**9)]
+    return evidence(rule, games, fit_bradley_terry(games), order)
 
 
 def _next_batch(store, info, total: int, batch_groups: int) -> list[ScheduledGame]:
@@ -131,12 +143,14 @@ def _schedule(store, info) -> list:
 
 def settling_json(config: dict[str, Any], progress: dict[str, int]) -> dict[str, Any] | None:
     """A sequential season's state for people and JSON (None for a fixed-length season):
-    ``top``, ``confidence``, ``max_games``, ``batch_groups``, ``stop`` ("settled", "budget" or None while
+    ``top``, ``confidence``, ``max_games``, ``indifference`` (Elo points; None for a season created before
+    the zone), ``batch_groups``, ``stop`` ("settled", "budget" or None while
     it goes on), ``games_used`` (done games), ``games_scheduled`` and ``looks`` (``{"games", "threshold",
     "weakest"}`` each). ``progress`` is the store's ``season_progress``."""
     seq = config.get(KEY)
     if not seq:
         return None
     return {"top": seq["top"], "confidence": seq["confidence"], "max_games": seq["max_games"],
-            "batch_groups": seq["batch_groups"], "stop": seq["stop"], "games_used": progress.get("done", 0),
+            "indifference": seq.get("indifference"), "batch_groups": seq["batch_groups"], "stop": seq["stop"],
+            "games_used": progress.get("done", 0),
             "games_scheduled": progress.get("total", 0), "looks": list(seq["looks"])}

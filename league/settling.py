@@ -1,47 +1,74 @@
-"""When a sequential season may stop: every adjacent pair of its top rows separated, under repeated looks.
+"""When a sequential season may stop: a sequential probability ratio test per adjacent pair of its top rows.
 
 A sequential season is played in batches of rotation groups; after each batch
 (a *look*) the standings are refitted (:mod:`league.ratings_ml`) and this rule
 decides whether to stop. Checking "stop when P(better) > 95%" after every batch
 would be wrong far more often than 5%: each look is another chance for noise to
-cross the line. The rule is a **Bonferroni alpha-spending bound** (a
-Lan-DeMets spending function with linear spending, checked with the union
-bound rather than the joint distribution of the looks):
+cross the line. The rule is a **sequential probability ratio test with an
+indifference zone** (Wald's SPRT in the generalised form fishtest runs on chess
+engines):
 
-- the error budget is ``alpha = 1 - confidence`` for the whole season;
-- a look after ``n`` of at most ``N`` (``max_games``) games, the previous look
-  having been after ``m`` games, spends ``alpha * (n - m) / N`` (so the whole
-  budget is spent at ``N`` games whatever the batches);
-- that look's share is split evenly over the ``K - 1`` adjacent pairs of the top
-  ``K`` rows, and the season stops ("settled") when every such pair has
-  ``P(upper row better) >= 1 - alpha * (n - m) / (N * (K - 1))``; otherwise it
-  goes on, and stops at ``N`` games ("budget").
+- for an adjacent pair of the top ``K`` rows, upper row ``a`` and the next row
+  ``b``, ``d`` is the true rating difference ``theta_a - theta_b`` (Elo points);
+- the two hypotheses are ``H1: d = +delta`` (``a`` is better by the
+  indifference zone ``delta``) and ``H0: d = -delta`` (``b`` is better by it);
+  their log likelihood ratio ``LLR`` is the season's Bradley-Terry likelihood
+  maximised under each (the other ratings profiled out,
+  :func:`league.pair_test.pair_llr`); when the fitted difference ``D`` is
+  about normal with standard error ``s`` it is ``2 delta D / s^2``
+  (:meth:`SettlingRule.normal_llr`), and after a clean sweep it is the number
+  of results times ``log(p1 / p0)``, as in Wald's test on win rates;
+- the pair is *settled* when ``LLR >= log(1 / alpha)``, ``alpha = 1 - confidence``
+  (the rows are ranked by the fitted rating, so ``D >= 0`` and a pair settles
+  in the order shown); the season stops ("settled") at the first look at which
+  every adjacent pair of the top ``K`` rows is settled, and otherwise at
+  ``max_games`` ("budget").
 
-*Why the error is controlled*: a wrong stop needs at least one pair, at one
-look, whose probability crossed its threshold while the order is really the
-other way round. With calibrated probabilities (the season ratings'
-intervals are measured to be, ``bench.bench_rating_coverage``) that
-has probability at most the threshold's complement at that look, and the sum
-over all looks and pairs is at most ``alpha``. The bound ignores that looks
-are correlated, so the true error is below ``alpha`` (conservative); it holds
-for any batch sizes chosen in advance, and ``bench.bench_settling`` measures
-the wrong-order rate and the games used on simulated seasons.
+*Why the error is controlled under repeated looks*: if ``b`` is really better
+by at least ``delta`` (``d <= -delta``) the likelihood ratio ``exp(LLR)`` is a
+non-negative supermartingale of mean at most 1: exactly for two bots that meet
+only each other (Wald's test on the win rate), and approximately, as in
+fishtest's generalised test, with other bots profiled out and a game's pairs
+correlated (in the normal approximation ``D / s^2`` is a Brownian motion in
+information time ``1 / s^2`` with drift ``d``, for which it is exact). By Ville's
+inequality it ever reaches ``1 / alpha`` with probability at most ``alpha``,
+whenever and however often the season looks (batch sizes may even depend on
+the results). So a pair whose bots are at least ``delta`` apart is settled in
+the wrong order with probability at most ``alpha``; a pair ``g < delta`` apart
+with probability at most ``alpha ** (g / delta)`` (in the normal approximation, drift
+``g``); a pair inside the zone settles in whichever order it happens to show,
+which is what the organiser accepts by choosing ``delta``. The guarantee is per
+pair (the results of one game are not independent; ``league.pair_test``
+corrects the ratio for that with the fit's sandwich variance); ``bench.bench_settling`` measures the
+wrong-order rate and the games used on simulated seasons, and
+``tests/test_settling.py`` the error at the boundary ``d = -delta``.
+
+*Why it saves games*: unlike a fixed-length season, which must be long enough
+for the closest pair it might meet, the test stops as soon as the evidence is
+in: a pair ``g`` apart needs about ``log(1 / alpha) / (2 delta g)`` of
+information, so pairs far apart settle in a few batches.
 """
 
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from league.pair_test import pair_llr
+from league.ratings_ml import Game, MLRatings
+
 #: The entry of a season's scheduler config that holds its sequential rule and state.
 SEQUENTIAL_KEY = "until_settled"
+#: The indifference zone unless the season says otherwise, Elo points (a 57% chance of finishing ahead).
+INDIFFERENCE = 50.0
 
 
 class StopReason(enum.StrEnum):
     """Why a sequential season stopped."""
 
-    SETTLED = "settled"  # every adjacent pair of the top K rows separated at the confidence
+    SETTLED = "settled"  # every adjacent pair of the top K rows settled by its SPRT
     BUDGET = "budget"    # max_games played without that
 
 
@@ -50,14 +77,18 @@ class SettlingRule:
     """The stopping rule of a sequential season.
 
     ``top``: how many leading rows must be in a settled order (K >= 2);
-    ``confidence``: 1 - the season's error budget (0.5 < confidence < 1);
-    ``max_games``: the most games the season plays (N >= 1).
+    ``confidence``: 1 - alpha, alpha the chance of settling a pair at least the zone apart
+    in the wrong order (0.5 < confidence < 1);
+    ``max_games``: the most games the season plays (N >= 1);
+    ``indifference``: the zone ``delta``, Elo points (0 < delta <= 1000): bots closer than that
+    may settle in either order.
     Raises ValueError for values out of range.
     """
 
     top: int = 3
     confidence: float = 0.95
     max_games: int = 1000
+    indifference: float = INDIFFERENCE
 
     def __post_init__(self) -> None:
         if type(self.top) is not int or self.top < 2:
@@ -66,28 +97,28 @@ class SettlingRule:
             raise ValueError(f"--confidence must be above 0.5 and below 1, got {self.confidence!r}")
         if type(self.max_games) is not int or self.max_games < 1:
             raise ValueError(f"--max-games must be a whole number of at least 1, got {self.max_games!r}")
+        if not isinstance(self.indifference, (int, float)) or not 0 < self.indifference <= 1000:
+            raise ValueError(f"--indifference must be above 0 and at most 1000 Elo points, got {self.indifference!r}")
 
-    def threshold(self, games_before: int, games_now: int, rows: int) -> float:
-        """The P(better) every adjacent pair of the top rows needs at a look after ``games_now`` games
-        (the previous look after ``games_before``), with ``rows`` rows in the standings.
+    @property
+    def bound(self) -> float:
+        """The log likelihood ratio at which a pair is settled: ``log(1 / alpha)``."""
+        return math.log(1.0 / (1.0 - self.confidence))
 
-        Raises ValueError unless ``0 <= games_before < games_now``."""
-        if not 0 <= games_before < games_now:
-            raise ValueError(f"a look needs more games than the last one ({games_before} -> {games_now})")
-        pairs = max(1, min(self.top, rows) - 1)
-        spent = self.spent(games_now) - self.spent(games_before)
-        return 1.0 - spent / pairs
-
-    def spent(self, games: int) -> float:
-        """The error budget spent by the looks up to ``games`` games: linear spending,
-        ``alpha * t`` of the share ``t = games / max_games`` (capped at 1)."""
-        return (1.0 - self.confidence) * min(games, self.max_games) / self.max_games
+    def normal_llr(self, diff: float, sd: float) -> float:
+        """The log likelihood ratio of "upper better by the zone" against "lower better by it" for an
+        estimated difference ``diff`` normal with standard error ``sd`` (Elo points): ``2 delta diff / sd^2``
+        (infinite for ``sd`` 0). Seasons use the profile likelihood instead (:func:`evidence`)."""
+        if sd == 0.0:
+            return math.inf if diff > 0 else (-math.inf if diff < 0 else 0.0)
+        return 2.0 * self.indifference * diff / sd ** 2
 
 
 @dataclass(frozen=True)
 class Look:
-    """The outcome of one look: ``stop`` is None to go on, else why it stopped;
-    ``threshold`` the P(better) each pair needed; ``weakest`` the smallest P(better) among the pairs."""
+    """The outcome of one look: ``stop`` is None to go on, else why it stopped; ``threshold`` the
+    log likelihood ratio each pair needed; ``weakest`` the smallest among the top pairs (None if
+    a pair is unrated)."""
 
     stop: StopReason | None
     games: int
@@ -95,17 +126,29 @@ class Look:
     weakest: float | None
 
 
-def look(rule: SettlingRule, p_better: Sequence[float | None], games_before: int, games_now: int) -> Look:
-    """Decide after a batch: ``p_better`` per standings row in order (row i better than row i+1;
-    ``None`` for the last row, or an unrated row, which never settles).
+def look(rule: SettlingRule, evidence: Sequence[float | None], games: int) -> Look:
+    """Decide after a batch, ``games`` games in: ``evidence`` per standings row in order (the log
+    likelihood ratio of row i better than row i+1, :func:`evidence`; ``None`` for the last row or an
+    unrated row, which never settles)."""
+    pairs = list(evidence[:max(0, min(rule.top, len(evidence)) - 1)])
+    known = [e for e in pairs if e is not None]
+    weakest = min(known) if known and len(known) == len(pairs) else None
+    if pairs and weakest is not None and weakest >= rule.bound:
+        return Look(StopReason.SETTLED, games, rule.bound, _finite(weakest))
+    if games >= rule.max_games:
+        return Look(StopReason.BUDGET, games, rule.bound, _finite(weakest))
+    return Look(None, games, rule.bound, _finite(weakest))
 
-    Raises ValueError as :meth:`SettlingRule.threshold` does."""
-    threshold = rule.threshold(games_before, games_now, len(p_better))
-    pairs = list(p_better[:max(0, min(rule.top, len(p_better)) - 1)])
-    known = [p for p in pairs if p is not None]
-    weakest = min(known) if known else None
-    if pairs and len(known) == len(pairs) and weakest is not None and weakest >= threshold:
-        return Look(StopReason.SETTLED, games_now, threshold, weakest)
-    if games_now >= rule.max_games:
-        return Look(StopReason.BUDGET, games_now, threshold, weakest)
-    return Look(None, games_now, threshold, weakest)
+
+def evidence(rule: SettlingRule, games: Sequence[Game], fit: MLRatings, order: Sequence[int]) -> list[float | None]:
+    """Per row of ``order`` (bot ids, best first) among the top ``rule.top``, the log likelihood ratio
+    that it is better than the next row's bot by the zone rather than worse by it
+    (:func:`league.pair_test.pair_llr`); None below the top pairs, on the last row or for an unrated bot."""
+    top = min(rule.top, len(order)) - 1
+    return [pair_llr(games, fit, order[i], order[i + 1], rule.indifference) if i < top else None
+            for i in range(len(order))]
+
+
+def _finite(x: float | None) -> float | None:
+    """A value for a JSON config: infinities capped at +-1e9."""
+    return None if x is None else max(-1e9, min(1e9, x))

@@ -11,13 +11,20 @@ number in that stream:
 - ``Shuffle`` requests are numbered in the stream the rules name
   (``Shuffle.stream``: ``"deal"`` for a deal, another name such as ``"stock"``
   for a rebuilt stock), so the n-th deal of a game is the same cards whatever happened before it;
-- ``DrawLot`` requests are numbered in the ``"lot"`` stream.
+- ``DrawLot`` requests are numbered in the ``"lot"`` stream;
+- a shuffle marked ``aside`` (a deal only some plays of the seed have, such as
+  a tie's replay among the tied seats) is numbered in the stream
+  ``"<stream>-aside"``, so the deals after it keep their numbers: without that,
+  a replayed tie in one rotation of a duplicate table and not in the other gave
+  every later hand of the game other cards (``bench.bench_duplicate``).
 
 The generator of request n of stream s is ``random.Random(k)`` with ``k`` the
 first 8 bytes (big-endian) of ``SHA-256("<seed>/<s>/<n>")``; a shuffle is
 ``sample(cards, len(cards))`` and a lot ``choice(seats)`` of it.
-:data:`SINGLE` is the former scheme (one ``random.Random(seed)`` for the whole
-game), kept so that replays recorded with it still re-run and verify.
+:data:`PER_DEAL_1` is the first per-deal scheme (aside deals numbered with the
+others) and :data:`SINGLE` the one before it (one ``random.Random(seed)`` for
+the whole game); both are kept so that replays recorded with them still re-run
+and verify.
 """
 
 from __future__ import annotations
@@ -28,11 +35,13 @@ from typing import Any
 
 from referee.engine import DrawLot, Shuffle
 
-#: One stream per deal (what the referee plays with).
-PER_DEAL = "per-deal"
+#: One stream per deal, aside deals in their own (what the referee plays with).
+PER_DEAL = "per-deal-aside"
+#: One stream per deal, aside deals numbered with the others (replays recorded before aside streams).
+PER_DEAL_1 = "per-deal"
 #: One generator for the whole game (replays recorded before per-deal streams).
 SINGLE = "single"
-SCHEMES = (PER_DEAL, SINGLE)
+SCHEMES = (PER_DEAL, PER_DEAL_1, SINGLE)
 
 
 def stream_seed(seed: int, stream: str, number: int) -> int:
@@ -41,7 +50,7 @@ def stream_seed(seed: int, stream: str, number: int) -> int:
 
 
 class Chance:
-    """Answers a game's chance requests in order. ``scheme`` is :data:`PER_DEAL` or :data:`SINGLE`;
+    """Answers a game's chance requests in order. ``scheme`` is one of :data:`SCHEMES`;
     raises ValueError for another."""
 
     def __init__(self, seed: int, scheme: str = PER_DEAL) -> None:
@@ -58,6 +67,8 @@ class Chance:
             rng = self._single
         else:
             stream = step.stream if isinstance(step, Shuffle) else "lot"
+            if self.scheme == PER_DEAL and isinstance(step, Shuffle) and step.aside:
+                stream = f"{stream}-aside"
             number = self._counts.get(stream, 0)
             self._counts[stream] = number + 1
             rng = random.Random(stream_seed(self.seed, stream, number))

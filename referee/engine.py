@@ -45,10 +45,14 @@ class Shuffle:
     """Chance request: answer with a permutation of ``cards`` (the new order, top first).
 
     ``stream`` names the chance stream it is numbered in (``referee.chance``): ``"deal"``
-    for a deal, so the n-th deal of a game gets the same cards whatever came before it."""
+    for a deal, so the n-th deal of a game gets the same cards whatever came before it.
+    ``aside``: a deal outside the game's sequence of deals, which only some plays of a seed
+    have (such as a tie replayed among the tied seats); the referee numbers it in
+    a stream of its own so that the deals after it keep their cards."""
 
     cards: tuple[str, ...]
     stream: str = "deal"
+    aside: bool = False
 
 
 @dataclass(frozen=True)

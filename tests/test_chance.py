@@ -3,15 +3,17 @@ the former single stream is reproduced for old replays, and real games still re-
 
 from __future__ import annotations
 
+import copy
 import random
 
 import pytest
 
 from referee.bots import load_bot
-from referee.chance import PER_DEAL, SINGLE, Chance, stream_seed
+from referee.chance import PER_DEAL, PER_DEAL_1, SINGLE, Chance, stream_seed
 from referee.clients import InProcessBotClient
 from referee.engine import DrawLot, Shuffle
 from referee.games import make_params, spec
+from referee.games.svara.rules import PACK as SVARA_PACK
 from referee.referee import play
 from referee.replay import ReplayMismatch, verify
 
@@ -60,5 +62,44 @@ def test_same_seed_other_bots_same_deals_and_both_replays_verify(game: str) -> N
     assert n >= 2 and deals[0][:n] == deals[1][:n]
     wrong = records[0]
     wrong.chance_scheme = SINGLE
+    with pytest.raises(ReplayMismatch):
+        verify(wrong)
+
+
+ASIDE = Shuffle(PACK, aside=True)
+
+
+def test_an_aside_deal_does_not_move_the_deals_after_it() -> None:
+    # a svara's replay deal between the first and second hand leaves the second hand's cards alone
+    plain = _answers(PER_DEAL, [DEAL, DEAL])
+    with_aside = _answers(PER_DEAL, [DEAL, ASIDE, DEAL])
+    assert [with_aside[0], with_aside[2]] == plain and with_aside[1] not in plain
+    # the first per-deal scheme numbered it among the deals, as the records made with it need
+    first = _answers(PER_DEAL_1, [DEAL, ASIDE, DEAL])
+    assert first == [random.Random(stream_seed(99, "deal", n)).sample(PACK, 52) for n in range(3)]
+    assert first[2] != plain[1]
+
+
+def test_a_svara_replay_keeps_the_later_hands_cards_and_the_record_verifies() -> None:
+    gs = spec("svara")
+    params = make_params("svara", {"hands": 8})
+    for seed in range(40):
+        record = play(gs, params, 4, seed, [InProcessBotClient(load_bot("random", s).act) for s in range(4)],
+                      game_id="svara")
+        if any(e["kind"] == "svara_dealer" for e in record.events):
+            break
+    else:
+        pytest.fail("no svara in 40 games of random bots")
+    assert record.chance_scheme == PER_DEAL
+    verify(record)
+    # the hands' deals are the deal stream's first ones, the svara's deals come from the aside stream
+    shuffles = [c for c in record.chance if isinstance(c, list)]
+    deal = lambda stream, n: random.Random(stream_seed(seed, stream, n)).sample(SVARA_PACK, 36)  # noqa: E731
+    hands = [c for c in shuffles if c in [deal("deal", n) for n in range(len(shuffles))]]
+    asides = [c for c in shuffles if c not in hands]
+    assert hands == [deal("deal", n) for n in range(len(hands))] and asides
+    assert asides == [deal("deal-aside", n) for n in range(len(asides))]
+    wrong = copy.deepcopy(record)
+    wrong.chance_scheme = PER_DEAL_1  # the same game under the first per-deal numbering deals other cards
     with pytest.raises(ReplayMismatch):
         verify(wrong)

@@ -132,6 +132,8 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
           "--confidence", "1.5"], "--confidence must be above 0.5 and below 1"),
         (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--until-settled", "--max-games", "50",
           "--batch", "0"], "--batch must be a whole number of at least 1"),
+        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--until-settled", "--max-games", "50",
+          "--indifference", "0"], "--indifference must be above 0 and at most 1000 Elo points"),
     ],
 )
 def test_hostile_values_get_one_line_errors(args: list[str], message: str, tmp_path: Path) -> None:

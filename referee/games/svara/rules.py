@@ -337,7 +337,7 @@ class SvaraRules:
         if phase is Phase.TURN:
             return Ask((state.to_act,))
         if phase is Phase.SHUFFLE:
-            return Shuffle(PACK)
+            return Shuffle(PACK, aside=state.svara > 0)  # a svara's deal is not one of the game's hands
         if phase is Phase.VOTE:
             return Ask((state.voters[0],))
         if phase is Phase.JOIN:
