@@ -40,6 +40,7 @@ from store import Store, open_store
 from workers.celery_app import configure
 from workers.follower import SeasonFollower
 from workers.local import run_local
+from league.policy import POLICY
 
 LINEUP = (("odds", 0), ("random", 1), ("odds", 1), ("random", 2))
 REPO = Path(__file__).resolve().parents[1]
@@ -52,7 +53,7 @@ def free_port() -> int:
 
 
 def new_season(db_url: str, bots: list[BotProcess], games: int, orbits: int) -> int:
-    store = open_store(db_url)
+    store = open_store(db_url, policy=POLICY)
     names = [register_or_update(store, f"{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
              for i, b in enumerate(bots)]
     season_id = create_season(store, "bench", "slippery-sam", names, [3, 4], games, 11, params={"orbits": orbits})
@@ -100,7 +101,7 @@ def steady_ms_per_game(store: Store, ids: list[int]) -> float:
 def on_pool(tmp: Path, bots: list[BotProcess], games: int, orbits: int, processes: int) -> Run:
     db_url = f"sqlite:///{tmp / f'pool{processes}.db'}"
     season_id = new_season(db_url, bots, games, orbits)
-    store = open_store(db_url)
+    store = open_store(db_url, policy=POLICY)
     ids = store.next_pending(season_id, 10**6)
     start = time.perf_counter()
     run_local(db_url, ids, processes)
@@ -118,7 +119,7 @@ def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker
     workers = [start_worker(broker, db_url, name, tmp / f"{name}.log") for name in names]
     try:
         wait_ready(app, names)
-        store = open_store(db_url)
+        store = open_store(db_url, policy=POLICY)
         ids = store.next_pending(season_id, 10**6)
         cpu = [sum(cpu_seconds(b.process.pid or 0) for b in bots), cpu_seconds(redis_pid),
                sum(tree_cpu_seconds(w.pid) for w in workers)]

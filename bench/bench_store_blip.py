@@ -31,6 +31,7 @@ from tests.store.conftest import DEFAULT_PG_URL
 from tests.workers.conftest import RedisServer, Workers, free_port_outside_the_ephemeral_range, make_season
 from tests.workers.tcpproxy import TcpProxy
 from tests.workers.test_failures import Follow, wait_for
+from league.policy import POLICY
 
 
 def one_outage(outage_s: float, number: int, pg_url: str, proxied_url: str, proxy: TcpProxy, workers: Workers,
@@ -67,7 +68,7 @@ def main() -> None:
         redis_server = RedisServer(free_port_outside_the_ephemeral_range(), tmp / "redis.log")
         redis_server.start()
         bots = [start_bot_process("tests.workers.slowbots:SleepyOdds", seed) for seed in range(4)]
-        open_store(pg_url).close()  # migrate, directly
+        open_store(pg_url, policy=POLICY).close()  # migrate, directly
         workers = Workers(redis_server.url, proxied_url, tmp)
         results = []
         try:

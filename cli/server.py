@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from cli.common import DbOption, console, db_url, fail
+from league.policy import POLICY
 
 #: The Arena gRPC service's default port.
 DEFAULT_GRPC_PORT = 50050  # not 50051, the default port of `cardarena bot serve`
@@ -50,7 +51,7 @@ def serve(url: str, host: str = "127.0.0.1", port: int = 8000, grpc_port: int = 
     from store import StoreError, open_store
 
     try:
-        open_store(url).close()  # fail now, in one line, rather than on the first request
+        open_store(url, policy=POLICY).close()  # fail now, in one line, rather than on the first request
     except StoreError as exc:
         fail(str(exc))
     check_ports_free(host, port, grpc_port)

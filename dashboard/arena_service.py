@@ -23,6 +23,7 @@ from league.entry import EntryReport
 from league.registry import ErrorKind, Registry, RegistryConfig, RegistryError
 from league.standings import StandingRow
 from store import BotInfo, open_store
+from league.policy import POLICY
 
 #: Trailing metadata key carrying a failed registration's EntryReport (serialised protobuf).
 REPORT_METADATA_KEY = "cardarena-entry-report-bin"
@@ -159,6 +160,6 @@ def start_arena_server(store_url: str, host: str = "127.0.0.1", port: int = 0, *
     be bound. Stop with ``server.stop(grace)``.
     """
     if registry is None:
-        registry = Registry(open_store(store_url), config or RegistryConfig.from_settings())
+        registry = Registry(open_store(store_url, policy=POLICY), config or RegistryConfig.from_settings())
     return start_grpc_server(lambda server: arena_pb2_grpc.add_ArenaServicer_to_server(ArenaServicer(registry), server),
                              "cardarena.v1.Arena", host, port, THREADS, MAX_REQUEST_BYTES, "arena")

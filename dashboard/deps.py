@@ -21,6 +21,7 @@ from fastapi import Depends, Request
 
 from dashboard.settings import DashboardSettings, get_settings
 from store import Store, open_store
+from league.policy import POLICY
 
 T = TypeVar("T")
 log = logging.getLogger("cardarena.dashboard")
@@ -38,7 +39,7 @@ class StoreHolder:
         with self._lock:
             store = self._stores.get(url)
             if store is None:
-                store = self._stores[url] = open_store(url, run_migrations=run_migrations)
+                store = self._stores[url] = open_store(url, run_migrations=run_migrations, policy=POLICY)
             return store
 
     def close(self) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 from league.schedule import ScheduledGame, build_schedule
 from league.seasons import MAX_GAMES, SeasonError, create_season
 from league.settling import SEQUENTIAL_KEY, SettlingRule, StopReason, look
+from league.standings import standings_of
 
 #: The season config key of a sequential season.
 KEY = SEQUENTIAL_KEY
@@ -96,7 +97,7 @@ def advance(store, season_id: int) -> SettlingStatus | None:
     total = progress["total"]
     if total <= seq["looked_at"]:
         return current
-    rows = store.standings(season_id, with_luck=False)  # the look needs the ratings only, not the replays
+    rows = standings_of(store, season_id, with_luck=False)  # the look needs the ratings only, not the replays
     verdict = look(current.rule, [r.p_better for r in rows], seq["looked_at"], total)
     batch = [] if verdict.stop else _next_batch(store, info, total, current.batch_groups)
     games = [(g.seed, list(g.seats)) for g in batch]

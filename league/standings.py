@@ -1,7 +1,7 @@
 """A season's standings table, computed from stored per-seat results (a pure function).
 
-The store loads the season's rated seat results, its games' rankings and Elo
-ratings and calls :func:`compute_standings`; the dashboard and the CLI show the
+The store reads the season's rated seat results, its games' rankings and Elo
+ratings (``store.reads.seasons``) and :func:`standings_of` computes the rows from them; the dashboard and the CLI show the
 rows, or :func:`standings_json` of them. Beside Elo, each row carries the
 season's maximum-likelihood rating with its 95% interval, the probability that
 the bot is better than the next row's, and openskill's mu and sigma
@@ -15,11 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from league.elo import START
-from league.luck import LuckSummary
+from league.luck import LuckSummary, luck_adjusted_by_bot
 from league.ratings_ml import p_better_chain, season_ratings
+from referee.engine import GameName
+from referee.record import GameRecord
 
 
 @dataclass(frozen=True)
@@ -176,3 +178,72 @@ _ROUNDING = {"ml_rating": 1, "ml_low": 1, "ml_high": 1, "p_better": 3, "openskil
 
 def _round(value: float | None, digits: int) -> float | None:
     return None if value is None else round(value, digits)
+
+
+#: The fields of a standings row that :func:`core_standings` gives (summed in SQL by the store); the others
+#: (maximum-likelihood ratings, openskill, luck) come from :func:`season_standings`.
+CORE_STANDING_FIELDS = frozenset({"bot_id", "name", "games", "avg_place", "avg_change", "faults", "retired", "elo"})
+
+
+class SeatTotalsLike(Protocol):
+    """One bot's summed seats of a season (``store.reads.seasons.SeatTotals``)."""
+
+    bot_id: int
+    name: str
+    games: int
+    places: int
+    change: int
+    faults: int
+    retired: int
+    elo: float | None
+
+
+class SeasonResultsLike(Protocol):
+    """A season's published results (``store.reads.seasons.SeasonResults``)."""
+
+    game: str
+    names: dict[int, str]
+    outcomes: tuple[tuple[int, int, int, int, bool], ...]
+    elo: dict[int, float]
+    placings: tuple[tuple[int, int, int], ...]
+    suspended: frozenset[int]
+
+
+class ResultsSource(Protocol):
+    """Where a season's results are read from (``store.Store``)."""
+
+    def season_results(self, season_id: int) -> Any: ...
+
+    def season_records(self, season_id: int) -> list[tuple[list[int], GameRecord]]: ...
+
+
+def core_standings(totals: Iterable[SeatTotalsLike]) -> list[dict[str, Any]]:
+    """JSON-ready standings rows (:func:`standings_json`, only :data:`CORE_STANDING_FIELDS` and ``rank``)
+    from each bot's summed seats, best Elo first (a bot without a rated game at :data:`league.elo.START`)."""
+    rows = [StandingRow(bot_id=t.bot_id, name=t.name, games=t.games, avg_place=(t.places / t.games) if t.games else None,
+                        avg_change=(t.change / t.games) if t.games else None, faults=t.faults,
+                        elo=START if t.elo is None else t.elo, retired=t.retired)
+            for t in totals]
+    rows.sort(key=lambda r: (-r.elo, -r.games, r.name))
+    return [{k: v for k, v in row.items() if k in CORE_STANDING_FIELDS or k == "rank"} for row in standings_json(rows)]
+
+
+def season_standings(results: SeasonResultsLike,
+                     records: Iterable[tuple[Sequence[int], GameRecord]] | None = None) -> list[StandingRow]:
+    """The season's standings (:func:`compute_standings` of its published results), suspended bots
+    marked; with ``records`` (the season's done games, ``(bot of each seat, record)``) of a Slippery
+    Sam season, the luck-adjusted changes too (:mod:`league.luck`)."""
+    luck = luck_adjusted_by_bot(records) if records is not None and results.game == GameName.SLIPPERY_SAM.value else None
+    outcomes = [SeatOutcome(bot, place, change, faults, retired) for bot, place, change, faults, retired in results.outcomes]
+    rows = compute_standings(outcomes, results.names, results.elo, group_games(results.placings), luck)
+    return [replace(r, suspended=True) if r.bot_id in results.suspended else r for r in rows]
+
+
+def standings_of(source: ResultsSource, season_id: int, with_luck: bool = True) -> list[StandingRow]:
+    """The season's standings from the store, in :func:`rank_key` order (best ML rating first, then
+    Elo), one row per bot seated in the season, with the season ratings and their intervals fitted over
+    the published games (:mod:`league.ratings_ml`) and, for Slippery Sam, the luck-adjusted changes from
+    the done games' replays (``with_luck=False`` skips reading them). Raises ``store.NotFound``."""
+    results = source.season_results(season_id)
+    luck = with_luck and results.game == GameName.SLIPPERY_SAM.value
+    return season_standings(results, source.season_records(season_id) if luck else None)

@@ -22,6 +22,7 @@ from league.seasons import create_season
 from referee.clients import GrpcBotClient
 from store import open_store
 from workers.local import run_local
+from league.policy import POLICY
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_EXAMPLE = ROOT / "examples" / "node"
@@ -83,7 +84,7 @@ def test_the_node_example_passes_the_entry_checks(node_bot: str, game: str, caps
 def test_the_node_example_plays_a_season_without_a_fault(node_bot: str, reference_bots: dict[str, BotProcess],
                                                           game: str, tmp_path: Path) -> None:
     db_url = f"sqlite:///{tmp_path / 'season.db'}"
-    store = open_store(db_url)
+    store = open_store(db_url, policy=POLICY)
     names = [register_or_update(store, "node-example", node_bot, GrpcBotClient(node_bot).describe())]
     for ref in OPPONENTS[game]:
         endpoint = reference_bots[ref].endpoint

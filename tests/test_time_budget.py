@@ -14,6 +14,7 @@ from referee.games import available, make_params, spec
 from referee.referee import play
 from referee.timecontrol import TimeControl
 from store import open_store
+from league.policy import POLICY
 
 #: The reference bots of each game, seated in turn with the all-games random bot.
 REFERENCE = {"slippery-sam": "odds", "svara": "points", "rummy": "greedy"}
@@ -47,7 +48,7 @@ def test_for_game_takes_the_games_budget_unless_one_is_given() -> None:
 
 def test_season_create_stores_the_games_budget(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'tc.db'}"
-    store = open_store(url)
+    store = open_store(url, policy=POLICY)
     for name in ("a", "b", "c"):
         store.register_bot(name, "127.0.0.1:1", "1", "t", ["rummy"])
     repo = Path(__file__).parents[1]

@@ -15,6 +15,7 @@ from league.netpolicy import NetworkPolicy
 from league.registry import Registry, RegistryConfig
 from referee.record import EndReason, GameRecord, SeatResult
 from store import Store, open_store
+from league.policy import POLICY
 
 #: Per-call deadline of the tests' Arena calls, seconds (registration runs a validation game).
 CALL_TIMEOUT_S = 60.0
@@ -43,7 +44,7 @@ class SvaraOnlyBot(Bot):
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
     """A fresh SQLite store (migrated), closed at teardown."""
-    s = open_store(f"sqlite:///{tmp_path / 'arena.db'}")
+    s = open_store(f"sqlite:///{tmp_path / 'arena.db'}", policy=POLICY)
     yield s
     s.close()
 

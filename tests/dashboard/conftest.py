@@ -26,6 +26,7 @@ from referee.live import LiveView
 from referee.record import GameRecord
 from referee.referee import play
 from store import Store, open_store
+from league.policy import POLICY
 
 GAME = "svara"
 BOTS = ("alpha", "bravo", "charlie")
@@ -92,7 +93,7 @@ def play_game(claim_seats: list[int], seed: int, bot_names: dict[int, str], faul
 
 def build_world(url: str) -> World:
     """Create the store described in the module docstring."""
-    store = open_store(url)
+    store = open_store(url, policy=POLICY)
     ids = {name: store.register_bot(name, f"127.0.0.1:{5000 + i}", "1.0", "tests", [GAME])
            for i, name in enumerate(BOTS)}
     names = {v: k for k, v in ids.items()}

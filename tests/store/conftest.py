@@ -22,6 +22,7 @@ from sqlalchemy.engine import make_url
 
 from referee.record import DecisionLog, EndReason, Fault, FaultKind, GameRecord, SeatResult
 from store import Claim, Store, open_store
+from league.policy import POLICY
 
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 BACKENDS = ["sqlite", "postgresql"]
@@ -88,7 +89,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path, pg_database: PgDataba
 @pytest.fixture
 def store(db_url: str) -> Iterator[Store]:
     """An opened (migrated) store on an empty database, closed at teardown."""
-    st = open_store(db_url)
+    st = open_store(db_url, policy=POLICY)
     yield st
     st.close()
 

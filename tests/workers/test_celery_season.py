@@ -13,10 +13,11 @@ from store import GameStatus, Store
 from store.models import GameAttempt, Replay
 from tests.workers.conftest import REPO, Workers, make_season
 from workers.local import run_local
+from league.standings import standings_of
 
 
 def standings_key(store: Store, season_id: int) -> list[tuple[object, ...]]:
-    return [(r.name, r.games, r.avg_place, r.avg_change, r.faults, round(r.elo, 9)) for r in store.standings(season_id)]
+    return [(r.name, r.games, r.avg_place, r.avg_change, r.faults, round(r.elo, 9)) for r in standings_of(store, season_id)]
 
 
 def assert_each_game_once(store: Store, season_id: int, games: int) -> None:

@@ -15,12 +15,13 @@ from store import BotsBusy, Claim, Store, open_store
 from tests.workers.slowbots import SleepyOdds
 from workers.service import Outcome, run_game
 from workers.sweeper import sweep
+from league.policy import POLICY
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     url = f"sqlite:///{tmp_path / 'claims.db'}" if request.param == "sqlite" else request.getfixturevalue("pg_url")
-    st = open_store(url)
+    st = open_store(url, policy=POLICY)
     yield st
     st.close()
 

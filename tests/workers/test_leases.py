@@ -16,6 +16,7 @@ from tests.workers.conftest import Workers, register
 from tests.workers.slowbots import IN_FLIGHT_LOG_ENV
 from tests.workers.test_celery_season import assert_each_game_once
 from tests.workers.test_failures import Follow, owner_pid, running_owners, signal_all, wait_for
+from league.policy import POLICY
 
 
 def calls(log: Path) -> list[tuple[str, int, int, int]]:
@@ -54,7 +55,7 @@ def test_a_stalled_attempt_stops_calling_bots_when_its_game_is_played_again(
     monkeypatch.setenv(IN_FLIGHT_LOG_ENV, str(log))
     counting = start_bot_process("tests.workers.slowbots:CountsInFlight", 3, threads=8)
     try:
-        store = open_store(db_url)
+        store = open_store(db_url, policy=POLICY)
         names = register(store, [counting, *sleepy_bots[:2]])
         assert store.get_bot_by_name(names[0]).capacity == 1  # type: ignore[union-attr]
         season_id = create_season(store, "stall", "slippery-sam", names, [3], 3, 5, params={"orbits": 10})

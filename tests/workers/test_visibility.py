@@ -17,6 +17,7 @@ from store import open_store
 from tests.workers.conftest import REPO, register
 from tests.workers.test_celery_season import assert_each_game_once
 from tests.workers.test_failures import Follow
+from league.policy import POLICY
 
 
 def test_a_game_longer_than_the_visibility_timeout_is_played_once(db_url: str, broker: str, tmp_path: Path,
@@ -25,7 +26,7 @@ def test_a_game_longer_than_the_visibility_timeout_is_played_once(db_url: str, b
     logs = [tmp_path / f"v{i}.log" for i in range(2)]
     workers: list[subprocess.Popen[bytes]] = []
     try:
-        store = open_store(db_url)
+        store = open_store(db_url, policy=POLICY)
         names = register(store, [slow, *sleepy_bots[:2]])
         season_id = create_season(store, "outlived", "slippery-sam", names, [3], 3, 9, params={"orbits": 10})
         env = {**os.environ, "CARDARENA_DB_URL": db_url, "CARDARENA_LEASE_S": "10"}
