@@ -21,12 +21,12 @@ from pathlib import Path
 
 from botsdk.process import start_bot_process
 from cli.demo import register_or_update
+from league.policy import POLICY
 from league.seasons import create_season
+from league.standings import standings_of
 from referee.clients import GrpcBotClient
 from store import open_store
 from workers.local import run_local
-from league.policy import POLICY
-from league.standings import standings_of
 
 LINEUP = (("odds", 0), ("random", 1), ("odds", 1), ("random", 2))
 

@@ -34,13 +34,13 @@ import redis
 from bench.bench_season import cpu_seconds, tree_cpu_seconds
 from botsdk.process import BotProcess, start_bot_process
 from cli.demo import register_or_update
+from league.policy import POLICY
 from league.seasons import create_season
 from referee.clients import GrpcBotClient
 from store import Store, open_store
 from workers.celery_app import configure
 from workers.follower import SeasonFollower
 from workers.local import run_local
-from league.policy import POLICY
 
 LINEUP = (("odds", 0), ("random", 1), ("odds", 1), ("random", 2))
 REPO = Path(__file__).resolve().parents[1]

@@ -25,8 +25,8 @@ from fastapi.testclient import TestClient
 
 from dashboard.main import create_app
 from dashboard.settings import DashboardSettings
-from store import open_store
 from league.policy import POLICY
+from store import open_store
 
 BOTS = 12
 REPEATS = 7

@@ -24,11 +24,11 @@ import tempfile
 from pathlib import Path
 
 from botsdk.process import start_bot_process
+from league.policy import POLICY
 from league.seasons import create_season
 from store import open_store
 from tests.workers.conftest import RedisServer, Worker, Workers, free_port_outside_the_ephemeral_range, register
 from tests.workers.test_failures import Follow, games_lost_by, kill_while_running
-from league.policy import POLICY
 
 
 def trial(workers: Workers, victim: Worker, main: bool, db_url: str, names: list[str], number: int,

@@ -33,11 +33,11 @@ from pathlib import Path
 
 from botsdk.process import BotProcess, start_bot_process
 from cli.demo import register_or_update
+from league.policy import POLICY
 from league.seasons import create_season
 from referee.clients import GrpcBotClient
 from store import open_store
 from workers.local import default_processes, iter_local
-from league.policy import POLICY
 
 #: Per game: the six bots (reference name, seed) and the game's parameters.
 LINEUPS = {

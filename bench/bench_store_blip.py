@@ -26,12 +26,12 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from botsdk.process import start_bot_process
+from league.policy import POLICY
 from store import GameStatus, open_store
 from tests.store.conftest import DEFAULT_PG_URL
 from tests.workers.conftest import RedisServer, Workers, free_port_outside_the_ephemeral_range, make_season
 from tests.workers.tcpproxy import TcpProxy
 from tests.workers.test_failures import Follow, wait_for
-from league.policy import POLICY
 
 
 def one_outage(outage_s: float, number: int, pg_url: str, proxied_url: str, proxy: TcpProxy, workers: Workers,

@@ -12,7 +12,9 @@ from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
+
 from league.policy import POLICY
+
 
 # Piped output (logs, CI) gets room for the standings table instead of Rich's 80 columns.
 _PIPED_WIDTH = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 200

@@ -20,10 +20,10 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from botsdk.server import start_grpc_server
 from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from league.entry import EntryReport
+from league.policy import POLICY
 from league.registry import ErrorKind, Registry, RegistryConfig, RegistryError
 from league.standings import StandingRow
 from store import BotInfo, open_store
-from league.policy import POLICY
 
 #: Trailing metadata key carrying a failed registration's EntryReport (serialised protobuf).
 REPORT_METADATA_KEY = "cardarena-entry-report-bin"

@@ -20,8 +20,8 @@ from typing import Annotated, Any, TypeVar
 from fastapi import Depends, Request
 
 from dashboard.settings import DashboardSettings, get_settings
-from store import Store, open_store
 from league.policy import POLICY
+from store import Store, open_store
 
 T = TypeVar("T")
 log = logging.getLogger("cardarena.dashboard")

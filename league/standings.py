@@ -1,8 +1,8 @@
 """A season's standings table, computed from stored per-seat results (a pure function).
 
 The store reads the season's rated seat results, its games' rankings and Elo
-ratings (``store.reads.seasons``) and :func:`standings_of` computes the rows from them; the dashboard and the CLI show the
-rows, or :func:`standings_json` of them. Beside Elo, each row carries the
+ratings (``store.reads.seasons``) and :func:`standings_of` computes the rows
+from them; the dashboard and the CLI show the rows, or :func:`standings_json` of them. Beside Elo, each row carries the
 season's maximum-likelihood rating with its 95% interval, the probability that
 the bot is better than the next row's, and openskill's mu and sigma
 (:mod:`league.ratings_ml`), all computed from the games' rankings, and for

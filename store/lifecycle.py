@@ -40,7 +40,18 @@ from sqlalchemy.orm import Session
 
 from referee.record import EndReason, GameRecord
 from store.db import InvalidRecord, NotFound
-from store.models import AttemptOutcome, Bot, Game, GameAttempt, GameSeat, GameStatus, Replay, Season, SeasonBotStatus, SeasonStatus
+from store.models import (
+    AttemptOutcome,
+    Bot,
+    Game,
+    GameAttempt,
+    GameSeat,
+    GameStatus,
+    Replay,
+    Season,
+    SeasonBotStatus,
+    SeasonStatus,
+)
 from store.policy import LeaguePolicy
 from store.ratings import rewrite_ratings
 from store.replays import encode_record

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from league.policy import POLICY
 from referee.record import GameRecord
 from referee.replay import verify
 from store import open_store
-from league.policy import POLICY
 
 CLI = [sys.executable, "-m", "cli.main"]
 

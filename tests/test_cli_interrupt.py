@@ -12,10 +12,10 @@ from pathlib import Path
 
 from botsdk import Bot
 from botsdk.bots import load_bot
+from league.policy import POLICY
 from league.seasons import create_season
 from store import open_store
 from workers.local import INTERRUPTED
-from league.policy import POLICY
 
 REPO = Path(__file__).parents[1]
 #: Seconds a held decision waits at most (the test releases it long before).

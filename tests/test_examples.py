@@ -18,11 +18,11 @@ import pytest
 from botsdk.process import BotProcess, start_bot_process
 from cli.demo import register_or_update
 from cli.main import main
+from league.policy import POLICY
 from league.seasons import create_season
 from referee.clients import GrpcBotClient
 from store import open_store
 from workers.local import run_local
-from league.policy import POLICY
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_EXAMPLE = ROOT / "examples" / "node"

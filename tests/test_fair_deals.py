@@ -30,7 +30,9 @@ from dashboard.arena_service import start_arena_server
 from dashboard.main import create_app
 from dashboard.settings import DashboardSettings
 from league import fairness
+from league.policy import POLICY
 from league.seasons import SeasonError, create_season
+from league.standings import standings_of
 from league.verify import CannotVerify, verify_season
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
@@ -42,8 +44,6 @@ from store import MAX_ATTEMPTS, GameStatus, Store, open_store
 from store.sealing import SEALED_MESSAGE
 from tests.store.conftest import bots, db_url, finish, pg_database, store  # noqa: F401  (fixtures: SQLite and PostgreSQL)
 from workers.service import Outcome, run_game
-from league.policy import POLICY
-from league.standings import standings_of
 
 CLI = [sys.executable, "-m", "cli.main"]
 ROOT = Path(__file__).parents[1]

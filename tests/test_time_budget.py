@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from botsdk.bots import load_bot
+from league.policy import POLICY
 from referee.clients import InProcessBotClient
 from referee.games import available, make_params, spec
 from referee.referee import play
 from referee.timecontrol import TimeControl
 from store import open_store
-from league.policy import POLICY
 
 #: The reference bots of each game, seated in turn with the all-games random bot.
 REFERENCE = {"slippery-sam": "odds", "svara": "points", "rummy": "greedy"}

@@ -24,8 +24,8 @@ import socket
 import time
 from collections.abc import Callable, Iterable, Iterator
 
-from workers.service import Outcome, RunResult, run_game
 from league.policy import POLICY
+from workers.service import Outcome, RunResult, run_game
 
 #: Seconds before a game refused for capacity is offered again.
 BUSY_RETRY_S = 0.05

@@ -19,6 +19,7 @@ from botsdk.bots import load_bot
 from cardarena.v1 import bot_pb2, svara_pb2
 from dashboard.main import create_app
 from dashboard.settings import DashboardSettings
+from league.policy import POLICY
 from referee.clients import InProcessBotClient
 from referee.engine import Event
 from referee.games import make_params, spec
@@ -26,7 +27,6 @@ from referee.live import LiveView
 from referee.record import GameRecord
 from referee.referee import play
 from store import Store, open_store
-from league.policy import POLICY
 
 GAME = "svara"
 BOTS = ("alpha", "bravo", "charlie")

@@ -7,8 +7,8 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.dashboard.conftest import World
 from league.standings import standings_json, standings_of
+from tests.dashboard.conftest import World
 
 MISSING = 999_999
 

@@ -22,12 +22,12 @@ from typing import Any
 
 import pytest
 
+from league.policy import POLICY
 from referee.record import GameRecord
 from store import Store, open_store
 from tests.dashboard.conftest import World
 from tests.dashboard.test_browser import page, serve, shot  # noqa: F401  (the page fixture)
 from tests.dashboard.test_replay_state import play_with
-from league.policy import POLICY
 
 #: game -> (bots, parameters, seed): one short game of each.
 GAMES: dict[str, tuple[list[str], dict[str, Any], int]] = {

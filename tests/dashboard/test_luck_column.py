@@ -15,12 +15,12 @@ from botsdk.bots import load_bot
 from dashboard.main import create_app
 from dashboard.settings import DashboardSettings
 from league.luck import adjusted_changes, mean_interval
+from league.policy import POLICY
+from league.standings import standings_of
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
 from referee.referee import play
 from store import open_store
-from league.policy import POLICY
-from league.standings import standings_of
 
 GAME = "slippery-sam"
 

@@ -20,9 +20,9 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from league.policy import POLICY
 from referee.record import DecisionLog, EndReason, Fault, FaultKind, GameRecord, SeatResult
 from store import Claim, Store, open_store
-from league.policy import POLICY
 
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 BACKENDS = ["sqlite", "postgresql"]

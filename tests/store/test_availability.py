@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from league.standings import standings_of
 from store import GameStatus, SeasonStatus, Store
 from tests.store.conftest import finish
-from league.standings import standings_of
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

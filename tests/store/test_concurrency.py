@@ -6,9 +6,9 @@ import multiprocessing as mp
 from collections import Counter
 from collections.abc import Callable
 
+from league.policy import POLICY
 from store import GameStatus, Store, open_store
 from tests.store.conftest import make_record
-from league.policy import POLICY
 
 PROCESSES = 4
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from store import StoreError, StoreUnavailable, open_store
 from league.policy import POLICY
+from store import StoreError, StoreUnavailable, open_store
 
 
 def _closed_port() -> int:

@@ -9,9 +9,9 @@ from alembic import command
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 
+from league.policy import POLICY
 from store import db, open_store
 from store.models import Base
-from league.policy import POLICY
 
 TABLES = {"bots", "seasons", "games", "game_seats", "game_attempts", "replays", "ratings"}
 

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from league.standings import standings_of
 from referee.record import EndReason
 from store import (
     AttemptInfo,
@@ -20,7 +21,6 @@ from store import (
     VoidResult,
 )
 from tests.store.conftest import finish, make_record
-from league.standings import standings_of
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 

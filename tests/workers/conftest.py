@@ -27,11 +27,11 @@ from sqlalchemy.engine import make_url
 
 from botsdk.process import BotProcess, start_bot_process
 from cli.demo import register_or_update
+from league.policy import POLICY
 from league.seasons import create_season
 from referee.clients import GrpcBotClient
 from store import Store, open_store
 from tests.store.conftest import PgDatabase, pg_database  # noqa: F401  (the session's PostgreSQL database)
-from league.policy import POLICY
 
 REPO = Path(__file__).resolve().parents[2]
 #: The four deterministic reference bots of the seasons here: (reference name, seed).

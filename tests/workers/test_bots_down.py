@@ -13,14 +13,14 @@ import pytest
 
 from botsdk.process import BotProcess, start_bot_process
 from cli.demo import register_or_update
+from league.policy import POLICY
 from league.seasons import create_season
+from league.standings import standings_of
 from referee.clients import GrpcBotClient
 from store import GameStatus, Store, open_store
 from tests.workers.conftest import REPO, free_port_outside_the_ephemeral_range
 from workers.local import run_local
 from workers.service import Outcome
-from league.policy import POLICY
-from league.standings import standings_of
 
 LINEUP = (("odds", 0), ("random", 1), ("odds", 1), ("random", 2))
 

@@ -6,6 +6,7 @@ from itertools import combinations
 from pathlib import Path
 
 from botsdk.process import BotProcess, start_bot_process
+from league.policy import POLICY
 from store import open_store
 from tests.workers.conftest import register
 from tests.workers.test_celery_season import assert_each_game_once
@@ -14,7 +15,6 @@ from league.seasons import create_season
 from workers.local import run_local
 from workers.tasks import BUSY_COUNTDOWN_S
 from tests.workers.conftest import Workers
-from league.policy import POLICY
 
 
 def check_one_at_a_time(db_url: str, season_id: int, slow: str) -> int:

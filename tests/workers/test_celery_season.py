@@ -9,11 +9,11 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from botsdk.process import BotProcess
+from league.standings import standings_of
 from store import GameStatus, Store
 from store.models import GameAttempt, Replay
 from tests.workers.conftest import REPO, Workers, make_season
 from workers.local import run_local
-from league.standings import standings_of
 
 
 def standings_key(store: Store, season_id: int) -> list[tuple[object, ...]]:

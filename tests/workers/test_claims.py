@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from botsdk.bots import load_bot
+from league.policy import POLICY
 from league.seasons import create_season
 from store import BotsBusy, Claim, Store, open_store
 from tests.workers.slowbots import SleepyOdds
 from workers.service import Outcome, run_game
 from workers.sweeper import sweep
-from league.policy import POLICY
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

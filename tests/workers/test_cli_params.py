@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from botsdk.bots import load_bot
+from league.policy import POLICY
 from store import open_store
 from tests.workers.conftest import REPO
-from league.policy import POLICY
 
 
 def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from botsdk.process import BotProcess, start_bot_process
+from league.policy import POLICY
 from league.seasons import create_season
 from store import GameStatus, Store, open_store
 from tests.workers.conftest import Workers, register
 from tests.workers.slowbots import IN_FLIGHT_LOG_ENV
 from tests.workers.test_celery_season import assert_each_game_once
 from tests.workers.test_failures import Follow, owner_pid, running_owners, signal_all, wait_for
-from league.policy import POLICY
 
 
 def calls(log: Path) -> list[tuple[str, int, int, int]]:

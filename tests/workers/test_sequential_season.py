@@ -13,10 +13,10 @@ import pytest
 
 from botsdk.process import BotProcess, start_bot_process
 from league import fairness
+from league.policy import POLICY
 from league.schedule import build_schedule
 from store import open_store
 from tests.workers.conftest import REPO, Workers, register
-from league.policy import POLICY
 
 MAX_GAMES = 240
 

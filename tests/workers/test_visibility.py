@@ -12,12 +12,12 @@ import time
 from pathlib import Path
 
 from botsdk.process import start_bot_process
+from league.policy import POLICY
 from league.seasons import create_season
 from store import open_store
 from tests.workers.conftest import REPO, register
 from tests.workers.test_celery_season import assert_each_game_once
 from tests.workers.test_failures import Follow
-from league.policy import POLICY
 
 
 def test_a_game_longer_than_the_visibility_timeout_is_played_once(db_url: str, broker: str, tmp_path: Path,
