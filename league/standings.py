@@ -185,58 +185,42 @@ def _round(value: float | None, digits: int) -> float | None:
 CORE_STANDING_FIELDS = frozenset({"bot_id", "name", "games", "avg_place", "avg_change", "faults", "retired", "elo"})
 
 
-class SeatTotalsLike(Protocol):
-    """One bot's summed seats of a season (``store.reads.seasons.SeatTotals``)."""
-
-    bot_id: int
-    name: str
-    games: int
-    places: int
-    change: int
-    faults: int
-    retired: int
-    elo: float | None
-
-
-class SeasonResultsLike(Protocol):
-    """A season's published results (``store.reads.seasons.SeasonResults``)."""
-
-    game: str
-    names: dict[int, str]
-    outcomes: tuple[tuple[int, int, int, int, bool], ...]
-    elo: dict[int, float]
-    placings: tuple[tuple[int, int, int], ...]
-    suspended: frozenset[int]
-
-
 class ResultsSource(Protocol):
     """Where a season's results are read from (``store.Store``)."""
 
-    def season_results(self, season_id: int) -> Any: ...
+    def season_results(self, season_id: int) -> Any:
+        """``store.reads.seasons.SeasonResults``: game, names, outcomes, elo, placings, suspended."""
+        ...
 
     def season_records(self, season_id: int) -> list[tuple[list[int], GameRecord]]: ...
 
 
-def core_standings(totals: Iterable[SeatTotalsLike]) -> list[dict[str, Any]]:
+#: ``(bot id, name, games, sum of places, sum of changes, faults, retired seats, Elo or None)`` of one bot.
+SeatTotals = tuple[int, str, int, int, int, int, int, float | None]
+
+
+def core_standings(totals: Iterable[SeatTotals]) -> list[dict[str, Any]]:
     """JSON-ready standings rows (:func:`standings_json`, only :data:`CORE_STANDING_FIELDS` and ``rank``)
-    from each bot's summed seats, best Elo first (a bot without a rated game at :data:`league.elo.START`)."""
-    rows = [StandingRow(bot_id=t.bot_id, name=t.name, games=t.games, avg_place=(t.places / t.games) if t.games else None,
-                        avg_change=(t.change / t.games) if t.games else None, faults=t.faults,
-                        elo=START if t.elo is None else t.elo, retired=t.retired)
-            for t in totals]
+    from each bot's summed seats (``store.reads.seasons.SeatTotals``), best Elo first (a bot without a
+    rated game at :data:`league.elo.START`)."""
+    rows = [StandingRow(bot_id=bot, name=name, games=g, avg_place=(places / g) if g else None,
+                        avg_change=(change / g) if g else None, faults=faults,
+                        elo=START if elo is None else elo, retired=retired)
+            for bot, name, g, places, change, faults, retired, elo in totals]
     rows.sort(key=lambda r: (-r.elo, -r.games, r.name))
     return [{k: v for k, v in row.items() if k in CORE_STANDING_FIELDS or k == "rank"} for row in standings_json(rows)]
 
 
-def season_standings(results: SeasonResultsLike,
+def season_standings(names: Mapping[int, str], outcomes: Iterable[tuple[int, int, int, int, bool]],
+                     elo: Mapping[int, float], placings: Iterable[tuple[int, int, int]], suspended: frozenset[int],
                      records: Iterable[tuple[Sequence[int], GameRecord]] | None = None) -> list[StandingRow]:
-    """The season's standings (:func:`compute_standings` of its published results), suspended bots
-    marked; with ``records`` (the season's done games, ``(bot of each seat, record)``) of a Slippery
-    Sam season, the luck-adjusted changes too (:mod:`league.luck`)."""
-    luck = luck_adjusted_by_bot(records) if records is not None and results.game == GameName.SLIPPERY_SAM.value else None
-    outcomes = [SeatOutcome(bot, place, change, faults, retired) for bot, place, change, faults, retired in results.outcomes]
-    rows = compute_standings(outcomes, results.names, results.elo, group_games(results.placings), luck)
-    return [replace(r, suspended=True) if r.bot_id in results.suspended else r for r in rows]
+    """The season's standings (:func:`compute_standings`), suspended bots marked: ``outcomes`` are
+    ``(bot, place, change, faults, retired)`` of the published seats, ``placings`` ``(game number,
+    bot, place)`` by game then seat; with ``records`` (the done games of a Slippery Sam season,
+    ``(bot of each seat, record)``), the luck-adjusted changes too (:mod:`league.luck`)."""
+    luck = luck_adjusted_by_bot(records) if records is not None else None
+    rows = compute_standings([SeatOutcome(*o) for o in outcomes], names, elo, group_games(placings), luck)
+    return [replace(r, suspended=True) if r.bot_id in suspended else r for r in rows]
 
 
 def standings_of(source: ResultsSource, season_id: int, with_luck: bool = True) -> list[StandingRow]:
@@ -244,6 +228,6 @@ def standings_of(source: ResultsSource, season_id: int, with_luck: bool = True) 
     Elo), one row per bot seated in the season, with the season ratings and their intervals fitted over
     the published games (:mod:`league.ratings_ml`) and, for Slippery Sam, the luck-adjusted changes from
     the done games' replays (``with_luck=False`` skips reading them). Raises ``store.NotFound``."""
-    results = source.season_results(season_id)
-    luck = with_luck and results.game == GameName.SLIPPERY_SAM.value
-    return season_standings(results, source.season_records(season_id) if luck else None)
+    r = source.season_results(season_id)
+    records = source.season_records(season_id) if with_luck and r.game == GameName.SLIPPERY_SAM.value else None
+    return season_standings(r.names, r.outcomes, r.elo, r.placings, r.suspended, records)

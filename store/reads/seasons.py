@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import cast
+from typing import NamedTuple, cast
 
 from sqlalchemy import and_, case, func, select
 from sqlalchemy.orm import Session, aliased
@@ -73,8 +73,7 @@ class CrossCell:
     losses: int
 
 
-@dataclass(frozen=True)
-class SeatTotals:
+class SeatTotals(NamedTuple):
     """One bot's published seats of a season summed in SQL: ``games`` seats, sums of places, changes
     (tokens or points) and faults, ``retired`` seats; ``elo`` its stored rating (None: no rated game)."""
 
@@ -90,7 +89,7 @@ class SeatTotals:
 
 @dataclass(frozen=True)
 class SeasonResults:
-    """Everything a season's standings are computed from (``league.standings.season_standings``).
+    """Everything a season's standings are computed from (``league.standings.standings_of``).
 
     ``names``: every bot seated in the season; ``outcomes``: ``(bot, place, change, faults, retired)``
     of every published seat; ``elo``: the stored ratings; ``placings``: ``(game number, bot, place)``
