@@ -124,7 +124,7 @@ def standings(store: Store, refresher: Refresher, season_id: int, sync_limit: in
     is fitted, by Elo until then). The SQL columns are current (recomputed when a
     game becomes final, ~0.3 s at 100,000 games, else served from the refresher); the season
     ratings (maximum likelihood with interval, P(better), openskill) come from
-    ``store.standings`` through the refresher (``ml_games``: the done games they cover)."""
+    ``league.standings.standings_of`` through the refresher (``ml_games``: the done games they cover)."""
     done = store.season_reads.done_count(season_id)  # first: a result stored meanwhile only makes the rows newer
     rows, _ = refresher.get(("core", season_id), done, lambda: _core(store, season_id), wait=True)
     if rows is None:  # wait=True always computes
