@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from pydantic.dataclasses import dataclass
 
 from league.elo import RatingPoint
+from league.standings import StandingRow
 from store.reads.bots import BotSeason, FaultEntry, LatencyStats, OpponentStats, SeatStats
 from store.reads.games import AttemptInfo, GameRow
 from store.reads.seasons import COMMITMENT, CrossCell, SeasonSummary
@@ -66,34 +67,15 @@ class FairnessOut(BaseModel):
     how_to_verify: list[str] = Field(description="how anyone can check the deals once the key is published")
 
 
-class StandingOut(BaseModel):
+@dataclass(frozen=True, kw_only=True)
+class StandingOut(StandingRow):
     """One bot's line in a season's standings (``league.standings.StandingRow``), ranked by the
     season's maximum-likelihood rating once it is fitted, by Elo until then. The season-rating
     fields are null for a bot without a rated game, and while a large season's first fit runs."""
 
     rank: int = Field(description="1-based: by ml_rating where fitted, then Elo, games, name")
-    bot_id: int
-    name: str
-    games: int = Field(description="rated seats (done games)")
-    avg_place: float | None
-    avg_change: float | None = Field(description="mean tokens or points change per game")
-    faults: int
-    retired: int = Field(0, description="done games in which the bot's seat was retired for faults (rules §4.2)")
-    suspended: bool = Field(False, description="suspended from the season for not answering at game start (rules §4.9): "
-                                               "its remaining games were not played")
-    elo: float
-    ml_rating: float | None = None
-    ml_low: float | None = Field(None, description="lower end of the 95% interval of ml_rating")
-    ml_high: float | None = Field(None, description="upper end of the 95% interval of ml_rating")
-    p_better: float | None = Field(None, description="probability that this bot is better than the next one")
     ml_games: int | None = Field(None, description="done games the season ratings (ml_*, p_better) were fitted on; "
                                  "in a large running season they are refitted in the background and may lag")
-    openskill_mu: float | None = Field(None, description="openskill Plackett-Luce mu (start 25)")
-    openskill_sigma: float | None = Field(None, description="openskill Plackett-Luce sigma (start 25/3)")
-    luck_change: float | None = Field(None, description="Slippery Sam: mean luck-adjusted token change per game "
-                                      "(the change less each bet's result minus its expectation, rules §1.5)")
-    luck_low: float | None = Field(None, description="lower end of the 95% interval of luck_change")
-    luck_high: float | None = Field(None, description="upper end of the 95% interval of luck_change")
 
 
 class BotRef(BaseModel):

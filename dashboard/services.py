@@ -7,7 +7,7 @@ into a 404 with the message).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, fields
+from dataclasses import asdict, fields, replace
 from typing import Any, TypeVar
 
 from pydantic import TypeAdapter
@@ -140,7 +140,7 @@ def standings(store: Store, refresher: Refresher, season_id: int, sync_limit: in
         out.append(StandingOut(**{**extra, **row, "ml_games": ml_games, "suspended": row["bot_id"] in suspended}))
     # the SQL rows come by Elo; ranked as the store ranks them once the season ratings are in
     out.sort(key=rank_key)
-    return [row.model_copy(update={"rank": rank}) for rank, row in enumerate(out, start=1)]
+    return [replace(row, rank=rank) for rank, row in enumerate(out, start=1)]
 
 
 def _core(store: Store, season_id: int) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ ranked by the ML rating where it is fitted, then by Elo (:func:`rank_key`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
 from league.elo import START
@@ -22,6 +22,11 @@ from league.luck import LuckSummary, luck_adjusted_by_bot
 from league.ratings_ml import p_better_chain, season_ratings
 from referee.engine import GameName
 from referee.record import GameRecord
+
+
+def _doc(text: str) -> dict[str, str]:
+    """A field's ``metadata`` describing it (the API schema's description of a standings field)."""
+    return {"description": text}
 
 
 @dataclass(frozen=True)
@@ -60,22 +65,27 @@ class StandingRow:
 
     bot_id: int
     name: str
-    games: int
+    games: int = field(metadata=_doc("rated seats (done games)"))
     avg_place: float | None
-    avg_change: float | None
+    avg_change: float | None = field(metadata=_doc("mean tokens or points change per game"))
     faults: int
     elo: float
-    retired: int = 0
+    retired: int = field(default=0, metadata=_doc(
+        "done games in which the bot's seat was retired for faults (rules §4.2)"))
     ml_rating: float | None = None
-    ml_low: float | None = None
-    ml_high: float | None = None
-    p_better: float | None = None
-    openskill_mu: float | None = None
-    openskill_sigma: float | None = None
-    suspended: bool = False
-    luck_change: float | None = None
-    luck_low: float | None = None
-    luck_high: float | None = None
+    ml_low: float | None = field(default=None, metadata=_doc("lower end of the 95% interval of ml_rating"))
+    ml_high: float | None = field(default=None, metadata=_doc("upper end of the 95% interval of ml_rating"))
+    p_better: float | None = field(default=None, metadata=_doc(
+        "probability that this bot is better than the next one"))
+    openskill_mu: float | None = field(default=None, metadata=_doc("openskill Plackett-Luce mu (start 25)"))
+    openskill_sigma: float | None = field(default=None, metadata=_doc("openskill Plackett-Luce sigma (start 25/3)"))
+    suspended: bool = field(default=False, metadata=_doc(
+        "suspended from the season for not answering at game start (rules §4.9): its remaining games were not played"))
+    luck_change: float | None = field(default=None, metadata=_doc(
+        "Slippery Sam: mean luck-adjusted token change per game (the change less each bet's result minus its "
+        "expectation, rules §1.5)"))
+    luck_low: float | None = field(default=None, metadata=_doc("lower end of the 95% interval of luck_change"))
+    luck_high: float | None = field(default=None, metadata=_doc("upper end of the 95% interval of luck_change"))
 
 
 def group_games(rows: Iterable[tuple[int, int, int]]) -> list[tuple[list[int], list[int]]]:
