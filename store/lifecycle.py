@@ -259,7 +259,7 @@ class GameLifecycle:
                                      f"(more than {limit:g} s); last: {why}", now)
             detail = "deferred: " + "; ".join(f"{names.get(b, b)} does not answer ({why})" for b, why in sorted(down.items()))
             changed = updated_rows(s, update(Game).where(Game.id == game_id, Game.status == GameStatus.PENDING)
-                               .values(deferrals=Game.deferrals + 1, detail=detail))
+                                   .values(deferrals=Game.deferrals + 1, detail=detail))
             status = GameStatus.PENDING if changed else GameStatus.NOT_PLAYED
             if suspended:
                 self._maybe_finish_season(s, season, now)
@@ -389,18 +389,18 @@ class GameLifecycle:
     def _mark_answering(s: Session, season_id: int, game_id: int) -> None:
         """The bots of a game that just started answered its health checks: not unavailable."""
         updated_rows(s, update(SeasonBotStatus)
-                 .where(SeasonBotStatus.season_id == season_id, SeasonBotStatus.unavailable_since.is_not(None),
-                        SeasonBotStatus.suspended_at.is_(None),
-                        SeasonBotStatus.bot_id.in_(select(GameSeat.bot_id).where(GameSeat.game_id == game_id)))
-                 .values(unavailable_since=None))
+                     .where(SeasonBotStatus.season_id == season_id, SeasonBotStatus.unavailable_since.is_not(None),
+                            SeasonBotStatus.suspended_at.is_(None),
+                            SeasonBotStatus.bot_id.in_(select(GameSeat.bot_id).where(GameSeat.game_id == game_id)))
+                     .values(unavailable_since=None))
 
     @staticmethod
     def _not_played(s: Session, season_id: int, bot_id: int, detail: str, now: datetime) -> None:
         """Every pending game of the season with ``bot_id`` at the table: not played, with ``detail``."""
         updated_rows(s, update(Game)
-                 .where(Game.season_id == season_id, Game.status == GameStatus.PENDING,
-                        exists().where(GameSeat.game_id == Game.id, GameSeat.bot_id == bot_id))
-                 .values(status=GameStatus.NOT_PLAYED, reason=GameStatus.NOT_PLAYED.value, detail=detail, finished_at=now))
+                     .where(Game.season_id == season_id, Game.status == GameStatus.PENDING,
+                            exists().where(GameSeat.game_id == Game.id, GameSeat.bot_id == bot_id))
+                     .values(status=GameStatus.NOT_PLAYED, reason=GameStatus.NOT_PLAYED.value, detail=detail, finished_at=now))
 
     @staticmethod
     def _lock_season_of(s: Session, game_id: int) -> Season:
@@ -452,8 +452,8 @@ class GameLifecycle:
     def _close_attempt(s: Session, game_id: int, attempt: int, outcome: AttemptOutcome,
                        detail: str | None, now: datetime) -> None:
         updated_rows(s, update(GameAttempt)
-                 .where(GameAttempt.game_id == game_id, GameAttempt.attempt == attempt)
-                 .values(ended_at=now, outcome=outcome, detail=detail))
+                     .where(GameAttempt.game_id == game_id, GameAttempt.attempt == attempt)
+                     .values(ended_at=now, outcome=outcome, detail=detail))
 
     @staticmethod
     def _maybe_finish_season(s: Session, season: Season, now: datetime) -> None:
