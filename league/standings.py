@@ -239,5 +239,6 @@ def standings_of(source: ResultsSource, season_id: int, with_luck: bool = True) 
     the published games (:mod:`league.ratings_ml`) and, for Slippery Sam, the luck-adjusted changes from
     the done games' replays (``with_luck=False`` skips reading them). Raises ``store.NotFound``."""
     r = source.season_results(season_id)
-    records = source.season_records(season_id) if with_luck and r.game == GameName.SLIPPERY_SAM.value else None
+    lucky = r.game == GameName.SLIPPERY_SAM.value  # the one game with a luck estimator (league.luck)
+    records = source.season_records(season_id) if with_luck and lucky else None
     return season_standings(r.names, r.outcomes, r.elo, r.placings, r.suspended, records)

@@ -45,7 +45,7 @@ def bot_info(b: Bot) -> BotInfo:
 
 def check_game_name(game: str) -> str:
     """The registered name of ``game``; raises ValueError for a game the registry does not have."""
-    return spec(game).name.value
+    return str(spec(game).name)
 
 
 class Bots:
