@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from botsdk.process import start_bot_process
+from referee.botprocess import start_bot_process
 from cli.demo import register_or_update
 from league.policy import POLICY
 from league.seasons import create_season

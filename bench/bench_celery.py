@@ -32,7 +32,7 @@ from pathlib import Path
 import redis
 
 from bench.bench_season import cpu_seconds, tree_cpu_seconds
-from botsdk.process import BotProcess, start_bot_process
+from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
 from league.policy import POLICY
 from league.seasons import create_season

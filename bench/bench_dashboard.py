@@ -23,8 +23,8 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
+from config import Settings
 from dashboard.main import create_app
-from dashboard.settings import DashboardSettings
 from league.policy import POLICY
 from store import open_store
 
@@ -111,7 +111,7 @@ def main() -> None:
         start = time.perf_counter()
         season_id = fill(url, args.games)
         print(f"inserted {args.games:,} done games (3-6 seats, {BOTS} bots) in {time.perf_counter() - start:.1f} s")
-        app = create_app(DashboardSettings(db_url=url))
+        app = create_app(Settings(db_url=url))
         with TestClient(app) as client:
             client.get("/api/v1/seasons")  # open the store
             bot = client.get("/api/v1/bots").json()[0]["id"]

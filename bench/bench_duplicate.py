@@ -27,8 +27,8 @@ import time
 from collections.abc import Callable
 
 from botsdk.bot import Context
-from botsdk.bots import load_bot
-from botsdk.bots.slippery_sam import odds_policy
+from referee.bots import load_bot
+from referee.games.slippery_sam.bots import odds_policy
 from referee import playout
 from referee.chance import PER_DEAL, SINGLE, Chance
 from referee.games import make_params, spec

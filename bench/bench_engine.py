@@ -13,21 +13,19 @@ import random
 import time
 
 from referee import playout
-from referee.games import available, make_params, spec
+from referee.games import games, make_params, spec
 
 
 def random_game(game: str, seats: int, seed: int) -> int:
     """Play one game with uniformly random legal protocol answers; return the number of decisions."""
-    import importlib
-
     gs = spec(game)
-    policy = importlib.import_module(f"botsdk.bots.{gs.proto_field}").random_action
+    policy = gs.random_action
     rules = gs.make_rules(make_params(game), seats)
     rng = random.Random(seed)
     state = rules.new_state()
     views = gs.view_codec.encoder()
     decisions = 0
-    while (made := playout.step(rules, gs, state, rng, policy, views)) is not None:
+    while (made := playout.step(rules, gs, state, rng, policy, views=views)) is not None:
         decisions += made
     return decisions
 
@@ -37,12 +35,12 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--seats", type=int, default=4)
     args = parser.parse_args()
-    for game in available():
-        n = args.games if game.value != "rummy" else max(10, args.games // 10)
+    for game in games():
+        n = args.games if game != "rummy" else max(10, args.games // 10)
         t0 = time.perf_counter()
-        decisions = sum(random_game(game.value, args.seats, seed) for seed in range(n))
+        decisions = sum(random_game(game, args.seats, seed) for seed in range(n))
         dt = time.perf_counter() - t0
-        print(f"{game.value:13s} {n / dt:9.1f} games/s  {decisions / dt:10.0f} decisions/s  ({n} games, {args.seats} seats, random play with codec)")
+        print(f"{game:13s} {n / dt:9.1f} games/s  {decisions / dt:10.0f} decisions/s  ({n} games, {args.seats} seats, random play with codec)")
 
 
 if __name__ == "__main__":

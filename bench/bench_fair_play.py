@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from botsdk.bot import Context
-from botsdk.bots.slippery_sam import OddsBot
+from referee.games.slippery_sam.bots import OddsBot
 from cardarena.v1 import slippery_sam_pb2 as pb
 from league.policy import POLICY
 from league.standings import standings_of
@@ -198,7 +198,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=120)
     args = parser.parse_args()
 
-    from botsdk.process import start_bot_process
+    from referee.botprocess import start_bot_process
     from cli.demo import register_or_update
     from referee.clients import GrpcBotClient
     from store import open_store

@@ -14,7 +14,7 @@ import argparse
 import statistics
 import time
 
-from botsdk.process import start_bot_process
+from referee.botprocess import start_bot_process
 from referee.clients import GrpcBotClient
 from referee.games import make_params, spec
 from referee.referee import play

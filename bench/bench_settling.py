@@ -37,8 +37,8 @@ import random
 import time
 from dataclasses import dataclass
 
-from botsdk.bots.slippery_sam import odds_policy, random_action
-from league.luck import events_luck
+from referee.games.slippery_sam.bots import odds_policy, random_action
+from referee.games.slippery_sam.luck import events_luck
 from league.ratings_ml import ANCHOR, SCALE, fit_bradley_terry, p_better_chain
 from league.schedule import build_schedule
 from league.settling import SettlingRule, StopReason, look

@@ -25,7 +25,7 @@ from pathlib import Path
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from botsdk.process import start_bot_process
+from referee.botprocess import start_bot_process
 from league.policy import POLICY
 from store import GameStatus, open_store
 from tests.store.conftest import DEFAULT_PG_URL

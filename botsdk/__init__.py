@@ -1,17 +1,9 @@
 """The Python bot SDK: subclass :class:`Bot`, implement one method per game, call :func:`serve`.
 
-    from botsdk import Bot, serve
-    from cardarena.v1 import slippery_sam_pb2 as ss
-
-    class Cautious(Bot):
-        name = "cautious"
-        games = ("slippery-sam",)
-
-        def slippery_sam(self, view, ctx):
-            return ss.SlipperySamAction(amount=view.min_amount)
-
-    server, port = serve(Cautious(), port=50051)
-    server.wait_for_termination()
+A game's method is named after its member of the ``view`` oneof of ``cardarena.v1.ActRequest``
+(:func:`cardarena.games.fields`); it takes that game's protocol view and a :class:`Context`
+and returns the game's protocol action. ``examples/`` holds a bot for every game; the
+README shows one. The SDK needs only the protocol stubs (``cardarena.v1``) and gRPC.
 """
 
 from botsdk.bot import Bot, Context

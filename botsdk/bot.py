@@ -1,19 +1,19 @@
-"""The Bot base class: one method per game, each taking the protocol view and returning the action."""
+"""The Bot base class: one method per game, each taking the protocol view and returning the action.
+
+A game's method is named after its member of the ``view`` oneof of ``cardarena.v1.ActRequest``
+(the game name with ``_`` for ``-``); :mod:`cardarena.games` lists the games.
+"""
 
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
-from cardarena.v1 import bot_pb2, rummy_pb2, slippery_sam_pb2, svara_pb2
+from google.protobuf.message import Message
 
-from referee.engine import GameName
-
-_GAME_ENUM = {
-    GameName.SLIPPERY_SAM: bot_pb2.GAME_SLIPPERY_SAM,
-    GameName.SVARA: bot_pb2.GAME_SVARA,
-    GameName.RUMMY: bot_pb2.GAME_RUMMY,
-}
+from cardarena import games as protocol_games
+from cardarena.v1 import bot_pb2
 
 
 @dataclass(frozen=True)
@@ -40,14 +40,15 @@ REFERENCE_CAPACITY = 8
 
 
 class Bot:
-    """Subclass and override the methods of the games your bot plays.
+    """Subclass and add a method for each game your bot plays.
 
     Class attributes describe the bot (returned by ``Describe``): ``name``
     (1-40 characters of ``[A-Za-z0-9_.-]``), ``version``, ``author``,
-    ``games`` (GameName values) and ``capacity`` (games it can play at once).
-    Each game method receives the protocol view (``cardarena.v1.*View``) and a
-    :class:`Context`, and returns the protocol action. Raising an exception
-    makes the call fail (the referee records a fault and plays the default).
+    ``games`` (game names, e.g. ``"a-game"``) and ``capacity`` (games it can play at once).
+    A game's method is named after the game's protocol field (``a_game``): it receives the
+    protocol view (``cardarena.v1.*View``) and a :class:`Context`, and returns the protocol
+    action (``cardarena.v1.*Action``). Raising an exception makes the call fail (the referee
+    records a fault and plays the default); a game without a method answers UNIMPLEMENTED.
     """
 
     name: str = "bot"
@@ -59,30 +60,20 @@ class Bot:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
 
-    def slippery_sam(self, view: slippery_sam_pb2.SlipperySamView, ctx: Context) -> slippery_sam_pb2.SlipperySamAction:
-        """Answer a Slippery Sam decision: the kitty or a bet, in tokens, within view.min_amount..view.max_amount."""
-        raise NotImplementedError(f"{self.name} does not play Slippery Sam")
-
-    def svara(self, view: svara_pb2.SvaraView, ctx: Context) -> svara_pb2.SvaraAction:
-        """Answer a Svara decision with one of view.legal.moves (a stake amount in tokens for STAKE)."""
-        raise NotImplementedError(f"{self.name} does not play Svara")
-
-    def rummy(self, view: rummy_pb2.RummyView, ctx: Context) -> rummy_pb2.RummyAction:
-        """Answer a rummy decision: a take-it call, a draw source, or a play (melds, lay-offs, discard)."""
-        raise NotImplementedError(f"{self.name} does not play rummy")
-
     def describe(self) -> bot_pb2.DescribeResponse:
-        """The Describe answer built from the class attributes."""
+        """The Describe answer built from the class attributes; raises ValueError for a name in
+        ``games`` that is not a game of the protocol."""
         return bot_pb2.DescribeResponse(
             name=self.name,
             version=self.version,
             author=self.author,
-            games=[_GAME_ENUM[GameName(g)] for g in self.games],
+            games=[protocol_games.enum_of(g) for g in self.games],
             capacity=self.capacity,
         )
 
     def act(self, request: bot_pb2.ActRequest) -> bot_pb2.ActResponse:
-        """Dispatch one ActRequest to the game method; raises ValueError for a request without a view."""
+        """Answer one ActRequest through :meth:`decide`; raises ValueError for a request without a view,
+        NotImplementedError for a game the bot does not play."""
         which = request.WhichOneof("view")
         if which is None:
             raise ValueError("ActRequest carries no view")
@@ -95,5 +86,14 @@ class Bot:
             budget_ms=request.clock.budget_ms,
             rng=random.Random(f"{self.seed}:{request.game_id}:{request.seat}:{request.decision}"),
         )
-        action = getattr(self, which)(getattr(request, which), ctx)
+        action = self.decide(which, getattr(request, which), ctx)
         return bot_pb2.ActResponse(**{which: action})
+
+    def decide(self, field: str, view: Message, ctx: Context) -> Any:
+        """The answer to ``view`` of the game whose protocol field is ``field``: the bot's method of
+        that name. Raises NotImplementedError, naming the game, when the bot has none."""
+        method = getattr(self, field, None)
+        if not callable(method):
+            raise NotImplementedError(f"bot {self.name} does not play {protocol_games.name_of(field)} "
+                                      f"(it has no {field}() method)")
+        return method(view, ctx)

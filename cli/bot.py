@@ -10,21 +10,29 @@ import typer
 from rich.markup import escape
 
 from cli.common import console, fail
+from referee.games import names_text
 
 app = typer.Typer(help="Serve bots over gRPC, check them as the platform will, and register them with the Arena.",
                   no_args_is_help=True, rich_markup_mode=None)
 
 
+def reference_names() -> str:
+    """The reference bots' names for the help text (``random`` and every game's own)."""
+    from referee.bots import names_text as bot_names
+
+    return bot_names()
+
+
 @app.command("serve")
 def serve_bot(
-    bot: Annotated[str, typer.Argument(help="A reference bot (random, odds, points, greedy) or module:Class of your own Bot subclass.")],
+    bot: Annotated[str, typer.Argument(help=f"A reference bot ({reference_names()}) or module:Class of your own Bot subclass.")],
     port: Annotated[int, typer.Option(help="TCP port to listen on; 0 picks a free one.", min=0, max=65535)] = 50051,
     host: Annotated[str, typer.Option(help="Address to bind.")] = "127.0.0.1",
     seed: Annotated[int, typer.Option(help="Seed of the bot's own random choices.")] = 0,
     threads: Annotated[int | None, typer.Option(help="Server threads (default: the bot's capacity).", min=1)] = None,
 ) -> None:
     """Serve BOT over gRPC (the cardarena.v1.Bot service plus grpc.health.v1) until Ctrl-C."""
-    from botsdk.bots import BotLoadError, load_bot
+    from referee.bots import BotLoadError, load_bot
     from botsdk.server import serve
 
     import logging
@@ -75,7 +83,7 @@ ARENA_GAME_TIMEOUT_S = 60.0
 @app.command("check")
 def check_bot(
     endpoint: Annotated[str, typer.Argument(help="HOST:PORT where your bot serves cardarena.v1.Bot.")],
-    game: Annotated[list[str], typer.Option("--game", metavar="GAME", help="Game to check (repeat for several): slippery-sam, svara, rummy.")],
+    game: Annotated[list[str], typer.Option("--game", metavar="GAME", help=f"Game to check (repeat for several): {names_text()}.")],
     seed: Annotated[int, typer.Option(help="Seed of the validation games.")] = 0,
 ) -> None:
     """Run the platform's entry checks against a bot: network policy, health, Describe, a validation game per game.
@@ -83,14 +91,14 @@ def check_bot(
     Prints each check, the latency of the bot's decisions (median, p99, max) and every fault with the
     answer that caused it. Exit status 1 if a check failed.
     """
+    from arena.registry import RegistryConfig
     from league.entry import check_endpoint
-    from league.registry import RegistryConfig
-    from referee.games import available
 
-    ready = [g.value for g in available()]
-    unknown = [g for g in game if g not in ready]
+    from referee.games import games
+
+    unknown = [g for g in game if g not in games()]
     if unknown:
-        fail(f"unknown game(s) {', '.join(unknown)}; choose from {', '.join(ready)}", 2)
+        fail(f"unknown game(s) {', '.join(unknown)}; choose from {names_text()}", 2)
     try:
         policy = RegistryConfig.from_settings().policy
     except ValueError as exc:
@@ -106,7 +114,7 @@ def register_bot(
     name: Annotated[str, typer.Argument(help="Unique bot name: 1-40 of letters, digits, '_', '.', '-'.")],
     endpoint: Annotated[str, typer.Option(help="HOST:PORT where the bot serves, as the platform will dial it.")],
     game: Annotated[list[str], typer.Option(
-        "--game", metavar="GAME", help="Game to enter (repeat for several; `bot update --game` adds one later): slippery-sam, svara, rummy.")],
+        "--game", metavar="GAME", help=f"Game to enter (repeat for several; `bot update --game` adds one later): {names_text()}.")],
     version: Annotated[str, typer.Option(help="Version to record (default: the bot's Describe answer).")] = "",
     server: ServerOption = DEFAULT_ARENA,
 ) -> None:
@@ -145,18 +153,25 @@ def update_bot(
 
 def _game_enums(games: list[str]) -> list[int]:
     """Game names -> protocol enums; exit 2 naming unknown ones."""
-    from dashboard.arena_service import GAME_TO_ENUM
+    from referee.games import games as registered_games, spec
 
-    unknown = [g for g in games if g not in GAME_TO_ENUM]
+    unknown = [g for g in games if g not in registered_games()]
     if unknown:
-        fail(f"unknown game(s) {', '.join(unknown)}; choose from {', '.join(GAME_TO_ENUM)}", 2)
-    return [GAME_TO_ENUM[g] for g in games]
+        fail(f"unknown game(s) {', '.join(unknown)}; choose from {names_text()}", 2)
+    return [spec(g).proto_enum for g in games]
 
 
 def _game_names(enums) -> str:  # repeated cardarena.v1.Game
-    from dashboard.arena_service import ENUM_TO_GAME
+    """The games of protocol numbers, comma-separated; a number this version does not know stays a number."""
+    from referee.games import game_for_enum
 
-    return ", ".join(ENUM_TO_GAME.get(g, str(g)) for g in enums)
+    names = []
+    for number in enums:
+        try:
+            names.append(game_for_enum(number))
+        except ValueError:
+            names.append(str(number))
+    return ", ".join(names)
 
 
 @app.command("retire")
@@ -181,9 +196,9 @@ def _arena_call(server: str, method: str, request, timeout_s: float):
     """Call one Arena RPC with a deadline; a gRPC error becomes one line (and the entry report, if any)."""
     import grpc
 
+    from arena.service import REPORT_METADATA_KEY
     from cardarena.v1 import arena_pb2, arena_pb2_grpc
     from cli.common import err_console
-    from dashboard.arena_service import REPORT_METADATA_KEY
 
     with grpc.insecure_channel(server) as channel:
         try:

@@ -69,7 +69,7 @@ def no_season(name: str, db: str | None) -> NoReturn:
 
 def db_url(option: str | None) -> str:
     """The store URL: the --db option, else $CARDARENA_DB_URL, else the default."""
-    from workers.settings import get_settings
+    from config import get_settings
 
     return option or get_settings().db_url
 

@@ -9,34 +9,20 @@ worker processes with a progress bar, and prints the standings.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Annotated
 
 import typer
 from rich.markup import escape
 
 from cli.common import DbOption, console, db_url, fail, open_db
-
-
-@dataclass(frozen=True)
-class Lineup:
-    """The demo season of one game: reference bots (name, seed), table sizes, games."""
-
-    bots: tuple[tuple[str, int], ...]
-    tables: tuple[int, ...]
-    games: int
-
-
-LINEUPS = {  # each bot is named after its kind and seed: odds-1..3 and random-1..3
-    "slippery-sam": Lineup((("odds", 1), ("random", 1), ("odds", 2), ("random", 2), ("odds", 3), ("random", 3)), (3, 4, 5, 6), 200),
-    "svara": Lineup((("points", 1), ("random", 1), ("points", 2), ("random", 2), ("points", 3), ("random", 3)), (3, 4, 5, 6), 200),
-    "rummy": Lineup((("greedy", 1), ("random", 1), ("greedy", 2), ("random", 2), ("greedy", 3), ("random", 3)), (3, 4, 5, 6), 100),
-}
+from referee.games import games as registered_games, names_text, spec
 
 
 def demo(
-    game: Annotated[str, typer.Option(help="slippery-sam, svara, rummy, or all.")] = "slippery-sam",
-    games: Annotated[int | None, typer.Option(help="Games per season (default: 200; rummy 100).", min=1)] = None,
+    game: Annotated[str, typer.Option(help=f"{names_text()}, or all.")] = registered_games()[0],
+    games: Annotated[int | None, typer.Option(help="Games per season (default: "
+                                              + "; ".join(f"{g} {spec(g).demo.games}" for g in registered_games())
+                                              + ").", min=1)] = None,
     workers: Annotated[int | None, typer.Option(help="Local worker processes (default: one per core).", min=1)] = None,
     seed: Annotated[int | None, typer.Option(
         help="Make the demo season reproducible from this seed (default: a secret key).", min=0, max=2**63 - 1)] = None,
@@ -47,27 +33,25 @@ def demo(
         help="Arena gRPC port (bot registration) with --serve.", min=1, max=65535)] = 50050,
 ) -> None:
     """Run a demo season: reference bots over gRPC, refereed, stored, rated and ranked."""
-    from botsdk.process import start_bot_process
+    from referee.botprocess import start_bot_process
     from cli.progress import run_pending_locally
     from cli.season import print_standings
     from league.seasons import SeasonError, create_season
     from league.entry import run_entry_checks
-    from referee.games import available
 
-    ready = [g.value for g in available()]
     if game == "all":
-        chosen = [g for g in LINEUPS if g in ready]
-    elif game in LINEUPS and game in ready:
+        chosen = registered_games()
+    elif game in registered_games():
         chosen = [game]
     else:
-        fail(f"unknown game {game!r}; choose from {', '.join(ready + ['all'])}", 2)
+        fail(f"unknown game {game!r}; choose from {names_text()}, all", 2)
     store = open_db(db)
     if serve:
         from cli.server import check_ports_free
 
         check_ports_free("127.0.0.1", port, grpc_port)  # before the seasons, not after them
     for name in chosen:
-        lineup = LINEUPS[name]
+        lineup = spec(name).demo
         started = time.perf_counter()
         processes = []
         try:
@@ -109,21 +93,13 @@ def demo(
 
 
 def register_or_update(store, name: str, endpoint: str, described) -> str:
-    """Register the demo bot, or point its existing registration at the new endpoint; returns its name."""
-    from referee.games import GameName
-
-    games = [g for g in (GameName.SLIPPERY_SAM, GameName.SVARA, GameName.RUMMY) if described.games and _plays(described, g)]
+    """Register the demo bot for the games its Describe lists, or point its existing registration at the
+    new endpoint; returns its name."""
+    games = [g for g in registered_games() if spec(g).proto_enum in described.games]
     existing = store.get_bot_by_name(name)
     if existing is None:
-        store.register_bot(name, endpoint, described.version, described.author, [g.value for g in games], max(1, described.capacity))
+        store.register_bot(name, endpoint, described.version, described.author, games, max(1, described.capacity))
     else:
-        store.update_bot(existing.id, endpoint=endpoint, version=described.version, games=[g.value for g in games],
+        store.update_bot(existing.id, endpoint=endpoint, version=described.version, games=games,
                          capacity=max(1, described.capacity))
     return name
-
-
-def _plays(described, game) -> bool:
-    from cardarena.v1 import bot_pb2
-
-    number = {"slippery-sam": bot_pb2.GAME_SLIPPERY_SAM, "svara": bot_pb2.GAME_SVARA, "rummy": bot_pb2.GAME_RUMMY}[game.value]
-    return number in described.games

@@ -13,10 +13,11 @@ from cli.demo import demo
 from cli.server import server
 from cli.wait import wait
 from cli.worker import worker
+from referee.games import games, spec
 
 app = typer.Typer(
     name="cardarena",
-    help="cardarena: a tournament runner for card-game bots (Slippery Sam, Svara, contract rummy) played over gRPC.",
+    help=f"cardarena: a tournament runner for card-game bots ({'; '.join(spec(g).description for g in games())}) played over gRPC.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

@@ -85,8 +85,8 @@ def run_pending_locally(store, season_id: int, db_url: str, processes: int | Non
     """Run every pending game of the season on the local pool, showing progress over the whole
     season (games played before count as done); returns outcome counts. ``resume``: the command
     that resumes the season, said when stopped by Ctrl-C or SIGTERM (KeyboardInterrupt propagates)."""
+    from config import get_settings
     from workers.local import iter_local
-    from workers.settings import get_settings
     from workers.sweeper import sweep
 
     sweep(store)  # games left running by a run that was killed: pending again once their lease ran out

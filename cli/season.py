@@ -12,6 +12,7 @@ from rich.table import Table
 from cli.common import DbOption, console, db_url, err_console, fail, no_season, open_db
 from league.availability import suspend_after_s
 from league.standings import standings_json, standings_of
+from referee.games import games as registered_games, names_text, spec
 
 app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True, rich_markup_mode=None)
 
@@ -42,7 +43,7 @@ def parse_params(pairs: list[str]) -> dict[str, object]:
 @app.command("create")
 def create(
     name: Annotated[str, typer.Argument(help="Season name (unique).")],
-    game: Annotated[str, typer.Option(help="slippery-sam, svara or rummy.")],
+    game: Annotated[str, typer.Option(help=f"{names_text()}.")],
     bots: Annotated[str, typer.Option(help="Registered bot names, comma-separated.")],
     tables: Annotated[str, typer.Option(help="Table sizes used in turn, comma-separated, e.g. 3,4,5,6.")] = "3,4",
     games: Annotated[int, typer.Option(help="Games to schedule (rounded up to whole seat rotations).")] = 100,
@@ -56,7 +57,7 @@ def create(
     time_bank: Annotated[float, typer.Option(help="Seconds of time bank per seat per game.")] = 10.0,
     budget: Annotated[float | None, typer.Option(
         help="Total thinking seconds per seat per game (default: the game's, sized to its length: "
-             "slippery-sam 120, svara 300, rummy 900).")] = None,
+             + ", ".join(f"{g} {spec(g).default_budget_s:g}" for g in registered_games()) + ").")] = None,
     suspend_after: Annotated[float, typer.Option(
         help="Seconds a bot may go without answering at game start before it is suspended from the season "
              "(its remaining games are then not played; 1 s to a week).")] = 600.0,
@@ -356,7 +357,7 @@ def standings(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     db: DbOption = None,
 ) -> None:
-    """Print a season's standings: games, average place, score change (Slippery Sam: also luck-adjusted, with its 95% interval), faults, Elo, ML rating with its 95% interval (the table's order), P(better than next), openskill."""
+    """Print a season's standings: games, average place, score change (also luck-adjusted, with its 95% interval, for a game with a luck estimator), faults, Elo, ML rating with its 95% interval (the table's order), P(better than next), openskill."""
     store = open_db(db, read_only=True)
     info = store.get_season_by_name(season)
     if info is None:

@@ -28,7 +28,7 @@ def worker(
 
     Start as many as you like, on as many machines: each game is claimed by exactly one.
     """
-    from workers.settings import get_settings
+    from config import get_settings
 
     url = db_url(db)
     broker_url = broker or get_settings().broker_url

@@ -19,7 +19,7 @@ from typing import Annotated, Any, TypeVar
 
 from fastapi import Depends, Request
 
-from dashboard.settings import DashboardSettings, get_settings
+from config import Settings, get_settings
 from league.policy import POLICY
 from store import Store, open_store
 
@@ -147,7 +147,7 @@ class Refresher:
         threading.Thread(target=run, name=f"refresh-{name}", daemon=True).start()
 
 
-SettingsDep = Annotated[DashboardSettings, Depends(get_settings)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 
 def get_store(request: Request, settings: SettingsDep) -> Store:

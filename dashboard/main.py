@@ -1,8 +1,8 @@
 """The dashboard app: ``create_app(settings)`` assembles one router per area.
 
 JSON API under ``/api/v1`` (seasons, bots, games, replays), HTML pages at the
-root, static files under ``/static``. Errors: an unknown id is a 404 with a
-message, bad parameters a 422, the replay of a sealed game (``dashboard.replays.Sealed``)
+root, static files under ``/static`` (each game's replay module under ``/static/games``).
+Errors: an unknown id is a 404 with a message, bad parameters a 422, the replay of a sealed game (``dashboard.replays.Sealed``)
 a 403 with a message and ``"sealed": true``, an unreachable store a 503; anything else is
 logged and answered with a clean 500 (a bug to fix, never a stack trace).
 """
@@ -20,10 +20,10 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from config import Settings, get_settings
 from dashboard.deps import Refresher, StoreHolder
 from dashboard.replays import NoReplay, Sealed
-from dashboard.routers import arena, bots, games, pages, replays, seasons
-from dashboard.settings import DashboardSettings, get_settings
+from dashboard.routers import assets, bots, games, pages, replays, seasons
 from dashboard.templating import render_error
 from store import NotFound, StoreError
 
@@ -32,7 +32,7 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 API_PREFIX = "/api/v1"
 
 
-def create_app(settings: DashboardSettings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None) -> FastAPI:
     """The dashboard app; ``settings`` override the environment's (tests, ``cardarena server``)."""
 
     @asynccontextmanager
@@ -59,8 +59,8 @@ def create_app(settings: DashboardSettings | None = None) -> FastAPI:
     for area in (seasons, bots, games, replays):
         api.include_router(area.router)
     app.include_router(api)
-    app.include_router(arena.router)
     app.include_router(pages.router)
+    app.include_router(assets.router)  # before the mount: /static/games/<game>.js comes from the game's package
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     _add_error_handlers(app)
     return app

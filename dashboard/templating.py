@@ -52,7 +52,7 @@ def num(value: float | int | None, digits: int = 1, sign: bool = False) -> str:
 
 def change(value: float | int | None, game: str, digits: int = 0) -> str:
     """A score change of ``game`` for a table cell: signed (a gain or a loss) where a higher score
-    is better, unsigned where it is not (rummy points are penalties, rules §3.9)."""
+    is better, unsigned where it is not (penalty points, ``GameSpec.higher_score_is_better``)."""
     try:
         signed = spec(game).higher_score_is_better
     except ValueError:

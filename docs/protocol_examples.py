@@ -24,7 +24,7 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from cardarena.v1 import bot_pb2
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
@@ -203,7 +203,7 @@ def render() -> str:
         if record.game != game:
             game = record.game
             seats = ", ".join(f"seat {s}: {name}" for s, name in enumerate(next(g for g in GAMES if g.game == game).bots))
-            parts.append(f"\n### {spec(game).name.value}\n\nFrom the replay of game `{record.game_id}` "
+            parts.append(f"\n### {spec(game).name}\n\nFrom the replay of game `{record.game_id}` "
                          f"({record.num_seats} seats; {seats}; parameters {json.dumps(record.params)}).")
         field = spec(record.game).proto_field
         if ex.first_request is not None:

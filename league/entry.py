@@ -6,8 +6,8 @@ In order, stopping at the first failure:
    (``grpc.health.v1.Health/Check``, overall server or ``cardarena.v1.Bot``)
    with SERVING, within :data:`HEALTH_TIMEOUT_S`.
 2. ``describe``: ``Describe`` answers within 5 s and lists every game asked for.
-3. ``game:<game>``: per game, one short validation game (:data:`VALIDATION_PARAMS`)
-   against the game's reference bots, played in-process, with the candidate
+3. ``game:<game>``: per game, one short validation game (the game's
+   ``GameSpec.validation_params``) against the game's reference bots (``GameSpec.opponents``), played in-process, with the candidate
    dialled over gRPC exactly as in a season; it must finish with no fault by
    the candidate (a timeout, an error status, a malformed or illegal answer).
 
@@ -25,13 +25,12 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 
 from cardarena.v1 import bot_pb2
 from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from referee.clients import BotCallError, GrpcBotClient, InProcessBotClient
-from referee.games import make_params, spec
+from referee.games import game_for_enum, make_params, spec
 from referee.record import Fault, GameRecord
 from referee.referee import RefereeError, play
 from referee.timecontrol import TimeControl
@@ -40,30 +39,15 @@ from referee.timecontrol import TimeControl
 HEALTH_TIMEOUT_S = 5.0
 #: Deadline of Describe, seconds (bot.proto).
 DESCRIBE_TIMEOUT_S = 5.0
-#: Short validation games: a few minutes of a season's worth of decisions.
-VALIDATION_PARAMS: dict[str, dict[str, Any]] = {
-    "slippery-sam": {"orbits": 2},
-    "svara": {"hands": 10},
-    "rummy": {"turn_limit": 25},
-}
-#: Reference opponents per game (the candidate takes seat 0 of 3).
-OPPONENTS: dict[str, tuple[str, ...]] = {
-    "slippery-sam": ("odds", "random"),
-    "svara": ("points", "random"),
-    "rummy": ("greedy", "random"),
-}
 #: The validation game's time control: a season's deadlines, a smaller budget (60 s).
 VALIDATION_TIME = TimeControl(deadline_s=1.0, time_bank_s=10.0, budget_s=60.0, max_faults=3)
 #: Faults listed in a report (the rest are counted).
 MAX_FAULTS_SHOWN = 5
 
-_GAME_ENUM = {"slippery-sam": bot_pb2.GAME_SLIPPERY_SAM, "svara": bot_pb2.GAME_SVARA, "rummy": bot_pb2.GAME_RUMMY}
-_ENUM_GAME = {v: k for k, v in _GAME_ENUM.items()}
-
 
 @dataclass(frozen=True)
 class CheckResult:
-    """One check: ``name`` ("policy", "health", "describe", "game:svara"), whether it passed, and why."""
+    """One check: ``name`` ("policy", "health", "describe", "game:<game>"), whether it passed, and why."""
 
     name: str
     passed: bool
@@ -173,7 +157,7 @@ def run_entry_checks(target: str, games: Sequence[str], *, shown_as: str | None 
                      time_control: TimeControl = VALIDATION_TIME) -> EntryReport:
     """Run the health, Describe and validation-game checks against ``target`` ("host:port").
 
-    ``games`` are game names (``GameName`` values); ``shown_as`` the endpoint as
+    ``games`` are game names (:func:`referee.games.games`); ``shown_as`` the endpoint as
     the author wrote it, for the report. Never raises for anything the bot
     does: every failure is a failed check in the report. Raises ValueError for
     an unknown game name.
@@ -229,8 +213,8 @@ def _describe(client: GrpcBotClient, games: Sequence[str]) -> tuple[CheckResult,
         described = client.describe(DESCRIBE_TIMEOUT_S)
     except BotCallError as exc:
         return CheckResult("describe", False, f"Describe failed: {exc.detail}"), None
-    listed = [_ENUM_GAME.get(g, f"unknown game {g}") for g in described.games]
-    missing = [g for g in games if _GAME_ENUM[g] not in described.games]
+    listed = [_game_of(g) for g in described.games]
+    missing = [g for g in games if spec(g).proto_enum not in described.games]
     about = (f"{_printable(described.name) or '(no name)'} {_printable(described.version)}"
              f"{' by ' + _printable(described.author) if described.author else ''}; "
              f"games: {', '.join(listed) or 'none'}; capacity {max(1, described.capacity)}")
@@ -239,13 +223,21 @@ def _describe(client: GrpcBotClient, games: Sequence[str]) -> tuple[CheckResult,
     return CheckResult("describe", True, about), described
 
 
+def _game_of(number: int) -> str:
+    """The game name of a Describe game number, or ``unknown game N``."""
+    try:
+        return game_for_enum(number)
+    except ValueError:
+        return f"unknown game {number}"
+
+
 def _validation_game(client: GrpcBotClient, game: str, seed: int, tc: TimeControl, report: EntryReport) -> CheckResult:
-    from botsdk.bots import load_bot
+    from referee.bots import load_bot
 
     name = f"game:{game}"
     game_spec = spec(game)
-    params = make_params(game, VALIDATION_PARAMS.get(game, {}))
-    opponents = [InProcessBotClient(load_bot(ref, seed + k).act) for k, ref in enumerate(OPPONENTS[game], start=1)]
+    params = make_params(game, game_spec.validation_params)
+    opponents = [InProcessBotClient(load_bot(ref, seed + k).act) for k, ref in enumerate(game_spec.opponents, start=1)]
     try:
         record: GameRecord = play(game_spec, params, 1 + len(opponents), seed, [client, *opponents], tc,
                                   game_id=f"entry-check-{game}-{seed}")

@@ -1,39 +1,11 @@
-"""Luck-adjusted scores for Slippery Sam: a control variate from what the referee knows.
+"""Luck-adjusted scores: a game's actual score change less the luck its rules put in.
 
-A Slippery Sam game's token changes are mostly the luck of the turned cards. The
-referee knows, at every bet, every hand dealt and the cards turned so far, so it
-knows exactly how the turned card is distributed: uniformly over the stack cards
-still unturned (rules §1.4-1.5: the pack is shuffled uniformly, and no decision
-depends on the order of the cards nobody has seen). For one bet of ``a`` tokens
-by a player whose hand beats ``w`` of the ``m`` cards left in the stack:
-
-- the *result* ``R`` is ``+a`` if the turned card is beaten, else ``-a`` (rules §1.5);
-- the *expected result* is ``E[R | F] = a * (2 w / m - 1)``, where ``F`` is
-  everything that happened before the card is turned (all hands, all bets and
-  turned cards, the amount ``a`` itself);
-- the *luck term* is ``L = R - E[R | F]``.
-
-The bet's tokens go between the player and the kitty, which is the dealer's
-(rules §1.1), so the player's luck is ``+L`` and the dealer's ``-L``. The
-luck-adjusted token change of a seat over a game is its actual change minus the
-sum of its luck terms.
-
-**Unbiased by construction.** Number the bets of a game ``k = 1..K`` with
-``K <= orbits x seats x 3 x (seats - 1)`` (at most three deals per dealer turn,
-rules §1.3, one bet per player per deal, rules §1.5), and let ``F_k`` be the
-history before the k-th card is turned. Whether a k-th bet happens at all, and
-``E[R_k | F_k]``, are functions of ``F_k``; so ``E[1{k-th bet} L_k] =
-E[1{k-th bet} E[L_k | F_k]] = E[1{k-th bet} (E[R_k | F_k] - E[R_k | F_k])] = 0``.
-Summing the finitely many terms, ``E[sum of luck terms] = 0`` for every seat
-and every bots' policy, so the luck-adjusted change has the same expectation as
-the actual change: it estimates the same strength, with the turned cards' noise
-taken out (the luck of the hands dealt stays in). The terms are martingale
-differences, so they are uncorrelated with each other and with everything
-before them; the mean adjustment over many games is zero within its interval
-(tests/test_luck.py checks this by simulation).
-
-All amounts are tokens; :func:`adjusted_changes` returns floats because the
-expected results are fractions of a token.
+A game whose ``GameSpec.luck`` is set (:data:`referee.games.LuckEstimator`) gives,
+from a record's events, each seat's luck: terms with mean zero whatever the bots do,
+computed from what the referee knows (every hand dealt) and never from the bots. The
+luck-adjusted change of a seat is its actual change minus its luck, so it estimates
+the same strength as the actual change with less noise. Each game's module proves its
+estimator unbiased. Amounts are in the game's score unit, as floats.
 """
 
 from __future__ import annotations
@@ -41,23 +13,21 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from league.ratings_ml import Z95
-from referee.engine import GameName
-from referee.games.slippery_sam.rules import PACK, beats
+from referee.games import spec
 from referee.record import GameRecord
 
 
-class NotSlipperySam(ValueError):
-    """Luck terms are defined for Slippery Sam records only."""
+class NoLuckEstimator(ValueError):
+    """Luck terms of a game without a luck estimator (``GameSpec.luck`` is None)."""
 
 
 @dataclass(frozen=True)
 class LuckSummary:
-    """A bot's luck-adjusted token change per game over a season.
+    """A bot's luck-adjusted score change per game over a season.
 
-    ``mean`` is in tokens per game; ``low``/``high`` its 95% interval (normal
+    ``mean`` is in the game's score unit per game; ``low``/``high`` its 95% interval (normal
     approximation, ``mean +- 1.96 sd / sqrt(games)``; ``None`` below 2 games);
     ``games`` the rated seats counted.
     """
@@ -68,66 +38,22 @@ class LuckSummary:
     games: int
 
 
-def bet_luck(hand: Sequence[str], stack: Sequence[str], amount: int, won: bool) -> float:
-    """The luck term of one bet (rules §1.5), tokens: the result minus its expectation.
-
-    ``hand`` is the player's cards, ``stack`` the unturned stack cards just before
-    the card is turned (the turned card among them), ``amount`` the bet in tokens,
-    ``won`` whether the player won. Raises ValueError for an empty stack.
-    """
-    if not stack:
-        raise ValueError("a bet needs at least one stack card left")
-    p = sum(1 for c in stack if beats(hand, c)) / len(stack)
-    return (amount if won else -amount) - amount * (2.0 * p - 1.0)
-
-
 def seat_luck(record: GameRecord) -> tuple[float, ...]:
-    """Per seat, the sum of its luck terms over the game, tokens (player ``+L``, dealer ``-L``).
+    """Per seat, the sum of its luck terms over the game, in the game's score unit.
 
-    Read from the record's events (``deal``, ``hand``, ``bet``, ``turn``; rules §1.4-1.5).
-    Raises NotSlipperySam for another game's record, ValueError for events that do not
-    fit together (a bet before a deal, a turned card not in the stack).
+    Read from the record's events by the game's ``GameSpec.luck``. Raises NoLuckEstimator
+    for a game without one, ValueError for events that do not fit together.
     """
-    if record.game != GameName.SLIPPERY_SAM.value:
-        raise NotSlipperySam(f"luck terms are defined for Slippery Sam, not {record.game}")
-    return events_luck(record.events, record.num_seats)
-
-
-def events_luck(events: Iterable[dict[str, Any]], num_seats: int) -> tuple[float, ...]:
-    """:func:`seat_luck` of a Slippery Sam game's events (dicts ``{"kind", "data", "visible_to"}``,
-    as a record holds them) for ``num_seats`` seats. Raises ValueError as :func:`seat_luck` does."""
-    luck = [0.0] * num_seats
-    dealer = -1
-    hands: dict[int, list[str]] = {}
-    stack: set[str] = set()
-    pending: tuple[int, int] | None = None  # (seat, amount) of the bet whose card is not turned yet
-    for e in events:
-        kind, data = e["kind"], e["data"]
-        if kind == "deal":
-            dealer, hands, stack = data["dealer"], {}, set(PACK)
-        elif kind == "hand":
-            hands[data["seat"]] = list(data["cards"])
-            stack.difference_update(data["cards"])
-        elif kind == "bet":
-            if dealer < 0 or data["seat"] not in hands:
-                raise ValueError("a bet before its deal")
-            pending = (data["seat"], data["amount"])
-        elif kind == "turn":
-            if pending is None or data["card"] not in stack:
-                raise ValueError(f"turned card {data['card']} is not in the stack")
-            seat, amount = pending
-            term = bet_luck(hands[seat], sorted(stack), amount, bool(data["won"]))
-            luck[seat] += term
-            luck[dealer] -= term
-            stack.discard(data["card"])
-            pending = None
-    return tuple(luck)
+    luck = spec(record.game).luck
+    if luck is None:
+        raise NoLuckEstimator(f"{record.game} has no luck estimator")
+    return luck(record.events, record.num_seats)
 
 
 def adjusted_changes(record: GameRecord) -> tuple[float, ...]:
-    """Per seat, the luck-adjusted token change: the actual change minus the seat's luck terms.
+    """Per seat, the luck-adjusted score change: the actual change minus the seat's luck terms.
 
-    Raises NotSlipperySam for another game's record."""
+    Raises NoLuckEstimator for a game without a luck estimator."""
     luck = seat_luck(record)
     by_seat = {r.seat: r.change for r in record.results}
     return tuple(by_seat[s] - luck[s] for s in range(record.num_seats))
@@ -151,7 +77,7 @@ def mean_interval(values: Sequence[float]) -> LuckSummary:
 def luck_adjusted_by_bot(games: Iterable[tuple[Sequence[int], GameRecord]]) -> dict[int, LuckSummary]:
     """``{bot_id: LuckSummary}`` over ``(bot of each seat, record)`` of a season's done games.
 
-    Raises NotSlipperySam if a record is of another game."""
+    Raises NoLuckEstimator if a record is of a game without a luck estimator."""
     per_bot: dict[int, list[float]] = {}
     for seats_bots, record in games:
         for bot, change in zip(seats_bots, adjusted_changes(record)):

@@ -60,7 +60,7 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
         game_params = make_params(game, params or {})
         for size in sorted(set(table_sizes)):
             if not game_spec.min_seats <= size <= game_spec.max_seats:
-                raise SeasonError(f"{game_spec.name.value} is played by {game_spec.min_seats} to {game_spec.max_seats} seats, not {size}")
+                raise SeasonError(f"{game_spec.name} is played by {game_spec.min_seats} to {game_spec.max_seats} seats, not {size}")
             game_spec.make_rules(game_params, size)  # the rules' own checks (e.g. tokens per seat)
     except (ValueError, BadParameters) as exc:
         raise SeasonError(str(exc)) from None
@@ -82,10 +82,10 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
     retired = [b.name for b in bots if b.retired_at is not None]
     if retired:
         raise SeasonError(f"retired: {', '.join(retired)}")
-    others = [b.name for b in bots if game_spec.name.value not in b.games]
+    others = [b.name for b in bots if game_spec.name not in b.games]
     if others:
-        raise SeasonError(f"not registered for {game_spec.name.value}: {', '.join(others)} (a registration covers "
-                          f"the games it names; `cardarena bot update NAME --game {game_spec.name.value}` adds one)")
+        raise SeasonError(f"not registered for {game_spec.name}: {', '.join(others)} (a registration covers "
+                          f"the games it names; `cardarena bot update NAME --game {game_spec.name}` adds one)")
     key = fairness.new_key() if seed is None else fairness.key_from_seed(seed)
     try:
         schedule = build_schedule([b.id for b in bots], list(table_sizes), games, key, duplicate)
@@ -94,6 +94,6 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
     tc = time_control or TimeControl.for_game(game_spec.name)
     config = {"table_sizes": list(table_sizes), "games_requested": games, "duplicate": duplicate,
               "bots": [b.name for b in bots], "suspend_after_s": suspend_after_s, **(extra_config or {})}
-    return store.create_season(name, game_spec.name.value, asdict(game_params), tc.to_json(), seed, config,
+    return store.create_season(name, game_spec.name, asdict(game_params), tc.to_json(), seed, config,
                                [(g.seed, list(g.seats)) for g in schedule], key=key,
                                deal_groups=[g.deal_group for g in schedule])

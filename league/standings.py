@@ -6,7 +6,7 @@ from them; the dashboard and the CLI show the rows, or :func:`standings_json` of
 season's maximum-likelihood rating with its 95% interval, the probability that
 the bot is better than the next row's, and openskill's mu and sigma
 (:mod:`league.ratings_ml`), all computed from the games' rankings, and for
-Slippery Sam the luck-adjusted token change with its 95% interval
+a game with a luck estimator the luck-adjusted score change with its 95% interval
 (:mod:`league.luck`, from the stored replays). Rows are
 ranked by the ML rating where it is fitted, then by Elo (:func:`rank_key`).
 """
@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from league.elo import START
 from league.luck import LuckSummary, luck_adjusted_by_bot
 from league.ratings_ml import p_better_chain, season_ratings
-from referee.engine import GameName
+from referee.games import spec
 from referee.record import GameRecord
 
 
@@ -56,9 +56,9 @@ class StandingRow:
     its 95% interval; ``p_better`` the probability that this bot is really
     better (higher true ML rating) than the bot on the next row (``None`` on the
     last row); ``openskill_mu``/``openskill_sigma`` openskill's Plackett-Luce
-    rating (start 25 and 25/3). ``luck_change``: for Slippery Sam, the mean luck-adjusted token
-    change per game (the actual change less the luck of the turned cards, rules §1.5; see
-    :mod:`league.luck`), ``luck_low``/``luck_high`` its 95% interval (``None`` for other games,
+    rating (start 25 and 25/3). ``luck_change``: for a game with a luck estimator
+    (``GameSpec.luck``), the mean luck-adjusted score change per game (the actual change less
+    the luck the referee measured; see :mod:`league.luck`), ``luck_low``/``luck_high`` its 95% interval (``None`` for other games,
     below 2 games, or when the caller gave no luck summaries). ``suspended``: the bot was suspended from the season for
     not answering at game start (rules §4.9; its remaining games were not played).
     """
@@ -236,9 +236,9 @@ def season_standings(names: Mapping[int, str], outcomes: Iterable[tuple[int, int
 def standings_of(source: ResultsSource, season_id: int, with_luck: bool = True) -> list[StandingRow]:
     """The season's standings from the store, in :func:`rank_key` order (best ML rating first, then
     Elo), one row per bot seated in the season, with the season ratings and their intervals fitted over
-    the published games (:mod:`league.ratings_ml`) and, for Slippery Sam, the luck-adjusted changes from
+    the published games (:mod:`league.ratings_ml`) and, for a game with a luck estimator, the luck-adjusted changes from
     the done games' replays (``with_luck=False`` skips reading them). Raises ``store.NotFound``."""
     r = source.season_results(season_id)
-    lucky = r.game == GameName.SLIPPERY_SAM.value  # the one game with a luck estimator (league.luck)
+    lucky = spec(r.game).luck is not None  # a game with a luck estimator (league.luck)
     records = source.season_records(season_id) if with_luck and lucky else None
     return season_standings(r.names, r.outcomes, r.elo, r.placings, r.suspended, records)

@@ -22,10 +22,12 @@ _SCALAR = {v: k[len("TYPE_"):].lower() for k, v in vars(FieldDescriptor).items()
 
 def entries() -> dict[str, str]:
     """Every field and enum value of the protocol: its name -> "number type" (a field) or "number" (a value)."""
-    from cardarena.v1 import arena_pb2, bot_pb2, rummy_pb2, slippery_sam_pb2, svara_pb2
+    import importlib
 
+    v1 = Path(__file__).resolve().parent / "cardarena" / "v1"
+    modules = [importlib.import_module(f"cardarena.v1.{p.stem}") for p in sorted(v1.glob("*_pb2.py"))]
     out: dict[str, str] = {}
-    for module in (bot_pb2, arena_pb2, rummy_pb2, slippery_sam_pb2, svara_pb2):
+    for module in modules:
         for message in module.DESCRIPTOR.message_types_by_name.values():
             for f in message.fields:
                 kind = (f.message_type or f.enum_type).full_name if (f.message_type or f.enum_type) else _SCALAR[f.type]

@@ -2,15 +2,15 @@
 
 A game's chance comes from its seed alone (rules §0.2). With one generator for
 the whole game, every shuffle depends on how many draws came before it, so once
-two plays of the same seed differ (a kitty emptied early, a svara replayed, a
-rummy stock rebuilt once more) every later deal differs too, and a duplicate
+two plays of the same seed differ (a deal ended early, a tie replayed, a
+stock rebuilt once more) every later deal differs too, and a duplicate
 season's rotations stop sharing their cards. So each request is answered from
 its own generator, seeded from the game seed, the request's stream and its
 number in that stream:
 
 - ``Shuffle`` requests are numbered in the stream the rules name
-  (``Shuffle.stream``: ``"deal"`` for a deal, rummy's ``"stock"`` for a rebuilt
-  stock), so the n-th deal of a game is the same cards whatever happened before it;
+  (``Shuffle.stream``: ``"deal"`` for a deal, another name such as ``"stock"``
+  for a rebuilt stock), so the n-th deal of a game is the same cards whatever happened before it;
 - ``DrawLot`` requests are numbered in the ``"lot"`` stream.
 
 The generator of request n of stream s is ``random.Random(k)`` with ``k`` the

@@ -45,7 +45,7 @@ from referee.record import FaultKind
 MAX_ANSWER_BYTES = 64 * 1024
 #: Largest answer kept, bytes of known fields (unknown fields are dropped): a legal
 #: answer is a few hundred bytes, and every answer is stored in the replay, so a
-#: bot cannot inflate a game's record (1,000+ decisions in rummy).
+#: bot cannot inflate a game's record (the longest games take 1,000+ decisions).
 MAX_KEPT_ANSWER_BYTES = 4 * 1024
 _ACT_METHOD = "/cardarena.v1.Bot/Act"
 #: Deadline of a Describe call, seconds (bot.proto).

@@ -11,8 +11,8 @@ the game's seed (one stream per deal, :mod:`referee.chance`), so a game is a
 pure function of (parameters, seed, bots' answers) (rules §0.2).
 
 When seats must decide, ``step`` returns an :class:`Ask` naming them (more
-than one seat only where the rules ask several players at once, e.g. the
-rummy take-it window); the referee collects one action per seat, checks each
+than one seat only where the rules ask several players at once, e.g. a
+window where any player may claim a card); the referee collects one action per seat, checks each
 with :meth:`Rules.check` (an illegal one becomes a fault and is replaced by
 :meth:`Rules.default_action`), and applies them together with
 :meth:`Rules.apply`, ordered by seat.
@@ -20,18 +20,14 @@ with :meth:`Rules.check` (an illegal one becomes a fault and is replaced by
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 
-class GameName(enum.StrEnum):
-    """The platform's games; the value is the name used in the CLI, store and API."""
-
-    SLIPPERY_SAM = "slippery-sam"
-    SVARA = "svara"
-    RUMMY = "rummy"
+#: A game's name as the CLI, store and API use it (``"a-game"``). The games are the registry's
+#: (:func:`referee.games.games`, read from the protocol); :func:`referee.games.spec` validates a name.
+GameName = str
 
 
 class IllegalAction(ValueError):
@@ -65,7 +61,7 @@ class Ask:
     """Decision request: each of ``seats`` must answer one action; they are asked at once.
 
     A seat may be asked again right after its answer when that action does
-    not end its turn (Svara's LOOK): each ask is a new decision.
+    not end its turn (a look at one's own cards): each ask is a new decision.
     """
 
     seats: tuple[int, ...]
@@ -134,7 +130,7 @@ class Rules(Protocol, Generic[S, A, V]):
         ...
 
     def apply(self, state: S, actions: Mapping[int, A]) -> None:
-        """Apply one checked action per asked seat, resolved in the game's priority order (rummy: from the
+        """Apply one checked action per asked seat, resolved in the game's priority order (e.g. from the
         left of the player in turn), never by arrival. Raises IllegalAction (state unchanged) if one is illegal."""
         ...
 
@@ -151,11 +147,11 @@ class Rules(Protocol, Generic[S, A, V]):
         ...
 
     def scores(self, state: S) -> tuple[int, ...]:
-        """Per seat, the final score (tokens for the betting games, points for rummy)."""
+        """Per seat, the final score, in the game's ``GameSpec.score_unit`` (tokens or points)."""
         ...
 
     def score_changes(self, state: S) -> tuple[int, ...]:
-        """Per seat, the score change over the game (tokens won or lost; rummy: points taken)."""
+        """Per seat, the score change over the game, in the game's ``GameSpec.score_unit`` (tokens won or lost, points taken)."""
         ...
 
 

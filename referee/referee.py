@@ -30,8 +30,8 @@ from referee.timecontrol import SeatClock, TimeControl
 from referee.wire import act_request
 
 #: Steps (chance events plus decisions) after which a game is declared broken: a
-#: guard against a rules bug looping, far above any legal game (a rummy game at
-#: the largest turn limit takes about 7 rounds x 10,000 turns x 3 steps).
+#: guard against a rules bug looping, far above any legal game (the longest, a
+#: seven-round game at its largest turn limit, takes about 7 x 10,000 turns x 3 steps).
 MAX_STEPS = 5_000_000
 #: Extra seconds to wait for a call's own deadline to fire before giving up on it.
 STUCK_CALL_GRACE_S = 5.0
@@ -105,7 +105,7 @@ class _Game:
         started = time.time()
         state = self.rules.new_state()
         if self.live is not None:
-            self.live.attach({"game": self.spec.name.value, "params": asdict(self.params),
+            self.live.attach({"game": self.spec.name, "params": asdict(self.params),
                               "num_seats": self.rules.num_seats, "game_id": self.game_id}, state.events, self.faults)
         try:
             for _ in range(MAX_STEPS):
@@ -133,7 +133,7 @@ class _Game:
         scores, changes = self.rules.scores(state), self.rules.score_changes(state)
         faults_per_seat = [c.faults for c in self.clocks]
         return GameRecord(
-            game=self.spec.name.value,
+            game=self.spec.name,
             params=asdict(self.params),
             num_seats=self.rules.num_seats,
             seed=self.seed,

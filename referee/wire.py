@@ -1,8 +1,8 @@
 """Views as protocol wire bytes, encoded once per decision and in amortised constant time.
 
 Bots are stateless (DESIGN "one Act per decision"): every view carries the
-whole public history of the game (Slippery Sam's bets, Svara's moves of the
-deal, rummy's melds on the table), so encoding each view from scratch costs
+whole public history of the game (the bets or moves of the deal, the melds
+on the table), so encoding each view from scratch costs
 time proportional to the game's length, and a game's encoding cost grows with
 the square of its length. A :class:`ViewEncoder` keeps the bytes of the
 history entries it has already encoded and encodes only the entries that are
@@ -126,7 +126,7 @@ class _HistoryBytes:
         return self.joined
 
     def _frame(self, item: Any) -> bytes:
-        """One entry's frame, kept by value (Svara's moves repeat: seat 2 looks, seat 0 folds)."""
+        """One entry's frame, kept by value (moves repeat: seat 2 looks, seat 0 folds)."""
         data = self.by_value.get(item)
         if data is None:
             data = self.make(**{self.history.name: [self.history.encode(item)]}).SerializeToString()

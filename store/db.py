@@ -18,7 +18,6 @@ Nothing here runs at import time.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -30,6 +29,8 @@ from sqlalchemy import Connection, Engine, create_engine, event, exc
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
+
+from config import Settings
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 #: How long a SQLite writer waits for the lock before giving up (seconds).
@@ -225,8 +226,9 @@ def _one_line(e: BaseException) -> str:
 
 
 def env_url() -> str | None:
-    """The database URL from ``CARDARENA_DB_URL``, if set (for the alembic CLI)."""
-    return os.environ.get("CARDARENA_DB_URL")
+    """The database URL from ``CARDARENA_DB_URL`` (``config.Settings.db_url``), if set (for the alembic CLI)."""
+    settings = Settings()
+    return settings.db_url if "db_url" in settings.model_fields_set else None
 
 
 def check_store(engine: Engine, *, latest: bool) -> None:

@@ -130,7 +130,7 @@ class Base(DeclarativeBase):
 
 class Bot(Base):
     """A registered bot service. ``endpoint`` is ``host:port``; ``games`` the game names
-    (``referee.games``) it plays; ``capacity`` how many games it accepts
+    (``referee.games.games()`` names) it plays; ``capacity`` how many games it accepts
     at once; ``token_hash`` a hash of its auth token, never the token."""
 
     __tablename__ = "bots"

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from referee.chance import PER_DEAL, SINGLE, Chance, stream_seed
 from referee.clients import InProcessBotClient
 from referee.engine import DrawLot, Shuffle

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from botsdk import Bot
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from league.policy import POLICY
 from league.seasons import create_season
 from store import open_store

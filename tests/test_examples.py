@@ -15,20 +15,19 @@ from pathlib import Path
 
 import pytest
 
-from botsdk.process import BotProcess, start_bot_process
+from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
 from cli.main import main
 from league.policy import POLICY
 from league.seasons import create_season
 from referee.clients import GrpcBotClient
+from referee.games import spec
 from store import open_store
 from workers.local import run_local
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_EXAMPLE = ROOT / "examples" / "node"
 GAMES = ("slippery-sam", "svara", "rummy")
-#: The reference bots the season of each game is played against.
-OPPONENTS = {"slippery-sam": ("odds", "random"), "svara": ("points", "random"), "rummy": ("greedy", "random")}
 #: Short games: a season of each game is one rotation of a 3-seat table.
 SEASON_PARAMS = {"slippery-sam": {"orbits": 1}, "svara": {"hands": 6}, "rummy": {"turn_limit": 25}}
 
@@ -65,8 +64,8 @@ def node_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def reference_bots() -> Iterator[dict[str, BotProcess]]:
-    """The reference bots of OPPONENTS as gRPC servers in their own processes."""
-    names = sorted({name for pair in OPPONENTS.values() for name in pair})
+    """The validation opponents of GAMES as gRPC servers in their own processes."""
+    names = sorted({name for game in GAMES for name in spec(game).opponents})
     processes = {name: start_bot_process(name, seed=k) for k, name in enumerate(names)}
     yield processes
     for process in processes.values():
@@ -86,7 +85,7 @@ def test_the_node_example_plays_a_season_without_a_fault(node_bot: str, referenc
     db_url = f"sqlite:///{tmp_path / 'season.db'}"
     store = open_store(db_url, policy=POLICY)
     names = [register_or_update(store, "node-example", node_bot, GrpcBotClient(node_bot).describe())]
-    for ref in OPPONENTS[game]:
+    for ref in spec(game).opponents:  # the game's validation opponents
         endpoint = reference_bots[ref].endpoint
         names.append(register_or_update(store, ref, endpoint, GrpcBotClient(endpoint).describe()))
     season = create_season(store, f"node-{game}", game, names, [3], 3, seed=11, params=SEASON_PARAMS[game])

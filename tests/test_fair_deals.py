@@ -24,11 +24,11 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
-from botsdk.bots import RandomBot
+from arena.service import start_arena_server
+from referee.bots import RandomBot
 from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
-from dashboard.arena_service import start_arena_server
+from config import Settings
 from dashboard.main import create_app
-from dashboard.settings import DashboardSettings
 from league import fairness
 from league.policy import POLICY
 from league.seasons import SeasonError, create_season
@@ -227,7 +227,7 @@ def test_no_seed_of_an_unstored_game_and_no_key_is_reachable_until_the_season_is
 
     bot_ids = [b.id for b in store.list_bots()]
     game_ids = [g.id for sid in seasons for g in league.games(sid)]
-    app = create_app(DashboardSettings(db_url=league.url, latency_games=50))
+    app = create_app(Settings(db_url=league.url, latency_games=50))
     with TestClient(app) as client:
         bodies = scan(client, get_routes(app, seasons, bot_ids, game_ids) + pages(seasons, bot_ids, game_ids), secrets)
         answers = arena_answers(league.url, list(seasons.values()))
@@ -256,7 +256,7 @@ def test_no_seed_of_an_unstored_game_and_no_key_is_reachable_until_the_season_is
 
     for sid in seasons:
         league.play_out(sid)
-    with TestClient(create_app(DashboardSettings(db_url=league.url, latency_games=50))) as client:
+    with TestClient(create_app(Settings(db_url=league.url, latency_games=50))) as client:
         for sid, name in seasons.items():
             body = client.get(f"/api/v1/seasons/{sid}").json()
             assert body["status"] == "done" and body["key"] == keys[sid]
@@ -304,7 +304,7 @@ def test_a_sealed_duplicate_group_shows_nothing_until_its_last_game_is_stored(le
     assert g0.seed == g1.seed == g2.seed
     league.run(g0.id)
     league.start(g1.id)
-    app = create_app(DashboardSettings(db_url=league.url, latency_games=50))
+    app = create_app(Settings(db_url=league.url, latency_games=50))
     with TestClient(app) as client:
         def sealed(game_id: int) -> None:
             body = client.get(f"/api/v1/games/{game_id}").json()

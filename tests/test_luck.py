@@ -7,9 +7,10 @@ import random
 
 import pytest
 
-from botsdk.bots import load_bot
-from botsdk.bots.slippery_sam import OddsBot, odds_policy, random_action
-from league.luck import NotSlipperySam, adjusted_changes, bet_luck, luck_adjusted_by_bot, mean_interval, seat_luck
+from referee.bots import load_bot
+from referee.games.slippery_sam.bots import OddsBot, odds_policy, random_action
+from league.luck import NoLuckEstimator, adjusted_changes, luck_adjusted_by_bot, mean_interval, seat_luck
+from referee.games.slippery_sam.luck import bet_luck
 from referee.clients import InProcessBotClient
 from referee import playout
 from referee.games import make_params, spec
@@ -57,7 +58,7 @@ def test_a_scripted_deal_gives_the_player_plus_and_the_dealer_minus() -> None:
 def test_other_games_and_inconsistent_events_are_refused() -> None:
     record = _record_of([], [0, 0, 0])
     record.game = "svara"
-    with pytest.raises(NotSlipperySam):
+    with pytest.raises(NoLuckEstimator):
         seat_luck(record)
     bad = _record_of([{"kind": "bet", "data": {"seat": 1, "amount": 1, "shoot": False}, "visible_to": None}], [0, 0, 0])
     with pytest.raises(ValueError):

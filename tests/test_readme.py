@@ -165,11 +165,10 @@ def test_every_option_of_every_command_is_in_the_command_table(path: str, comman
 
 
 def test_every_setting_is_in_the_settings_table() -> None:
-    from dashboard.settings import DashboardSettings
-    from workers.settings import Settings
+    from config import Settings
 
     table = "\n".join(_table_rows("| variable | default | what |"))
-    names = {f"CARDARENA_{field.upper()}" for cls in (Settings, DashboardSettings) for field in cls.model_fields}
+    names = {f"CARDARENA_{field.upper()}" for field in Settings.model_fields}
     for _, command in _commands():
         for param in command.params:
             envvar = getattr(param, "envvar", None)

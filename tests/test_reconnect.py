@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from botsdk.process import BotProcess, start_bot_process
+from referee.botprocess import BotProcess, start_bot_process
 from cardarena.v1 import bot_pb2
 from cardarena.v1 import slippery_sam_pb2 as ss
 from referee.clients import BotCallError, GrpcBotClient, tcp_probe

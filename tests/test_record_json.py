@@ -7,10 +7,10 @@ import dataclasses
 
 import pytest
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from cardarena.v1 import bot_pb2
 from referee.clients import InProcessBotClient
-from referee.games import available, make_params, spec
+from referee.games import games, make_params, spec
 from referee.record import GameRecord
 from referee.referee import play
 
@@ -25,7 +25,7 @@ def _record(game: str, seed: int) -> GameRecord:
     return play(spec(game), make_params(game, SMALL[game]), 4, seed, clients)
 
 
-@pytest.mark.parametrize("game", [g.value for g in available()])
+@pytest.mark.parametrize("game", games())
 def test_to_json_equals_asdict(game: str) -> None:
     for seed in range(3):
         record = _record(game, seed)

@@ -7,8 +7,8 @@ import time
 import pytest
 
 from botsdk import Bot
-from botsdk.bots import load_bot
-from botsdk.bots.slippery_sam import random_action
+from referee.bots import load_bot
+from referee.games.slippery_sam.bots import random_action
 from cardarena.v1 import slippery_sam_pb2, svara_pb2
 from referee.clients import GrpcBotClient
 from referee.games import make_params, spec

@@ -15,7 +15,7 @@ from concurrent import futures
 import grpc
 import pytest
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from cardarena.v1 import bot_pb2
 from cardarena.v1 import slippery_sam_pb2 as ss
 from referee.clients import MAX_KEPT_ANSWER_BYTES, GrpcBotClient

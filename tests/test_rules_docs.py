@@ -20,8 +20,17 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "docs" / "rules"
-#: Which document holds which chapter (docs/rules/README.md says the same).
-CHAPTER_FILES = {0: "README.md", 1: "slippery-sam.md", 2: "svara.md", 3: "rummy.md", 4: "referee.md"}
+_CHAPTER_ROW = re.compile(r"^\|\s*§(\d+)\s*\|\s*(?:this page|\[`([\w.-]+)`\]\([\w.-]+\))\s*\|", re.MULTILINE)
+
+
+def chapter_files() -> dict[int, str]:
+    """Which document holds which chapter, read from the chapter table of docs/rules/README.md
+    (``| §N | [`file.md`](file.md) | ... |``; "this page" is the README itself)."""
+    return {int(m[1]): m[2] or "README.md" for m in _CHAPTER_ROW.finditer((RULES / "README.md").read_text())}
+
+
+#: Which document holds which chapter (the table of docs/rules/README.md).
+CHAPTER_FILES = chapter_files()
 
 _HEADING = re.compile(r"^#{1,6}[ \t]+(\d+)(?:\.(\d+))?[ \t]+\S", re.MULTILINE)
 _NUM = r"\d+(?:\.\d+)?"

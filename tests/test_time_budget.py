@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from league.policy import POLICY
 from referee.clients import InProcessBotClient
-from referee.games import available, make_params, spec
+from referee.games import games, make_params, spec
 from referee.referee import play
 from referee.timecontrol import TimeControl
 from store import open_store
@@ -20,7 +20,7 @@ from store import open_store
 REFERENCE = {"slippery-sam": "odds", "svara": "points", "rummy": "greedy"}
 
 
-@pytest.mark.parametrize("game", [g.value for g in available()])
+@pytest.mark.parametrize("game", games())
 def test_a_bot_answering_at_the_deadline_has_budget_for_every_decision_of_a_long_game(game: str) -> None:
     """A seat that used the whole 1 s deadline at every decision must not run out of budget: the
     default budget covers twice the most decisions any seat makes in games at the largest table."""

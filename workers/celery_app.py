@@ -3,7 +3,7 @@
 Start a worker with ``cardarena worker`` (or ``celery -A workers.celery_app worker``).
 The broker URL comes from ``CARDARENA_BROKER_URL`` (``redis://host:6379/0``), the
 store from ``CARDARENA_DB_URL``; the game time limits from
-``CARDARENA_GAME_SOFT_LIMIT_S``/``CARDARENA_GAME_HARD_LIMIT_S`` (workers.settings).
+``CARDARENA_GAME_SOFT_LIMIT_S``/``CARDARENA_GAME_HARD_LIMIT_S`` (``config``).
 Settings are read when this module is imported, which happens in the worker and
 in whatever enqueues; ``configure(broker_url)`` points the app elsewhere later.
 
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from celery import Celery
 
-from workers.settings import get_settings
+from config import get_settings
 
 #: The queue of game tasks (workers consume it; ``season run`` publishes to it).
 GAMES_QUEUE = "cardarena.games"

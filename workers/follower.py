@@ -79,8 +79,8 @@ def game_time_limits(store: Store, season_id: int) -> tuple[float, float]:
     budget (rules §4.1) plus two minutes: a slow but legal game must end with a
     result, not be voided by the limit.
     """
+    from config import get_settings
     from referee.timecontrol import TimeControl
-    from workers.settings import get_settings
 
     settings = get_settings()
     season = store.get_season(season_id)

@@ -36,10 +36,10 @@ SWEEP_S = 1.0
 INTERRUPTED = "interrupted: the run was stopped (Ctrl-C or SIGTERM)"
 
 _store = None
-_lease_s = 10.0
+_lease_s: float | None = None
 
 
-def _init(db_url: str, lease_s: float) -> None:
+def _init(db_url: str, lease_s: float | None) -> None:
     global _store, _lease_s
     from store import open_store
 
@@ -82,12 +82,13 @@ def default_processes() -> int:
     return max(1, os.cpu_count() or 1)
 
 
-def run_local(db_url: str, game_ids: Iterable[int], processes: int | None = None, lease_s: float = 10.0,
+def run_local(db_url: str, game_ids: Iterable[int], processes: int | None = None, lease_s: float | None = None,
               on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
     """Run the games on a local pool of ``processes`` worker processes; return every final result
     (one per game: busy retries are not reported).
 
     ``on_result`` is called in this process as each game finishes (progress bars).
+    ``lease_s``: seconds of a claimed game's lease (None: the settings', ``config.Settings.lease_s``).
     The store must already exist (migrated) at ``db_url``.
     """
     results = []
@@ -99,7 +100,7 @@ def run_local(db_url: str, game_ids: Iterable[int], processes: int | None = None
 
 
 def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = None,
-               lease_s: float = 10.0) -> Iterator[RunResult]:
+               lease_s: float | None = None) -> Iterator[RunResult]:
     """Like :func:`run_local`, yielding each game's final result once, as it comes.
 
     At most two games per process are handed to the pool at once, so a game put

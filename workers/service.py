@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TypeVar
 
+from config import get_settings
 from league.availability import defer_backoff_s
 from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from referee.clients import BotClient, GrpcBotClient, UnreachableBotClient
@@ -47,7 +48,6 @@ from referee.referee import GameCancelled, play
 from referee.timecontrol import TimeControl
 from store import BotsBusy, Claim, GameStatus, Store, StoreError, StoreUnavailable
 from workers.availability import HealthCache
-from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -283,11 +283,12 @@ def store_result(store: Store, claim: Claim, record: GameRecord, heartbeat: Hear
     return stored
 
 
-def run_game(store: Store, game_id: int, lease_s: float = 10.0, owner: str | None = None) -> RunResult:
+def run_game(store: Store, game_id: int, lease_s: float | None = None, owner: str | None = None) -> RunResult:
     """Check that every bot of the table answers, claim (within the bots' capacity), play and
     store game ``game_id``; never raises for bot or game failures. ``lease_s``: seconds of
-    lease, renewed every ``lease_s / 3``. A table with a bot that does not answer is not
-    claimed: the game is deferred (or not played once the bot is suspended), rules §4.9.
+    lease, renewed every ``lease_s / 3`` (None: the settings', ``config.Settings.lease_s``).
+    A table with a bot that does not answer is not claimed: the game is deferred (or not
+    played once the bot is suspended), rules §4.9.
 
     Store errors (database down) at the claim propagate, so the caller's task can be
     retried; the result is stored with retries in this worker (:func:`store_result`).
@@ -300,6 +301,8 @@ def run_game(store: Store, game_id: int, lease_s: float = 10.0, owner: str | Non
     refused = check_table(store, game_id)
     if refused is not None:
         return refused
+    if lease_s is None:
+        lease_s = get_settings().lease_s
     since = time.monotonic()
     claim = store.claim_within_capacity(game_id, owner or worker_name(), lease_s)
     if claim is None:

@@ -14,11 +14,11 @@ import os
 
 from celery import Task
 
+from config import get_settings
 from league.policy import POLICY
 from store import Store, StoreUnavailable, open_store
 from workers.celery_app import app
 from workers.service import Outcome, run_game as run_game_service
-from workers.settings import get_settings
 
 log = logging.getLogger(__name__)
 

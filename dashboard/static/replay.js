@@ -1,7 +1,10 @@
 // Replay viewer: step through a game's events, draw the table, show what one seat saw.
 // Plain JavaScript, no libraries. The record is embedded in the page as JSON
 // (#replay-data); while a game runs it holds public events only. What is on the table at
-// each event comes from replay_state.js (ReplayState); this file draws it.
+// each event comes from replay_state.js (ReplayState); this file draws it. It knows no game:
+// it draws the common table (seats, hands, figures, pot, cards in the middle) and the common
+// event keys (docs/replay.md); the game's module (/static/games/<game>.js) adds its own
+// keys, event formats and drawing hooks (seatBadges, seatExtra, centerExtra).
 // The page opens at the first deal; `#event-N` in the address opens it after N events.
 (function () {
   "use strict";
@@ -12,6 +15,7 @@
   const decisions = record.decisions || [];
   const seats = data.game.seats;
   const N = events.length;
+  const G = RS.gameOf(record.game);
   const SUITS = { c: "\u2663", d: "\u2666", h: "\u2665", s: "\u2660" };
   const CARD = /^(?:[2-9TJQKA][cdhs]|Jk)$/;
   const $ = (id) => document.getElementById(id);
@@ -36,28 +40,38 @@
     const seat = seats[s];
     return seat ? `<span class="who">${esc(seat.bot_name)}</span><sub>${s}</sub>` : `seat ${s}`;
   }
+  // The event keys the page understands (docs/replay.md), with the game module's own.
+  const keys = G.keys || {};
+  //: Event fields holding a seat number.
+  const SEAT = new Set(["seat", "dealer"].concat(keys.seat || []));
+  //: Event fields holding a list of seats.
+  const SEAT_LIST = new Set(["seats", "players"].concat(keys.seatList || []));
   //: Event fields holding one figure per seat, in seat order.
-  const PER_SEAT = new Set(["tokens", "points", "totals"]);
+  const PER_SEAT = new Set(["tokens", "points"].concat(keys.perSeat || []));
+  //: Event fields left out of the event list when they are null.
+  const OMIT_NULL = new Set(keys.omitWhenNull || []);
+  //: The game module's own drawing of some event fields: key -> (value, H) -> HTML.
+  const FORMAT = G.format || {};
   function value(v, key) {
     if (typeof v === "string" && CARD.test(v)) return card(v);
     if (Array.isArray(v)) {
       if (!v.length) return '<span class="muted">none</span>';
       if (v.every((x) => typeof x === "string" && CARD.test(x))) return v.map(card).join("");
-      if (key === "seats" || key === "callers" || key === "voters" || key === "players") return v.map(seatName).join(", ");
+      if (SEAT_LIST.has(key)) return v.map(seatName).join(", ");
       if (key === "hands") return v.map((h, s) => `${seatName(s)} ${h.length ? h.map(card).join("") : '<span class="muted">no cards</span>'}`).join("; ");
-      if (key === "melds") return v.map((m) => `<span class="meld" title="meld ${esc(m.id)}">${esc(m.kind)} ${m.cards.map(card).join("")}</span>`).join(" ");
+      if (FORMAT[key]) return FORMAT[key](v, H);
       if (PER_SEAT.has(key)) return v.map((x, s) => `${seatName(s)} ${esc(x)}`).join(", ");
       return v.map((x) => value(x, "")).join(", ");
     }
     if (v && typeof v === "object") {
       return Object.entries(v).map(([k, x]) => `${esc(k)} ${value(x, k)}`).join(", ");
     }
-    if ((key === "seat" || key === "dealer" || key === "given_by" || key === "out" || key === "next_dealer") && Number.isInteger(v)) return seatName(v);
+    if (SEAT.has(key) && Number.isInteger(v)) return seatName(v);
     return esc(v === null ? "–" : v);
   }
   function describe(e) {
     const d = e.data || {};
-    const parts = Object.entries(d).filter(([k, v]) => !(v === null && k === "out"))
+    const parts = Object.entries(d).filter(([k, v]) => !(v === null && OMIT_NULL.has(k)))
       .map(([k, v]) => `<span class="k">${esc(k.replace(/_/g, " "))}</span> ${value(v, k)}`);
     const lock = e.visible_to ? ` <span class="private" title="a private event: only these seats saw it">private to ${e.visible_to.map(seatName).join(", ")}</span>` : "";
     return `<b class="kind">${esc(e.kind)}</b> ${parts.join(" · ")}${lock}`;
@@ -76,6 +90,8 @@
     }
     return JSON.stringify(v);
   }
+  //: What a game module's hooks and formats draw with.
+  const H = { card, back, seatName, esc };
   function jsonHtml(v) {
     return esc(compactJson(v, 0)).replace(/&quot;((?:[2-9TJQKA][cdhs])|Jk)&quot;/g, (_, c) => card(c));
   }
@@ -100,17 +116,16 @@
       const me = seat === i;
       const classes = ["seat-box", me ? "me" : "", t.folded[i] ? "folded" : "", t.out[i] ? "out" : "", t.dealer === i ? "dealer" : ""].join(" ");
       const cards = hand.cards.map(card).join("") + back(hand.hidden) || '<span class="muted">no cards</span>';
-      const melds = (t.melds[i] || []).map((m) => `<span class="meld" title="meld ${m.id}: ${esc(m.kind)}">${m.cards.map(card).join("")}</span>`).join("");
+      const extra = G.seatExtra ? G.seatExtra(t, i, H) : "";
       const badges = (t.dealer === i ? ' <span class="badge dealer-badge" title="deals now">dealer</span>' : "") +
         (t.folded[i] ? ' <span class="badge">folded</span>' : "") + (t.out[i] ? ' <span class="badge">out</span>' : "") +
         (typeof t.shown[i] === "number" ? ` <span class="badge">shown: ${t.shown[i]} points</span>` : "") +
-        (t.looked && !t.looked[i] && !t.folded[i] && hand.cards.length + hand.hidden > 0 && t.shown[i] === undefined
-          ? ' <span class="badge" title="its views hold no cards until it looks">not looked</span>' : "");
-      html += `<div class="${classes}" data-seat="${i}"><div class="seat-head">${seatName(i)} <span class="score" title="${t.unit}${t.unit === "points" ? " (lower is better)" : ""}">${esc(t.scores[i])} ${t.unit}</span>${badges}</div><div class="hand">${cards}</div>${melds ? `<div class="melds">${melds}</div>` : ""}</div>`;
+        (G.seatBadges ? G.seatBadges(t, i, H) : "");
+      html += `<div class="${classes}" data-seat="${i}"><div class="seat-head">${seatName(i)} <span class="score" title="${t.unit}${G.lowerIsBetter ? " (lower is better)" : ""}">${esc(t.scores[i])} ${t.unit}</span>${badges}</div><div class="hand">${cards}</div>${extra}</div>`;
     });
     html += "</div>";
     html += `<div class="center">${t.stage ? `<div class="stage-info" id="stage">${esc(t.stage)}</div>` : ""}<div class="pile">${t.center.map(card).join("")}</div><div class="muted small">${esc(t.centerLabel)}</div>`;
-    if (t.bottom) html += `<div class="small">bottom card ${card(t.bottom)}</div>`;
+    if (G.centerExtra) html += G.centerExtra(t, H);
     if (t.pot) html += `<div class="pot" id="pot">${esc(t.pot.label)} <b>${esc(t.pot.amount)}</b> tokens</div>`;
     html += `<div class="last-event">${pos > 0 ? describe(events[pos - 1]) : '<span class="muted">before the first event</span>'}</div></div>`;
     $("table").innerHTML = html;

@@ -1,21 +1,29 @@
 """The registry of games: the one place a game plugs into the platform.
 
-Each game lives in its own package (``referee.games.<name>``) with its rules
-(pure engine) and its codec (translation between the engine's views/actions
-and the ``cardarena.v1`` protocol messages). Nothing outside a game's package
-and its part of the protocol knows anything game-specific; the referee,
-store, ratings, CLI and dashboard go through :func:`spec`.
+The games are read from the protocol (:mod:`cardarena.games`): each member of
+the ``view`` oneof of ``cardarena.v1.ActRequest`` is a game; field
+``a_game`` is the game ``a-game``, played by the package
+``referee.games.a_game``, whose ``SPEC`` (a :class:`GameSpec`) holds
+everything game-specific the platform needs: its rules and codec, its random
+policy and reference bots, its short parameters for tests and validation
+games, its demo lineup, its help-text description, its rules document and an
+optional luck estimator. The referee, store, league, CLI, dashboard and SDK
+iterate over :func:`games` and go through :func:`spec`; none of them names a
+game.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf.message import Message
 
+from botsdk.bot import Bot
+from cardarena import games as protocol_games
 from referee.engine import BadParameters, GameName, Rules
 from referee.wire import ViewCodec
 
@@ -25,14 +33,36 @@ class MalformedAction(ValueError):
 
 
 @dataclass(frozen=True)
+class DemoLineup:
+    """The demo season of one game (``cardarena demo``).
+
+    ``bots``: ``(reference bot name, seed)`` pairs, one registered bot each (named ``name-seed``);
+    ``tables``: the table sizes (seats) the season rotates through; ``games``: games per season.
+    """
+
+    bots: tuple[tuple[str, int], ...]
+    tables: tuple[int, ...]
+    games: int
+
+
+#: Luck estimator of a game: ``(events, num_seats) -> per-seat luck``, in the game's score unit.
+#: ``events`` are a record's events as dicts ``{"kind", "data", "visible_to"}``; the luck terms
+#: must have mean zero whatever the bots do, so that the actual change minus the luck estimates
+#: the same strength with less noise. Raises ValueError for events that do not fit together.
+LuckEstimator = Callable[[Sequence[Mapping[str, Any]], int], tuple[float, ...]]
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """How the platform plays one game.
 
+    - ``name``: the game name (``"a-game"``), which must be the registry's name of
+      the package's protocol field (:func:`spec` checks it).
     - ``params_type``: a frozen dataclass of the game's parameters, with defaults;
       its ``__post_init__`` raises BadParameters for impossible values.
     - ``make_rules(params, num_seats)``: the game's :class:`~referee.engine.Rules`.
     - ``proto_field``: the name of the game's member in the ``view``/``action``
-      oneofs of ``ActRequest``/``ActResponse``.
+      oneofs of ``ActRequest``/``ActResponse`` (the game name with ``_`` for ``-``).
     - ``encode_view(view)``: the engine's view -> the protocol view message.
     - ``view_codec``: the same encoding described for :mod:`referee.wire`, whose
       ``encoder()`` gives a game's views as wire bytes, each history entry
@@ -43,12 +73,28 @@ class GameSpec:
       (for the replay and in-process bots).
     - ``min_seats``/``max_seats``: table sizes the rules allow.
     - ``score_unit``: "tokens" or "points", for reports.
-    - ``higher_score_is_better``: False for rummy.
+    - ``description``: one line for help texts (the game's full name and kind, no final stop).
+    - ``random_action(view, rng)``: a uniformly random legal answer to a protocol view
+      (the ``random`` reference bot, test playouts); raises ValueError for a view that
+      asks nothing.
+    - ``demo``: the :class:`DemoLineup` of ``cardarena demo``.
+    - ``rules_doc``: the game's rules document, a path from the repository root
+      (``docs/rules/<game>.md``).
+    - ``bots``: the game's reference bots (``botsdk.Bot`` subclasses, each named by its
+      ``name`` attribute, built with ``cls(seed=n)``), besides ``random`` which plays every game.
+    - ``opponents``: the reference bots a candidate meets in its validation game
+      (entry checks), by name; the candidate takes seat 0.
+    - ``quick_params``: parameter overrides for a short game (tests: a few hundred decisions).
+    - ``validation_params``: parameter overrides of the entry checks' validation game
+      (a few minutes of a season's worth of decisions).
+    - ``higher_score_is_better``: False when the score counts penalty points.
     - ``default_budget_s``: the thinking budget of a seat for one game, seconds,
       when a season sets none (rules §4.1): room for a bot that answers near the
       1 s deadline at every decision of a long game of the default parameters
       (at least twice the decisions of a seat in the longest tenth of games
       between the reference bots at the largest table), so the deadline can be used.
+    - ``luck``: the game's :data:`LuckEstimator`, or None when it has none (the
+      standings then show no luck-adjusted change).
     """
 
     name: GameName
@@ -62,38 +108,61 @@ class GameSpec:
     min_seats: int
     max_seats: int
     score_unit: str
+    description: str
+    random_action: Callable[[Message, random.Random], Message]
+    demo: DemoLineup
+    rules_doc: str
+    bots: tuple[type[Bot], ...] = ()
+    opponents: tuple[str, ...] = ("random", "random")
+    quick_params: Mapping[str, Any] = field(default_factory=dict)
+    validation_params: Mapping[str, Any] = field(default_factory=dict)
     higher_score_is_better: bool = True
     default_budget_s: float = 120.0
+    luck: LuckEstimator | None = None
+
+    @property
+    def proto_enum(self) -> int:
+        """The game's ``cardarena.v1.Game`` number (``GAME_<FIELD>``, read from the protocol)."""
+        return protocol_games.enum_of(self.name)
 
 
-_MODULES = {
-    GameName.SLIPPERY_SAM: "referee.games.slippery_sam",
-    GameName.SVARA: "referee.games.svara",
-    GameName.RUMMY: "referee.games.rummy",
-}
+def games() -> list[GameName]:
+    """Every game the platform plays, in the order of the protocol's ``view`` oneof."""
+    return protocol_games.names()
 
 
-def available() -> list[GameName]:
-    """Every game the platform plays, in registry order (Slippery Sam, Svara, rummy)."""
-    return list(_MODULES)
+def names_text() -> str:
+    """The games for help texts and error messages: ``"a-game, b-game, c-game"``."""
+    return ", ".join(games())
 
 
-def spec(game: GameName | str) -> GameSpec:
-    """The GameSpec of ``game`` (a GameName or its value); raises ValueError for an unknown game."""
+def game_for_enum(number: int) -> GameName:
+    """The game of ``cardarena.v1.Game`` number ``number``; raises ValueError for an unknown number."""
+    return protocol_games.game_for_enum(number)
+
+
+def spec(game: GameName) -> GameSpec:
+    """The GameSpec of ``game`` (a game name); raises ValueError for an unknown game.
+
+    Raises RuntimeError when the game's package does not describe the game its protocol
+    field names (a ``SPEC`` with another name or field)."""
     try:
-        name = GameName(game)
-    except ValueError:
-        raise ValueError(f"unknown game {game!r}; games: {', '.join(g.value for g in GameName)}") from None
-    module = importlib.import_module(_MODULES[name])
-    return module.SPEC  # type: ignore[no-any-return]
+        field_name = protocol_games.field_of(game)
+    except (ValueError, AttributeError, TypeError):
+        raise ValueError(f"unknown game {game!r}; games: {names_text()}") from None
+    module = importlib.import_module(f"{__name__}.{field_name}")
+    gs: GameSpec = module.SPEC
+    if gs.name != game or gs.proto_field != field_name:
+        raise RuntimeError(f"{module.__name__}.SPEC describes {gs.name!r} (field {gs.proto_field!r}), not {game!r}")
+    return gs
 
 
-def make_params(game: GameName | str, values: Mapping[str, Any] | None = None) -> Any:
+def make_params(game: GameName, values: Mapping[str, Any] | None = None) -> Any:
     """The game's parameters from a mapping of overrides; raises BadParameters for unknown names or bad values."""
     gs = spec(game)
     values = dict(values or {})
     known = set(gs.params_type.__dataclass_fields__)
     unknown = sorted(set(values) - known)
     if unknown:
-        raise BadParameters(f"unknown parameter(s) for {gs.name.value}: {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        raise BadParameters(f"unknown parameter(s) for {gs.name}: {', '.join(unknown)}; known: {', '.join(sorted(known))}")
     return gs.params_type(**values)

@@ -8,12 +8,12 @@ from pathlib import Path
 import grpc
 import pytest
 
+from arena.registry import Registry, RegistryConfig
+from arena.service import start_arena_server
 from botsdk import Bot
 from cardarena.v1 import arena_pb2_grpc, bot_pb2_grpc, slippery_sam_pb2, svara_pb2
-from dashboard.arena_service import start_arena_server
 from league.netpolicy import NetworkPolicy
 from league.policy import POLICY
-from league.registry import Registry, RegistryConfig
 from referee.record import EndReason, GameRecord, SeatResult
 from store import Store, open_store
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from botsdk.bots import load_bot
+from arena.registry import token_matches
+from arena.service import REPORT_METADATA_KEY
+from referee.bots import load_bot
 from cardarena.v1 import arena_pb2, bot_pb2
-from dashboard.arena_service import REPORT_METADATA_KEY
-from league.registry import token_matches
+from league.standings import standings_of
+from referee.clients import InProcessBotClient
+from referee.games import make_params, spec
+from referee.referee import play
 from store import Store
 from tests.arena.conftest import CALL_TIMEOUT_S, IllegalSamBot, SvaraOnlyBot, make_config, play_season
 
@@ -229,9 +233,33 @@ def test_get_standings_with_intervals(arena, store: Store) -> None:
     assert all(r.HasField("p_better") and 0 <= r.p_better <= 1 for r in answer.rows[:-1])
     assert not answer.rows[-1].HasField("p_better")
     assert sum(r.ml_rating for r in answer.rows) / 3 == pytest.approx(1500)
+    assert not any(r.HasField(f) for r in answer.rows for f in ("luck_change", "luck_low", "luck_high"))  # svara
     for season, code in [("nope", grpc.StatusCode.NOT_FOUND), ("", grpc.StatusCode.INVALID_ARGUMENT)]:
         error = refused(stub.GetStandings, arena_pb2.GetStandingsRequest(season=season), timeout=10)
         assert error.code() == code
+
+
+def test_slippery_sam_standings_carry_the_luck_adjusted_change(arena, store: Store) -> None:
+    ids = [store.register_bot(n, f"127.0.0.1:{6000 + i}", "1", "t", ["slippery-sam"]) for i, n in enumerate("abc")]
+    sid = store.create_season("sam", "slippery-sam", {"orbits": 1}, {}, 7, {"table_sizes": [3]},
+                              [(21, ids), (22, ids[1:] + ids[:1]), (23, ids[2:] + ids[:2])])
+    for game in store.list_games(sid):
+        claim = store.claim_game(game.id, "test", 60)
+        assert claim is not None
+        clients = [InProcessBotClient(load_bot("odds" if s.bot_id == ids[0] else "random", claim.seed + k).act)
+                   for k, s in enumerate(claim.seats)]
+        record = play(spec("slippery-sam"), make_params("slippery-sam", {"orbits": 1}), 3, claim.seed, clients)
+        assert store.finish_game(game.id, claim.attempt, record)
+    want = {row.bot_id: row for row in standings_of(store, sid)}
+    assert all(row.luck_change is not None for row in want.values())
+
+    answer = arena().GetStandings(arena_pb2.GetStandingsRequest(season="sam"), timeout=30)
+    assert {row.bot_id for row in answer.rows} == set(ids)
+    for row in answer.rows:
+        expected = want[row.bot_id]
+        assert row.HasField("luck_change") and row.luck_change == pytest.approx(expected.luck_change)
+        assert (row.luck_low, row.luck_high) == (pytest.approx(expected.luck_low), pytest.approx(expected.luck_high))
+        assert row.luck_low < row.luck_change < row.luck_high
 
 
 def test_endpoint_changes_count_against_the_rate_limit(arena, bot_server, store: Store) -> None:

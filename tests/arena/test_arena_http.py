@@ -8,9 +8,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from botsdk.bots import load_bot
-from dashboard.routers.arena import get_registry, router
-from league.registry import Registry, RegistryConfig
+from arena.http import get_registry, router
+from arena.registry import Registry, RegistryConfig
+from referee.bots import load_bot
 from store import Store
 from tests.arena.conftest import IllegalSamBot, make_config, play_season
 
@@ -127,14 +127,20 @@ def test_standings_over_http(http, store: Store) -> None:
     assert rows[-1]["p_better"] is None and all(0 <= x["p_better"] <= 1 for x in rows[:-1])
 
 
-def test_the_dashboard_app_mounts_the_arena_router(tmp_path) -> None:
-    main = pytest.importorskip("dashboard.main")
-    settings = pytest.importorskip("dashboard.settings")
-    app = main.create_app(settings.DashboardSettings(db_url=f"sqlite:///{tmp_path / 'd.db'}"))
-    with TestClient(app) as client:
+def test_the_server_app_mounts_the_arena_beside_the_read_only_dashboard(tmp_path, store: Store) -> None:
+    from cli.server import server_app
+    from config import Settings
+    from dashboard.main import create_app
+
+    settings = Settings(db_url=f"sqlite:///{tmp_path / 'd.db'}")
+    with TestClient(server_app(settings, Registry(store, make_config()))) as client:
         assert client.get("/api/v1/arena/bots").json() == []
         r = client.patch("/api/v1/arena/bots/x", json={"version": "1"})
         assert r.status_code == 401
+        assert client.get("/api/v1/seasons").status_code == 200
+    with TestClient(create_app(settings)) as client:  # the dashboard alone has no write route
+        assert client.get("/api/v1/arena/bots").status_code == 404
+        assert not [route for route in client.app.routes if set(getattr(route, "methods", ())) - {"GET", "HEAD"}]
 
 
 def test_a_game_is_added_over_http(http, bot_server, store: Store) -> None:

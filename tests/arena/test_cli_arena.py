@@ -7,10 +7,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from botsdk.bots import load_bot
+from arena.registry import Registry
+from arena.service import start_arena_server
+from referee.bots import load_bot
 from cli.main import main
-from dashboard.arena_service import start_arena_server
-from league.registry import Registry
 from store import Store
 from tests.arena.conftest import IllegalSamBot, make_config
 

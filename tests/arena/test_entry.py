@@ -7,7 +7,7 @@ import time
 import pytest
 
 from botsdk import Bot
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from cardarena.v1 import slippery_sam_pb2
 from league.entry import check_endpoint, latency_summary, run_entry_checks
 from league.netpolicy import NetworkPolicy

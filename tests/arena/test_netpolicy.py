@@ -6,8 +6,9 @@ import ipaddress
 
 import pytest
 
+from arena.registry import RegistryConfig
+from config import Settings
 from league.netpolicy import Endpoint, EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint, parse_networks
-from league.registry import RegistryConfig
 
 
 @pytest.mark.parametrize(("text", "host", "port"), [
@@ -64,11 +65,6 @@ def test_bad_network_settings_are_refused() -> None:
     with pytest.raises(ValueError, match="bad network 'intranet'"):
         parse_networks("loopback,intranet")
 
-    class Settings:
-        allowed_networks = "10.0.0.0/8"
-        denied_networks = ""
-        register_limit = 3
-        register_window_s = 60.0
-
-    config = RegistryConfig.from_settings(Settings())
+    settings = Settings(allowed_networks="10.0.0.0/8", denied_networks="", register_limit=3, register_window_s=60.0)
+    config = RegistryConfig.from_settings(settings)
     assert config.policy.allowed == (ipaddress.ip_network("10.0.0.0/8"),) and config.register_limit == 3

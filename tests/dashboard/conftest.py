@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import pytest
 from fastapi.testclient import TestClient
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from cardarena.v1 import bot_pb2, svara_pb2
+from config import Settings
 from dashboard.main import create_app
-from dashboard.settings import DashboardSettings
 from league.policy import POLICY
 from referee.clients import InProcessBotClient
 from referee.engine import Event
@@ -137,7 +137,7 @@ def world(tmp_path) -> Iterator[World]:
 @pytest.fixture
 def client(world: World) -> Iterator[TestClient]:
     """A TestClient on the dashboard over ``world``'s store (settings passed in, not from the environment)."""
-    app = create_app(DashboardSettings(db_url=world.url, latency_games=50))
+    app = create_app(Settings(db_url=world.url, latency_games=50))
     with TestClient(app) as c:
         yield c
 

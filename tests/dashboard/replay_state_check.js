@@ -1,6 +1,8 @@
-// Runs the replay page's table state (dashboard/static/replay_state.js) over recorded games and
-// checks it against the engine's own state (the truth), as tests/dashboard/test_replay_state.py
-// prepares it. Reads one JSON file: [{record, truth: {index: {hands, scores, pot, pile, stock, melds}}}];
+// Runs the replay page's table state (dashboard/static/replay_state.js and each game's module,
+// referee/games/<game>/replay.js) over recorded games and checks it against the engine's own
+// state (the truth), as tests/dashboard/test_replay_state.py prepares it.
+// Usage: node replay_state_check.js cases.json replay_state.js [game module.js ...]
+// Reads one JSON file: [{record, truth: {index: {hands, scores, pot, pile, stock, melds}}}];
 // prints {checks, failures} as JSON on stdout (failures: the first 20 and the first of each
 // other kind, each with where and why).
 //
@@ -18,8 +20,13 @@
 "use strict";
 const fs = require("fs");
 const path = require("path");
-const [file, statePath] = process.argv.slice(2);
-const RS = require(path.resolve(statePath || path.join(__dirname, "../../dashboard/static/replay_state.js")));
+const [file, statePath, ...modulePaths] = process.argv.slice(2);
+const RS = require(path.resolve(statePath));
+globalThis.ReplayState = RS;  // what each game's module registers with, as on the page
+const defined = new Set();
+const define = RS.define;
+RS.define = (game, make) => { defined.add(game); define(game, make); };
+for (const m of modulePaths) require(path.resolve(m));
 
 const cases = JSON.parse(fs.readFileSync(file, "utf8"));
 let checks = 0;
@@ -50,6 +57,7 @@ function check(cond, where, why) {
 }
 
 function runCase({ record, truth }, caseNo) {
+  check(defined.has(record.game), `case ${caseNo}`, `no replay module defines ${record.game}`);
   const n = record.num_seats;
   const events = record.events;
   const settled = Object.keys(truth.settled).map(Number).sort((a, b) => a - b);

@@ -213,10 +213,10 @@ def test_openapi_documents_the_api(client: TestClient) -> None:
 def test_large_seasons_fit_ratings_in_the_background(world: World) -> None:
     """Above ``sync_limit`` final games the request does not wait for the season ratings or the
     crosstable: it answers at once, and the next request has them."""
+    from config import Settings
     from dashboard.main import create_app
-    from dashboard.settings import DashboardSettings
 
-    app = create_app(DashboardSettings(db_url=world.url, sync_limit=0))
+    app = create_app(Settings(db_url=world.url, sync_limit=0))
     with TestClient(app) as client:
         first = client.get(f"/api/v1/seasons/{world.season_id}/standings").json()
         assert {r["name"] for r in first} == {r["name"] for r in standings_json(standings_of(world.store, world.season_id))}

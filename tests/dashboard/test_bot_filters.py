@@ -17,9 +17,9 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
+from config import Settings
 from dashboard.main import create_app
-from dashboard.settings import DashboardSettings
 from dashboard.templating import probability
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
@@ -54,7 +54,7 @@ def rummy_season(world: World) -> int:
 
 @pytest.fixture
 def app_client(world: World, rummy_season: int) -> Iterator[TestClient]:
-    with TestClient(create_app(DashboardSettings(db_url=world.url, latency_games=500))) as c:
+    with TestClient(create_app(Settings(db_url=world.url, latency_games=500))) as c:
         yield c
 
 

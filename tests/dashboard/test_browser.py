@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 import uvicorn
 
+from config import Settings
 from dashboard.main import create_app
-from dashboard.settings import DashboardSettings
 from tests.dashboard.conftest import World, play_game
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -39,7 +39,7 @@ def serve(db_url: str) -> Iterator[str]:
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     port = int(listener.getsockname()[1])
-    app = create_app(DashboardSettings(db_url=db_url, refresh_s=1))
+    app = create_app(Settings(db_url=db_url, refresh_s=1))
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()

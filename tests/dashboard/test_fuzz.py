@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from config import Settings
 from dashboard.main import create_app
-from dashboard.settings import DashboardSettings
 from tests.dashboard.conftest import World
 
 schemathesis = pytest.importorskip("schemathesis")
@@ -18,7 +18,7 @@ EXAMPLES = 400
 
 
 def test_no_request_gets_a_server_error(world: World) -> None:
-    app = create_app(DashboardSettings(db_url=world.url, latency_games=20))
+    app = create_app(Settings(db_url=world.url, latency_games=20))
     schema = schemathesis.openapi.from_asgi("/openapi.json", app)
     # This dashboard's read API; the Arena's registration endpoints (POST, dialling bots) are not fuzzed here.
     operations = [op for op in (result.ok() for result in schema.get_all_operations())

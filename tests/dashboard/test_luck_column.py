@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
+from config import Settings
 from dashboard.main import create_app
-from dashboard.settings import DashboardSettings
 from league.luck import adjusted_changes, mean_interval
 from league.policy import POLICY
 from league.standings import standings_of
@@ -52,7 +52,7 @@ def test_a_slippery_sam_season_shows_luck_adjusted_changes_with_intervals(tmp_pa
         assert rows[bot].luck_change == pytest.approx(want.mean)
         assert (rows[bot].luck_low, rows[bot].luck_high) == (pytest.approx(want.low), pytest.approx(want.high))
 
-    with TestClient(create_app(DashboardSettings(db_url=url, latency_games=50))) as client:
+    with TestClient(create_app(Settings(db_url=url, latency_games=50))) as client:
         api = {row["bot_id"]: row for row in client.get(f"/api/v1/seasons/{sid}/standings").json()}
         assert api[o]["luck_change"] == pytest.approx(rows[o].luck_change, abs=0.01)
         assert api[o]["luck_low"] < api[o]["luck_change"] < api[o]["luck_high"]

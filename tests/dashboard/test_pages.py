@@ -7,6 +7,8 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
+from dashboard.game_assets import replay_module
+from referee.games import games
 from tests.dashboard.conftest import World
 
 MISSING = 999_999
@@ -53,6 +55,10 @@ def test_replay_page_embeds_the_full_record_after_the_game(client: TestClient, w
     r = client.get(f"/games/{world.done_ids[0]}")
     assert r.status_code == 200
     assert "seat 1: what bravo saw" in r.text and "/static/replay.js" in r.text
+    game = re.search(r'<script src="/static/games/([a-z-]+)\.js"', r.text)
+    assert game is not None  # the game's own replay module, loaded before the page's script
+    assert r.text.index(game.group(0)) < r.text.index("/static/replay.js")
+    assert client.get(f"/static/games/{game.group(1)}.js").status_code == 200
     assert '"visible_to":[' in r.text  # private events are shown once the game is over
     r = client.get(f"/games/{world.pending_id}")
     assert r.status_code == 200 and "no replay yet" in r.text
@@ -79,6 +85,19 @@ def test_everything_is_served_locally(client: TestClient, world: World) -> None:
         assert client.get(f"/static/{name}").status_code == 200
     for url in ("/", f"/seasons/{world.season_id}", f"/games/{world.done_ids[0]}", "/games", "/api"):
         assert not re.search(r'(?:src|href)="(?:https?:)?//', client.get(url).text), url  # no CDN
+
+
+@pytest.mark.parametrize("game", games())
+def test_each_game_s_replay_module_is_served_from_its_package(client: TestClient, game: str) -> None:
+    r = client.get(f"/static/games/{game}.js")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/javascript")
+    assert f'ReplayState.define("{game}",' in r.text
+    assert r.content == replay_module(game).read_bytes()
+
+
+@pytest.mark.parametrize("name", ["nowhere", "..%2Fmain", "SVARA"])
+def test_an_unknown_game_has_no_replay_module(client: TestClient, name: str) -> None:
+    assert client.get(f"/static/games/{name}.js").status_code == 404
 
 
 def test_the_api_reference_is_a_local_page(client: TestClient) -> None:

@@ -3,8 +3,9 @@ checked against the engines at every event (tokens and cards conserved, no card 
 hand that does not hold it; the same table as the engine's wherever the engine stopped).
 
 The games are played here by the referee with the reference bots; the engine's state is
-taken by re-running each record (``referee.replay.rerun``). The JavaScript is the page's own
-``dashboard/static/replay_state.js``, loaded by ``replay_state_check.js``.
+taken by re-running each record (``referee.replay.rerun``). The JavaScript is the page's own:
+``dashboard/static/replay_state.js`` and each game's module (``referee/games/<game>/replay.js``,
+found as the dashboard serves it), loaded by ``replay_state_check.js``.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from typing import Any
 
 import pytest
 
-from botsdk.bots import load_bot
+from dashboard.game_assets import replay_module
+from referee.bots import load_bot
 from referee.clients import InProcessBotClient
-from referee.games import make_params, spec
+from referee.games import games, make_params, spec
 from referee.record import GameRecord
 from referee.referee import play
 from referee.replay import rerun
@@ -28,6 +30,11 @@ HERE = Path(__file__).resolve().parent
 CHECKER = HERE / "replay_state_check.js"
 STATE_JS = HERE.parents[1] / "dashboard" / "static" / "replay_state.js"
 NODE = shutil.which("node")
+
+
+def module_path(game: str) -> Path:
+    """The game's replay module, as a file."""
+    return Path(str(replay_module(game)))
 
 #: (game, bots in seat order, parameters, seeds): short games, every table size the game allows.
 GAMES: list[tuple[str, list[str], dict[str, Any], range]] = [
@@ -110,10 +117,13 @@ def truths(record: GameRecord) -> dict[str, Any]:
     return {"settled": settled, "logged": logged}
 
 
-def run_checker(cases: list[dict[str, Any]], tmp_path: Path, state_js: Path = STATE_JS) -> dict[str, Any]:
+def run_checker(cases: list[dict[str, Any]], tmp_path: Path, instead: dict[Path, Path] | None = None) -> dict[str, Any]:
+    """The checker's result over ``cases``, with the page's files (``instead``: some replaced by others)."""
     data = tmp_path / "cases.json"
     data.write_text(json.dumps(cases))
-    proc = subprocess.run([str(NODE), str(CHECKER), str(data), str(state_js)], capture_output=True, text=True,
+    files = [STATE_JS] + [module_path(g) for g in sorted({c["record"]["game"] for c in cases})]
+    files = [(instead or {}).get(f, f) for f in files]
+    proc = subprocess.run([str(NODE), str(CHECKER), str(data), *map(str, files)], capture_output=True, text=True,
                           timeout=600, check=False)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)  # type: ignore[no-any-return]
@@ -144,26 +154,113 @@ def test_the_replay_table_matches_the_engine_at_every_event(cases: list[dict[str
     assert result["checks"] > 10 * events  # every event of every replay, as every viewer
 
 
+#: Loads the page's state file and every game module given, as the page does; prints what each module says.
+DESCRIBE = """
+const [state, ...modules] = process.argv.slice(1);
+globalThis.ReplayState = require(state);
+for (const m of modules) require(m);
+const out = {};
+for (const g of JSON.parse(process.env.GAMES)) {
+  const m = ReplayState.gameOf(g);
+  out[g] = { unit: m.unit, lowerIsBetter: m.lowerIsBetter, opening: m.opening || null };
+}
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+@needs_node
+def test_every_game_has_a_replay_module_that_agrees_with_its_spec() -> None:
+    names = games()
+    proc = subprocess.run([str(NODE), "-e", DESCRIBE, str(STATE_JS), *(str(module_path(g)) for g in names)],
+                          capture_output=True, text=True, timeout=60, check=True, env={"GAMES": json.dumps(names)})
+    described = json.loads(proc.stdout)
+    for name in names:
+        gs = spec(name)
+        assert described[name]["unit"] == gs.score_unit, name
+        assert described[name]["lowerIsBetter"] is (not gs.higher_score_is_better), name
+        assert described[name]["opening"] is not None, name  # a replay opens at the first deal
+
+
+#: The table after each event of a record given on stdin, as everyone and as seat 0 saw it.
+TABLES = """
+const RS = require(process.argv[1]);
+const record = JSON.parse(require("fs").readFileSync(0, "utf8"));
+const out = [];
+for (let n = 0; n <= record.events.length; n++) {
+  out.push([null, 0].map((seat) => {
+    const t = RS.tableAt(record, n, seat);
+    return { hands: t.hands, scores: t.scores, pot: t.pot, folded: t.folded, out: t.out, shown: t.shown, stage: t.stage };
+  }));
+}
+process.stdout.write(JSON.stringify({ tables: out, opening: RS.openingPosition(record) }));
+"""
+
+
+def event(kind: str, visible_to: list[int] | None = None, **data: Any) -> dict[str, Any]:
+    return {"kind": kind, "visible_to": visible_to, "data": data}
+
+
+@needs_node
+def test_a_game_without_a_module_replays_the_common_vocabulary() -> None:
+    """docs/replay.md: a new game's events that fit the common vocabulary are drawn with no module."""
+    record = {"game": "high-card", "num_seats": 3, "params": {"starting_tokens": 10}, "events": [
+        event("ante", seats=[0, 1, 2], amount=1),  # not in the vocabulary: changes nothing
+        event("hand", [0], seat=0, cards=["Ah"]), event("hand", [1], seat=1, cards=["Td"]),
+        event("fold", seat=2), event("show", seat=1, cards=["Td"], points=10),
+        event("win", seat=0, amount=5), event("split", seats=[1, 2], amounts=[2, 1]), event("out", seat=2),
+        event("game_over", reason="one seat left", tokens=[15, 12, 3]),
+    ]}
+    proc = subprocess.run([str(NODE), "-e", TABLES, str(STATE_JS)], input=json.dumps(record), capture_output=True,
+                          text=True, timeout=60, check=True)
+    result = json.loads(proc.stdout)
+    tables = [everyone for everyone, _ in result["tables"]]
+    as_seat_0 = [mine for _, mine in result["tables"]]
+    assert result["opening"] == 0 and tables[0]["scores"] == [10, 10, 10] and tables[1] == tables[0]
+    assert tables[3]["hands"][:2] == [{"cards": ["Ah"], "hidden": 0}, {"cards": ["Td"], "hidden": 0}]
+    assert as_seat_0[3]["hands"][1] == {"cards": [], "hidden": 0}  # seat 1's card was private to it
+    assert tables[4]["folded"] == {"2": True} and tables[5]["shown"] == {"1": 10}
+    assert as_seat_0[5]["hands"][1] == {"cards": ["Td"], "hidden": 0}  # shown to all
+    assert tables[6]["scores"] == [15, 10, 10] and tables[7]["scores"] == [15, 12, 11]
+    assert tables[8]["out"] == {"2": True}
+    last = tables[9]
+    assert last["scores"] == [15, 12, 3] and last["stage"] == "game over: one seat left"
+    assert all(h == {"cards": [], "hidden": 0} for h in last["hands"]) and last["pot"] is None
+
+
+@needs_node
+def test_the_checker_needs_the_game_modules(cases: list[dict[str, Any]], tmp_path: Path) -> None:
+    empty = tmp_path / "empty.js"
+    empty.write_text("")
+    svara = [c for c in cases if c["record"]["game"] == "svara"][:1]
+    result = run_checker(svara, tmp_path, {module_path("svara"): empty})
+    assert "no replay module defines svara" in " ".join(result["failures"])
+
+
 @needs_node
 @pytest.mark.parametrize(("game", "line", "instead", "why"), [
     # Slippery Sam: a turn's end that leaves the hands (the next dealer drawn with old cards)
-    ("slippery-sam", "t.dealer = null;\n        clearHands(t);\n", "t.dealer = null;\n", "the dealer, seat"),
+    ("slippery-sam", "t.dealer = null;\n        RS.clearHands(t);\n", "t.dealer = null;\n", "the dealer, seat"),
     # Slippery Sam: the kitty still shown after it went back to the dealer
     ("slippery-sam", "t.scores[d.dealer] += d.returned; t.pot = null;", "t.scores[d.dealer] += d.returned;",
      "tokens add up"),
     # Svara: a see that does not charge the seat
-    ("svara", "pay(d.seat, d.amount); t.pot = { label: \"bank\", amount: d.bank };", "", "tokens add up"),
+    ("svara", "RS.pay(t, d.seat, d.amount); t.pot = { label: \"bank\", amount: d.bank };", "", "tokens add up"),
     # rummy: a penalty card not counted
-    ("rummy", "t.stock -= 1; hand(d.seat).hidden += 1; showPile(t);", "", "cards on the table add up"),
-    # every game: private events shown to every viewer
-    ("svara", "return seat === null || !e.visible_to || e.visible_to.includes(seat);", "return true;",
+    ("rummy", "t.stock -= 1; t.hands[d.seat].hidden += 1; showPile(t);", "", "cards on the table add up"),
+    # every game (the page's own file): private events shown to every viewer
+    (None, "return seat === null || !e.visible_to || e.visible_to.includes(seat);", "return true;",
      "which no event this viewer saw names"),
+    # every game: a pot won not paid to its winner
+    (None, "t.scores[d.seat] += d.amount; t.pot = null;", "t.pot = null;", "tokens add up"),
 ])
-def test_the_checker_catches_a_misdrawn_table(cases: list[dict[str, Any]], tmp_path: Path, game: str, line: str,
-                                              instead: str, why: str) -> None:
-    source = STATE_JS.read_text()
+def test_the_checker_catches_a_misdrawn_table(cases: list[dict[str, Any]], tmp_path: Path, game: str | None,
+                                              line: str, instead: str, why: str) -> None:
+    """A line of a game's module (or, for ``None``, of the page's own file) broken: the checker fails."""
+    target = STATE_JS if game is None else module_path(game)
+    source = target.read_text()
     assert source.count(line) == 1, line
-    broken = tmp_path / "replay_state.js"
+    broken = tmp_path / target.name
     broken.write_text(source.replace(line, instead))
-    result = run_checker([c for c in cases if c["record"]["game"] == game], tmp_path, broken)
+    games = ("svara",) if game is None else (game,)
+    result = run_checker([c for c in cases if c["record"]["game"] in games], tmp_path, {target: broken})
     assert any(why in f for f in result["failures"]), result["failures"][:3]

@@ -10,7 +10,6 @@ action the rules reject ever changes the state.
 from __future__ import annotations
 
 import copy
-import importlib
 import random
 
 import pytest
@@ -19,20 +18,20 @@ from botsdk.bot import Bot
 from referee.clients import InProcessBotClient
 from referee import playout
 from referee.engine import Ask, IllegalAction
-from referee.games import available, make_params, spec
+from referee.games import games, make_params, spec
 from referee.referee import play
 from referee.replay import verify
 
-GAMES = [g.value for g in available()]
+GAMES = games()
 STEP_BOUND = 200_000
 
 
 def _policy(game: str):
-    return importlib.import_module(f"botsdk.bots.{spec(game).proto_field}").random_action
+    return spec(game).random_action
 
 
 def _small_params(game: str):
-    return make_params(game, {"hands": 4} if game == "svara" else {"orbits": 1} if game == "slippery-sam" else {"turn_limit": 40})
+    return make_params(game, spec(game).quick_params)
 
 
 def _advance(rules, state, rng, policy, gs) -> bool:

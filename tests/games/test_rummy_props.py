@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from botsdk.bot import Context
-from botsdk.bots.rummy import GreedyBot, random_action
+from referee.games.rummy.bots import GreedyBot, random_action
 from referee.engine import Ask, DrawLot, IllegalAction, Shuffle
 from referee.games.rummy import RummyParams, RummyRules, RummyState, hand_points
 from referee.games.rummy.codec import decode_action, encode_view

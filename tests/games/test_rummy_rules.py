@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 from cardarena.v1 import rummy_pb2 as pb
 
-from referee.engine import Ask, BadParameters, DrawLot, GameName, IllegalAction, Shuffle
+from referee.engine import Ask, BadParameters, DrawLot, IllegalAction, Shuffle
 from referee.games import MalformedAction, make_params, spec
 from referee.games.rummy import (
     SPEC,
@@ -81,7 +81,7 @@ FOUR = ["2c 3c 4c 5c 6c 7c 8c", "2d 3d 4d 5d 6d 7d 8d", "2h 3h 4h 5h 6h 7h 8h", 
 
 def test_spec_and_parameters() -> None:
     assert spec("rummy") is SPEC
-    assert (SPEC.name, SPEC.proto_field, SPEC.score_unit) == (GameName.RUMMY, "rummy", "points")
+    assert (SPEC.name, SPEC.proto_field, SPEC.score_unit) == ("rummy", "rummy", "points")
     assert (SPEC.min_seats, SPEC.max_seats, SPEC.higher_score_is_better) == (3, 6, False)
     assert RummyRules(RummyParams(), 4).jokers == 4
     assert RummyRules(RummyParams(), 5).jokers == 6

@@ -7,7 +7,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from botsdk.bots.slippery_sam import random_action
+from referee.games.slippery_sam.bots import random_action
 from referee.engine import Ask, Shuffle
 from referee.games.slippery_sam import SPEC, SlipperySamParams, SlipperySamRules
 from referee.games.slippery_sam.rules import Phase
@@ -92,7 +92,7 @@ def test_views_hold_only_what_the_seat_may_see() -> None:
 
 def test_views_sent_by_the_referee_hold_no_hidden_cards() -> None:
     """What the referee actually sent (the replay's views) against the hidden events of the game."""
-    from botsdk.bots import load_bot
+    from referee.bots import load_bot
     from referee.clients import InProcessBotClient
     from referee.referee import play
     from referee.replay import expand

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from botsdk.bot import Context
-from botsdk.bots.svara import PointsBot, random_action
+from referee.games.svara.bots import PointsBot, random_action
 from referee.engine import Ask, DrawLot, IllegalAction, Shuffle
 from referee.games.svara import Decision, Phase, SvaraMove, SvaraMoveAction, SvaraParams, SvaraRules, SvaraState
 from referee.games.svara.codec import decode_action, encode_view
@@ -172,7 +172,7 @@ def test_every_answer_is_legal(policy: Policy) -> None:
 
 def test_referee_plays_and_replay_verifies() -> None:
     """Through the platform: the referee plays PointsBot and RandomBot in-process; the record replays exactly."""
-    from botsdk.bots import RandomBot
+    from referee.bots import RandomBot
     from referee.clients import InProcessBotClient
     from referee.games import make_params, spec
     from referee.referee import play

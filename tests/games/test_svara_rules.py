@@ -571,7 +571,7 @@ def test_views_mark_none_by_presence_and_carry_the_parameters() -> None:
     in the coming svara in ``in_svara``; the svaras per bank and starting tokens reach the bot (rules §2.8)."""
     import random
 
-    from botsdk.bots.svara import random_action
+    from referee.games.svara.bots import random_action
     from referee import playout
 
     gs = spec("svara")

@@ -87,13 +87,13 @@ def test_extend_season_appends_once_and_reopens(store: Store, bots: list[int], m
 def test_the_season_page_and_api_say_why_it_stopped(tmp_path, db_url: str, store: Store, bots: list[int]) -> None:
     from fastapi.testclient import TestClient
 
+    from config import Settings
     from dashboard.main import create_app
-    from dashboard.settings import DashboardSettings
 
     rule = SettlingRule(top=2, confidence=0.95, max_games=300)
     sid = create_sequential_season(store, "seq-page", "svara", ["a", "b", "c", "d"], [3], rule, batch_groups=2,
                                    seed=5, params={"hands": 5})
-    with TestClient(create_app(DashboardSettings(db_url=db_url, latency_games=50))) as client:
+    with TestClient(create_app(Settings(db_url=db_url, latency_games=50))) as client:
         running = client.get(f"/api/v1/seasons/{sid}").json()["settling"]
         assert running["stop"] is None and running["games_scheduled"] == 6 and running["games_used"] == 0
         assert "played in batches of 2 rotation groups" in client.get(f"/seasons/{sid}").text

@@ -25,7 +25,7 @@ import redis
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from botsdk.process import BotProcess, start_bot_process
+from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
 from league.policy import POLICY
 from league.seasons import create_season

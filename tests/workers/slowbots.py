@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from botsdk.bot import Context
-from botsdk.bots.slippery_sam import OddsBot
+from referee.games.slippery_sam.bots import OddsBot
 from cardarena.v1 import slippery_sam_pb2
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from botsdk.process import BotProcess, start_bot_process
+from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
 from league.policy import POLICY
 from league.seasons import create_season

@@ -5,7 +5,7 @@ from __future__ import annotations
 from itertools import combinations
 from pathlib import Path
 
-from botsdk.process import BotProcess, start_bot_process
+from referee.botprocess import BotProcess, start_bot_process
 from league.policy import POLICY
 from store import open_store
 from tests.workers.conftest import register

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
-from botsdk.process import BotProcess
+from referee.botprocess import BotProcess
 from league.standings import standings_of
 from store import GameStatus, Store
 from store.models import GameAttempt, Replay

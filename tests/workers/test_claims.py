@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from botsdk.bots import load_bot
+from referee.bots import load_bot
 from league.policy import POLICY
 from league.seasons import create_season
 from store import BotsBusy, Claim, Store, open_store

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from botsdk.process import BotProcess
+from referee.botprocess import BotProcess
 from tests.workers.conftest import REPO, Workers, make_season
 from tests.workers.test_celery_season import assert_each_game_once
 

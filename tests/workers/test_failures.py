@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
-from botsdk.process import BotProcess
+from referee.botprocess import BotProcess
 from store import GameStatus, Store
 from store.models import utcnow
 from tests.workers.conftest import RedisServer, Worker, Workers, make_season

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from botsdk.process import BotProcess, start_bot_process
+from referee.botprocess import BotProcess, start_bot_process
 from league.policy import POLICY
 from league.seasons import create_season
 from store import GameStatus, Store, open_store

@@ -6,7 +6,7 @@ import os
 import threading
 from pathlib import Path
 
-from botsdk.process import BotProcess
+from referee.botprocess import BotProcess
 from tests.workers.conftest import make_season
 from tests.workers.test_celery_season import assert_each_game_once
 from tests.workers.test_failures import assert_rerun_soon, games_lost_by, kill_while_running

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from botsdk.process import BotProcess, start_bot_process
+from referee.botprocess import BotProcess, start_bot_process
 from league import fairness
 from league.policy import POLICY
 from league.schedule import build_schedule

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
-from botsdk.process import BotProcess
+from referee.botprocess import BotProcess
 from store import GameStatus
 from tests.workers.conftest import Workers, make_season
 from tests.workers.tcpproxy import TcpProxy

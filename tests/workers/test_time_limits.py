@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from config import get_settings
 from league.policy import POLICY
 from league.seasons import create_season
 from referee.timecontrol import TimeControl
 from store import open_store
 from workers.follower import game_time_limits
-from workers.settings import get_settings
 
 
 def _season(tmp_path: Path, tables: list[int], budget_s: float) -> tuple[object, int]:

@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from botsdk.process import start_bot_process
+from referee.botprocess import start_bot_process
 from league.policy import POLICY
 from league.seasons import create_season
 from store import open_store

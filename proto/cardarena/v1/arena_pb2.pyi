@@ -135,7 +135,7 @@ class GetStandingsRequest(_message.Message):
     def __init__(self, season: _Optional[str] = ...) -> None: ...
 
 class StandingRow(_message.Message):
-    __slots__ = ("rank", "bot_id", "name", "games", "avg_place", "avg_change", "faults", "elo", "ml_rating", "ml_low", "ml_high", "p_better", "openskill_mu", "openskill_sigma", "retired")
+    __slots__ = ("rank", "bot_id", "name", "games", "avg_place", "avg_change", "faults", "elo", "ml_rating", "ml_low", "ml_high", "p_better", "openskill_mu", "openskill_sigma", "retired", "luck_change", "luck_low", "luck_high")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -151,6 +151,9 @@ class StandingRow(_message.Message):
     OPENSKILL_MU_FIELD_NUMBER: _ClassVar[int]
     OPENSKILL_SIGMA_FIELD_NUMBER: _ClassVar[int]
     RETIRED_FIELD_NUMBER: _ClassVar[int]
+    LUCK_CHANGE_FIELD_NUMBER: _ClassVar[int]
+    LUCK_LOW_FIELD_NUMBER: _ClassVar[int]
+    LUCK_HIGH_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot_id: int
     name: str
@@ -166,7 +169,10 @@ class StandingRow(_message.Message):
     openskill_mu: float
     openskill_sigma: float
     retired: int
-    def __init__(self, rank: _Optional[int] = ..., bot_id: _Optional[int] = ..., name: _Optional[str] = ..., games: _Optional[int] = ..., avg_place: _Optional[float] = ..., avg_change: _Optional[float] = ..., faults: _Optional[int] = ..., elo: _Optional[float] = ..., ml_rating: _Optional[float] = ..., ml_low: _Optional[float] = ..., ml_high: _Optional[float] = ..., p_better: _Optional[float] = ..., openskill_mu: _Optional[float] = ..., openskill_sigma: _Optional[float] = ..., retired: _Optional[int] = ...) -> None: ...
+    luck_change: float
+    luck_low: float
+    luck_high: float
+    def __init__(self, rank: _Optional[int] = ..., bot_id: _Optional[int] = ..., name: _Optional[str] = ..., games: _Optional[int] = ..., avg_place: _Optional[float] = ..., avg_change: _Optional[float] = ..., faults: _Optional[int] = ..., elo: _Optional[float] = ..., ml_rating: _Optional[float] = ..., ml_low: _Optional[float] = ..., ml_high: _Optional[float] = ..., p_better: _Optional[float] = ..., openskill_mu: _Optional[float] = ..., openskill_sigma: _Optional[float] = ..., retired: _Optional[int] = ..., luck_change: _Optional[float] = ..., luck_low: _Optional[float] = ..., luck_high: _Optional[float] = ...) -> None: ...
 
 class GetStandingsResponse(_message.Message):
     __slots__ = ("season", "game", "rows", "reproducible", "commitment")

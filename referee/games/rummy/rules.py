@@ -230,7 +230,7 @@ class RummyRules:
     Raises BadParameters when the seat count is out of range.
     """
 
-    game = GameName.RUMMY
+    game: GameName = "rummy"
 
     def __init__(self, params: RummyParams, num_seats: int) -> None:
         if type(num_seats) is not int or not MIN_SEATS <= num_seats <= MAX_SEATS:

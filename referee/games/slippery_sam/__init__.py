@@ -1,12 +1,14 @@
 """Slippery Sam ("Shoot"), a banking game (rules §1).
 
-Public: :data:`SPEC` (how the platform plays it), :class:`SlipperySamParams`,
+Public: :data:`SPEC` (how the platform plays it; its reference bots are in
+:mod:`.bots`, its luck estimator in :mod:`.luck`), :class:`SlipperySamParams`,
 :class:`SlipperySamRules` and :func:`beats`.
 """
 
-from referee.engine import GameName
-from referee.games import GameSpec
+from referee.games import DemoLineup, GameSpec
 from referee.games.slippery_sam import codec
+from referee.games.slippery_sam.bots import OddsBot, random_action
+from referee.games.slippery_sam.luck import events_luck
 from referee.games.slippery_sam.rules import (
     MAX_SEATS,
     MIN_SEATS,
@@ -19,7 +21,7 @@ from referee.games.slippery_sam.rules import (
 )
 
 SPEC = GameSpec(
-    name=GameName.SLIPPERY_SAM,
+    name="slippery-sam",
     params_type=SlipperySamParams,
     make_rules=SlipperySamRules,
     proto_field="slippery_sam",
@@ -30,6 +32,15 @@ SPEC = GameSpec(
     min_seats=MIN_SEATS,
     max_seats=MAX_SEATS,
     score_unit="tokens",
+    description="Slippery Sam (Shoot), a banking game",
+    random_action=random_action,
+    demo=DemoLineup((("odds", 1), ("random", 1), ("odds", 2), ("random", 2), ("odds", 3), ("random", 3)), (3, 4, 5, 6), 200),
+    rules_doc="docs/rules/slippery-sam.md",
+    bots=(OddsBot,),
+    opponents=("odds", "random"),
+    quick_params={"orbits": 1},
+    validation_params={"orbits": 2},
+    luck=events_luck,
     default_budget_s=120.0,  # seconds (rules §4.1): a seat decides about 29 times in a long 8-seat game
 )
 

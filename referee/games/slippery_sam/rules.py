@@ -168,7 +168,7 @@ class SlipperySamRules:
     tokens are fewer than 10 x seats (rules §1.1).
     """
 
-    game = GameName.SLIPPERY_SAM
+    game: GameName = "slippery-sam"
 
     def __init__(self, params: SlipperySamParams, num_seats: int) -> None:
         if not MIN_SEATS <= num_seats <= MAX_SEATS:

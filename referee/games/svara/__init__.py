@@ -8,8 +8,8 @@ choice made where the rules were silent, are in ``docs/rules/svara.md``.
 
 from __future__ import annotations
 
-from referee.engine import GameName
-from referee.games import GameSpec
+from referee.games import DemoLineup, GameSpec
+from referee.games.svara.bots import PointsBot, random_action
 from referee.games.svara.codec import VIEW, decode_action, encode_action, encode_view
 from referee.games.svara.points import MAX_POINTS, hand_points
 from referee.games.svara.rules import (
@@ -34,7 +34,7 @@ def make_rules(params: SvaraParams, num_seats: int) -> SvaraRules:
 
 
 SPEC = GameSpec(
-    name=GameName.SVARA,
+    name="svara",
     params_type=SvaraParams,
     make_rules=make_rules,
     proto_field="svara",
@@ -45,6 +45,14 @@ SPEC = GameSpec(
     min_seats=MIN_SEATS,
     max_seats=MAX_SEATS,
     score_unit="tokens",
+    description="Svara (Seka), a 3-card betting game with the wild szacha",
+    random_action=random_action,
+    demo=DemoLineup((("points", 1), ("random", 1), ("points", 2), ("random", 2), ("points", 3), ("random", 3)), (3, 4, 5, 6), 200),
+    rules_doc="docs/rules/svara.md",
+    bots=(PointsBot,),
+    opponents=("points", "random"),
+    quick_params={"hands": 4},
+    validation_params={"hands": 10},
     default_budget_s=300.0,  # seconds (rules §4.1): a seat decides about 126 times in a long 8-seat game
 )
 

@@ -275,7 +275,7 @@ class SvaraRules:
     BadParameters for a table size outside 3..8.
     """
 
-    game = GameName.SVARA
+    game: GameName = "svara"
 
     def __init__(self, params: SvaraParams | None = None, num_seats: int = 3) -> None:
         if not isinstance(num_seats, int) or not MIN_SEATS <= num_seats <= MAX_SEATS:

@@ -1,11 +1,11 @@
 """The Arena gRPC service (``cardarena.v1.Arena``): bot submission and standings.
 
-A thin translation layer over :class:`league.registry.Registry`, which holds
+A thin translation layer over :class:`arena.registry.Registry`, which holds
 every rule; errors become the gRPC status codes of ``arena.proto``. When the
 entry checks fail, the full :class:`~cardarena.v1.arena_pb2.EntryReport` also
 travels in the trailing metadata key :data:`REPORT_METADATA_KEY` (binary).
 
-``cardarena server`` starts it beside the dashboard with
+``cardarena server`` starts it beside the dashboard (over the registry the HTTP routes use) with
 :func:`start_arena_server`.
 """
 
@@ -17,12 +17,13 @@ from typing import NoReturn
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from arena.registry import ErrorKind, Registry, RegistryConfig, RegistryError
 from botsdk.server import start_grpc_server
 from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from league.entry import EntryReport
 from league.policy import POLICY
-from league.registry import ErrorKind, Registry, RegistryConfig, RegistryError
 from league.standings import StandingRow
+from referee.games import games, spec
 from store import BotInfo, open_store
 
 #: Trailing metadata key carrying a failed registration's EntryReport (serialised protobuf).
@@ -32,7 +33,7 @@ MAX_REQUEST_BYTES = 64 * 1024
 #: Server threads: registrations run entry checks (seconds each) in these.
 THREADS = 8
 
-GAME_TO_ENUM = {"slippery-sam": bot_pb2.GAME_SLIPPERY_SAM, "svara": bot_pb2.GAME_SVARA, "rummy": bot_pb2.GAME_RUMMY}
+GAME_TO_ENUM = {g: spec(g).proto_enum for g in games()}  # the registry's games <-> their protocol numbers
 ENUM_TO_GAME = {v: k for k, v in GAME_TO_ENUM.items()}
 
 GRPC_STATUS: dict[ErrorKind, grpc.StatusCode] = {kind: getattr(grpc.StatusCode, kind.value) for kind in ErrorKind}
@@ -78,9 +79,10 @@ def report_message(report: EntryReport | None) -> arena_pb2.EntryReport:
 
 
 def standing_message(rank: int, row: StandingRow) -> arena_pb2.StandingRow:
-    """One standings row; ``None`` values stay unset."""
+    """One standings row; ``None`` values stay unset (the luck-adjusted change: Slippery Sam only)."""
     optional = {k: getattr(row, k) for k in ("avg_place", "avg_change", "ml_rating", "ml_low", "ml_high",
-                                             "p_better", "openskill_mu", "openskill_sigma")}
+                                             "p_better", "openskill_mu", "openskill_sigma",
+                                             "luck_change", "luck_low", "luck_high")}
     return arena_pb2.StandingRow(rank=rank, bot_id=row.bot_id, name=row.name, games=row.games, faults=row.faults,
                                  retired=row.retired, elo=row.elo, **{k: v for k, v in optional.items() if v is not None})
 
@@ -155,7 +157,7 @@ def start_arena_server(store_url: str, host: str = "127.0.0.1", port: int = 0, *
     """Serve the Arena (and grpc.health.v1) on ``host:port`` (0: a free port); returns ``(server, port)``.
 
     Opens (and migrates) the store at ``store_url`` unless ``registry`` is
-    given; ``config`` defaults to the settings' (``workers.settings``). Raises
+    given; ``config`` defaults to the settings' policy (``config.Settings``). Raises
     StoreError if the store cannot be opened, RuntimeError if the address cannot
     be bound. Stop with ``server.stop(grace)``.
     """

@@ -27,7 +27,7 @@ class BotProcess:
 
 
 def _serve_child(bot_name: str, seed: int, threads: int | None, conn: Connection, port: int = 0) -> None:
-    from botsdk.bots import load_bot
+    from referee.bots import load_bot
     from botsdk.server import serve
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent stops us; Ctrl-C goes to it

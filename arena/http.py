@@ -1,5 +1,9 @@
 """``/api/v1/arena``: bot submission over HTTP, the same operations as the Arena gRPC service.
 
+:func:`mount` adds the router to an app over a :class:`~arena.registry.Registry`;
+``cardarena server`` mounts it on the dashboard's app, over the registry its Arena
+gRPC service uses (one rate limit per client address for both front doors).
+
 - ``POST /api/v1/arena/bots`` register (201, the token shown once)
 - ``PATCH /api/v1/arena/bots/{name}`` new endpoint, version and/or games added (token)
 - ``POST /api/v1/arena/bots/{name}/retire`` or ``DELETE /api/v1/arena/bots/{name}`` retire (token)
@@ -7,9 +11,9 @@
 - ``GET /api/v1/arena/standings?season=NAME`` standings with rating intervals
 
 The token goes in ``Authorization: Bearer <token>``. Every rule is in
-:class:`league.registry.Registry`; errors are ``{"detail": message, "code":
+:class:`arena.registry.Registry`; errors are ``{"detail": message, "code":
 gRPC status name}`` (plus ``report`` when the entry checks failed) with the
-HTTP status of ``league.registry.HTTP_STATUS``: 422 malformed, 401 token
+HTTP status of ``arena.registry.HTTP_STATUS``: 422 malformed, 401 token
 missing or wrong, 403 refused by the network policy, 409 name taken, 404 no
 such bot or season, 400 entry checks failed or bot retired, 429 rate limit
 (with ``Retry-After``), 503 store unavailable.
@@ -18,22 +22,20 @@ such bot or season, 400 entry checks failed or bot retired, 429 rate limit
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Depends, Header, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from dashboard.deps import StoreDep
+from arena.registry import HTTP_STATUS, ErrorKind, Registry, RegistryError
 from league.entry import EntryReport
-from league.registry import HTTP_STATUS, ErrorKind, Registry, RegistryConfig, RegistryError
+from referee.games import names_text
 from store import BotInfo
 
 router = APIRouter(prefix="/api/v1/arena", tags=["arena"])
 T = TypeVar("T")
-_registry_lock = threading.Lock()
 
 
 class RegisterIn(BaseModel):
@@ -42,7 +44,7 @@ class RegisterIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str = Field(max_length=200, description="1-40 characters of [A-Za-z0-9_.-]")
     endpoint: str = Field(max_length=300, description="host:port where the bot serves cardarena.v1.Bot")
-    games: list[str] = Field(max_length=10, description="games to enter: slippery-sam, svara, rummy")
+    games: list[str] = Field(max_length=10, description=f"games to enter: {names_text()}")
     version: str = Field("", max_length=200, description="empty: Describe's version")
 
 
@@ -53,18 +55,19 @@ class UpdateIn(BaseModel):
     endpoint: str = Field("", max_length=300)
     version: str = Field("", max_length=200)
     games: list[str] = Field(default_factory=list, max_length=10,
-                             description="games to add to the registration: slippery-sam, svara, rummy")
+                             description=f"games to add to the registration: {names_text()}")
 
 
-def get_registry(request: Request, store: StoreDep) -> Registry:
-    """The app's Registry over the dashboard's store (one per app, so its rate limit is shared);
-    the policy from the settings (``workers.settings``). Tests override this dependency."""
-    with _registry_lock:
-        registry = getattr(request.app.state, "arena_registry", None)
-        if registry is None or registry.store is not store:
-            registry = Registry(store, RegistryConfig.from_settings())
-            request.app.state.arena_registry = registry
-        return registry  # type: ignore[no-any-return]
+def mount(app: FastAPI, registry: Registry) -> None:
+    """Serve ``/api/v1/arena`` on ``app``, every operation through ``registry``."""
+    app.state.arena_registry = registry
+    app.include_router(router)
+
+
+def get_registry(request: Request) -> Registry:
+    """The registry :func:`mount` gave the app. Tests override this dependency."""
+    registry: Registry = request.app.state.arena_registry
+    return registry
 
 
 RegistryDep = Annotated[Registry, Depends(get_registry)]

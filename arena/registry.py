@@ -1,7 +1,7 @@
 """Bot submission: register, update and retire bots, the one place both front doors call.
 
-The Arena gRPC service (``dashboard.arena_service``) and the HTTP API
-(``dashboard.routers.arena``) only translate requests and errors; every
+The Arena gRPC service (``arena.service``) and the HTTP API
+(``arena.http``) only translate requests and errors; every
 rule lives here:
 
 - **Names** are 1-40 characters of ``[A-Za-z0-9_.-]``; **endpoints** are
@@ -40,10 +40,11 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from config import Settings, get_settings
 from league.entry import EntryReport, run_entry_checks
 from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from league.standings import StandingRow, standings_of
-from referee.games import available
+from referee.games import games as registered_games, names_text
 from store import BotInfo, NameTaken, NotFound, SeasonInfo, Store, StoreError, StoreUnavailable
 
 #: Bot names: 1-40 of these characters.
@@ -101,26 +102,24 @@ class RegistryError(Exception):
 
 @dataclass(frozen=True)
 class RegistryConfig:
-    """The registry's policy: network policy, rate limit, validation-game seed (None: a fresh random
-    seed per check, so a bot cannot be tuned to pass one known deal)."""
+    """The registry's policy: network policy, rate limit (``register_limit`` entry-check requests per
+    client address per ``register_window_s`` seconds), validation-game seed (None: a fresh random
+    seed per check, so a bot cannot be tuned to pass one known deal). The platform's values come
+    from the settings (:meth:`from_settings`), where their defaults are written."""
 
     policy: NetworkPolicy
-    register_limit: int = 10
-    register_window_s: float = 3600.0
+    register_limit: int
+    register_window_s: float
     seed: int | None = None
 
     @classmethod
-    def from_settings(cls, settings: object | None = None) -> RegistryConfig:
-        """From ``workers.settings.Settings`` (default: the environment's); raises ValueError for bad networks."""
-        if settings is None:
-            from workers.settings import get_settings
-
-            settings = get_settings()
+    def from_settings(cls, settings: Settings | None = None) -> RegistryConfig:
+        """From ``config.Settings`` (default: the environment's); raises ValueError for bad networks."""
+        settings = settings or get_settings()
         return cls(
-            policy=NetworkPolicy.from_strings(getattr(settings, "allowed_networks", "loopback,private"),
-                                              getattr(settings, "denied_networks", "link-local")),
-            register_limit=int(getattr(settings, "register_limit", 10)),
-            register_window_s=float(getattr(settings, "register_window_s", 3600.0)),
+            policy=NetworkPolicy.from_strings(settings.allowed_networks, settings.denied_networks),
+            register_limit=settings.register_limit,
+            register_window_s=settings.register_window_s,
         )
 
 
@@ -199,13 +198,13 @@ def check_name(name: str) -> str:
 
 def check_games(games: Sequence[str]) -> tuple[str, ...]:
     """The games, deduplicated in order; RegistryError(INVALID_ARGUMENT) if none or one is unknown."""
-    ready = [g.value for g in available()]
+    ready = registered_games()
     if not games:
-        raise RegistryError(ErrorKind.INVALID_ARGUMENT, f"name at least one game: {', '.join(ready)}")
+        raise RegistryError(ErrorKind.INVALID_ARGUMENT, f"name at least one game: {names_text()}")
     unknown = [g for g in games if g not in ready]
     if unknown:
         raise RegistryError(ErrorKind.INVALID_ARGUMENT,
-                            f"unknown game(s) {', '.join(map(repr, unknown))}: choose from {', '.join(ready)}")
+                            f"unknown game(s) {', '.join(map(repr, unknown))}: choose from {names_text()}")
     return tuple(dict.fromkeys(games))
 
 

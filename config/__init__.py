@@ -1,0 +1,77 @@
+"""The platform's settings: one typed class, read from the environment (prefix ``CARDARENA_``)
+by pydantic-settings, each default written here once.
+
+Every part reads this module (the store's URL, the workers' leases and time limits, the
+Arena's network policy and rate limit, the dashboard's pages); it imports nothing of the
+platform, so it sits at the bottom of the layers (docs/design.md, *Layers*) and no part
+has to import another to learn a setting. Command-line options override the settings.
+Nothing reads settings at import time: call :func:`get_settings` (cached) where they are
+needed, or build a :class:`Settings` with explicit values (tests, ``cardarena server``).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """The store, the workers, the Arena and the dashboard, in that order.
+
+    Store: ``db_url``: SQLAlchemy URL of the store (default: SQLite file ``var/cardarena.db`` under
+    the working directory; PostgreSQL as ``postgresql+psycopg://user@host/db``);
+    ``run_migrations``: bring the schema up to date on first use (the dashboard's store).
+
+    Workers: ``broker_url``: Celery broker (``redis://host:6379/0``); empty runs games on the
+    embedded local pool. ``lease_s``: seconds a claimed game's lease lasts; the worker
+    renews it every third of that while it plays, so a killed worker's game is given
+    to another worker by the sweeper about ``lease_s`` after the kill.
+    ``game_soft_limit_s``/``game_hard_limit_s``: Celery's time limits for one game, seconds
+    (the soft one voids the attempt; the hard one kills the worker process).
+
+    Arena, bot submission (``arena.registry``): ``allowed_networks`` and ``denied_networks``
+    are the network policy for bot endpoints, comma-separated CIDRs or the words
+    ``loopback``, ``private``, ``link-local``, ``any``; an endpoint is accepted only if
+    every address its host resolves to is in an allowed network and in no denied one.
+    The default suits a local platform (bots on this machine or the LAN); a public
+    deployment sets ``allowed_networks=any`` and ``denied_networks=loopback,private,link-local``.
+    ``register_limit`` registrations per client address per ``register_window_s`` seconds.
+
+    Dashboard: ``refresh_s``: seconds between the home page's polls while a season runs.
+    ``page_size``: games per page by default. ``latency_games``: how many of a bot's recent
+    games its latency statistics read (each is a replay to decompress). ``sync_limit``:
+    seasons with more final games fit their ratings, crosstables and rating histories in
+    the background, showing the last result meanwhile.
+
+    Raises pydantic's ``ValidationError`` for a value of the wrong type."""
+
+    model_config = SettingsConfigDict(env_prefix="CARDARENA_", extra="ignore")
+
+    # store
+    db_url: str = "sqlite:///var/cardarena.db"
+    run_migrations: bool = True
+    # workers
+    broker_url: str = ""
+    lease_s: float = 10.0
+    # a floor: workers.follower.game_time_limits raises both to fit every seat's whole thinking budget
+    game_soft_limit_s: float = 900.0
+    game_hard_limit_s: float = 960.0
+    # Arena; link-local is denied by default: it holds cloud metadata services (169.254.169.254)
+    allowed_networks: str = "loopback,private"
+    denied_networks: str = "link-local"
+    # an entry check costs a validation game: bound what one address can make us do
+    register_limit: int = 10
+    register_window_s: float = 3600.0
+    # dashboard
+    refresh_s: float = 3.0
+    page_size: int = 50
+    latency_games: int = 200
+    sync_limit: int = 5000
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """The settings from the environment, read once per process (``get_settings.cache_clear()``
+    after changing the environment)."""
+    return Settings()
