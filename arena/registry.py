@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from config import Settings, get_settings
 from league.entry import EntryReport, run_entry_checks
 from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
-from league.standings import StandingRow
+from league.standings import StandingRow, standings_of
 from referee.games import games as registered_games, names_text
 from store import BotInfo, NameTaken, NotFound, SeasonInfo, Store, StoreError, StoreUnavailable
 
@@ -331,7 +331,7 @@ class Registry:
             info = self.store.get_season_by_name(season)
             if info is None:
                 raise RegistryError(ErrorKind.NOT_FOUND, f"no season named {season!r}")
-            return info, self.store.standings(info.id)
+            return info, standings_of(self.store, info.id)
 
     # ----------------------------------------------------------- helpers
 

@@ -21,6 +21,7 @@ from arena.registry import ErrorKind, Registry, RegistryConfig, RegistryError
 from botsdk.server import start_grpc_server
 from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from league.entry import EntryReport
+from league.policy import POLICY
 from league.standings import StandingRow
 from referee.games import games, spec
 from store import BotInfo, open_store
@@ -161,6 +162,6 @@ def start_arena_server(store_url: str, host: str = "127.0.0.1", port: int = 0, *
     be bound. Stop with ``server.stop(grace)``.
     """
     if registry is None:
-        registry = Registry(open_store(store_url), config or RegistryConfig.from_settings())
+        registry = Registry(open_store(store_url, policy=POLICY), config or RegistryConfig.from_settings())
     return start_grpc_server(lambda server: arena_pb2_grpc.add_ArenaServicer_to_server(ArenaServicer(registry), server),
                              "cardarena.v1.Arena", host, port, THREADS, MAX_REQUEST_BYTES, "arena")

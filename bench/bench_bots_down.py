@@ -21,7 +21,9 @@ from pathlib import Path
 
 from referee.botprocess import start_bot_process
 from cli.demo import register_or_update
+from league.policy import POLICY
 from league.seasons import create_season
+from league.standings import standings_of
 from referee.clients import GrpcBotClient
 from store import open_store
 from workers.local import run_local
@@ -57,7 +59,7 @@ def main() -> None:
     taken: set[int] = set()
     ports = [_port(taken) for _ in LINEUP]
     bots = [start_bot_process(name, seed, port=port) for (name, seed), port in zip(LINEUP, ports, strict=True)]
-    store = open_store(db)
+    store = open_store(db, policy=POLICY)
     try:
         names = [register_or_update(store, f"{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
                  for i, b in enumerate(bots)]
@@ -83,7 +85,7 @@ def main() -> None:
             print(f"{g.number:>4}  {g.status:10}  {g.attempts:>8}  {deferrals[g.id]:>9}  {table}")
         print(dict(Counter(str(g.status) for g in games)))
         faults = sum(s.faults or 0 for g in games for s in g.seats if s.bot_name == down)
-        rows = {r.name: r for r in store.standings(sid)}
+        rows = {r.name: r for r in standings_of(store, sid)}
         print(f"{down}: {rows[down].games} rated games, {faults} faults, suspended={rows[down].suspended}; "
               f"availability: {store.season_availability(sid)}")
     finally:

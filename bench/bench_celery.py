@@ -36,6 +36,7 @@ import redis
 from bench.bench_season import cpu_seconds, tree_cpu_seconds
 from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
+from league.policy import POLICY
 from league.seasons import create_season
 from referee.clients import GrpcBotClient
 from store import Store, open_store
@@ -54,7 +55,7 @@ def free_port() -> int:
 
 
 def new_season(db_url: str, bots: list[BotProcess], games: int, orbits: int) -> int:
-    store = open_store(db_url)
+    store = open_store(db_url, policy=POLICY)
     names = [register_or_update(store, f"{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
              for i, b in enumerate(bots)]
     season_id = create_season(store, "bench", "slippery-sam", names, [3, 4], games, 11, params={"orbits": orbits})
@@ -119,7 +120,7 @@ def steady_ms_per_game(store: Store, ids: list[int]) -> float:
 def on_pool(tmp: Path, bots: list[BotProcess], games: int, orbits: int, processes: int) -> Run:
     db_url = f"sqlite:///{tmp / f'pool{processes}.db'}"
     season_id = new_season(db_url, bots, games, orbits)
-    store = open_store(db_url)
+    store = open_store(db_url, policy=POLICY)
     ids = store.next_pending(season_id, 10**6)
     cpu = [sum(cpu_seconds(b.process.pid or 0) for b in bots), *own_cpu_seconds(), machine_cpu_seconds()]
     start = time.perf_counter()
@@ -141,7 +142,7 @@ def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker
     workers = [start_worker(broker, db_url, name, tmp / f"{name}.log") for name in names]
     try:
         wait_ready(app, names)
-        store = open_store(db_url)
+        store = open_store(db_url, policy=POLICY)
         ids = store.next_pending(season_id, 10**6)
         def sample() -> list[float]:
             return [sum(cpu_seconds(b.process.pid or 0) for b in bots), cpu_seconds(redis_pid),

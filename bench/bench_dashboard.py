@@ -25,6 +25,7 @@ from fastapi.testclient import TestClient
 
 from config import Settings
 from dashboard.main import create_app
+from league.policy import POLICY
 from store import open_store
 
 BOTS = 12
@@ -33,7 +34,7 @@ REPEATS = 7
 
 def fill(url: str, games: int, seed: int = 1) -> int:
     """A season of ``games`` done games with seats, results and ratings; returns its id."""
-    store = open_store(url)
+    store = open_store(url, policy=POLICY)
     bot_ids = [store.register_bot(f"bot-{i:02d}", f"127.0.0.1:{6000 + i}", "1", "bench", ["svara"])
                for i in range(BOTS)]
     rng = random.Random(seed)
@@ -77,7 +78,7 @@ def fill(url: str, games: int, seed: int = 1) -> int:
 
 def add_result(url: str, season_id: int, number: int) -> None:
     """One more done game (three seats), as a worker's result would add it."""
-    store = open_store(url, run_migrations=False)
+    store = open_store(url, run_migrations=False, policy=POLICY)
     try:
         with store.engine.begin() as conn:
             now = datetime.now(UTC).replace(tzinfo=None).isoformat(sep=" ")

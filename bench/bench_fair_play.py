@@ -36,6 +36,8 @@ from typing import Any
 from botsdk.bot import Context
 from referee.games.slippery_sam.bots import OddsBot
 from cardarena.v1 import slippery_sam_pb2 as pb
+from league.policy import POLICY
+from league.standings import standings_of
 
 API_ENV = "CARDARENA_BENCH_API"
 #: Where the cheater records what it learned, one JSON line per bet.
@@ -207,7 +209,7 @@ def main() -> None:
     log = work / "cheater.jsonl"
     env = {**os.environ, API_ENV: f"http://127.0.0.1:{port}", LOG_ENV: str(log), "CARDARENA_DB_URL": db}
     os.environ.update({API_ENV: env[API_ENV], LOG_ENV: str(log)})  # the bot processes inherit them
-    store = open_store(db)
+    store = open_store(db, policy=POLICY)
     server = subprocess.Popen([sys.executable, "-m", "cli.main", "server", "--port", str(port), "--grpc-port",
                                str(_free_port()), "--db", db], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     bots = [start_bot_process("bench.bench_fair_play:Cheater"), start_bot_process("odds"),
@@ -236,7 +238,7 @@ def main() -> None:
         print(f"season of {args.games} games in {time.monotonic() - started:.0f} s; the cheater found a seed that fits "
               f"what it saw in {len(guessed)} of {len(entries)} bets ({len({e['game'] for e in guessed})} games); "
               f"the card it then expected was the card turned in {right} of them")
-        for row in store.standings(season.id):  # type: ignore[union-attr]
+        for row in standings_of(store, season.id):  # type: ignore[union-attr]
             if row.name in ("cheater", "honest"):
                 print(f"{row.name:8} games {row.games:4}  avg place {row.avg_place:.2f}  avg change {row.avg_change:+.1f}  "
                       f"ML {row.ml_rating:.0f} [{row.ml_low:.0f}, {row.ml_high:.0f}]")

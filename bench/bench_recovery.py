@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 from referee.botprocess import start_bot_process
+from league.policy import POLICY
 from league.seasons import create_season
 from store import open_store
 from tests.workers.conftest import RedisServer, Worker, Workers, free_port_outside_the_ephemeral_range, register
@@ -33,7 +34,7 @@ from tests.workers.test_failures import Follow, games_lost_by, kill_while_runnin
 def trial(workers: Workers, victim: Worker, main: bool, db_url: str, names: list[str], number: int,
           games: int, window: int, broker: str) -> list[float]:
     """One season with one kill; the delays (seconds) of the games the kill lost."""
-    store = open_store(db_url, run_migrations=False)
+    store = open_store(db_url, run_migrations=False, policy=POLICY)
     season_id = create_season(store, f"recovery-{number}", "slippery-sam", names, [3, 4], games, number,
                               params={"orbits": 1})
     follow = Follow(store, broker, season_id, window=window)
@@ -64,7 +65,7 @@ def main() -> None:
         redis_server.start()
         bots = [start_bot_process("tests.workers.slowbots:SleepyOdds", seed) for seed in range(4)]
         db_url = f"sqlite:///{tmp / 'recovery.db'}"
-        store = open_store(db_url)
+        store = open_store(db_url, policy=POLICY)
         names = register(store, bots)
         store.close()
         workers = Workers(redis_server.url, db_url, tmp)

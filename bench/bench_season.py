@@ -33,6 +33,7 @@ from pathlib import Path
 
 from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
+from league.policy import POLICY
 from league.seasons import create_season
 from referee.clients import GrpcBotClient
 from store import open_store
@@ -119,7 +120,7 @@ def play_season(tmp: Path, game: str, games: int, processes: int) -> SeasonTimes
     bots: list[BotProcess] = [start_bot_process(name, seed) for name, seed in LINEUPS[game]]
     try:
         db_url = f"sqlite:///{tmp / f'{game}.db'}"
-        store = open_store(db_url)
+        store = open_store(db_url, policy=POLICY)
         names = [register_or_update(store, f"{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
                  for i, b in enumerate(bots)]
         season_id = create_season(store, f"bench-{game}", game, names, TABLE_SIZES, games, 17)

@@ -26,6 +26,7 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from referee.botprocess import start_bot_process
+from league.policy import POLICY
 from store import GameStatus, open_store
 from tests.store.conftest import DEFAULT_PG_URL
 from tests.workers.conftest import RedisServer, Workers, free_port_outside_the_ephemeral_range, make_season
@@ -67,7 +68,7 @@ def main() -> None:
         redis_server = RedisServer(free_port_outside_the_ephemeral_range(), tmp / "redis.log")
         redis_server.start()
         bots = [start_bot_process("tests.workers.slowbots:SleepyOdds", seed) for seed in range(4)]
-        open_store(pg_url).close()  # migrate, directly
+        open_store(pg_url, policy=POLICY).close()  # migrate, directly
         workers = Workers(redis_server.url, proxied_url, tmp)
         results = []
         try:

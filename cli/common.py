@@ -13,6 +13,9 @@ from typing import Annotated, NoReturn
 import typer
 from rich.console import Console
 
+from league.policy import POLICY
+
+
 # Piped output (logs, CI) gets room for the standings table instead of Rich's 80 columns.
 _PIPED_WIDTH = None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 200
 console = Console(soft_wrap=True, width=_PIPED_WIDTH)
@@ -92,8 +95,8 @@ def open_db(option: str | None, *, existing: bool = False, read_only: bool = Fal
              "`cardarena demo` or `cardarena server` makes one)")
     try:
         if not existing:
-            return open_store(url)
-        store = open_store(url, run_migrations=False)
+            return open_store(url, policy=POLICY)
+        store = open_store(url, run_migrations=False, policy=POLICY)
         try:
             check_store(store.engine, latest=read_only)
         except BaseException:
@@ -102,6 +105,6 @@ def open_db(option: str | None, *, existing: bool = False, read_only: bool = Fal
         if read_only:
             return store
         store.close()
-        return open_store(url)
+        return open_store(url, policy=POLICY)
     except StoreError as exc:
         fail(str(exc))

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from cli.common import DbOption, console, db_url, err_console, fail, no_season, open_db
 from league.availability import suspend_after_s
+from league.standings import standings_json, standings_of
 from referee.games import games as registered_games, names_text, spec
 
 app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True, rich_markup_mode=None)
@@ -299,7 +300,7 @@ def print_standings(store, season) -> None:
     season = store.get_season(season.id) or season  # its status now, after a run
     game_spec = spec(season.game)
     change = f"avg {game_spec.score_unit} change" if game_spec.higher_score_is_better else f"avg {game_spec.score_unit} (lower is better)"
-    rows = store.standings(season.id)
+    rows = standings_of(store, season.id)
     luck = any(r.luck_change is not None for r in rows)
     table = Table(title=f"{escape(season.name)} ({season.game})")
     for col in ("#", "bot", "games", "avg place", change, *(("luck-adjusted [95%]",) if luck else ()), "faults", "Elo",
@@ -376,6 +377,6 @@ def standings(
         print(json.dumps({"season": info.name, "game": info.game, "progress": progress,
                           "settling": settling_json(info.config, progress),
                           "reproducible": info.reproducible, "commitment": info.commitment,
-                          "standings": store.standings_json(info.id)}, indent=2))
+                          "standings": standings_json(standings_of(store, info.id))}, indent=2))
     else:
         print_standings(store, info)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from cli.common import DbOption, console, db_url, fail
+from league.policy import POLICY
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -69,7 +70,7 @@ def serve(url: str, host: str = "127.0.0.1", port: int = 8000, grpc_port: int = 
     from store import StoreError, open_store
 
     try:
-        store = open_store(url)  # fail now, in one line, rather than on the first request
+        store = open_store(url, policy=POLICY)  # fail now, in one line, rather than on the first request
     except StoreError as exc:
         fail(str(exc))
     try:

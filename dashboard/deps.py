@@ -20,6 +20,7 @@ from typing import Annotated, Any, TypeVar
 from fastapi import Depends, Request
 
 from config import Settings, get_settings
+from league.policy import POLICY
 from store import Store, open_store
 
 T = TypeVar("T")
@@ -38,7 +39,7 @@ class StoreHolder:
         with self._lock:
             store = self._stores.get(url)
             if store is None:
-                store = self._stores[url] = open_store(url, run_migrations=run_migrations)
+                store = self._stores[url] = open_store(url, run_migrations=run_migrations, policy=POLICY)
             return store
 
     def close(self) -> None:

@@ -10,30 +10,38 @@ from __future__ import annotations
 
 from typing import Any
 
+from league.elo import RatingPoint, histories
+from league.policy import POLICY
+from league.standings import CORE_STANDING_FIELDS, standings_json, standings_of
 from store import Store, open_store
-from store import queries as q
 
 
 def season_ratings_of(store: Store, season_id: int) -> dict[int, dict[str, Any]]:
     """``{bot_id: {ml_rating, ml_low, ml_high, p_better, ...}}``: the fields of the store's
-    standings rows beyond the SQL columns (see ``store.queries.standings_core``)."""
-    return {row["bot_id"]: {k: v for k, v in row.items() if k not in q.CORE_STANDING_FIELDS and k != "rank"}
-            for row in store.standings_json(season_id)}
+    standings rows beyond the SQL columns (see ``league.standings.core_standings``)."""
+    return {row["bot_id"]: {k: v for k, v in row.items() if k not in CORE_STANDING_FIELDS and k != "rank"}
+            for row in standings_json(standings_of(store, season_id))}
 
 
 def season_ratings(url: str, season_id: int) -> dict[int, dict[str, Any]]:
     """:func:`season_ratings_of` the store at ``url`` (in a worker process)."""
-    store = open_store(url, run_migrations=False)
+    store = open_store(url, run_migrations=False, policy=POLICY)
     try:
         return season_ratings_of(store, season_id)
     finally:
         store.close()
 
 
-def rating_histories(url: str, season_id: int) -> dict[int, list[q.RatingPoint]]:
-    """Every bot's Elo history in the season (``store.queries.rating_histories``)."""
-    store = open_store(url, run_migrations=False)
+def rating_histories_of(store: Store, season_id: int) -> dict[int, list[RatingPoint]]:
+    """Every bot's Elo after each of its published games of the season (``league.elo.histories``).
+    Raises ``store.NotFound``."""
+    return histories(store.season_reads.rated_games(season_id))
+
+
+def rating_histories(url: str, season_id: int) -> dict[int, list[RatingPoint]]:
+    """:func:`rating_histories_of` the store at ``url`` (in a worker process)."""
+    store = open_store(url, run_migrations=False, policy=POLICY)
     try:
-        return q.rating_histories(store, season_id)
+        return rating_histories_of(store, season_id)
     finally:
         store.close()

@@ -16,7 +16,7 @@ from google.protobuf.message import DecodeError
 from referee.record import GameRecord
 from referee.replay import expand
 from store import GameStatus, Store
-from store.queries import GameRow, get_game_row
+from store.reads.games import GameRow
 from store.sealing import SEALED_MESSAGE
 
 #: Statuses after which nothing about a game is secret any more.
@@ -69,7 +69,7 @@ def load_replay(store: Store, game_id: int) -> ReplayData:
     full; a running game's public progress so far, as its worker last stored it (every few
     seconds). Raises NotFound (no such game), Sealed (another game with the same deal is
     still to be played) or NoReplay (nothing to show yet)."""
-    game = get_game_row(store, game_id)
+    game = store.game_reads.game_row(game_id)
     if game.sealed:
         raise Sealed(f"game {game_id} is {SEALED_MESSAGE}: its replay and live events are not shown "
                      "while another game with the same cards is pending or running")

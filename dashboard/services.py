@@ -7,68 +7,63 @@ into a 404 with the message).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, fields, replace
 from typing import Any, TypeVar
+
+from pydantic import TypeAdapter
 
 from dashboard import jobs
 from dashboard.deps import Refresher
 from dashboard.schemas import (
-    AttemptOut,
     BotDetailOut,
     BotOut,
     BotRef,
-    BotSeasonOut,
-    CrossCellOut,
     CrosstableOut,
     FairnessOut,
-    FaultOut,
     GameDetailOut,
-    GameOut,
     GamePageOut,
-    LatencyOut,
-    OpponentOut,
     RatingHistoryOut,
-    RatingPointOut,
     SeasonDetailOut,
-    SeasonOut,
-    SeatStatsOut,
     StandingOut,
-    UnavailableBotOut,
 )
 from league.sequential import settling_json
-from league.standings import rank_key
+from league.standings import core_standings, rank_key
 from referee.games import spec
 from store import BotInfo, NotFound, Store
-from store import queries as q
-from store.sealing import SEALED_MESSAGE
+from store.reads.games import GameFilter, GameRow
+from store.reads.seasons import SeasonSummary
 
 T = TypeVar("T")
 
 
-def _season_out(x: q.SeasonSummary) -> SeasonOut:
-    return SeasonOut(id=x.id, name=x.name, game=x.game, status=x.status, created_at=x.created_at,
-                     finished_at=x.finished_at, progress=x.progress,  # type: ignore[arg-type]
-                     reproducible=x.reproducible, commitment=x.commitment)
-
-
-def seasons(store: Store) -> list[SeasonOut]:
+def seasons(store: Store) -> list[SeasonSummary]:
     """Every season with its progress, newest first."""
-    return [_season_out(x) for x in reversed(q.season_summaries(store))]
+    return list(reversed(store.season_reads.season_summaries()))
 
 
 def season_detail(store: Store, season_id: int) -> SeasonDetailOut:
     """A season with its settings and progress."""
     info = store.get_season(season_id)
-    summary = q.season_summaries(store, season_id)
+    summary = store.season_reads.season_summaries(season_id)
     if info is None or not summary:
         raise NotFound(f"no season with id {season_id}")
     key = store.revealed_key(season_id)
-    unavailable = [UnavailableBotOut(**asdict(a)) for a in store.season_availability(season_id)]
-    out = _season_out(summary[0])
-    return SeasonDetailOut(**out.model_dump(), params=info.params,
+    out = summary[0]
+    return SeasonDetailOut(**_fields_of(out), params=info.params,
                            time_control=info.time_control, config=info.config, key=key.hex() if key else None,
                            verify=f"/seasons/{season_id}/fairness", **_score_kind(info.game),
-                           unavailable=unavailable, settling=settling_json(info.config, out.progress.model_dump()))
+                           unavailable=store.season_availability(season_id),
+                           settling=settling_json(info.config, asdict(out.progress)))
+
+
+def as_json(game: GameRow) -> Any:
+    """A game row as the API's JSON (for a page's embedded data)."""
+    return TypeAdapter(GameRow).dump_python(game, mode="json")
+
+
+def _fields_of(value: Any) -> dict[str, Any]:
+    """A dataclass's fields by name, values as they are (a derived response model takes them)."""
+    return {f.name: getattr(value, f.name) for f in fields(value)}
 
 
 def fairness(store: Store, season_id: int) -> FairnessOut:
@@ -124,9 +119,9 @@ def standings(store: Store, refresher: Refresher, season_id: int, sync_limit: in
     is fitted, by Elo until then). The SQL columns are current (recomputed when a
     game becomes final, ~0.3 s at 100,000 games, else served from the refresher); the season
     ratings (maximum likelihood with interval, P(better), openskill) come from
-    ``store.standings`` through the refresher (``ml_games``: the done games they cover)."""
-    done = q.done_count(store, season_id)  # first: a result stored meanwhile only makes the rows newer
-    rows, _ = refresher.get(("core", season_id), done, lambda: q.standings_core(store, season_id), wait=True)
+    ``league.standings.standings_of`` through the refresher (``ml_games``: the done games they cover)."""
+    done = store.season_reads.done_count(season_id)  # first: a result stored meanwhile only makes the rows newer
+    rows, _ = refresher.get(("core", season_id), done, lambda: _core(store, season_id), wait=True)
     if rows is None:  # wait=True always computes
         raise RuntimeError("standings were not computed")
 
@@ -140,18 +135,23 @@ def standings(store: Store, refresher: Refresher, season_id: int, sync_limit: in
         out.append(StandingOut(**{**extra, **row, "ml_games": ml_games, "suspended": row["bot_id"] in suspended}))
     # the SQL rows come by Elo; ranked as the store ranks them once the season ratings are in
     out.sort(key=rank_key)
-    return [row.model_copy(update={"rank": rank}) for rank, row in enumerate(out, start=1)]
+    return [replace(row, rank=rank) for rank, row in enumerate(out, start=1)]
+
+
+def _core(store: Store, season_id: int) -> list[dict[str, Any]]:
+    """The standings columns summed in SQL (``league.standings.core_standings``), best Elo first."""
+    return core_standings(store.season_reads.seat_totals(season_id))
 
 
 def crosstable(store: Store, refresher: Refresher, season_id: int, sync_limit: int,
                rows: list[StandingOut] | None = None) -> CrosstableOut:
     """Head-to-head results, bots in standings order (``rows``, if the caller has them)."""
-    rows = rows if rows is not None else [StandingOut(**r) for r in q.standings_core(store, season_id)]
-    done = q.done_count(store, season_id)
-    cells, version = refresher.get(("crosstable", season_id), done, lambda: q.crosstable(store, season_id),
+    rows = rows if rows is not None else [StandingOut(**r) for r in _core(store, season_id)]
+    done = store.season_reads.done_count(season_id)
+    cells, version = refresher.get(("crosstable", season_id), done, lambda: store.season_reads.crosstable(season_id),
                                    wait=_wait(done, sync_limit))
     return CrosstableOut(season_id=season_id, bots=[BotRef(id=r.bot_id, name=r.name) for r in rows],
-                         cells=[CrossCellOut(**asdict(c)) for c in cells or []],
+                         cells=cells or [],
                          games=version[0] if version is not None else None,  # type: ignore[index]
                          computing=version != done)
 
@@ -179,15 +179,15 @@ def bot_detail(store: Store, bot_id: int, season_id: int | None, latency_games: 
     bot = get_bot(store, bot_id)
     if season_id is not None and store.get_season(season_id) is None:
         raise NotFound(f"no season with id {season_id}")
-    latency = q.latency_stats(store, bot_id, latency_games, season_id=season_id)
+    reads = store.bot_reads
     return BotDetailOut(
         **_bot_out(bot).model_dump(),
         season_id=season_id,
-        seasons=[BotSeasonOut(**x) for x in q.bot_seasons(store, bot_id)],
-        seats=[SeatStatsOut(**asdict(x), **_score_kind(x.game)) for x in q.results_by_seat(store, bot_id, season_id)],
-        opponents=[OpponentOut(**asdict(x)) for x in q.opponents(store, bot_id, season_id)],
-        latency=LatencyOut(**{**asdict(latency), "edges": list(latency.edges), "bins": list(latency.bins)}),
-        faults=[FaultOut(**asdict(f)) for f in q.fault_log(store, bot_id, season_id=season_id)],
+        seasons=reads.bot_seasons(bot_id),
+        seats=reads.results_by_seat(bot_id, season_id),
+        opponents=reads.opponents(bot_id, season_id),
+        latency=reads.latency_stats(bot_id, latency_games, season_id=season_id),
+        faults=reads.fault_log(bot_id, season_id=season_id),
     )
 
 
@@ -203,30 +203,22 @@ def rating_history(store: Store, refresher: Refresher, bot_id: int, season_id: i
     """The bot's Elo after each of its done games of the season (all bots' histories are
     computed together, through the refresher)."""
     get_bot(store, bot_id)
-    done = q.done_count(store, season_id)
-    histories, version = refresher.get(("ratings", season_id), done, lambda: q.rating_histories(store, season_id),
+    done = store.season_reads.done_count(season_id)
+    histories, version = refresher.get(("ratings", season_id), done, lambda: jobs.rating_histories_of(store, season_id),
                                        wait=_wait(done, sync_limit),
                                        job=_job(store, jobs.rating_histories, season_id))
     points = (histories or {}).get(bot_id, [])
     return RatingHistoryOut(bot_id=bot_id, season_id=season_id, computing=version != done,
-                            points=[RatingPointOut(**asdict(p)) for p in points])
+                            points=points)
 
 
-def game_out(row: q.GameRow) -> GameOut:
-    """A game list row as the API's model (a sealed row says so: ``store.sealing``)."""
-    return GameOut(**{**asdict(row), "seats": list(row.seats)}, sealed_message=SEALED_MESSAGE if row.sealed else None)
-
-
-def games(store: Store, flt: q.GameFilter, limit: int, offset: int) -> GamePageOut:
+def games(store: Store, flt: GameFilter, limit: int, offset: int) -> GamePageOut:
     """A page of games matching the filter, newest first. Raises ValueError for ``result`` without a bot."""
-    total, rows = q.list_games(store, flt, limit=limit, offset=offset)
-    return GamePageOut(total=total, limit=limit, offset=offset, items=[game_out(r) for r in rows])
+    total, rows = store.game_reads.game_rows(flt, limit=limit, offset=offset)
+    return GamePageOut(total=total, limit=limit, offset=offset, items=rows)
 
 
 def game_detail(store: Store, game_id: int) -> GameDetailOut:
     """A game with its seats and attempts."""
-    row = q.get_game_row(store, game_id)
-    attempts = [AttemptOut(attempt=a.attempt, worker=a.worker, started_at=a.started_at, ended_at=a.ended_at,
-                           outcome=a.outcome.value if a.outcome else None, detail=a.detail)
-                for a in store.attempts(game_id)]
-    return GameDetailOut(**game_out(row).model_dump(), attempts=attempts)
+    row: GameRow = store.game_reads.game_row(game_id)
+    return GameDetailOut(**_fields_of(row), attempts=store.attempts(game_id))

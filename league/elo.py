@@ -34,6 +34,7 @@ the third ``-16``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 #: The K-factor: the most a bot's rating can move in one game.
 K: float = 32.0
@@ -102,3 +103,52 @@ def season_elo(
     for seats_bots, places in games:
         ratings = update(ratings, seats_bots, places, k=k, start=start)
     return ratings
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """A bot's Elo right after one of its done games (``number`` in the season's schedule)."""
+
+    game_id: int
+    number: int
+    elo: float
+
+
+def replay(
+    base: Mapping[int, tuple[float, int]],
+    games: Iterable[tuple[int, Sequence[int], Sequence[int]]],
+    checkpoint_before: int,
+) -> tuple[dict[int, tuple[float, int]], dict[int, tuple[float, int]]]:
+    """A season's Elo from a checkpoint: ``(after every game, after the games numbered below
+    checkpoint_before)``, each ``{bot_id: (elo, rated games)}`` for every bot of ``base`` and ``games``
+    (a bot not yet rated at the checkpoint: ``(START, 0)`` there).
+
+    ``base``: the ratings at the previous checkpoint; ``games``: ``(number, seats_bots, places)`` of
+    the rated games after it, in schedule order. The float operations are exactly those of
+    :func:`season_elo` from the start, so the ratings are bit-identical to it. Raises ValueError as
+    :func:`update` does.
+    """
+    elo = {bot: r for bot, (r, _) in base.items()}
+    counts = {bot: n for bot, (_, n) in base.items()}
+    kept_elo, kept_counts = elo, counts  # update() returns new dicts: these stay as they are
+    for number, bots, places in games:
+        elo = update(elo, bots, places)
+        counts = dict(counts)
+        for bot in bots:
+            counts[bot] = counts.get(bot, 0) + 1
+        if number < checkpoint_before:  # inside the new checkpoint
+            kept_elo, kept_counts = elo, counts
+    return ({bot: (r, counts[bot]) for bot, r in elo.items()},
+            {bot: (kept_elo.get(bot, START), kept_counts.get(bot, 0)) for bot in elo})
+
+
+def histories(games: Iterable[tuple[int, int, Sequence[int], Sequence[int]]]) -> dict[int, list[RatingPoint]]:
+    """Every bot's Elo (rounded to 0.1) after each of its games: ``games`` are ``(game id, number,
+    seats_bots, places)`` of a season's rated games in schedule order (as the season is rated)."""
+    history: dict[int, list[RatingPoint]] = {}
+    ratings: dict[int, float] = {}
+    for game_id, number, bots, places in games:
+        ratings = update(ratings, bots, places)
+        for bot in dict.fromkeys(bots):
+            history.setdefault(bot, []).append(RatingPoint(game_id, number, round(ratings[bot], 1)))
+    return history

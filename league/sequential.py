@@ -23,6 +23,7 @@ from league.schedule import ScheduledGame, build_schedule
 from league.seasons import MAX_GAMES, SeasonError, create_season
 from league.ratings_ml import fit_bradley_terry
 from league.settling import INDIFFERENCE, SEQUENTIAL_KEY, SettlingRule, StopReason, evidence, look
+from league.standings import standings_of
 
 #: The season config key of a sequential season.
 KEY = SEQUENTIAL_KEY
@@ -100,7 +101,7 @@ def advance(store, season_id: int) -> SettlingStatus | None:
     total = progress["total"]
     if total <= seq["looked_at"]:
         return current
-    rows = store.standings(season_id, with_luck=False)  # the look needs the ratings only, not the replays
+    rows = standings_of(store, season_id, with_luck=False)  # the look needs the ratings only, not the replays
     verdict = look(current.rule, _evidence(store, season_id, current.rule, [r.bot_id for r in rows]), total)
     batch = [] if verdict.stop else _next_batch(store, info, total, current.batch_groups)
     games = [(g.seed, list(g.seats)) for g in batch]

@@ -1,8 +1,8 @@
 """A season's standings table, computed from stored per-seat results (a pure function).
 
-The store loads the season's rated seat results, its games' rankings and Elo
-ratings and calls :func:`compute_standings`; the dashboard and the CLI show the
-rows, or :func:`standings_json` of them. Beside Elo, each row carries the
+The store reads the season's rated seat results, its games' rankings and Elo
+ratings (``store.reads.seasons``) and :func:`standings_of` computes the rows
+from them; the dashboard and the CLI show the rows, or :func:`standings_json` of them. Beside Elo, each row carries the
 season's maximum-likelihood rating with its 95% interval, the probability that
 the bot is better than the next row's, and openskill's mu and sigma
 (:mod:`league.ratings_ml`), all computed from the games' rankings, and for
@@ -14,12 +14,19 @@ ranked by the ML rating where it is fitted, then by Elo (:func:`rank_key`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, replace
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Protocol
 
 from league.elo import START
-from league.luck import LuckSummary
+from league.luck import LuckSummary, luck_adjusted_by_bot
 from league.ratings_ml import p_better_chain, season_ratings
+from referee.games import spec
+from referee.record import GameRecord
+
+
+def _doc(text: str) -> dict[str, str]:
+    """A field's ``metadata`` describing it (the API schema's description of a standings field)."""
+    return {"description": text}
 
 
 @dataclass(frozen=True)
@@ -58,22 +65,27 @@ class StandingRow:
 
     bot_id: int
     name: str
-    games: int
+    games: int = field(metadata=_doc("rated seats (done games)"))
     avg_place: float | None
-    avg_change: float | None
+    avg_change: float | None = field(metadata=_doc("mean tokens or points change per game"))
     faults: int
     elo: float
-    retired: int = 0
+    retired: int = field(default=0, metadata=_doc(
+        "done games in which the bot's seat was retired for faults (rules §4.2)"))
     ml_rating: float | None = None
-    ml_low: float | None = None
-    ml_high: float | None = None
-    p_better: float | None = None
-    openskill_mu: float | None = None
-    openskill_sigma: float | None = None
-    suspended: bool = False
-    luck_change: float | None = None
-    luck_low: float | None = None
-    luck_high: float | None = None
+    ml_low: float | None = field(default=None, metadata=_doc("lower end of the 95% interval of ml_rating"))
+    ml_high: float | None = field(default=None, metadata=_doc("upper end of the 95% interval of ml_rating"))
+    p_better: float | None = field(default=None, metadata=_doc(
+        "probability that this bot is better than the next one"))
+    openskill_mu: float | None = field(default=None, metadata=_doc("openskill Plackett-Luce mu (start 25)"))
+    openskill_sigma: float | None = field(default=None, metadata=_doc("openskill Plackett-Luce sigma (start 25/3)"))
+    suspended: bool = field(default=False, metadata=_doc(
+        "suspended from the season for not answering at game start (rules §4.9): its remaining games were not played"))
+    luck_change: float | None = field(default=None, metadata=_doc(
+        "Slippery Sam: mean luck-adjusted token change per game (the change less each bet's result minus its "
+        "expectation, rules §1.5)"))
+    luck_low: float | None = field(default=None, metadata=_doc("lower end of the 95% interval of luck_change"))
+    luck_high: float | None = field(default=None, metadata=_doc("upper end of the 95% interval of luck_change"))
 
 
 def group_games(rows: Iterable[tuple[int, int, int]]) -> list[tuple[list[int], list[int]]]:
@@ -176,3 +188,57 @@ _ROUNDING = {"ml_rating": 1, "ml_low": 1, "ml_high": 1, "p_better": 3, "openskil
 
 def _round(value: float | None, digits: int) -> float | None:
     return None if value is None else round(value, digits)
+
+
+#: The fields of a standings row that :func:`core_standings` gives (summed in SQL by the store); the others
+#: (maximum-likelihood ratings, openskill, luck) come from :func:`season_standings`.
+CORE_STANDING_FIELDS = frozenset({"bot_id", "name", "games", "avg_place", "avg_change", "faults", "retired", "elo"})
+
+
+class ResultsSource(Protocol):
+    """Where a season's results are read from (``store.Store``)."""
+
+    def season_results(self, season_id: int) -> Any:
+        """``store.reads.seasons.SeasonResults``: game, names, outcomes, elo, placings, suspended."""
+        ...
+
+    def season_records(self, season_id: int) -> list[tuple[list[int], GameRecord]]: ...
+
+
+#: ``(bot id, name, games, sum of places, sum of changes, faults, retired seats, Elo or None)`` of one bot.
+SeatTotals = tuple[int, str, int, int, int, int, int, float | None]
+
+
+def core_standings(totals: Iterable[SeatTotals]) -> list[dict[str, Any]]:
+    """JSON-ready standings rows (:func:`standings_json`, only :data:`CORE_STANDING_FIELDS` and ``rank``)
+    from each bot's summed seats (``store.reads.seasons.SeatTotals``), best Elo first (a bot without a
+    rated game at :data:`league.elo.START`)."""
+    rows = [StandingRow(bot_id=bot, name=name, games=g, avg_place=(places / g) if g else None,
+                        avg_change=(change / g) if g else None, faults=faults,
+                        elo=START if elo is None else elo, retired=retired)
+            for bot, name, g, places, change, faults, retired, elo in totals]
+    rows.sort(key=lambda r: (-r.elo, -r.games, r.name))
+    return [{k: v for k, v in row.items() if k in CORE_STANDING_FIELDS or k == "rank"} for row in standings_json(rows)]
+
+
+def season_standings(names: Mapping[int, str], outcomes: Iterable[tuple[int, int, int, int, bool]],
+                     elo: Mapping[int, float], placings: Iterable[tuple[int, int, int]], suspended: frozenset[int],
+                     records: Iterable[tuple[Sequence[int], GameRecord]] | None = None) -> list[StandingRow]:
+    """The season's standings (:func:`compute_standings`), suspended bots marked: ``outcomes`` are
+    ``(bot, place, change, faults, retired)`` of the published seats, ``placings`` ``(game number,
+    bot, place)`` by game then seat; with ``records`` (the done games of a Slippery Sam season,
+    ``(bot of each seat, record)``), the luck-adjusted changes too (:mod:`league.luck`)."""
+    luck = luck_adjusted_by_bot(records) if records is not None else None
+    rows = compute_standings([SeatOutcome(*o) for o in outcomes], names, elo, group_games(placings), luck)
+    return [replace(r, suspended=True) if r.bot_id in suspended else r for r in rows]
+
+
+def standings_of(source: ResultsSource, season_id: int, with_luck: bool = True) -> list[StandingRow]:
+    """The season's standings from the store, in :func:`rank_key` order (best ML rating first, then
+    Elo), one row per bot seated in the season, with the season ratings and their intervals fitted over
+    the published games (:mod:`league.ratings_ml`) and, for a game with a luck estimator, the luck-adjusted changes from
+    the done games' replays (``with_luck=False`` skips reading them). Raises ``store.NotFound``."""
+    r = source.season_results(season_id)
+    lucky = spec(r.game).luck is not None  # a game with a luck estimator (league.luck)
+    records = source.season_records(season_id) if with_luck and lucky else None
+    return season_standings(r.names, r.outcomes, r.elo, r.placings, r.suspended, records)

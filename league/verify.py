@@ -15,11 +15,49 @@ Failed games (no result, not rated) have no replay; only their seed is checked.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from league import fairness
+from referee.record import GameRecord
 from referee.replay import ReplayMismatch, verify
-from store import GameStatus, SeasonInfo, Store
+
+#: The status of a game with a stored result (``store.GameStatus.DONE``).
+DONE = "done"
+
+
+class SeasonToVerify(Protocol):
+    """The season's published fields the check reads (``store.SeasonInfo``)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def commitment(self) -> str | None: ...
+    @property
+    def config(self) -> Mapping[str, Any]: ...
+
+
+class DealsSource(Protocol):
+    """Where a season's key, deals and replays are read from (``store.Store``)."""
+
+    def revealed_key(self, season_id: int) -> bytes | None:
+        """The season's key once published, else None."""
+        ...
+
+    def season_progress(self, season_id: int) -> dict[str, int]:
+        """Games per status (``"pending"``, ``"running"``, ...)."""
+        ...
+
+    def season_deals(self, season_id: int) -> list[tuple[int, int, int, int, str]]:
+        """``(game id, number, deal group, stored seed, status)`` of every game, in schedule order."""
+        ...
+
+    def get_replay(self, game_id: int) -> GameRecord | None:
+        """The stored record of a done game, or None."""
+        ...
 
 
 class CannotVerify(Exception):
@@ -58,7 +96,7 @@ class VerifyReport:
         return out
 
 
-def verify_season(store: Store, season: SeasonInfo) -> VerifyReport:
+def verify_season(store: DealsSource, season: SeasonToVerify) -> VerifyReport:
     """Verify ``season`` from its published key (module docstring). Raises CannotVerify when the
     season has no key (stored before keys) or is not over (its key is not published yet)."""
     if season.commitment is None:
@@ -85,7 +123,7 @@ def verify_season(store: Store, season: SeasonInfo) -> VerifyReport:
                                    f"{expected} ({fairness.deal_label(number, group, duplicate)})")
         else:
             report.seeds_checked += 1
-        if status != GameStatus.DONE:
+        if status != DONE:
             continue
         record = store.get_replay(game_id)
         if record is None:

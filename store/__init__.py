@@ -3,38 +3,30 @@
 SQLite by default (``sqlite:///var/cardarena.db``), PostgreSQL by URL
 (``postgresql+psycopg://user@host/dbname``), the same code on both::
 
+    from league.policy import POLICY
     from store import open_store
-    store = open_store("sqlite:///var/cardarena.db")
+    store = open_store("sqlite:///var/cardarena.db", policy=POLICY)
     claim = store.claim_game(game_id, owner="worker-1", lease_seconds=600)
 
-Nothing connects at import time.
+Persistence only: the store never imports the league; the league's policy
+(``store.policy``) rates seasons inside the store's transactions. Nothing
+connects at import time.
 """
 
 from __future__ import annotations
 
+from store.bots import BotInfo
 from store.db import InvalidRecord, NameTaken, NotFound, SeasonExists, StoreError, StoreUnavailable
+from store.lifecycle import MAX_ATTEMPTS, BotsBusy, Claim, Deferral, VoidResult
 from store.models import AttemptOutcome, GameStatus, SeasonStatus
-from store.repo import (
-    MAX_ATTEMPTS,
-    AttemptInfo,
-    BotAvailability,
-    BotInfo,
-    BotsBusy,
-    Claim,
-    Deferral,
-    GameInfo,
-    SeasonInfo,
-    SeatBot,
-    SeatInfo,
-    Store,
-    VoidResult,
-    open_store,
-)
+from store.policy import LeaguePolicy
+from store.reads.games import AttemptInfo, GameInfo, SeatInfo
+from store.repo import Store, open_store
+from store.seasons import BotAvailability, SeasonInfo, SeatBot
 
 __all__ = [
     "MAX_ATTEMPTS", "AttemptInfo", "AttemptOutcome", "BotAvailability", "BotInfo", "BotsBusy", "Claim", "Deferral",
-    "GameInfo", "GameStatus", "InvalidRecord",
+    "GameInfo", "GameStatus", "InvalidRecord", "LeaguePolicy",
     "NameTaken", "NotFound", "SeasonExists", "SeasonInfo", "SeasonStatus", "SeatBot", "SeatInfo",
     "Store", "StoreError", "StoreUnavailable", "VoidResult", "open_store",
 ]
-

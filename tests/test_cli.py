@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from league.policy import POLICY
 from referee.record import GameRecord
 from referee.replay import verify
 from store import open_store
@@ -58,7 +59,7 @@ def test_an_unreachable_database_is_one_line_and_writes_nothing(dead_endpoint: s
 
 
 def test_an_unknown_season_is_one_line(tmp_path: Path) -> None:
-    open_store(f"sqlite:///{tmp_path / 's.db'}").close()
+    open_store(f"sqlite:///{tmp_path / 's.db'}", policy=POLICY).close()
     result = run("standings", "--season", "nope", "--db", f"sqlite:///{tmp_path / 's.db'}")
     assert result.returncode == 1 and result.stderr.strip().startswith("cardarena: error: no season named 'nope' in sqlite:///")
 
@@ -87,7 +88,7 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
     assert all("entry checks passed" in line for line in lines[1:7])
     progress = [line for line in lines if re.fullmatch(r"demo-slippery-sam-[\d-]+: \d+/18 games \(\d+ s\)", line)]
     assert progress[0].split()[1] == "0/18" and progress[-1].split()[1] == "18/18" and len(progress) >= 3
-    store = open_store(db)
+    store = open_store(db, policy=POLICY)
     (season,) = store.list_seasons()
     assert store.season_progress(season.id).get("done") == 18
     # every game stored exactly once, every replay re-runs to the same result
@@ -138,7 +139,7 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
 )
 def test_hostile_values_get_one_line_errors(args: list[str], message: str, tmp_path: Path) -> None:
     if "--db" not in args:
-        open_store(f"sqlite:///{tmp_path / 'h.db'}").close()
+        open_store(f"sqlite:///{tmp_path / 'h.db'}", policy=POLICY).close()
         args = [*args, "--db", f"sqlite:///{tmp_path / 'h.db'}"]
     result = run(*args)
     assert result.returncode in (1, 2), result
@@ -191,7 +192,7 @@ def test_demo_serve_checks_its_ports_before_playing(busy_port: int, tmp_path: Pa
     result = run("demo", "--serve", "--port", str(busy_port), "--games", "3", "--db", f"sqlite:///{tmp_path / 'd.db'}",
                  timeout=60)
     assert result.returncode == 1 and "choose another --port" in result.stderr, result.stderr
-    assert open_store(f"sqlite:///{tmp_path / 'd.db'}").list_seasons() == []  # nothing was played
+    assert open_store(f"sqlite:///{tmp_path / 'd.db'}", policy=POLICY).list_seasons() == []  # nothing was played
 
 
 def test_bot_serve_on_a_busy_port_is_one_line(busy_port: int) -> None:

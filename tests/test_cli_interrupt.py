@@ -12,6 +12,7 @@ from pathlib import Path
 
 from botsdk import Bot
 from referee.bots import load_bot
+from league.policy import POLICY
 from league.seasons import create_season
 from store import open_store
 from workers.local import INTERRUPTED
@@ -53,7 +54,7 @@ def _wait_for(condition, what: str, limit_s: float = 300.0) -> None:
 def test_sigterm_stops_season_run_cleanly_releases_its_game_and_the_rerun_counts_the_whole_season(
         tmp_path: Path, bot_server) -> None:
     url = f"sqlite:///{tmp_path / 'stop.db'}"
-    store = open_store(url)
+    store = open_store(url, policy=POLICY)
     held = HeldBot(1)
     endpoints = [bot_server(held), bot_server(load_bot("points", 2)), bot_server(load_bot("random", 3))]
     names = ["held", "p2", "r3"]
@@ -96,7 +97,7 @@ def test_a_game_interrupted_again_and_again_goes_back_to_pending_not_to_failed(t
     from store import MAX_ATTEMPTS
     from workers.local import release_interrupted
 
-    store = open_store(f"sqlite:///{tmp_path / 'again.db'}")
+    store = open_store(f"sqlite:///{tmp_path / 'again.db'}", policy=POLICY)
     ids = [store.register_bot(n, "127.0.0.1:1", "1", "t", ["svara"]) for n in ("a", "b", "c")]
     season_id = store.create_season("again", "svara", {}, {}, 1, {}, [(5, ids)])
     (gid,) = store.next_pending(season_id)

@@ -18,6 +18,7 @@ import pytest
 from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
 from cli.main import main
+from league.policy import POLICY
 from league.seasons import create_season
 from referee.clients import GrpcBotClient
 from referee.games import spec
@@ -82,7 +83,7 @@ def test_the_node_example_passes_the_entry_checks(node_bot: str, game: str, caps
 def test_the_node_example_plays_a_season_without_a_fault(node_bot: str, reference_bots: dict[str, BotProcess],
                                                           game: str, tmp_path: Path) -> None:
     db_url = f"sqlite:///{tmp_path / 'season.db'}"
-    store = open_store(db_url)
+    store = open_store(db_url, policy=POLICY)
     names = [register_or_update(store, "node-example", node_bot, GrpcBotClient(node_bot).describe())]
     for ref in spec(game).opponents:  # the game's validation opponents
         endpoint = reference_bots[ref].endpoint

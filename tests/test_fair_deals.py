@@ -30,7 +30,9 @@ from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from config import Settings
 from dashboard.main import create_app
 from league import fairness
+from league.policy import POLICY
 from league.seasons import SeasonError, create_season
+from league.standings import standings_of
 from league.verify import CannotVerify, verify_season
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
@@ -118,7 +120,7 @@ class League:
 
 @pytest.fixture
 def league(db_url: str, bot_server: Any) -> Iterator[League]:  # noqa: F811
-    store = open_store(db_url)
+    store = open_store(db_url, policy=POLICY)
     bots = [RecordingBot(seed=i) for i in range(len(BOTS))]
     for name, bot in zip(BOTS, bots, strict=True):
         store.register_bot(name, bot_server(bot, threads=4), "1", "tests", [GAME], capacity=4)
@@ -322,7 +324,7 @@ def test_a_sealed_duplicate_group_shows_nothing_until_its_last_game_is_stored(le
         def counted() -> list[int]:
             """Games counted per bot by the standings (API and store), the crosstable and the bot pages."""
             rows = client.get(f"/api/v1/seasons/{dup}/standings").json()
-            assert [r["games"] for r in rows] == [r.games for r in league.store.standings(dup)]
+            assert [r["games"] for r in rows] == [r.games for r in standings_of(league.store, dup)]
             cells = client.get(f"/api/v1/seasons/{dup}/crosstable").json()["cells"]
             bot = client.get(f"/api/v1/bots/{rows[0]['bot_id']}", params={"season_id": dup}).json()
             met = sum(c["games"] for c in cells if c["bot_id"] == rows[0]["bot_id"])  # two opponents a game
@@ -415,14 +417,14 @@ def test_a_sealed_group_closed_by_a_failed_game_is_rated(store: Store, bots: lis
                               [(5, bots[:3]), (5, bots[1:4])], deal_groups=[0, 0])
     g0, g1 = store.list_games(sid)
     finish(store, g0.id, [1, 2, 3])
-    assert store.ratings(sid) == {} and all(r.games == 0 for r in store.standings(sid))
+    assert store.ratings(sid) == {} and all(r.games == 0 for r in standings_of(store, sid))
     for _ in range(MAX_ATTEMPTS):
         claim = store.claim_game(g1.id, "w", 60)
         assert claim is not None
         store.void_game(g1.id, claim.attempt, "platform failure")
     assert store.get_game(g1.id).status is GameStatus.FAILED  # type: ignore[union-attr]
     assert set(store.ratings(sid)) == set(bots[:3])
-    assert sorted(r.games for r in store.standings(sid)) == [0, 1, 1, 1]
+    assert sorted(r.games for r in standings_of(store, sid)) == [0, 1, 1, 1]
 
 
 def test_migrating_a_populated_store_keeps_every_row_and_marks_old_seasons(db_url: str) -> None:  # noqa: F811
@@ -448,7 +450,7 @@ def test_migrating_a_populated_store_keeps_every_row_and_marks_old_seasons(db_ur
         groups = conn.execute(text("SELECT number, deal_group FROM games ORDER BY number")).all()
     engine.dispose()
     assert counts == [2, 1, 2, 4, 1] and [tuple(g) for g in groups] == [(0, 0), (1, 1)]
-    st = open_store(db_url)
+    st = open_store(db_url, policy=POLICY)
     try:
         season = st.get_season(1)
         assert season is not None and season.reproducible and season.commitment is None and season.seed == 7

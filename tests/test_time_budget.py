@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from referee.bots import load_bot
+from league.policy import POLICY
 from referee.clients import InProcessBotClient
 from referee.games import games, make_params, spec
 from referee.referee import play
@@ -47,7 +48,7 @@ def test_for_game_takes_the_games_budget_unless_one_is_given() -> None:
 
 def test_season_create_stores_the_games_budget(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'tc.db'}"
-    store = open_store(url)
+    store = open_store(url, policy=POLICY)
     for name in ("a", "b", "c"):
         store.register_bot(name, "127.0.0.1:1", "1", "t", ["rummy"])
     repo = Path(__file__).parents[1]

@@ -24,6 +24,7 @@ import socket
 import time
 from collections.abc import Callable, Iterable, Iterator
 
+from league.policy import POLICY
 from workers.service import Outcome, RunResult, run_game
 
 #: Seconds before a game refused for capacity is offered again.
@@ -46,7 +47,7 @@ def _init(db_url: str, lease_s: float | None) -> None:
     # interrupted mid-game would only print a traceback (its lease runs out and
     # the game is played again).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _store = open_store(db_url, run_migrations=False)
+    _store = open_store(db_url, run_migrations=False, policy=POLICY)
     _lease_s = lease_s
 
 
@@ -126,7 +127,7 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
     reported: set[int] = set()
     in_flight: dict[int, int] = {}  # game id -> handed out how many times and not answered yet
     done: queue.SimpleQueue[RunResult | BaseException] = queue.SimpleQueue()
-    store = open_store(db_url, run_migrations=False)
+    store = open_store(db_url, run_migrations=False, policy=POLICY)
     ctx = mp.get_context("spawn")
     owners: set[str] = set()  # every pool process seen: whose claims to release if the run stops early
     try:

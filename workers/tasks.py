@@ -15,6 +15,7 @@ import os
 from celery import Task
 
 from config import get_settings
+from league.policy import POLICY
 from store import Store, StoreUnavailable, open_store
 from workers.celery_app import app
 from workers.service import Outcome, run_game as run_game_service
@@ -31,7 +32,7 @@ def process_store() -> Store:
     """This process's Store (opened on first use in each process, never shared across a fork)."""
     global _store
     if _store is None or _store[0] != os.getpid():
-        _store = (os.getpid(), open_store(get_settings().db_url, run_migrations=False))
+        _store = (os.getpid(), open_store(get_settings().db_url, run_migrations=False, policy=POLICY))
     return _store[1]
 
 

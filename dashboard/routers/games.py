@@ -13,7 +13,7 @@ from dashboard.deps import StoreDep
 from dashboard.params import GameId, Limit, Offset, OptBotId, OptSeasonId
 from dashboard.schemas import ErrorOut, GameDetailOut, GamePageOut
 from store import GameStatus
-from store.queries import GameFilter
+from store.reads.games import GameFilter
 
 router = APIRouter(prefix="/games", tags=["games"])
 

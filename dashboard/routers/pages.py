@@ -16,7 +16,7 @@ from dashboard.params import MAX_ID, BotId, GameId, SeasonId
 from dashboard.replays import NoReplay, load_replay
 from dashboard.templating import render
 from store import GameStatus
-from store.queries import GameFilter, get_game_row
+from store.reads.games import GameFilter
 
 router = APIRouter(include_in_schema=False)
 FilterText = Annotated[str | None, Query(max_length=32)]
@@ -117,11 +117,11 @@ def replay_page(request: Request, game_id: GameId, store: StoreDep) -> HTMLRespo
     try:
         data = load_replay(store, game_id)
     except NoReplay as exc:
-        game = services.game_out(get_game_row(store, game_id))
+        game = store.game_reads.game_row(game_id)
         return render(request, "replay.html", game=game, public_only=True, record=None, message=str(exc),
                       replay_json=Markup("null"))
-    game = services.game_out(data.game)
-    payload: dict[str, Any] = {"game": game.model_dump(mode="json"), "public_only": data.public_only,
+    game = data.game
+    payload: dict[str, Any] = {"game": services.as_json(game), "public_only": data.public_only,
                                "record": data.record}
     return render(request, "replay.html", game=game, public_only=data.public_only, record=data.record,
                   message=None, replay_json=_script_json(payload))

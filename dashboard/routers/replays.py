@@ -6,7 +6,6 @@ import json
 
 from fastapi import APIRouter, Response
 
-from dashboard import services
 from dashboard.deps import StoreDep
 from dashboard.params import GameId
 from dashboard.replays import load_replay
@@ -22,7 +21,7 @@ NOT_FOUND = {404: {"model": ErrorOut, "description": "no such game, or no replay
             summary="A game's replay (public events only while it runs)")
 def get_replay(game_id: GameId, store: StoreDep) -> ReplayOut:
     data = load_replay(store, game_id)
-    return ReplayOut(game=services.game_out(data.game), public_only=data.public_only, record=data.record)
+    return ReplayOut(game=data.game, public_only=data.public_only, record=data.record)
 
 
 @router.get("/{game_id}/download", responses={**NOT_FOUND, 200: {"content": {"application/json": {}},

@@ -7,14 +7,15 @@ from fastapi import APIRouter
 from dashboard import services
 from dashboard.deps import RefresherDep, SettingsDep, StoreDep
 from dashboard.params import SeasonId
-from dashboard.schemas import CrosstableOut, ErrorOut, FairnessOut, SeasonDetailOut, SeasonOut, StandingOut
+from dashboard.schemas import CrosstableOut, ErrorOut, FairnessOut, SeasonDetailOut, StandingOut
+from store.reads.seasons import SeasonSummary
 
 router = APIRouter(prefix="/seasons", tags=["seasons"])
 NOT_FOUND = {404: {"model": ErrorOut, "description": "no season with this id"}}
 
 
-@router.get("", response_model=list[SeasonOut], summary="All seasons with their progress, newest first")
-def list_seasons(store: StoreDep) -> list[SeasonOut]:
+@router.get("", response_model=list[SeasonSummary], summary="All seasons with their progress, newest first")
+def list_seasons(store: StoreDep) -> list[SeasonSummary]:
     return services.seasons(store)
 
 

@@ -13,6 +13,7 @@ from arena.service import start_arena_server
 from botsdk import Bot
 from cardarena.v1 import arena_pb2_grpc, bot_pb2_grpc, slippery_sam_pb2, svara_pb2
 from league.netpolicy import NetworkPolicy
+from league.policy import POLICY
 from referee.record import EndReason, GameRecord, SeatResult
 from store import Store, open_store
 
@@ -43,7 +44,7 @@ class SvaraOnlyBot(Bot):
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[Store]:
     """A fresh SQLite store (migrated), closed at teardown."""
-    s = open_store(f"sqlite:///{tmp_path / 'arena.db'}")
+    s = open_store(f"sqlite:///{tmp_path / 'arena.db'}", policy=POLICY)
     yield s
     s.close()
 

@@ -9,6 +9,7 @@ from arena.registry import token_matches
 from arena.service import REPORT_METADATA_KEY
 from referee.bots import load_bot
 from cardarena.v1 import arena_pb2, bot_pb2
+from league.standings import standings_of
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
 from referee.referee import play
@@ -249,7 +250,7 @@ def test_slippery_sam_standings_carry_the_luck_adjusted_change(arena, store: Sto
                    for k, s in enumerate(claim.seats)]
         record = play(spec("slippery-sam"), make_params("slippery-sam", {"orbits": 1}), 3, claim.seed, clients)
         assert store.finish_game(game.id, claim.attempt, record)
-    want = {row.bot_id: row for row in store.standings(sid)}
+    want = {row.bot_id: row for row in standings_of(store, sid)}
     assert all(row.luck_change is not None for row in want.values())
 
     answer = arena().GetStandings(arena_pb2.GetStandingsRequest(season="sam"), timeout=30)

@@ -19,6 +19,7 @@ from referee.bots import load_bot
 from cardarena.v1 import bot_pb2, svara_pb2
 from config import Settings
 from dashboard.main import create_app
+from league.policy import POLICY
 from referee.clients import InProcessBotClient
 from referee.engine import Event
 from referee.games import make_params, spec
@@ -92,7 +93,7 @@ def play_game(claim_seats: list[int], seed: int, bot_names: dict[int, str], faul
 
 def build_world(url: str) -> World:
     """Create the store described in the module docstring."""
-    store = open_store(url)
+    store = open_store(url, policy=POLICY)
     ids = {name: store.register_bot(name, f"127.0.0.1:{5000 + i}", "1.0", "tests", [GAME])
            for i, name in enumerate(BOTS)}
     names = {v: k for k, v in ids.items()}

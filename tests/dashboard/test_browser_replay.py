@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from league.policy import POLICY
 from referee.record import GameRecord
 from store import Store, open_store
 from tests.dashboard.conftest import World
@@ -90,7 +91,7 @@ def store_game(store: Store, bot_ids: list[int], game: str, params: dict[str, An
 @pytest.fixture(scope="module")
 def replays(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Replays]:
     url = f"sqlite:///{tmp_path_factory.mktemp('replays') / 'dash.db'}"
-    store = open_store(url)
+    store = open_store(url, policy=POLICY)
     games = ["slippery-sam", "svara", "rummy"]
     ids = [store.register_bot(f"bot{i}", f"127.0.0.1:{6000 + i}", "0.1.0", "" if i == 0 else "tests", games)
            for i in range(4)]

@@ -15,6 +15,8 @@ from referee.bots import load_bot
 from config import Settings
 from dashboard.main import create_app
 from league.luck import adjusted_changes, mean_interval
+from league.policy import POLICY
+from league.standings import standings_of
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
 from referee.referee import play
@@ -25,7 +27,7 @@ GAME = "slippery-sam"
 
 def test_a_slippery_sam_season_shows_luck_adjusted_changes_with_intervals(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'sam.db'}"
-    store = open_store(url)
+    store = open_store(url, policy=POLICY)
     ids = {name: store.register_bot(name, f"127.0.0.1:{6000 + i}", "1.0", "tests", [GAME])
            for i, name in enumerate(("odds", "random", "other"))}
     o, r, x = ids["odds"], ids["random"], ids["other"]
@@ -44,7 +46,7 @@ def test_a_slippery_sam_season_shows_luck_adjusted_changes_with_intervals(tmp_pa
         for b, change in zip(bots, adjusted_changes(record)):
             expected.setdefault(b, []).append(change)
 
-    rows = {row.bot_id: row for row in store.standings(sid)}
+    rows = {row.bot_id: row for row in standings_of(store, sid)}
     for bot, values in expected.items():
         want = mean_interval(values)
         assert rows[bot].luck_change == pytest.approx(want.mean)

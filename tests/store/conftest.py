@@ -20,6 +20,7 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from league.policy import POLICY
 from referee.record import DecisionLog, EndReason, Fault, FaultKind, GameRecord, SeatResult
 from store import Claim, Store, open_store
 
@@ -88,7 +89,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path, pg_database: PgDataba
 @pytest.fixture
 def store(db_url: str) -> Iterator[Store]:
     """An opened (migrated) store on an empty database, closed at teardown."""
-    st = open_store(db_url)
+    st = open_store(db_url, policy=POLICY)
     yield st
     st.close()
 

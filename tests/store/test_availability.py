@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from league.standings import standings_of
 from store import GameStatus, SeasonStatus, Store
 from tests.store.conftest import finish
 
@@ -69,7 +70,7 @@ def test_a_bot_down_longer_than_the_setting_is_suspended_and_its_games_not_playe
     assert row.suspended_at == T0 + timedelta(seconds=11)
     finish(store, g3, [3, 1, 2])
     assert store.get_season(sid).status == SeasonStatus.DONE  # type: ignore[union-attr]  # not played is final
-    rows = {r.name: r for r in store.standings(sid)}
+    rows = {r.name: r for r in standings_of(store, sid)}
     assert rows["a"].suspended and rows["a"].games == 0 and not rows["b"].suspended
     assert a not in store.ratings(sid) and store.ratings(sid).keys() == {b, c, d}
     # a not-played game is never claimed or deferred again

@@ -6,6 +6,7 @@ import multiprocessing as mp
 from collections import Counter
 from collections.abc import Callable
 
+from league.policy import POLICY
 from store import GameStatus, Store, open_store
 from tests.store.conftest import make_record
 
@@ -15,7 +16,7 @@ PROCESSES = 4
 def _claim_all(url: str, game_ids: list[int], owner: str, finish: bool, start, out) -> None:  # type: ignore[no-untyped-def]
     """Try to claim every game, all processes in lockstep (a barrier before each game, so
     every claim collides with three others); finish the games won if ``finish``."""
-    store = open_store(url, run_migrations=False)
+    store = open_store(url, run_migrations=False, policy=POLICY)
     won = []
     for gid in game_ids:
         start.wait(60)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from league.policy import POLICY
 from store import StoreError, StoreUnavailable, open_store
 
 
@@ -19,7 +20,7 @@ def _closed_port() -> int:
 def test_unreachable_postgresql() -> None:
     url = f"postgresql+psycopg://someone:secret@127.0.0.1:{_closed_port()}/nothing?connect_timeout=2"
     with pytest.raises(StoreUnavailable) as err:
-        open_store(url)
+        open_store(url, policy=POLICY)
     msg = str(err.value)
     assert isinstance(err.value, StoreError)
     assert "\n" not in msg
@@ -38,7 +39,7 @@ def test_unreachable_postgresql() -> None:
 )
 def test_bad_urls(url: str, expected: str) -> None:
     with pytest.raises(StoreUnavailable) as err:
-        open_store(url)
+        open_store(url, policy=POLICY)
     assert str(err.value).startswith(expected)
     assert "\n" not in str(err.value)
 
@@ -46,7 +47,7 @@ def test_bad_urls(url: str, expected: str) -> None:
 def test_sqlite_file_that_cannot_be_opened(tmp_path: Path) -> None:
     (tmp_path / "a_file").write_text("not a directory")
     with pytest.raises(StoreUnavailable) as err:
-        open_store(f"sqlite:///{tmp_path / 'a_file' / 'x.db'}")
+        open_store(f"sqlite:///{tmp_path / 'a_file' / 'x.db'}", policy=POLICY)
     assert str(err.value).startswith("cannot open database sqlite:///")
     assert "\n" not in str(err.value)
 
@@ -54,5 +55,5 @@ def test_sqlite_file_that_cannot_be_opened(tmp_path: Path) -> None:
 def test_sqlite_file_that_is_not_a_database(tmp_path: Path) -> None:
     (tmp_path / "junk.db").write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(StoreUnavailable) as err:
-        open_store(f"sqlite:///{tmp_path / 'junk.db'}")
+        open_store(f"sqlite:///{tmp_path / 'junk.db'}", policy=POLICY)
     assert "not a database" in str(err.value)

@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from store import GameStatus, Store
 from store.models import Game, utcnow
-from store.repo import db_now
+from store.session import db_now
 
 
 def test_leases_are_set_by_the_databases_clock(store: Store, bots: list[int], make_season: Callable[..., int],
@@ -24,7 +24,8 @@ def test_leases_are_set_by_the_databases_clock(store: Store, bots: list[int], ma
     with store.engine.connect() as conn, conn.begin():
         before = db_now(Session(bind=conn))
     monkeypatch.setattr("store.models.utcnow", lambda: utcnow() + timedelta(hours=1))
-    monkeypatch.setattr("store.repo.utcnow", lambda: utcnow() + timedelta(hours=1))
+    monkeypatch.setattr("store.seasons.utcnow", lambda: utcnow() + timedelta(hours=1))
+    monkeypatch.setattr("store.bots.utcnow", lambda: utcnow() + timedelta(hours=1))
     claim = store.claim_game(gid, "w", 30)
     assert claim is not None
     assert timedelta(seconds=30) <= claim.lease_expires_at - before < timedelta(seconds=90)

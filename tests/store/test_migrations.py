@@ -9,6 +9,7 @@ from alembic import command
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 
+from league.policy import POLICY
 from store import db, open_store
 from store.models import Base
 
@@ -56,7 +57,7 @@ def test_downgrade_to_base_and_up_again(db_url: str) -> None:
 
 
 def test_sqlite_pragmas(tmp_path) -> None:
-    st = open_store(f"sqlite:///{tmp_path / 'sub' / 'x.db'}")  # the directory is created
+    st = open_store(f"sqlite:///{tmp_path / 'sub' / 'x.db'}", policy=POLICY)  # the directory is created
     try:
         with st.engine.connect() as conn:
             assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
@@ -68,7 +69,7 @@ def test_sqlite_pragmas(tmp_path) -> None:
 
 def _open_and_register(url: str, name: str, start, out) -> None:  # type: ignore[no-untyped-def]
     start.wait(30)
-    st = open_store(url)
+    st = open_store(url, policy=POLICY)
     out.put(st.register_bot(name, "h:1", "1", "t", ["svara"]))
     st.close()
 

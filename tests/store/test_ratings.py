@@ -10,9 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from league.elo import START, K, expected, season_elo, update
-from league.standings import SeatOutcome, compute_standings, standings_json
+from league.standings import SeatOutcome, compute_standings, core_standings, standings_json, standings_of
 from store import Store
-from store.queries import standings_core
 from tests.store.conftest import finish, make_record
 
 # ------------------------------------------------------------ pure Elo
@@ -127,7 +126,7 @@ def test_store_standings_by_hand(store: Store, bots: list[int], make_season: Cal
     assert got[a] == pytest.approx(1498.90, abs=0.01)
     assert got[b] == pytest.approx(1508.00, abs=0.01)
     assert got[c] == pytest.approx(1493.10, abs=0.01)
-    rows = store.standings(sid)  # game 2 is still pending: d has no game and shows the start, 1500
+    rows = standings_of(store, sid)  # game 2 is still pending: d has no game and shows the start, 1500
     # Pairwise over both games: b-a 1-1, b-c 1.5-0.5, a-c 1-1, so the ML rating ranks b, a, c;
     # d has no rated game, so no ML rating: after them, though its Elo (1500) is above a's and c's.
     assert [r.name for r in rows] == ["b", "a", "c", "d"]
@@ -138,11 +137,11 @@ def test_store_standings_by_hand(store: Store, bots: list[int], make_season: Cal
     assert by["c"].faults == 3 and by["c"].retired == 1 and by["c"].avg_place == 2.0
     assert by["a"].retired == by["b"].retired == by["d"].retired == 0
     # the dashboard's SQL aggregate agrees, bot by bot
-    core = {r["name"]: r for r in standings_core(store, sid)}
+    core = {r["name"]: r for r in core_standings(store.season_reads.seat_totals(sid))}
     assert {n: (r["games"], r["faults"], r["retired"]) for n, r in core.items()} == {
         r.name: (r.games, r.faults, r.retired) for r in rows}
     assert by["d"].games == 0 and by["d"].elo == 1500.0 and by["d"].avg_place is None
-    assert [x["rank"] for x in store.standings_json(sid)] == [1, 2, 3, 4]
+    assert [x["rank"] for x in standings_json(standings_of(store, sid))] == [1, 2, 3, 4]
 
 
 def _season_with_finish_order(store: Store, make_season: Callable[..., int], tables: list[list[int]],

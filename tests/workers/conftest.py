@@ -27,6 +27,7 @@ from sqlalchemy.engine import make_url
 
 from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
+from league.policy import POLICY
 from league.seasons import create_season
 from referee.clients import GrpcBotClient
 from store import Store, open_store
@@ -244,7 +245,7 @@ def register(store: Store, processes: list[BotProcess], prefix: str = "") -> lis
 def make_season(db_url: str, processes: list[BotProcess], name: str, games: int, seed: int = 7,
                 tables: tuple[int, ...] = (3, 4)) -> tuple[Store, int]:
     """Open the store, register the bots, create a Slippery Sam season (orbits=1); returns (store, season id)."""
-    store = open_store(db_url)
+    store = open_store(db_url, policy=POLICY)
     names = register(store, processes)
     return store, create_season(store, name, "slippery-sam", names, list(tables), games, seed, params={"orbits": 1})
 

@@ -13,7 +13,9 @@ import pytest
 
 from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
+from league.policy import POLICY
 from league.seasons import create_season
+from league.standings import standings_of
 from referee.clients import GrpcBotClient
 from store import GameStatus, Store, open_store
 from tests.workers.conftest import REPO, free_port_outside_the_ephemeral_range
@@ -33,7 +35,7 @@ def bots() -> Iterator[list[BotProcess]]:
 
 
 def season(db_url: str, bots: list[BotProcess], name: str, games: int, suspend_after_s: float) -> tuple[Store, int, list[str]]:
-    store = open_store(db_url)
+    store = open_store(db_url, policy=POLICY)
     names = [register_or_update(store, f"{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
              for i, b in enumerate(bots)]
     sid = create_season(store, name, "slippery-sam", names, [3], games, 7, params={"orbits": 1},
@@ -85,7 +87,7 @@ def test_a_bot_down_longer_than_the_setting_is_suspended_and_the_rest_is_played(
     assert all(down not in {s.bot_name for s in g.seats} for g in done)  # never played against it
     assert all(g.attempts == 0 for g in not_played) and all(g.attempts == 1 for g in done)
     assert all(s.faults == 0 for g in done for s in g.seats)
-    rows = {r.name: r for r in store.standings(sid)}
+    rows = {r.name: r for r in standings_of(store, sid)}
     assert rows[down].suspended and rows[down].games == 0
     assert store.get_bot_by_name(down).id not in store.ratings(sid)  # type: ignore[union-attr]
     assert {r.outcome for r in results} <= {Outcome.DONE, Outcome.NOT_PLAYED, Outcome.SKIPPED}
@@ -112,7 +114,7 @@ def test_a_bot_restarted_within_the_setting_plays_all_its_games(tmp_path, bots: 
     assert all(g.attempts == 1 for g in games)  # deferrals are not attempts: each game played once
     assert sorted(r.game_id for r in results) == sorted(ids) and len(results) == len(ids)
     assert all(s.faults == 0 for g in games for s in g.seats)  # never charged for being down
-    rated = store.standings(sid)
+    rated = standings_of(store, sid)
     assert sum(r.games for r in rated) == sum(len(g.seats) for g in games)  # each seat rated once
     [status] = store.season_availability(sid)
     assert status.name == names[2] and status.unavailable_since is None and status.suspended_at is None

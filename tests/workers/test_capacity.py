@@ -6,6 +6,7 @@ from itertools import combinations
 from pathlib import Path
 
 from referee.botprocess import BotProcess, start_bot_process
+from league.policy import POLICY
 from store import open_store
 from tests.workers.conftest import register
 from tests.workers.test_celery_season import assert_each_game_once
@@ -19,7 +20,7 @@ from tests.workers.conftest import Workers
 def check_one_at_a_time(db_url: str, season_id: int, slow: str) -> int:
     """Assert the slow bot's games never overlap (game times and its decisions' send times) and
     no seat faulted; returns the number of its games."""
-    store = open_store(db_url)
+    store = open_store(db_url, policy=POLICY)
     spans = []
     for game in store.list_games(season_id, limit=10**6):
         record = store.get_replay(game.id)
@@ -38,7 +39,7 @@ def test_a_capacity_1_bot_plays_one_game_at_a_time_on_two_workers(
         workers: Workers, db_url: str, broker: str, reference_bots: list[BotProcess]) -> None:
     slow = start_bot_process("tests.workers.slowbots:OneAtATime", 5, threads=1)
     try:
-        store = open_store(db_url)
+        store = open_store(db_url, policy=POLICY)
         names = register(store, [*reference_bots, slow])
         assert store.get_bot_by_name(names[4]).capacity == 1  # from its Describe
         season_id = create_season(store, "capacity", "slippery-sam", names, [3], 30, 3, params={"orbits": 1})
@@ -55,7 +56,7 @@ def test_the_local_pool_respects_capacity_too(tmp_path: Path, reference_bots: li
     slow = start_bot_process("tests.workers.slowbots:OneAtATime", 6, threads=1)
     try:
         db_url = f"sqlite:///{tmp_path / 'pool.db'}"
-        store = open_store(db_url)
+        store = open_store(db_url, policy=POLICY)
         names = register(store, [*reference_bots, slow])
         season_id = create_season(store, "capacity-pool", "slippery-sam", names, [3], 16, 4, params={"orbits": 1})
         results = run_local(db_url, store.next_pending(season_id, 100), processes=3)

@@ -9,6 +9,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from referee.botprocess import BotProcess
+from league.standings import standings_of
 from store import GameStatus, Store
 from store.models import GameAttempt, Replay
 from tests.workers.conftest import REPO, Workers, make_season
@@ -16,7 +17,7 @@ from workers.local import run_local
 
 
 def standings_key(store: Store, season_id: int) -> list[tuple[object, ...]]:
-    return [(r.name, r.games, r.avg_place, r.avg_change, r.faults, round(r.elo, 9)) for r in store.standings(season_id)]
+    return [(r.name, r.games, r.avg_place, r.avg_change, r.faults, round(r.elo, 9)) for r in standings_of(store, season_id)]
 
 
 def assert_each_game_once(store: Store, season_id: int, games: int) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from referee.bots import load_bot
+from league.policy import POLICY
 from league.seasons import create_season
 from store import BotsBusy, Claim, Store, open_store
 from tests.workers.slowbots import SleepyOdds
@@ -20,7 +21,7 @@ from workers.sweeper import sweep
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
     url = f"sqlite:///{tmp_path / 'claims.db'}" if request.param == "sqlite" else request.getfixturevalue("pg_url")
-    st = open_store(url)
+    st = open_store(url, policy=POLICY)
     yield st
     st.close()
 

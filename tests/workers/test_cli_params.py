@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from referee.bots import load_bot
+from league.policy import POLICY
 from store import open_store
 from tests.workers.conftest import REPO
 
@@ -23,7 +24,7 @@ def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
 def db_with_bots(tmp_path: Path, bot_server) -> str:  # type: ignore[no-untyped-def]
     """A store with bots a, b, c, each a real gRPC server (they answer their health checks)."""
     url = f"sqlite:///{tmp_path / 'bad.db'}"
-    store = open_store(url)
+    store = open_store(url, policy=POLICY)
     for i, name in enumerate(("a", "b", "c")):
         store.register_bot(name, bot_server(load_bot("random", i)), "1", "tests", ["slippery-sam", "svara"])
     store.close()
@@ -47,7 +48,7 @@ def test_impossible_seasons_get_one_clear_line_and_nothing_is_stored(args: list[
     assert result.returncode == 2, result.stdout + result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("cardarena: error:") and re.search(message, lines[0]), result.stderr
-    assert open_store(db_with_bots).list_seasons() == []
+    assert open_store(db_with_bots, policy=POLICY).list_seasons() == []
 
 
 def test_a_season_with_no_worker_says_which_games_are_stuck_and_why(db_with_bots: str, broker: str) -> None:
@@ -83,14 +84,14 @@ def test_a_broker_that_does_not_answer_is_one_line_at_once(db_with_bots: str, de
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"cardarena: error: cannot reach the broker redis://{dead_endpoint}/0"), \
         result.stderr
-    assert open_store(db_with_bots).season_progress(open_store(db_with_bots).get_season_by_name("nobroker").id)["pending"] == 3
+    assert open_store(db_with_bots, policy=POLICY).season_progress(open_store(db_with_bots, policy=POLICY).get_season_by_name("nobroker").id)["pending"] == 3
 
 
 def test_season_run_exits_1_naming_the_games_that_failed(db_with_bots: str) -> None:
     created = cli("season", "create", "unlucky", "--game", "svara", "--bots", "a,b,c", "--tables", "3", "--games", "3",
                   "--db", db_with_bots)
     assert created.returncode == 0, created.stderr
-    store = open_store(db_with_bots)
+    store = open_store(db_with_bots, policy=POLICY)
     game = store.list_games(store.get_season_by_name("unlucky").id)[1]  # type: ignore[union-attr]
     for _ in range(3):  # three attempts lost with their workers (rules §4.3)
         claim = store.claim_game(game.id, "lost:1", 5)

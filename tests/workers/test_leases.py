@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from referee.botprocess import BotProcess, start_bot_process
+from league.policy import POLICY
 from league.seasons import create_season
 from store import GameStatus, Store, open_store
 from tests.workers.conftest import Workers, register
@@ -54,7 +55,7 @@ def test_a_stalled_attempt_stops_calling_bots_when_its_game_is_played_again(
     monkeypatch.setenv(IN_FLIGHT_LOG_ENV, str(log))
     counting = start_bot_process("tests.workers.slowbots:CountsInFlight", 3, threads=8)
     try:
-        store = open_store(db_url)
+        store = open_store(db_url, policy=POLICY)
         names = register(store, [counting, *sleepy_bots[:2]])
         assert store.get_bot_by_name(names[0]).capacity == 1  # type: ignore[union-attr]
         season_id = create_season(store, "stall", "slippery-sam", names, [3], 3, 5, params={"orbits": 10})

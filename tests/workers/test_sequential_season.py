@@ -13,6 +13,7 @@ import pytest
 
 from referee.botprocess import BotProcess, start_bot_process
 from league import fairness
+from league.policy import POLICY
 from league.schedule import build_schedule
 from store import open_store
 from tests.workers.conftest import REPO, Workers, register
@@ -35,7 +36,7 @@ def cli(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
 
 
 def create(db_url: str, processes: list[BotProcess], name: str) -> list[str]:
-    store = open_store(db_url)
+    store = open_store(db_url, policy=POLICY)
     names = register(store, processes, prefix=f"{name}-")
     store.close()
     result = cli("season", "create", name, "--game", "slippery-sam", "--bots", ",".join(names), "--tables", "3",
@@ -60,7 +61,7 @@ def assert_settled_by_itself(db_url: str, name: str, names: list[str], run_outpu
     assert last["weakest"] >= last["threshold"] > 0 and settling["indifference"] == 50.0
     assert data["standings"][0]["p_better"] > 0.5
     # the games played are the first games of the fixed-length schedule of MAX_GAMES
-    store = open_store(db_url)
+    store = open_store(db_url, policy=POLICY)
     season = store.get_season_by_name(name)
     ids = [store.get_bot_by_name(n).id for n in names]
     games = store.list_games(season.id, limit=10**6)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from config import get_settings
+from league.policy import POLICY
 from league.seasons import create_season
 from referee.timecontrol import TimeControl
 from store import open_store
@@ -12,7 +13,7 @@ from workers.follower import game_time_limits
 
 
 def _season(tmp_path: Path, tables: list[int], budget_s: float) -> tuple[object, int]:
-    store = open_store(f"sqlite:///{tmp_path / 'limits.db'}")
+    store = open_store(f"sqlite:///{tmp_path / 'limits.db'}", policy=POLICY)
     names = [f"b{i}" for i in range(8)]
     for name in names:
         store.register_bot(name, "127.0.0.1:1", "1", "t", ["slippery-sam"])

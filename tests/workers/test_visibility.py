@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from referee.botprocess import start_bot_process
+from league.policy import POLICY
 from league.seasons import create_season
 from store import open_store
 from tests.workers.conftest import REPO, register
@@ -25,7 +26,7 @@ def test_a_game_longer_than_the_visibility_timeout_is_played_once(db_url: str, b
     logs = [tmp_path / f"v{i}.log" for i in range(2)]
     workers: list[subprocess.Popen[bytes]] = []
     try:
-        store = open_store(db_url)
+        store = open_store(db_url, policy=POLICY)
         names = register(store, [slow, *sleepy_bots[:2]])
         season_id = create_season(store, "outlived", "slippery-sam", names, [3], 3, 9, params={"orbits": 10})
         env = {**os.environ, "CARDARENA_DB_URL": db_url, "CARDARENA_LEASE_S": "10"}

@@ -1,0 +1,54 @@
+"""The league's decisions the store applies inside its transactions (``store.policy.LeaguePolicy``).
+
+The store is persistence only and never imports the league; whoever opens a
+store passes :data:`POLICY` (``store.open_store(url, policy=POLICY)``), and the
+store calls it where a write needs the league: the season's Elo after a game
+becomes final (:func:`league.elo.replay`), a reproducible season's key and its
+commitment (:mod:`league.fairness`), when a bot that does not answer at game
+start is suspended (rules §4.9, :mod:`league.availability`), and whether a done
+season may publish its key (:mod:`league.settling`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from league import elo, fairness
+from league.availability import suspend_after_s
+from league.settling import SEQUENTIAL_KEY
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The league's policy; ``key_bytes``: bytes of a season key (:data:`league.fairness.KEY_BYTES`)."""
+
+    key_bytes: int = fairness.KEY_BYTES
+
+    def rate(self, base: Mapping[int, tuple[float, int]], games: Iterable[tuple[int, Sequence[int], Sequence[int]]],
+             checkpoint_before: int) -> tuple[dict[int, tuple[float, int]], dict[int, tuple[float, int]]]:
+        """:func:`league.elo.replay`: ``(ratings now, ratings at the new checkpoint)``, ``{bot: (elo, games)}``."""
+        return elo.replay(base, games, checkpoint_before)
+
+    def season_key(self, seed: int) -> bytes:
+        """:func:`league.fairness.key_from_seed`. Raises ValueError for a seed outside [0, 2**63)."""
+        return fairness.key_from_seed(seed)
+
+    def commitment(self, key: bytes) -> str:
+        """:func:`league.fairness.commitment`: SHA-256 of the key, 64 lowercase hex digits."""
+        return fairness.commitment(key)
+
+    def suspend_after_s(self, config: Mapping[str, Any]) -> float:
+        """:func:`league.availability.suspend_after_s` of the season's scheduler ``config``, seconds."""
+        return suspend_after_s(dict(config))
+
+    def key_is_public(self, config: Mapping[str, Any]) -> bool:
+        """A done season's key may be published unless it is played until settled and has not
+        stopped (between two batches its later games' seeds still come from the key)."""
+        sequential = config.get(SEQUENTIAL_KEY)
+        return sequential is None or sequential.get("stop") is not None
+
+
+#: The policy every store of the platform is opened with.
+POLICY = Policy()

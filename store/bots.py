@@ -1,0 +1,152 @@
+"""The registered bots: register, update, look up, list, retire.
+
+A bot is a gRPC endpoint (``host:port``) that plays some games, up to
+``capacity`` games at once; retired bots are kept for history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.exc import IntegrityError
+
+from referee.games import spec
+from store.db import NameTaken, NotFound
+from store.models import Bot, utcnow
+from store.session import Database, updated_rows
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    """A registered bot (see ``store.models.Bot``). ``endpoint`` and ``token_hash`` are private
+    (never in the public API); ``games`` are game names (``referee.games``)."""
+
+    id: int
+    name: str
+    endpoint: str
+    version: str
+    author: str
+    games: tuple[str, ...]
+    capacity: int
+    token_hash: str | None
+    created_at: datetime
+    retired_at: datetime | None
+
+
+def bot_info(b: Bot) -> BotInfo:
+    """The BotInfo of a loaded row."""
+    return BotInfo(b.id, b.name, b.endpoint, b.version, b.author, tuple(b.games), b.capacity,
+                   b.token_hash, b.created_at, b.retired_at)
+
+
+def check_game_name(game: str) -> str:
+    """The registered name of ``game``; raises ValueError for a game the registry does not have."""
+    return str(spec(game).name)
+
+
+class Bots:
+    """The bots' table over one :class:`~store.session.Database`."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def register_bot(
+        self,
+        name: str,
+        endpoint: str,
+        version: str,
+        author: str,
+        games: Sequence[str],
+        capacity: int = 1,
+        token_hash: str | None = None,
+    ) -> int:
+        """Register a bot; returns its id.
+
+        ``endpoint`` is ``host:port``; ``games`` are game names (``referee.games``);
+        ``capacity`` the number of games it accepts at once (>= 1).
+        Raises NameTaken if the name is registered, ValueError for an empty
+        name or endpoint, an unknown game or a capacity < 1.
+        """
+        if not name.strip() or not endpoint.strip():
+            raise ValueError("a bot needs a name and an endpoint")
+        if capacity < 1:
+            raise ValueError(f"capacity must be >= 1, got {capacity}")
+        names = [check_game_name(g) for g in games]
+        try:
+            with self._db.write() as s:
+                if s.scalar(select(Bot.id).where(Bot.name == name)) is not None:
+                    raise NameTaken(f"a bot named {name!r} is already registered")
+                bot = Bot(name=name, endpoint=endpoint, version=version, author=author, games=names,
+                          capacity=capacity, token_hash=token_hash)
+                s.add(bot)
+                s.flush()
+                return bot.id
+        except IntegrityError as e:  # a concurrent registration of the same name
+            raise NameTaken(f"a bot named {name!r} is already registered") from e
+
+    def update_bot(
+        self,
+        bot_id: int,
+        *,
+        endpoint: str | None = None,
+        version: str | None = None,
+        author: str | None = None,
+        games: Sequence[str] | None = None,
+        capacity: int | None = None,
+        token_hash: str | None = None,
+    ) -> BotInfo:
+        """Change the given fields of a bot (``None``: unchanged); returns the bot as updated.
+
+        A new endpoint takes effect at the next claim of each game (claims carry it).
+        Raises NotFound for an unknown id, ValueError as :meth:`register_bot` does.
+        """
+        values: dict[str, Any] = {}
+        if endpoint is not None:
+            if not endpoint.strip():
+                raise ValueError("a bot needs an endpoint")
+            values["endpoint"] = endpoint
+        if capacity is not None:
+            if capacity < 1:
+                raise ValueError(f"capacity must be >= 1, got {capacity}")
+            values["capacity"] = capacity
+        if games is not None:
+            values["games"] = [check_game_name(g) for g in games]
+        values |= {k: v for k, v in (("version", version), ("author", author), ("token_hash", token_hash))
+                   if v is not None}
+        with self._db.write() as s:
+            if values and not updated_rows(s, update(Bot).where(Bot.id == bot_id).values(**values)):
+                raise NotFound(f"no bot with id {bot_id}")
+            bot = s.get(Bot, bot_id)
+            if bot is None:
+                raise NotFound(f"no bot with id {bot_id}")
+            return bot_info(bot)
+
+    def get_bot(self, bot_id: int) -> BotInfo | None:
+        """The bot with this id, or None."""
+        with self._db.read() as s:
+            bot = s.get(Bot, bot_id)
+            return bot_info(bot) if bot else None
+
+    def get_bot_by_name(self, name: str) -> BotInfo | None:
+        """The bot with this name, or None."""
+        with self._db.read() as s:
+            bot = s.scalar(select(Bot).where(Bot.name == name))
+            return bot_info(bot) if bot else None
+
+    def list_bots(self, *, include_retired: bool = True) -> list[BotInfo]:
+        """All bots by id."""
+        with self._db.read() as s:
+            q = select(Bot).order_by(Bot.id)
+            if not include_retired:
+                q = q.where(Bot.retired_at.is_(None))
+            return [bot_info(b) for b in s.scalars(q)]
+
+    def retire_bot(self, bot_id: int, now: datetime | None = None) -> None:
+        """Mark a bot retired (kept for history; not scheduled any more). Raises NotFound."""
+        with self._db.write() as s:
+            if not updated_rows(s, update(Bot).where(Bot.id == bot_id).values(retired_at=now or utcnow())):
+                raise NotFound(f"no bot with id {bot_id}")

@@ -1,0 +1,51 @@
+"""What the store asks the league inside its transactions (the store computes no ratings).
+
+The store is persistence only: it never imports ``league``. Where a write
+needs a league decision in the same transaction (the season's Elo after a
+result, a season key from an organiser's seed, when an unanswering bot is
+suspended, when a season's key may be published), it asks the
+:class:`LeaguePolicy` it was opened with (``store.open_store(url, policy=...)``;
+the league's is ``league.policy.POLICY``). Only plain values cross.
+
+Shapes: a bot's rating is ``(elo, rated games)``; a rated game is
+``(game number, bot of each seat, place of each seat)``, in schedule order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+#: ``(elo, rated games)`` of one bot.
+Rated = tuple[float, int]
+#: ``(game number, bot of each seat, place of each seat)``.
+RatedGame = tuple[int, Sequence[int], Sequence[int]]
+
+
+class LeaguePolicy(Protocol):
+    """The league's decisions the store applies (``league.policy.Policy``)."""
+
+    #: Bytes of a season key.
+    key_bytes: int
+
+    def rate(self, base: Mapping[int, Rated], games: Sequence[RatedGame],
+             checkpoint_before: int) -> tuple[dict[int, Rated], dict[int, Rated]]:
+        """``(ratings after every game, ratings after the games numbered below checkpoint_before)``,
+        both for every bot of ``base`` and ``games``, from the checkpoint ratings ``base``."""
+        ...
+
+    def season_key(self, seed: int) -> bytes:
+        """The key of the reproducible season of ``seed``."""
+        ...
+
+    def commitment(self, key: bytes) -> str:
+        """The published commitment to a season key."""
+        ...
+
+    def suspend_after_s(self, config: Mapping[str, Any]) -> float:
+        """Seconds a bot may not answer at game start before it is suspended from the season."""
+        ...
+
+    def key_is_public(self, config: Mapping[str, Any]) -> bool:
+        """Whether a done season with this scheduler ``config`` may publish its key."""
+        ...

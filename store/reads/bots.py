@@ -1,0 +1,229 @@
+"""Read models of a bot: its seasons, results by seat, opponents, faults and decision latencies.
+
+Aggregates are computed in SQL over the published seats (``store.sealing``);
+the statistics that need replays (latencies, the fault log) read only a
+bounded number of the bot's recent games.
+"""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import and_, case, func, select
+from sqlalchemy.orm import Session, aliased
+
+from referee.games import spec
+from store.db import NotFound
+from store.models import Bot, Game, GameSeat, Rating, Replay, Season, SeasonStatus
+from store.replays import decode_json
+from store.sealing import published
+from store.reads import doc
+from store.session import Database
+
+
+@dataclass(frozen=True)
+class BotSeason:
+    """A season a bot sits in: its done games there and its Elo (None: no rated game)."""
+
+    id: int
+    name: str
+    game: str
+    status: str
+    games: int
+    elo: float | None
+
+
+@dataclass(frozen=True)
+class SeatStats:
+    """A bot's done games of one game from one seat position (rows by game, then seat): count, mean
+    place, mean change (in the game's unit), wins (place 1), faults; the game's unit and sense from
+    ``referee.games`` (points, higher better, for a game this version does not know)."""
+
+    seat: int
+    games: int
+    avg_place: float
+    avg_change: float = field(metadata=doc("mean score change per game, in ``score_unit`` of ``game``"))
+    wins: int
+    faults: int
+    game: str = field(default="", metadata=doc(
+        "the game these games were of (a mean change is never taken across games)"))
+    score_unit: str = field(default="points", metadata=doc("what avg_change counts: tokens or points"))
+    higher_score_is_better: bool = field(default=True, metadata=doc("False when fewer points are better"))
+
+
+@dataclass(frozen=True)
+class OpponentStats:
+    """A bot's record against one opponent (see :class:`CrossCell`), with the opponent's name."""
+
+    opponent_id: int
+    name: str
+    games: int
+    wins: int
+    draws: int
+    losses: int
+
+
+@dataclass(frozen=True)
+class FaultEntry:
+    """One fault of a bot: the game, its seat, the decision, the kind, why, and the answer it sent."""
+
+    game_id: int
+    season_id: int
+    seat: int
+    decision: int
+    kind: str
+    detail: str
+    answer: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class LatencyStats:
+    """Decision latencies (ms) over a bot's recent games: ``count``, median, p99, max and a histogram
+    (``bins[i]`` decisions in ``[edges[i], edges[i + 1])``; the last bin is closed)."""
+
+    games: int
+    count: int
+    median_ms: float | None
+    p99_ms: float | None
+    max_ms: float | None
+    edges: tuple[float, ...]
+    bins: tuple[int, ...]
+
+
+def _score_kind(game: str) -> tuple[str, bool]:
+    """``(score unit, higher is better)`` of a game; points, higher better, for a game this version does not know."""
+    try:
+        gs = spec(game)
+    except ValueError:
+        return "points", True
+    return gs.score_unit, gs.higher_score_is_better
+
+
+def _require_bot(s: Session, bot_id: int) -> Bot:
+    bot = s.get(Bot, bot_id)
+    if bot is None:
+        raise NotFound(f"no bot with id {bot_id}")
+    return bot
+
+
+def recent_replays(s: Session, bot_id: int, limit: int, faulted_only: bool,
+                    season_id: int | None = None) -> list[tuple[int, int, list[int], dict[str, Any]]]:
+    """``(game_id, season_id, the bot's seats, record JSON)`` of the bot's most recent done games
+    (of ``season_id`` only, if given)."""
+    q = (select(Game.id, Game.season_id).join(GameSeat, GameSeat.game_id == Game.id)
+         .where(GameSeat.bot_id == bot_id, published()))
+    if faulted_only:
+        q = q.where(GameSeat.faults > 0)
+    if season_id is not None:
+        q = q.where(Game.season_id == season_id)
+    games = s.execute(q.distinct().order_by(Game.id.desc()).limit(limit)).all()
+    if not games:
+        return []
+    ids = [g for g, _ in games]
+    seats: dict[int, list[int]] = {}
+    for game_id, seat in s.execute(select(GameSeat.game_id, GameSeat.seat)
+                                   .where(GameSeat.game_id.in_(ids), GameSeat.bot_id == bot_id)):
+        seats.setdefault(game_id, []).append(seat)
+    blobs = dict(s.execute(select(Replay.game_id, Replay.record).where(Replay.game_id.in_(ids))).all())
+    return [(g, season, sorted(seats.get(g, [])), decode_json(blobs[g]))
+            for g, season in games if g in blobs]
+
+
+class BotReads:
+    """Bots as read models, over one :class:`~store.session.Database`."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def bot_seasons(self, bot_id: int) -> list[BotSeason]:
+        """The seasons a bot sits in, newest first: id, name, game, status, its done games and Elo. Raises NotFound."""
+        with self._db.read() as s:
+            _require_bot(s, bot_id)
+            rows = s.execute(
+                select(Season.id, Season.name, Season.game, Season.status,
+                       func.count(case((published(), 1))))
+                .join(Game, Game.season_id == Season.id)
+                .join(GameSeat, GameSeat.game_id == Game.id)
+                .where(GameSeat.bot_id == bot_id)
+                .group_by(Season.id, Season.name, Season.game, Season.status)
+                .order_by(Season.id.desc())
+            ).all()
+            elo = dict(s.execute(select(Rating.season_id, Rating.elo).where(Rating.bot_id == bot_id)).all())
+        return [BotSeason(sid, name, game, SeasonStatus(status).value, int(n), round(elo[sid], 1) if sid in elo else None)
+                for sid, name, game, status, n in rows]
+
+    def results_by_seat(self, bot_id: int, season_id: int | None = None) -> list[SeatStats]:
+        """A bot's done games grouped by game and seat position (seat numbers as the referee numbers
+        them; who deals first is drawn by lot), by game then seat: a mean change is only taken over
+        one game's unit (tokens or points). Raises NotFound for an unknown bot."""
+        with self._db.read() as s:
+            _require_bot(s, bot_id)
+            q = (select(Season.game, GameSeat.seat, func.count(), func.avg(GameSeat.place), func.avg(GameSeat.change),
+                        func.sum(case((GameSeat.place == 1, 1), else_=0)), func.sum(GameSeat.faults))
+                 .join(Game, Game.id == GameSeat.game_id)
+                 .join(Season, Season.id == Game.season_id)
+                 .where(GameSeat.bot_id == bot_id, published())
+                 .group_by(Season.game, GameSeat.seat).order_by(Season.game, GameSeat.seat))
+            if season_id is not None:
+                q = q.where(Game.season_id == season_id)
+            rows = s.execute(q).all()
+        return [SeatStats(seat, int(n), float(p), float(c), int(w), int(f or 0), game, *_score_kind(game))
+                for game, seat, n, p, c, w, f in rows]
+
+    def opponents(self, bot_id: int, season_id: int | None = None) -> list[OpponentStats]:
+        """A bot's head-to-head record against every bot it met in done games, most games first.
+        Raises NotFound for an unknown bot."""
+        a, b = aliased(GameSeat), aliased(GameSeat)
+        with self._db.read() as s:
+            _require_bot(s, bot_id)
+            q = (select(b.bot_id, Bot.name, func.count(),
+                        func.sum(case((a.place < b.place, 1), else_=0)),
+                        func.sum(case((a.place == b.place, 1), else_=0)))
+                 .select_from(a)
+                 .join(Game, Game.id == a.game_id)
+                 .join(b, and_(b.game_id == a.game_id, b.bot_id != a.bot_id))
+                 .join(Bot, Bot.id == b.bot_id)
+                 .where(a.bot_id == bot_id, published())
+                 .group_by(b.bot_id, Bot.name)
+                 .order_by(func.count().desc(), Bot.name))
+            if season_id is not None:
+                q = q.where(Game.season_id == season_id)
+            return [OpponentStats(o, name, int(n), int(w), int(d), int(n - w - d)) for o, name, n, w, d in s.execute(q)]
+
+    def fault_log(self, bot_id: int, limit_games: int = 50, season_id: int | None = None) -> list[FaultEntry]:
+        """The bot's faults in its most recent ``limit_games`` done games with a fault (of
+        ``season_id`` only, if given), newest first, each with the answer that caused it
+        (``None``: no answer). Raises NotFound."""
+        with self._db.read() as s:
+            _require_bot(s, bot_id)
+            replays = recent_replays(s, bot_id, limit_games, faulted_only=True, season_id=season_id)
+        out = []
+        for game_id, season_id, seats, record in replays:
+            for f in record.get("faults", []):
+                if f["seat"] in seats:
+                    out.append(FaultEntry(game_id, season_id, f["seat"], f["decision"], str(f["kind"]),
+                                          f.get("detail", ""), f.get("answer")))
+        return out
+
+    def latency_stats(self, bot_id: int, limit_games: int = 200, bins: int = 20,
+                      season_id: int | None = None) -> LatencyStats:
+        """Latencies of the bot's answered decisions over its most recent ``limit_games`` done games
+        (of ``season_id`` only, if given). Raises NotFound."""
+        with self._db.read() as s:
+            _require_bot(s, bot_id)
+            replays = recent_replays(s, bot_id, limit_games, faulted_only=False, season_id=season_id)
+        values = sorted(float(d["latency_ms"]) for _, _, seats, record in replays
+                        for d in record.get("decisions", []) if d["seat"] in seats and d.get("called", True))
+        if not values:
+            return LatencyStats(len(replays), 0, None, None, None, (), ())
+        p99 = values[min(len(values) - 1, int(round(0.99 * (len(values) - 1))))]
+        top = max(p99 * 1.25, values[0] + 1e-3)  # the histogram shows the body; the tail goes in the last bin
+        width = (top - 0.0) / bins
+        edges = tuple(round(i * width, 3) for i in range(bins + 1))
+        counts = [0] * bins
+        for v in values:
+            counts[min(bins - 1, int(v / width))] += 1
+        return LatencyStats(len(replays), len(values), round(statistics.median(values), 3), round(p99, 3),
+                            round(values[-1], 3), edges, tuple(counts))

@@ -1,0 +1,320 @@
+"""Seasons and their schedules: create, extend, look up, and what is left to play.
+
+A season is a game, its parameters and time control, its scheduler settings
+(``config``) and its key (``league.fairness``), with its whole schedule of
+games written at creation (and, for a season played until settled, extended
+batch by batch). Keys: see :meth:`Seasons.revealed_key` for when one is shown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, insert, select
+from sqlalchemy.exc import IntegrityError
+
+from store.bots import check_game_name
+from store.db import NotFound, SeasonExists
+from store.models import Bot, Game, GameSeat, GameStatus, Season, SeasonBotStatus, SeasonStatus, utcnow
+from store.policy import LeaguePolicy
+from store.reads import doc
+from store.session import Database
+
+#: Seeds are stored as signed 64-bit integers.
+SEED_LIMIT = 2**63
+
+
+@dataclass(frozen=True)
+class SeasonInfo:
+    """A season (see ``store.models.Season``); ``game`` is a game name (``referee.games``).
+
+    ``seed`` is the organiser's seed of a reproducible season (None: a secret season);
+    like the key it is never shown. ``commitment`` is the SHA-256 of the season key
+    (``league.fairness``; None for a season stored before keys). The key itself is
+    not here: :meth:`Seasons.revealed_key` gives it once the season is done."""
+
+    id: int
+    name: str
+    game: str
+    params: dict[str, Any]
+    time_control: dict[str, Any]
+    seed: int | None
+    config: dict[str, Any]
+    status: SeasonStatus
+    created_at: datetime
+    finished_at: datetime | None
+    commitment: str | None = None
+    reproducible: bool = False
+
+
+@dataclass(frozen=True)
+class SeatBot:
+    """Who plays a seat of a game: the bot and how to reach it."""
+
+    seat: int
+    bot_id: int
+    name: str
+    endpoint: str
+    capacity: int
+
+
+@dataclass(frozen=True)
+class BotAvailability:
+    """A bot of a season that did not answer at a game start (``store.models.SeasonBotStatus``)."""
+
+    bot_id: int
+    name: str
+    unavailable_since: datetime | None = field(
+        metadata=doc("since when it has not answered; null once a game with it started again"))
+    reason: str | None = field(metadata=doc("why the last health check failed"))
+    suspended_at: datetime | None = field(
+        metadata=doc("when it was suspended from the season (its remaining games not played)"))
+
+
+def season_info(s: Season) -> SeasonInfo:
+    """The SeasonInfo of a loaded row (the seed only of a reproducible season)."""
+    return SeasonInfo(s.id, s.name, s.game, s.params, s.time_control, s.seed if s.reproducible else None, s.config,
+                      SeasonStatus(s.status), s.created_at, s.finished_at, s.commitment, bool(s.reproducible))
+
+
+def check_seed(seed: int, what: str) -> None:
+    """Raise ValueError unless ``seed`` is in [0, 2**63)."""
+    if not 0 <= seed < SEED_LIMIT:
+        raise ValueError(f"{what} must be in [0, 2**63), got {seed}")
+
+
+def check_tables(games: Sequence[tuple[int, Sequence[int]]], what: str) -> set[int]:
+    """The bot ids of ``(seed, seats)`` games; raises ValueError for a bad seed or fewer than two seats."""
+    bot_ids: set[int] = set()
+    for i, (game_seed, seats) in enumerate(games):
+        check_seed(game_seed, f"seed of {what} {i}")
+        if len(seats) < 2:
+            raise ValueError(f"{what} {i} has {len(seats)} seats; at least 2 are needed")
+        bot_ids.update(seats)
+    return bot_ids
+
+
+class Seasons:
+    """The seasons and their schedules over one :class:`~store.session.Database`;
+    ``policy`` derives keys and says when a key may be shown (``store.policy``)."""
+
+    def __init__(self, db: Database, policy: LeaguePolicy) -> None:
+        self._db = db
+        self._policy = policy
+
+    def create_season(
+        self,
+        name: str,
+        game: str,
+        params: dict[str, Any],
+        time_control: dict[str, Any],
+        seed: int | None,
+        config: dict[str, Any],
+        games: Sequence[tuple[int, Sequence[int]]],
+        *,
+        key: bytes | None = None,
+        deal_groups: Sequence[int] | None = None,
+    ) -> int:
+        """Write a season and its whole schedule in one transaction; returns the season id.
+
+        ``games[i] = (seed, [bot id per seat])`` becomes game number ``i``, pending, in
+        deal group ``deal_groups[i]`` (default ``i``: no game shares its deal).
+        ``key`` is the season's key (``league.fairness``; 32 bytes); without it the key
+        of the reproducible season of ``seed`` (the policy's ``season_key``). ``seed``:
+        the organiser's seed of a reproducible season, or None for a secret one (then
+        ``key`` is needed). The commitment is stored with the key.
+        ``params``, ``time_control`` and ``config`` must be JSON-serialisable.
+        Raises SeasonExists if the name is taken, NotFound for an unknown bot id,
+        ValueError for an unknown game, an empty schedule, a table of fewer than
+        two seats, a seed outside [0, 2**63), no seed and no key, a key not of 32
+        bytes, or a ``deal_groups`` not of one per game.
+        """
+        game = check_game_name(game)
+        if seed is not None:
+            check_seed(seed, "season seed")
+        if key is None:
+            if seed is None:
+                raise ValueError("a season needs a key or a seed")
+            key = self._policy.season_key(seed)
+        if len(key) != self._policy.key_bytes:
+            raise ValueError(f"a season key has {self._policy.key_bytes} bytes, got {len(key)}")
+        if not games:
+            raise ValueError("a season needs at least one game")
+        groups = list(deal_groups) if deal_groups is not None else list(range(len(games)))
+        if len(groups) != len(games):
+            raise ValueError(f"{len(groups)} deal groups for {len(games)} games")
+        bot_ids = check_tables(games, "game")
+        try:
+            with self._db.write() as s:
+                if s.scalar(select(Season.id).where(Season.name == name)) is not None:
+                    raise SeasonExists(f"a season named {name!r} already exists")
+                known = set(s.scalars(select(Bot.id).where(Bot.id.in_(bot_ids))))
+                if missing := sorted(bot_ids - known):
+                    raise NotFound(f"unknown bot ids {missing}")
+                season = Season(name=name, game=game, params=params, time_control=time_control,
+                                seed=0 if seed is None else seed, config=config, status=SeasonStatus.SCHEDULED,
+                                deal_key=key.hex(),
+                                commitment=self._policy.commitment(key), reproducible=seed is not None)
+                s.add(season)
+                s.flush()
+                now = utcnow()
+                rows = [{"season_id": season.id, "number": i, "seed": gs, "deal_group": groups[i],
+                         "status": GameStatus.PENDING, "attempts": 0, "created_at": now}
+                        for i, (gs, _) in enumerate(games)]
+                ids = s.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
+                seat_rows = [{"game_id": gid, "seat": seat, "bot_id": bot}
+                             for gid, (_, seats) in zip(ids, games, strict=True) for seat, bot in enumerate(seats)]
+                s.execute(insert(GameSeat), seat_rows)
+                return season.id
+        except IntegrityError as e:  # a concurrent creation of the same name
+            raise SeasonExists(f"a season named {name!r} already exists") from e
+
+    def extend_season(self, season_id: int, config: dict[str, Any], games: Sequence[tuple[int, Sequence[int]]],
+                      expected_games: int, deal_groups: Sequence[int] | None = None) -> bool:
+        """Replace the season's ``config`` and append ``games`` (``(seed, [bot id per seat])``, pending,
+        numbered on from the last game) in one transaction, if the season still has exactly
+        ``expected_games`` games; otherwise another process extended it first and nothing is written
+        (returns False). Adding games re-opens a done season. ``deal_groups``: one per game (the
+        schedule's, ``league.schedule.ScheduledGame.deal_group``; default: each game its own).
+        Raises NotFound for an unknown season or bot id, ValueError for a game of fewer than two
+        seats, a seed outside [0, 2**63) or deal groups not one per game."""
+        bot_ids = check_tables(games, "added game")
+        groups = list(deal_groups) if deal_groups is not None else [None] * len(games)
+        if len(groups) != len(games):
+            raise ValueError(f"{len(groups)} deal groups for {len(games)} games")
+        with self._db.write() as s:
+            season = s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one_or_none()
+            if season is None:
+                raise NotFound(f"no season with id {season_id}")
+            count = s.scalar(select(func.count()).select_from(Game).where(Game.season_id == season_id))
+            if count != expected_games:
+                return False
+            if missing := sorted(bot_ids - set(s.scalars(select(Bot.id).where(Bot.id.in_(bot_ids))))):
+                raise NotFound(f"unknown bot ids {missing}")
+            season.config = dict(config)
+            if games:
+                now = utcnow()
+                rows = [{"season_id": season_id, "number": count + i, "seed": gs, "status": GameStatus.PENDING,
+                         "deal_group": count + i if groups[i] is None else groups[i],
+                         "attempts": 0, "created_at": now} for i, (gs, _) in enumerate(games)]
+                ids = s.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
+                s.execute(insert(GameSeat), [{"game_id": gid, "seat": seat, "bot_id": bot}
+                                             for gid, (_, seats) in zip(ids, games, strict=True)
+                                             for seat, bot in enumerate(seats)])
+                if season.status == SeasonStatus.DONE:
+                    season.status, season.finished_at = SeasonStatus.RUNNING, None
+            return True
+
+    def get_season(self, season_id: int) -> SeasonInfo | None:
+        """The season with this id, or None."""
+        with self._db.read() as s:
+            season = s.get(Season, season_id)
+            return season_info(season) if season else None
+
+    def get_season_by_name(self, name: str) -> SeasonInfo | None:
+        """The season with this name, or None."""
+        with self._db.read() as s:
+            season = s.scalar(select(Season).where(Season.name == name))
+            return season_info(season) if season else None
+
+    def revealed_key(self, season_id: int) -> bytes | None:
+        """The season's key once it may be published: the season is done (every game final), has a
+        key, and, for a sequential season, has stopped (between two batches its later games'
+        seeds still come from the key); else None. Raises NotFound for an unknown id."""
+        with self._db.read() as s:
+            season = s.get(Season, season_id)
+            if season is None:
+                raise NotFound(f"no season with id {season_id}")
+            if SeasonStatus(season.status) != SeasonStatus.DONE or season.deal_key is None:
+                return None
+            if not self._policy.key_is_public(season.config or {}):
+                return None  # a sequential season still drawing its later games' seeds from it
+            return bytes.fromhex(season.deal_key)
+
+    def schedule_key(self, season_id: int) -> bytes:
+        """The season's key, for the scheduler that adds a sequential season's next batch of games
+        (their seeds come from it, ``league.schedule``). Never to be shown: publishing goes through
+        :meth:`revealed_key`. Raises NotFound for an unknown season or one without a key."""
+        with self._db.read() as s:
+            season = s.get(Season, season_id)
+            if season is None or season.deal_key is None:
+                raise NotFound(f"no season with id {season_id} and a key")
+            return bytes.fromhex(season.deal_key)
+
+    def season_deals(self, season_id: int) -> list[tuple[int, int, int, int, GameStatus]]:
+        """``(game id, number, deal group, stored seed, status)`` of every game of the season, in
+        schedule order: what ``league.verify`` checks against the published key. Not for display."""
+        with self._db.read() as s:
+            rows = s.execute(select(Game.id, Game.number, Game.deal_group, Game.seed, Game.status)
+                             .where(Game.season_id == season_id).order_by(Game.number)).all()
+            return [(gid, number, number if group is None else group, seed, GameStatus(status))
+                    for gid, number, group, seed, status in rows]
+
+    def list_seasons(self) -> list[SeasonInfo]:
+        """All seasons by id."""
+        with self._db.read() as s:
+            return [season_info(x) for x in s.scalars(select(Season).order_by(Season.id))]
+
+    def season_progress(self, season_id: int) -> dict[str, int]:
+        """Games per status: ``{"pending", "running", "done", "failed", "not_played", "total"}``. Raises NotFound."""
+        with self._db.read() as s:
+            if s.get(Season, season_id) is None:
+                raise NotFound(f"no season with id {season_id}")
+            counts = {st.value: 0 for st in GameStatus}
+            q = select(Game.status, func.count()).where(Game.season_id == season_id).group_by(Game.status)
+            for status, n in s.execute(q):
+                counts[GameStatus(status).value] = n
+            counts["total"] = sum(counts.values())
+            return counts
+
+    def next_pending(self, season_id: int, limit: int = 100) -> list[int]:
+        """Ids of up to ``limit`` pending games of the season, in schedule order."""
+        with self._db.read() as s:
+            q = (select(Game.id).where(Game.season_id == season_id, Game.status == GameStatus.PENDING)
+                 .order_by(Game.number).limit(limit))
+            return list(s.scalars(q))
+
+    def pending_attempts(self, season_id: int) -> dict[int, int]:
+        """``{game id: attempts so far}`` of every pending game of the season, in schedule
+        order. A game whose attempts grew since it was enqueued has used its task (a
+        voided attempt) and needs another."""
+        with self._db.read() as s:
+            q = (select(Game.id, Game.attempts).where(Game.season_id == season_id, Game.status == GameStatus.PENDING)
+                 .order_by(Game.number))
+            return {gid: attempts for gid, attempts in s.execute(q)}
+
+    def pending_tables(self, season_id: int) -> tuple[dict[int, SeatBot], list[frozenset[int]]]:
+        """The bots of the season's pending games (``{bot id: SeatBot}``, with ``seat`` 0) and
+        each pending game's table as a set of bot ids: for checking, before a season runs,
+        which games its answering bots can play."""
+        with self._db.read() as s:
+            rows = s.execute(
+                select(Game.id, Bot.id, Bot.name, Bot.endpoint, Bot.capacity)
+                .join(GameSeat, GameSeat.game_id == Game.id).join(Bot, Bot.id == GameSeat.bot_id)
+                .where(Game.season_id == season_id, Game.status == GameStatus.PENDING)
+            ).all()
+        bots = {bot: SeatBot(0, bot, name, endpoint, cap) for _, bot, name, endpoint, cap in rows}
+        tables: dict[int, set[int]] = {}
+        for gid, bot, *_ in rows:
+            tables.setdefault(gid, set()).add(bot)
+        return bots, [frozenset(t) for t in tables.values()]
+
+    def pending_deferrals(self, season_id: int) -> dict[int, int]:
+        """``{game id: deferrals}`` of the season's pending games deferred at least once (rules §4.9)."""
+        with self._db.read() as s:
+            q = select(Game.id, Game.deferrals).where(
+                Game.season_id == season_id, Game.status == GameStatus.PENDING, Game.deferrals > 0)
+            return {gid: n for gid, n in s.execute(q)}
+
+    def season_availability(self, season_id: int) -> list[BotAvailability]:
+        """The season's bots that did not answer at some game start, by name: unavailable since
+        when (None once a game with them started again) and suspended when."""
+        with self._db.read() as s:
+            rows = s.execute(
+                select(SeasonBotStatus, Bot.name).join(Bot, Bot.id == SeasonBotStatus.bot_id)
+                .where(SeasonBotStatus.season_id == season_id).order_by(Bot.name)
+            ).all()
+            return [BotAvailability(r.bot_id, name, r.unavailable_since, r.reason, r.suspended_at) for r, name in rows]

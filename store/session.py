@@ -1,0 +1,60 @@
+"""The store's shared handle: one Engine, read and write transactions, the database's clock.
+
+Every area of the store (bots, seasons, the game lifecycle, replays, read
+models) is a class over one :class:`Database`; each of their methods runs in
+one transaction of it and returns plain frozen dataclasses, never ORM objects.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, Engine, func, select, text
+from sqlalchemy.orm import Session
+
+from store.db import StoreError, transaction
+
+
+class Database:
+    """One Engine and its transactions (``store.db.transaction``), shared by the store's areas."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    def read(self) -> AbstractContextManager[Session]:
+        """A read transaction."""
+        return transaction(self.engine, write=False)
+
+    def write(self) -> AbstractContextManager[Session]:
+        """A write transaction (SQLite: ``BEGIN IMMEDIATE``)."""
+        return transaction(self.engine, write=True)
+
+    def close(self) -> None:
+        """Close the engine's pooled connections."""
+        self.engine.dispose()
+
+
+def db_now(s: Session) -> datetime:
+    """The database's clock, timezone-aware UTC, read in the session's transaction.
+
+    PostgreSQL: ``now()`` (the transaction's start); SQLite: ``strftime('%f', 'now')``
+    (milliseconds; SQLite runs in the caller's process, on the one machine that holds
+    the file, so its clock is that machine's). Every lease is set and compared by this
+    clock, so a worker or sweeper whose own clock is off never decides a lease.
+    Raises StoreError if the database gives something that is not a timestamp.
+    """
+    if s.get_bind().dialect.name == "sqlite":
+        stamp = s.scalar(text("SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')"))
+        return datetime.fromisoformat(str(stamp)).replace(tzinfo=UTC)
+    value = s.scalar(select(func.now()))
+    if not isinstance(value, datetime):
+        raise StoreError(f"the database's clock gave {value!r}, not a timestamp")
+    return value.astimezone(UTC)
+
+
+def updated_rows(s: Session, stmt: Any) -> int:
+    """Execute an UPDATE without touching loaded objects; the number of rows it changed."""
+    result = s.execute(stmt.execution_options(synchronize_session=False))
+    return int(cast(CursorResult[Any], result).rowcount)
