@@ -79,7 +79,7 @@ def report_message(report: EntryReport | None) -> arena_pb2.EntryReport:
 
 
 def standing_message(rank: int, row: StandingRow) -> arena_pb2.StandingRow:
-    """One standings row; ``None`` values stay unset (the luck-adjusted change: Slippery Sam only)."""
+    """One standings row; ``None`` values stay unset (the luck-adjusted change: only games with a luck estimator)."""
     optional = {k: getattr(row, k) for k in ("avg_place", "avg_change", "ml_rating", "ml_low", "ml_high",
                                              "p_better", "openskill_mu", "openskill_sigma",
                                              "luck_change", "luck_low", "luck_high")}

@@ -18,7 +18,7 @@ REPLAY_MODULE = "replay.js"
 
 
 def game_package(game: str) -> str:
-    """The package of ``game`` (a game's name, e.g. ``slippery-sam``): ``referee.games.slippery_sam``.
+    """The package of ``game`` (a game's name in the registry): ``referee.games.<its protocol field>``.
 
     Raises ValueError for a game the registry does not know, or whose package does not hold
     the registry's spec of that game.

@@ -193,7 +193,7 @@ def bot_detail(store: Store, bot_id: int, season_id: int | None, latency_games: 
 
 def _score_kind(game: str) -> dict[str, Any]:
     """What a game's scores count (``score_unit``) and whether more is better, from the game's spec
-    (rummy: points, fewer better). Raises ValueError for a game the registry does not hold."""
+    (``GameSpec.score_unit``, ``higher_score_is_better``). Raises ValueError for a game the registry does not hold."""
     gs = spec(game)
     return {"score_unit": gs.score_unit, "higher_score_is_better": gs.higher_score_is_better}
 

@@ -14,10 +14,12 @@ shown for a seat's first request (the full bank and budget) and left out of the 
 from __future__ import annotations
 
 import base64
+import importlib
 import json
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +29,7 @@ from google.protobuf.message import Message
 from referee.bots import load_bot
 from cardarena.v1 import bot_pb2
 from referee.clients import InProcessBotClient
-from referee.games import make_params, spec
+from referee.games import games, make_params, spec
 from referee.record import DecisionLog, GameRecord
 from referee.referee import play
 
@@ -38,19 +40,23 @@ END = "<!-- end of examples -->"
 
 @dataclass(frozen=True)
 class Game:
-    """One example game: the game, its parameters, the reference bots by seat, the seeds tried."""
+    """One example game: the game, its parameters, the reference bots by seat, the seeds tried, and
+    the game's picker of decisions to show (``referee/games/<game>/examples.py``)."""
 
     game: str
     params: dict[str, Any]
     bots: tuple[str, ...]
     seeds: range
+    find: Callable[..., list[tuple[str, str, DecisionLog]] | None]
 
 
-GAMES = (
-    Game("slippery-sam", {"orbits": 1}, ("odds", "random", "random"), range(1, 2)),
-    Game("svara", {"hands": 10}, ("points", "random", "random", "random"), range(1, 200)),
-    Game("rummy", {"turn_limit": 60}, ("greedy", "greedy", "random", "random"), range(1, 200)),
-)
+def _example_game(game: str) -> Game:
+    """The example game of ``game``, from its package's ``examples`` module."""
+    module = importlib.import_module(f"referee.games.{spec(game).proto_field}.examples")
+    return Game(game, module.PARAMS, module.BOTS, module.SEEDS, module.find)
+
+
+GAMES = tuple(_example_game(g) for g in games())
 
 
 @dataclass(frozen=True)
@@ -93,64 +99,13 @@ def _answer(d: DecisionLog) -> bot_pb2.ActResponse:
     return bot_pb2.ActResponse.FromString(base64.b64decode(d.answer))
 
 
-def _first(decisions: list[DecisionLog], test: Callable[[DecisionLog], bool]) -> DecisionLog | None:
-    return next((d for d in decisions if d.called and d.answer is not None and test(d)), None)
-
-
-def _sam(record: GameRecord, ds: list[DecisionLog]) -> list[tuple[str, str, DecisionLog]] | None:
-    kitty = _first(ds, lambda d: _view(record, d).decision == 1)
-    bet = _first(ds, lambda d: _view(record, d).decision == 2)
-    if not (kitty and bet):
-        return None
-    return [("KITTY", "The new dealer puts up the kitty: an amount from min_amount to max_amount (rules §1.3).", kitty),
-            ("BET", "A player bets on his three cards against the next stack card (rules §1.5).", bet)]
-
-
-def _svara(record: GameRecord, ds: list[DecisionLog]) -> list[tuple[str, str, DecisionLog]] | None:
-    look = _first(ds, lambda d: _answer(d).svara.move == 1)
-    after = look and next((d for d in ds if d.seat == look.seat and d.decision == look.decision + 1), None)
-    vote = _first(ds, lambda d: _view(record, d).decision == 2)
-    join = _first(ds, lambda d: _view(record, d).decision == 3)
-    if not (look and after and after.answer and vote and join):
-        return None
-    return [("TURN, answered LOOK", "This seat has not looked: its hand is empty and LOOK is among the legal moves (rules §2.5).", look),
-            ("TURN again, after the LOOK", "The same turn, asked again: decision one higher, looked true, the hand filled, "
-                                           "LOOK and PROPOSE no longer legal.", after),
-            ("VOTE", "Another player proposed a svara (proposer is set only for a VOTE): accept or refuse (rules §2.9).", vote),
-            ("JOIN", "A svara is about to be played: in_svara marks who is in it; join for join_cost or decline (rules §2.8).", join)]
-
-
-def _rummy(record: GameRecord, ds: list[DecisionLog]) -> list[tuple[str, str, DecisionLog]] | None:
-    call = _first(ds, lambda d: _view(record, d).decision == 1)
-    draw = _first(ds, lambda d: _view(record, d).decision == 2 and bool(_view(record, d).callers))
-    down = _first(ds, lambda d: bool(_answer(d).rummy.go_down) and bool(_view(record, d).melds))
-    lay = _first(ds, lambda d: bool(_answer(d).rummy.go_down) and any(
-        lo.meld_id >= len(_view(record, d).melds) for lo in _answer(d).rummy.lay_offs))
-    if not (call and draw and down):
-        return None
-    shown = [("CALL", "The take-it window: the live top of the discard pile is offered to every eligible seat at once, "
-                      "in concurrent calls (rules §3.5).", call),
-             ("DRAW with callers", "The player in turn sees who called, in priority order: DISCARD_PILE takes the card "
-                                   "himself, STOCK gives it to the first caller (rules §3.5, 3.6).", draw),
-             ("PLAY: going down", "Going down with the contract's melds while melds are on the table: the new melds take "
-                                  "the next ids, from len(melds) (rules §3.7).", down)]
-    if lay is not None and lay is not down:
-        shown.append(("PLAY: going down and laying off on a meld of the same action",
-                      "A lay-off names its meld by id (required); a meld laid by this action's go_down is named by the "
-                      "id it is about to take (rules §3.7).", lay))
-    return shown
-
-
-FINDERS: dict[str, Callable[[GameRecord, list[DecisionLog]], list[tuple[str, str, DecisionLog]] | None]] = {
-    "slippery-sam": _sam, "svara": _svara, "rummy": _rummy}
-
-
 def examples() -> Iterator[Example]:
     """The examples of every game, from the first seed whose game shows every decision kind."""
     for game in GAMES:
         for seed in game.seeds:
             record, first = _play(game, seed)
-            found = FINDERS[game.game](record, record.decisions)
+            answered = [d for d in record.decisions if d.called and d.answer is not None]
+            found = game.find(answered, partial(_view, record), _answer)
             if found:
                 break
         else:

@@ -82,8 +82,8 @@ class StandingRow:
     suspended: bool = field(default=False, metadata=_doc(
         "suspended from the season for not answering at game start (rules §4.9): its remaining games were not played"))
     luck_change: float | None = field(default=None, metadata=_doc(
-        "Slippery Sam: mean luck-adjusted token change per game (the change less each bet's result minus its "
-        "expectation, rules §1.5)"))
+        "games with a luck estimator only: mean luck-adjusted change per game, in the game's score unit (the "
+        "change less the luck terms the game's estimator finds; docs/rules: the game's chapter)"))
     luck_low: float | None = field(default=None, metadata=_doc("lower end of the 95% interval of luck_change"))
     luck_high: float | None = field(default=None, metadata=_doc("upper end of the 95% interval of luck_change"))
 
@@ -226,7 +226,7 @@ def season_standings(names: Mapping[int, str], outcomes: Iterable[tuple[int, int
                      records: Iterable[tuple[Sequence[int], GameRecord]] | None = None) -> list[StandingRow]:
     """The season's standings (:func:`compute_standings`), suspended bots marked: ``outcomes`` are
     ``(bot, place, change, faults, retired)`` of the published seats, ``placings`` ``(game number,
-    bot, place)`` by game then seat; with ``records`` (the done games of a Slippery Sam season,
+    bot, place)`` by game then seat; with ``records`` (the done games of a season of a game with a luck estimator,
     ``(bot of each seat, record)``), the luck-adjusted changes too (:mod:`league.luck`)."""
     luck = luck_adjusted_by_bot(records) if records is not None else None
     rows = compute_standings([SeatOutcome(*o) for o in outcomes], names, elo, group_games(placings), luck)

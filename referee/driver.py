@@ -44,7 +44,7 @@ def check_chance(request: Shuffle | DrawLot, outcome: Any) -> None:
     """Raise IllegalChance unless ``outcome`` answers ``request``.
 
     A Shuffle is answered by a sequence holding exactly the requested cards
-    (as a multiset: rummy's two packs repeat cards) in any order; a DrawLot by
+    (as a multiset: a game of two packs repeats cards) in any order; a DrawLot by
     an int that is one of its seats (never a bool).
     """
     if isinstance(request, Shuffle):

@@ -94,8 +94,8 @@ class GameRecord:
     ``events`` are the engine's events as dicts ``{"kind", "data", "visible_to"}``;
     ``chance`` are the referee's chance outcomes in order (a shuffled pack as a
     list of cards, or a seat drawn by lot), drawn by ``chance_scheme``
-    (``referee.chance``: ``"per-deal-aside"``, one stream per deal with a svara's
-    replay deals in their own; ``"per-deal"``, the same with them numbered among the
+    (``referee.chance``: ``"per-deal-aside"``, one stream per deal with the deals
+    only some plays of a seed have (``Shuffle.aside``) in their own; ``"per-deal"``, the same with them numbered among the
     deals, in records made before; ``"single"``, one generator for the game, in
     records made before per-deal streams);
     ``decisions`` every question asked.
