@@ -41,7 +41,13 @@ END = "<!-- end of examples -->"
 @dataclass(frozen=True)
 class Game:
     """One example game: the game, its parameters, the reference bots by seat, the seeds tried, and
-    the game's picker of decisions to show (``referee/games/<game>/examples.py``)."""
+    the game's picker of decisions to show.
+
+    Each game's package has an ``examples`` module with ``PARAMS``, ``BOTS`` (reference bots by
+    seat), ``SEEDS`` (tried in order) and ``find(decisions, view, answer)``: from the record's
+    decisions that were called and answered, with ``view(d)`` the game's view message sent and
+    ``answer(d)`` the ``ActResponse`` received, the decisions to show as (title, note citing the
+    rules sections, decision), or None when this game does not show every kind."""
 
     game: str
     params: dict[str, Any]

@@ -1,18 +1,12 @@
-"""The protocol guide's examples of contract rummy (docs/protocol.md, written by docs/protocol_examples.py).
-
-``PARAMS``, ``BOTS`` (reference bots by seat) and ``SEEDS`` (tried in order) give the example game;
-``find(decisions, view, answer)`` picks from its record the decisions to show, or None when the game
-shows not every kind: ``decisions`` are the record's ``DecisionLog`` rows that were called and answered,
-``view(d)`` the game's view message sent, ``answer(d)`` the ``ActResponse`` received. Each pick is a
-title, a note (citing rules sections) and the decision.
-"""
+"""The protocol guide's examples of contract rummy: the example game and its picks (the contract is in
+docs/protocol_examples.py, which writes docs/protocol.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-Pick = tuple[str, str, Any]
+Pick = tuple[str, str, Any]  # title, note, decision
 
 PARAMS: dict[str, Any] = {"turn_limit": 60}
 BOTS = ("greedy", "greedy", "random", "random")
@@ -21,11 +15,11 @@ SEEDS = range(1, 200)
 
 def find(decisions: list[Any], view: Callable[[Any], Any], answer: Callable[[Any], Any]) -> list[Pick] | None:
     """The take-it window, a draw with callers, going down, and (if the game has one) a lay-off on a new meld."""
-    call = _first(decisions, lambda d: view(d).decision == 1)
-    draw = _first(decisions, lambda d: view(d).decision == 2 and bool(view(d).callers))
-    down = _first(decisions, lambda d: bool(answer(d).rummy.go_down) and bool(view(d).melds))
-    lay = _first(decisions, lambda d: bool(answer(d).rummy.go_down) and any(
-        lo.meld_id >= len(view(d).melds) for lo in answer(d).rummy.lay_offs))
+    call = next(filter(lambda d: view(d).decision == 1, decisions), None)
+    draw = next(filter(lambda d: view(d).decision == 2 and bool(view(d).callers), decisions), None)
+    down = next(filter(lambda d: bool(answer(d).rummy.go_down) and bool(view(d).melds), decisions), None)
+    lay = next(filter(lambda d: bool(answer(d).rummy.go_down) and any(
+        lo.meld_id >= len(view(d).melds) for lo in answer(d).rummy.lay_offs), decisions), None)
     if not (call and draw and down):
         return None
     shown = [("CALL", "The take-it window: the live top of the discard pile is offered to every eligible seat at once, "
@@ -40,6 +34,3 @@ def find(decisions: list[Any], view: Callable[[Any], Any], answer: Callable[[Any
                       "id it is about to take (rules §3.7).", lay))
     return shown
 
-
-def _first(decisions: list[Any], test: Callable[[Any], bool]) -> Any:
-    return next((d for d in decisions if test(d)), None)

@@ -1,18 +1,12 @@
-"""The protocol guide's examples of Svara (docs/protocol.md, written by docs/protocol_examples.py).
-
-``PARAMS``, ``BOTS`` (reference bots by seat) and ``SEEDS`` (tried in order) give the example game;
-``find(decisions, view, answer)`` picks from its record the decisions to show, or None when the game
-shows not every kind: ``decisions`` are the record's ``DecisionLog`` rows that were called and answered,
-``view(d)`` the game's view message sent, ``answer(d)`` the ``ActResponse`` received. Each pick is a
-title, a note (citing rules sections) and the decision.
-"""
+"""The protocol guide's examples of Svara: the example game and its picks (the contract is in
+docs/protocol_examples.py, which writes docs/protocol.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
-Pick = tuple[str, str, Any]
+Pick = tuple[str, str, Any]  # title, note, decision
 
 PARAMS: dict[str, Any] = {"hands": 10}
 BOTS = ("points", "random", "random", "random")
@@ -21,10 +15,10 @@ SEEDS = range(1, 200)
 
 def find(decisions: list[Any], view: Callable[[Any], Any], answer: Callable[[Any], Any]) -> list[Pick] | None:
     """A turn answered LOOK and the same turn asked again, a vote and a join."""
-    look = _first(decisions, lambda d: answer(d).svara.move == 1)
+    look = next(filter(lambda d: answer(d).svara.move == 1, decisions), None)
     after = look and next((d for d in decisions if d.seat == look.seat and d.decision == look.decision + 1), None)
-    vote = _first(decisions, lambda d: view(d).decision == 2)
-    join = _first(decisions, lambda d: view(d).decision == 3)
+    vote = next(filter(lambda d: view(d).decision == 2, decisions), None)
+    join = next(filter(lambda d: view(d).decision == 3, decisions), None)
     if not (look and after and vote and join):
         return None
     return [("TURN, answered LOOK", "This seat has not looked: its hand is empty and LOOK is among the legal moves (rules §2.5).", look),
@@ -33,6 +27,3 @@ def find(decisions: list[Any], view: Callable[[Any], Any], answer: Callable[[Any
             ("VOTE", "Another player proposed a svara (proposer is set only for a VOTE): accept or refuse (rules §2.9).", vote),
             ("JOIN", "A svara is about to be played: in_svara marks who is in it; join for join_cost or decline (rules §2.8).", join)]
 
-
-def _first(decisions: list[Any], test: Callable[[Any], bool]) -> Any:
-    return next((d for d in decisions if test(d)), None)
