@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from referee.cards import JOKER, RANKS, SUITS, is_card, pack
-from referee.engine import Ask, BadParameters, BaseState, DrawLot, GameName, IllegalAction, Shuffle, Step
+from referee.engine import Ask, BadParameters, BaseState, DrawLot, GameName, IllegalAction, Shuffle, Step, ask_one
 from referee.games.rummy.melds import (
     Meld,
     MeldKind,
@@ -265,7 +265,7 @@ class RummyRules:
         if phase is Phase.CALL:
             return Ask(tuple(sorted(state.eligible)))
         if phase in (Phase.DRAW, Phase.PLAY):
-            return Ask((state.in_turn,))
+            return ask_one(state.in_turn)
         return None
 
     def apply_chance(self, state: RummyState, outcome: Sequence[str] | int) -> None:

@@ -15,9 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from referee.cards import JOKER, RANKS, check, pack
-from referee.engine import Ask, BadParameters, BaseState, GameName, IllegalAction, Shuffle, Step
+from referee.engine import BadParameters, BaseState, GameName, IllegalAction, Shuffle, Step, ask_one
 
 PACK = pack()
+#: The one chance request of Slippery Sam: a shuffle of the pack (immutable, so shared).
+_SHUFFLE = Shuffle(PACK)
 #: The minimum kitty is this many tokens per seat not out (rules §1.3).
 KITTY_PER_SEAT = 10
 #: Deals a dealer keeps the bank for (rules §1.3).
@@ -194,11 +196,11 @@ class SlipperySamRules:
     def step(self, state: SlipperySamState) -> Step | None:
         """A shuffle before the first-dealer deal and every deal; the dealer (kitty) or the next player (bet); None when over."""
         if state.phase in (Phase.FIRST_DEALER, Phase.SHUFFLE):
-            return Shuffle(PACK)
+            return _SHUFFLE
         if state.phase is Phase.KITTY:
-            return Ask((state.dealer,))
+            return ask_one(state.dealer)
         if state.phase is Phase.BET:
-            return Ask((state.players[state.to_bet],))
+            return ask_one(state.players[state.to_bet])
         return None
 
     def apply_chance(self, state: SlipperySamState, outcome: Sequence[str] | int) -> None:

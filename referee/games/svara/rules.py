@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from referee.cards import pack
-from referee.engine import Ask, BadParameters, BaseState, DrawLot, GameName, IllegalAction, Shuffle, Step
+from referee.engine import Ask, BadParameters, BaseState, DrawLot, GameName, IllegalAction, Shuffle, Step, ask_one
 from referee.games.svara.points import SVARA_RANKS, hand_points, is_svara_card
 
 #: Seats at a Svara table (rules §2.3).
@@ -73,6 +73,9 @@ MAX_SEATS = 8
 
 #: The 36-card pack, rank-major (rules §2: 6 to ace).
 PACK: tuple[str, ...] = pack(SVARA_RANKS)
+
+#: The deal's chance request, by whether it is a svara's (aside from the game's hands): immutable, so shared.
+_SHUFFLES = {False: Shuffle(PACK), True: Shuffle(PACK, aside=True)}
 
 
 @dataclass(frozen=True)
@@ -335,13 +338,13 @@ class SvaraRules:
         """The pending request: DrawLot (first dealer, svara dealer), Shuffle, Ask, or None when over."""
         phase = state.phase
         if phase is Phase.TURN:
-            return Ask((state.to_act,))
+            return ask_one(state.to_act)
         if phase is Phase.SHUFFLE:
-            return Shuffle(PACK, aside=state.svara > 0)  # a svara's deal is not one of the game's hands
+            return _SHUFFLES[state.svara > 0]  # a svara's deal is not one of the game's hands
         if phase is Phase.VOTE:
-            return Ask((state.voters[0],))
+            return ask_one(state.voters[0])
         if phase is Phase.JOIN:
-            return Ask((state.join_queue[0],))
+            return ask_one(state.join_queue[0])
         if phase is Phase.SVARA_DEALER:
             return DrawLot(tuple(sorted(state.svara_seats)))
         if phase is Phase.FIRST_DEALER:
