@@ -342,11 +342,38 @@ def frame(field_number: int, payload: bytes) -> bytes:
     return _varint(field_number << 3 | 2) + _varint(len(payload)) + payload
 
 
-def act_request(header: Message, view_field_number: int, view: bytes) -> bytes:
-    """The wire bytes of an ``ActRequest``: ``header`` (its fields but the view) followed by ``view``
-    (a view's bytes) as its member ``view_field_number`` of the ``view`` oneof.
+def act_request(header: Message | bytes, view_field_number: int, view: bytes) -> bytes:
+    """The wire bytes of an ``ActRequest``: ``header`` (its fields but the view, as a message or
+    as its bytes, :func:`act_header`) followed by ``view`` (a view's bytes) as its member
+    ``view_field_number`` of the ``view`` oneof.
 
     Equal to serialising the whole request, since the view members are numbered
     above every other field of ``ActRequest`` (bot.proto).
     """
-    return header.SerializeToString() + frame(view_field_number, view)
+    head = header if isinstance(header, bytes) else header.SerializeToString()
+    return head + frame(view_field_number, view)
+
+
+@lru_cache(maxsize=1 << 10)
+def _game_id_frame(game_id: str) -> bytes:
+    """Field 1 (``game_id``) of an ActRequest: nothing for the empty string (proto3)."""
+    data = game_id.encode()
+    return frame(1, data) if data else b""
+
+
+def _uint32_field(field_number: int, value: int) -> bytes:
+    """A proto3 uint32 field: nothing for 0; raises TypeError/ValueError for a value a uint32 cannot hold."""
+    data = _uint32_bytes(value)
+    return b"" if data == b"\x00" else _varint(field_number << 3) + data
+
+
+def act_header(game_id: str, seat: int, decision: int, deadline_ms: int, time_bank_ms: int, budget_ms: int) -> bytes:
+    """The wire bytes of ``ActRequest(game_id, seat, decision, clock=Clock(deadline_ms, time_bank_ms,
+    budget_ms))`` (bot.proto), written directly: the ``header`` of :func:`act_request` as bytes.
+
+    Equal to that message's ``SerializeToString()`` (``tests/games/test_view_wire.py``): fields in
+    number order, a zero uint32 omitted, the clock present even when all its fields are zero.
+    Raises TypeError or ValueError for a number a uint32 cannot hold, as the message would.
+    """
+    clock = _uint32_field(1, deadline_ms) + _uint32_field(2, time_bank_ms) + _uint32_field(3, budget_ms)
+    return _game_id_frame(game_id) + _uint32_field(2, seat) + _uint32_field(3, decision) + frame(4, clock)
