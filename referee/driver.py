@@ -22,6 +22,7 @@ in-process play (:mod:`referee.playout`) and the tests all drive games through i
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from referee.engine import Ask, DrawLot, IllegalAction, Rules, Shuffle, Step
@@ -52,13 +53,19 @@ def check_chance(request: Shuffle | DrawLot, outcome: Any) -> None:
         if isinstance(outcome, (str, bytes, int)) or not isinstance(outcome, Sequence) or len(outcome) != len(cards):
             raise IllegalChance(f"a shuffle must be a permutation of the {len(cards)} cards asked for")
         try:
-            same = sorted(outcome) == sorted(cards)
+            same = sorted(outcome) == (_sorted_cards(cards) if type(cards) is tuple else sorted(cards))
         except TypeError:  # not all strings
             same = False
         if not same:
             raise IllegalChance(f"a shuffle must be a permutation of the {len(cards)} cards asked for")
     elif isinstance(outcome, bool) or not isinstance(outcome, int) or outcome not in request.seats:
         raise IllegalChance(f"the draw by lot must be one of the seats {list(request.seats)}, not {outcome!r}")
+
+
+@lru_cache(maxsize=256)
+def _sorted_cards(cards: tuple[str, ...]) -> list[str]:
+    """``sorted(cards)``, kept by value (a game shuffles the same pack again and again); never modified."""
+    return sorted(cards)
 
 
 def answer_chance(rules: Rules[Any, Any, Any], state: Any, outcome: Any) -> None:

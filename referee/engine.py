@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Generic, Protocol, TypeVar
 
 
@@ -71,6 +72,12 @@ class Ask:
     """
 
     seats: tuple[int, ...]
+
+
+@lru_cache(maxsize=64)
+def ask_one(seat: int) -> Ask:
+    """``Ask((seat,))``, one object per seat (an Ask is immutable; most steps ask one seat)."""
+    return Ask((seat,))
 
 
 Step = Shuffle | DrawLot | Ask

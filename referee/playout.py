@@ -45,6 +45,7 @@ class Playout:
         self._policy = policy if not isinstance(policy, Sequence) else None
         source = chance.answer if chance is not None else partial(draw, rng)
         self.driver = Driver(rules, source, self._decide)
+        self._parse = spec.view_codec.message_type.FromString
 
     def step(self, state: Any) -> int | None:
         """Advance ``state`` by one step; return how many decisions it took (0 for chance), None when the game is over."""
@@ -69,7 +70,7 @@ class Playout:
             if views is None:
                 message = spec.encode_view(view)
             else:
-                message = spec.view_codec.message_type.FromString(views.encode(view))
+                message = self._parse(views.encode(view))
             action = spec.decode_action(answer(message, rng))  # type: ignore[misc]
             try:
                 rules.check(state, seat, action)

@@ -28,7 +28,7 @@ from referee.games import GameSpec, MalformedAction
 from referee.live import LiveView
 from referee.record import DecisionLog, EndReason, Fault, FaultKind, GameRecord, SeatResult
 from referee.timecontrol import SeatClock, TimeControl
-from referee.wire import act_request
+from referee.wire import act_header, act_request
 
 #: Steps (chance events plus decisions) after which a game is declared broken: a
 #: guard against a rules bug looping, far above any legal game (the longest, a
@@ -101,6 +101,9 @@ class _Game:
         self.cancelled = cancelled
         self.views = spec.view_codec.encoder()
         self._view_field = bot_pb2.ActRequest.DESCRIPTOR.fields_by_name[spec.proto_field].number
+        self._deadline_ms = round(time_control.deadline_s * 1000)
+        #: an action's record bytes (base64) by action, for hashable actions (most repeat: bet 1 token)
+        self._action_b64: dict[Any, str] = {}
 
     def run(self) -> GameRecord:
         started = time.time()
@@ -162,16 +165,8 @@ class _Game:
             views[seat] = self.views.encode(self.rules.view(state, seat))  # encoded once: the call and the record
             if clock.retired or clock.budget_s <= 0:
                 continue
-            header = bot_pb2.ActRequest(
-                game_id=self.game_id,
-                seat=seat,
-                decision=clock.decisions,
-                clock=bot_pb2.Clock(
-                    deadline_ms=round(self.tc.deadline_s * 1000),
-                    time_bank_ms=round(clock.bank_s * 1000),
-                    budget_ms=round(clock.budget_s * 1000),
-                ),
-            )
+            header = act_header(self.game_id, seat, clock.decisions, self._deadline_ms,
+                                round(clock.bank_s * 1000), round(clock.budget_s * 1000))
             request = act_request(header, self._view_field, views[seat])
             requests[seat] = (request, min(self.tc.deadline_s + clock.bank_s, clock.budget_s))
             if clock.budget_s < self.tc.deadline_s + clock.bank_s:
@@ -275,7 +270,7 @@ class _Game:
                 event_index=event_index,
                 view=_bytes_b64(view),
                 answer=_to_b64(answer) if answer is not None else None,
-                action=_to_b64(self.spec.encode_action(action)),
+                action=self._action_record(action),
                 latency_ms=round(latency_ms, 3),
                 sent_at=sent_at,
                 time_bank_ms=round(self.clocks[seat].bank_s * 1000, 1),
@@ -283,6 +278,16 @@ class _Game:
                 called=called,
             )
         )
+
+    def _action_record(self, action: Any) -> str:
+        """The action's message as base64 of its wire bytes, kept by action when it is hashable."""
+        try:
+            known = self._action_b64.get(action)
+        except TypeError:  # an unhashable action: encoded every time
+            return _to_b64(self.spec.encode_action(action))
+        if known is None:
+            known = self._action_b64[action] = _to_b64(self.spec.encode_action(action))
+        return known
 
 
 def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequence[BotClient],

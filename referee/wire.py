@@ -28,7 +28,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from operator import getitem, itemgetter
 from typing import Any
 
 from google.protobuf.message import Message
@@ -76,6 +77,12 @@ class ViewCodec:
     def encoder(self) -> ViewEncoder:
         """A new incremental encoder (one per game: it keeps that game's history)."""
         return ViewEncoder(self)
+
+    @cached_property
+    def _plan(self) -> _Plan:
+        """The bytes of field values and history entries, kept by value for every game of this
+        codec in the process (a value's bytes do not depend on the game); built on first use."""
+        return _Plan(self)
 
 
 #: Distinct values of one field (or entries of one history field) whose bytes an encoder keeps
@@ -211,15 +218,14 @@ class _FieldBytes(dict[Any, bytes]):
 
 class _HistoryBytes:
     """One history field's bytes for a tuple of entries: the frames of the entries last seen, in
-    order, are kept (and every frame by entry), so only new or changed entries are encoded."""
+    order, are kept (per game; every frame by entry in the codec's shared ``entries``), so only new
+    or changed entries are encoded."""
 
-    def __init__(self, codec: ViewCodec, history: History) -> None:
-        self.history = history
-        self.tag = _varint(codec.message_type.DESCRIPTOR.fields_by_name[history.name].number << 3 | 2)
+    def __init__(self, entries: _EntryFrames) -> None:
+        self.frame = entries.frame
         self.items: tuple[Any, ...] = ()
         self.frames: list[bytes] = []
         self.joined = b""
-        self.by_value: dict[Any, bytes] = {}
 
     def __getitem__(self, items: tuple[Any, ...]) -> bytes:
         known = len(self.items)
@@ -229,29 +235,59 @@ class _HistoryBytes:
             self.frames = self.frames[:known]
             self.joined = b"".join(self.frames)
         if len(items) > known:
-            new = [self._frame(x) for x in items[known:]]
+            new = list(map(self.frame, items[known:]))
             self.frames.extend(new)
             self.joined += b"".join(new)
         self.items = items
         return self.joined
 
-    def _frame(self, item: Any) -> bytes:
-        """One entry's frame, kept by value (moves repeat: seat 2 looks, seat 0 folds)."""
-        data = self.by_value.get(item)
-        if data is None:
-            data = self.tag + _length_delimited(self.history.encode(item).SerializeToString())
-            if len(self.by_value) >= MAX_CACHED_VALUES:
-                self.by_value.clear()
-            self.by_value[item] = data
+
+class _EntryFrames(dict[Any, bytes]):
+    """One history field's entry frames by entry (moves repeat: seat 2 looks, seat 0 folds); a
+    missing entry is encoded and kept."""
+
+    def __init__(self, codec: ViewCodec, history: History) -> None:
+        super().__init__()
+        self.encode = history.encode
+        self.tag = _varint(codec.message_type.DESCRIPTOR.fields_by_name[history.name].number << 3 | 2)
+        self.frame = self.__getitem__
+
+    def __missing__(self, item: Any) -> bytes:
+        data = self.tag + _length_delimited(self.encode(item).SerializeToString())
+        if len(self) >= MAX_CACHED_VALUES:
+            self.clear()
+        self[item] = data
         return data
+
+
+class _Plan:
+    """A codec's fields in field-number order, with the bytes kept by value that every encoder
+    of the codec shares: per field, its bytes by value (:class:`_FieldBytes`); per history field,
+    its entries' frames (:class:`_EntryFrames`). Raises ValueError for a view message with oneofs
+    or maps."""
+
+    def __init__(self, codec: ViewCodec) -> None:
+        descriptor = codec.message_type.DESCRIPTOR
+        # proto3 ``optional`` fields sit in a synthetic oneof of their own: encoded as any field
+        real_oneofs = [o for o in descriptor.oneofs if not (len(o.fields) == 1 and o.name == f"_{o.fields[0].name}")]
+        if real_oneofs or any(f.message_type is not None and f.message_type.GetOptions().map_entry
+                                    for f in descriptor.fields):
+            raise ValueError(f"{descriptor.name}: a view with oneofs or maps cannot be encoded field by field")
+        history = {h.name: h for h in codec.history}
+        ordered = sorted(descriptor.fields, key=lambda f: f.number)
+        self.names = tuple(f.name for f in ordered)
+        #: per field, in field-number order: its bytes by value, or (a history field) its entry frames
+        self.parts: tuple[_FieldBytes | _EntryFrames, ...] = tuple(
+            _EntryFrames(codec, history[f.name]) if f.name in history else _FieldBytes(codec, f.name) for f in ordered)
 
 
 class ViewEncoder:
     """Encodes one game's views to wire bytes, reusing what it has already encoded.
 
     Each field's bytes are kept by value (most fields repeat from one view
-    to the next: the dealer, the stakes, the parameters), and each history
-    entry's frame is kept in order. The history of every view is public in
+    to the next: the dealer, the stakes, the parameters), in caches every
+    encoder of the codec shares (a value's bytes do not depend on the game),
+    and each history entry's frame is kept in order. The history of every view is public in
     the platform's games, so one cache per field serves every seat; a view
     whose history is not an extension of the previous one (a new deal, a meld
     laid off to) re-encodes from the first entry that differs, so the bytes
@@ -260,18 +296,12 @@ class ViewEncoder:
 
     def __init__(self, codec: ViewCodec) -> None:
         self.codec = codec
-        descriptor = codec.message_type.DESCRIPTOR
-        # proto3 ``optional`` fields sit in a synthetic oneof of their own: encoded as any field
-        real_oneofs = [o for o in descriptor.oneofs if not (len(o.fields) == 1 and o.name == f"_{o.fields[0].name}")]
-        if real_oneofs or any(f.message_type is not None and f.message_type.GetOptions().map_entry
-                                    for f in descriptor.fields):
-            raise ValueError(f"{descriptor.name}: a view with oneofs or maps cannot be encoded field by field")
-        history = {h.name: h for h in codec.history}
-        #: every field in field-number order, with its bytes by value (a history field: by its entries)
-        self._plan: list[tuple[str, Any]] = [
-            (f.name, _HistoryBytes(codec, history[f.name]) if f.name in history else _FieldBytes(codec, f.name))
-            for f in sorted(descriptor.fields, key=lambda f: f.number)
-        ]
+        plan = codec._plan
+        #: each field's value in field-number order, from the dict of fields
+        self._values = itemgetter(*plan.names) if len(plan.names) > 1 else lambda fields: (fields[plan.names[0]],)
+        #: per field, in field-number order, its bytes by value (a history field: by its entries, this game's frames)
+        self._parts: list[Any] = [_HistoryBytes(part) if isinstance(part, _EntryFrames) else part for part in plan.parts]
+        self._history = [(h.name, h.items) for h in codec.history]
 
     def encode(self, view: Any) -> bytes:
         """The view's wire bytes, equal to ``codec.message(view).SerializeToString()``.
@@ -280,9 +310,9 @@ class ViewEncoder:
         TypeError when a value is not hashable.
         """
         fields = self.codec.fields(view)
-        for h in self.codec.history:
-            fields[h.name] = tuple(h.items(view))
-        return b"".join([known[fields[name]] for name, known in self._plan])
+        for name, items in self._history:
+            fields[name] = tuple(items(view))
+        return b"".join(map(getitem, self._parts, self._values(fields)))
 
 
 #: The one-byte varints, 0..127 (most values of a view).
@@ -312,11 +342,38 @@ def frame(field_number: int, payload: bytes) -> bytes:
     return _varint(field_number << 3 | 2) + _varint(len(payload)) + payload
 
 
-def act_request(header: Message, view_field_number: int, view: bytes) -> bytes:
-    """The wire bytes of an ``ActRequest``: ``header`` (its fields but the view) followed by ``view``
-    (a view's bytes) as its member ``view_field_number`` of the ``view`` oneof.
+def act_request(header: Message | bytes, view_field_number: int, view: bytes) -> bytes:
+    """The wire bytes of an ``ActRequest``: ``header`` (its fields but the view, as a message or
+    as its bytes, :func:`act_header`) followed by ``view`` (a view's bytes) as its member
+    ``view_field_number`` of the ``view`` oneof.
 
     Equal to serialising the whole request, since the view members are numbered
     above every other field of ``ActRequest`` (bot.proto).
     """
-    return header.SerializeToString() + frame(view_field_number, view)
+    head = header if isinstance(header, bytes) else header.SerializeToString()
+    return head + frame(view_field_number, view)
+
+
+@lru_cache(maxsize=1 << 10)
+def _game_id_frame(game_id: str) -> bytes:
+    """Field 1 (``game_id``) of an ActRequest: nothing for the empty string (proto3)."""
+    data = game_id.encode()
+    return frame(1, data) if data else b""
+
+
+def _uint32_field(field_number: int, value: int) -> bytes:
+    """A proto3 uint32 field: nothing for 0; raises TypeError/ValueError for a value a uint32 cannot hold."""
+    data = _uint32_bytes(value)
+    return b"" if data == b"\x00" else _varint(field_number << 3) + data
+
+
+def act_header(game_id: str, seat: int, decision: int, deadline_ms: int, time_bank_ms: int, budget_ms: int) -> bytes:
+    """The wire bytes of ``ActRequest(game_id, seat, decision, clock=Clock(deadline_ms, time_bank_ms,
+    budget_ms))`` (bot.proto), written directly: the ``header`` of :func:`act_request` as bytes.
+
+    Equal to that message's ``SerializeToString()`` (``tests/games/test_view_wire.py``): fields in
+    number order, a zero uint32 omitted, the clock present even when all its fields are zero.
+    Raises TypeError or ValueError for a number a uint32 cannot hold, as the message would.
+    """
+    clock = _uint32_field(1, deadline_ms) + _uint32_field(2, time_bank_ms) + _uint32_field(3, budget_ms)
+    return _game_id_frame(game_id) + _uint32_field(2, seat) + _uint32_field(3, decision) + frame(4, clock)

@@ -32,6 +32,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from celery import Celery
 from kombu import Connection
@@ -113,6 +114,9 @@ class SeasonFollower:
         self._last_change = time.monotonic()
         self._limits = game_time_limits(store, season_id)
         self._conn: Connection | None = None
+        #: on a Redis broker, one Redis client on the connection's pool for the queue depth (kombu's
+        #: own depth call builds a new client and asks twice, existence then length, every time)
+        self._depth_client: Any = None
 
     # ------------------------------------------------------------ broker
 
@@ -123,6 +127,7 @@ class SeasonFollower:
         return self._conn
 
     def _drop_connection(self) -> None:
+        self._depth_client = None
         if self._conn is not None:
             try:
                 self._conn.release()
@@ -148,14 +153,28 @@ class SeasonFollower:
         try:
             conn = self._connection()
             conn.ensure_connection(max_retries=1)
+            channel = conn.default_channel
+            if hasattr(channel, "priority_steps") and hasattr(channel, "_q_for_pri"):  # kombu's Redis channel
+                return self._redis_depth(channel)
             try:
-                return int(conn.default_channel.queue_declare(GAMES_QUEUE, passive=True).message_count)
+                return int(channel.queue_declare(GAMES_QUEUE, passive=True).message_count)
             except conn.channel_errors:  # no such queue (Redis drops empty lists): empty
                 return 0
         except Exception as exc:  # any transport's connection error: ask again next tick
             log.warning("broker unavailable: %s", exc)
             self._drop_connection()
             return None
+
+    def _redis_depth(self, channel: Any) -> int:
+        """The games queue's depth on a Redis broker, in one round trip on the follower's one client:
+        the lengths of the queue's list at each message priority (kombu keeps one list per
+        priority step; a missing list is an empty queue)."""
+        if self._depth_client is None:
+            self._depth_client = channel.Client(connection_pool=channel.pool)
+        with self._depth_client.pipeline(transaction=False) as pipe:
+            for priority in channel.priority_steps:
+                pipe.llen(channel._q_for_pri(GAMES_QUEUE, priority))
+            return sum(int(n) for n in pipe.execute())
 
     def _send(self, game_ids: list[int], priority: int = PRIORITY_NEW) -> list[int]:
         """Publish one task per game id at ``priority``; returns those published (stops at a broker error)."""

@@ -21,7 +21,7 @@ from referee.chance import draw
 from referee.driver import Driver
 from referee.engine import IllegalAction
 from referee.games import games, make_params, spec
-from referee.wire import History, ViewCodec, ViewEncoder, act_request
+from referee.wire import History, ViewCodec, ViewEncoder, act_header, act_request
 
 GAMES = games()
 #: Decisions checked per game: random games of the game's short parameters are played until this many.
@@ -115,6 +115,23 @@ def test_the_request_is_the_bytes_of_the_whole_act_request(game: str) -> None:
         assert act_request(header, field.number, encoder.encode(view)) == whole.SerializeToString()
 
     _random_games(game, 2, whole_request)
+
+
+@pytest.mark.parametrize("game_id", ["", "g", "game-17", "partie-é-" + "x" * 200])
+def test_the_header_written_directly_is_the_header_message(game_id: str) -> None:
+    values = [0, 1, 127, 128, 1000, 16383, 16384, 9500, 120000, (1 << 32) - 1]
+    rng = random.Random(5)
+    for _ in range(400):
+        seat, decision, deadline, bank, budget = (rng.choice(values) for _ in range(5))
+        message = bot_pb2.ActRequest(game_id=game_id, seat=seat, decision=decision,
+                                     clock=bot_pb2.Clock(deadline_ms=deadline, time_bank_ms=bank, budget_ms=budget))
+        assert act_header(game_id, seat, decision, deadline, bank, budget) == message.SerializeToString()
+
+
+@pytest.mark.parametrize("bad", [-1, 1 << 32])
+def test_the_header_refuses_a_number_a_uint32_cannot_hold(bad: int) -> None:
+    with pytest.raises(ValueError):
+        act_header("g", 0, 0, 1000, bad, 5000)
 
 
 def test_a_view_message_with_a_oneof_is_refused() -> None:

@@ -15,9 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from referee.cards import JOKER, RANKS, check, pack
-from referee.engine import Ask, BadParameters, BaseState, GameName, IllegalAction, Shuffle, Step
+from referee.engine import BadParameters, BaseState, GameName, IllegalAction, Shuffle, Step, ask_one
 
 PACK = pack()
+#: The one chance request of Slippery Sam: a shuffle of the pack (immutable, so shared).
+_SHUFFLE = Shuffle(PACK)
 #: The minimum kitty is this many tokens per seat not out (rules §1.3).
 KITTY_PER_SEAT = 10
 #: Deals a dealer keeps the bank for (rules §1.3).
@@ -83,7 +85,7 @@ class SettledBet:
     shoot: bool
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SlipperySamView:
     """What one seat may see at a decision (rules §1.7), and what it must decide.
 
@@ -91,6 +93,9 @@ class SlipperySamView:
     seat exclude the kitty; ``turned`` and ``shots`` cover the current deal only;
     ``bets`` cover the whole game. ``decision`` is None when the seat is not asked.
     ``starting_tokens`` is the game's parameter (rules §1.1).
+
+    A new view is built for every call of ``view`` and nothing keeps or changes one: it is a
+    plain (not frozen) dataclass because building a frozen one costs about 2 us more per decision.
     """
 
     seat: int
@@ -194,11 +199,11 @@ class SlipperySamRules:
     def step(self, state: SlipperySamState) -> Step | None:
         """A shuffle before the first-dealer deal and every deal; the dealer (kitty) or the next player (bet); None when over."""
         if state.phase in (Phase.FIRST_DEALER, Phase.SHUFFLE):
-            return Shuffle(PACK)
+            return _SHUFFLE
         if state.phase is Phase.KITTY:
-            return Ask((state.dealer,))
+            return ask_one(state.dealer)
         if state.phase is Phase.BET:
-            return Ask((state.players[state.to_bet],))
+            return ask_one(state.players[state.to_bet])
         return None
 
     def apply_chance(self, state: SlipperySamState, outcome: Sequence[str] | int) -> None:

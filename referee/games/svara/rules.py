@@ -64,7 +64,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from referee.cards import pack
-from referee.engine import Ask, BadParameters, BaseState, DrawLot, GameName, IllegalAction, Shuffle, Step
+from referee.engine import Ask, BadParameters, BaseState, DrawLot, GameName, IllegalAction, Shuffle, Step, ask_one
 from referee.games.svara.points import SVARA_RANKS, hand_points, is_svara_card
 
 #: Seats at a Svara table (rules §2.3).
@@ -73,6 +73,9 @@ MAX_SEATS = 8
 
 #: The 36-card pack, rank-major (rules §2: 6 to ace).
 PACK: tuple[str, ...] = pack(SVARA_RANKS)
+
+#: The deal's chance request, by whether it is a svara's (aside from the game's hands): immutable, so shared.
+_SHUFFLES = {False: Shuffle(PACK), True: Shuffle(PACK, aside=True)}
 
 
 @dataclass(frozen=True)
@@ -188,7 +191,7 @@ class SvaraShown:
     points: int
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class SvaraView:
     """Everything ``seat`` may see now (mirrors ``cardarena.v1.SvaraView``).
 
@@ -197,6 +200,9 @@ class SvaraView:
     JOIN decision ``in_play`` marks the seats already in the coming svara.
     ``dealer`` and ``proposer`` are -1 when there is none. ``svaras_per_bank``
     and ``starting_tokens`` are the game's parameters (rules §2.3, 2.8).
+
+    A new view is built for every call of ``view`` and nothing keeps or changes one: it is a
+    plain (not frozen) dataclass because building a frozen one costs about 2 us more per decision.
     """
 
     seat: int
@@ -335,13 +341,13 @@ class SvaraRules:
         """The pending request: DrawLot (first dealer, svara dealer), Shuffle, Ask, or None when over."""
         phase = state.phase
         if phase is Phase.TURN:
-            return Ask((state.to_act,))
+            return ask_one(state.to_act)
         if phase is Phase.SHUFFLE:
-            return Shuffle(PACK, aside=state.svara > 0)  # a svara's deal is not one of the game's hands
+            return _SHUFFLES[state.svara > 0]  # a svara's deal is not one of the game's hands
         if phase is Phase.VOTE:
-            return Ask((state.voters[0],))
+            return ask_one(state.voters[0])
         if phase is Phase.JOIN:
-            return Ask((state.join_queue[0],))
+            return ask_one(state.join_queue[0])
         if phase is Phase.SVARA_DEALER:
             return DrawLot(tuple(sorted(state.svara_seats)))
         if phase is Phase.FIRST_DEALER:
