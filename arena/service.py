@@ -23,7 +23,7 @@ from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from league.entry import EntryReport
 from league.policy import POLICY
 from league.standings import StandingRow
-from referee.games import games, spec
+from referee.games import game_for_enum, games, spec
 from store import BotInfo, open_store
 
 #: Trailing metadata key carrying a failed registration's EntryReport (serialised protobuf).
@@ -33,8 +33,7 @@ MAX_REQUEST_BYTES = 64 * 1024
 #: Server threads: registrations run entry checks (seconds each) in these.
 THREADS = 8
 
-GAME_TO_ENUM = {g: spec(g).proto_enum for g in games()}  # the registry's games <-> their protocol numbers
-ENUM_TO_GAME = {v: k for k, v in GAME_TO_ENUM.items()}
+GAME_TO_ENUM = {g: spec(g).proto_enum for g in games()}  # the registry's games -> their protocol numbers
 
 GRPC_STATUS: dict[ErrorKind, grpc.StatusCode] = {kind: getattr(grpc.StatusCode, kind.value) for kind in ErrorKind}
 
@@ -139,9 +138,10 @@ def _games(values: object) -> list[str]:
     """Protocol game enums -> game names; RegistryError(INVALID_ARGUMENT) for GAME_UNSPECIFIED or unknown."""
     out = []
     for value in values:  # type: ignore[attr-defined]
-        if value not in ENUM_TO_GAME:
-            raise RegistryError(ErrorKind.INVALID_ARGUMENT, f"unknown game {value} (GAME_UNSPECIFIED is not a game)")
-        out.append(ENUM_TO_GAME[value])
+        try:
+            out.append(game_for_enum(value))
+        except ValueError:
+            raise RegistryError(ErrorKind.INVALID_ARGUMENT, f"unknown game {value} (GAME_UNSPECIFIED is not a game)") from None
     return out
 
 

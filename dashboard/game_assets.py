@@ -7,11 +7,10 @@ the game's name with ``-`` as ``_``), shipped as package data; the replay page l
 
 from __future__ import annotations
 
-import importlib
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 
-from referee.games import spec
+from referee.games import package, spec
 
 #: The file name of a game's replay module inside its package.
 REPLAY_MODULE = "replay.js"
@@ -20,14 +19,11 @@ REPLAY_MODULE = "replay.js"
 def game_package(game: str) -> str:
     """The package of ``game`` (a game's name in the registry): ``referee.games.<its protocol field>``.
 
-    Raises ValueError for a game the registry does not know, or whose package does not hold
-    the registry's spec of that game.
+    Raises ValueError for a game the registry does not know, RuntimeError for a package whose
+    spec describes another game (:func:`referee.games.spec`).
     """
-    gs = spec(game)
-    package = f"referee.games.{gs.proto_field}"
-    if getattr(importlib.import_module(package), "SPEC", None) is not gs:
-        raise ValueError(f"game {gs.name!r} is not defined by the package {package}")
-    return package
+    spec(game)  # the registry's own check of the package
+    return package(game)
 
 
 def replay_module(game: str) -> Traversable:

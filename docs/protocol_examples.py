@@ -29,7 +29,7 @@ from google.protobuf.message import Message
 from referee.bots import load_bot
 from cardarena.v1 import bot_pb2
 from referee.clients import InProcessBotClient
-from referee.games import games, make_params, spec
+from referee.games import games, make_params, package, spec
 from referee.record import DecisionLog, GameRecord
 from referee.referee import play
 
@@ -58,7 +58,7 @@ class Game:
 
 def _example_game(game: str) -> Game:
     """The example game of ``game``, from its package's ``examples`` module."""
-    module = importlib.import_module(f"referee.games.{spec(game).proto_field}.examples")
+    module = importlib.import_module(f"{package(game)}.examples")
     return Game(game, module.PARAMS, module.BOTS, module.SEEDS, module.find)
 
 

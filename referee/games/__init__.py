@@ -141,17 +141,23 @@ def game_for_enum(number: int) -> GameName:
     return protocol_games.game_for_enum(number)
 
 
+def package(game: GameName) -> str:
+    """The package that holds ``game``: ``referee.games.<its protocol field>``; raises ValueError
+    for an unknown game."""
+    try:
+        return f"{__name__}.{protocol_games.field_of(game)}"
+    except (ValueError, AttributeError, TypeError):
+        raise ValueError(f"unknown game {game!r}; games: {names_text()}") from None
+
+
 def spec(game: GameName) -> GameSpec:
     """The GameSpec of ``game`` (a game name); raises ValueError for an unknown game.
 
     Raises RuntimeError when the game's package does not describe the game its protocol
     field names (a ``SPEC`` with another name or field)."""
-    try:
-        field_name = protocol_games.field_of(game)
-    except (ValueError, AttributeError, TypeError):
-        raise ValueError(f"unknown game {game!r}; games: {names_text()}") from None
-    module = importlib.import_module(f"{__name__}.{field_name}")
+    module = importlib.import_module(package(game))
     gs: GameSpec = module.SPEC
+    field_name = module.__name__.rsplit(".", 1)[1]
     if gs.name != game or gs.proto_field != field_name:
         raise RuntimeError(f"{module.__name__}.SPEC describes {gs.name!r} (field {gs.proto_field!r}), not {game!r}")
     return gs
