@@ -19,7 +19,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from arena.registry import ErrorKind, Registry, RegistryConfig, RegistryError
 from botsdk.server import start_grpc_server
-from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
+from cardarena.v1 import arena_pb2, arena_pb2_grpc
 from league.entry import EntryReport
 from league.policy import POLICY
 from league.standings import StandingRow

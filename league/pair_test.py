@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from league.ratings_ml import (PRIOR_SD_ELO, SCALE, Game, MLRatings, _log_sigmoid, _sigmoid, _solve,
+from league.ratings_ml import (PRIOR_SD_ELO, SCALE, Game, MLRatings, log_sigmoid, sigmoid, solve,
                                pairwise_results)
 
 
@@ -72,7 +72,7 @@ def _profile(wins: dict[tuple[int, int], float], a: int, b: int, c: float,
         total = -0.5 * lam * sum(_rating(t, var, offset, x) ** 2 for x in bots)
         for x, y, w, n in pairs:
             z = _rating(t, var, offset, x) - _rating(t, var, offset, y)
-            total += w * _log_sigmoid(z) + (n - w) * _log_sigmoid(-z)
+            total += w * log_sigmoid(z) + (n - w) * log_sigmoid(-z)
         return total
 
     current = value(theta)
@@ -88,7 +88,7 @@ def _profile(wins: dict[tuple[int, int], float], a: int, b: int, c: float,
             i, j = var[x], var[y]
             if i == j:
                 continue  # a against b: fixed by the constraint
-            p = _sigmoid(_rating(theta, var, offset, x) - _rating(theta, var, offset, y))
+            p = sigmoid(_rating(theta, var, offset, x) - _rating(theta, var, offset, y))
             g, h = w - n * p, n * p * (1.0 - p)
             grad[i] += g
             grad[j] -= g
@@ -96,7 +96,7 @@ def _profile(wins: dict[tuple[int, int], float], a: int, b: int, c: float,
             info[j][j] += h
             info[i][j] -= h
             info[j][i] -= h
-        step = _solve(info, grad)
+        step = solve(info, grad)
         t = 1.0
         while True:
             candidate = [theta[k] + t * step[k] for k in range(m)]

@@ -188,7 +188,7 @@ def fit_bradley_terry(games: Iterable[Game], prior_sd_elo: float = PRIOR_SD_ELO)
         u = [0.0] * n
         for a, b, s in results:
             i, j = index[a], index[b]
-            r = s - _sigmoid(theta[i] - theta[j])
+            r = s - sigmoid(theta[i] - theta[j])
             u[i] += r
             u[j] -= r
         nz = [k for k in range(n) if u[k] != 0.0]
@@ -241,14 +241,16 @@ def openskill_ratings(games: Iterable[Game]) -> dict[int, tuple[float, float]]:
     return state
 
 
-def _sigmoid(x: float) -> float:
+def sigmoid(x: float) -> float:
+    """The logistic function 1 / (1 + e^-x), without overflow for large |x|."""
     if x >= 0:
         return 1.0 / (1.0 + math.exp(-x))
     e = math.exp(x)
     return e / (1.0 + e)
 
 
-def _log_sigmoid(x: float) -> float:
+def log_sigmoid(x: float) -> float:
+    """log(sigmoid(x)), without overflow or loss for large |x|."""
     return -math.log1p(math.exp(-x)) if x >= 0 else x - math.log1p(math.exp(x))
 
 
@@ -259,7 +261,7 @@ def _objective(theta: list[float], wins: list[list[float]], count: list[list[flo
     for i in range(n):
         for j in range(n):
             if i != j and wins[i][j]:
-                total += wins[i][j] * _log_sigmoid(theta[i] - theta[j])
+                total += wins[i][j] * log_sigmoid(theta[i] - theta[j])
     return total
 
 
@@ -271,7 +273,7 @@ def _information(theta: list[float], count: list[list[float]], lam: float) -> li
         h[i][i] = lam
         for j in range(n):
             if i != j and count[i][j]:
-                p = _sigmoid(theta[i] - theta[j])
+                p = sigmoid(theta[i] - theta[j])
                 w = count[i][j] * p * (1.0 - p)
                 h[i][j] -= w
                 h[i][i] += w
@@ -289,8 +291,8 @@ def _newton(wins: list[list[float]], count: list[list[float]], lam: float,
         for i in range(n):
             for j in range(n):
                 if i != j and count[i][j]:
-                    grad[i] += wins[i][j] - count[i][j] * _sigmoid(theta[i] - theta[j])
-        step = _solve(_information(theta, count, lam), grad)
+                    grad[i] += wins[i][j] - count[i][j] * sigmoid(theta[i] - theta[j])
+        step = solve(_information(theta, count, lam), grad)
         t = 1.0
         while True:
             candidate = [theta[i] + t * step[i] for i in range(n)]
@@ -305,7 +307,7 @@ def _newton(wins: list[list[float]], count: list[list[float]], lam: float,
     return [x - mean for x in theta]
 
 
-def _solve(a: list[list[float]], b: list[float]) -> list[float]:
+def solve(a: list[list[float]], b: list[float]) -> list[float]:
     """Solve ``a x = b`` for a symmetric positive definite ``a`` (Cholesky)."""
     low = _cholesky(a)
     n = len(b)
@@ -333,7 +335,7 @@ def _cholesky(a: list[list[float]]) -> list[list[float]]:
 
 def _inverse(a: list[list[float]]) -> list[list[float]]:
     n = len(a)
-    cols = [_solve(a, [1.0 if r == c else 0.0 for r in range(n)]) for c in range(n)]
+    cols = [solve(a, [1.0 if r == c else 0.0 for r in range(n)]) for c in range(n)]
     return [[cols[c][r] for c in range(n)] for r in range(n)]
 
 
