@@ -15,8 +15,10 @@ time: ``in games`` is the pool processes' time inside the referee (the sum
 of the games' durations), split into ``bot calls`` (the Act calls'
 measured latency: the round trip plus the bot's work) and ``referee`` (the
 rest: rules, encoding, time keeping, the record); ``outside games`` is the
-rest of the pool's process time (claims and results in the store, the
-hand-off from the parent, idle); ``bots' CPU`` is the CPU seconds the six
+rest of the pool's process time, split into ``store`` (the runs' own measure of
+their time in the store: the health check's table, the claim, encoding and
+storing the result, ``RunResult.store_s``) and the rest (the hand-off from the
+parent, the health checks, idle); ``bots' CPU`` is the CPU seconds the six
 bot processes used (their own compute and their gRPC serving), which run on
 the same cores. The wall time includes starting the pool's processes
 (a second or two); the rate from the first game finished to the last does not.
@@ -60,6 +62,7 @@ class SeasonTimes:
     in_games_s: float
     bot_calls_s: float
     bots_cpu_s: float
+    store_s: float
     steady_games_per_s: float       # from the first game finished to the last: without the pool's start
 
     def report(self) -> str:
@@ -79,7 +82,9 @@ class SeasonTimes:
             f"    in games        {share(self.in_games_s)}",
             f"      bot calls     {share(self.bot_calls_s)}  ({1000 * self.bot_calls_s / max(1, self.decisions):.3f} ms per decision)",
             f"      referee       {share(referee_s)}  ({1000 * referee_s / max(1, self.decisions):.3f} ms per decision)",
-            f"    outside games   {share(outside_s)}  (store, hand-off, idle: {1000 * outside_s / self.games:.1f} ms per game)",
+            f"    outside games   {share(outside_s)}  ({1000 * outside_s / self.games:.1f} ms per game)",
+            f"      store         {share(self.store_s)}  ({1000 * self.store_s / self.games:.1f} ms per game: claim, result)",
+            f"      hand-off, idle {share(outside_s - self.store_s)}  ({1000 * (outside_s - self.store_s) / self.games:.1f} ms per game)",
             f"  bots' CPU         {self.bots_cpu_s:8.1f} s  ({1000 * self.bots_cpu_s / max(1, self.decisions):.3f} ms per decision)",
         ])
 
@@ -127,7 +132,10 @@ def play_season(tmp: Path, game: str, games: int, processes: int) -> SeasonTimes
         ids = store.next_pending(season_id, 10**7)
         cpu_before = sum(cpu_seconds(b.process.pid) for b in bots if b.process.pid is not None)
         start = time.perf_counter()
-        finished = [time.perf_counter() for _ in iter_local(db_url, ids, processes)]
+        finished, store_s = [], 0.0
+        for result in iter_local(db_url, ids, processes):
+            finished.append(time.perf_counter())
+            store_s += result.store_s
         wall = time.perf_counter() - start
         bots_cpu = sum(cpu_seconds(b.process.pid) for b in bots if b.process.pid is not None) - cpu_before
         progress = store.season_progress(season_id)
@@ -146,7 +154,7 @@ def play_season(tmp: Path, game: str, games: int, processes: int) -> SeasonTimes
         for b in bots:
             b.stop()
     steady = (len(finished) - 1) / (finished[-1] - finished[0]) if len(finished) > 1 and finished[-1] > finished[0] else 0.0
-    return SeasonTimes(game, len(ids), decisions, wall, processes, in_games, calls_ms / 1000, bots_cpu, steady)
+    return SeasonTimes(game, len(ids), decisions, wall, processes, in_games, calls_ms / 1000, bots_cpu, store_s, steady)
 
 
 def main() -> None:

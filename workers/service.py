@@ -33,7 +33,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TypeVar
 
@@ -80,6 +80,22 @@ class RunResult:
     outcome: Outcome
     detail: str = ""
     retry_after_s: float = 0.0  # DEFERRED: seconds before the game should be tried again (rules §4.9)
+    store_s: float = 0.0  # seconds this run spent in the store's transactions (check, claim, result), not the heartbeat's
+
+
+class StoreClock:
+    """Adds up the seconds spent inside ``with clock:`` blocks (the store's calls of one run)."""
+
+    def __init__(self) -> None:
+        self.total_s = 0.0
+        self._since = 0.0
+
+    def __enter__(self) -> StoreClock:
+        self._since = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.total_s += time.perf_counter() - self._since
 
 
 @lru_cache(maxsize=1)
@@ -296,15 +312,24 @@ def run_game(store: Store, game_id: int, lease_s: float | None = None, owner: st
     returns ``Outcome.STALE``; a referee error or any other exception while playing
     voids the attempt.
     ``BaseException``s that are not ``Exception`` (a hard kill, ``SystemExit``)
-    leave the claim to expire.
+    leave the claim to expire. The result's ``store_s`` is the time spent in the store's
+    transactions (the season benchmark reports it).
     """
-    refused = check_table(store, game_id)
+    clock = StoreClock()
+    result = _run_game(store, game_id, lease_s, owner, clock)
+    return replace(result, store_s=clock.total_s)
+
+
+def _run_game(store: Store, game_id: int, lease_s: float | None, owner: str | None, clock: StoreClock) -> RunResult:
+    with clock:
+        refused = check_table(store, game_id)
     if refused is not None:
         return refused
     if lease_s is None:
         lease_s = get_settings().lease_s
     since = time.monotonic()
-    claim = store.claim_within_capacity(game_id, owner or worker_name(), lease_s)
+    with clock:
+        claim = store.claim_within_capacity(game_id, owner or worker_name(), lease_s)
     if claim is None:
         return RunResult(game_id, Outcome.SKIPPED)
     if isinstance(claim, BotsBusy):
@@ -330,8 +355,11 @@ def run_game(store: Store, game_id: int, lease_s: float | None = None, owner: st
             return RunResult(game_id, Outcome.STALE, f"lease lost: {exc}")
         except Exception as exc:  # referee error, soft time limit, bug: a platform failure (rules §4.3)
             log.exception("game %s attempt %s voided", game_id, claim.attempt)
-            status = store.void_game(game_id, claim.attempt, f"platform failure: {type(exc).__name__}: {exc}")
+            with clock:
+                status = store.void_game(game_id, claim.attempt, f"platform failure: {type(exc).__name__}: {exc}")
             return RunResult(game_id, Outcome.VOIDED, f"{exc} -> {status}")
-        if not store_result(store, claim, record, heartbeat):
+        with clock:
+            stored = store_result(store, claim, record, heartbeat)
+        if not stored:
             return RunResult(game_id, Outcome.STALE, "lease lost before the result was stored")
     return RunResult(game_id, Outcome.DONE)
