@@ -16,7 +16,7 @@ of the games' durations), split into ``bot calls`` (the Act calls'
 measured latency: the round trip plus the bot's work) and ``referee`` (the
 rest: rules, encoding, time keeping, the record); ``outside games`` is the
 rest of the pool's process time, split into ``store`` (the runs' own measure of
-their time in the store: the health check's table, the claim, encoding and
+their time in the store: reading the table, the claim, encoding and
 storing the result, ``RunResult.store_s``) and the rest (the hand-off from the
 parent, the health checks, idle); ``bots' CPU`` is the CPU seconds the six
 bot processes used (their own compute and their gRPC serving), which run on

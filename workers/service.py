@@ -127,17 +127,19 @@ def health_cache() -> HealthCache:
     return HealthCache(client_for)
 
 
-def check_table(store: Store, game_id: int) -> RunResult | None:
+def check_table(store: Store, game_id: int, clock: StoreClock | None = None) -> RunResult | None:
     """Before a claim: None if the game is pending and every bot of its table answers its health
     check; else the result to report (SKIPPED: not pending; DEFERRED or NOT_PLAYED: a bot does
-    not answer, and the store has recorded it, rules §4.9)."""
-    table = store.table_of(game_id)
+    not answer, and the store has recorded it, rules §4.9). ``clock``: adds up the time in the store."""
+    with clock or StoreClock():
+        table = store.table_of(game_id)
     if table is None:
         return RunResult(game_id, Outcome.SKIPPED)
     down = health_cache().problems(table)
     if not down:
         return None
-    deferral = store.defer_game(game_id, down)
+    with clock or StoreClock():
+        deferral = store.defer_game(game_id, down)
     if deferral.status == GameStatus.PENDING:
         log.info("game %s %s", game_id, deferral.detail)
         return RunResult(game_id, Outcome.DEFERRED, deferral.detail, defer_backoff_s(deferral.deferrals))
@@ -321,8 +323,7 @@ def run_game(store: Store, game_id: int, lease_s: float | None = None, owner: st
 
 
 def _run_game(store: Store, game_id: int, lease_s: float | None, owner: str | None, clock: StoreClock) -> RunResult:
-    with clock:
-        refused = check_table(store, game_id)
+    refused = check_table(store, game_id, clock)
     if refused is not None:
         return refused
     if lease_s is None:
