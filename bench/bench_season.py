@@ -13,7 +13,7 @@ the full benchmark (10,000 Slippery Sam games, 2,000 Svara, 200 rummy);
 Where the time goes, from the stored records and the bot processes' CPU
 time: ``in games`` is the pool processes' time inside the referee (the sum
 of the games' durations), split into ``bot calls`` (the Act calls'
-measured latency: the round trip plus the bot's work) and ``referee`` (the
+measured latency: the round trip plus the bot's work; seats asked at once count once) and ``referee`` (the
 rest: rules, encoding, time keeping, the record); ``outside games`` is the
 rest of the pool's process time, split into ``store`` (the runs' own measure of
 their time in the store: reading the table, the claim, encoding and
@@ -30,6 +30,7 @@ import argparse
 import os
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,7 @@ from cli.demo import register_or_update
 from league.policy import POLICY
 from league.seasons import create_season
 from referee.clients import GrpcBotClient
+from referee.record import DecisionLog
 from store import open_store
 from workers.local import default_processes, iter_local
 
@@ -120,6 +122,18 @@ def tree_cpu_seconds(pid: int) -> float:
     return total
 
 
+def calls_wall_s(decisions: Sequence[DecisionLog]) -> float:
+    """Seconds during which at least one of a game's Act calls was in flight: the union of the calls'
+    intervals (seats asked at once, as rummy's offers of the discard, overlap and count once)."""
+    spans = sorted((d.sent_at, d.sent_at + d.latency_ms / 1000) for d in decisions if d.called)
+    total, end = 0.0, float("-inf")
+    for start, stop in spans:
+        if stop > end:
+            total += stop - max(start, end)
+            end = stop
+    return total
+
+
 def play_season(tmp: Path, game: str, games: int, processes: int) -> SeasonTimes:
     """Start the bots, schedule and play one season, and measure it."""
     bots: list[BotProcess] = [start_bot_process(name, seed) for name, seed in LINEUPS[game]]
@@ -148,7 +162,7 @@ def play_season(tmp: Path, game: str, games: int, processes: int) -> SeasonTimes
             assert record is not None
             in_games += record.finished_at - record.started_at
             decisions += len(record.decisions)
-            calls_ms += sum(d.latency_ms for d in record.decisions)
+            calls_ms += 1000 * calls_wall_s(record.decisions)
         store.close()
     finally:
         for b in bots:
