@@ -21,7 +21,7 @@ from google.protobuf.message import Message
 
 from cardarena.v1 import bot_pb2
 from referee.chance import PER_DEAL, Chance
-from referee.clients import BotCallError, BotClient
+from referee.clients import MAX_KEPT_ANSWER_BYTES, BotCallError, BotClient, parse_answer
 from referee.driver import BadStep, Driver
 from referee.engine import DrawLot, IllegalAction, Shuffle, places
 from referee.games import GameSpec, MalformedAction
@@ -49,20 +49,25 @@ class _Answer:
     elapsed_s: float
     budget_limited: bool = False     # the call's timeout was the seat's remaining thinking budget
     raw: bytes | None = None         # what the bot sent when it could not be read as an answer
+    data: bytes | None = None        # what the bot sent when it was an answer (a blocking call)
+    read: _ReadAnswer | None = None  # what ``data`` came to when the game has read them before (``response`` None)
 
 
 @dataclass(frozen=True, slots=True)
 class _ReadAnswer:
-    """What a well-formed answer's bytes (as re-serialised, unknown fields dropped) come to, kept by
-    those bytes: the engine action it decodes to and the record's base64 of the answer and the action."""
+    """What the bytes of a well-formed answer with a legal action came to when first read: the
+    engine action they decode to, the record's base64 of the answer (re-serialised, unknown fields
+    dropped) and of the action. Kept by the bytes the bot sent: reading is a pure function of them."""
 
     action: Any
     answer_b64: str
     action_b64: str
 
 
-#: Distinct answers whose reading a game keeps (:class:`_ReadAnswer`) before starting afresh.
-MAX_READ_ANSWERS = 1024
+#: Distinct answers whose reading a game keeps (:class:`_ReadAnswer`) before starting afresh, and
+#: the largest answer kept, bytes as sent (a game's readings take at most their product).
+MAX_READ_ANSWERS = 256
+MAX_READ_ANSWER_BYTES = MAX_KEPT_ANSWER_BYTES
 
 
 class RefereeError(RuntimeError):
@@ -118,7 +123,7 @@ class _Game:
         self._deadline_ms = round(time_control.deadline_s * 1000)
         #: an action's record bytes (base64) by action, for hashable actions (most repeat: bet 1 token)
         self._action_b64: dict[Any, str] = {}
-        #: what each well-formed answer decoded to, by its bytes (answers repeat: bet 1 token)
+        #: what the bytes of each answer read (well-formed, legal when read) came to (answers repeat: bet 1 token)
         self._read: dict[bytes, _ReadAnswer] = {}
         self._field = spec.proto_field
 
@@ -207,12 +212,21 @@ class _Game:
         return view, act_request(header, self._view_field, view), allowed_s, False
 
     def _call(self, seat: int, request: bytes, timeout: float, budget_limited: bool) -> _Answer:
+        """One seat's blocking call; the answer read from its bytes, or taken from what the game
+        has read of the same bytes before (answers repeat)."""
         sent_at, t0 = time.time(), time.perf_counter()
         try:
-            response = self.clients[seat].call(request, timeout)
-            return _Answer(response, None, "", sent_at, time.perf_counter() - t0, budget_limited)
+            data = self.clients[seat].call_bytes(request, timeout)
         except BotCallError as exc:
             return _Answer(None, exc.kind, exc.detail, sent_at, time.perf_counter() - t0, budget_limited, exc.raw)
+        elapsed = time.perf_counter() - t0
+        read = self._read.get(data)
+        if read is not None:
+            return _Answer(None, None, "", sent_at, elapsed, budget_limited, data=data, read=read)
+        try:
+            return _Answer(parse_answer(data), None, "", sent_at, elapsed, budget_limited, data=data)
+        except BotCallError as exc:
+            return _Answer(None, exc.kind, exc.detail, sent_at, elapsed, budget_limited, exc.raw)
 
     def _call_all(self, requests: dict[int, tuple[bytes, float, bool]]) -> dict[int, _Answer]:
         started: dict[int, tuple[Future[bot_pb2.ActResponse], float, float, list[float]]] = {}
@@ -259,24 +273,29 @@ class _Game:
             fault, detail = FaultKind.BUDGET, f"thinking budget spent during the call ({elapsed:.3f} s)"
         elif fault is FaultKind.TIMEOUT:
             clock.bank_s = 0.0
+        action: Any = None
         answer_b64 = action_b64 = None
-        if answer is not None:
-            data = answer.SerializeToString()
-            read = self._read.get(data) if fault is None else None
-            if read is not None:  # an answer seen before in this game: decoded once
-                answer_b64 = read.answer_b64
+        read = call.read
+        if read is not None:  # bytes this game has read before: decoded once, checked every time
+            answer_b64 = read.answer_b64
+            if fault is None:
                 try:
                     self.rules.check(state, seat, read.action)
                     action, action_b64 = read.action, read.action_b64
+                except MalformedAction as exc:
+                    fault, detail = FaultKind.MALFORMED, str(exc)
                 except IllegalAction as exc:
                     fault, detail = FaultKind.ILLEGAL, str(exc)
-            else:
-                answer_b64 = _bytes_b64(data)
+            if fault is not None and call.data is not None:
+                answer = parse_answer(call.data)  # for the fault log (it was read before: it reads)
+        elif answer is not None:
+            answer_b64 = _bytes_b64(answer.SerializeToString())
+            if fault is None:
+                action, fault, detail = self._decide(state, seat, answer)
                 if fault is None:
-                    action, fault, detail = self._decide(state, seat, answer)
-                    if fault is None:
-                        action_b64 = self._action_record(action)
-                        self._keep_read(data, action, answer_b64, action_b64)
+                    action_b64 = self._action_record(action)
+                    if call.data is not None:
+                        self._keep_read(call.data, action, answer_b64, action_b64)
         if fault is not None:
             sent = _to_json(answer) if answer is not None else _raw_json(call.raw)
             self._fault(seat, decision, fault, detail, sent)
@@ -301,8 +320,11 @@ class _Game:
         return candidate, None, ""
 
     def _keep_read(self, data: bytes, action: Any, answer_b64: str, action_b64: str) -> None:
-        """Keep what answer bytes ``data`` decoded to, when the action is hashable (immutable: it
-        may be applied again at another decision); bounded by MAX_READ_ANSWERS."""
+        """Keep what answer bytes ``data`` came to, when the action is hashable (immutable: it may be
+        applied again at another decision) and ``data`` at most MAX_READ_ANSWER_BYTES long; at most
+        MAX_READ_ANSWERS of them."""
+        if len(data) > MAX_READ_ANSWER_BYTES:
+            return
         try:
             hash(action)
         except TypeError:
