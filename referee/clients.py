@@ -241,7 +241,8 @@ class GrpcBotClient:
             raise _fault_of(again, timeout_s, time.perf_counter() - t0, connected=True) from None
 
     def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
-        """Blocking Act with a gRPC deadline of ``timeout_s`` seconds, the answer read; raises BotCallError with the fault kind."""
+        """Blocking Act with a gRPC deadline of ``timeout_s`` seconds, the answer read (:func:`parse_answer`);
+        raises BotCallError with the fault kind."""
         return parse_answer(self.call_bytes(request, timeout_s))
 
     def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
@@ -362,7 +363,8 @@ class InProcessBotClient:
         return response.SerializeToString()
 
     def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
-        """Call the handler in this thread (no timeout), the answer read; an exception becomes an ERROR BotCallError."""
+        """Call the handler in this thread (no timeout), the answer read; an exception becomes an ERROR
+        BotCallError."""
         return parse_answer(self.call_bytes(request, timeout_s))
 
     def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
