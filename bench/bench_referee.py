@@ -49,6 +49,11 @@ class Recording:
     def describe(self) -> bot_pb2.DescribeResponse:
         return self.client.describe()  # type: ignore[attr-defined, no-any-return]
 
+    def call_bytes(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bytes:
+        """The wrapped client's blocking Act, unread (what the referee calls), the request kept first."""
+        self.sent.append((self.index, _bytes(request), timeout_s))
+        return self.client.call_bytes(request, timeout_s)
+
     def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
         """The wrapped client's blocking Act, the request kept first."""
         self.sent.append((self.index, _bytes(request), timeout_s))

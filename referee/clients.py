@@ -1,7 +1,9 @@
 """How the referee reaches a bot: over gRPC, or in-process for tests and benchmarks.
 
-A client's :meth:`act` sends one ``ActRequest`` (a message, or its wire bytes as the
-referee sends it: each view is encoded once) and returns a
+A client's :meth:`call_bytes` sends one ``ActRequest`` (a message, or its wire bytes as the
+referee sends it: each view is encoded once) and returns the answer's wire bytes unread
+(the referee reads them with :func:`parse_answer`, once per distinct answer of a game);
+:meth:`call` returns the answer read. Its :meth:`act` sends one request and returns a
 :class:`concurrent.futures.Future`-like object whose ``result()`` is the
 ``ActResponse`` or raises :class:`BotCallError` with the fault kind. Several
 seats can therefore be asked at once under one deadline (rules §4.5).
@@ -94,6 +96,11 @@ def request_message(request: bot_pb2.ActRequest | bytes) -> bot_pb2.ActRequest:
 
 class BotClient(Protocol):
     """What the referee needs from a bot."""
+
+    def call_bytes(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bytes:
+        """Send one decision request and wait for the answer's wire bytes, not read (``parse_answer``
+        reads them); raises BotCallError for a call that brought no answer."""
+        ...
 
     def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
         """Send one decision request and wait for the answer; raises BotCallError."""
@@ -197,8 +204,9 @@ class GrpcBotClient:
         self._stub = bot_pb2_grpc.BotStub(channel)
         # Act answers arrive as raw bytes and are parsed by parse_answer, so an
         # undecodable answer is the bot's MALFORMED fault, recorded with its bytes.
-        self._act = channel.unary_unary(_ACT_METHOD, request_serializer=serialize_request,
-                                        response_deserializer=None)
+        # Requests go as bytes too (serialize_request before the call): no serializer
+        # callback from gRPC's C core on the referee's path.
+        self._act = channel.unary_unary(_ACT_METHOD, request_serializer=None, response_deserializer=None)
 
     def _reconnect(self, error: grpc.RpcError, timeout_s: float, t0: float) -> BotCallError | None:
         """After a failed call: None if the call should be sent again on a fresh channel (the
@@ -212,28 +220,37 @@ class GrpcBotClient:
         self._bind(reset_channel(self.endpoint, self._channel))
         return None
 
-    def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
-        """Blocking Act with a gRPC deadline of ``timeout_s`` seconds; raises BotCallError with the fault kind."""
+    def call_bytes(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bytes:
+        """Blocking Act with a gRPC deadline of ``timeout_s`` seconds: the answer's wire bytes, not read;
+        raises BotCallError with the fault kind."""
+        request = serialize_request(request)
         timeout_s = max(timeout_s, 0.001)
         t0 = time.perf_counter()
         try:
-            raw = self._act(request, timeout=timeout_s)
+            raw: bytes = self._act(request, timeout=timeout_s)
+            return raw
         except grpc.RpcError as exc:
             fault = self._reconnect(exc, timeout_s, t0)
             if fault is not None:
                 raise fault from None
-            left = timeout_s - (time.perf_counter() - t0)
-            try:
-                raw = self._act(request, timeout=max(left, 0.001))
-            except grpc.RpcError as again:
-                raise _fault_of(again, timeout_s, time.perf_counter() - t0, connected=True) from None
-        return parse_answer(raw)
+        left = timeout_s - (time.perf_counter() - t0)
+        try:
+            raw = self._act(request, timeout=max(left, 0.001))
+            return raw
+        except grpc.RpcError as again:
+            raise _fault_of(again, timeout_s, time.perf_counter() - t0, connected=True) from None
+
+    def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
+        """Blocking Act with a gRPC deadline of ``timeout_s`` seconds, the answer read (:func:`parse_answer`);
+        raises BotCallError with the fault kind."""
+        return parse_answer(self.call_bytes(request, timeout_s))
 
     def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         """Non-blocking Act (several seats at once); the future raises BotCallError with the fault kind.
 
         A call that must be sent again on a fresh channel (see :meth:`call`) is sent from
         a short-lived thread, never from gRPC's callback thread."""
+        request = serialize_request(request)
         timeout_s = max(timeout_s, 0.001)
         out: Future[bot_pb2.ActResponse] = Future()
         t0 = time.perf_counter()
@@ -336,13 +353,19 @@ class InProcessBotClient:
     def __init__(self, handler: Callable[[bot_pb2.ActRequest], bot_pb2.ActResponse]) -> None:
         self.handler = handler
 
-    def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
-        """Call the handler in this thread (no timeout); an exception becomes an ERROR BotCallError."""
+    def call_bytes(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bytes:
+        """Call the handler in this thread (no timeout): its answer's wire bytes; an exception becomes an
+        ERROR BotCallError."""
         try:
             response = self.handler(request_message(request))
         except Exception as exc:
             raise BotCallError(FaultKind.ERROR, f"bot raised {exc!r}") from None
-        return parse_answer(response.SerializeToString())
+        return response.SerializeToString()
+
+    def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
+        """Call the handler in this thread (no timeout), the answer read; an exception becomes an ERROR
+        BotCallError."""
+        return parse_answer(self.call_bytes(request, timeout_s))
 
     def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         """As :meth:`call`, as an already completed future."""
@@ -361,6 +384,10 @@ class UnreachableBotClient:
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
+
+    def call_bytes(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bytes:
+        """Raise BotCallError(UNREACHABLE)."""
+        raise BotCallError(FaultKind.UNREACHABLE, self.reason)
 
     def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
         """Raise BotCallError(UNREACHABLE)."""

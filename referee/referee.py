@@ -13,7 +13,7 @@ import base64
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from google.protobuf import json_format
@@ -21,7 +21,7 @@ from google.protobuf.message import Message
 
 from cardarena.v1 import bot_pb2
 from referee.chance import PER_DEAL, Chance
-from referee.clients import BotCallError, BotClient
+from referee.clients import MAX_KEPT_ANSWER_BYTES, BotCallError, BotClient, parse_answer
 from referee.driver import BadStep, Driver
 from referee.engine import DrawLot, IllegalAction, Shuffle, places
 from referee.games import GameSpec, MalformedAction
@@ -38,7 +38,7 @@ MAX_STEPS = 5_000_000
 STUCK_CALL_GRACE_S = 5.0
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Answer:
     """One call's outcome: the response or the fault, when it was sent and how long it took (seconds)."""
 
@@ -49,6 +49,25 @@ class _Answer:
     elapsed_s: float
     budget_limited: bool = False     # the call's timeout was the seat's remaining thinking budget
     raw: bytes | None = None         # what the bot sent when it could not be read as an answer
+    data: bytes | None = None        # what the bot sent when it was an answer (a blocking call)
+    read: _ReadAnswer | None = None  # what ``data`` came to when the game has read them before (``response`` None)
+
+
+@dataclass(frozen=True, slots=True)
+class _ReadAnswer:
+    """What the bytes of a well-formed answer with a legal action came to when first read: the
+    engine action they decode to, the record's base64 of the answer (re-serialised, unknown fields
+    dropped) and of the action. Kept by the bytes the bot sent: reading is a pure function of them."""
+
+    action: Any
+    answer_b64: str
+    action_b64: str
+
+
+#: Distinct answers whose reading a game keeps (:class:`_ReadAnswer`) before starting afresh, and
+#: the largest answer kept, bytes as sent (a game's readings take at most their product).
+MAX_READ_ANSWERS = 256
+MAX_READ_ANSWER_BYTES = MAX_KEPT_ANSWER_BYTES
 
 
 class RefereeError(RuntimeError):
@@ -104,6 +123,9 @@ class _Game:
         self._deadline_ms = round(time_control.deadline_s * 1000)
         #: an action's record bytes (base64) by action, for hashable actions (most repeat: bet 1 token)
         self._action_b64: dict[Any, str] = {}
+        #: what the bytes of each answer read (well-formed, legal when read) came to (answers repeat: bet 1 token)
+        self._read: dict[bytes, _ReadAnswer] = {}
+        self._field = spec.proto_field
 
     def run(self) -> GameRecord:
         started = time.time()
@@ -157,41 +179,58 @@ class _Game:
         if self.cancelled is not None and self.cancelled():
             raise GameCancelled(f"game {self.game_id} stopped before decision {len(self.decisions) + 1}"
                                 " (cancelled): no bot was asked")
-        requests: dict[int, tuple[bytes, float]] = {}
-        budget_limited: set[int] = set()
+        if len(seats) == 1:  # most decisions: no dicts of requests, no futures
+            seat = seats[0]
+            view, request, timeout, limited = self._request(state, seat)
+            call = None if request is None else self._call(seat, request, timeout, limited)
+            return {seat: self._settle(state, seat, view, call)}
         views: dict[int, bytes] = {}
+        requests: dict[int, tuple[bytes, float, bool]] = {}
         for seat in seats:
-            clock = self.clocks[seat]
-            views[seat] = self.views.encode(self.rules.view(state, seat))  # encoded once: the call and the record
-            if clock.retired or clock.budget_s <= 0:
-                continue
-            header = act_header(self.game_id, seat, clock.decisions, self._deadline_ms,
-                                round(clock.bank_s * 1000), round(clock.budget_s * 1000))
-            request = act_request(header, self._view_field, views[seat])
-            requests[seat] = (request, min(self.tc.deadline_s + clock.bank_s, clock.budget_s))
-            if clock.budget_s < self.tc.deadline_s + clock.bank_s:
-                budget_limited.add(seat)
-        answers: dict[int, _Answer] = {}
-        if len(requests) == 1:
-            (seat, (request, timeout)), = requests.items()
-            answers[seat] = self._call(seat, request, timeout)
-        elif requests:
-            answers = self._call_all(requests)
-        for seat in budget_limited & answers.keys():
-            answers[seat] = replace(answers[seat], budget_limited=True)
+            view, request, timeout, limited = self._request(state, seat)
+            views[seat] = view
+            if request is not None:
+                requests[seat] = (request, timeout, limited)
+        answers = self._call_all(requests) if requests else {}
         return {seat: self._settle(state, seat, views[seat], answers.get(seat)) for seat in seats}
 
-    def _call(self, seat: int, request: bytes, timeout: float) -> _Answer:
+    def _request(self, state: Any, seat: int) -> tuple[bytes, bytes | None, float, bool]:
+        """Seat ``seat``'s view bytes (encoded once: the call and the record), its Act request's
+        bytes (None when the seat is not called: retired, or its thinking budget spent), the
+        call's timeout in seconds, and whether that timeout is the seat's remaining budget."""
+        clock = self.clocks[seat]
+        view = self.views.encode(self.rules.view(state, seat))
+        budget_s = clock.budget_s
+        if clock.retired or budget_s <= 0:
+            return view, None, 0.0, False
+        bank_s = clock.bank_s
+        header = act_header(self.game_id, seat, clock.decisions, self._deadline_ms, round(bank_s * 1000),
+                            round(budget_s * 1000))
+        allowed_s = self.tc.deadline_s + bank_s
+        if budget_s < allowed_s:
+            return view, act_request(header, self._view_field, view), budget_s, True
+        return view, act_request(header, self._view_field, view), allowed_s, False
+
+    def _call(self, seat: int, request: bytes, timeout: float, budget_limited: bool) -> _Answer:
+        """One seat's blocking call; the answer read from its bytes, or taken from what the game
+        has read of the same bytes before (answers repeat)."""
         sent_at, t0 = time.time(), time.perf_counter()
         try:
-            response = self.clients[seat].call(request, timeout)
-            return _Answer(response, None, "", sent_at, time.perf_counter() - t0)
+            data = self.clients[seat].call_bytes(request, timeout)
         except BotCallError as exc:
-            return _Answer(None, exc.kind, exc.detail, sent_at, time.perf_counter() - t0, raw=exc.raw)
+            return _Answer(None, exc.kind, exc.detail, sent_at, time.perf_counter() - t0, budget_limited, exc.raw)
+        elapsed = time.perf_counter() - t0
+        read = self._read.get(data)
+        if read is not None:
+            return _Answer(None, None, "", sent_at, elapsed, budget_limited, data=data, read=read)
+        try:
+            return _Answer(parse_answer(data), None, "", sent_at, elapsed, budget_limited, data=data)
+        except BotCallError as exc:
+            return _Answer(None, exc.kind, exc.detail, sent_at, elapsed, budget_limited, exc.raw)
 
-    def _call_all(self, requests: dict[int, tuple[bytes, float]]) -> dict[int, _Answer]:
+    def _call_all(self, requests: dict[int, tuple[bytes, float, bool]]) -> dict[int, _Answer]:
         started: dict[int, tuple[Future[bot_pb2.ActResponse], float, float, list[float]]] = {}
-        for seat, (request, timeout) in requests.items():
+        for seat, (request, timeout, _) in requests.items():
             ended: list[float] = []
             sent_at, t0 = time.time(), time.perf_counter()
             future = self.clients[seat].act(request, timeout)
@@ -199,15 +238,16 @@ class _Game:
             started[seat] = (future, sent_at, t0, ended)
         answers = {}
         for seat, (future, sent_at, t0, ended) in started.items():
-            wait = requests[seat][1] + STUCK_CALL_GRACE_S
+            _, timeout, limited = requests[seat]
             raw = None
             try:
-                response, kind, detail = future.result(timeout=wait), None, ""
+                response, kind, detail = future.result(timeout=timeout + STUCK_CALL_GRACE_S), None, ""
             except BotCallError as exc:
                 response, kind, detail, raw = None, exc.kind, exc.detail, exc.raw
             except TimeoutError:
                 response, kind, detail = None, FaultKind.TIMEOUT, "the call never completed"
-            answers[seat] = _Answer(response, kind, detail, sent_at, (ended[0] if ended else time.perf_counter()) - t0, raw=raw)
+            elapsed = (ended[0] if ended else time.perf_counter()) - t0
+            answers[seat] = _Answer(response, kind, detail, sent_at, elapsed, limited, raw)
         return answers
 
     def _settle(self, state: Any, seat: int, view: bytes, call: _Answer | None) -> Any:
@@ -221,7 +261,8 @@ class _Game:
             fault = None if clock.retired else FaultKind.BUDGET
             if fault:
                 self._fault(seat, decision, fault, "thinking budget spent: not called", None)
-            self._log(seat, decision, event_index, view, None, action, 0.0, time.time(), fault, called=False)
+            self._log(seat, decision, event_index, view, None, self._action_record(action), 0.0, time.time(), fault,
+                      called=False)
             return action
         answer, fault, detail, sent_at, elapsed = call.response, call.fault, call.detail, call.sent_at, call.elapsed_s
         in_time = clock.charge(elapsed, self.tc.deadline_s)
@@ -232,26 +273,65 @@ class _Game:
             fault, detail = FaultKind.BUDGET, f"thinking budget spent during the call ({elapsed:.3f} s)"
         elif fault is FaultKind.TIMEOUT:
             clock.bank_s = 0.0
-        action = None
-        if fault is None and answer is not None:
-            which = answer.WhichOneof("action")
-            if which != self.spec.proto_field:
-                fault, detail = FaultKind.MALFORMED, f"expected a {self.spec.proto_field} action, got {which or 'none'}"
-            else:
+        action: Any = None
+        answer_b64 = action_b64 = None
+        read = call.read
+        if read is not None:  # bytes this game has read before: decoded once, checked every time
+            answer_b64 = read.answer_b64
+            if fault is None:
                 try:
-                    candidate = self.spec.decode_action(getattr(answer, which))
-                    self.rules.check(state, seat, candidate)
-                    action = candidate
+                    self.rules.check(state, seat, read.action)
+                    action, action_b64 = read.action, read.action_b64
                 except MalformedAction as exc:
                     fault, detail = FaultKind.MALFORMED, str(exc)
                 except IllegalAction as exc:
                     fault, detail = FaultKind.ILLEGAL, str(exc)
+            if fault is not None and call.data is not None:
+                answer = parse_answer(call.data)  # for the fault log (it was read before: it reads)
+        elif answer is not None:
+            answer_b64 = _bytes_b64(answer.SerializeToString())
+            if fault is None:
+                action, fault, detail = self._decide(state, seat, answer)
+                if fault is None:
+                    action_b64 = self._action_record(action)
+                    if call.data is not None:
+                        self._keep_read(call.data, action, answer_b64, action_b64)
         if fault is not None:
             sent = _to_json(answer) if answer is not None else _raw_json(call.raw)
             self._fault(seat, decision, fault, detail, sent)
             action = self.rules.default_action(state, seat)
-        self._log(seat, decision, event_index, view, answer, action, elapsed * 1000, sent_at, fault)
+            action_b64 = self._action_record(action)
+        self._log(seat, decision, event_index, view, answer_b64, action_b64, elapsed * 1000, sent_at, fault)
         return action
+
+    def _decide(self, state: Any, seat: int, answer: bot_pb2.ActResponse) -> tuple[Any, FaultKind | None, str]:
+        """A well-formed answer's action, checked by the rules: ``(action, None, "")``, or
+        ``(None, fault, detail)`` for an answer of another game, a malformed or an illegal action."""
+        which = answer.WhichOneof("action")
+        if which != self._field:
+            return None, FaultKind.MALFORMED, f"expected a {self._field} action, got {which or 'none'}"
+        try:
+            candidate = self.spec.decode_action(getattr(answer, which))
+            self.rules.check(state, seat, candidate)
+        except MalformedAction as exc:
+            return None, FaultKind.MALFORMED, str(exc)
+        except IllegalAction as exc:
+            return None, FaultKind.ILLEGAL, str(exc)
+        return candidate, None, ""
+
+    def _keep_read(self, data: bytes, action: Any, answer_b64: str, action_b64: str) -> None:
+        """Keep what answer bytes ``data`` came to, when the action is hashable (immutable: it may be
+        applied again at another decision) and ``data`` at most MAX_READ_ANSWER_BYTES long; at most
+        MAX_READ_ANSWERS of them."""
+        if len(data) > MAX_READ_ANSWER_BYTES:
+            return
+        try:
+            hash(action)
+        except TypeError:
+            return
+        if len(self._read) >= MAX_READ_ANSWERS:
+            self._read.clear()
+        self._read[data] = _ReadAnswer(action, answer_b64, action_b64)
 
     def _fault(self, seat: int, decision: int, kind: FaultKind, detail: str, answer: dict[str, Any] | None) -> None:
         """Record a fault and retire the seat when the policy says so (rules §4.2)."""
@@ -261,22 +341,11 @@ class _Game:
         if kind is FaultKind.UNREACHABLE or clock.faults >= self.tc.max_faults:
             clock.retired = True
 
-    def _log(self, seat: int, decision: int, event_index: int, view: bytes, answer: Message | None, action: Any,
+    def _log(self, seat: int, decision: int, event_index: int, view: bytes, answer_b64: str | None, action_b64: str,
              latency_ms: float, sent_at: float, fault: FaultKind | None, called: bool = True) -> None:
         self.decisions.append(
-            DecisionLog(
-                seat=seat,
-                decision=decision,
-                event_index=event_index,
-                view=_bytes_b64(view),
-                answer=_to_b64(answer) if answer is not None else None,
-                action=self._action_record(action),
-                latency_ms=round(latency_ms, 3),
-                sent_at=sent_at,
-                time_bank_ms=round(self.clocks[seat].bank_s * 1000, 1),
-                fault=fault,
-                called=called,
-            )
+            DecisionLog(seat, decision, event_index, _bytes_b64(view), answer_b64, action_b64, round(latency_ms, 3),
+                        sent_at, round(self.clocks[seat].bank_s * 1000, 1), fault, called)
         )
 
     def _action_record(self, action: Any) -> str:

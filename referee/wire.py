@@ -374,6 +374,24 @@ def act_header(game_id: str, seat: int, decision: int, deadline_ms: int, time_ba
     Equal to that message's ``SerializeToString()`` (``tests/games/test_view_wire.py``): fields in
     number order, a zero uint32 omitted, the clock present even when all its fields are zero.
     Raises TypeError or ValueError for a number a uint32 cannot hold, as the message would.
+    What repeats from one decision to the next (the game and seat; the deadline and, until it is
+    drawn on, the bank) is kept by value; the clock's length is one byte (at most 3 x 6 bytes).
     """
-    clock = _uint32_field(1, deadline_ms) + _uint32_field(2, time_bank_ms) + _uint32_field(3, budget_ms)
-    return _game_id_frame(game_id) + _uint32_field(2, seat) + _uint32_field(3, decision) + frame(4, clock)
+    clock = _clock_head(deadline_ms, time_bank_ms) + _uint32_field(3, budget_ms)
+    return _seat_head(game_id, seat) + _uint32_field(3, decision) + _CLOCK_TAG + _ONE_BYTE[len(clock)] + clock
+
+
+#: Field 4 (``clock``) of an ActRequest: its tag.
+_CLOCK_TAG = _varint(4 << 3 | 2)
+
+
+@lru_cache(maxsize=1 << 10, typed=True)
+def _seat_head(game_id: str, seat: int) -> bytes:
+    """Fields 1 and 2 (``game_id``, ``seat``) of an ActRequest."""
+    return _game_id_frame(game_id) + _uint32_field(2, seat)
+
+
+@lru_cache(maxsize=1 << 10, typed=True)
+def _clock_head(deadline_ms: int, time_bank_ms: int) -> bytes:
+    """Fields 1 and 2 (``deadline_ms``, ``time_bank_ms``) of a Clock."""
+    return _uint32_field(1, deadline_ms) + _uint32_field(2, time_bank_ms)
