@@ -13,8 +13,13 @@ pool with the same number of processes. The pool's time includes starting
 its processes (~1 s); the workers' does not. On a 2-core machine the bots, the
 broker and the follower share the cores with the workers: scaling is bounded
 by that, not by the workers: the run prints how busy the cores were, per group of processes
-(workers, bots, Redis, the follower) and for the whole machine (other work included), and the CPU
-time per game of our processes.
+(workers, bots, Redis, the follower) and for the whole machine (other work included), the CPU
+time per game of our processes, and the bound that CPU time puts on 2 processes (the cores the
+machine's other work left, over our CPU per game). It also counts, rather than times, broker
+commands per game (Redis INFO commandstats before and after) and store statements per game of the
+follower (the pool's parent), counted in this process: the task's own commands are fixed per game;
+the follower's (the queue depth every tick, a look at the store at least every second) grow with
+the wall time a game takes.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import redis
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
 
 from bench.bench_season import cpu_seconds, tree_cpu_seconds
 from referee.botprocess import BotProcess, start_bot_process
@@ -96,6 +103,30 @@ class Run:
     workers_cpu_s: float = 0.0
     driver_cpu_s: float = 0.0
     machine_cpu_s: float = 0.0
+    broker_commands: dict[str, int] | None = None  # Redis commands during the run, by name
+    driver_statements: int = 0  # SQL statements of this process (the follower, the pool's parent) during the run
+
+
+class StatementCount:
+    """SQL statements executed by this process's engines while it is entered (a SQLAlchemy event)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def _seen(self, *_: object) -> None:
+        self.count += 1
+
+    def __enter__(self) -> StatementCount:
+        event.listen(Engine, "before_cursor_execute", self._seen)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        event.remove(Engine, "before_cursor_execute", self._seen)
+
+
+def command_calls(client: redis.Redis) -> dict[str, int]:
+    """Calls so far per Redis command (INFO commandstats), e.g. ``{"lpush": 402}``."""
+    return {name.removeprefix("cmdstat_"): int(stats["calls"]) for name, stats in client.info("commandstats").items()}
 
 
 def machine_cpu_seconds() -> float:
@@ -124,13 +155,14 @@ def on_pool(tmp: Path, bots: list[BotProcess], games: int, orbits: int, processe
     ids = store.next_pending(season_id, 10**6)
     cpu = [sum(cpu_seconds(b.process.pid or 0) for b in bots), *own_cpu_seconds(), machine_cpu_seconds()]
     start = time.perf_counter()
-    run_local(db_url, ids, processes)
+    with StatementCount() as statements:
+        run_local(db_url, ids, processes)
     elapsed = time.perf_counter() - start
     after = [sum(cpu_seconds(b.process.pid or 0) for b in bots), *own_cpu_seconds(), machine_cpu_seconds()]
     assert store.season_progress(season_id)["done"] == len(ids)
     bots_s, driver_s, pool_s, machine_s = (a - b for a, b in zip(after, cpu))
     return Run(len(ids), elapsed, steady_ms_per_game(store, ids), bots_cpu_s=bots_s, workers_cpu_s=pool_s,
-               driver_cpu_s=driver_s, machine_cpu_s=machine_s)
+               driver_cpu_s=driver_s, machine_cpu_s=machine_s, driver_statements=statements.count)
 
 
 def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker: str, n_workers: int,
@@ -148,13 +180,19 @@ def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker
             return [sum(cpu_seconds(b.process.pid or 0) for b in bots), cpu_seconds(redis_pid),
                     sum(tree_cpu_seconds(w.pid) for w in workers), own_cpu_seconds()[0], machine_cpu_seconds()]
 
+        client = redis.Redis.from_url(broker)
+        calls = command_calls(client)
         cpu = sample()
         start = time.perf_counter()
-        progress = SeasonFollower(store, app, season_id, tick_s=0.05, window=16).run()
+        with StatementCount() as statements:
+            progress = SeasonFollower(store, app, season_id, tick_s=0.05, window=16).run()
         elapsed = time.perf_counter() - start
         after = sample()
+        calls = {k: n - calls.get(k, 0) for k, n in command_calls(client).items() if k != "info" and n > calls.get(k, 0)}
+        client.close()
         assert progress["done"] == len(ids), progress
-        return Run(len(ids), elapsed, steady_ms_per_game(store, ids), *(a - b for a, b in zip(after, cpu)))
+        return Run(len(ids), elapsed, steady_ms_per_game(store, ids), *(a - b for a, b in zip(after, cpu)),
+                   broker_commands=calls, driver_statements=statements.count)
     finally:
         for w in workers:
             w.send_signal(signal.SIGTERM)
@@ -212,6 +250,24 @@ def main() -> None:
                   f"redis {r.redis_cpu_s / r.seconds:.2f}, follower/parent {r.driver_cpu_s / r.seconds:.2f}: "
                   f"ours {ours / r.seconds:.2f}; whole machine {r.machine_cpu_s / r.seconds:.2f}; "
                   f"CPU per game: ours {1000 * ours / r.games:.1f} ms")
+        cores = os.cpu_count() or 1
+        for label, single in (("pool, 2 processes", "pool, 1 process"), ("celery, 2 workers", "celery, 1 worker")):
+            r, one = rates[label], rates[single]
+            ours_s = r.workers_cpu_s + r.bots_cpu_s + r.redis_cpu_s + r.driver_cpu_s
+            left = cores - max(0.0, r.machine_cpu_s - ours_s) / r.seconds  # cores the machine's other work left us
+            bound_ms = 1000 * ours_s / r.games / left
+            print(f"  {label}: {1000 * ours_s / r.games:.1f} ms of our CPU per game (bots {100 * r.bots_cpu_s / ours_s:.0f}%) "
+                  f"on the {left:.2f} of {cores} cores other work left = {bound_ms:.1f} ms/game if CPU-bound, "
+                  f"{1000 * one.seconds / one.games / bound_ms:.2f}x the 1-process time; measured "
+                  f"{1000 * r.seconds / r.games:.1f} ms/game, {one.seconds / one.games / (r.seconds / r.games):.2f}x")
+        print("  counted per game (the follower's LLEN and store statements grow with the wall time per game):")
+        for label, r in rates.items():
+            line = f"    {label:18s} store statements of the follower/parent {r.driver_statements / r.games:5.2f}"
+            if r.broker_commands is not None:
+                top = sorted(r.broker_commands.items(), key=lambda kv: -kv[1])[:10]
+                line += (f"; broker commands {sum(r.broker_commands.values()) / r.games:5.2f} ("
+                         + ", ".join(f"{k} {n / r.games:.2f}" for k, n in top) + ")")
+            print(line)
     finally:
         for b in bots:
             b.stop()

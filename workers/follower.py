@@ -19,6 +19,14 @@ Each tick (``tick_s``) it
    process takes them before any game waiting in the queue), so a killed
    worker's game runs again about ``lease_s`` after the kill whatever ``window`` is.
 
+A tick asks the broker for the queue's depth first (one round trip) and reads
+the store (steps 2 and 3, three queries over the season's pending games) only
+when the queue has fallen to half the window or less, or when a sweep is due:
+while the queue is fuller no new game could be sent, and a game to send again
+(a lease swept, an attempt voided, a deferral's backoff over, a lost message)
+waits at most ``sweep_s`` for the next look. The store's work per game then no
+longer grows with how often the follower ticks.
+
 A duplicate message is harmless (the claim skips a game that is not pending),
 so the follower errs on the side of sending. When no game is pending or running
 it lets a sequential season take its look (``league.sequential.advance``) and
@@ -111,6 +119,7 @@ class SeasonFollower:
         self._deferrals_sent: dict[int, int] = {}  # game id -> its deferrals when last sent
         self._resend_at: dict[int, float] = {}  # deferred game id -> monotonic time to send it again
         self._last_state: tuple[object, ...] = ()
+        self._progress: dict[str, int] | None = None  # the season's progress at the last look at the store
         self._last_change = time.monotonic()
         self._limits = game_time_limits(store, season_id)
         self._conn: Connection | None = None
@@ -202,13 +211,20 @@ class SeasonFollower:
     def tick(self) -> dict[str, int]:
         """One round: sweep, (re-)enqueue, check for a stall. Returns the season's progress.
 
-        Raises SeasonStuck after ``stall_s`` seconds without change.
+        Raises SeasonStuck after ``stall_s`` seconds without change. Between sweeps, while the
+        broker queue holds more than half of what the window allows, the store is not read and
+        the progress of the last look is returned (the module docstring says why).
         """
-        if time.monotonic() >= self._next_sweep:
+        sweep_due = time.monotonic() >= self._next_sweep
+        if sweep_due:
             self._next_sweep = time.monotonic() + self.sweep_s
             self.stats.swept += sweep(self.store)
+        depth = self.queue_depth()
+        if not sweep_due and self._progress is not None and depth is not None and depth > self._low_water():
+            return self._progress
         pending = self.store.pending_attempts(self.season_id)
         progress = self.store.season_progress(self.season_id)
+        self._progress = progress
         now = time.monotonic()
         used = [gid for gid, att in pending.items() if gid in self._sent and self._sent[gid][1] != att]
         deferrals = self.store.pending_deferrals(self.season_id)
@@ -217,7 +233,6 @@ class SeasonFollower:
                 self._resend_at.setdefault(gid, now + defer_backoff_s(n))
         used += [gid for gid, at in self._resend_at.items() if at <= now and gid in pending and gid not in used]
         unsent = [gid for gid in pending if gid not in self._sent]
-        depth = self.queue_depth()
         to_send = list(used)
         lost: list[int] = []
         if depth is not None:
@@ -225,7 +240,7 @@ class SeasonFollower:
                 lost = [gid for gid, att in pending.items() if gid in self._sent and self._sent[gid][1] == att
                         and gid not in self._resend_at and now - self._sent[gid][0] > self.lost_after_s]
                 to_send += lost
-            room = max(self.window, 2 * progress["running"]) - depth - len(to_send)
+            room = self._target() - depth - len(to_send)
             new = unsent[:max(0, room)]
             lost_set, used_set = set(lost), set(used)
             again = self._send(to_send, PRIORITY_AGAIN)
@@ -246,6 +261,14 @@ class SeasonFollower:
         elif progress["pending"] + progress["running"] and now - self._last_change > self.stall_s:
             raise SeasonStuck(self.stuck_report())
         return progress
+
+    def _target(self) -> int:
+        """Messages the broker queue may hold: the window, or twice the games running if more."""
+        return max(self.window, 2 * (self._progress or {}).get("running", 0))
+
+    def _low_water(self) -> int:
+        """The queue depth at or below which a tick reads the store to send more: half the target."""
+        return self._target() // 2
 
     def run(self, on_progress: Callable[[dict[str, int]], None] | None = None) -> dict[str, int]:
         """Tick until no game is pending or running; returns the final progress.
