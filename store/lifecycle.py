@@ -151,8 +151,10 @@ _SEASON_COLUMNS = (Season.id, Season.name, Season.game, Season.params, Season.ti
 _LOCK_SEASON = select(*_SEASON_COLUMNS).where(Season.id == bindparam("season_id")).with_for_update()
 _LOCK_SEASON_OF_GAME = select(*_SEASON_COLUMNS).where(
     Season.id == select(Game.season_id).where(Game.id == bindparam("game_id")).scalar_subquery()).with_for_update()
-_GAME = select(Game.status, Game.attempts, Game.lease_expires_at, Game.number, Game.seed).where(
-    Game.id == bindparam("game_id"))
+#: A game's state, and whether a bot of its season is marked not answering (``_MARK_ANSWERING`` to do).
+_GAME = select(Game.status, Game.attempts, Game.lease_expires_at, Game.number, Game.seed, exists().where(
+    SeasonBotStatus.season_id == Game.season_id, SeasonBotStatus.unavailable_since.is_not(None),
+    SeasonBotStatus.suspended_at.is_(None)).label("unanswered")).where(Game.id == bindparam("game_id"))
 #: ``(seat, bot id, name, endpoint, capacity)`` of a game's seats.
 _TABLE = (select(GameSeat.seat, Bot.id, Bot.name, Bot.endpoint, Bot.capacity)
           .join(Bot, Bot.id == GameSeat.bot_id).where(GameSeat.game_id == bindparam("game_id")))
@@ -255,7 +257,8 @@ class GameLifecycle:
             season = self._lock_season_of(conn, game_id)
             game = conn.execute(_GAME, {"game_id": game_id}).one()
             status = game.status
-            if status == GameStatus.RUNNING and game.lease_expires_at < now:  # its worker is gone: void it first
+            expired = game.lease_expires_at is not None and game.lease_expires_at < now
+            if status == GameStatus.RUNNING and expired:  # its worker is gone: void it first
                 voided = self._void(conn, season, game_id, game.attempts, LEASE_EXPIRED, MAX_ATTEMPTS, now,
                                     expired_before=now)
                 status = GameStatus.PENDING if voided == VoidResult.PENDING else status
@@ -274,7 +277,8 @@ class GameLifecycle:
             if attempt is None:
                 return None
             conn.execute(_ADD_ATTEMPT, {"game_id": game_id, "attempt": attempt, "worker": owner, "started_at": now})
-            conn.execute(_MARK_ANSWERING, {"b_season": season.id, "b_game": game_id})
+            if game.unanswered:
+                conn.execute(_MARK_ANSWERING, {"b_season": season.id, "b_game": game_id})
             if season.status == SeasonStatus.SCHEDULED:
                 conn.execute(_SEASON_RUNNING, {"season_id": season.id})
                 season.status = SeasonStatus.RUNNING
