@@ -1,17 +1,19 @@
 """The season's stored ratings: written in the transaction that makes a game final, rated by the league.
 
 The store keeps a checkpoint (``seasons.rated_through``, ``ratings.base_elo`` and
-``base_games``): games up to it are final (done or failed, never re-run), so only
-the published games after it are handed to the league's :meth:`LeaguePolicy.rate`
-(``store.policy``) with the checkpoint ratings.
+``base_games``): games up to it are final (done, failed or not played, never re-run),
+so only the published games after it are handed to the league's
+:meth:`LeaguePolicy.rate` (``store.policy``) with the checkpoint ratings.
 
 Invariant: every game numbered up to the checkpoint is final, and no game of a deal
 group with a game still pending or running is numbered up to it. It holds because
 the checkpoint only moves to just before the first such group's first game (below,
 in the season's lock); a final game never runs again; and games are only ever added
 after the season's last one, in deal groups of their own (``Seasons.extend_season``
-refuses a group the season already has). So every query here reads the games after
-the checkpoint (about the games in flight) or probes an index, never the whole season.
+refuses a group the season already has). So the first game of an open group is
+either the first open game or a sealed game between the checkpoint and it, and
+every query here reads the games after the checkpoint (about the games in flight)
+or probes an index, never the whole season: a finish costs the same at any season size.
 """
 
 from __future__ import annotations
