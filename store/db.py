@@ -179,6 +179,20 @@ def transaction(engine: Engine, *, write: bool) -> Iterator[Session]:
         raise StoreUnavailable(f"database {describe_url(engine.url)} unavailable: {_one_line(e)}") from e
 
 
+@contextmanager
+def connection_transaction(engine: Engine, *, write: bool) -> Iterator[Connection]:
+    """:func:`transaction` on a bare Connection, for Core statements only (no ORM objects, none
+    of a Session's bookkeeping): the per-game path of the game lifecycle. Raises as it does."""
+    try:
+        with engine.connect() as conn:
+            if write:
+                conn.execution_options(**{_WRITE: True})
+            with conn.begin():
+                yield conn
+    except (exc.OperationalError, exc.InterfaceError) as e:
+        raise StoreUnavailable(f"database {describe_url(engine.url)} unavailable: {_one_line(e)}") from e
+
+
 def alembic_config(engine: Engine | None = None) -> Config:
     """An Alembic Config for this package's migrations.
 

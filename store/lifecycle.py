@@ -30,13 +30,12 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import exists, func, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, Row, bindparam, exists, func, insert, select, update
 
 from referee.record import EndReason, GameRecord
 from store.db import InvalidRecord, NotFound
@@ -127,6 +126,87 @@ class Deferral:
     detail: str
 
 
+@dataclass
+class _LockedSeason:
+    """The season row a lifecycle transaction holds locked (plain values, no ORM object); its
+    checkpoint and status follow the transaction's own writes (:meth:`GameLifecycle._rate`)."""
+
+    id: int
+    name: str
+    game: str
+    params: dict[str, Any]
+    time_control: dict[str, Any]
+    config: dict[str, Any] | None
+    status: SeasonStatus
+    rated_through: int
+
+
+# The statements of a game's life, built once: building a statement and its cache key costs more
+# than SQLite running it, and a claim and a finish run a dozen. They run on the transaction's
+# Connection and load no ORM objects. Every per-game one reads rows by key or probes an index:
+# none reads the whole season.
+_SEASON_COLUMNS = (Season.id, Season.name, Season.game, Season.params, Season.time_control, Season.config,
+                   Season.status, Season.rated_through)
+#: Lock (PostgreSQL ``FOR UPDATE``) and read a season: by id, or the season of a game.
+_LOCK_SEASON = select(*_SEASON_COLUMNS).where(Season.id == bindparam("season_id")).with_for_update()
+_LOCK_SEASON_OF_GAME = select(*_SEASON_COLUMNS).where(
+    Season.id == select(Game.season_id).where(Game.id == bindparam("game_id")).scalar_subquery()).with_for_update()
+#: A game's state, and whether a bot of its season is marked not answering (``_MARK_ANSWERING`` to do).
+_GAME = select(Game.status, Game.attempts, Game.lease_expires_at, Game.number, Game.seed, exists().where(
+    SeasonBotStatus.season_id == Game.season_id, SeasonBotStatus.unavailable_since.is_not(None),
+    SeasonBotStatus.suspended_at.is_(None)).label("unanswered")).where(Game.id == bindparam("game_id"))
+#: ``(seat, bot id, name, endpoint, capacity)`` of a game's seats.
+_TABLE = (select(GameSeat.seat, Bot.id, Bot.name, Bot.endpoint, Bot.capacity)
+          .join(Bot, Bot.id == GameSeat.bot_id).where(GameSeat.game_id == bindparam("game_id")))
+_TABLE_BY_SEAT = _TABLE.order_by(GameSeat.seat)
+_PENDING_TABLE = (_TABLE.join(Game, Game.id == GameSeat.game_id).where(Game.status == GameStatus.PENDING)
+                  .order_by(GameSeat.seat))
+#: The same, the bots' rows locked (PostgreSQL) in id order.
+_LOCK_TABLE = _TABLE.order_by(Bot.id).with_for_update(of=Bot)
+#: ``(bot id, running games)`` of the given bots: from the running games (few, by the status index)
+#: to their seats, not from the bots' history.
+_RUNNING_PER_BOT = (select(GameSeat.bot_id, func.count()).where(
+    GameSeat.game_id.in_(select(Game.id).where(Game.status == GameStatus.RUNNING)),
+    GameSeat.bot_id.in_(bindparam("bot_ids", expanding=True))).group_by(GameSeat.bot_id))
+_CLAIM = (update(Game).where(Game.id == bindparam("game_id"), Game.status == GameStatus.PENDING)
+          .values(status=GameStatus.RUNNING, attempts=Game.attempts + 1, lease_owner=bindparam("owner"),
+                  lease_expires_at=bindparam("expires"), started_at=bindparam("now"))
+          .returning(Game.attempts))
+#: The bots of a game that just started answered its health checks: not unavailable.
+_MARK_ANSWERING = (update(SeasonBotStatus).where(
+    SeasonBotStatus.season_id == bindparam("b_season"), SeasonBotStatus.unavailable_since.is_not(None),
+    SeasonBotStatus.suspended_at.is_(None),
+    SeasonBotStatus.bot_id.in_(select(GameSeat.bot_id).where(GameSeat.game_id == bindparam("b_game"))))
+    .values(unavailable_since=None))
+_SEASON_RUNNING = update(Season).where(Season.id == bindparam("season_id")).values(status=SeasonStatus.RUNNING)
+_SEASON_DONE = (update(Season).where(Season.id == bindparam("season_id"))
+                .values(status=SeasonStatus.DONE, finished_at=bindparam("now")))
+_RENEW = (update(Game).where(Game.id == bindparam("game_id"), Game.status == GameStatus.RUNNING,
+                             Game.attempts == bindparam("attempt"))
+          .values(lease_expires_at=bindparam("expires")))
+_RENEW_LIVE = _RENEW.values(live_record=bindparam("live"))
+#: ``(status, attempts, seed, seat)`` of each of a game's seats.
+_GAME_SEATS = (select(Game.status, Game.attempts, Game.seed, GameSeat.seat)
+               .join(GameSeat, GameSeat.game_id == Game.id).where(Game.id == bindparam("game_id"))
+               .order_by(GameSeat.seat))
+_FINISH = (update(Game).where(Game.id == bindparam("game_id"), Game.status == GameStatus.RUNNING,
+                              Game.attempts == bindparam("attempt"))
+           .values(status=GameStatus.DONE, reason=bindparam("end_reason"), detail=bindparam("end_detail"),
+                   live_record=None, finished_at=bindparam("now"), lease_owner=None, lease_expires_at=None))
+_SEAT_RESULT = (update(GameSeat).where(GameSeat.game_id == bindparam("r_game"), GameSeat.seat == bindparam("r_seat"))
+                .values(place=bindparam("r_place"), score=bindparam("r_score"), change=bindparam("r_change"),
+                        faults=bindparam("r_faults"), retired=bindparam("r_retired")))
+_ADD_ATTEMPT = insert(GameAttempt)
+_ADD_REPLAY = insert(Replay)
+_CLOSE_ATTEMPT = (update(GameAttempt)
+                  .where(GameAttempt.game_id == bindparam("a_game"), GameAttempt.attempt == bindparam("a_attempt"))
+                  .values(ended_at=bindparam("a_now"), outcome=bindparam("a_outcome"), detail=bindparam("a_detail")))
+#: ``(id, attempts)`` of the season's running games whose lease expired before ``now``, in schedule order.
+_EXPIRED = (select(Game.id, Game.attempts).where(
+    Game.season_id == bindparam("season_id"), Game.status == GameStatus.RUNNING,
+    Game.lease_expires_at < bindparam("now")).order_by(Game.number))
+
+
 class GameLifecycle:
     """The game state machine over one :class:`~store.session.Database`; ``policy`` rates the
     season when a game becomes final and says when a bot is suspended (``store.policy``)."""
@@ -172,55 +252,49 @@ class GameLifecycle:
                *, capacity: bool) -> Claim | BotsBusy | None:
         if lease_seconds <= 0:
             raise ValueError(f"lease_seconds must be > 0, got {lease_seconds}")
-        with self._db.write() as s:
-            now = now or db_now(s)
-            season = self._lock_season_of(s, game_id)
-            self._void_expired(s, now, season.id, game_id=game_id)
+        with self._db.write_rows() as conn:
+            now = now or db_now(conn)
+            season = self._lock_season_of(conn, game_id)
+            game = conn.execute(_GAME, {"game_id": game_id}).one()
+            status = game.status
+            expired = game.lease_expires_at is not None and game.lease_expires_at < now
+            if status == GameStatus.RUNNING and expired:  # its worker is gone: void it first
+                voided = self._void(conn, season, game_id, game.attempts, LEASE_EXPIRED, MAX_ATTEMPTS, now,
+                                    expired_before=now)
+                status = GameStatus.PENDING if voided == VoidResult.PENDING else status
+            if status != GameStatus.PENDING:
+                return None  # done, failed, not played or running: nothing to claim
             if capacity:
-                if s.scalar(select(Game.status).where(Game.id == game_id)) != GameStatus.PENDING:
-                    return None  # done, failed or running: nothing to wait for
-                busy = self._full_bots(s, game_id)
+                table = conn.execute(_LOCK_TABLE, {"game_id": game_id}).all()
+                busy = self._full_bots(conn, game_id, table)
                 if busy is not None:
                     return busy
-            changed = updated_rows(s,
-                update(Game)
-                .where(Game.id == game_id, Game.status == GameStatus.PENDING)
-                .values(status=GameStatus.RUNNING, attempts=Game.attempts + 1, lease_owner=owner,
-                        lease_expires_at=now + timedelta(seconds=lease_seconds), started_at=now)
-            )
-            if changed != 1:
+                table.sort(key=lambda row: row.seat)
+            else:
+                table = conn.execute(_TABLE_BY_SEAT, {"game_id": game_id}).all()
+            expires = now + timedelta(seconds=lease_seconds)
+            attempt = conn.scalar(_CLAIM, {"game_id": game_id, "owner": owner, "expires": expires, "now": now})
+            if attempt is None:
                 return None
-            game = s.execute(select(Game.attempts, Game.number, Game.seed, Game.lease_expires_at)
-                             .where(Game.id == game_id)).one()
-            s.add(GameAttempt(game_id=game_id, attempt=game.attempts, worker=owner, started_at=now))
-            self._mark_answering(s, season.id, game_id)
+            conn.execute(_ADD_ATTEMPT, {"game_id": game_id, "attempt": attempt, "worker": owner, "started_at": now})
+            if game.unanswered:
+                conn.execute(_MARK_ANSWERING, {"b_season": season.id, "b_game": game_id})
             if season.status == SeasonStatus.SCHEDULED:
+                conn.execute(_SEASON_RUNNING, {"season_id": season.id})
                 season.status = SeasonStatus.RUNNING
-            seats = s.execute(
-                select(GameSeat.seat, Bot.id, Bot.name, Bot.endpoint, Bot.capacity)
-                .join(Bot, Bot.id == GameSeat.bot_id)
-                .where(GameSeat.game_id == game_id).order_by(GameSeat.seat)
-            ).all()
             return Claim(
                 game_id=game_id, season_id=season.id, season_name=season.name, number=game.number,
-                attempt=game.attempts, game=season.game, params=season.params,
-                time_control=season.time_control, seed=game.seed,
-                seats=tuple(SeatBot(*row) for row in seats), lease_owner=owner,
-                lease_expires_at=now + timedelta(seconds=lease_seconds),
+                attempt=attempt, game=season.game, params=season.params, time_control=season.time_control,
+                seed=game.seed, seats=tuple(SeatBot(*row) for row in table), lease_owner=owner,
+                lease_expires_at=expires,
             )
 
     def table_of(self, game_id: int) -> tuple[SeatBot, ...] | None:
         """The bots of a pending game's table, in seat order, with their endpoints (for the
         health checks before a claim); None if the game is not pending or unknown."""
-        with self._db.read() as s:
-            if s.scalar(select(Game.status).where(Game.id == game_id)) != GameStatus.PENDING:
-                return None
-            rows = s.execute(
-                select(GameSeat.seat, Bot.id, Bot.name, Bot.endpoint, Bot.capacity)
-                .join(Bot, Bot.id == GameSeat.bot_id)
-                .where(GameSeat.game_id == game_id).order_by(GameSeat.seat)
-            ).all()
-            return tuple(SeatBot(*row) for row in rows)
+        with self._db.read_rows() as conn:
+            rows = conn.execute(_PENDING_TABLE, {"game_id": game_id}).all()
+        return tuple(SeatBot(*row) for row in rows) or None  # every game has seats (at least two)
 
     def defer_game(self, game_id: int, down: Mapping[int, str], now: datetime | None = None) -> Deferral:
         """Put off a pending game because the bots ``down`` (``{bot id: why}``) did not answer
@@ -235,8 +309,9 @@ class GameLifecycle:
         happened; nothing is written if the game is not pending. Raises NotFound.
         """
         with self._db.write() as s:
-            now = now or db_now(s)  # one clock for every worker's deferrals (the database's)
-            season = self._lock_season_of(s, game_id)
+            conn = s.connection()  # the Core statements below; the bots' statuses are ORM rows, flushed at commit
+            now = now or db_now(conn)  # one clock for every worker's deferrals (the database's)
+            season = self._lock_season_of(conn, game_id)
             game = s.execute(select(Game.status, Game.deferrals).where(Game.id == game_id)).one()
             if game.status != GameStatus.PENDING:
                 return Deferral(game_id, GameStatus(game.status), game.deferrals, (), "not pending")
@@ -254,16 +329,15 @@ class GameLifecycle:
                 if row.suspended_at is None and (now - row.unavailable_since).total_seconds() > limit:
                     row.suspended_at = now
                     suspended.append(names.get(bot_id, str(bot_id)))
-                    self._not_played(s, season.id, bot_id, f"{names.get(bot_id, bot_id)} suspended from the season: "
+                    self._not_played(conn, season.id, bot_id, f"{names.get(bot_id, bot_id)} suspended from the season: "
                                      f"no answer at game start since {row.unavailable_since:%Y-%m-%d %H:%M:%S} UTC "
                                      f"(more than {limit:g} s); last: {why}", now)
             detail = "deferred: " + "; ".join(f"{names.get(b, b)} does not answer ({why})" for b, why in sorted(down.items()))
             changed = updated_rows(s, update(Game).where(Game.id == game_id, Game.status == GameStatus.PENDING)
                                    .values(deferrals=Game.deferrals + 1, detail=detail))
             status = GameStatus.PENDING if changed else GameStatus.NOT_PLAYED
-            if suspended:
-                self._maybe_finish_season(s, season, now)
-                rewrite_ratings(s, season, now, self._policy)  # the checkpoint may move past the games not played
+            if suspended:  # the checkpoint may move past the games not played
+                self._rate(conn, season, now)
             final = s.scalar(select(Game.detail).where(Game.id == game_id)) or detail
             return Deferral(game_id, status, game.deferrals + (1 if changed else 0), tuple(suspended), final)
 
@@ -276,17 +350,12 @@ class GameLifecycle:
         public events and faults only; the caller never passes anything secret). False if
         the game is no longer running with this attempt (the worker should stop and store
         nothing; nothing is written). ``now`` defaults to the database's clock."""
-        values: dict[str, Any] = {}
+        params: dict[str, Any] = {"game_id": game_id, "attempt": attempt}
         if live is not None:
-            values["live_record"] = json.dumps(live, separators=(",", ":"))
-        with self._db.write() as s:
-            values["lease_expires_at"] = (now or db_now(s)) + timedelta(seconds=lease_seconds)
-            changed = updated_rows(s,
-                update(Game)
-                .where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
-                .values(**values)
-            )
-            return changed == 1
+            params["live"] = json.dumps(live, separators=(",", ":"))
+        with self._db.write_rows() as conn:
+            params["expires"] = (now or db_now(conn)) + timedelta(seconds=lease_seconds)
+            return conn.execute(_RENEW if live is None else _RENEW_LIVE, params).rowcount == 1
 
     def finish_game(self, game_id: int, attempt: int, record: GameRecord, now: datetime | None = None) -> bool:
         """Store a completed game in one transaction: per-seat results, the replay
@@ -304,32 +373,24 @@ class GameLifecycle:
             raise InvalidRecord(f"finish_game takes completed games; got reason {record.reason!s}: "
                                 "void the attempt instead")
         blob, json_size = encode_record(record)  # before taking the season's lock
-        with self._db.write() as s:
-            now = now or db_now(s)
-            season = self._lock_season_of(s, game_id)
-            game = s.execute(select(Game.status, Game.attempts, Game.seed).where(Game.id == game_id)).one()
-            if game.status != GameStatus.RUNNING or game.attempts != attempt:
+        with self._db.write_rows() as conn:
+            now = now or db_now(conn)
+            season = self._lock_season_of(conn, game_id)
+            seats = conn.execute(_GAME_SEATS, {"game_id": game_id}).all()
+            if not seats or seats[0].status != GameStatus.RUNNING or seats[0].attempts != attempt:
                 return False
-            seats = list(s.scalars(select(GameSeat.seat).where(GameSeat.game_id == game_id)
-                                   .order_by(GameSeat.seat)))
-            _check_record(record, game_id, season.game, game.seed, seats)
-            changed = updated_rows(s,
-                update(Game)
-                .where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
-                .values(status=GameStatus.DONE, reason=record.reason.value, detail=record.detail, live_record=None,
-                        finished_at=now, lease_owner=None, lease_expires_at=None)
-            )
-            if changed != 1:
+            _check_record(record, game_id, season.game, seats[0].seed, [row.seat for row in seats])
+            if conn.execute(_FINISH, {"game_id": game_id, "attempt": attempt, "end_reason": record.reason.value,
+                                      "end_detail": record.detail, "now": now}).rowcount != 1:
                 return False
-            s.execute(update(GameSeat), [
-                {"game_id": game_id, "seat": x.seat, "place": x.place, "score": x.score,
-                 "change": x.change, "faults": x.faults, "retired": x.retired}
+            conn.execute(_SEAT_RESULT, [
+                {"r_game": game_id, "r_seat": x.seat, "r_place": x.place, "r_score": x.score,
+                 "r_change": x.change, "r_faults": x.faults, "r_retired": x.retired}
                 for x in record.results
             ])
-            s.add(Replay(game_id=game_id, record=blob, json_size=json_size))
-            self._close_attempt(s, game_id, attempt, AttemptOutcome.DONE, None, now)
-            rewrite_ratings(s, season, now, self._policy)
-            self._maybe_finish_season(s, season, now)
+            conn.execute(_ADD_REPLAY, {"game_id": game_id, "record": blob, "json_size": json_size})
+            self._close_attempt(conn, game_id, attempt, AttemptOutcome.DONE, None, now)
+            self._rate(conn, season, now)
             return True
 
     def void_game(
@@ -343,10 +404,10 @@ class GameLifecycle:
         Returns what happened; ``STALE`` (nothing written) if the game is not
         running with this attempt. Raises NotFound for an unknown game id.
         """
-        with self._db.write() as s:
-            now = now or db_now(s)
-            season = self._lock_season_of(s, game_id)
-            return self._void(s, season, game_id, attempt, reason, max_attempts, now)
+        with self._db.write_rows() as conn:
+            now = now or db_now(conn)
+            season = self._lock_season_of(conn, game_id)
+            return self._void(conn, season, game_id, attempt, reason, max_attempts, now)
 
     def release_expired(self, now: datetime | None = None, max_attempts: int = MAX_ATTEMPTS) -> list[int]:
         """Void every running attempt whose lease expired before ``now`` (default: the
@@ -354,63 +415,48 @@ class GameLifecycle:
         pending, or failed after ``max_attempts``). Returns the ids of the games released,
         ascending. A lease renewed after it was found expired is not voided (the void
         checks the expiry again in its own UPDATE)."""
-        with self._db.read() as s:
-            season_ids = list(s.scalars(
+        with self._db.read_rows() as conn:
+            season_ids = list(conn.scalars(
                 select(Game.season_id).distinct()
-                .where(Game.status == GameStatus.RUNNING, Game.lease_expires_at < (now or db_now(s)))
+                .where(Game.status == GameStatus.RUNNING, Game.lease_expires_at < (now or db_now(conn)))
             ))
         released: list[int] = []
         for season_id in season_ids:
-            with self._db.write() as s:
-                season = s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one()
-                released += self._void_expired(s, now or db_now(s), season.id, max_attempts=max_attempts,
-                                               season=season)
+            with self._db.write_rows() as conn:
+                at = now or db_now(conn)
+                season = _LockedSeason(**conn.execute(_LOCK_SEASON, {"season_id": season_id}).one()._asdict())
+                expired = conn.execute(_EXPIRED, {"season_id": season_id, "now": at}).all()
+                released += [gid for gid, att in expired
+                             if self._void(conn, season, gid, att, LEASE_EXPIRED, max_attempts, at,
+                                           expired_before=at) != VoidResult.STALE]
         return sorted(released)
 
     @staticmethod
-    def _full_bots(s: Session, game_id: int) -> BotsBusy | None:
-        """Lock the game's bots (id order) and name those with no room; None if all have room."""
-        bots = s.execute(
-            select(Bot.id, Bot.name, Bot.capacity).where(
-                Bot.id.in_(select(GameSeat.bot_id).where(GameSeat.game_id == game_id)))
-            .order_by(Bot.id).with_for_update()
-        ).all()
-        # from the running games (few, by the status index) to their seats, not from the bots' history
-        running = dict(s.execute(
-            select(GameSeat.bot_id, func.count()).where(
-                GameSeat.game_id.in_(select(Game.id).where(Game.status == GameStatus.RUNNING)),
-                GameSeat.bot_id.in_([b.id for b in bots]))
-            .group_by(GameSeat.bot_id)
-        ).all())
-        full = tuple((b.name, b.capacity) for b in bots if running.get(b.id, 0) >= b.capacity)
+    def _full_bots(conn: Connection, game_id: int, table: Sequence[Row[Any]]) -> BotsBusy | None:
+        """The table's bots (``_TABLE`` rows, locked) with no room; None if all have room."""
+        running = dict(conn.execute(_RUNNING_PER_BOT, {"bot_ids": sorted({row.id for row in table})}).all())
+        full = tuple(dict.fromkeys((row.name, row.capacity) for row in table
+                                   if running.get(row.id, 0) >= row.capacity))
         return BotsBusy(game_id, full) if full else None
 
     @staticmethod
-    def _mark_answering(s: Session, season_id: int, game_id: int) -> None:
-        """The bots of a game that just started answered its health checks: not unavailable."""
-        updated_rows(s, update(SeasonBotStatus)
-                     .where(SeasonBotStatus.season_id == season_id, SeasonBotStatus.unavailable_since.is_not(None),
-                            SeasonBotStatus.suspended_at.is_(None),
-                            SeasonBotStatus.bot_id.in_(select(GameSeat.bot_id).where(GameSeat.game_id == game_id)))
-                     .values(unavailable_since=None))
-
-    @staticmethod
-    def _not_played(s: Session, season_id: int, bot_id: int, detail: str, now: datetime) -> None:
+    def _not_played(conn: Connection, season_id: int, bot_id: int, detail: str, now: datetime) -> None:
         """Every pending game of the season with ``bot_id`` at the table: not played, with ``detail``."""
-        updated_rows(s, update(Game)
+        conn.execute(update(Game)
                      .where(Game.season_id == season_id, Game.status == GameStatus.PENDING,
                             exists().where(GameSeat.game_id == Game.id, GameSeat.bot_id == bot_id))
-                     .values(status=GameStatus.NOT_PLAYED, reason=GameStatus.NOT_PLAYED.value, detail=detail, finished_at=now))
+                     .values(status=GameStatus.NOT_PLAYED, reason=GameStatus.NOT_PLAYED.value, detail=detail,
+                             finished_at=now))
 
     @staticmethod
-    def _lock_season_of(s: Session, game_id: int) -> Season:
+    def _lock_season_of(conn: Connection, game_id: int) -> _LockedSeason:
         """Lock (PostgreSQL ``FOR UPDATE``) and return the season of a game. Raises NotFound."""
-        season_id = s.scalar(select(Game.season_id).where(Game.id == game_id))
-        if season_id is None:
+        row = conn.execute(_LOCK_SEASON_OF_GAME, {"game_id": game_id}).one_or_none()
+        if row is None:
             raise NotFound(f"no game with id {game_id}")
-        return s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one()
+        return _LockedSeason(**row._asdict())
 
-    def _void(self, s: Session, season: Season, game_id: int, attempt: int, reason: str,
+    def _void(self, conn: Connection, season: _LockedSeason, game_id: int, attempt: int, reason: str,
               max_attempts: int, now: datetime, *, expired_before: datetime | None = None) -> VoidResult:
         """Void the running ``attempt``; with ``expired_before``, only if its lease still
         expires before then (a renewal committed since it was read keeps the attempt)."""
@@ -424,45 +470,28 @@ class GameLifecycle:
         stmt = update(Game).where(Game.id == game_id, Game.status == GameStatus.RUNNING, Game.attempts == attempt)
         if expired_before is not None:
             stmt = stmt.where(Game.lease_expires_at < expired_before)
-        if updated_rows(s, stmt.values(**values)) != 1:
+        if conn.execute(stmt.values(**values)).rowcount != 1:
             return VoidResult.STALE
-        self._close_attempt(s, game_id, attempt, AttemptOutcome.VOIDED, reason, now)
+        self._close_attempt(conn, game_id, attempt, AttemptOutcome.VOIDED, reason, now)
         if failed:
-            rewrite_ratings(s, season, now, self._policy)  # a sealed group it closed is rated now
-            self._maybe_finish_season(s, season, now)
+            self._rate(conn, season, now)  # a sealed group it closed is rated now
             return VoidResult.FAILED
         return VoidResult.PENDING
 
-    def _void_expired(self, s: Session, now: datetime, season_id: int, *, game_id: int | None = None,
-                      max_attempts: int = MAX_ATTEMPTS, season: Season | None = None) -> list[int]:
-        """Void the season's running attempts whose lease expired (the caller holds the season lock)."""
-        q = select(Game.id, Game.attempts).where(
-            Game.season_id == season_id, Game.status == GameStatus.RUNNING, Game.lease_expires_at < now)
-        if game_id is not None:
-            q = q.where(Game.id == game_id)
-        expired = s.execute(q.order_by(Game.number)).all()
-        if not expired:
-            return []
-        season = season or s.get_one(Season, season_id)
-        return [gid for gid, att in expired
-                if self._void(s, season, gid, att, LEASE_EXPIRED, max_attempts, now,
-                              expired_before=now) != VoidResult.STALE]
-
     @staticmethod
-    def _close_attempt(s: Session, game_id: int, attempt: int, outcome: AttemptOutcome,
+    def _close_attempt(conn: Connection, game_id: int, attempt: int, outcome: AttemptOutcome,
                        detail: str | None, now: datetime) -> None:
-        updated_rows(s, update(GameAttempt)
-                     .where(GameAttempt.game_id == game_id, GameAttempt.attempt == attempt)
-                     .values(ended_at=now, outcome=outcome, detail=detail))
+        conn.execute(_CLOSE_ATTEMPT, {"a_game": game_id, "a_attempt": attempt, "a_now": now, "a_outcome": outcome,
+                                      "a_detail": detail})
 
-    @staticmethod
-    def _maybe_finish_season(s: Session, season: Season, now: datetime) -> None:
-        """Mark the season done once no game is pending or running."""
-        left = s.scalar(select(func.count()).select_from(Game).where(
-            Game.season_id == season.id, Game.status.in_([GameStatus.PENDING, GameStatus.RUNNING])))
-        if not left and season.status != SeasonStatus.DONE:
+    def _rate(self, conn: Connection, season: _LockedSeason, now: datetime) -> None:
+        """After a game became final: the season's ratings rewritten (``store.ratings``), and the
+        season marked done once no game is pending or running."""
+        rewrite = rewrite_ratings(conn, season.id, season.rated_through, now, self._policy)
+        season.rated_through = rewrite.rated_through
+        if not rewrite.open_games and season.status != SeasonStatus.DONE:
+            conn.execute(_SEASON_DONE, {"season_id": season.id, "now": now})
             season.status = SeasonStatus.DONE
-            season.finished_at = now
 
 
 def _check_record(record: GameRecord, game_id: int, game: str, seed: int, seats: list[int]) -> None:

@@ -180,7 +180,8 @@ class Seasons:
         (returns False). Adding games re-opens a done season. ``deal_groups``: one per game (the
         schedule's, ``league.schedule.ScheduledGame.deal_group``; default: each game its own).
         Raises NotFound for an unknown season or bot id, ValueError for a game of fewer than two
-        seats, a seed outside [0, 2**63) or deal groups not one per game."""
+        seats, a seed outside [0, 2**63), deal groups not one per game or a deal group the season
+        already has (a group is played as a whole: games join the season in groups of their own)."""
         bot_ids = check_tables(games, "added game")
         groups = list(deal_groups) if deal_groups is not None else [None] * len(games)
         if len(groups) != len(games):
@@ -194,12 +195,18 @@ class Seasons:
                 return False
             if missing := sorted(bot_ids - set(s.scalars(select(Bot.id).where(Bot.id.in_(bot_ids))))):
                 raise NotFound(f"unknown bot ids {missing}")
+            now = utcnow()
+            rows = [{"season_id": season_id, "number": count + i, "seed": gs, "status": GameStatus.PENDING,
+                     "deal_group": count + i if groups[i] is None else groups[i],
+                     "attempts": 0, "created_at": now} for i, (gs, _) in enumerate(games)]
+            taken = s.scalar(select(Game.deal_group).where(
+                Game.season_id == season_id, Game.deal_group.in_([row["deal_group"] for row in rows])).limit(1)
+            ) if rows else None
+            if taken is not None:  # the ratings checkpoint relies on it (store.ratings)
+                raise ValueError(f"deal group {taken} already has games in the season: added games form groups "
+                                 "of their own")
             season.config = dict(config)
             if games:
-                now = utcnow()
-                rows = [{"season_id": season_id, "number": count + i, "seed": gs, "status": GameStatus.PENDING,
-                         "deal_group": count + i if groups[i] is None else groups[i],
-                         "attempts": 0, "created_at": now} for i, (gs, _) in enumerate(games)]
                 ids = s.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
                 s.execute(insert(GameSeat), [{"game_id": gid, "seat": seat, "bot_id": bot}
                                              for gid, (_, seats) in zip(ids, games, strict=True)

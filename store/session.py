@@ -11,10 +11,10 @@ from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Engine, func, select, text
+from sqlalchemy import Connection, CursorResult, Engine, func, select, text
 from sqlalchemy.orm import Session
 
-from store.db import StoreError, transaction
+from store.db import StoreError, connection_transaction, transaction
 
 
 class Database:
@@ -31,13 +31,26 @@ class Database:
         """A write transaction (SQLite: ``BEGIN IMMEDIATE``)."""
         return transaction(self.engine, write=True)
 
+    def read_rows(self) -> AbstractContextManager[Connection]:
+        """A read transaction on a bare Connection (Core statements, no ORM objects)."""
+        return connection_transaction(self.engine, write=False)
+
+    def write_rows(self) -> AbstractContextManager[Connection]:
+        """A write transaction on a bare Connection (SQLite: ``BEGIN IMMEDIATE``)."""
+        return connection_transaction(self.engine, write=True)
+
     def close(self) -> None:
         """Close the engine's pooled connections."""
         self.engine.dispose()
 
 
-def db_now(s: Session) -> datetime:
-    """The database's clock, timezone-aware UTC, read in the session's transaction.
+#: The database's clock per dialect, built once (``db_now`` runs in every transaction that moves a game).
+_SQLITE_NOW = text("SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')")
+_POSTGRESQL_NOW = select(func.now())
+
+
+def db_now(s: Session | Connection) -> datetime:
+    """The database's clock, timezone-aware UTC, read in the transaction of ``s`` (a Session or a Connection).
 
     PostgreSQL: ``now()`` (the transaction's start); SQLite: ``strftime('%f', 'now')``
     (milliseconds; SQLite runs in the caller's process, on the one machine that holds
@@ -45,10 +58,11 @@ def db_now(s: Session) -> datetime:
     clock, so a worker or sweeper whose own clock is off never decides a lease.
     Raises StoreError if the database gives something that is not a timestamp.
     """
-    if s.get_bind().dialect.name == "sqlite":
-        stamp = s.scalar(text("SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')"))
+    dialect = s.dialect if isinstance(s, Connection) else s.get_bind().dialect
+    if dialect.name == "sqlite":
+        stamp = s.scalar(_SQLITE_NOW)
         return datetime.fromisoformat(str(stamp)).replace(tzinfo=UTC)
-    value = s.scalar(select(func.now()))
+    value = s.scalar(_POSTGRESQL_NOW)
     if not isinstance(value, datetime):
         raise StoreError(f"the database's clock gave {value!r}, not a timestamp")
     return value.astimezone(UTC)

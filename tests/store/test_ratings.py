@@ -175,45 +175,82 @@ def _done_games_in_order(store: Store, sid: int) -> list[tuple[list[int], list[i
     return [([s.bot_id for s in g.seats], [s.place for s in g.seats]) for g in games]  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_ratings_equal_a_full_replay_under_any_interleaving(store: Store, bots: list[int],
-                                                            make_season: Callable[..., int], seed: int) -> None:
-    """Claims, finishes, voids and failures in random order, some games held running for
-    long (the ratings checkpoint cannot pass them): after every step the stored Elo is
-    exactly (==) Elo over the done games in schedule order."""
-    rng = random.Random(seed)
-    sid = make_season([rng.sample(bots, rng.choice([2, 3, 4])) for _ in range(30)])
-    open_claims: dict[int, object] = {}
-    while store.season_progress(sid)["pending"] + len(open_claims):
-        pending = store.next_pending(sid, limit=5)
-        if pending and (len(open_claims) < 6 or rng.random() < 0.3):
-            claim = store.claim_game(rng.choice(pending), "w", 60)
-            assert claim is not None
-            open_claims[claim.game_id] = claim
-            continue
-        gid = rng.choice(sorted(open_claims))
-        claim = open_claims.pop(gid)
-        if rng.random() < 0.2:
-            store.void_game(gid, claim.attempt, "flaky platform")  # type: ignore[attr-defined]
-        else:
-            n = len(claim.seats)  # type: ignore[attr-defined]
-            places = [rng.randint(1, n) for _ in range(n)]
-            assert store.finish_game(gid, claim.attempt, make_record(claim, places))  # type: ignore[arg-type]
-        assert store.ratings(sid) == season_elo(_done_games_in_order(store, sid))
-    progress = store.season_progress(sid)
-    assert progress["done"] + progress["failed"] == 30
-    assert store.get_season(sid).status == "done"  # type: ignore[union-attr]
+def _rotation_groups(rng: random.Random, bots: list[int], games: int) -> tuple[list[list[int]], list[int]]:
+    """Tables of 2 to 4 seats, each played in every rotation as one deal group (a duplicate season)."""
+    tables: list[list[int]] = []
+    groups: list[int] = []
+    while len(tables) < games:
+        table = rng.sample(bots, rng.choice([2, 3, 4]))
+        for r in range(len(table)):
+            tables.append(table[r:] + table[:r])
+            groups.append(len(set(groups)) if r == 0 else groups[-1])
+    return tables[:games], groups[:games]
 
 
-def test_checkpoint_waits_for_a_game_still_running(store: Store, bots: list[int],
-                                                  make_season: Callable[..., int]) -> None:
+def _checkpoint(store: Store, sid: int) -> int:
     from sqlalchemy import select
 
     from store.models import Season
 
+    with store.engine.connect() as conn:
+        return conn.execute(select(Season.rated_through).where(Season.id == sid)).scalar_one()
+
+
+@pytest.mark.parametrize("duplicate", [False, True], ids=["own-deals", "duplicate-groups"])
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_ratings_equal_a_full_replay_under_any_interleaving(store: Store, bots: list[int],
+                                                            make_season: Callable[..., int], seed: int,
+                                                            duplicate: bool) -> None:
+    """Claims, finishes, voids and failures in random order, some games held running for
+    long (the ratings checkpoint cannot pass them), games claimed out of schedule order: after
+    every step the stored Elo is exactly (==) Elo over the published games in schedule order,
+    computed here from scratch (done games, in a duplicate season only those whose deal group
+    has no game left to play: a group closes late, by a finish or a failure, and its games
+    join the ratings then), and the checkpoint is exactly where a from-scratch computation puts
+    it (just before the first game of a group with a game still to be played)."""
+    rng = random.Random(seed)
+    if duplicate:
+        tables, groups = _rotation_groups(rng, bots, 30)
+        sid = store.create_season(f"dup-{seed}", "svara", {"hands": 5}, {"deadline_ms": 1000}, 42,
+                                  {"duplicate": True}, [(1000 + i, t) for i, t in enumerate(tables)],
+                                  deal_groups=groups)
+    else:
+        sid = make_season([rng.sample(bots, rng.choice([2, 3, 4])) for _ in range(30)])
+        groups = list(range(30))
+    open_claims: dict[int, object] = {}
+    while store.season_progress(sid)["pending"] + len(open_claims):
+        pending = store.next_pending(sid, limit=8)
+        if pending and (len(open_claims) < 6 or rng.random() < 0.3):
+            claim = store.claim_game(rng.choice(pending), "w", 60)
+            assert claim is not None
+            open_claims[claim.game_id] = claim
+        else:
+            gid = rng.choice(sorted(open_claims))
+            claim = open_claims.pop(gid)
+            if rng.random() < 0.25:
+                store.void_game(gid, claim.attempt, "flaky platform")  # type: ignore[attr-defined]
+            else:
+                n = len(claim.seats)  # type: ignore[attr-defined]
+                places = [rng.randint(1, n) for _ in range(n)]
+                assert store.finish_game(gid, claim.attempt, make_record(claim, places))  # type: ignore[arg-type]
+        games = store.list_games(sid, limit=10_000)
+        assert [g.number for g in games] == list(range(30))
+        open_groups = {groups[g.number] for g in games if g.status in ("pending", "running")}
+        published = [([s.bot_id for s in g.seats], [s.place for s in g.seats]) for g in games
+                     if g.status == "done" and groups[g.number] not in open_groups]
+        assert store.ratings(sid) == season_elo(published)  # type: ignore[arg-type]
+        first_open = min((g.number for g in games if groups[g.number] in open_groups), default=30)
+        assert _checkpoint(store, sid) == first_open - 1
+    progress = store.season_progress(sid)
+    assert progress["done"] + progress["failed"] == 30
+    assert store.get_season(sid).status == "done"  # type: ignore[union-attr]
+    assert _checkpoint(store, sid) == 29
+
+
+def test_checkpoint_waits_for_a_game_still_running(store: Store, bots: list[int],
+                                                  make_season: Callable[..., int]) -> None:
     def checkpoint() -> int:
-        with store.engine.connect() as conn:
-            return conn.execute(select(Season.rated_through).where(Season.id == sid)).scalar_one()
+        return _checkpoint(store, sid)
 
     sid = make_season([bots[:3]] * 4)
     g = store.next_pending(sid)

@@ -85,6 +85,21 @@ def test_extend_season_appends_once_and_reopens(store: Store, bots: list[int], m
     assert KEY not in store.get_season(sid).config
 
 
+def test_added_games_cannot_join_a_deal_group_the_season_has(store: Store, bots: list[int], make_season) -> None:
+    """A group is played as a whole, so the ratings checkpoint never has a game of a group still
+    to be played behind it (store.ratings): a batch that would join an old group writes nothing."""
+    a, b, c, _ = bots
+    sid = make_season([[a, b, c], [b, c, a]])  # deal groups 0 and 1, the games' own numbers
+    _play_all(store, sid, first=a)
+    config = store.get_season(sid).config
+    with pytest.raises(ValueError, match="deal group 1 already has games"):
+        store.extend_season(sid, {**config, "note": 1}, [(81, [c, a, b]), (82, [a, b, c])], expected_games=2,
+                            deal_groups=[2, 1])
+    assert store.season_progress(sid)["total"] == 2 and "note" not in store.get_season(sid).config
+    assert store.get_season(sid).status is SeasonStatus.DONE
+    assert store.extend_season(sid, config, [(81, [c, a, b]), (82, [a, b, c])], expected_games=2, deal_groups=[2, 2])
+
+
 def test_the_season_page_and_api_say_why_it_stopped(tmp_path, db_url: str, store: Store, bots: list[int]) -> None:
     from fastapi.testclient import TestClient
 
