@@ -1,6 +1,6 @@
 """Whole seasons on the local pool: wall time, games per second and where the time goes.
 
-Usage: python -m bench.bench_season [--sam-games N] [--svara-games N] [--rummy-games N] [--processes N]
+Usage: python -m bench.bench_season [--sam-games N] [--svara-games N] [--rummy-games N] [--processes N] [--pin-bots]
 
 For each game, one season is played from scratch in a fresh SQLite store: 6
 reference bots, each a real gRPC server in its own process on 127.0.0.1
@@ -134,9 +134,17 @@ def calls_wall_s(decisions: Sequence[DecisionLog]) -> float:
     return total
 
 
-def play_season(tmp: Path, game: str, games: int, processes: int) -> SeasonTimes:
-    """Start the bots, schedule and play one season, and measure it."""
-    bots: list[BotProcess] = [start_bot_process(name, seed) for name, seed in LINEUPS[game]]
+def bot_cpus(count: int) -> list[int]:
+    """A CPU for each of ``count`` bot processes, in turn over the CPUs this process may use."""
+    cpus = sorted(os.sched_getaffinity(0))
+    return [cpus[i % len(cpus)] for i in range(count)]
+
+
+def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool = False) -> SeasonTimes:
+    """Start the bots (each on a CPU of its own with ``pin_bots``: :func:`bot_cpus`), schedule and play one season, and measure it."""
+    lineup = LINEUPS[game]
+    cpus: list[int | None] = list(bot_cpus(len(lineup))) if pin_bots else [None] * len(lineup)
+    bots: list[BotProcess] = [start_bot_process(name, seed, cpu=cpu) for (name, seed), cpu in zip(lineup, cpus, strict=True)]
     try:
         db_url = f"sqlite:///{tmp / f'{game}.db'}"
         store = open_store(db_url, policy=POLICY)
@@ -177,11 +185,12 @@ def main() -> None:
     parser.add_argument("--svara-games", type=int, default=2_000, help="Svara games (default 2,000)")
     parser.add_argument("--rummy-games", type=int, default=200, help="rummy games (default 200)")
     parser.add_argument("--processes", type=int, default=default_processes(), help="pool processes (default: one per core)")
+    parser.add_argument("--pin-bots", action="store_true", help="run each bot process on one CPU, the bots in turn over the CPUs")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp_name:
         for game, games in (("slippery-sam", args.sam_games), ("svara", args.svara_games), ("rummy", args.rummy_games)):
             if games > 0:
-                print(play_season(Path(tmp_name), game, games, args.processes).report(), flush=True)
+                print(play_season(Path(tmp_name), game, games, args.processes, args.pin_bots).report(), flush=True)
 
 
 if __name__ == "__main__":

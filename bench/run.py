@@ -10,6 +10,7 @@ import sys
 RUNS = (
     ("bench.bench_engine", []),
     ("bench.bench_referee", []),
+    ("bench.bench_bots", ["--games", "20", "--calls", "2000"]),
     ("bench.bench_season", ["--sam-games", "300", "--svara-games", "60", "--rummy-games", "4"]),
     ("bench.bench_meld_search", []),
     ("bench.bench_rating_coverage", []),

@@ -12,6 +12,9 @@ from botsdk.bot import REFERENCE_CAPACITY, Bot, Context
 from referee.cards import RANKS, pack
 
 _PACK = pack()
+_PACK_SET = frozenset(_PACK)
+#: Suit -> rank index (into RANKS) -> the pack's cards of that suit ranked below it.
+_BELOW = {s: [tuple(r + s for r in RANKS[:i]) for i in range(len(RANKS))] for s in {c[1] for c in _PACK}}
 
 
 def random_action(view: pb.SlipperySamView, rng: random.Random) -> pb.SlipperySamAction:
@@ -23,16 +26,18 @@ def win_probability(hand: list[str], seen: set[str]) -> float:
     """Exact chance that the next stack card is beaten by ``hand`` (rules §1.5).
 
     The turned card is equally likely to be any card the player has not seen:
-    not in his hand, not turned in this deal, not in a shot hand.
+    not in his hand, not turned in this deal, not in a shot hand. Raises
+    ValueError for a hand card whose rank is not one of ``RANKS``.
     """
-    unknown = [c for c in _PACK if c not in seen]
+    unknown = len(_PACK_SET) - len(_PACK_SET.intersection(seen))
     if not unknown:
         return 0.0
-    best = {}
+    best: dict[str, int] = {}
     for card in hand:
         best[card[1]] = max(best.get(card[1], -1), RANKS.index(card[0]))
-    wins = sum(1 for c in unknown if RANKS.index(c[0]) < best.get(c[1], -1))
-    return wins / len(unknown)
+    # an unseen card is beaten when the hand holds a higher card of its suit
+    wins = sum(1 for suit, rank in best.items() if suit in _BELOW for c in _BELOW[suit][rank] if c not in seen)
+    return wins / unknown
 
 
 class OddsBot(Bot):

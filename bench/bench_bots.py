@@ -1,0 +1,158 @@
+"""The reference bots' cost per decision: their own work in-process, and their server process's CPU per Act.
+
+Usage: python -m bench.bench_bots [--games N] [--calls N] [--rounds N] [--pin]
+
+For each game, ``--games`` games are played in-process with the season
+benchmark's lineup (``bench.bench_season.LINEUPS``, tables of 3 to 6) and
+every Act request each bot gets is kept as wire bytes. Then, per reference
+bot (the first seed of each name):
+
+- ``in-process``: microseconds per request of what the bot server does with a
+  request besides serving gRPC: parse the request, ``Bot.act`` (the SDK's
+  dispatch and the bot's own decision), serialise the answer; the best of
+  ``--rounds`` passes over the bot's requests, CPU time of this process;
+- ``server CPU``: the bot as a real gRPC server in its own process
+  (:func:`referee.botprocess.start_bot_process`), sent ``--calls`` of its kept
+  requests one after the other as bare bytes-in, bytes-out Act calls; the CPU
+  seconds that process used (``/proc``, :func:`bench.bench_season.cpu_seconds`)
+  per call, the lowest of ``--rounds`` passes; and the mean wall time per call;
+- ``serving``: the server CPU less the in-process work, i.e. gRPC's own cost per call;
+- with ``--pin``, the same for a second server of the bot running on one CPU
+  (``start_bot_process(cpu=)``), beside the first and taking its passes in
+  turn with it, and the ratios pinned / unpinned.
+
+CPU time is counted in clock ticks (10 ms), so a pass should take a few
+seconds of CPU; other processes on the same cores make the figures noisy,
+hence the lowest of several passes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bench.bench_season import LINEUPS, TABLE_SIZES, cpu_seconds
+from cardarena.v1 import bot_pb2
+from referee.botprocess import start_bot_process
+from referee.bots import load_bot
+from referee.clients import InProcessBotClient, channel_for
+from referee.games import make_params, spec
+from referee.referee import play
+
+_ACT_METHOD = "/cardarena.v1.Bot/Act"
+
+
+def record_requests(game: str, games: int) -> dict[tuple[str, int], list[bytes]]:
+    """Play ``games`` games of ``game`` in-process with its season lineup; every Act request's bytes by (bot name, seed)."""
+    gs, params = spec(game), make_params(game)
+    lineup = LINEUPS[game]
+    bots = [load_bot(name, seed) for name, seed in lineup]
+    kept: dict[tuple[str, int], list[bytes]] = {key: [] for key in lineup}
+    draw = random.Random(game)
+    for number in range(games):
+        seats = draw.sample(range(len(lineup)), draw.choice(TABLE_SIZES))
+
+        def client(i: int) -> InProcessBotClient:
+            sent, bot = kept[lineup[i]], bots[i]
+
+            def handler(request: bot_pb2.ActRequest) -> bot_pb2.ActResponse:
+                sent.append(request.SerializeToString())
+                return bot.act(request)
+            return InProcessBotClient(handler)
+
+        play(gs, params, len(seats), number, [client(i) for i in seats], game_id=f"bench-{number}")
+    return kept
+
+
+def in_process_us(name: str, seed: int, requests: Sequence[bytes], rounds: int) -> float:
+    """CPU microseconds per request to parse it, answer it with ``Bot.act`` and serialise the answer (best pass)."""
+    bot = load_bot(name, seed)
+    parse = bot_pb2.ActRequest.FromString
+    best = float("inf")
+    for _ in range(rounds):
+        t0 = time.process_time()
+        for raw in requests:
+            bot.act(parse(raw)).SerializeToString()
+        best = min(best, time.process_time() - t0)
+    return 1e6 * best / len(requests)
+
+
+def server_us(name: str, seed: int, requests: Sequence[bytes], rounds: int,
+              cpus: Sequence[int | None] = (None,)) -> list[tuple[float, float]]:
+    """Per server placement in ``cpus`` (a CPU for :func:`start_bot_process`, None: any): (server process
+    CPU microseconds per call, lowest pass; wall microseconds per call, mean) over ``requests`` sent in
+    turn. The servers run side by side and take their passes in turn, so they share the machine's load."""
+    processes = [start_bot_process(name, seed, cpu=cpu) for cpu in cpus]
+    try:
+        acts = []
+        for process in processes:
+            act = channel_for(process.endpoint).unary_unary(_ACT_METHOD, request_serializer=None, response_deserializer=None)
+            for raw in requests[:200]:
+                act(raw, timeout=5.0)  # connection and caches warm, off the clock
+            acts.append(act)
+        cpu: list[list[float]] = [[] for _ in processes]
+        wall: list[list[float]] = [[] for _ in processes]
+        for _ in range(rounds):
+            for i, (process, act) in enumerate(zip(processes, acts, strict=True)):
+                assert process.process.pid is not None
+                c0, t0 = cpu_seconds(process.process.pid), time.perf_counter()
+                for raw in requests:
+                    act(raw, timeout=5.0)
+                wall[i].append(time.perf_counter() - t0)
+                cpu[i].append(cpu_seconds(process.process.pid) - c0)
+    finally:
+        for process in processes:
+            process.stop()
+    return [(1e6 * min(c) / len(requests), 1e6 * sum(w) / rounds / len(requests)) for c, w in zip(cpu, wall, strict=True)]
+
+
+@dataclass
+class BotFigures:
+    """One reference bot's figures, microseconds per decision."""
+
+    game: str
+    name: str
+    requests: int
+    in_process_us: float
+    server_cpu_us: float
+    wall_us: float
+    pinned: tuple[float, float] | None = None  # (server CPU, wall) of the server on one CPU
+
+    def line(self) -> str:
+        serving = self.server_cpu_us - self.in_process_us
+        out = (f"{self.game:13s} {self.name:8s} {self.requests:6d} requests  in-process {self.in_process_us:6.1f} us  "
+               f"server CPU {self.server_cpu_us:6.1f} us  serving {serving:6.1f} us  wall {self.wall_us:6.1f} us per call")
+        if self.pinned is not None:
+            cpu, wall = self.pinned
+            out += (f"\n{'':13s} {'':8s} on one CPU: server CPU {cpu:6.1f} us ({cpu / self.server_cpu_us:.2f}x), "
+                    f"wall {wall:6.1f} us ({wall / self.wall_us:.2f}x) per call")
+        return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=100, help="games recorded per game (rummy: a tenth)")
+    parser.add_argument("--calls", type=int, default=5000, help="Act calls per server pass")
+    parser.add_argument("--rounds", type=int, default=3, help="passes; the lowest CPU counts")
+    parser.add_argument("--pin", action="store_true",
+                        help="also serve each bot on one CPU (start_bot_process(cpu=)), side by side with the unpinned one")
+    args = parser.parse_args()
+    cpus: tuple[int | None, ...] = (None, max(os.sched_getaffinity(0))) if args.pin else (None,)
+    for game in LINEUPS:
+        kept = record_requests(game, max(1, args.games // 10) if game == "rummy" else args.games)
+        for name in dict.fromkeys(name for name, _ in LINEUPS[game]):
+            key = next(k for k in kept if k[0] == name)
+            requests = kept[key]
+            calls = (requests * (args.calls // max(1, len(requests)) + 1))[: args.calls]
+            figures = server_us(name, key[1], calls, args.rounds, cpus)
+            (cpu, wall), pinned = figures[0], (figures[1] if args.pin else None)
+            print(BotFigures(game, name, len(requests), in_process_us(name, key[1], requests, args.rounds), cpu, wall,
+                             pinned).line(), flush=True)
+
+
+if __name__ == "__main__":
+    main()
