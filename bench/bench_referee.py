@@ -14,7 +14,7 @@ bytes in and bytes out (``raw Act``). Reported, per decision (milliseconds):
 - ``raw Act``: the mean time of the bare calls (the same bots answering the same views);
 - the ratio referee / raw Act (the referee's target, ≤ 1.2), and referee / raw Describe
   round trip (median of ``--rtt-calls`` empty Describe calls: the network floor, without a
-  bot's work or a view to parse);
+  bot's work or a view to parse, with the CPU the calling process spends per call);
 - the referee's own cost: its time per decision less the raw Act's, and (the older measure)
   its wall time less the Act calls' latency as the referee measured them.
 """
@@ -95,10 +95,12 @@ def main() -> None:
         for c in clients:
             c.describe()  # warm the channels
         rtts = []
+        cpu0 = time.process_time()
         for i in range(args.rtt_calls):
             t0 = time.perf_counter()
             clients[i % len(clients)].describe()
             rtts.append(time.perf_counter() - t0)
+        rtt_cpu_ms = (time.process_time() - cpu0) / args.rtt_calls * 1000
         gs = spec("slippery-sam")
         params = make_params("slippery-sam")
         play(gs, params, len(clients), -1, clients)  # imports and caches warm, off the clock
@@ -117,7 +119,8 @@ def main() -> None:
     rtt_ms = statistics.median(rtts) * 1000
     per_decision_ms = dt / decisions * 1000
     raw_ms = statistics.fmean(raw) * 1000
-    print(f"raw Describe round trip: median {rtt_ms:.3f} ms ({args.rtt_calls} calls)")
+    print(f"raw Describe round trip: median {rtt_ms:.3f} ms ({args.rtt_calls} calls), "
+          f"{rtt_cpu_ms:.3f} ms of this process's CPU per call (gRPC's client side)")
     print(f"raw Act (the referee's {len(raw)} requests sent again, bare bytes): mean {raw_ms:.3f} ms, "
           f"median {statistics.median(raw) * 1000:.3f} ms")
     print(f"referee, Slippery Sam, 4 seats: {decisions / dt:.0f} decisions/s, {per_decision_ms:.3f} ms per decision "
