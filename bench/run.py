@@ -1,4 +1,4 @@
-"""Run every benchmark in turn (``make bench``)."""
+"""Run every benchmark in turn (``make bench``), or those named: ``python -m bench.run [bench.bench_x ...]``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,24 @@ RUNS = (
     ("bench.bench_meld_search", []),
     ("bench.bench_rating_coverage", []),
 )
-for module, args in RUNS:
-    print(f"== {module} {' '.join(args)}".rstrip(), flush=True)
-    sys.argv = [module, *args]
-    runpy.run_module(module, run_name="__main__")
+
+
+def main(names: list[str]) -> None:
+    """Run each of :data:`RUNS` (only those whose module is in ``names``, if any) in this process,
+    in turn. Raises SystemExit for a name that is not one of them."""
+    unknown = set(names) - {module for module, _ in RUNS}
+    if unknown:
+        raise SystemExit(f"not a benchmark of make bench: {', '.join(sorted(unknown))}; "
+                         f"choose from {', '.join(module for module, _ in RUNS)}")
+    for module, args in RUNS:
+        if names and module not in names:
+            continue
+        print(f"== {module} {' '.join(args)}".rstrip(), flush=True)
+        sys.argv = [module, *args]
+        runpy.run_module(module, run_name="__main__")
+
+
+# Only when run: the benchmarks start bot processes by spawning, and a spawned process imports
+# the main module again (``bench.run``), which must then run nothing.
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,33 @@
+"""``make bench``'s runner: every benchmark it names exists, and it runs one that starts bot processes.
+
+The benchmarks start bot processes with the ``spawn`` start method, and a spawned
+process imports the parent's main module again: a runner that ran its list at
+import made every bot process start the benchmarks over, and the first benchmark
+with bots died (EOFError from the bot process).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+
+from bench import run
+
+
+def test_every_benchmark_named_exists() -> None:
+    for module, _ in run.RUNS:
+        assert importlib.util.find_spec(module) is not None, module
+
+
+def test_the_runner_runs_a_benchmark_that_starts_bot_processes() -> None:
+    out = subprocess.run([sys.executable, "-m", "bench.run", "bench.bench_referee"], capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.count("== bench.") == 1 and "ratio per decision / raw Act" in out.stdout
+
+
+def test_the_runner_refuses_a_name_it_does_not_run() -> None:
+    out = subprocess.run([sys.executable, "-m", "bench.run", "bench.nothing"], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 1 and "not a benchmark of make bench: bench.nothing" in out.stderr
