@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import runpy
+import subprocess
 import sys
 
 # bench_celery and bench_dashboard start Redis, workers or a 100,000-game store: run them on their own.
@@ -18,8 +18,9 @@ RUNS = (
 
 
 def main(names: list[str]) -> None:
-    """Run each of :data:`RUNS` (only those whose module is in ``names``, if any) in this process,
-    in turn. Raises SystemExit for a name that is not one of them."""
+    """Run each of :data:`RUNS` (only those whose module is in ``names``, if any), in turn, each in a
+    Python process of its own (as ``python -m``). Raises SystemExit for a name that is not one of
+    them, and with a benchmark's exit status when one fails."""
     unknown = set(names) - {module for module, _ in RUNS}
     if unknown:
         raise SystemExit(f"not a benchmark of make bench: {', '.join(sorted(unknown))}; "
@@ -28,11 +29,12 @@ def main(names: list[str]) -> None:
         if names and module not in names:
             continue
         print(f"== {module} {' '.join(args)}".rstrip(), flush=True)
-        sys.argv = [module, *args]
-        runpy.run_module(module, run_name="__main__")
+        done = subprocess.run([sys.executable, "-m", module, *args], check=False)
+        if done.returncode != 0:
+            raise SystemExit(done.returncode)
 
 
 # Only when run: the benchmarks start bot processes by spawning, and a spawned process imports
-# the main module again (``bench.run``), which must then run nothing.
+# the main module again, which must then run nothing.
 if __name__ == "__main__":
     main(sys.argv[1:])

@@ -2,8 +2,9 @@
 
 The benchmarks start bot processes with the ``spawn`` start method, and a spawned
 process imports the parent's main module again: a runner that ran its list at
-import made every bot process start the benchmarks over, and the first benchmark
-with bots died (EOFError from the bot process).
+import, in its own process, made every bot process start the benchmarks over, and
+the first benchmark with bots died (EOFError from the bot process). Each benchmark
+now runs as a program of its own, as ``python -m`` runs it.
 """
 
 from __future__ import annotations
