@@ -81,6 +81,15 @@ def in_process_us(name: str, seed: int, requests: Sequence[bytes], rounds: int) 
     return 1e6 * best / len(requests)
 
 
+def own_compute_us(game: str, games: int = 20, rounds: int = 3) -> float:
+    """The season lineup's own work per decision of ``game``, CPU microseconds: :func:`in_process_us` of
+    each bot over its requests in ``games`` recorded games, weighted by how many requests it got."""
+    kept = record_requests(game, games)
+    total = sum(len(requests) for requests in kept.values())
+    return sum(in_process_us(name, seed, requests, rounds) * len(requests)
+               for (name, seed), requests in kept.items() if requests) / max(1, total)
+
+
 def server_us(name: str, seed: int, requests: Sequence[bytes], rounds: int,
               cpus: Sequence[int | None] = (None,)) -> list[tuple[float, float]]:
     """Per server placement in ``cpus`` (a CPU for :func:`start_bot_process`, None: any): (server process

@@ -20,7 +20,10 @@ their time in the store: reading the table, the claim, encoding and
 storing the result, ``RunResult.store_s``) and the rest (the hand-off from the
 parent, the health checks, idle); ``bots' CPU`` is the CPU seconds the six
 bot processes used (their own compute and their gRPC serving), which run on
-the same cores. The wall time includes starting the pool's processes
+the same cores, and of it ``own compute``: what the bots do with a request
+besides serving gRPC (parse it, decide, serialise the answer), measured
+in-process on the requests of a few games of the same lineup
+(:func:`bench.bench_bots.own_compute_us`) times the season's decisions. The wall time includes starting the pool's processes
 (a second or two); the rate from the first game finished to the last does not.
 """
 
@@ -64,6 +67,7 @@ class SeasonTimes:
     in_games_s: float
     bot_calls_s: float
     bots_cpu_s: float
+    bots_own_us: float              # the bots' own compute per decision, microseconds (in-process estimate)
     store_s: float
     steady_games_per_s: float       # from the first game finished to the last: without the pool's start
 
@@ -88,6 +92,8 @@ class SeasonTimes:
             f"      store         {share(self.store_s)}  ({1000 * self.store_s / self.games:.1f} ms per game: claim, result)",
             f"      hand-off, idle {share(outside_s - self.store_s)}  ({1000 * (outside_s - self.store_s) / self.games:.1f} ms per game)",
             f"  bots' CPU         {self.bots_cpu_s:8.1f} s  ({1000 * self.bots_cpu_s / max(1, self.decisions):.3f} ms per decision)",
+            f"    own compute     {self.bots_own_us * self.decisions / 1e6:8.1f} s  ({self.bots_own_us / 1000:.3f} ms per decision; "
+            "the rest is their gRPC serving)",
         ])
 
 
@@ -176,7 +182,10 @@ def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool
         for b in bots:
             b.stop()
     steady = (len(finished) - 1) / (finished[-1] - finished[0]) if len(finished) > 1 and finished[-1] > finished[0] else 0.0
-    return SeasonTimes(game, len(ids), decisions, wall, processes, in_games, calls_ms / 1000, bots_cpu, store_s, steady)
+    from bench.bench_bots import own_compute_us  # that module reads this one's lineups
+
+    return SeasonTimes(game, len(ids), decisions, wall, processes, in_games, calls_ms / 1000, bots_cpu,
+                       own_compute_us(game), store_s, steady)
 
 
 def main() -> None:
