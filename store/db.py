@@ -18,6 +18,8 @@ Nothing here runs at import time.
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -142,6 +144,29 @@ def _make_parent_dir(database: str, url: URL) -> None:
         raise StoreUnavailable(f"cannot open database {describe_url(url)}: {e.strerror or e}") from e
 
 
+def enable_wal(cursor: Any, budget_s: float = SQLITE_BUSY_TIMEOUT_S) -> None:
+    """``PRAGMA journal_mode = WAL`` on a sqlite3 ``cursor``, tried again while the database is locked,
+    backing off from 5 ms to 200 ms, for up to ``budget_s`` seconds.
+
+    Switching a new file to WAL needs it to itself, and when several processes open a fresh store
+    at once SQLite can answer "database is locked" at once, without waiting for its busy timeout
+    (it refuses a lock that could deadlock); WAL is kept in the file, so once one process has
+    switched, the others' next try finds it done. Raises sqlite3.OperationalError for any other
+    error, or when the database stays locked for the whole budget.
+    """
+    deadline = time.monotonic() + budget_s
+    delay = 0.005
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() + delay > deadline:
+                raise
+        time.sleep(delay)
+        delay = min(2 * delay, 0.2)
+
+
 def _configure_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
@@ -150,7 +175,7 @@ def _configure_sqlite(engine: Engine) -> None:
         cur = dbapi_connection.cursor()
         try:
             cur.execute(f"PRAGMA busy_timeout = {int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
-            cur.execute("PRAGMA journal_mode = WAL")
+            enable_wal(cur)
             cur.execute("PRAGMA synchronous = NORMAL")
             cur.execute("PRAGMA foreign_keys = ON")
         finally:

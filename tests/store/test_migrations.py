@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing as mp
+import sqlite3
 
 import pytest
 from alembic import command
@@ -11,6 +12,7 @@ from sqlalchemy import inspect
 
 from league.policy import POLICY
 from store import db, open_store
+from store.db import enable_wal
 from store.models import Base
 
 TABLES = {"bots", "seasons", "games", "game_seats", "game_attempts", "replays", "ratings"}
@@ -100,3 +102,31 @@ def test_migrations_ship_inside_the_package() -> None:
     packages = setuptools.find_packages(str(db.MIGRATIONS_DIR.parent.parent), include=["store*"])
     assert {"store.migrations", "store.migrations.versions"} <= set(packages)
     assert Base.metadata.tables.keys() >= TABLES
+
+
+class _LockedAtFirst:
+    """A sqlite3 cursor's stand-in whose first ``fails`` executions answer as SQLite does when
+    another process holds the file while it is switched to WAL."""
+
+    def __init__(self, fails: int, error: str = "database is locked") -> None:
+        self.fails, self.error, self.calls = fails, error, 0
+
+    def execute(self, sql: str) -> None:
+        self.calls += 1
+        if self.calls <= self.fails:
+            raise sqlite3.OperationalError(self.error)
+
+
+def test_switching_to_wal_is_tried_again_while_the_file_is_locked() -> None:
+    cursor = _LockedAtFirst(fails=3)
+    enable_wal(cursor)
+    assert cursor.calls == 4
+
+
+def test_switching_to_wal_gives_up_after_its_budget_and_on_other_errors() -> None:
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        enable_wal(_LockedAtFirst(fails=10**6), budget_s=0.05)
+    other = _LockedAtFirst(fails=1, error="disk I/O error")
+    with pytest.raises(sqlite3.OperationalError, match="disk"):
+        enable_wal(other)
+    assert other.calls == 1
