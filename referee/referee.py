@@ -56,12 +56,12 @@ class _Answer:
 @dataclass(frozen=True, slots=True)
 class _ReadAnswer:
     """What the bytes of a well-formed answer with a legal action came to when first read: the
-    engine action they decode to, the record's base64 of the answer (re-serialised, unknown fields
-    dropped) and of the action. Kept by the bytes the bot sent: reading is a pure function of them."""
+    engine action they decode to and the record's base64 of the answer (re-serialised, unknown
+    fields dropped); the action's own base64 is kept by action (``_action_record``). Kept by the
+    bytes the bot sent: reading is a pure function of them."""
 
     action: Any
     answer_b64: str
-    action_b64: str
 
 
 #: Distinct answers whose reading a game keeps (:class:`_ReadAnswer`) before starting afresh, and
@@ -274,33 +274,26 @@ class _Game:
         elif fault is FaultKind.TIMEOUT:
             clock.bank_s = 0.0
         action: Any = None
-        answer_b64 = action_b64 = None
+        answer_b64 = None
         read = call.read
         if read is not None:  # bytes this game has read before: decoded once, checked every time
             answer_b64 = read.answer_b64
             if fault is None:
-                try:
-                    self.rules.check(state, seat, read.action)
-                    action, action_b64 = read.action, read.action_b64
-                except MalformedAction as exc:
-                    fault, detail = FaultKind.MALFORMED, str(exc)
-                except IllegalAction as exc:
-                    fault, detail = FaultKind.ILLEGAL, str(exc)
+                fault, detail = self._check(state, seat, read.action)
+                action = read.action
             if fault is not None and call.data is not None:
                 answer = parse_answer(call.data)  # for the fault log (it was read before: it reads)
         elif answer is not None:
             answer_b64 = _bytes_b64(answer.SerializeToString())
             if fault is None:
                 action, fault, detail = self._decide(state, seat, answer)
-                if fault is None:
-                    action_b64 = self._action_record(action)
-                    if call.data is not None:
-                        self._keep_read(call.data, action, answer_b64, action_b64)
+                if fault is None and call.data is not None:
+                    self._keep_read(call.data, action, answer_b64)
         if fault is not None:
             sent = _to_json(answer) if answer is not None else _raw_json(call.raw)
             self._fault(seat, decision, fault, detail, sent)
             action = self.rules.default_action(state, seat)
-            action_b64 = self._action_record(action)
+        action_b64 = self._action_record(action)
         self._log(seat, decision, event_index, view, answer_b64, action_b64, elapsed * 1000, sent_at, fault)
         return action
 
@@ -312,14 +305,22 @@ class _Game:
             return None, FaultKind.MALFORMED, f"expected a {self._field} action, got {which or 'none'}"
         try:
             candidate = self.spec.decode_action(getattr(answer, which))
-            self.rules.check(state, seat, candidate)
         except MalformedAction as exc:
             return None, FaultKind.MALFORMED, str(exc)
-        except IllegalAction as exc:
-            return None, FaultKind.ILLEGAL, str(exc)
-        return candidate, None, ""
+        fault, detail = self._check(state, seat, candidate)
+        return (candidate, None, "") if fault is None else (None, fault, detail)
 
-    def _keep_read(self, data: bytes, action: Any, answer_b64: str, action_b64: str) -> None:
+    def _check(self, state: Any, seat: int, action: Any) -> tuple[FaultKind | None, str]:
+        """The rules' check of a decoded action: ``(None, "")`` if legal, else the fault and why."""
+        try:
+            self.rules.check(state, seat, action)
+        except MalformedAction as exc:
+            return FaultKind.MALFORMED, str(exc)
+        except IllegalAction as exc:
+            return FaultKind.ILLEGAL, str(exc)
+        return None, ""
+
+    def _keep_read(self, data: bytes, action: Any, answer_b64: str) -> None:
         """Keep what answer bytes ``data`` came to, when the action is hashable (immutable: it may be
         applied again at another decision) and ``data`` at most MAX_READ_ANSWER_BYTES long; at most
         MAX_READ_ANSWERS of them."""
@@ -331,7 +332,7 @@ class _Game:
             return
         if len(self._read) >= MAX_READ_ANSWERS:
             self._read.clear()
-        self._read[data] = _ReadAnswer(action, answer_b64, action_b64)
+        self._read[data] = _ReadAnswer(action, answer_b64)
 
     def _fault(self, seat: int, decision: int, kind: FaultKind, detail: str, answer: dict[str, Any] | None) -> None:
         """Record a fault and retire the seat when the policy says so (rules §4.2)."""
