@@ -194,26 +194,29 @@ def transaction(engine: Engine, *, write: bool) -> Iterator[Session]:
     Database errors that mean the store is unusable (connection refused or
     lost, SQLite lock timeout) are re-raised as StoreUnavailable.
     """
-    try:
-        with engine.connect() as conn:
-            if write:
-                conn.execution_options(**{_WRITE: True})
-            with Session(bind=conn, expire_on_commit=False) as session, session.begin():
-                yield session
-    except (exc.OperationalError, exc.InterfaceError) as e:
-        raise StoreUnavailable(f"database {describe_url(engine.url)} unavailable: {_one_line(e)}") from e
+    with _connection(engine, write=write) as conn, Session(bind=conn, expire_on_commit=False) as session, \
+            session.begin():
+        yield session
 
 
 @contextmanager
 def connection_transaction(engine: Engine, *, write: bool) -> Iterator[Connection]:
     """:func:`transaction` on a bare Connection, for Core statements only (no ORM objects, none
     of a Session's bookkeeping): the per-game path of the game lifecycle. Raises as it does."""
+    with _connection(engine, write=write) as conn, conn.begin():
+        yield conn
+
+
+@contextmanager
+def _connection(engine: Engine, *, write: bool) -> Iterator[Connection]:
+    """A pooled connection (``write``: SQLite's ``BEGIN IMMEDIATE`` at its transaction's start);
+    database errors that mean the store is unusable, raised in the ``with`` body too, are
+    re-raised as StoreUnavailable."""
     try:
         with engine.connect() as conn:
             if write:
                 conn.execution_options(**{_WRITE: True})
-            with conn.begin():
-                yield conn
+            yield conn
     except (exc.OperationalError, exc.InterfaceError) as e:
         raise StoreUnavailable(f"database {describe_url(engine.url)} unavailable: {_one_line(e)}") from e
 

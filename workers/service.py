@@ -33,6 +33,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TypeVar
@@ -131,14 +132,14 @@ def check_table(store: Store, game_id: int, clock: StoreClock | None = None) -> 
     """Before a claim: None if the game is pending and every bot of its table answers its health
     check; else the result to report (SKIPPED: not pending; DEFERRED or NOT_PLAYED: a bot does
     not answer, and the store has recorded it, rules §4.9). ``clock``: adds up the time in the store."""
-    with clock or StoreClock():
+    with clock or nullcontext():
         table = store.table_of(game_id)
     if table is None:
         return RunResult(game_id, Outcome.SKIPPED)
     down = health_cache().problems(table)
     if not down:
         return None
-    with clock or StoreClock():
+    with clock or nullcontext():
         deferral = store.defer_game(game_id, down)
     if deferral.status == GameStatus.PENDING:
         log.info("game %s %s", game_id, deferral.detail)
