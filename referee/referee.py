@@ -10,6 +10,7 @@ event, every view sent, every answer with its latency and every fault.
 from __future__ import annotations
 
 import base64
+import binascii
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
@@ -64,10 +65,20 @@ class _ReadAnswer:
     answer_b64: str
 
 
-#: Distinct answers whose reading a game keeps (:class:`_ReadAnswer`) before starting afresh, and
-#: the largest answer kept, bytes as sent (a game's readings take at most their product).
-MAX_READ_ANSWERS = 256
+#: Distinct answers whose reading is kept (:class:`_ReadAnswer`), for each game kind across its
+#: games, before starting afresh, and the largest answer kept, bytes as sent (the readings of a
+#: game kind take at most their product).
+MAX_READ_ANSWERS = 1024
 MAX_READ_ANSWER_BYTES = MAX_KEPT_ANSWER_BYTES
+#: Distinct actions whose record bytes (base64) are kept, for each game kind across its games.
+MAX_KEPT_ACTIONS = 1024
+
+#: By game name: what the bytes of each answer read (well-formed, legal when read) came to, and
+#: each hashable action's record base64. Both are pure functions of their key for a game kind, so
+#: every game of that kind in the process shares them (answers repeat from game to game: bet 1
+#: token); each dict operation is atomic, so games on several threads may share them too.
+_READ: dict[str, dict[bytes, _ReadAnswer]] = {}
+_ACTION_B64: dict[str, dict[Any, str]] = {}
 
 
 class RefereeError(RuntimeError):
@@ -93,7 +104,14 @@ def _to_b64(message: Message) -> str:
 
 
 def _bytes_b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
+    """``base64.b64encode(data)`` as text, without its Python wrapper (once or twice per decision)."""
+    return binascii.b2a_base64(data, newline=False).decode("ascii")
+
+
+def _round3(value: float) -> float:
+    """``round(value, 3)``, by the same correctly rounded decimal conversion (CPython's ``round``
+    with digits and the ``"f"`` format both take ``_Py_dg_dtoa`` mode 3), at half its cost."""
+    return float(format(value, ".3f"))
 
 
 class _Game:
@@ -121,17 +139,22 @@ class _Game:
         self.views = spec.view_codec.encoder()
         self._view_field = bot_pb2.ActRequest.DESCRIPTOR.fields_by_name[spec.proto_field].number
         self._deadline_ms = round(time_control.deadline_s * 1000)
-        #: an action's record bytes (base64) by action, for hashable actions (most repeat: bet 1 token)
-        self._action_b64: dict[Any, str] = {}
-        #: what the bytes of each answer read (well-formed, legal when read) came to (answers repeat: bet 1 token)
-        self._read: dict[bytes, _ReadAnswer] = {}
+        self._action_b64 = _ACTION_B64.setdefault(spec.name, {})
+        self._read = _READ.setdefault(spec.name, {})
         self._field = spec.proto_field
+        #: per seat: the bank (seconds) last sent or logged, and it in whole ms (the request) and
+        #: in ms to one decimal (the record): the bank only changes on a late answer
+        self._bank_ms = [(-1.0, 0, 0.0)] * num_seats
+        #: the wall clock less the performance counter, at the game's start: a call's ``sent_at``
+        #: is its start on the performance counter plus this (one clock read per call)
+        self._epoch = time.time() - time.perf_counter()
 
     def run(self) -> GameRecord:
         started = time.time()
         state = self.rules.new_state()
+        params = asdict(self.params)
         if self.live is not None:
-            self.live.attach({"game": self.spec.name, "params": asdict(self.params),
+            self.live.attach({"game": self.spec.name, "params": dict(params),
                               "num_seats": self.rules.num_seats, "game_id": self.game_id}, state.events, self.faults)
         try:
             if not Driver(self.rules, self._answer_chance, self._ask).run(state, MAX_STEPS):
@@ -147,7 +170,7 @@ class _Game:
         faults_per_seat = [c.faults for c in self.clocks]
         return GameRecord(
             game=self.spec.name,
-            params=asdict(self.params),
+            params=params,
             num_seats=self.rules.num_seats,
             seed=self.seed,
             game_id=self.game_id,
@@ -155,7 +178,8 @@ class _Game:
             detail=state.end_reason,
             results=[SeatResult(s, place[s], scores[s], changes[s], faults_per_seat[s], retired[s]) for s in range(self.rules.num_seats)],
             faults=self.faults,
-            events=[{"kind": e.kind, "data": e.data, "visible_to": list(e.visible_to) if e.visible_to is not None else None} for e in state.events],
+            events=[{"kind": e.kind, "data": e.data, "visible_to": None if (seen := e.visible_to) is None else list(seen)}
+                    for e in state.events],
             chance=self.chance,
             chance_scheme=PER_DEAL,
             decisions=self.decisions,
@@ -204,7 +228,7 @@ class _Game:
         if clock.retired or budget_s <= 0:
             return view, None, 0.0, False
         bank_s = clock.bank_s
-        header = act_header(self.game_id, seat, clock.decisions, self._deadline_ms, round(bank_s * 1000),
+        header = act_header(self.game_id, seat, clock.decisions, self._deadline_ms, self._bank(seat, bank_s)[1],
                             round(budget_s * 1000))
         allowed_s = self.tc.deadline_s + bank_s
         if budget_s < allowed_s:
@@ -214,12 +238,14 @@ class _Game:
     def _call(self, seat: int, request: bytes, timeout: float, budget_limited: bool) -> _Answer:
         """One seat's blocking call; the answer read from its bytes, or taken from what the game
         has read of the same bytes before (answers repeat)."""
-        sent_at, t0 = time.time(), time.perf_counter()
+        t0 = time.perf_counter()
         try:
             data = self.clients[seat].call_bytes(request, timeout)
         except BotCallError as exc:
-            return _Answer(None, exc.kind, exc.detail, sent_at, time.perf_counter() - t0, budget_limited, exc.raw)
+            return _Answer(None, exc.kind, exc.detail, self._epoch + t0, time.perf_counter() - t0, budget_limited,
+                           exc.raw)
         elapsed = time.perf_counter() - t0
+        sent_at = self._epoch + t0
         read = self._read.get(data)
         if read is not None:
             return _Answer(None, None, "", sent_at, elapsed, budget_limited, data=data, read=read)
@@ -232,7 +258,8 @@ class _Game:
         started: dict[int, tuple[Future[bot_pb2.ActResponse], float, float, list[float]]] = {}
         for seat, (request, timeout, _) in requests.items():
             ended: list[float] = []
-            sent_at, t0 = time.time(), time.perf_counter()
+            t0 = time.perf_counter()
+            sent_at = self._epoch + t0
             future = self.clients[seat].act(request, timeout)
             future.add_done_callback(lambda _f, ended=ended: ended.append(time.perf_counter()))
             started[seat] = (future, sent_at, t0, ended)
@@ -261,8 +288,8 @@ class _Game:
             fault = None if clock.retired else FaultKind.BUDGET
             if fault:
                 self._fault(seat, decision, fault, "thinking budget spent: not called", None)
-            self._log(seat, decision, event_index, view, None, self._action_record(action), 0.0, time.time(), fault,
-                      called=False)
+            self._log(seat, decision, event_index, view, None, self._action_record(action), 0.0,
+                      self._epoch + time.perf_counter(), fault, called=False)
             return action
         answer, fault, detail, sent_at, elapsed = call.response, call.fault, call.detail, call.sent_at, call.elapsed_s
         in_time = clock.charge(elapsed, self.tc.deadline_s)
@@ -330,9 +357,10 @@ class _Game:
             hash(action)
         except TypeError:
             return
-        if len(self._read) >= MAX_READ_ANSWERS:
-            self._read.clear()
-        self._read[data] = _ReadAnswer(action, answer_b64)
+        read = self._read
+        if len(read) >= MAX_READ_ANSWERS:
+            read.clear()
+        read[data] = _ReadAnswer(action, answer_b64)
 
     def _fault(self, seat: int, decision: int, kind: FaultKind, detail: str, answer: dict[str, Any] | None) -> None:
         """Record a fault and retire the seat when the policy says so (rules §4.2)."""
@@ -345,18 +373,30 @@ class _Game:
     def _log(self, seat: int, decision: int, event_index: int, view: bytes, answer_b64: str | None, action_b64: str,
              latency_ms: float, sent_at: float, fault: FaultKind | None, called: bool = True) -> None:
         self.decisions.append(
-            DecisionLog(seat, decision, event_index, _bytes_b64(view), answer_b64, action_b64, round(latency_ms, 3),
-                        sent_at, round(self.clocks[seat].bank_s * 1000, 1), fault, called)
+            DecisionLog(seat, decision, event_index, _bytes_b64(view), answer_b64, action_b64, _round3(latency_ms),
+                        sent_at, self._bank(seat, self.clocks[seat].bank_s)[2], fault, called)
         )
 
+    def _bank(self, seat: int, bank_s: float) -> tuple[float, int, float]:
+        """``(bank_s, round(bank_s * 1000), round(bank_s * 1000, 1))``: seat ``seat``'s bank in
+        seconds, whole ms and ms to one decimal, kept until the bank changes (a late answer)."""
+        kept = self._bank_ms[seat]
+        if kept[0] != bank_s:
+            kept = self._bank_ms[seat] = (bank_s, round(bank_s * 1000), round(bank_s * 1000, 1))
+        return kept
+
     def _action_record(self, action: Any) -> str:
-        """The action's message as base64 of its wire bytes, kept by action when it is hashable."""
+        """The action's message as base64 of its wire bytes, kept by action when it is hashable
+        (at most MAX_KEPT_ACTIONS of them)."""
+        kept = self._action_b64
         try:
-            known = self._action_b64.get(action)
+            known = kept.get(action)
         except TypeError:  # an unhashable action: encoded every time
             return _to_b64(self.spec.encode_action(action))
         if known is None:
-            known = self._action_b64[action] = _to_b64(self.spec.encode_action(action))
+            if len(kept) >= MAX_KEPT_ACTIONS:
+                kept.clear()
+            known = kept[action] = _to_b64(self.spec.encode_action(action))
         return known
 
 
