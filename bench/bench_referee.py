@@ -1,17 +1,23 @@
 """The referee through gRPC: decisions per second against the reference bots, beside the raw
 RPC it wraps (the same Act requests sent raw) and the raw round trip of an empty Describe.
 
-Usage: python -m bench.bench_referee [--games N] [--rtt-calls N]
+Usage: python -m bench.bench_referee [--games N] [--rounds N] [--rtt-calls N]
 
-Bots run as real gRPC servers in their own processes on 127.0.0.1. The
+Bots run as real gRPC servers in their own processes on 127.0.0.1. Each round, the
 referee plays ``--games`` Slippery Sam games of 4 seats; every Act request it
 sends (the exact bytes, and the seat) is kept as it goes (a list append per
-call). Then those requests are sent again, in the same order, to the same bots
+call). Then that round's requests are sent again, in the same order, to the same bots
 over the same channels with no referee around them: a bare ``Act`` call of
-bytes in and bytes out (``raw Act``). Reported, per decision (milliseconds):
+bytes in and bytes out (``raw Act``).
 
-- the referee's time per decision (wall time of the games / decisions);
-- ``raw Act``: the mean time of the bare calls (the same bots answering the same views);
+The rounds alternate (referee pass, raw pass, referee pass, ...: ``--rounds`` of each), and
+each ratio is taken within its round, so a drift of the shared machine's speed (other
+processes' load comes and goes over seconds) moves both passes of a round alike instead of
+landing on one pass only; the figures are the median of the rounds, with their min-max.
+Reported, per decision (milliseconds):
+
+- the referee's time per decision (wall time of a round's games / its decisions);
+- ``raw Act``: the mean time of a round's bare calls (the same bots answering the same views);
 - the ratio referee / raw Act (the referee's target, ≤ 1.2), and referee / raw Describe
   round trip (median of ``--rtt-calls`` empty Describe calls: the network floor, without a
   bot's work or a view to parse, with the CPU the calling process spends per call);
@@ -82,9 +88,54 @@ def raw_acts(endpoints: Sequence[str], sent: Sequence[tuple[int, bytes, float]])
     return times
 
 
+@dataclass
+class Round:
+    """One round's figures: decisions, the referee's wall time (seconds), the Act latencies it
+    measured (ms) and the raw Act calls' times (seconds)."""
+
+    decisions: int
+    referee_s: float
+    latencies_ms: list[float]
+    raw_s: list[float]
+
+    @property
+    def per_decision_ms(self) -> float:
+        return self.referee_s / self.decisions * 1000
+
+    @property
+    def raw_ms(self) -> float:
+        return statistics.fmean(self.raw_s) * 1000
+
+    @property
+    def own_ms(self) -> float:
+        """Wall time less the Act calls' measured latency, per decision."""
+        return (self.referee_s * 1000 - sum(self.latencies_ms)) / self.decisions
+
+
+def play_round(clients: Sequence[Recording], sent: list[tuple[int, bytes, float]], endpoints: Sequence[str],
+               games: int) -> Round:
+    """``games`` games through the referee (seeds 0..games-1), then their requests sent raw."""
+    gs, params = spec("slippery-sam"), make_params("slippery-sam")
+    sent.clear()
+    decisions, latencies = 0, []
+    t0 = time.perf_counter()
+    for seed in range(games):
+        record = play(gs, params, len(clients), seed, clients)
+        decisions += len(record.decisions)
+        latencies += [d.latency_ms for d in record.decisions]
+    dt = time.perf_counter() - t0
+    return Round(decisions, dt, latencies, raw_acts(endpoints, sent))
+
+
+def _spread(values: Sequence[float], digits: int = 3) -> str:
+    """``median M (min-max)`` of ``values``."""
+    return f"{statistics.median(values):.{digits}f} ({min(values):.{digits}f}-{max(values):.{digits}f})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=40)
+    parser.add_argument("--games", type=int, default=40, help="games per round")
+    parser.add_argument("--rounds", type=int, default=5, help="referee and raw passes, alternated")
     parser.add_argument("--rtt-calls", type=int, default=2000)
     args = parser.parse_args()
     lineup = [("odds", 0), ("random", 1), ("odds", 1), ("random", 2)]
@@ -101,36 +152,31 @@ def main() -> None:
             clients[i % len(clients)].describe()
             rtts.append(time.perf_counter() - t0)
         rtt_cpu_ms = (time.process_time() - cpu0) / args.rtt_calls * 1000
-        gs = spec("slippery-sam")
-        params = make_params("slippery-sam")
-        play(gs, params, len(clients), -1, clients)  # imports and caches warm, off the clock
-        sent.clear()
-        decisions, latencies = 0, []
-        t0 = time.perf_counter()
-        for seed in range(args.games):
-            record = play(gs, params, len(clients), seed, clients)
-            decisions += len(record.decisions)
-            latencies += [d.latency_ms for d in record.decisions]
-        dt = time.perf_counter() - t0
-        raw = raw_acts([p.endpoint for p in processes], sent)
+        endpoints = [p.endpoint for p in processes]
+        play_round(clients, sent, endpoints, 1)  # imports and caches warm, off the clock
+        rounds = [play_round(clients, sent, endpoints, args.games) for _ in range(args.rounds)]
     finally:
         for p in processes:
             p.stop()
     rtt_ms = statistics.median(rtts) * 1000
-    per_decision_ms = dt / decisions * 1000
-    raw_ms = statistics.fmean(raw) * 1000
+    per_decision = [r.per_decision_ms for r in rounds]
+    raw_calls = sum(len(r.raw_s) for r in rounds)
+    latencies = [x for r in rounds for x in r.latencies_ms]
+    all_raw = [x for r in rounds for x in r.raw_s]
     print(f"raw Describe round trip: median {rtt_ms:.3f} ms ({args.rtt_calls} calls), "
           f"{rtt_cpu_ms:.3f} ms of this process's CPU per call (gRPC's client side)")
-    print(f"raw Act (the referee's {len(raw)} requests sent again, bare bytes): mean {raw_ms:.3f} ms, "
-          f"median {statistics.median(raw) * 1000:.3f} ms")
-    print(f"referee, Slippery Sam, 4 seats: {decisions / dt:.0f} decisions/s, {per_decision_ms:.3f} ms per decision "
+    print(f"{args.rounds} rounds of {args.games} games, referee and raw passes alternated; "
+          "median of the rounds (min-max)")
+    print(f"raw Act (the referee's {raw_calls} requests sent again, bare bytes): mean {_spread([r.raw_ms for r in rounds])} ms, "
+          f"median of all {statistics.median(all_raw) * 1000:.3f} ms")
+    print(f"referee, Slippery Sam, 4 seats: {statistics.median([1000 / x for x in per_decision]):.0f} decisions/s, "
+          f"{_spread(per_decision)} ms per decision "
           f"(Act latency as measured by the referee: mean {statistics.fmean(latencies):.3f} ms, "
-          f"median {statistics.median(latencies):.3f} ms) over {args.games} games")
-    own_ms = (dt * 1000 - sum(latencies)) / decisions
-    print(f"ratio per decision / raw Act: {per_decision_ms / raw_ms:.2f}; "
-          f"per decision / raw Describe round trip: {per_decision_ms / rtt_ms:.2f}")
-    print(f"referee's own cost per decision: {per_decision_ms - raw_ms:.3f} ms over the raw Act; "
-          f"{own_ms:.3f} ms over its Act calls' measured latency")
+          f"median {statistics.median(latencies):.3f} ms)")
+    print(f"ratio per decision / raw Act: {_spread([r.per_decision_ms / r.raw_ms for r in rounds], 2)}; "
+          f"per decision / raw Describe round trip: {_spread([x / rtt_ms for x in per_decision], 2)}")
+    print(f"referee's own cost per decision: {_spread([r.per_decision_ms - r.raw_ms for r in rounds])} ms over the raw Act; "
+          f"{_spread([r.own_ms for r in rounds])} ms over its Act calls' measured latency")
 
 
 if __name__ == "__main__":
