@@ -195,26 +195,31 @@ def alternate(gs: GameSpec, params: Any, games: Sequence[Game], rounds: int) -> 
     print(f"referee's own cost per decision:           {_median_range(own)}")
 
 
-def _callgrind_ir(games: int, mode: str) -> int:
-    """Instructions of ``--mode mode`` in a process of its own under callgrind."""
+def _callgrind_ir(games: int, modes: Sequence[str]) -> dict[str, int]:
+    """Instructions of ``--mode m`` for each ``m`` of ``modes``, each in a process of its own under
+    callgrind (the processes run together)."""
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
     with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "callgrind.out")
-        env = {**os.environ, "PYTHONHASHSEED": "0"}
-        done = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable,
-                               "-m", "bench.bench_referee_own", "--games", str(games), "--mode", mode],
-                              env=env, capture_output=True, text=True, check=True)
-    found = re.search(r"Collected\s*:\s*(\d+)", done.stderr)
-    if found is None:
-        raise RuntimeError(f"no instruction count in callgrind's output: {done.stderr[-500:]}")
-    return int(found.group(1))
+        runs = {m: subprocess.Popen(["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/{m}.out",
+                                     sys.executable, "-m", "bench.bench_referee_own", "--games", str(games),
+                                     "--mode", m], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                    text=True) for m in modes}
+        errors = {m: run.communicate()[1] for m, run in runs.items()}
+    out = {}
+    for m, stderr in errors.items():
+        found = re.search(r"Collected\s*:\s*(\d+)", stderr)
+        if runs[m].returncode != 0 or found is None:
+            raise RuntimeError(f"--mode {m} under callgrind: {stderr[-500:]}")
+        out[m] = int(found.group(1))
+    return out
 
 
 def callgrind(games: int) -> None:
     """Instructions per decision of each pass: (pass - set-up only) / decisions."""
     gs, params = spec(GAME), make_params(GAME)
     decisions = sum(g.decisions for g in keep_games(gs, params, games))
-    base = _callgrind_ir(games, "none")
-    ir = {mode: (_callgrind_ir(games, mode) - base) / decisions for mode in ("engine", "referee")}
+    counts = _callgrind_ir(games, ("none", "engine", "referee"))
+    ir = {mode: (counts[mode] - counts["none"]) / decisions for mode in ("engine", "referee")}
     print(f"{games} Slippery Sam games, 4 seats, {decisions} decisions; instructions per decision")
     print(f"referee (answers from kept bytes, no RPC): {ir['referee']:.0f}")
     print(f"engine and codec alone:                    {ir['engine']:.0f}")
