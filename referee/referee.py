@@ -137,6 +137,8 @@ class _Game:
         self.live = live
         self.cancelled = cancelled
         self.views = spec.view_codec.encoder()
+        self._encode_view = self.views.encode
+        self._deadline_s = time_control.deadline_s
         self._view_field = bot_pb2.ActRequest.DESCRIPTOR.fields_by_name[spec.proto_field].number
         self._deadline_ms = round(time_control.deadline_s * 1000)
         self._action_b64 = _ACTION_B64.setdefault(spec.name, {})
@@ -200,7 +202,8 @@ class _Game:
         cheapest path); several seats with concurrent calls. Raises
         GameCancelled, before any bot is asked, when the ``cancelled`` hook says stop.
         """
-        if self.cancelled is not None and self.cancelled():
+        cancelled = self.cancelled
+        if cancelled is not None and cancelled():
             raise GameCancelled(f"game {self.game_id} stopped before decision {len(self.decisions) + 1}"
                                 " (cancelled): no bot was asked")
         if len(seats) == 1:  # most decisions: no dicts of requests, no futures
@@ -223,14 +226,14 @@ class _Game:
         bytes (None when the seat is not called: retired, or its thinking budget spent), the
         call's timeout in seconds, and whether that timeout is the seat's remaining budget."""
         clock = self.clocks[seat]
-        view = self.views.encode(self.rules.view(state, seat))
+        view = self._encode_view(self.rules.view(state, seat))
         budget_s = clock.budget_s
         if clock.retired or budget_s <= 0:
             return view, None, 0.0, False
         bank_s = clock.bank_s
         header = act_header(self.game_id, seat, clock.decisions, self._deadline_ms, self._bank(seat, bank_s)[1],
                             round(budget_s * 1000))
-        allowed_s = self.tc.deadline_s + bank_s
+        allowed_s = self._deadline_s + bank_s
         if budget_s < allowed_s:
             return view, act_request(header, self._view_field, view), budget_s, True
         return view, act_request(header, self._view_field, view), allowed_s, False
@@ -292,7 +295,7 @@ class _Game:
                       self._epoch + time.perf_counter(), fault, called=False)
             return action
         answer, fault, detail, sent_at, elapsed = call.response, call.fault, call.detail, call.sent_at, call.elapsed_s
-        in_time = clock.charge(elapsed, self.tc.deadline_s)
+        in_time = clock.charge(elapsed, self._deadline_s)
         if fault is None and not in_time:
             fault, detail = FaultKind.TIMEOUT, f"answered after {elapsed:.3f} s, past the deadline and the time bank"
         if fault is FaultKind.TIMEOUT and call.budget_limited:

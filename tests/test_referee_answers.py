@@ -15,7 +15,8 @@ from cardarena.v1 import slippery_sam_pb2 as ss
 from referee.bots import load_bot
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
-from referee.record import FaultKind
+from referee import referee
+from referee.record import Fault, FaultKind, GameRecord
 from referee.referee import play
 from referee.replay import verify
 from referee.timecontrol import TimeControl
@@ -50,3 +51,31 @@ def test_a_repeated_answer_is_legal_or_illegal_by_each_decisions_state() -> None
         else:  # replaced by the default action, whose record differs
             assert d.action != base64.b64encode(ss.SlipperySamAction(amount=3).SerializeToString()).decode()
 
+
+
+def _played(record: GameRecord) -> tuple[list[tuple[object, ...]], list[Fault], list[dict[str, object]]]:
+    """What a record says of the play, without the clock's readings (sent, latency, bank)."""
+    decisions = [(d.seat, d.decision, d.event_index, d.view, d.answer, d.action, d.fault, d.called)
+                 for d in record.decisions]
+    return decisions, record.faults, record.events
+
+
+def test_a_games_record_does_not_depend_on_the_games_played_before_it() -> None:
+    """Readings are kept across the games of a process: a game played after others, whose
+    answers it repeats (legal there, illegal here), has the record it has when played first."""
+    params = make_params("slippery-sam")
+
+    def game(seed: int) -> GameRecord:
+        clients = [always(3)] + [InProcessBotClient(load_bot("random", s).act) for s in (seed, seed + 1)]
+        return play(SAM, params, 3, seed, clients, PATIENT, game_id=f"g{seed}")
+
+    referee._READ.clear()
+    referee._ACTION_B64.clear()
+    first = game(7)
+    for seed in range(4):
+        game(seed)
+    assert referee._READ[SAM.name]  # the answers of the games before were kept
+    again = game(7)
+    verify(again)
+    assert any(f.kind is FaultKind.ILLEGAL for f in again.faults)
+    assert _played(again) == _played(first)
