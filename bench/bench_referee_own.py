@@ -17,7 +17,9 @@ from those bytes (the games are a pure function of seed and answers, so they are
 
 The referee's own cost per decision is the difference: time keeping, the record, request building,
 reading the answer, the live view (a :class:`~referee.live.LiveView` is attached, as workers do),
-the cancellation hook (a constant one) and the per-game setup and record.
+the cancellation hook (a constant one) and the per-game setup and record. What the referee keeps
+across the games of a process (the answers' readings, the actions' record bytes) is warm from the
+first play, as in a worker that has played a few games.
 
 By default both passes run ``--rounds`` times alternately (referee, engine, referee, ...) and the
 process CPU time per decision (``time.process_time``) of each is reported as the median of the
