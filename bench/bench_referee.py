@@ -14,6 +14,7 @@ The rounds alternate (referee pass, raw pass, referee pass, ...: ``--rounds`` of
 each ratio is taken within its round, so a drift of the shared machine's speed (other
 processes' load comes and goes over seconds) moves both passes of a round alike instead of
 landing on one pass only; the figures are the median of the rounds, with their min-max.
+Shorter rounds follow faster drift (``--games 4 --rounds 50``: the same 200 games).
 Reported, per decision (milliseconds):
 
 - the referee's time per decision (wall time of a round's games / its decisions);
@@ -167,16 +168,16 @@ def main() -> None:
           f"{rtt_cpu_ms:.3f} ms of this process's CPU per call (gRPC's client side)")
     print(f"{args.rounds} rounds of {args.games} games, referee and raw passes alternated; "
           "median of the rounds (min-max)")
-    print(f"raw Act (the referee's {raw_calls} requests sent again, bare bytes): mean {_spread([r.raw_ms for r in rounds])} ms, "
-          f"median of all {statistics.median(all_raw) * 1000:.3f} ms")
+    print(f"raw Act (the referee's {raw_calls} requests sent again, bare bytes): "
+          f"mean {_spread([r.raw_ms for r in rounds])} ms, median of all {statistics.median(all_raw) * 1000:.3f} ms")
     print(f"referee, Slippery Sam, 4 seats: {statistics.median([1000 / x for x in per_decision]):.0f} decisions/s, "
           f"{_spread(per_decision)} ms per decision "
           f"(Act latency as measured by the referee: mean {statistics.fmean(latencies):.3f} ms, "
           f"median {statistics.median(latencies):.3f} ms)")
     print(f"ratio per decision / raw Act: {_spread([r.per_decision_ms / r.raw_ms for r in rounds], 2)}; "
           f"per decision / raw Describe round trip: {_spread([x / rtt_ms for x in per_decision], 2)}")
-    print(f"referee's own cost per decision: {_spread([r.per_decision_ms - r.raw_ms for r in rounds])} ms over the raw Act; "
-          f"{_spread([r.own_ms for r in rounds])} ms over its Act calls' measured latency")
+    print(f"referee's own cost per decision: {_spread([r.per_decision_ms - r.raw_ms for r in rounds])} ms "
+          f"over the raw Act; {_spread([r.own_ms for r in rounds])} ms over its Act calls' measured latency")
 
 
 if __name__ == "__main__":
