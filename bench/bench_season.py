@@ -1,21 +1,24 @@
 """Whole seasons on the local pool: wall time, games per second and where the time goes.
 
-Usage: python -m bench.bench_season [--sam-games N] [--svara-games N] [--rummy-games N] [--processes N] [--pin-bots]
+Usage: python -m bench.bench_season [--sam-games N] [--svara-games N] [--rummy-games N] [--processes N]
+                                    [--games-per-process N] [--pin-bots]
 
 For each game, one season is played from scratch in a fresh SQLite store: 6
 reference bots, each a real gRPC server in its own process on 127.0.0.1
 (Slippery Sam: 3 ``odds`` and 3 ``random``; Svara: 3 ``points`` and 3
 ``random``; rummy: 3 ``greedy`` and 3 ``random``), tables of 3 to 6 seats,
-the local pool with one process per core (``--processes``). The defaults are
+the local pool with one process per core (``--processes``), each refereeing
+``--games-per-process`` games at once (default: the settings', 2). The defaults are
 the full benchmark (10,000 Slippery Sam games, 2,000 Svara, 200 rummy);
 ``make bench`` runs a short version. A count of 0 skips that game.
 
 Where the time goes, from the stored records and the bot processes' CPU
-time: ``in games`` is the pool processes' time inside the referee (the sum
+time: the pool's time is its slots' (wall time x processes x games per process);
+``in games`` is the slots' time inside the referee (the sum
 of the games' durations), split into ``bot calls`` (the Act calls'
 measured latency: the round trip plus the bot's work; seats asked at once count once) and ``referee`` (the
 rest: rules, encoding, time keeping, the record); ``outside games`` is the
-rest of the pool's process time, split into ``store`` (the runs' own measure of
+rest of the slots' time, split into ``store`` (the runs' own measure of
 their time in the store: reading the table, the claim, encoding and
 storing the result, ``RunResult.store_s``) and the rest (the hand-off from the
 parent, the health checks, idle); ``bots' CPU`` is the CPU seconds the six
@@ -37,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from config import get_settings
 from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
 from league.policy import POLICY
@@ -64,6 +68,7 @@ class SeasonTimes:
     decisions: int
     wall_s: float
     processes: int
+    games_per_process: int
     in_games_s: float
     bot_calls_s: float
     bots_cpu_s: float
@@ -72,7 +77,7 @@ class SeasonTimes:
     steady_games_per_s: float       # from the first game finished to the last: without the pool's start
 
     def report(self) -> str:
-        pool_s = self.wall_s * self.processes
+        pool_s = self.wall_s * self.processes * self.games_per_process
         referee_s = self.in_games_s - self.bot_calls_s
         outside_s = pool_s - self.in_games_s
 
@@ -82,9 +87,9 @@ class SeasonTimes:
         return "\n".join([
             f"{self.game}: {self.games} games, {self.decisions} decisions in {self.wall_s:.1f} s = "
             f"{self.games / self.wall_s:.1f} games/s, {self.decisions / self.wall_s:.0f} decisions/s "
-            f"({self.processes} pool processes, {os.cpu_count()} cores); "
+            f"({self.processes} pool processes of {self.games_per_process} games at once, {os.cpu_count()} cores); "
             f"{self.steady_games_per_s:.1f} games/s from the first game finished to the last",
-            f"  pool process time {pool_s:8.1f} s (wall x processes)",
+            f"  pool slot time    {pool_s:8.1f} s (wall x processes x games per process)",
             f"    in games        {share(self.in_games_s)}",
             f"      bot calls     {share(self.bot_calls_s)}  ({1000 * self.bot_calls_s / max(1, self.decisions):.3f} ms per decision)",
             f"      referee       {share(referee_s)}  ({1000 * referee_s / max(1, self.decisions):.3f} ms per decision)",
@@ -146,7 +151,8 @@ def bot_cpus(count: int) -> list[int]:
     return [cpus[i % len(cpus)] for i in range(count)]
 
 
-def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool = False) -> SeasonTimes:
+def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool = False,
+                games_per_process: int | None = None) -> SeasonTimes:
     """Start the bots (each on a CPU of its own with ``pin_bots``: :func:`bot_cpus`), schedule and play one season, and measure it."""
     lineup = LINEUPS[game]
     cpus: list[int | None] = list(bot_cpus(len(lineup))) if pin_bots else [None] * len(lineup)
@@ -161,7 +167,8 @@ def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool
         cpu_before = sum(cpu_seconds(b.process.pid) for b in bots if b.process.pid is not None)
         start = time.perf_counter()
         finished, store_s = [], 0.0
-        for result in iter_local(db_url, ids, processes):
+        per_process = games_per_process or get_settings().games_per_process
+        for result in iter_local(db_url, ids, processes, games_per_process=per_process):
             finished.append(time.perf_counter())
             store_s += result.store_s
         wall = time.perf_counter() - start
@@ -184,7 +191,7 @@ def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool
     steady = (len(finished) - 1) / (finished[-1] - finished[0]) if len(finished) > 1 and finished[-1] > finished[0] else 0.0
     from bench.bench_bots import own_compute_us  # that module reads this one's lineups
 
-    return SeasonTimes(game, len(ids), decisions, wall, processes, in_games, calls_ms / 1000, bots_cpu,
+    return SeasonTimes(game, len(ids), decisions, wall, processes, per_process, in_games, calls_ms / 1000, bots_cpu,
                        own_compute_us(game), store_s, steady)
 
 
@@ -194,12 +201,15 @@ def main() -> None:
     parser.add_argument("--svara-games", type=int, default=2_000, help="Svara games (default 2,000)")
     parser.add_argument("--rummy-games", type=int, default=200, help="rummy games (default 200)")
     parser.add_argument("--processes", type=int, default=default_processes(), help="pool processes (default: one per core)")
+    parser.add_argument("--games-per-process", type=int, default=None,
+                        help="games each pool process referees at once (default: the settings', CARDARENA_GAMES_PER_PROCESS)")
     parser.add_argument("--pin-bots", action="store_true", help="run each bot process on one CPU, the bots in turn over the CPUs")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp_name:
         for game, games in (("slippery-sam", args.sam_games), ("svara", args.svara_games), ("rummy", args.rummy_games)):
             if games > 0:
-                print(play_season(Path(tmp_name), game, games, args.processes, args.pin_bots).report(), flush=True)
+                print(play_season(Path(tmp_name), game, games, args.processes, args.pin_bots,
+                                  args.games_per_process).report(), flush=True)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ def demo(
     games: Annotated[int | None, typer.Option(help="Games per season (default: "
                                               + "; ".join(f"{g} {spec(g).demo.games}" for g in registered_games())
                                               + ").", min=1)] = None,
-    workers: Annotated[int | None, typer.Option(help="Local worker processes (default: one per core).", min=1)] = None,
+    workers: Annotated[int | None, typer.Option(help="Local worker processes (default: one per core), each refereeing CARDARENA_GAMES_PER_PROCESS games at once (default 2).", min=1)] = None,
     seed: Annotated[int | None, typer.Option(
         help="Make the demo season reproducible from this seed (default: a secret key).", min=0, max=2**63 - 1)] = None,
     db: DbOption = None,

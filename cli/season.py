@@ -140,7 +140,7 @@ def deals_note(season) -> str:
 @app.command("run")
 def run(
     name: Annotated[str, typer.Argument(help="Season name.")],
-    workers: Annotated[int | None, typer.Option(help="Local worker processes (default: one per core).", min=1)] = None,
+    workers: Annotated[int | None, typer.Option(help="Local worker processes (default: one per core), each refereeing CARDARENA_GAMES_PER_PROCESS games at once (default 2).", min=1)] = None,
     broker: Annotated[str | None, typer.Option(
         help="Run on Celery workers behind this broker (redis://host:6379/0) instead of the local pool.")] = None,
     window: Annotated[int, typer.Option(help="With --broker: games kept waiting in the broker queue.", min=1)] = 32,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -27,6 +28,9 @@ class Settings(BaseSettings):
     embedded local pool. ``lease_s``: seconds a claimed game's lease lasts; the worker
     renews it every third of that while it plays, so a killed worker's game is given
     to another worker by the sweeper about ``lease_s`` after the kill.
+    ``games_per_process``: games each process of the embedded local pool referees at once
+    (one thread each): a referee waits on its bots for most of a game, so a second game
+    keeps the core busy meanwhile (``workers.local``).
     ``game_soft_limit_s``/``game_hard_limit_s``: Celery's time limits for one game, seconds
     (the soft one voids the attempt; the hard one kills the worker process).
 
@@ -54,6 +58,7 @@ class Settings(BaseSettings):
     # workers
     broker_url: str = ""
     lease_s: float = 10.0
+    games_per_process: int = Field(default=2, ge=1)
     # a floor: workers.follower.game_time_limits raises both to fit every seat's whole thinking budget
     game_soft_limit_s: float = 900.0
     game_hard_limit_s: float = 960.0

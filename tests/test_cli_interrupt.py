@@ -68,7 +68,9 @@ def test_sigterm_stops_season_run_cleanly_releases_its_game_and_the_rerun_counts
         _wait_for(lambda: store.season_progress(season_id)["done"] >= 2, "two games done")
         held.hold.set()
         _wait_for(held.waiting.is_set, "a decision held")  # a game is being played now, and stays so
-        assert store.season_progress(season_id)["running"] == 1
+        time.sleep(0.5)  # the process's second game (games_per_process) reaches its held decision too
+        running = store.season_progress(season_id)["running"]
+        assert 1 <= running <= 2  # the one process referees up to two games at once
         first.send_signal(signal.SIGTERM)  # the parent only, as `kill PID` does
         out, err = first.communicate(timeout=120)
     finally:
@@ -82,7 +84,7 @@ def test_sigterm_stops_season_run_cleanly_releases_its_game_and_the_rerun_counts
     assert progress["running"] == 0 and progress["pending"] == 6 - played  # released on the way out, not left running
     assert f"stopped: {played} of 6 games played; run cardarena season run stop-me --db {url} again" in out
     interrupted = [a for g in store.list_games(season_id, limit=10) for a in store.attempts(g.id) if a.detail == INTERRUPTED]
-    assert len(interrupted) == 1
+    assert len(interrupted) == running
 
     held.hold.clear()
     again = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)

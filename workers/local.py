@@ -1,7 +1,8 @@
 """The embedded local pool: the game service in worker processes on this machine.
 
 The same task code as the Celery workers (:func:`workers.service.run_game`),
-run by a ``multiprocessing`` pool, one process per core by default. A game
+run by a pool of processes (:mod:`workers.pool`), one per core by default, each
+refereeing two games at once (``config.Settings.games_per_process``). A game
 whose bots are full (``Outcome.BUSY``) is tried again a moment later while
 the pool plays other games, as the Celery task retries with a countdown. A
 pool process that dies mid-game (killed, out of memory) loses its game's
@@ -16,15 +17,14 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import multiprocessing as mp
 import os
-import queue
 import signal
 import socket
 import time
 from collections.abc import Callable, Iterable, Iterator
 
 from league.policy import POLICY
+from workers.pool import Failed, GamePool
 from workers.service import Outcome, RunResult, run_game
 
 #: Seconds before a game refused for capacity is offered again.
@@ -55,12 +55,6 @@ def _run(game_id: int) -> RunResult:
     if _store is None:
         raise RuntimeError("the pool's initializer did not run")
     return run_game(_store, game_id, _lease_s)
-
-
-def _children() -> set[str]:
-    """Lease owners (``workers.service.worker_name``) of this process's live child processes."""
-    host = socket.gethostname()
-    return {f"{host}:{p.pid}" for p in mp.active_children()}
 
 
 def release_interrupted(store, game_ids: Iterable[int], owners: set[str]) -> list[int]:  # store: store.Store
@@ -100,19 +94,23 @@ def run_local(db_url: str, game_ids: Iterable[int], processes: int | None = None
 
 
 def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = None,
-               lease_s: float | None = None) -> Iterator[RunResult]:
+               lease_s: float | None = None, games_per_process: int | None = None) -> Iterator[RunResult]:
     """Like :func:`run_local`, yielding each game's final result once, as it comes.
 
-    At most two games per process are handed to the pool at once, so a game put
-    back for capacity waits behind a short queue, not behind the whole season.
-    A game lost with its pool process is handed out again, ahead of the games not
-    handed out yet, once the sweeper has put it back (its lease ran out: about
-    ``lease_s`` seconds after the loss).
+    Each of the ``processes`` pool processes referees ``games_per_process`` games at once
+    (None: the settings', ``config.Settings.games_per_process``; :mod:`workers.pool`) and
+    holds one more waiting for a thread, so a game put back for capacity waits behind a
+    short queue, not behind the whole season. A game lost with its pool process is handed
+    out again, ahead of the games not handed out yet: at once if it was not claimed yet,
+    else once the sweeper has put it back (its lease ran out: about ``lease_s`` seconds
+    after the loss). Raises :class:`workers.pool.GameError` when a game's run raises.
     """
+    from config import get_settings
     from store import open_store
     from workers.sweeper import sweep
 
     n = processes or default_processes()
+    per_process = games_per_process or get_settings().games_per_process
     order = itertools.count()
     # (when it may be handed out, order, game id): a heap, so a game put off until later
     # (busy bots, a deferral) never holds up the games behind it
@@ -126,47 +124,57 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
 
     reported: set[int] = set()
     in_flight: dict[int, int] = {}  # game id -> handed out how many times and not answered yet
-    done: queue.SimpleQueue[RunResult | BaseException] = queue.SimpleQueue()
     store = open_store(db_url, run_migrations=False, policy=POLICY)
-    ctx = mp.get_context("spawn")
     owners: set[str] = set()  # every pool process seen: whose claims to release if the run stops early
+    host = socket.gethostname()
     try:
-        with ctx.Pool(n, initializer=_init, initargs=(db_url, lease_s)) as pool:
+        with GamePool(n, per_process, _init, (db_url, lease_s), _run) as pool:
             next_sweep = time.monotonic() + SWEEP_S
             while todo or in_flight:
-                owners |= _children()
+                owners |= {f"{host}:{pid}" for pid in pool.pids}
                 now = time.monotonic()
-                while todo and sum(in_flight.values()) < 2 * n and todo[0][0] <= now:
+                while todo and pool.has_room() and todo[0][0] <= now:
                     _, _, gid = heapq.heappop(todo)
-                    pool.apply_async(_run, (gid,), callback=done.put, error_callback=done.put)
+                    pool.submit(gid)
                     in_flight[gid] = in_flight.get(gid, 0) + 1
                 if now >= next_sweep:
                     next_sweep = now + SWEEP_S
                     for gid in _lost(sweep(store), in_flight, todo):
                         _forget(in_flight, gid)  # its answer will never come
                         first(gid)
-                try:
-                    result = done.get(timeout=min(BUSY_RETRY_S if todo else SWEEP_S, SWEEP_S))
-                except queue.Empty:
-                    continue
-                if isinstance(result, BaseException):
-                    raise result
-                gid = result.game_id
-                _forget(in_flight, gid)
-                if result.outcome == Outcome.BUSY:
-                    later(BUSY_RETRY_S, gid)
-                elif result.outcome == Outcome.DEFERRED:  # a bot does not answer: later (rules §4.9)
-                    later(result.retry_after_s, gid)
-                elif result.outcome == Outcome.VOIDED and store.get_game(gid).status == "pending":  # type: ignore[union-attr]
-                    first(gid)  # a platform failure: the game runs again (rules §4.3)
-                elif gid not in reported and (result.outcome != Outcome.SKIPPED or gid not in in_flight):
-                    reported.add(gid)
-                    yield result
+                answers, lost = pool.wait(min(BUSY_RETRY_S if todo else SWEEP_S, SWEEP_S))
+                for gone in lost:
+                    for gid in gone.game_ids:  # not claimed yet: again now; claimed: when swept
+                        game = store.get_game(gid)
+                        if game is not None and game.status == "pending" and gid in in_flight:
+                            _forget(in_flight, gid)
+                            first(gid)
+                for result in answers:
+                    if isinstance(result, Failed):
+                        raise result.error()
+                    yield from _settle(result, store, in_flight, reported, later, first)
     except BaseException:  # Ctrl-C, SIGTERM, an error, the caller stopping early: the pool is terminated
         release_interrupted(store, list(in_flight), owners)
         raise
     finally:
         store.close()
+
+
+def _settle(result: RunResult, store, in_flight: dict[int, int], reported: set[int],  # store: store.Store
+            later: Callable[[float, int], None], first: Callable[[int], None]) -> Iterator[RunResult]:
+    """What one answer of the pool means: the game again later (busy bots, a deferral), again first
+    (voided), or its final result, yielded once."""
+    gid = result.game_id
+    _forget(in_flight, gid)
+    if result.outcome == Outcome.BUSY:
+        later(BUSY_RETRY_S, gid)
+    elif result.outcome == Outcome.DEFERRED:  # a bot does not answer: later (rules §4.9)
+        later(result.retry_after_s, gid)
+    elif result.outcome == Outcome.VOIDED and store.get_game(gid).status == "pending":
+        first(gid)  # a platform failure: the game runs again (rules §4.3)
+    elif gid not in reported and (result.outcome != Outcome.SKIPPED or gid not in in_flight):
+        reported.add(gid)
+        yield result
 
 
 def _lost(released: list[int], in_flight: dict[int, int], todo: list[tuple[float, int, int]]) -> list[int]:

@@ -39,5 +39,6 @@ def test_kill_9_of_a_local_pool_process_mid_game(tmp_path: Path, sleepy_bots: li
     assert sorted(r.game_id for r in results) == sorted(ids)  # type: ignore[attr-defined]
     assert_each_game_once(store, season_id, len(ids))
     lost = games_lost_by(store, season_id, pids)
-    assert len(lost) == 1, f"the killed process ran one game at a time, lost {lost}"
-    assert_rerun_soon(store, lost[0], killed_at, slots=4)  # at most 2 games handed out per process
+    assert 1 <= len(lost) <= 2, f"the killed process referees two games at a time, lost {lost}"
+    for gid in lost:
+        assert_rerun_soon(store, gid, killed_at, slots=6)  # at most 3 games handed out per process
