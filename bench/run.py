@@ -9,7 +9,8 @@ import sys
 # bench_season runs here in a short version (its defaults are the full 10,000-game season).
 RUNS = (
     ("bench.bench_engine", []),
-    ("bench.bench_referee", []),
+    ("bench.bench_referee", ["--games", "8", "--rounds", "5"]),
+    ("bench.bench_referee_own", ["--games", "20", "--rounds", "3"]),
     ("bench.bench_bots", ["--games", "20", "--calls", "2000"]),
     ("bench.bench_season", ["--sam-games", "300", "--svara-games", "60", "--rummy-games", "4"]),
     ("bench.bench_meld_search", []),
