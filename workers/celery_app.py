@@ -74,9 +74,10 @@ def make_app(broker_url: str | None = None) -> Celery:
             # and the sweeper, a message taken and lost before its claim is sent again by the
             # follower (lost_after_s), and a pool child lost mid-game has its message requeued by its
             # worker (task_reject_on_worker_lost, from memory). Nor is a game that outlives a
-            # visibility timeout (large thinking budgets) delivered a second time. Measured on 3
-            # alternated pairs on a busy machine: the hand-off between two games of a worker
-            # process 1.1 to 5.1 ms shorter (docs/design.md, "Celery's cost per game").
+            # visibility timeout (large thinking budgets) delivered a second time. Measured on a
+            # busy machine, 6 alternated pairs: broker commands per game 13.5 -> 6.8, and Celery's
+            # extra hand-off between two games of a worker process, over the pool's, 3.2 -> 1.8 ms
+            # (medians; docs/design.md, "Celery's cost per game").
             "ack_emulation": False,
             # Game ids sent again (a lost or voided attempt) carry priority 0 and go ahead of
             # the new games (priority 9, workers.follower): these are kombu's default steps,
