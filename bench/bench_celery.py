@@ -1,6 +1,6 @@
 """Seasons per second: the embedded pool against Celery workers on a Redis broker, in one run.
 
-Usage: python -m bench.bench_celery [--games N] [--orbits K]
+Usage: python -m bench.bench_celery [--games N] [--orbits K] [--runs pool1,celery1,...]
 
 One Slippery Sam season (4 reference bots as gRPC servers in their own
 processes, tables of 3 and 4) is played from scratch in a fresh SQLite store
@@ -19,7 +19,10 @@ machine's other work left, over our CPU per game). It also counts, rather than t
 commands per game (Redis INFO commandstats before and after) and store statements per game of the
 follower (the pool's parent), counted in this process: the task's own commands are fixed per game;
 the follower's (the queue depth every tick, a look at the store at least every second) grow with
-the wall time a game takes.
+the wall time a game takes. The hand-off between two games of one worker process is timed inside
+the processes, from the store's own clock: from one attempt's end (its result stored) to the next
+attempt's start (its claim) by the same process, a mean over the run. ``--runs`` picks some of the
+four runs (A/B comparisons on a shared machine); the comparisons print for the runs made.
 """
 
 from __future__ import annotations
@@ -29,10 +32,12 @@ import os
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,11 +76,15 @@ def new_season(db_url: str, bots: list[BotProcess], games: int, orbits: int) -> 
 
 
 def start_worker(broker: str, db_url: str, name: str, log: Path) -> subprocess.Popen[bytes]:
+    """A ``cardarena worker --concurrency 1`` in a process group of its own (stopped as one) but in this
+    session: a new session is a scheduling group of its own where Linux groups by session
+    (autogroup), and on a shared machine that group's share of the cores, not Celery, set the
+    worker's speed (measured: 0.2 busy cores for the worker beside 1.0 for the pool's process)."""
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "cli.main", "worker", "--concurrency", "1", "--broker", broker, "--db", db_url,
              "--name", f"{name}@bench", "--loglevel", "WARNING"],
-            cwd=REPO, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            cwd=REPO, stdout=out, stderr=subprocess.STDOUT, process_group=0)
     return process
 
 
@@ -105,6 +114,7 @@ class Run:
     machine_cpu_s: float = 0.0
     broker_commands: dict[str, int] | None = None  # Redis commands during the run, by name
     driver_statements: int = 0  # SQL statements of this process (the follower, the pool's parent) during the run
+    handoff_ms: float = 0.0  # mean ms (fastest 90%) from an attempt's end to the same process's next claim (the store's clock)
 
 
 class StatementCount:
@@ -148,6 +158,21 @@ def steady_ms_per_game(store: Store, ids: list[int]) -> float:
     return 1000 * (done[-1] - done[0]).total_seconds() / (len(done) - 1) if len(done) > 1 else 0.0
 
 
+def handoff_ms(store: Store, ids: list[int]) -> float:
+    """Mean milliseconds between one attempt's end and the next attempt's start in the same
+    worker process (``host:pid``), by the store's clock: the hand-off between two games. The
+    clock has millisecond steps, so a mean (of the fastest 90%: a game refused for capacity waits
+    0.5 s) rather than a median of whole milliseconds."""
+    by_worker: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    for game_id in ids:
+        for a in store.attempts(game_id):
+            if a.ended_at is not None:
+                by_worker[a.worker].append((a.started_at.timestamp(), a.ended_at.timestamp()))
+    gaps = sorted(1000 * (nxt[0] - prev[1]) for spans in by_worker.values()
+                  for prev, nxt in zip(sorted(spans), sorted(spans)[1:]))
+    return statistics.fmean(gaps[:max(1, len(gaps) * 9 // 10)]) if gaps else 0.0
+
+
 def on_pool(tmp: Path, bots: list[BotProcess], games: int, orbits: int, processes: int) -> Run:
     db_url = f"sqlite:///{tmp / f'pool{processes}.db'}"
     season_id = new_season(db_url, bots, games, orbits)
@@ -162,7 +187,8 @@ def on_pool(tmp: Path, bots: list[BotProcess], games: int, orbits: int, processe
     assert store.season_progress(season_id)["done"] == len(ids)
     bots_s, driver_s, pool_s, machine_s = (a - b for a, b in zip(after, cpu))
     return Run(len(ids), elapsed, steady_ms_per_game(store, ids), bots_cpu_s=bots_s, workers_cpu_s=pool_s,
-               driver_cpu_s=driver_s, machine_cpu_s=machine_s, driver_statements=statements.count)
+               driver_cpu_s=driver_s, machine_cpu_s=machine_s, driver_statements=statements.count,
+               handoff_ms=handoff_ms(store, ids))
 
 
 def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker: str, n_workers: int,
@@ -192,7 +218,7 @@ def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker
         client.close()
         assert progress["done"] == len(ids), progress
         return Run(len(ids), elapsed, steady_ms_per_game(store, ids), *(a - b for a, b in zip(after, cpu)),
-                   broker_commands=calls, driver_statements=statements.count)
+                   broker_commands=calls, driver_statements=statements.count, handoff_ms=handoff_ms(store, ids))
     finally:
         for w in workers:
             w.send_signal(signal.SIGTERM)
@@ -203,11 +229,66 @@ def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker
                 os.killpg(w.pid, signal.SIGKILL)
 
 
+RUNS = {"pool1": "pool, 1 process", "pool2": "pool, 2 processes", "celery1": "celery, 1 worker",
+        "celery2": "celery, 2 workers"}
+
+
+def report(rates: dict[str, Run], orbits: int) -> None:
+    """Print the runs made, and the comparisons between those of them that pair up."""
+    print(f"Slippery Sam, orbits={orbits}, tables of 3 and 4, {os.cpu_count()} cores")
+    for label, r in rates.items():
+        print(f"  {label:18s} {r.games:5d} games in {r.seconds:6.2f} s = {r.games / r.seconds:7.1f} games/s "
+              f"({1000 * r.seconds / r.games:5.1f} ms/game; first to last stored: {r.steady_ms:5.1f} ms/game; "
+              f"hand-off {r.handoff_ms:.2f} ms)")
+    if RUNS["celery1"] in rates and RUNS["celery2"] in rates:
+        c1, c2 = (rates[RUNS[k]].games / rates[RUNS[k]].seconds for k in ("celery1", "celery2"))
+        print(f"  scaling, celery 2 workers / 1 worker: {c2 / c1:.2f}x")
+    for n, key, pool in ((1, "celery1", "pool1"), (2, "celery2", "pool2")):
+        if RUNS[key] not in rates or RUNS[pool] not in rates:
+            continue
+        r, p = rates[RUNS[key]], rates[RUNS[pool]]
+        base = p.steady_ms
+        print(f"  {RUNS[key]}: overhead per game vs the pool {1000 * (r.seconds / r.games - p.seconds / p.games):+.1f} ms; "
+              f"first to last stored {r.steady_ms - base:+.1f} ms/game ({100 * (r.steady_ms - base) / base:+.1f}%); "
+              f"hand-off {r.handoff_ms - p.handoff_ms:+.2f} ms")
+    print(f"  cores busy during each run (CPU seconds / wall seconds, of {os.cpu_count()}):")
+    for label, r in rates.items():
+        ours = r.workers_cpu_s + r.bots_cpu_s + r.redis_cpu_s + r.driver_cpu_s
+        print(f"    {label:18s} workers {r.workers_cpu_s / r.seconds:.2f}, bots {r.bots_cpu_s / r.seconds:.2f}, "
+              f"redis {r.redis_cpu_s / r.seconds:.2f}, follower/parent {r.driver_cpu_s / r.seconds:.2f}: "
+              f"ours {ours / r.seconds:.2f}; whole machine {r.machine_cpu_s / r.seconds:.2f}; "
+              f"CPU per game: ours {1000 * ours / r.games:.1f} ms, workers {1000 * r.workers_cpu_s / r.games:.1f} ms")
+    cores = os.cpu_count() or 1
+    for label, single in ((RUNS["pool2"], RUNS["pool1"]), (RUNS["celery2"], RUNS["celery1"])):
+        if label not in rates or single not in rates:
+            continue
+        r, one = rates[label], rates[single]
+        ours_s = r.workers_cpu_s + r.bots_cpu_s + r.redis_cpu_s + r.driver_cpu_s
+        left = cores - max(0.0, r.machine_cpu_s - ours_s) / r.seconds  # cores the machine's other work left us
+        bound_ms = 1000 * ours_s / r.games / left
+        print(f"  {label}: {1000 * ours_s / r.games:.1f} ms of our CPU per game (bots {100 * r.bots_cpu_s / ours_s:.0f}%) "
+              f"on the {left:.2f} of {cores} cores other work left = {bound_ms:.1f} ms/game if CPU-bound, "
+              f"{1000 * one.seconds / one.games / bound_ms:.2f}x the 1-process time; measured "
+              f"{1000 * r.seconds / r.games:.1f} ms/game, {one.seconds / one.games / (r.seconds / r.games):.2f}x")
+    print("  counted per game (the follower's LLEN and store statements grow with the wall time per game):")
+    for label, r in rates.items():
+        line = f"    {label:18s} store statements of the follower/parent {r.driver_statements / r.games:5.2f}"
+        if r.broker_commands is not None:
+            top = sorted(r.broker_commands.items(), key=lambda kv: -kv[1])[:10]
+            line += (f"; broker commands {sum(r.broker_commands.values()) / r.games:5.2f} ("
+                     + ", ".join(f"{k} {n / r.games:.2f}" for k, n in top) + ")")
+        print(line)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--orbits", type=int, default=1)
+    parser.add_argument("--runs", default=",".join(RUNS), help=f"runs to make, comma-separated, of {','.join(RUNS)}")
     args = parser.parse_args()
+    runs = args.runs.split(",")
+    if not set(runs) <= set(RUNS):
+        parser.error(f"--runs: choose among {','.join(RUNS)}")
     binary = shutil.which("redis-server")
     if binary is None:
         sys.exit("redis-server is not installed (apt-get install redis-server)")
@@ -226,48 +307,13 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp_name:
             tmp = Path(tmp_name)
             rates: dict[str, Run] = {}
-            rates["pool, 1 process"] = on_pool(tmp, bots, args.games, args.orbits, 1)
-            rates["pool, 2 processes"] = on_pool(tmp, bots, args.games, args.orbits, 2)
-            rates["celery, 1 worker"] = on_celery(tmp, bots, args.games, args.orbits, broker, 1, redis_proc.pid)
-            rates["celery, 2 workers"] = on_celery(tmp, bots, args.games, args.orbits, broker, 2, redis_proc.pid)
-        print(f"Slippery Sam, orbits={args.orbits}, tables of 3 and 4, {os.cpu_count()} cores")
-        for label, r in rates.items():
-            print(f"  {label:18s} {r.games:5d} games in {r.seconds:6.2f} s = {r.games / r.seconds:7.1f} games/s "
-                  f"({1000 * r.seconds / r.games:5.1f} ms/game; first to last stored: {r.steady_ms:5.1f} ms/game)")
-        c1, c2 = (rates[k].games / rates[k].seconds for k in ("celery, 1 worker", "celery, 2 workers"))
-        p1, p2 = (rates[k].seconds / rates[k].games for k in ("pool, 1 process", "pool, 2 processes"))
-        print(f"  scaling, celery 2 workers / 1 worker: {c2 / c1:.2f}x")
-        print(f"  celery overhead per game vs the pool: {1000 * (1 / c1 - p1):+.1f} ms (1 process), "
-              f"{1000 * (1 / c2 - p2):+.1f} ms (2 processes)")
-        for n, key, pool in ((1, "celery, 1 worker", "pool, 1 process"), (2, "celery, 2 workers", "pool, 2 processes")):
-            r, base = rates[key], rates[pool].steady_ms
-            print(f"  {key}: first to last stored {r.steady_ms - base:+.1f} ms/game vs the pool "
-                  f"({100 * (r.steady_ms - base) / base:+.1f}%)")
-        print(f"  cores busy during each run (CPU seconds / wall seconds, of {os.cpu_count()}):")
-        for label, r in rates.items():
-            ours = r.workers_cpu_s + r.bots_cpu_s + r.redis_cpu_s + r.driver_cpu_s
-            print(f"    {label:18s} workers {r.workers_cpu_s / r.seconds:.2f}, bots {r.bots_cpu_s / r.seconds:.2f}, "
-                  f"redis {r.redis_cpu_s / r.seconds:.2f}, follower/parent {r.driver_cpu_s / r.seconds:.2f}: "
-                  f"ours {ours / r.seconds:.2f}; whole machine {r.machine_cpu_s / r.seconds:.2f}; "
-                  f"CPU per game: ours {1000 * ours / r.games:.1f} ms")
-        cores = os.cpu_count() or 1
-        for label, single in (("pool, 2 processes", "pool, 1 process"), ("celery, 2 workers", "celery, 1 worker")):
-            r, one = rates[label], rates[single]
-            ours_s = r.workers_cpu_s + r.bots_cpu_s + r.redis_cpu_s + r.driver_cpu_s
-            left = cores - max(0.0, r.machine_cpu_s - ours_s) / r.seconds  # cores the machine's other work left us
-            bound_ms = 1000 * ours_s / r.games / left
-            print(f"  {label}: {1000 * ours_s / r.games:.1f} ms of our CPU per game (bots {100 * r.bots_cpu_s / ours_s:.0f}%) "
-                  f"on the {left:.2f} of {cores} cores other work left = {bound_ms:.1f} ms/game if CPU-bound, "
-                  f"{1000 * one.seconds / one.games / bound_ms:.2f}x the 1-process time; measured "
-                  f"{1000 * r.seconds / r.games:.1f} ms/game, {one.seconds / one.games / (r.seconds / r.games):.2f}x")
-        print("  counted per game (the follower's LLEN and store statements grow with the wall time per game):")
-        for label, r in rates.items():
-            line = f"    {label:18s} store statements of the follower/parent {r.driver_statements / r.games:5.2f}"
-            if r.broker_commands is not None:
-                top = sorted(r.broker_commands.items(), key=lambda kv: -kv[1])[:10]
-                line += (f"; broker commands {sum(r.broker_commands.values()) / r.games:5.2f} ("
-                         + ", ".join(f"{k} {n / r.games:.2f}" for k, n in top) + ")")
-            print(line)
+            for key in runs:
+                n = int(key[-1])
+                if key.startswith("pool"):
+                    rates[RUNS[key]] = on_pool(tmp, bots, args.games, args.orbits, n)
+                else:
+                    rates[RUNS[key]] = on_celery(tmp, bots, args.games, args.orbits, broker, n, redis_proc.pid)
+        report(rates, args.orbits)
     finally:
         for b in bots:
             b.stop()

@@ -27,6 +27,9 @@ def worker(
     """Run games from the broker on this machine until stopped (Ctrl-C or SIGTERM: warm shutdown).
 
     Start as many as you like, on as many machines: each game is claimed by exactly one.
+    Each game runs in a pool process (one game at a time each; past the hard time limit it is
+    killed and replaced). The broker keeps no copy of a game a worker has taken: the game of a
+    worker killed mid-game comes back when its lease runs out, put back by `season run`.
     """
     from config import get_settings
 

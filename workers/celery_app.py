@@ -12,11 +12,12 @@ game (pending -> running, with an attempt number and a lease) and stores the
 result only for that attempt, so a message delivered twice plays at most once
 and a redelivered message for a finished game does nothing. That is what
 makes ``acks_late`` safe here (STYLE 17). Recovery after a lost worker does not
-wait for the broker's redelivery either (kombu's Redis transport restores
-unacked messages only after the visibility timeout, measured at ~100 s): the
-worker renews its game's lease every few seconds, and the ``season run``
-follower's sweeper puts back games whose lease ran out and enqueues them again,
-ahead of the games already waiting (a message priority).
+come from the broker either, which keeps no copy of a message once a worker has
+taken it (no acknowledgement emulation, below): the worker renews its game's
+lease every few seconds, and the ``season run`` follower's sweeper puts back
+games whose lease ran out and enqueues them again, ahead of the games already
+waiting (a message priority); a message lost before its game was claimed is
+sent again by the follower too (``workers.follower``, ``lost_after_s``).
 """
 
 from __future__ import annotations
@@ -47,11 +48,10 @@ def make_app(broker_url: str | None = None) -> Celery:
         result_serializer="json",
         # No result backend: results live in the store (the follower reads progress there).
         task_ignore_result=True,
-        # Ack after the game is stored: a worker lost mid-game leaves its message to be
-        # delivered again, harmless because the claim makes a second run a no-op.
+        # Ack after the game is stored, so that a pool child killed mid-game (OOM, hard time
+        # limit, kill -9) has its message requeued by its worker instead of acked as failed;
+        # harmless, because the claim makes a second run a no-op.
         task_acks_late=True,
-        # ...and a pool child killed mid-game (OOM, hard time limit, kill -9) requeues its
-        # message instead of acking it as failed.
         task_reject_on_worker_lost=True,
         # One message per process at a time: games are long (~10 ms to minutes), so
         # prefetching would park games behind a busy process while another idles, and a game
@@ -65,17 +65,20 @@ def make_app(broker_url: str | None = None) -> Celery:
         task_soft_time_limit=settings.game_soft_limit_s,
         task_time_limit=settings.game_hard_limit_s,
         broker_transport_options={
-            # Twice this worker's hard time limit (1,920 s by default). It is a consumer's setting
-            # (kombu's Redis transport restores unacked messages from the workers' side) and a
-            # worker serves every season, so it cannot follow one season's limits: `season run`
-            # gives each task the limits its season needs (workers.follower.game_time_limits:
-            # every seat's thinking budget plus two minutes), which exceed it when budgets are
-            # large. A game running longer than this has its message delivered again, to any
-            # worker; that delivery's claim finds the game running under a live lease and does
-            # nothing (Outcome.SKIPPED, acked), the first worker still stores the result, and its
-            # late ack is a no-op. So a second delivery costs one claim, never a second play.
-            # Recovery of lost workers uses leases and the sweeper, not this.
-            "visibility_timeout": int(settings.game_hard_limit_s * 2),
+            # No acknowledgement emulation: a message leaves Redis when a worker takes it (BRPOP)
+            # and waits for its ack in that worker's memory only. Kombu's emulation keeps a copy of
+            # every delivered message in Redis to deliver it again after a visibility timeout, at
+            # the cost of two more round trips between two games of a worker process (MULTI ZADD
+            # HSET EXEC on delivery, MULTI ZREM HDEL EXEC at the ack: 8 of the task's 10 broker
+            # commands), and nothing here relies on it: a lost worker's game comes back by its lease
+            # and the sweeper, a message taken and lost before its claim is sent again by the
+            # follower (lost_after_s), and a pool child lost mid-game has its message requeued by its
+            # worker (task_reject_on_worker_lost, from memory). Nor is a game that outlives a
+            # visibility timeout (large thinking budgets) delivered a second time. Measured on a
+            # busy machine, 6 alternated pairs: broker commands per game 13.5 -> 6.8, and Celery's
+            # extra hand-off between two games of a worker process, over the pool's, 3.2 -> 1.8 ms
+            # (medians; docs/design.md, "Celery's cost per game").
+            "ack_emulation": False,
             # Game ids sent again (a lost or voided attempt) carry priority 0 and go ahead of
             # the new games (priority 9, workers.follower): these are kombu's default steps,
             # named here because the follower depends on them.

@@ -1,7 +1,8 @@
 """``python -m tests.workers.short_visibility BROKER NAME``: a real Celery worker (prefork, one
-process) of the games app whose Redis visibility timeout is 2 s, restored every second, so a game
-longer than that has its message delivered again while it is played (as a season with large
-thinking budgets does against the default 1,920 s). The store comes from ``CARDARENA_DB_URL``."""
+process) of the games app whose Redis visibility timeout is 2 s, restored every second: were a
+copy of each delivered message kept in Redis (kombu's acknowledgement emulation), a game longer
+than that would have its message delivered again while it is played. The store comes from
+``CARDARENA_DB_URL``."""
 
 from __future__ import annotations
 
