@@ -4,7 +4,8 @@ Usage: python -m bench.bench_celery [--games N] [--orbits K] [--runs pool1,celer
 
 One Slippery Sam season (4 reference bots as gRPC servers in their own
 processes, tables of 3 and 4) is played from scratch in a fresh SQLite store
-each time: on the local pool with 1 and 2 processes, then on 1 and 2
+each time: on the local pool with 1 and 2 processes (one game at a time each,
+as a prefork worker process plays them), then on 1 and 2
 ``cardarena worker --concurrency 1`` processes fed by the ``season run``
 follower through a private redis-server (free port, no persistence). Workers
 are started and ready before the clock starts. Prints games per second, the
@@ -181,7 +182,7 @@ def on_pool(tmp: Path, bots: list[BotProcess], games: int, orbits: int, processe
     cpu = [sum(cpu_seconds(b.process.pid or 0) for b in bots), *own_cpu_seconds(), machine_cpu_seconds()]
     start = time.perf_counter()
     with StatementCount() as statements:
-        run_local(db_url, ids, processes)
+        run_local(db_url, ids, processes, games_per_process=1)  # one game at a time, as a worker process plays
     elapsed = time.perf_counter() - start
     after = [sum(cpu_seconds(b.process.pid or 0) for b in bots), *own_cpu_seconds(), machine_cpu_seconds()]
     assert store.season_progress(season_id)["done"] == len(ids)

@@ -77,16 +77,18 @@ def default_processes() -> int:
 
 
 def run_local(db_url: str, game_ids: Iterable[int], processes: int | None = None, lease_s: float | None = None,
-              on_result: Callable[[RunResult], None] | None = None) -> list[RunResult]:
+              on_result: Callable[[RunResult], None] | None = None,
+              games_per_process: int | None = None) -> list[RunResult]:
     """Run the games on a local pool of ``processes`` worker processes; return every final result
     (one per game: busy retries are not reported).
 
     ``on_result`` is called in this process as each game finishes (progress bars).
     ``lease_s``: seconds of a claimed game's lease (None: the settings', ``config.Settings.lease_s``).
+    ``games_per_process``: games each process referees at once (None: the settings', see :func:`iter_local`).
     The store must already exist (migrated) at ``db_url``.
     """
     results = []
-    for result in iter_local(db_url, game_ids, processes, lease_s):
+    for result in iter_local(db_url, game_ids, processes, lease_s, games_per_process):
         results.append(result)
         if on_result:
             on_result(result)
