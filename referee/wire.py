@@ -47,6 +47,10 @@ class History:
     name: str
     items: Callable[[Any], Sequence[Any]]
     encode: Callable[[Any], Message]
+    #: whether equal entries recur (in other games, or again in the same game: a move), so that each
+    #: entry's frame is kept by value; False where an entry rarely repeats, so each new one is encoded
+    #: without hashing it twice for a cache it would only fill
+    repeats: bool = True
 
 
 @dataclass(frozen=True)
@@ -160,11 +164,17 @@ def _direct_encoder(fd: Any) -> Callable[[Any], bytes] | None:
         if not fd.is_packed:
             return None
         packed_tag = _varint(number << 3 | 2)
+        #: the largest value whose varint is the one byte ``bytes((value,))`` writes (a bool: 1)
+        one_byte_max = 1 if field_type == _BOOL else 127
 
         def packed(values: Any) -> bytes:
             if not values:
                 return b""
-            payload = b"".join(map(varint_of, values))
+            try:  # most values of a view are one-byte varints: written at C speed
+                small = 0 <= min(values) and max(values) <= one_byte_max
+            except TypeError:  # not numbers: the general way says which one
+                small = False
+            payload = bytes(values) if small else b"".join(map(varint_of, values))
             return packed_tag + _varint(len(payload)) + payload
         return packed
     presence = fd.has_presence
@@ -250,10 +260,14 @@ class _EntryFrames(dict[Any, bytes]):
         super().__init__()
         self.encode = history.encode
         self.tag = _varint(codec.message_type.DESCRIPTOR.fields_by_name[history.name].number << 3 | 2)
-        self.frame = self.__getitem__
+        self.frame = self.__getitem__ if history.repeats else self.encoded
+
+    def encoded(self, item: Any) -> bytes:
+        """The frame of ``item``, encoded (not looked up, not kept)."""
+        return self.tag + _length_delimited(self.encode(item).SerializeToString())
 
     def __missing__(self, item: Any) -> bytes:
-        data = self.tag + _length_delimited(self.encode(item).SerializeToString())
+        data = self.encoded(item)
         if len(self) >= MAX_CACHED_VALUES:
             self.clear()
         self[item] = data
