@@ -27,25 +27,31 @@ def _bet(b: SettledBet) -> pb.SlipperySamBet:
     return pb.SlipperySamBet(dealer=b.dealer, seat=b.seat, amount=b.amount, turned=b.turned, won=b.won, shoot=b.shoot)
 
 
+def _bet_values(b: SettledBet) -> tuple[int, int, int, str, bool, bool]:
+    """A settled bet's fields in the order of ``SlipperySamBet``'s field numbers (its frame is joined
+    from their bytes, no message built: ``referee.wire.History.values``)."""
+    return (b.dealer, b.seat, b.amount, b.turned, b.won, b.shoot)
+
+
 def _fields(view: SlipperySamView) -> dict[str, Any]:
     """Every field of the view message but the history (``shots``, ``bets``), as keyword arguments."""
     decision = view.decision
-    return dict(
-        decision=_BET_NUMBER if decision is _BET else _KITTY_NUMBER if decision is _KITTY else _NO_DECISION,
-        min_amount=view.min_amount,
-        max_amount=view.max_amount,
-        hand=view.hand,
-        dealer=max(view.dealer, 0),
-        kitty=view.kitty,
-        deal_in_turn=view.deal_in_turn,
-        tokens=view.tokens,
-        out=view.out,
-        turned=view.turned,
-        first_dealer_cards=view.first_dealer_cards,
-        orbit=view.orbit,
-        orbits=view.orbits,
-        starting_tokens=view.starting_tokens,
-    )
+    return {
+        "decision": _BET_NUMBER if decision is _BET else _KITTY_NUMBER if decision is _KITTY else _NO_DECISION,
+        "min_amount": view.min_amount,
+        "max_amount": view.max_amount,
+        "hand": view.hand,
+        "dealer": max(view.dealer, 0),
+        "kitty": view.kitty,
+        "deal_in_turn": view.deal_in_turn,
+        "tokens": view.tokens,
+        "out": view.out,
+        "turned": view.turned,
+        "first_dealer_cards": view.first_dealer_cards,
+        "orbit": view.orbit,
+        "orbits": view.orbits,
+        "starting_tokens": view.starting_tokens,
+    }
 
 
 def _shot(shot: tuple[int, tuple[str, ...]]) -> pb.SlipperySamShot:
@@ -57,7 +63,7 @@ def _shot(shot: tuple[int, tuple[str, ...]]) -> pb.SlipperySamShot:
 VIEW = ViewCodec(
     pb.SlipperySamView,
     _fields,
-    (History("shots", lambda v: v.shots, _shot), History("bets", lambda v: v.bets, _bet, repeats=False)),
+    (History("shots", lambda v: v.shots, _shot), History("bets", lambda v: v.bets, _bet, repeats=False, values=_bet_values)),
 )
 
 
