@@ -409,8 +409,9 @@ class SlipperySamRules:
     def _out(state: SlipperySamState) -> tuple[bool, ...]:
         """Per seat, whether it is out (``SlipperySamState.out``)."""
         out = [tokens <= 0 for tokens in state.tokens]
-        if state.dealer >= 0:
-            out[state.dealer] = state.out(state.dealer)
+        dealer = state.dealer
+        if dealer >= 0:  # state.out(dealer): his kitty counts
+            out[dealer] = state.tokens[dealer] + state.kitty <= 0
         return tuple(out)
 
     def rank_key(self, state: SlipperySamState, seat: int) -> tuple[int, ...]:

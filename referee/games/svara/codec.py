@@ -17,36 +17,40 @@ from referee.games.svara.rules import Decision, SvaraEvent, SvaraMove, SvaraMove
 from referee.wire import History, ViewCodec
 
 
+#: The decision whose view carries ``in_svara`` (a global: an Enum class's attribute is looked up through a hook).
+_JOIN_DECISION = Decision.JOIN
+
+
 def _fields(view: SvaraView) -> dict[str, Any]:
     """Every field of the view message but the history (``history``, ``shown``), as keyword arguments
     (``legal`` as the tuple of the engine's SvaraLegal fields, in field order)."""
     legal = view.legal
-    return dict(
-        decision=int(view.decision),
-        legal=(legal.moves, legal.stake_min, legal.stake_max, legal.see_cost, legal.join_cost),
-        hand=view.hand,
-        looked=view.looked,
-        szacha=view.szacha,
-        bottom_card=view.bottom_card,
-        dealer=view.dealer if view.dealer >= 0 else None,
-        bank=view.bank,
-        current_stake=view.current_stake,
-        min_stake=view.min_stake,
-        max_stake=view.max_stake,
-        tokens=view.tokens,
-        in_play=view.in_play,
-        has_looked=view.has_looked,
-        out=view.out,
-        svara=view.svara,
-        circuit=view.circuit,
-        circuits=view.circuits,
-        hand_number=view.hand_number,
-        hands=view.hands,
-        proposer=view.proposer if view.proposer >= 0 else None,
-        in_svara=tuple(view.in_play) if view.decision is Decision.JOIN else (),
-        svaras_per_bank=view.svaras_per_bank,
-        starting_tokens=view.starting_tokens,
-    )
+    return {
+        "decision": int(view.decision),
+        "legal": (legal.moves, legal.stake_min, legal.stake_max, legal.see_cost, legal.join_cost),
+        "hand": view.hand,
+        "looked": view.looked,
+        "szacha": view.szacha,
+        "bottom_card": view.bottom_card,
+        "dealer": view.dealer if view.dealer >= 0 else None,
+        "bank": view.bank,
+        "current_stake": view.current_stake,
+        "min_stake": view.min_stake,
+        "max_stake": view.max_stake,
+        "tokens": view.tokens,
+        "in_play": view.in_play,
+        "has_looked": view.has_looked,
+        "out": view.out,
+        "svara": view.svara,
+        "circuit": view.circuit,
+        "circuits": view.circuits,
+        "hand_number": view.hand_number,
+        "hands": view.hands,
+        "proposer": view.proposer if view.proposer >= 0 else None,
+        "in_svara": tuple(view.in_play) if view.decision is _JOIN_DECISION else (),
+        "svaras_per_bank": view.svaras_per_bank,
+        "starting_tokens": view.starting_tokens,
+    }
 
 
 def _legal(legal: tuple[tuple[SvaraMove, ...], int, int, int, int]) -> svara_pb2.SvaraLegal:
