@@ -32,6 +32,7 @@ from functools import cached_property, lru_cache
 from operator import getitem, itemgetter
 from typing import Any
 
+from google.protobuf import message_factory
 from google.protobuf.message import Message
 
 
@@ -47,6 +48,14 @@ class History:
     name: str
     items: Callable[[Any], Sequence[Any]]
     encode: Callable[[Any], Message]
+    #: whether equal entries recur (in other games, or again in the same game: a move), so that each
+    #: entry's frame is kept by value; False where an entry rarely repeats, so each new one is encoded
+    #: without hashing it twice for a cache it would only fill
+    repeats: bool = True
+    #: for an entry message of scalar fields only (numbers, bools, strings): the entry's value of each
+    #: of them, in field-number order; its frame is then joined from each value's bytes kept by value,
+    #: with no message built (``encode`` stays the from-scratch reference)
+    values: Callable[[Any], tuple[Any, ...]] | None = None
 
 
 @dataclass(frozen=True)
@@ -160,12 +169,19 @@ def _direct_encoder(fd: Any) -> Callable[[Any], bytes] | None:
         if not fd.is_packed:
             return None
         packed_tag = _varint(number << 3 | 2)
+        #: the largest value whose varint is the one byte ``bytes((value,))`` writes (a bool: 1)
+        one_byte_max = 1 if field_type == _BOOL else 127
 
         def packed(values: Any) -> bytes:
             if not values:
                 return b""
-            payload = b"".join(map(varint_of, values))
-            return packed_tag + _varint(len(payload)) + payload
+            try:  # most values of a view are one-byte varints: written at C speed
+                small = 0 <= min(values) and max(values) <= one_byte_max
+            except TypeError:  # not numbers: the general way says which one
+                small = False
+            payload = bytes(values) if small else b"".join(map(varint_of, values))
+            n = len(payload)
+            return packed_tag + (_ONE_BYTE[n] if n < 128 else _varint(n)) + payload
         return packed
     presence = fd.has_presence
     if field_type == _STRING:
@@ -197,12 +213,12 @@ class _FieldBytes(dict[Any, bytes]):
     """One field's bytes by value: a missing value is encoded (written directly for a scalar field,
     else as a message holding that field alone) and kept."""
 
-    def __init__(self, codec: ViewCodec, name: str) -> None:
+    def __init__(self, message_type: type[Message], name: str, convert: Callable[[Any], Any] | None = None) -> None:
         super().__init__()
-        self.make = codec.message_type
+        self.make = message_type
         self.name = name
-        self.convert = codec.convert.get(name)
-        fd = codec.message_type.DESCRIPTOR.fields_by_name[name]
+        self.convert = convert
+        fd = message_type.DESCRIPTOR.fields_by_name[name]
         self.direct = None if self.convert else _direct_encoder(fd)
 
     def __missing__(self, value: Any) -> bytes:
@@ -249,11 +265,29 @@ class _EntryFrames(dict[Any, bytes]):
     def __init__(self, codec: ViewCodec, history: History) -> None:
         super().__init__()
         self.encode = history.encode
-        self.tag = _varint(codec.message_type.DESCRIPTOR.fields_by_name[history.name].number << 3 | 2)
-        self.frame = self.__getitem__
+        fd = codec.message_type.DESCRIPTOR.fields_by_name[history.name]
+        self.tag = _varint(fd.number << 3 | 2)
+        self.values = history.values
+        if self.values is not None:
+            entry = message_factory.GetMessageClass(fd.message_type)
+            ordered = sorted(fd.message_type.fields, key=lambda f: f.number)
+            if any(_direct_encoder(f) is None for f in ordered):
+                raise ValueError(f"{fd.message_type.name}: values are given for an entry message of scalar fields only")
+            #: per field of the entry message, in field-number order, its bytes by value
+            self.value_parts = tuple(_FieldBytes(entry, f.name) for f in ordered)
+        self.frame = self.__getitem__ if history.repeats else self.encoded
+
+    def encoded(self, item: Any) -> bytes:
+        """The frame of ``item``, encoded (not looked up, not kept)."""
+        if self.values is not None:
+            payload = b"".join(map(getitem, self.value_parts, self.values(item)))
+        else:
+            payload = self.encode(item).SerializeToString()
+        n = len(payload)
+        return self.tag + (_ONE_BYTE[n] if n < 128 else _varint(n)) + payload
 
     def __missing__(self, item: Any) -> bytes:
-        data = self.tag + _length_delimited(self.encode(item).SerializeToString())
+        data = self.encoded(item)
         if len(self) >= MAX_CACHED_VALUES:
             self.clear()
         self[item] = data
@@ -278,7 +312,8 @@ class _Plan:
         self.names = tuple(f.name for f in ordered)
         #: per field, in field-number order: its bytes by value, or (a history field) its entry frames
         self.parts: tuple[_FieldBytes | _EntryFrames, ...] = tuple(
-            _EntryFrames(codec, history[f.name]) if f.name in history else _FieldBytes(codec, f.name) for f in ordered)
+            _EntryFrames(codec, history[f.name]) if f.name in history
+            else _FieldBytes(codec.message_type, f.name, codec.convert.get(f.name)) for f in ordered)
 
 
 class ViewEncoder:
@@ -296,6 +331,7 @@ class ViewEncoder:
 
     def __init__(self, codec: ViewCodec) -> None:
         self.codec = codec
+        self._fields = codec.fields
         plan = codec._plan
         #: each field's value in field-number order, from the dict of fields
         self._values = itemgetter(*plan.names) if len(plan.names) > 1 else lambda fields: (fields[plan.names[0]],)
@@ -309,7 +345,7 @@ class ViewEncoder:
         Raises KeyError when the codec's ``fields`` misses a field of the message,
         TypeError when a value is not hashable.
         """
-        fields = self.codec.fields(view)
+        fields = self._fields(view)
         for name, items in self._history:
             fields[name] = tuple(items(view))
         return b"".join(map(getitem, self._parts, self._values(fields)))
@@ -331,10 +367,6 @@ def _varint(value: int) -> bytes:
         else:
             out.append(low)
             return bytes(out)
-
-
-def _length_delimited(payload: bytes) -> bytes:
-    return _varint(len(payload)) + payload
 
 
 def frame(field_number: int, payload: bytes) -> bytes:

@@ -19,7 +19,7 @@ _BELOW = {s: [tuple(r + s for r in RANKS[:i]) for i in range(len(RANKS))] for s 
 
 def random_action(view: pb.SlipperySamView, rng: random.Random) -> pb.SlipperySamAction:
     """A uniformly random legal amount (kitty or bet)."""
-    return pb.SlipperySamAction(amount=rng.randint(view.min_amount, view.max_amount))
+    return pb.SlipperySamAction(amount=rng.randrange(view.min_amount, view.max_amount + 1))  # rng.randint's draw
 
 
 def win_probability(hand: list[str], seen: set[str]) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from cardarena.v1 import slippery_sam_pb2 as pb
@@ -15,6 +16,10 @@ _DECISION = {
     Decision.KITTY: pb.SLIPPERY_SAM_DECISION_KITTY,
     Decision.BET: pb.SLIPPERY_SAM_DECISION_BET,
 }
+#: The members ``_fields`` compares a view's decision with (an Enum member hashes in Python, and an
+#: Enum class's attribute is looked up through a hook): its number without a lookup in ``_DECISION``.
+_BET, _KITTY = Decision.BET, Decision.KITTY
+_BET_NUMBER, _KITTY_NUMBER, _NO_DECISION = _DECISION[_BET], _DECISION[_KITTY], _DECISION[None]
 
 
 def _bet(b: SettledBet) -> pb.SlipperySamBet:
@@ -22,35 +27,43 @@ def _bet(b: SettledBet) -> pb.SlipperySamBet:
     return pb.SlipperySamBet(dealer=b.dealer, seat=b.seat, amount=b.amount, turned=b.turned, won=b.won, shoot=b.shoot)
 
 
+def _bet_values(b: SettledBet) -> tuple[int, int, int, str, bool, bool]:
+    """A settled bet's fields in the order of ``SlipperySamBet``'s field numbers (its frame is joined
+    from their bytes, no message built: ``referee.wire.History.values``)."""
+    return (b.dealer, b.seat, b.amount, b.turned, b.won, b.shoot)
+
+
 def _fields(view: SlipperySamView) -> dict[str, Any]:
     """Every field of the view message but the history (``shots``, ``bets``), as keyword arguments."""
-    return dict(
-        decision=_DECISION[view.decision],
-        min_amount=view.min_amount,
-        max_amount=view.max_amount,
-        hand=view.hand,
-        dealer=max(view.dealer, 0),
-        kitty=view.kitty,
-        deal_in_turn=view.deal_in_turn,
-        tokens=view.tokens,
-        out=view.out,
-        turned=view.turned,
-        first_dealer_cards=view.first_dealer_cards,
-        orbit=view.orbit,
-        orbits=view.orbits,
-        starting_tokens=view.starting_tokens,
-    )
+    decision = view.decision
+    return {
+        "decision": _BET_NUMBER if decision is _BET else _KITTY_NUMBER if decision is _KITTY else _NO_DECISION,
+        "min_amount": view.min_amount,
+        "max_amount": view.max_amount,
+        "hand": view.hand,
+        "dealer": max(view.dealer, 0),
+        "kitty": view.kitty,
+        "deal_in_turn": view.deal_in_turn,
+        "tokens": view.tokens,
+        "out": view.out,
+        "turned": view.turned,
+        "first_dealer_cards": view.first_dealer_cards,
+        "orbit": view.orbit,
+        "orbits": view.orbits,
+        "starting_tokens": view.starting_tokens,
+    }
 
 
 def _shot(shot: tuple[int, tuple[str, ...]]) -> pb.SlipperySamShot:
     return pb.SlipperySamShot(seat=shot[0], cards=shot[1])
 
 
-#: The view message: the deal's shots and the game's bets are encoded once each (referee.wire).
+#: The view message: the deal's shots and the game's bets are encoded once each (referee.wire); a
+#: settled bet, with its turned card and outcome, seldom repeats, so its frame is not kept by value.
 VIEW = ViewCodec(
     pb.SlipperySamView,
     _fields,
-    (History("shots", lambda v: v.shots, _shot), History("bets", lambda v: v.bets, _bet)),
+    (History("shots", lambda v: v.shots, _shot), History("bets", lambda v: v.bets, _bet, repeats=False, values=_bet_values)),
 )
 
 
@@ -63,7 +76,13 @@ def decode_action(message: pb.SlipperySamAction) -> SlipperySamAction:
     """The bot's answer as an engine action; raises MalformedAction if it is not a SlipperySamAction."""
     if not isinstance(message, pb.SlipperySamAction):
         raise MalformedAction(f"expected a SlipperySamAction, got {type(message).__name__}")
-    return SlipperySamAction(amount=int(message.amount))
+    return _action(message.amount)
+
+
+@lru_cache(maxsize=1 << 12)
+def _action(amount: int) -> SlipperySamAction:
+    """The action of ``amount`` tokens, one object per amount (an action is immutable; amounts repeat)."""
+    return SlipperySamAction(amount=int(amount))
 
 
 def encode_action(action: SlipperySamAction) -> pb.SlipperySamAction:

@@ -66,6 +66,12 @@ class Decision(enum.Enum):
     BET = 2
 
 
+# The members the per-decision path compares against, as module constants: an Enum class's attribute
+# is looked up through EnumType's ``__getattr__`` hook, several times slower than a global.
+_FIRST_DEALER, _KITTY, _SHUFFLE_PHASE, _BET, _OVER = Phase.FIRST_DEALER, Phase.KITTY, Phase.SHUFFLE, Phase.BET, Phase.OVER
+_KITTY_DECISION, _BET_DECISION = Decision.KITTY, Decision.BET
+
+
 @dataclass(frozen=True)
 class SlipperySamAction:
     """The one kind of action: an amount of tokens (the kitty, or a bet)."""
@@ -146,6 +152,11 @@ class SlipperySamState(BaseState):
         return self.tokens[seat] + (self.kitty if seat == self.dealer else 0) <= 0
 
 
+def _what(decision: Decision) -> str:
+    """The decision's name in a fault message."""
+    return "kitty" if decision is _KITTY_DECISION else "bet"
+
+
 def beats(hand: Sequence[str], turned: str) -> bool:
     """Whether a player's hand wins against the turned stack card (rules §1.5).
 
@@ -198,19 +209,20 @@ class SlipperySamRules:
 
     def step(self, state: SlipperySamState) -> Step | None:
         """A shuffle before the first-dealer deal and every deal; the dealer (kitty) or the next player (bet); None when over."""
-        if state.phase in (Phase.FIRST_DEALER, Phase.SHUFFLE):
-            return _SHUFFLE
-        if state.phase is Phase.KITTY:
-            return ask_one(state.dealer)
-        if state.phase is Phase.BET:
+        phase = state.phase
+        if phase is _BET:
             return ask_one(state.players[state.to_bet])
+        if phase is _SHUFFLE_PHASE or phase is _FIRST_DEALER:
+            return _SHUFFLE
+        if phase is _KITTY:
+            return ask_one(state.dealer)
         return None
 
     def apply_chance(self, state: SlipperySamState, outcome: Sequence[str] | int) -> None:
         """Apply a shuffled 52-card pack (top first); ``outcome`` answers the pending Shuffle (checked
         by the step driver, ``referee.driver``)."""
         order = list(outcome)  # type: ignore[arg-type]
-        if state.phase is Phase.FIRST_DEALER:
+        if state.phase is _FIRST_DEALER:
             self._black_jack(state, order)
         else:
             self._deal(state, order)
@@ -241,7 +253,7 @@ class SlipperySamRules:
             if state.tokens[dealer] >= minimum:
                 state.dealer = dealer
                 state.deal_in_turn = 0
-                state.phase = Phase.KITTY
+                state.phase = _KITTY
                 return
             state.log("skip", dealer=dealer, reason="out" if state.tokens[dealer] == 0 else "cannot fund the minimum kitty")
 
@@ -249,16 +261,18 @@ class SlipperySamRules:
         """rules §1.4: 3 cards one at a time to each seat not out but the dealer, from his left."""
         n = self.num_seats
         state.deal_in_turn += 1
-        state.players = [s for s in ((state.dealer + k) % n for k in range(1, n)) if state.tokens[s] > 0]
-        state.hands = [[] for _ in range(n)]
-        for i in range(3 * len(state.players)):
-            state.hands[state.players[i % len(state.players)]].append(order[i])
-        state.stack = order[3 * len(state.players):]
+        tokens = state.tokens
+        state.players = players = [s for s in ((state.dealer + k) % n for k in range(1, n)) if tokens[s] > 0]
+        k = len(players)
+        state.hands = hands = [[] for _ in range(n)]
+        for i, s in enumerate(players):  # card i of the order goes to players[i % k]
+            hands[s] = [order[i], order[i + k], order[i + 2 * k]]
+        state.stack = order[3 * k:]
         state.turned, state.shots, state.to_bet = [], [], 0
         state.log("deal", dealer=state.dealer, deal=state.deal_in_turn, players=list(state.players))
         for s in state.players:
             state.log("hand", (s,), seat=s, cards=list(state.hands[s]))
-        state.phase = Phase.BET
+        state.phase = _BET
 
     def _end_turn(self, state: SlipperySamState, reason: str) -> None:
         """rules §1.8-1.9: the kitty goes back to the dealer and the deal passes left."""
@@ -274,7 +288,7 @@ class SlipperySamRules:
         self._begin_turn(state)
 
     def _end(self, state: SlipperySamState, reason: str) -> None:
-        state.phase = Phase.OVER
+        state.phase = _OVER
         state.end_reason = reason
         state.log("game_over", reason=reason, tokens=list(state.tokens))
 
@@ -282,12 +296,14 @@ class SlipperySamRules:
 
     def _range(self, state: SlipperySamState) -> tuple[Decision, int, int, int]:
         """The asked seat, its decision and the legal amounts (inclusive)."""
-        if state.phase is Phase.KITTY:
-            alive = sum(1 for s in range(self.num_seats) if state.tokens[s] > 0)
-            return Decision.KITTY, state.dealer, KITTY_PER_SEAT * alive, state.tokens[state.dealer]
-        if state.phase is Phase.BET:
+        phase = state.phase
+        if phase is _BET:
             seat = state.players[state.to_bet]
-            return Decision.BET, seat, 1, min(state.kitty, state.tokens[seat])
+            tokens, kitty = state.tokens[seat], state.kitty
+            return _BET_DECISION, seat, 1, kitty if kitty < tokens else tokens
+        if phase is _KITTY:
+            alive = sum(1 for tokens in state.tokens if tokens > 0)
+            return _KITTY_DECISION, state.dealer, KITTY_PER_SEAT * alive, state.tokens[state.dealer]
         raise IllegalAction("no decision is pending")
 
     def check(self, state: SlipperySamState, seat: int, action: SlipperySamAction) -> None:
@@ -300,11 +316,10 @@ class SlipperySamRules:
         decision, asked, low, high = legal
         if seat != asked:
             raise IllegalAction(f"seat {seat} is not asked; seat {asked} is")
-        what = "kitty" if decision is Decision.KITTY else "bet"
         if not isinstance(action, SlipperySamAction) or not isinstance(action.amount, int):
-            raise IllegalAction(f"expected an amount of tokens for the {what}")
+            raise IllegalAction(f"expected an amount of tokens for the {_what(decision)}")
         if not low <= action.amount <= high:
-            raise IllegalAction(f"{what} of {action.amount} tokens is outside {low}..{high}")
+            raise IllegalAction(f"{_what(decision)} of {action.amount} tokens is outside {low}..{high}")
 
     def apply(self, state: SlipperySamState, actions: Mapping[int, SlipperySamAction]) -> None:
         """Apply the asked seat's kitty or bet; raises IllegalAction (state unchanged) for anything else."""
@@ -314,13 +329,13 @@ class SlipperySamRules:
             raise IllegalAction(f"expected exactly one action, from seat {asked}")
         action = actions[asked]
         self._check_in(legal, asked, action)
-        if decision is Decision.KITTY:
+        if decision is _BET_DECISION:
+            self._bet(state, asked, action.amount)
+        else:
             state.tokens[asked] -= action.amount
             state.kitty = action.amount
             state.log("kitty", dealer=asked, amount=action.amount)
-            state.phase = Phase.SHUFFLE
-        else:
-            self._bet(state, asked, action.amount)
+            state.phase = _SHUFFLE_PHASE
 
     def _bet(self, state: SlipperySamState, seat: int, amount: int) -> None:
         """rules §1.5-1.6, 1.8: settle one bet against the next stack card."""
@@ -353,7 +368,7 @@ class SlipperySamRules:
             elif not any(state.tokens[s] > 0 for s in range(self.num_seats) if s != state.dealer):
                 self._end_turn(state, "no player left to deal to")
             else:
-                state.phase = Phase.SHUFFLE
+                state.phase = _SHUFFLE_PHASE
 
     def default_action(self, state: SlipperySamState, seat: int) -> SlipperySamAction:
         """rules §4.2: bet 1 token; as dealer, the minimum kitty."""
@@ -365,17 +380,17 @@ class SlipperySamRules:
     def view(self, state: SlipperySamState, seat: int) -> SlipperySamView:
         """What ``seat`` may see now (rules §1.7), with its legal range if it is asked."""
         decision, low, high = None, 0, 0
-        if state.phase in (Phase.KITTY, Phase.BET):
+        phase = state.phase
+        if phase is _BET or phase is _KITTY:
             d, asked, lo, hi = self._range(state)
             if asked == seat:
                 decision, low, high = d, lo, hi
-        in_deal = state.phase is Phase.BET and seat in state.players
         return SlipperySamView(
             seat=seat,
             decision=decision,
             min_amount=low,
             max_amount=high,
-            hand=tuple(state.hands[seat]) if in_deal else (),
+            hand=tuple(state.hands[seat]) if phase is _BET and seat in state.players else (),
             dealer=state.dealer,
             kitty=state.kitty,
             deal_in_turn=state.deal_in_turn,
@@ -394,8 +409,9 @@ class SlipperySamRules:
     def _out(state: SlipperySamState) -> tuple[bool, ...]:
         """Per seat, whether it is out (``SlipperySamState.out``)."""
         out = [tokens <= 0 for tokens in state.tokens]
-        if state.dealer >= 0:
-            out[state.dealer] = state.out(state.dealer)
+        dealer = state.dealer
+        if dealer >= 0:  # state.out(dealer): his kitty counts
+            out[dealer] = state.tokens[dealer] + state.kitty <= 0
         return tuple(out)
 
     def rank_key(self, state: SlipperySamState, seat: int) -> tuple[int, ...]:

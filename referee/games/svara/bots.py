@@ -34,13 +34,14 @@ def random_action(view: svara_pb2.SvaraView, rng: random.Random) -> svara_pb2.Sv
     Looking is one of the moves, so the player looks first some of the time.
     Raises ValueError for a view with no legal move (the seat is not asked).
     """
-    moves = list(view.legal.moves)
+    legal = view.legal
+    moves = legal.moves
     if not moves:
         raise ValueError("the view asks for no decision")
     move = rng.choice(moves)
-    if move == STAKE:
-        return _action(STAKE, rng.randint(view.legal.stake_min, view.legal.stake_max))
-    return _action(move)
+    if move == STAKE:  # rng.randint's draw
+        return svara_pb2.SvaraAction(move=STAKE, amount=rng.randrange(legal.stake_min, legal.stake_max + 1))
+    return svara_pb2.SvaraAction(move=move)
 
 
 class PointsBot(Bot):

@@ -7,54 +7,58 @@ MalformedAction) and :func:`encode_action` (engine action -> ``SvaraAction``).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from cardarena.v1 import svara_pb2
 
 from referee.games import MalformedAction
-from referee.games.svara.rules import Decision, SvaraEvent, SvaraLegal, SvaraMove, SvaraMoveAction, SvaraShown, SvaraView
+from referee.games.svara.rules import Decision, SvaraEvent, SvaraMove, SvaraMoveAction, SvaraShown, SvaraView
 from referee.wire import History, ViewCodec
+
+
+#: The decision whose view carries ``in_svara`` (a global: an Enum class's attribute is looked up through a hook).
+_JOIN_DECISION = Decision.JOIN
 
 
 def _fields(view: SvaraView) -> dict[str, Any]:
     """Every field of the view message but the history (``history``, ``shown``), as keyword arguments
-    (``legal`` as the engine's SvaraLegal)."""
-    return dict(
-        decision=int(view.decision),
-        legal=view.legal,
-        hand=view.hand,
-        looked=view.looked,
-        szacha=view.szacha,
-        bottom_card=view.bottom_card,
-        dealer=view.dealer if view.dealer >= 0 else None,
-        bank=view.bank,
-        current_stake=view.current_stake,
-        min_stake=view.min_stake,
-        max_stake=view.max_stake,
-        tokens=view.tokens,
-        in_play=view.in_play,
-        has_looked=view.has_looked,
-        out=view.out,
-        svara=view.svara,
-        circuit=view.circuit,
-        circuits=view.circuits,
-        hand_number=view.hand_number,
-        hands=view.hands,
-        proposer=view.proposer if view.proposer >= 0 else None,
-        in_svara=tuple(view.in_play) if view.decision is Decision.JOIN else (),
-        svaras_per_bank=view.svaras_per_bank,
-        starting_tokens=view.starting_tokens,
-    )
+    (``legal`` as the tuple of the engine's SvaraLegal fields, in field order)."""
+    legal = view.legal
+    return {
+        "decision": int(view.decision),
+        "legal": (legal.moves, legal.stake_min, legal.stake_max, legal.see_cost, legal.join_cost),
+        "hand": view.hand,
+        "looked": view.looked,
+        "szacha": view.szacha,
+        "bottom_card": view.bottom_card,
+        "dealer": view.dealer if view.dealer >= 0 else None,
+        "bank": view.bank,
+        "current_stake": view.current_stake,
+        "min_stake": view.min_stake,
+        "max_stake": view.max_stake,
+        "tokens": view.tokens,
+        "in_play": view.in_play,
+        "has_looked": view.has_looked,
+        "out": view.out,
+        "svara": view.svara,
+        "circuit": view.circuit,
+        "circuits": view.circuits,
+        "hand_number": view.hand_number,
+        "hands": view.hands,
+        "proposer": view.proposer if view.proposer >= 0 else None,
+        "in_svara": tuple(view.in_play) if view.decision is _JOIN_DECISION else (),
+        "svaras_per_bank": view.svaras_per_bank,
+        "starting_tokens": view.starting_tokens,
+    }
 
 
-def _legal(legal: SvaraLegal) -> svara_pb2.SvaraLegal:
-    return svara_pb2.SvaraLegal(
-        moves=[int(m) for m in legal.moves],
-        stake_min=legal.stake_min,
-        stake_max=legal.stake_max,
-        see_cost=legal.see_cost,
-        join_cost=legal.join_cost,
-    )
+def _legal(legal: tuple[tuple[SvaraMove, ...], int, int, int, int]) -> svara_pb2.SvaraLegal:
+    """The legal moves as a message, from ``_fields``' tuple of a SvaraLegal's fields (a tuple hashes
+    and compares at C speed, where the view encoder looks its bytes up by value)."""
+    moves, stake_min, stake_max, see_cost, join_cost = legal
+    return svara_pb2.SvaraLegal(moves=[int(m) for m in moves], stake_min=stake_min, stake_max=stake_max,
+                                see_cost=see_cost, join_cost=join_cost)
 
 
 def _event(e: SvaraEvent) -> svara_pb2.SvaraEvent:
@@ -88,11 +92,19 @@ def decode_action(message: svara_pb2.SvaraAction) -> SvaraMoveAction:
     """
     if not isinstance(message, svara_pb2.SvaraAction):
         raise MalformedAction(f"expected a SvaraAction, got {type(message).__name__}")
+    number = message.move
+    return _action(number, message.amount if number == SvaraMove.STAKE else 0)
+
+
+@lru_cache(maxsize=1 << 12)
+def _action(number: int, amount: int) -> SvaraMoveAction:
+    """The action of move ``number`` and ``amount`` tokens, one object per pair (an action is immutable;
+    answers repeat); raises MalformedAction for a number that is not a move."""
     try:
-        move = SvaraMove(message.move)
+        move = SvaraMove(number)
     except ValueError:
-        raise MalformedAction(f"SvaraAction.move must be a move, not {message.move}") from None
-    return SvaraMoveAction(move, message.amount if move is SvaraMove.STAKE else 0)
+        raise MalformedAction(f"SvaraAction.move must be a move, not {number}") from None
+    return SvaraMoveAction(move, amount)
 
 
 def encode_action(action: SvaraMoveAction) -> svara_pb2.SvaraAction:

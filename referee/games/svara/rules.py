@@ -154,6 +154,15 @@ class Phase(enum.Enum):
     OVER = "over"                  # the game is over
 
 
+# The members the per-decision path compares against, as module constants: an Enum class's attribute
+# is looked up through EnumType's ``__getattr__`` hook, several times slower than a global.
+_P_FIRST_DEALER, _P_SHUFFLE, _P_TURN, _P_VOTE = Phase.FIRST_DEALER, Phase.SHUFFLE, Phase.TURN, Phase.VOTE
+_P_JOIN, _P_SVARA_DEALER, _P_OVER = Phase.JOIN, Phase.SVARA_DEALER, Phase.OVER
+_LOOK, _FOLD, _STAKE, _SEE, _PROPOSE = SvaraMove.LOOK, SvaraMove.FOLD, SvaraMove.STAKE, SvaraMove.SEE, SvaraMove.PROPOSE
+_ACCEPT, _REFUSE, _JOIN, _DECLINE = SvaraMove.ACCEPT, SvaraMove.REFUSE, SvaraMove.JOIN, SvaraMove.DECLINE
+_D_NONE, _D_TURN, _D_VOTE, _D_JOIN = Decision.NONE, Decision.TURN, Decision.VOTE, Decision.JOIN
+
+
 @dataclass(frozen=True)
 class SvaraMoveAction:
     """One seat's action: a move, and for STAKE the amount in tokens (ignored otherwise)."""
@@ -273,13 +282,13 @@ class SvaraState(BaseState):
 
 
 _NO_LEGAL = SvaraLegal()
-_VOTE_LEGAL = SvaraLegal(moves=(SvaraMove.ACCEPT, SvaraMove.REFUSE))
+_VOTE_LEGAL = SvaraLegal(moves=(_ACCEPT, _REFUSE))
 
 
 @lru_cache(maxsize=1024)
 def _join_legal(join_cost: int) -> SvaraLegal:
     """The legal moves when asked to join a svara costing ``join_cost`` tokens (rules §2.8)."""
-    return SvaraLegal(moves=(SvaraMove.JOIN, SvaraMove.DECLINE), join_cost=join_cost)
+    return SvaraLegal(moves=(_JOIN, _DECLINE), join_cost=join_cost)
 
 
 @lru_cache(maxsize=8192)
@@ -289,18 +298,18 @@ def _betting_legal(looked: bool, tokens: int, current: int, max_stake: int, two_
     ``tokens``, the ``current`` stake, the game's ``max_stake`` (tokens), whether exactly two
     players are left (``two_left``, for a seat that looked) and whether it ``may_propose``.
     Cached: a game asks the same few questions again and again (the results are immutable)."""
-    moves = [] if looked else [SvaraMove.LOOK]
-    moves.append(SvaraMove.FOLD)
+    moves = [] if looked else [_LOOK]
+    moves.append(_FOLD)
     if tokens < current:  # rules §2.6: cannot pay the current stake: must fold
         return SvaraLegal(moves=tuple(moves))
     stake_max = min(max_stake, tokens)
     if looked:
-        moves.append(SvaraMove.STAKE)
+        moves.append(_STAKE)
         if two_left:
-            moves.append(SvaraMove.SEE)
+            moves.append(_SEE)
         return SvaraLegal(moves=tuple(moves), stake_min=current, stake_max=stake_max, see_cost=current if two_left else 0)
     if may_propose:
-        moves.append(SvaraMove.PROPOSE)
+        moves.append(_PROPOSE)
     return SvaraLegal(moves=tuple(moves), stake_min=current, stake_max=stake_max)
 
 
@@ -340,17 +349,17 @@ class SvaraRules:
     def step(self, state: SvaraState) -> Step | None:
         """The pending request: DrawLot (first dealer, svara dealer), Shuffle, Ask, or None when over."""
         phase = state.phase
-        if phase is Phase.TURN:
+        if phase is _P_TURN:
             return ask_one(state.to_act)
-        if phase is Phase.SHUFFLE:
+        if phase is _P_SHUFFLE:
             return _SHUFFLES[state.svara > 0]  # a svara's deal is not one of the game's hands
-        if phase is Phase.VOTE:
+        if phase is _P_VOTE:
             return ask_one(state.voters[0])
-        if phase is Phase.JOIN:
+        if phase is _P_JOIN:
             return ask_one(state.join_queue[0])
-        if phase is Phase.SVARA_DEALER:
+        if phase is _P_SVARA_DEALER:
             return DrawLot(tuple(sorted(state.svara_seats)))
-        if phase is Phase.FIRST_DEALER:
+        if phase is _P_FIRST_DEALER:
             return DrawLot(tuple(range(state.num_seats)))
         return None
 
@@ -359,9 +368,9 @@ class SvaraRules:
 
         ``outcome`` answers the pending request: the step driver checked it (``referee.driver``).
         """
-        if state.phase is Phase.SHUFFLE:
+        if state.phase is _P_SHUFFLE:
             self._shuffled(state, tuple(outcome))  # type: ignore[arg-type]
-        elif state.phase is Phase.FIRST_DEALER:
+        elif state.phase is _P_FIRST_DEALER:
             state.log("first_dealer", seat=outcome)
             self._start_hand(state, outcome)  # type: ignore[arg-type]
         else:
@@ -379,7 +388,7 @@ class SvaraRules:
         legal = self._legal(state, seat)
         if move not in legal.moves:
             raise IllegalAction(self._why_not(state, seat, move))
-        if move is SvaraMove.STAKE and not legal.stake_min <= action.amount <= legal.stake_max:
+        if move is _STAKE and not legal.stake_min <= action.amount <= legal.stake_max:
             raise IllegalAction(
                 f"stake {action.amount} out of range: from the current stake {legal.stake_min} "
                 f"to {legal.stake_max} (maximum stake {self.params.max_stake}, own tokens {state.tokens[seat]})"
@@ -398,9 +407,9 @@ class SvaraRules:
             raise IllegalAction(f"expected one action from each of seats {[seat]}, got {sorted(actions)}")
         action = actions[seat]
         self.check(state, seat, action)
-        if state.phase is Phase.TURN:
+        if state.phase is _P_TURN:
             self._turn(state, seat, action)
-        elif state.phase is Phase.VOTE:
+        elif state.phase is _P_VOTE:
             self._vote(state, seat, action.move)
         else:
             self._join(state, seat, action.move)
@@ -412,28 +421,28 @@ class SvaraRules:
         """
         if seat != self._asked_seat(state):
             raise IllegalAction(f"seat {seat} is not asked to act now")
-        if state.phase is Phase.VOTE:
-            return SvaraMoveAction(SvaraMove.REFUSE)
-        if state.phase is Phase.JOIN:
-            return SvaraMoveAction(SvaraMove.DECLINE)
-        return SvaraMoveAction(SvaraMove.FOLD)
+        if state.phase is _P_VOTE:
+            return SvaraMoveAction(_REFUSE)
+        if state.phase is _P_JOIN:
+            return SvaraMoveAction(_DECLINE)
+        return SvaraMoveAction(_FOLD)
 
     def view(self, state: SvaraState, seat: int) -> SvaraView:
         """What ``seat`` may see now: its own cards only once looked, others' only once shown."""
         if not 0 <= seat < state.num_seats:
             raise ValueError(f"no seat {seat} at a table of {state.num_seats}")
         phase = state.phase
-        decision = Decision.NONE
+        decision = _D_NONE
         legal = _NO_LEGAL
-        if phase is Phase.TURN and seat == state.to_act:
-            decision = Decision.TURN
-        elif phase is Phase.VOTE and seat == state.voters[0]:
-            decision = Decision.VOTE
-        elif phase is Phase.JOIN and seat == state.join_queue[0]:
-            decision = Decision.JOIN
-        if decision is not Decision.NONE:
+        if phase is _P_TURN and seat == state.to_act:
+            decision = _D_TURN
+        elif phase is _P_VOTE and seat == state.voters[0]:
+            decision = _D_VOTE
+        elif phase is _P_JOIN and seat == state.join_queue[0]:
+            decision = _D_JOIN
+        if decision is not _D_NONE:
             legal = self._legal(state, seat)
-        if phase is Phase.JOIN:
+        if phase is _P_JOIN:
             in_play = tuple(s in state.svara_seats for s in range(state.num_seats))
         else:
             in_play = tuple(state.in_play)
@@ -462,7 +471,7 @@ class SvaraRules:
             hands=p.hands,
             history=tuple(state.history),
             shown=tuple(state.shown),
-            proposer=state.proposer if phase is Phase.VOTE else -1,
+            proposer=state.proposer if phase is _P_VOTE else -1,
             svaras_per_bank=p.svaras_per_bank,
             starting_tokens=p.starting_tokens,
         )
@@ -484,20 +493,20 @@ class SvaraRules:
     def _asked_seat(self, state: SvaraState) -> int:
         """The one seat asked now (Svara asks one seat at a time), -1 when no decision is pending."""
         phase = state.phase
-        if phase is Phase.TURN:
+        if phase is _P_TURN:
             return state.to_act
-        if phase is Phase.VOTE:
+        if phase is _P_VOTE:
             return state.voters[0]
-        if phase is Phase.JOIN:
+        if phase is _P_JOIN:
             return state.join_queue[0]
         return -1
 
     def _legal(self, state: SvaraState, seat: int) -> SvaraLegal:
         """The legal moves of an asked seat (rules §2.5-2.9)."""
         phase = state.phase
-        if phase is Phase.VOTE:
+        if phase is _P_VOTE:
             return _VOTE_LEGAL
-        if phase is Phase.JOIN:
+        if phase is _P_JOIN:
             return _join_legal(state.join_cost)
         p = self.params
         looked = state.looked[seat]
@@ -508,22 +517,22 @@ class SvaraRules:
     def _why_not(self, state: SvaraState, seat: int, move: SvaraMove) -> str:
         """A readable reason why ``move`` is not legal for the asked ``seat`` now."""
         phase = state.phase
-        if phase is Phase.VOTE:
+        if phase is _P_VOTE:
             return f"{move.name} is not a vote: answer ACCEPT or REFUSE"
-        if phase is Phase.JOIN:
+        if phase is _P_JOIN:
             return f"{move.name} is not an answer to a svara: answer JOIN or DECLINE"
         looked = state.looked[seat]
-        if move in (SvaraMove.ACCEPT, SvaraMove.REFUSE, SvaraMove.JOIN, SvaraMove.DECLINE):
+        if move in (_ACCEPT, _REFUSE, _JOIN, _DECLINE):
             return f"{move.name}: no vote or svara is being asked; it is a betting turn"
-        if move is SvaraMove.LOOK:
+        if move is _LOOK:
             return "already looked"
         if state.tokens[seat] < state.current_stake:
             return f"cannot pay the current stake {state.current_stake} with {state.tokens[seat]} tokens: must fold"
-        if move in (SvaraMove.STAKE, SvaraMove.SEE) and not looked:
+        if move in (_STAKE, _SEE) and not looked:
             return f"must look before {move.name.lower()} (rules §2.5)"
-        if move is SvaraMove.SEE:
+        if move is _SEE:
             return f"see needs exactly two players left, not {sum(state.in_play)}"
-        if move is SvaraMove.PROPOSE:
+        if move is _PROPOSE:
             if looked:
                 return "only a player who has not looked may propose a svara"
             if state.svara:
@@ -582,7 +591,7 @@ class SvaraRules:
         state.current_stake = self.params.min_stake
         state.circuit = 0
         state.to_act = -1
-        state.phase = Phase.SHUFFLE
+        state.phase = _P_SHUFFLE
 
     def _shuffled(self, state: SvaraState, order: tuple[str, ...]) -> None:
         """Bottom card and its penalty, then the deal (rules §2.4, 2.8)."""
@@ -612,17 +621,17 @@ class SvaraRules:
             self._show(state, seats)
             return
         state.to_act = seats[0]
-        state.phase = Phase.TURN
+        state.phase = _P_TURN
 
     def _turn(self, state: SvaraState, seat: int, action: SvaraMoveAction) -> None:
         """A checked betting move (rules §2.5-2.7, 2.9)."""
         move = action.move
-        if move is SvaraMove.LOOK:
+        if move is _LOOK:
             state.looked[seat] = True
             state.history.append(SvaraEvent(seat, move))
             state.log("look", seat=seat)
             return  # looking does not end the turn
-        if move is SvaraMove.FOLD:
+        if move is _FOLD:
             state.in_play[seat] = False
             state.history.append(SvaraEvent(seat, move))
             state.log("fold", seat=seat)
@@ -632,7 +641,7 @@ class SvaraRules:
             else:
                 self._next_turn(state, seat)
             return
-        if move is SvaraMove.STAKE:
+        if move is _STAKE:
             amount = action.amount
             state.tokens[seat] -= amount
             state.bank += amount
@@ -641,7 +650,7 @@ class SvaraRules:
             state.log("stake", seat=seat, amount=amount, bank=state.bank)
             self._next_turn(state, seat)
             return
-        if move is SvaraMove.SEE:
+        if move is _SEE:
             amount = state.current_stake
             state.tokens[seat] -= amount
             state.bank += amount
@@ -656,7 +665,7 @@ class SvaraRules:
         state.refused = False
         state.history.append(SvaraEvent(seat, move))
         state.log("propose", seat=seat, voters=list(state.voters))
-        state.phase = Phase.VOTE
+        state.phase = _P_VOTE
 
     def _next_turn(self, state: SvaraState, seat: int) -> None:
         """Pass the turn left; count circuits; force the show at the limit (rules §2.6, 2.7)."""
@@ -684,9 +693,9 @@ class SvaraRules:
         asked, and any refusal refuses.
         """
         state.voters = state.voters[1:]
-        state.refused = state.refused or move is SvaraMove.REFUSE
+        state.refused = state.refused or move is _REFUSE
         state.history.append(SvaraEvent(seat, move))
-        state.log("vote", seat=seat, accept=move is SvaraMove.ACCEPT)
+        state.log("vote", seat=seat, accept=move is _ACCEPT)
         if state.voters:
             return
         proposer = state.proposer
@@ -696,7 +705,7 @@ class SvaraRules:
             self._start_svara(state, self._left_of(state.dealer, state.in_play), "proposal")
         else:
             state.log("proposal_refused", seat=proposer)
-            state.phase = Phase.TURN
+            state.phase = _P_TURN
             state.to_act = proposer
 
     def _show(self, state: SvaraState, seats: list[int]) -> None:
@@ -734,12 +743,12 @@ class SvaraRules:
         state.history = []
         state.to_act = -1
         state.log("svara", seats=list(seats), bank=state.bank, join_cost=cost, reason=reason, number=state.svara + 1)
-        state.phase = Phase.JOIN if state.join_queue else Phase.SVARA_DEALER
+        state.phase = _P_JOIN if state.join_queue else _P_SVARA_DEALER
 
     def _join(self, state: SvaraState, seat: int, move: SvaraMove) -> None:
         """One seat's answer to joining the svara (rules §2.8)."""
         state.join_queue.pop(0)
-        if move is SvaraMove.JOIN:
+        if move is _JOIN:
             cost = state.join_cost
             state.tokens[seat] -= cost
             state.bank += cost
@@ -751,7 +760,7 @@ class SvaraRules:
             state.history.append(SvaraEvent(seat, move))
             state.log("decline", seat=seat)
         if not state.join_queue:
-            state.phase = Phase.SVARA_DEALER
+            state.phase = _P_SVARA_DEALER
 
     def _svara_dealer(self, state: SvaraState, dealer: int) -> None:
         """The svara's dealer, drawn by lot; then its deal starts (rules §2.8)."""
@@ -796,6 +805,6 @@ class SvaraRules:
 
     def _over(self, state: SvaraState, reason: str) -> None:
         """The game is over (rules §2.11)."""
-        state.phase = Phase.OVER
+        state.phase = _P_OVER
         state.end_reason = reason
         state.log("game_over", reason=reason, tokens=list(state.tokens))
