@@ -48,7 +48,7 @@ from typing import Any
 from cardarena.v1 import bot_pb2
 from referee.bots import load_bot
 from referee.chance import PER_DEAL, Chance
-from referee.clients import InProcessBotClient, parse_answer, serialize_request
+from referee.clients import InProcessBotClient, parse_answer
 from referee.driver import Driver
 from referee.games import GameSpec, make_params, spec
 from referee.live import LiveView
@@ -66,17 +66,11 @@ class Answers:
     next: int = 0
 
 
-@dataclass
-class Keeping:
-    """A bot client answering as ``client`` does, each answer's bytes kept in ``answers``."""
-
-    client: InProcessBotClient
-    answers: Answers
+class _FromBytes:
+    """``call`` and ``act`` of a client over its ``call_bytes`` (the referee's blocking path)."""
 
     def call_bytes(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bytes:
-        data = self.client.call_bytes(request, timeout_s)
-        self.answers.data.append(data)
-        return data
+        raise NotImplementedError
 
     def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
         return parse_answer(self.call_bytes(request, timeout_s))
@@ -88,7 +82,21 @@ class Keeping:
 
 
 @dataclass
-class Replaying:
+class Keeping(_FromBytes):
+    """A bot client answering as ``client`` does, each answer's bytes kept in ``answers``."""
+
+    client: InProcessBotClient
+    answers: Answers
+
+    def call_bytes(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bytes:
+        data = self.client.call_bytes(request, timeout_s)
+        self.answers.data.append(data)
+        return data
+
+
+
+@dataclass
+class Replaying(_FromBytes):
     """A bot client handing back kept answer bytes in order, whatever it is asked (no bot runs)."""
 
     answers: Answers
@@ -99,13 +107,6 @@ class Replaying:
         answers.next += 1
         return data
 
-    def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
-        return parse_answer(self.call_bytes(serialize_request(request), timeout_s))
-
-    def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
-        out: Future[bot_pb2.ActResponse] = Future()
-        out.set_result(self.call(request, timeout_s))
-        return out
 
 
 @dataclass
