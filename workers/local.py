@@ -5,9 +5,10 @@ run by a pool of processes (:mod:`workers.pool`), one per core by default, each
 refereeing two games at once (``config.Settings.games_per_process``). A game
 whose bots are full (``Outcome.BUSY``) is tried again a moment later while
 the pool plays other games, as the Celery task retries with a countdown. A
-pool process that dies mid-game (killed, out of memory) loses its game's
-result: every ``SWEEP_S`` the parent sweeps expired leases and hands such a
-game to the pool again, as the Celery follower does. When the run stops early
+pool process that dies mid-game (killed, out of memory) loses the games it
+held: those not claimed yet are handed out again at once; for a claimed one,
+every ``SWEEP_S`` the parent sweeps expired leases and hands such a game to
+the pool again, as the Celery follower does. When the run stops early
 (Ctrl-C, SIGTERM, an error), the pool is terminated and the games its processes
 were playing are released at once (pending again) rather than left running
 until their lease runs out.
@@ -19,13 +20,12 @@ import heapq
 import itertools
 import os
 import signal
-import socket
 import time
 from collections.abc import Callable, Iterable, Iterator
 
 from league.policy import POLICY
 from workers.pool import Failed, GamePool
-from workers.service import Outcome, RunResult, run_game
+from workers.service import Outcome, RunResult, run_game, worker_name
 
 #: Seconds before a game refused for capacity is offered again.
 BUSY_RETRY_S = 0.05
@@ -128,12 +128,11 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
     in_flight: dict[int, int] = {}  # game id -> handed out how many times and not answered yet
     store = open_store(db_url, run_migrations=False, policy=POLICY)
     owners: set[str] = set()  # every pool process seen: whose claims to release if the run stops early
-    host = socket.gethostname()
     try:
         with GamePool(n, per_process, _init, (db_url, lease_s), _run) as pool:
             next_sweep = time.monotonic() + SWEEP_S
             while todo or in_flight:
-                owners |= {f"{host}:{pid}" for pid in pool.pids}
+                owners |= {worker_name(pid) for pid in pool.pids}
                 now = time.monotonic()
                 while todo and pool.has_room() and todo[0][0] <= now:
                     _, _, gid = heapq.heappop(todo)

@@ -150,9 +150,9 @@ def check_table(store: Store, game_id: int, clock: StoreClock | None = None) -> 
     return RunResult(game_id, Outcome.SKIPPED)  # no longer pending: played, or not played, elsewhere
 
 
-def worker_name() -> str:
-    """``host:pid``: who holds a claim, for the attempt log."""
-    return f"{socket.gethostname()}:{os.getpid()}"
+def worker_name(pid: int | None = None) -> str:
+    """``host:pid``: who holds a claim, for the attempt log (``pid``: another process of this host; default this one)."""
+    return f"{socket.gethostname()}:{os.getpid() if pid is None else pid}"
 
 
 class Heartbeat:

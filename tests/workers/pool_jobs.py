@@ -7,9 +7,6 @@ import threading
 import time
 from dataclasses import dataclass
 
-_started: dict[str, float] = {}
-
-
 @dataclass(frozen=True)
 class Answer:
     """What a job answers: its game id, the pid and thread that ran it, and when it ran (monotonic s)."""
@@ -22,7 +19,8 @@ class Answer:
 
 
 def setup(tag: str) -> None:
-    _started[tag] = time.monotonic()
+    """The pool's initializer: nothing to prepare (``tag`` checks that its arguments arrive)."""
+    assert tag == "x"
 
 
 def nap(game_id: int) -> Answer:
