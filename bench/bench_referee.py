@@ -23,23 +23,38 @@ Reported, per decision (milliseconds):
   round trip (median of ``--rtt-calls`` empty Describe calls: the network floor, without a
   bot's work or a view to parse, with the CPU the calling process spends per call);
 - the referee's own cost: its time per decision less the raw Act's, and (the older measure)
-  its wall time less the Act calls' latency as the referee measured them.
+  its wall time less the Act calls' latency as the referee measured them;
+- a third pass, ``raw Act + engine``: the same requests sent raw again, each right after the
+  engine and codec work the referee cannot avoid for that decision (the view built and encoded,
+  the action checked and applied, the chance streams: ``bench.bench_referee_own``'s engine
+  pass), so its time per decision is what a referee with no cost of its own would take here,
+  and its ratio to the raw Act the floor under the referee's; and the referee's time over it;
+- where each pass's time goes, per decision: this process's CPU, the bot servers' CPU and the
+  whole machine's busy CPU (Linux ``/proc``), so that a referee pass's extra over the raw pass
+  shows as the referee's own CPU, as the bots', or as time nobody ran (wake-ups).
 """
 
 from __future__ import annotations
 
 import argparse
+import binascii
 import statistics
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
+from typing import Any
 
 from cardarena.v1 import bot_pb2
+from bench.bench_celery import machine_cpu_seconds
+from bench.bench_season import cpu_seconds
 from referee.botprocess import start_bot_process
+from referee.chance import PER_DEAL, Chance
 from referee.clients import BotClient, GrpcBotClient, channel_for
-from referee.games import make_params, spec
-from referee.referee import play
+from referee.driver import Driver
+from referee.games import GameSpec, make_params, spec
+from referee.record import GameRecord
+from referee.referee import MAX_STEPS, play
 
 _ACT_METHOD = "/cardarena.v1.Bot/Act"
 
@@ -89,15 +104,76 @@ def raw_acts(endpoints: Sequence[str], sent: Sequence[tuple[int, bytes, float]])
     return times
 
 
+def _actions(gs: GameSpec, record: GameRecord) -> list[Any]:
+    """The engine actions a game's record says were applied, in decision order."""
+    message = type(getattr(bot_pb2.ActResponse(), gs.proto_field))
+    return [gs.decode_action(message.FromString(binascii.a2b_base64(d.action))) for d in record.decisions]
+
+
+def raw_acts_with_engine(gs: GameSpec, params: Any, endpoints: Sequence[str], sent: Sequence[tuple[int, bytes, float]],
+                         games: Sequence[tuple[int, list[Any]]]) -> float:
+    """Replay ``games`` (seed, actions) with the engine and codec alone, each decision's kept request
+    sent raw (as :func:`raw_acts`) after its view is built and encoded; return the wall seconds."""
+    calls = [channel_for(e).unary_unary(_ACT_METHOD, request_serializer=None, response_deserializer=None)
+             for e in endpoints]
+    requests = iter(sent)
+    t0 = time.perf_counter()
+    for seed, actions in games:
+        rules = gs.make_rules(params, len(endpoints))
+        view, encode, check = rules.view, gs.view_codec.encoder().encode, rules.check
+        taken = iter(actions)
+
+        def decide(state: Any, seats: tuple[int, ...]) -> dict[int, Any]:
+            out = {}
+            for seat in seats:
+                encode(view(state, seat))
+                index, request, timeout = next(requests)
+                calls[index](request, timeout=timeout)
+                action = next(taken)
+                check(state, seat, action)
+                out[seat] = action
+            return out
+
+        if not Driver(rules, Chance(seed, PER_DEAL).answer, decide).run(rules.new_state(), MAX_STEPS):
+            raise RuntimeError(f"game {seed} did not end")
+    return time.perf_counter() - t0
+
+
+@dataclass(frozen=True)
+class Cpu:
+    """CPU seconds used over one pass: by this process, by the bot servers, by the whole machine."""
+
+    own_s: float
+    bots_s: float
+    machine_s: float
+
+
+class CpuMeter:
+    """Reads the CPU seconds of this process, of the bot processes ``bot_pids`` and of the machine."""
+
+    def __init__(self, bot_pids: Sequence[int]) -> None:
+        self.bot_pids = list(bot_pids)
+
+    def read(self) -> Cpu:
+        return Cpu(time.process_time(), sum(cpu_seconds(p) for p in self.bot_pids), machine_cpu_seconds())
+
+    @staticmethod
+    def used(before: Cpu, after: Cpu) -> Cpu:
+        return Cpu(after.own_s - before.own_s, after.bots_s - before.bots_s, after.machine_s - before.machine_s)
+
+
 @dataclass
 class Round:
     """One round's figures: decisions, the referee's wall time (seconds), the Act latencies it
-    measured (ms) and the raw Act calls' times (seconds)."""
+    measured (ms), the raw Act calls' times (seconds), and the CPU each pass used."""
 
     decisions: int
     referee_s: float
     latencies_ms: list[float]
     raw_s: list[float]
+    referee_cpu: Cpu
+    raw_cpu: Cpu
+    engine_raw_s: float
 
     @property
     def per_decision_ms(self) -> float:
@@ -108,24 +184,35 @@ class Round:
         return statistics.fmean(self.raw_s) * 1000
 
     @property
+    def engine_raw_ms(self) -> float:
+        """Per decision: raw Act calls, each after the engine's work for its decision."""
+        return self.engine_raw_s / self.decisions * 1000
+
+    @property
     def own_ms(self) -> float:
         """Wall time less the Act calls' measured latency, per decision."""
         return (self.referee_s * 1000 - sum(self.latencies_ms)) / self.decisions
 
 
 def play_round(clients: Sequence[Recording], sent: list[tuple[int, bytes, float]], endpoints: Sequence[str],
-               games: int) -> Round:
+               games: int, meter: CpuMeter) -> Round:
     """``games`` games through the referee (seeds 0..games-1), then their requests sent raw."""
     gs, params = spec("slippery-sam"), make_params("slippery-sam")
     sent.clear()
-    decisions, latencies = 0, []
+    decisions, latencies, played = 0, [], []
+    c0 = meter.read()
     t0 = time.perf_counter()
     for seed in range(games):
         record = play(gs, params, len(clients), seed, clients)
         decisions += len(record.decisions)
         latencies += [d.latency_ms for d in record.decisions]
+        played.append(record)
     dt = time.perf_counter() - t0
-    return Round(decisions, dt, latencies, raw_acts(endpoints, sent))
+    c1 = meter.read()
+    raw = raw_acts(endpoints, sent)
+    c2 = meter.read()
+    engine_raw = raw_acts_with_engine(gs, params, endpoints, sent, [(r.seed, _actions(gs, r)) for r in played])
+    return Round(decisions, dt, latencies, raw, meter.used(c0, c1), meter.used(c1, c2), engine_raw)
 
 
 def _spread(values: Sequence[float], digits: int = 3) -> str:
@@ -154,8 +241,9 @@ def main() -> None:
             rtts.append(time.perf_counter() - t0)
         rtt_cpu_ms = (time.process_time() - cpu0) / args.rtt_calls * 1000
         endpoints = [p.endpoint for p in processes]
-        play_round(clients, sent, endpoints, 1)  # imports and caches warm, off the clock
-        rounds = [play_round(clients, sent, endpoints, args.games) for _ in range(args.rounds)]
+        meter = CpuMeter([p.process.pid for p in processes if p.process.pid is not None])
+        play_round(clients, sent, endpoints, 1, meter)  # imports and caches warm, off the clock
+        rounds = [play_round(clients, sent, endpoints, args.games, meter) for _ in range(args.rounds)]
     finally:
         for p in processes:
             p.stop()
@@ -174,10 +262,20 @@ def main() -> None:
           f"{_spread(per_decision)} ms per decision "
           f"(Act latency as measured by the referee: mean {statistics.fmean(latencies):.3f} ms, "
           f"median {statistics.median(latencies):.3f} ms)")
+    print(f"raw Act + engine (each call after its decision's engine and codec work): "
+          f"{_spread([r.engine_raw_ms for r in rounds])} ms per decision, "
+          f"{_spread([r.engine_raw_ms / r.raw_ms for r in rounds], 2)} x the raw Act (the floor of the ratio below)")
+    print(f"ratio per decision / raw Act + engine: {_spread([r.per_decision_ms / r.engine_raw_ms for r in rounds], 2)}")
     print(f"ratio per decision / raw Act: {_spread([r.per_decision_ms / r.raw_ms for r in rounds], 2)}; "
           f"per decision / raw Describe round trip: {_spread([x / rtt_ms for x in per_decision], 2)}")
     print(f"referee's own cost per decision: {_spread([r.per_decision_ms - r.raw_ms for r in rounds])} ms "
           f"over the raw Act; {_spread([r.own_ms for r in rounds])} ms over its Act calls' measured latency")
+    for label, pick in (("this process", lambda c: c.own_s), ("bot servers", lambda c: c.bots_s),
+                        ("whole machine", lambda c: c.machine_s)):
+        ref = [pick(r.referee_cpu) / r.decisions * 1000 for r in rounds]
+        raw = [pick(r.raw_cpu) / r.decisions * 1000 for r in rounds]
+        print(f"CPU per decision, {label:13s}: referee pass {_spread(ref)} ms, raw pass {_spread(raw)} ms, "
+              f"difference {_spread([a - b for a, b in zip(ref, raw)])} ms")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from referee.engine import DrawLot, Shuffle
@@ -77,8 +78,34 @@ class Chance:
 
 def draw(rng: random.Random, step: Shuffle | DrawLot) -> Any:
     """The outcome of ``step`` drawn from ``rng``: ``rng.sample(cards, len(cards))`` (a list, top first) for a
-    Shuffle, ``rng.choice(seats)`` for a DrawLot. With a generator of one's own (``functools.partial(draw, rng)``,
-    tests and benchmarks) it is a chance source for :class:`referee.driver.Driver`."""
+    Shuffle (computed by :func:`sample_all`), ``rng.choice(seats)`` for a DrawLot. With a generator of one's own
+    (``functools.partial(draw, rng)``, tests and benchmarks) it is a chance source for :class:`referee.driver.Driver`."""
     if isinstance(step, Shuffle):
-        return rng.sample(step.cards, len(step.cards))
+        return sample_all(rng, step.cards)
     return rng.choice(step.seats)
+
+
+def sample_all(rng: random.Random, cards: Sequence[str]) -> list[str]:
+    """``rng.sample(cards, len(cards))``: the same list, with ``rng`` left in the same state.
+
+    ``random.Random.sample`` takes a whole population (``k == n``) by its pool method: for
+    ``i`` in ``0..n-1`` it draws ``j = rng._randbelow(n - i)`` (``getrandbits(m.bit_length())``
+    for ``m = n - i``, drawn again while ``>= m``), takes ``pool[j]`` and moves the pool's last
+    free card into its place. This is that loop with ``getrandbits`` called directly, without
+    the two Python calls around every draw: the draws, and so the cards, are the same (a
+    referee shuffles a pack every deal; ``tests/test_chance.py`` compares the two on many
+    generators and packs). Shape: a new list of the ``len(cards)`` cards, top first.
+    """
+    pool = list(cards)
+    out = pool[:]
+    getrandbits = rng.getrandbits
+    last = len(pool) - 1
+    for i in range(len(pool)):
+        left = last - i + 1
+        bits = left.bit_length()
+        j = getrandbits(bits)
+        while j >= left:
+            j = getrandbits(bits)
+        out[i] = pool[j]
+        pool[j] = pool[last - i]
+    return out

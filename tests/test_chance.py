@@ -9,7 +9,7 @@ import random
 import pytest
 
 from referee.bots import load_bot
-from referee.chance import PER_DEAL, PER_DEAL_1, SINGLE, Chance, stream_seed
+from referee.chance import PER_DEAL, PER_DEAL_1, SINGLE, Chance, sample_all, stream_seed
 from referee.clients import InProcessBotClient
 from referee.engine import DrawLot, Shuffle
 from referee.games import make_params, spec
@@ -103,3 +103,16 @@ def test_a_svara_replay_keeps_the_later_hands_cards_and_the_record_verifies() ->
     wrong.chance_scheme = PER_DEAL_1  # the same game under the first per-deal numbering deals other cards
     with pytest.raises(ReplayMismatch):
         verify(wrong)
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 5, 6, 20, 32, 36, 52, 64, 104, 108, 200])
+def test_sample_all_is_random_sample_of_the_whole_pack(size: int) -> None:
+    # the referee's shuffle must be exactly random.Random.sample of the whole pack (the cards a seed
+    # deals, and the generator's state afterwards, which a shared generator goes on drawing from)
+    cards = [f"c{i}" for i in range(size)]
+    for seed in range(300):
+        ours, theirs = random.Random(seed), random.Random(seed)
+        assert sample_all(ours, cards) == theirs.sample(cards, size)
+        assert ours.getstate() == theirs.getstate()
+    pack = tuple(PACK)
+    assert sample_all(random.Random(7), pack) == random.Random(7).sample(pack, 52) and pack == tuple(PACK)
