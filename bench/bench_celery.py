@@ -15,7 +15,8 @@ its processes (~1 s); the workers' does not. On a 2-core machine the bots, the
 broker and the follower share the cores with the workers: scaling is bounded
 by that, not by the workers: the run prints how busy the cores were, per group of processes
 (workers, bots, Redis, the follower) and for the whole machine (other work included), the CPU
-time per game of our processes, and the bound that CPU time puts on 2 processes (the cores the
+time per game of our processes (and of the Celery workers' main processes apart: the consumer and pool
+parent, whose work per game is Celery's own), and the bound that CPU time puts on 2 processes (the cores the
 machine's other work left, over our CPU per game). It also counts, rather than times, broker
 commands per game (Redis INFO commandstats before and after) and store statements per game of the
 follower (the pool's parent), counted in this process: the task's own commands are fixed per game;
@@ -116,6 +117,8 @@ class Run:
     broker_commands: dict[str, int] | None = None  # Redis commands during the run, by name
     driver_statements: int = 0  # SQL statements of this process (the follower, the pool's parent) during the run
     handoff_ms: float = 0.0  # mean ms (fastest 90%) from an attempt's end to the same process's next claim (the store's clock)
+    #: of workers_cpu_s, the Celery workers' main processes (consumer, pool parent); None for the pool
+    workers_main_cpu_s: float | None = None
 
 
 class StatementCount:
@@ -205,7 +208,8 @@ def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker
         ids = store.next_pending(season_id, 10**6)
         def sample() -> list[float]:
             return [sum(cpu_seconds(b.process.pid or 0) for b in bots), cpu_seconds(redis_pid),
-                    sum(tree_cpu_seconds(w.pid) for w in workers), own_cpu_seconds()[0], machine_cpu_seconds()]
+                    sum(tree_cpu_seconds(w.pid) for w in workers), own_cpu_seconds()[0], machine_cpu_seconds(),
+                    sum(cpu_seconds(w.pid) for w in workers)]
 
         client = redis.Redis.from_url(broker)
         calls = command_calls(client)
@@ -218,8 +222,9 @@ def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker
         calls = {k: n - calls.get(k, 0) for k, n in command_calls(client).items() if k != "info" and n > calls.get(k, 0)}
         client.close()
         assert progress["done"] == len(ids), progress
-        return Run(len(ids), elapsed, steady_ms_per_game(store, ids), *(a - b for a, b in zip(after, cpu)),
-                   broker_commands=calls, driver_statements=statements.count, handoff_ms=handoff_ms(store, ids))
+        *used, main_s = (a - b for a, b in zip(after, cpu))
+        return Run(len(ids), elapsed, steady_ms_per_game(store, ids), *used, broker_commands=calls,
+                   driver_statements=statements.count, handoff_ms=handoff_ms(store, ids), workers_main_cpu_s=main_s)
     finally:
         for w in workers:
             w.send_signal(signal.SIGTERM)
@@ -258,7 +263,9 @@ def report(rates: dict[str, Run], orbits: int) -> None:
         print(f"    {label:18s} workers {r.workers_cpu_s / r.seconds:.2f}, bots {r.bots_cpu_s / r.seconds:.2f}, "
               f"redis {r.redis_cpu_s / r.seconds:.2f}, follower/parent {r.driver_cpu_s / r.seconds:.2f}: "
               f"ours {ours / r.seconds:.2f}; whole machine {r.machine_cpu_s / r.seconds:.2f}; "
-              f"CPU per game: ours {1000 * ours / r.games:.1f} ms, workers {1000 * r.workers_cpu_s / r.games:.1f} ms")
+              f"CPU per game: ours {1000 * ours / r.games:.1f} ms, workers {1000 * r.workers_cpu_s / r.games:.1f} ms"
+              + ("" if r.workers_main_cpu_s is None else
+                 f" (their main processes {1000 * r.workers_main_cpu_s / r.games:.2f} ms)"))
     cores = os.cpu_count() or 1
     for label, single in ((RUNS["pool2"], RUNS["pool1"]), (RUNS["celery2"], RUNS["celery1"])):
         if label not in rates or single not in rates:

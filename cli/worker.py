@@ -45,6 +45,9 @@ def worker(
     from workers.celery_app import configure
 
     app = configure(broker_url)
+    # prefork: a game in a child process, which the hard time limit can kill and the worker replace,
+    # requeuing its message. The solo pool hands a game over 0.4-0.7 ms faster but keeps no time
+    # limit, nor does the threads pool (docs/design.md, "Celery's cost per game").
     argv = ["worker", "--queues", queues, "--loglevel", loglevel, "--hostname", name or f"cardarena-{os.getpid()}@%h",
             "--pool", "prefork"]
     if concurrency:

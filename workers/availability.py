@@ -34,13 +34,22 @@ class HealthCache:
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="health")
 
-    def problem(self, endpoint: str) -> str | None:
-        """None if the bot at ``endpoint`` answers SERVING (now or within the last ``ttl_s``), else why not."""
+    def _cached(self, endpoints: Sequence[str]) -> dict[str, str | None]:
+        """The answers kept for those of ``endpoints`` asked within the last ``ttl_s`` seconds."""
         now = self._clock()
         with self._lock:
-            cached = self._answers.get(endpoint)
-        if cached is not None and now - cached[0] < self.ttl_s:
-            return cached[1]
+            kept = {e: self._answers.get(e) for e in endpoints}
+        return {e: answer[1] for e, answer in kept.items() if answer is not None and now - answer[0] < self.ttl_s}
+
+    def problem(self, endpoint: str) -> str | None:
+        """None if the bot at ``endpoint`` answers SERVING (now or within the last ``ttl_s``), else why not."""
+        cached = self._cached([endpoint])
+        if endpoint in cached:
+            return cached[endpoint]
+        return self._ask(endpoint)
+
+    def _ask(self, endpoint: str) -> str | None:
+        """Ask the bot at ``endpoint`` now and keep its answer: None if SERVING, else why not."""
         client = self._connect(endpoint)
         if isinstance(client, UnreachableBotClient):
             answer: str | None = client.reason
@@ -53,6 +62,18 @@ class HealthCache:
         return answer
 
     def problems(self, seats: Sequence[SeatBot]) -> dict[int, str]:
-        """``{bot id: why}`` for every bot of the table that does not answer; asked at the same time."""
-        answers = list(self._pool.map(lambda seat: self.problem(seat.endpoint), seats))
-        return {seat.bot_id: why for seat, why in zip(seats, answers, strict=True) if why is not None}
+        """``{bot id: why}`` for every bot of the table that does not answer; the endpoints without a
+        kept answer are asked at the same time (one of them in this thread).
+
+        The kept answers are read first, in this thread: in a season the table's bots were
+        nearly always asked within ``ttl_s``, and handing each seat to the thread pool and
+        waiting for it cost more than the lookup (about 0.15 ms per game, between two games
+        of a worker process; ``docs/design.md``, "Celery's cost per game")."""
+        endpoints = list(dict.fromkeys(seat.endpoint for seat in seats))
+        answers = self._cached(endpoints)
+        todo = [e for e in endpoints if e not in answers]
+        if len(todo) == 1:
+            answers[todo[0]] = self._ask(todo[0])
+        elif todo:
+            answers.update(zip(todo, self._pool.map(self._ask, todo), strict=True))
+        return {seat.bot_id: why for seat in seats if (why := answers[seat.endpoint]) is not None}

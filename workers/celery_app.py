@@ -56,8 +56,10 @@ def make_app(broker_url: str | None = None) -> Celery:
         # One message per process at a time: games are long (~10 ms to minutes), so
         # prefetching would park games behind a busy process while another idles, and a game
         # sent again (priority 0) could not overtake the one a process holds. Measured, a
-        # prefetch of 2 shortens the hand-off between a process's games by only ~0.3 ms of
-        # ~1.7 ms (docs/design.md, "Celery's cost per game").
+        # prefetch of 2 shortened the hand-off between a process's games by ~0.3 ms of ~1.7 ms
+        # in one round and not at all in the next (1.98-2.26 ms against 2.12-2.24: in half the
+        # hand-offs the main process still sent its next BRPOP and took in that message between
+        # the ack and the child's next start); docs/design.md, "Celery's cost per game".
         worker_prefetch_multiplier=1,
         # A game is bounded by its time control; these catch a hung referee. The soft limit
         # raises inside the game (the attempt is voided and re-run), the hard one kills the

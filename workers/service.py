@@ -189,8 +189,12 @@ class Heartbeat:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Stop renewing: a renewal under way ends first, and none reaches the store after this
+        (:meth:`renew` checks ``stop`` under ``renewing``). The thread is not joined: it ends
+        when it next wakes, and joining waited for that wake-up between two games (0.10-0.15 ms)."""
         self.stop()
-        self._thread.join()
+        with self.renewing:
+            pass
 
     def stop(self) -> None:
         """No renewal after this one (the attempt is over)."""
