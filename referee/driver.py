@@ -41,25 +41,43 @@ class BadStep(RuntimeError):
     """The rules returned something that is not a step (a rules bug); the message shows it."""
 
 
+_LIST_OR_TUPLE = (list, tuple)
+
+
 def check_chance(request: Shuffle | DrawLot, outcome: Any) -> None:
     """Raise IllegalChance unless ``outcome`` answers ``request``.
 
     A Shuffle is answered by a sequence holding exactly the requested cards
     (as a multiset: a game of two packs repeats cards) in any order; a DrawLot by
-    an int that is one of its seats (never a bool).
+    an int that is one of its seats (never a bool). Where no requested card repeats
+    (one pack), the outcome's set of cards is compared, its length already equal; else
+    both are compared sorted.
     """
     if isinstance(request, Shuffle):
         cards = request.cards
-        if isinstance(outcome, (str, bytes, int)) or not isinstance(outcome, Sequence) or len(outcome) != len(cards):
+        if (type(outcome) not in _LIST_OR_TUPLE  # a list or tuple is a sequence (no abstract check for them)
+                and (isinstance(outcome, (str, bytes, int)) or not isinstance(outcome, Sequence))) or len(outcome) != len(cards):
             raise IllegalChance(f"a shuffle must be a permutation of the {len(cards)} cards asked for")
+        distinct = _distinct_cards(cards) if type(cards) is tuple else None
         try:
-            same = sorted(outcome) == (_sorted_cards(cards) if type(cards) is tuple else sorted(cards))
-        except TypeError:  # not all strings
+            if distinct is not None:  # no card repeats: as many cards, all of them, make a permutation
+                same = set(outcome) == distinct
+            else:
+                same = sorted(outcome) == (_sorted_cards(cards) if type(cards) is tuple else sorted(cards))
+        except TypeError:  # not all strings (unhashable, or not comparable)
             same = False
         if not same:
             raise IllegalChance(f"a shuffle must be a permutation of the {len(cards)} cards asked for")
     elif isinstance(outcome, bool) or not isinstance(outcome, int) or outcome not in request.seats:
         raise IllegalChance(f"the draw by lot must be one of the seats {list(request.seats)}, not {outcome!r}")
+
+
+@lru_cache(maxsize=256)
+def _distinct_cards(cards: tuple[str, ...]) -> frozenset[str] | None:
+    """The set of ``cards`` when no card repeats (one pack), else None (two packs: compared sorted);
+    kept by value (a game shuffles the same pack again and again)."""
+    cardset = frozenset(cards)
+    return cardset if len(cardset) == len(cards) else None
 
 
 @lru_cache(maxsize=256)

@@ -42,7 +42,9 @@ class History:
 
     ``name`` is the field's name in the view message, ``items`` gives the
     engine view's entries (a tuple of immutable values: equal entries encode
-    to equal bytes), ``encode`` one entry as its protocol message.
+    to equal bytes), ``encode`` one entry as its protocol message. ``items`` and
+    ``values`` run for every view: an ``operator.attrgetter`` runs at C speed, a
+    lambda as a Python call.
     """
 
     name: str
@@ -54,7 +56,8 @@ class History:
     repeats: bool = True
     #: for an entry message of scalar fields only (numbers, bools, strings): the entry's value of each
     #: of them, in field-number order; its frame is then joined from each value's bytes kept by value,
-    #: with no message built (``encode`` stays the from-scratch reference)
+    #: with no message built (``encode`` stays the from-scratch reference), and kept by those values
+    #: (a tuple of scalars hashes at C speed, where an entry dataclass hashes in Python)
     values: Callable[[Any], tuple[Any, ...]] | None = None
 
 
@@ -136,17 +139,27 @@ def _bool_bytes(value: Any) -> bytes:
 _VARINT_OF: dict[int, Callable[[Any], bytes]] = {_UINT32: _uint32_bytes, _ENUM: _enum_bytes, _BOOL: _bool_bytes}
 
 
-def _string_frames(number: int) -> Callable[[str], bytes]:
-    """The frame of one string of repeated string field ``number`` (cached by value: cards repeat)."""
-    tag = _varint(number << 3 | 2)
+class _StringFrames(dict[str, bytes]):
+    """The frame of one string of repeated string field ``number``, by value (cards repeat): a plain
+    dict, whose hits run at C speed; a missing string is checked, encoded and kept."""
 
-    @lru_cache(maxsize=1 << 12, typed=True)
-    def one(value: str) -> bytes:
+    def __init__(self, number: int) -> None:
+        super().__init__()
+        self.tag = _varint(number << 3 | 2)
+
+    def __missing__(self, value: str) -> bytes:
         if not isinstance(value, str):
             raise TypeError(f"a string field cannot hold {value!r}")
         data = value.encode()
-        return tag + _varint(len(data)) + data
-    return one
+        frame = self.tag + _varint(len(data)) + data
+        if len(self) >= MAX_CACHED_VALUES:
+            self.clear()
+        self[value] = frame
+        return frame
+
+
+#: Below this, a varint is at most two bytes, written from :data:`_VARINTS` (a list index at C speed).
+_TWO_BYTE_LIMIT = 1 << 14
 
 
 def _direct_encoder(fd: Any) -> Callable[[Any], bytes] | None:
@@ -161,7 +174,7 @@ def _direct_encoder(fd: Any) -> Callable[[Any], bytes] | None:
     varint_of = _VARINT_OF.get(field_type)
     if fd.is_repeated:
         if field_type == _STRING:
-            one = _string_frames(number)
+            one = _StringFrames(number).__getitem__
 
             def strings(values: Any) -> bytes:
                 return b"".join(map(one, values))
@@ -171,15 +184,23 @@ def _direct_encoder(fd: Any) -> Callable[[Any], bytes] | None:
         packed_tag = _varint(number << 3 | 2)
         #: the largest value whose varint is the one byte ``bytes((value,))`` writes (a bool: 1)
         one_byte_max = 1 if field_type == _BOOL else 127
+        #: the largest value whose varint is ``_VARINTS[value]`` (a bool: its varint is 0 or 1, so none above)
+        two_byte_max = 1 if field_type == _BOOL else _TWO_BYTE_LIMIT - 1
+        two_bytes = _VARINTS.__getitem__
 
         def packed(values: Any) -> bytes:
             if not values:
                 return b""
-            try:  # most values of a view are one-byte varints: written at C speed
-                small = 0 <= min(values) and max(values) <= one_byte_max
+            try:  # most values of a view are one- or two-byte varints: written at C speed
+                low, high = min(values), max(values)
             except TypeError:  # not numbers: the general way says which one
-                small = False
-            payload = bytes(values) if small else b"".join(map(varint_of, values))
+                low = high = -1
+            if 0 <= low and high <= one_byte_max:
+                payload = bytes(values)
+            elif 0 <= low and high <= two_byte_max:  # (a value that is no int: list indices refuse it)
+                payload = b"".join(map(two_bytes, values))
+            else:
+                payload = b"".join(map(varint_of, values))
             n = len(payload)
             return packed_tag + (_ONE_BYTE[n] if n < 128 else _varint(n)) + payload
         return packed
@@ -239,6 +260,7 @@ class _HistoryBytes:
 
     def __init__(self, entries: _EntryFrames) -> None:
         self.frame = entries.frame
+        self.key = entries.key
         self.items: tuple[Any, ...] = ()
         self.frames: list[bytes] = []
         self.joined = b""
@@ -251,7 +273,8 @@ class _HistoryBytes:
             self.frames = self.frames[:known]
             self.joined = b"".join(self.frames)
         if len(items) > known:
-            new = list(map(self.frame, items[known:]))
+            added = items[known:]
+            new = list(map(self.frame, added if self.key is None else map(self.key, added)))
             self.frames.extend(new)
             self.joined += b"".join(new)
         self.items = items
@@ -259,16 +282,20 @@ class _HistoryBytes:
 
 
 class _EntryFrames(dict[Any, bytes]):
-    """One history field's entry frames by entry (moves repeat: seat 2 looks, seat 0 folds); a
-    missing entry is encoded and kept."""
+    """One history field's entry frames by entry (moves repeat: seat 2 looks, seat 0 folds), or by
+    the entry's ``values`` where the history gives them (a tuple of scalars hashes and compares at C
+    speed, an entry dataclass in Python); a missing one is encoded and kept.
+
+    ``frame`` gives the frame of an entry's ``key``: the entry itself, or its values (``key``
+    then makes them, else it is None)."""
 
     def __init__(self, codec: ViewCodec, history: History) -> None:
         super().__init__()
         self.encode = history.encode
         fd = codec.message_type.DESCRIPTOR.fields_by_name[history.name]
         self.tag = _varint(fd.number << 3 | 2)
-        self.values = history.values
-        if self.values is not None:
+        self.key = history.values
+        if self.key is not None:
             entry = message_factory.GetMessageClass(fd.message_type)
             ordered = sorted(fd.message_type.fields, key=lambda f: f.number)
             if any(_direct_encoder(f) is None for f in ordered):
@@ -277,20 +304,20 @@ class _EntryFrames(dict[Any, bytes]):
             self.value_parts = tuple(_FieldBytes(entry, f.name) for f in ordered)
         self.frame = self.__getitem__ if history.repeats else self.encoded
 
-    def encoded(self, item: Any) -> bytes:
-        """The frame of ``item``, encoded (not looked up, not kept)."""
-        if self.values is not None:
-            payload = b"".join(map(getitem, self.value_parts, self.values(item)))
+    def encoded(self, key: Any) -> bytes:
+        """The frame of the entry of ``key`` (the entry, or its values), encoded (not looked up, not kept)."""
+        if self.key is not None:
+            payload = b"".join(map(getitem, self.value_parts, key))
         else:
-            payload = self.encode(item).SerializeToString()
+            payload = self.encode(key).SerializeToString()
         n = len(payload)
         return self.tag + (_ONE_BYTE[n] if n < 128 else _varint(n)) + payload
 
-    def __missing__(self, item: Any) -> bytes:
-        data = self.encoded(item)
+    def __missing__(self, key: Any) -> bytes:
+        data = self.encoded(key)
         if len(self) >= MAX_CACHED_VALUES:
             self.clear()
-        self[item] = data
+        self[key] = data
         return data
 
 
@@ -353,6 +380,8 @@ class ViewEncoder:
 
 #: The one-byte varints, 0..127 (most values of a view).
 _ONE_BYTE = [bytes((v,)) for v in range(128)]
+#: The varints of 0 .. 2**14 - 1 (one or two bytes: the tokens of a view), by value.
+_VARINTS = _ONE_BYTE + [bytes((v & 0x7F | 0x80, v >> 7)) for v in range(128, _TWO_BYTE_LIMIT)]
 
 
 def _varint(value: int) -> bytes:

@@ -62,6 +62,18 @@ def test_check_chance_takes_a_shuffle_as_a_multiset() -> None:
             check_chance(request, bad)
 
 
+def test_check_chance_takes_a_shuffle_of_one_pack_as_a_permutation() -> None:
+    """No card repeats (one pack): every card once, in any order; a repeated or missing card is refused."""
+    request = Shuffle(("Ah", "Kd", "Jk", "2c"))
+    check_chance(request, ["Jk", "Ah", "2c", "Kd"])
+    check_chance(request, ("2c", "Kd", "Ah", "Jk"))
+    bad_ones = (["Ah", "Ah", "Jk", "2c"], ["Ah", "Kd", "Jk"], ["Ah", "Kd", "Jk", "2c", "2c"], ["Ah", "Kd", "Jk", "3c"],
+                ["Ah", "Kd", "Jk", 2], ["Ah", "Kd", "Jk", ["2c"]], [], None, "AhKdJk2c", 4)
+    for bad in bad_ones:
+        with pytest.raises(IllegalChance, match="permutation of the 4 cards"):
+            check_chance(request, bad)
+
+
 def test_check_chance_takes_a_lot_as_one_of_its_seats() -> None:
     check_chance(DrawLot((1, 3)), 3)
     for bad in (0, 2, True, 3.0, "3"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from cardarena.v1 import rummy_pb2 as pb
@@ -64,7 +65,7 @@ def _contract(contract: tuple[int, int]) -> pb.RummyContract:
 
 
 #: The view message: each meld is encoded once, again only when laid off to (referee.wire).
-VIEW = ViewCodec(pb.RummyView, _fields, (History("melds", lambda v: v.melds, encode_meld),), convert={"contract": _contract})
+VIEW = ViewCodec(pb.RummyView, _fields, (History("melds", attrgetter("melds"), encode_meld),), convert={"contract": _contract})
 
 
 def encode_view(view: RummyView) -> pb.RummyView:

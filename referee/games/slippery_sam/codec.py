@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
 from cardarena.v1 import slippery_sam_pb2 as pb
@@ -27,10 +28,9 @@ def _bet(b: SettledBet) -> pb.SlipperySamBet:
     return pb.SlipperySamBet(dealer=b.dealer, seat=b.seat, amount=b.amount, turned=b.turned, won=b.won, shoot=b.shoot)
 
 
-def _bet_values(b: SettledBet) -> tuple[int, int, int, str, bool, bool]:
-    """A settled bet's fields in the order of ``SlipperySamBet``'s field numbers (its frame is joined
-    from their bytes, no message built: ``referee.wire.History.values``)."""
-    return (b.dealer, b.seat, b.amount, b.turned, b.won, b.shoot)
+#: A settled bet's fields in the order of ``SlipperySamBet``'s field numbers (its frame is joined
+#: from their bytes, no message built: ``referee.wire.History.values``).
+_bet_values = attrgetter("dealer", "seat", "amount", "turned", "won", "shoot")
 
 
 def _fields(view: SlipperySamView) -> dict[str, Any]:
@@ -63,7 +63,7 @@ def _shot(shot: tuple[int, tuple[str, ...]]) -> pb.SlipperySamShot:
 VIEW = ViewCodec(
     pb.SlipperySamView,
     _fields,
-    (History("shots", lambda v: v.shots, _shot), History("bets", lambda v: v.bets, _bet, repeats=False, values=_bet_values)),
+    (History("shots", attrgetter("shots"), _shot), History("bets", attrgetter("bets"), _bet, repeats=False, values=_bet_values)),
 )
 
 

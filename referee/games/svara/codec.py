@@ -8,6 +8,7 @@ MalformedAction) and :func:`encode_action` (engine action -> ``SvaraAction``).
 from __future__ import annotations
 
 from functools import lru_cache
+from operator import attrgetter
 from typing import Any
 
 from cardarena.v1 import svara_pb2
@@ -65,6 +66,11 @@ def _event(e: SvaraEvent) -> svara_pb2.SvaraEvent:
     return svara_pb2.SvaraEvent(seat=e.seat, move=int(e.move), amount=e.amount)
 
 
+#: A move's fields in the order of ``SvaraEvent``'s field numbers (its frame is joined from their
+#: bytes and kept by them: ``referee.wire.History.values``).
+_event_values = attrgetter("seat", "move", "amount")
+
+
 def _shown(s: SvaraShown) -> svara_pb2.SvaraShown:
     return svara_pb2.SvaraShown(seat=s.seat, cards=s.cards, points=s.points)
 
@@ -73,7 +79,7 @@ def _shown(s: SvaraShown) -> svara_pb2.SvaraShown:
 VIEW = ViewCodec(
     svara_pb2.SvaraView,
     _fields,
-    (History("history", lambda v: v.history, _event), History("shown", lambda v: v.shown, _shown)),
+    (History("history", attrgetter("history"), _event, values=_event_values), History("shown", attrgetter("shown"), _shown)),
     convert={"legal": _legal},
 )
 
