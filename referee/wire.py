@@ -106,7 +106,7 @@ MAX_CACHED_VALUES = 4096
 #: or a length-delimited string, so no message is built for them.
 _UINT32, _ENUM, _BOOL, _STRING = 13, 14, 8, 9
 _UINT32_LIMIT = 1 << 32
-_INT32_RANGE = range(-(1 << 31), 1 << 31)
+_INT32_MIN, _INT32_LIMIT = -(1 << 31), 1 << 31
 
 
 @lru_cache(maxsize=1 << 16, typed=True)
@@ -124,7 +124,7 @@ def _enum_bytes(value: int) -> bytes:
     """An enum value's varint (an int32: a negative one takes 10 bytes)."""
     if not isinstance(value, int):
         raise TypeError(f"an enum field cannot hold {value!r}")
-    if value not in _INT32_RANGE:
+    if not _INT32_MIN <= value < _INT32_LIMIT:  # (not ``in range(...)``: an IntEnum member would be looked for one by one)
         raise ValueError(f"value out of range for an enum: {value}")
     return _varint(value & 0xFFFFFFFFFFFFFFFF)
 

@@ -9,6 +9,7 @@ referee sends must be the bytes of the whole ``ActRequest``.
 
 from __future__ import annotations
 
+import enum
 import random
 from collections.abc import Callable
 from functools import partial
@@ -171,3 +172,18 @@ def test_a_value_the_field_cannot_hold_is_refused(name: str, value: object) -> N
     encoder = ViewCodec(svara_pb2.SvaraView, dict, ()).encoder()
     with pytest.raises((TypeError, ValueError)):
         encoder.encode({**_unset(svara_pb2.SvaraView), name: value})
+
+
+class _Big(enum.IntEnum):
+    """An IntEnum member far from zero: the engines hand enum fields their own IntEnum members."""
+
+    FAR = 1_000_000_007
+    BELOW = -1_000_000_009
+
+
+@pytest.mark.parametrize("member", list(_Big))
+def test_an_int_enum_member_in_an_enum_field_is_written_as_its_number(member: _Big) -> None:
+    # an int subclass is range-checked by comparison: ``in range(...)`` looks for it one number at a time
+    view = {**_unset(svara_pb2.SvaraView), "decision": member}
+    expected = svara_pb2.SvaraView(decision=int(member)).SerializeToString()
+    assert ViewCodec(svara_pb2.SvaraView, dict, ()).encoder().encode(view) == expected
