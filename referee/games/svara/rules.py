@@ -279,10 +279,6 @@ class SvaraState(BaseState):
     join_cost: int = 0
     history: list[SvaraEvent] = field(default_factory=list)
     shown: list[SvaraShown] = field(default_factory=list)
-    #: the asked seat and its legal moves, once worked out (the view, ``check`` and ``apply`` all ask
-    #: for them); None again whenever the rules change the state (``apply``, ``apply_chance``, the only
-    #: writers of a state); not part of the state's value
-    asked_legal: tuple[int, SvaraLegal] | None = field(default=None, compare=False, repr=False)
 
 
 _NO_LEGAL = SvaraLegal()
@@ -372,7 +368,6 @@ class SvaraRules:
 
         ``outcome`` answers the pending request: the step driver checked it (``referee.driver``).
         """
-        state.asked_legal = None
         if state.phase is _P_SHUFFLE:
             self._shuffled(state, tuple(outcome))  # type: ignore[arg-type]
         elif state.phase is _P_FIRST_DEALER:
@@ -412,7 +407,6 @@ class SvaraRules:
             raise IllegalAction(f"expected one action from each of seats {[seat]}, got {sorted(actions)}")
         action = actions[seat]
         self.check(state, seat, action)
-        state.asked_legal = None  # the state changes now
         if state.phase is _P_TURN:
             self._turn(state, seat, action)
         elif state.phase is _P_VOTE:
@@ -508,16 +502,7 @@ class SvaraRules:
         return -1
 
     def _legal(self, state: SvaraState, seat: int) -> SvaraLegal:
-        """The legal moves of an asked seat (rules §2.5-2.9), worked out once per state (``SvaraState.asked_legal``)."""
-        known = state.asked_legal
-        if known is not None and known[0] == seat:
-            return known[1]
-        legal = self._legal_now(state, seat)
-        state.asked_legal = (seat, legal)
-        return legal
-
-    def _legal_now(self, state: SvaraState, seat: int) -> SvaraLegal:
-        """The legal moves of an asked seat (rules §2.5-2.9), worked out from the state."""
+        """The legal moves of an asked seat (rules §2.5-2.9)."""
         phase = state.phase
         if phase is _P_VOTE:
             return _VOTE_LEGAL
