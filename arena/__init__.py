@@ -8,3 +8,7 @@
 The two front doors only translate requests and errors. ``cardarena server`` serves both
 beside the dashboard, which only reads (docs/design.md, *Layers*).
 """
+
+from botsdk.runtime import configure_grpc
+
+configure_grpc()  # before any module of this package imports grpc (botsdk.runtime)

@@ -6,7 +6,11 @@ and returns the game's protocol action. ``examples/`` holds a bot for every game
 README shows one. The SDK needs only the protocol stubs (``cardarena.v1``) and gRPC.
 """
 
-from botsdk.bot import Bot, Context
-from botsdk.server import serve
+from botsdk.runtime import configure_grpc
+
+configure_grpc()  # before anything imports grpc: gRPC reads its experiments once, at import
+
+from botsdk.bot import Bot, Context  # noqa: E402
+from botsdk.server import serve  # noqa: E402
 
 __all__ = ["Bot", "Context", "serve"]

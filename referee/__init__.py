@@ -1,1 +1,5 @@
 """The rules engines of the three games and the referee that plays them against bots."""
+
+from botsdk.runtime import configure_grpc
+
+configure_grpc()  # before any module of this package imports grpc (botsdk.runtime)

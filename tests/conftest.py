@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Callable, Iterator
 
+import botsdk  # first: it sets gRPC's runtime before grpc is imported (botsdk.runtime)
 import grpc
 import pytest
 from hypothesis import settings

@@ -1,0 +1,34 @@
+"""Which of gRPC's I/O engines a cardarena process runs: gRPC's classic poller, not its EventEngine.
+
+grpcio (1.85) runs Python's channels and servers on its EventEngine by default: every read
+and write of a call is done on the engine's own threads and handed to the thread that waits
+for the call. On the classic poller (the one grpcio used for Python until 2026) the waiting
+thread does the I/O itself. One Act call, measured on a 2-core machine (``python -m
+bench.bench_bots``, with and without the setting): the caller's CPU falls from about 0.19 to
+0.11 ms, the bot server's from about 0.36 to 0.27 ms, the round trip from about 0.52 to
+0.36 ms. The referee makes one such call per decision, so this is most of the platform's
+cost per decision (docs/design.md, *The gRPC runtime*).
+
+gRPC reads its experiments from the environment once, when ``grpc`` is first imported, so
+:func:`configure_grpc` must run before that: ``botsdk``, ``referee``, ``arena`` and ``cli``
+call it first thing in their ``__init__``, and it puts the setting in ``os.environ``, which
+the processes they start inherit. An operator's own ``GRPC_EXPERIMENTS`` is kept as it is
+(set it to an empty string for gRPC's defaults).
+"""
+
+from __future__ import annotations
+
+import os
+
+#: The EventEngine experiments turned off: the client's and the listener's endpoints, every
+#: other endpoint, and the callback completion queue built on them (grpcio >= 1.85 knows them all).
+GRPC_EXPERIMENTS = "-event_engine_client,-event_engine_listener,-event_engine_for_all_other_endpoints,-event_engine_callback_cq"
+
+
+def configure_grpc() -> None:
+    """Put :data:`GRPC_EXPERIMENTS` in ``os.environ["GRPC_EXPERIMENTS"]`` unless the variable is set.
+
+    Takes effect in this process only if ``grpc`` is not imported yet (gRPC reads its
+    experiments at import); the processes this one starts get it either way. Never raises.
+    """
+    os.environ.setdefault("GRPC_EXPERIMENTS", GRPC_EXPERIMENTS)
