@@ -1,13 +1,14 @@
 """Which of gRPC's I/O engines a cardarena process runs: gRPC's classic poller, not its EventEngine.
 
-grpcio (1.85) runs Python's channels and servers on its EventEngine by default: every read
-and write of a call is done on the engine's own threads and handed to the thread that waits
-for the call. On the classic poller (the one grpcio used for Python until 2026) the waiting
-thread does the I/O itself. One Act call, measured on a 2-core machine (``python -m
-bench.bench_bots``, with and without the setting): the caller's CPU falls from about 0.19 to
-0.11 ms, the bot server's from about 0.36 to 0.27 ms, the round trip from about 0.52 to
-0.36 ms. The referee makes one such call per decision, so this is most of the platform's
-cost per decision (docs/design.md, *The gRPC runtime*).
+grpcio (1.85) runs Python's channels and servers on its EventEngine by default: a call's
+reads and writes are done on the engine's own threads and handed to the thread that waits
+for the call. On the classic poller (what grpcio ran for Python before) the waiting thread
+does the I/O itself, with fewer thread wake-ups per call. Measured on a 2-core machine,
+gRPC's defaults against this setting, alternated runs: a reference bot's server process
+used 0.33-0.50 ms of CPU per Act call against 0.23-0.36 ms (``python -m bench.bench_bots``);
+the caller's CPU per bare Act call fell from 0.20-0.22 to 0.15-0.16 ms and the round trip
+from 0.72 to 0.56 ms (``python -m bench.bench_referee``). The referee makes one such call
+per decision (docs/design.md, *The gRPC runtime*).
 
 gRPC reads its experiments from the environment once, when ``grpc`` is first imported, so
 :func:`configure_grpc` must run before that: ``botsdk``, ``referee``, ``arena`` and ``cli``
