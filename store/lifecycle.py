@@ -359,7 +359,7 @@ class GameLifecycle:
 
     def finish_game(self, game_id: int, attempt: int, record: GameRecord, now: datetime | None = None) -> bool:
         """Store a completed game in one transaction: per-seat results, the replay
-        (zlib JSON), running -> done, the attempt closed as done, and the season's
+        (compressed JSON, ``store.replays``), running -> done, the attempt closed as done, and the season's
         Elo recomputed from all its done games in schedule order.
 
         Returns False and writes nothing if the game is not running with this

@@ -278,8 +278,9 @@ class GameAttempt(Base):
 
 
 class Replay(Base):
-    """A done game's complete ``GameRecord``: zlib-compressed UTF-8 JSON of
-    ``GameRecord.to_json()`` (replays run to ~100 KB of JSON; they compress ~10x)."""
+    """A done game's complete ``GameRecord``: Zstandard-compressed UTF-8 JSON of
+    ``GameRecord.to_json()`` (zlib in records stored before; ``store.replays`` reads both).
+    Replays run to ~100 KB of JSON; they compress ~10x. ``json_size`` is the JSON's size in bytes."""
 
     __tablename__ = "replays"
 

@@ -1,36 +1,70 @@
-"""Stored replays: a done game's whole record (zlib-compressed JSON) and a running game's public progress.
+"""Stored replays: a done game's whole record (Zstandard-compressed JSON) and a running game's public progress.
 
 A done game's :class:`~referee.record.GameRecord` is stored once, in the
 transaction that stores its result (``store.lifecycle``); a running game's
 public progress (``referee.live.LiveView.snapshot``) is overwritten at each
 lease renewal and dropped when the attempt ends.
+
+Storing a record is on every game's path, and a record is large: every view
+sent is in it, and a view carries the game so far, so a record runs to ~100 KB
+of JSON for a Slippery Sam game and ~550 KB for a rummy game. The JSON is
+written by orjson straight from the record's dataclasses (the same JSON as
+``json.dumps(record.to_json())``, about 10x faster) and compressed with
+Zstandard at level 3 (about 8x faster than zlib level 6, for about 7% more
+bytes). Records stored before, zlib-compressed, are still read: the two are
+told apart by the Zstandard frame's magic number, which no zlib stream starts
+with.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 import zlib
 from typing import Any
 
+import orjson
+import zstandard
 from sqlalchemy import select
 
 from referee.record import GameRecord
 from store.models import Game, GameSeat, GameStatus, Replay
 from store.session import Database
 
-#: zlib level of stored replays.
-COMPRESSION = 6
+#: Zstandard level of stored replays.
+COMPRESSION = 3
+#: The first four bytes of every Zstandard frame (a zlib stream starts with 0x78 or 0x08-0x68 and a check byte).
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+#: orjson's options: dict keys that are not strings written as strings, as ``json.dumps`` does.
+_JSON_OPTIONS = orjson.OPT_NON_STR_KEYS
+
+
+class _Codecs(threading.local):
+    """A compressor and a decompressor per thread (neither may be used by two threads at once,
+    and making one costs more than compressing a record)."""
+
+    def __init__(self) -> None:
+        self.compressor = zstandard.ZstdCompressor(level=COMPRESSION)
+        self.decompressor = zstandard.ZstdDecompressor()
+
+
+_codecs = _Codecs()
 
 
 def encode_record(record: GameRecord) -> tuple[bytes, int]:
-    """``(stored bytes, size of the JSON in bytes)`` of a record: compact JSON, zlib-compressed."""
-    raw = json.dumps(record.to_json(), separators=(",", ":")).encode()
-    return zlib.compress(raw, COMPRESSION), len(raw)
+    """``(stored bytes, size of the JSON in bytes)`` of a record: the compact UTF-8 JSON of
+    ``record.to_json()``, Zstandard-compressed (one frame, its size in the header).
+    Raises TypeError for a value JSON cannot hold (the referee never puts one in a record)."""
+    raw = orjson.dumps(record, option=_JSON_OPTIONS)
+    return _codecs.compressor.compress(raw), len(raw)
 
 
 def decode_json(blob: bytes) -> dict[str, Any]:
-    """The record JSON of stored bytes (see :func:`encode_record`)."""
-    value: dict[str, Any] = json.loads(zlib.decompress(blob))
+    """The record JSON of stored bytes: a Zstandard frame (:func:`encode_record`) or, for a record
+    stored before, a zlib stream. Raises zstandard.ZstdError or zlib.error for bytes that
+    are neither, json.JSONDecodeError for bytes that hold no JSON (no stored record does)."""
+    raw = _codecs.decompressor.decompress(blob) if blob[:4] == ZSTD_MAGIC else zlib.decompress(blob)
+    value: dict[str, Any] = json.loads(raw)
     return value
 
 

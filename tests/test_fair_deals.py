@@ -42,6 +42,7 @@ from referee.referee import play
 from referee.timecontrol import TimeControl
 from store import MAX_ATTEMPTS, GameStatus, Store, open_store
 from store.sealing import SEALED_MESSAGE
+from store.replays import decode_json
 from tests.store.conftest import bots, db_url, finish, pg_database, store  # noqa: F401  (fixtures: SQLite and PostgreSQL)
 from workers.service import Outcome, run_game
 
@@ -360,12 +361,12 @@ def tamper_replay(store: Store, game_id: int) -> int:
     """Swap the first two cards of the first shuffle in the stored replay; returns that chance event's index."""
     with store.engine.begin() as conn:
         blob = conn.execute(text("SELECT record FROM replays WHERE game_id = :g"), {"g": game_id}).scalar_one()
-        record = json.loads(zlib.decompress(blob))
+        record = decode_json(blob)
         index = next(i for i, outcome in enumerate(record["chance"]) if isinstance(outcome, list))
         shuffle = record["chance"][index]
         shuffle[0], shuffle[1] = shuffle[1], shuffle[0]
         conn.execute(text("UPDATE replays SET record = :r WHERE game_id = :g"),
-                     {"r": zlib.compress(json.dumps(record).encode()), "g": game_id})
+                     {"r": zlib.compress(json.dumps(record).encode()), "g": game_id})  # as stored before: read too
     return index
 
 

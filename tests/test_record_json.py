@@ -17,7 +17,8 @@ from referee.referee import play
 SMALL = {"slippery-sam": {"orbits": 1}, "svara": {"hands": 3}, "rummy": {"turn_limit": 30}}
 
 
-def _record(game: str, seed: int) -> GameRecord:
+def short_record(game: str, seed: int) -> GameRecord:
+    """A short game of three random bots and a fourth that never sends an action (so faults too)."""
     def wrong_game(request: bot_pb2.ActRequest) -> bot_pb2.ActResponse:
         return bot_pb2.ActResponse()  # no action: a MALFORMED fault each time, then retired
 
@@ -28,14 +29,14 @@ def _record(game: str, seed: int) -> GameRecord:
 @pytest.mark.parametrize("game", games())
 def test_to_json_equals_asdict(game: str) -> None:
     for seed in range(3):
-        record = _record(game, seed)
+        record = short_record(game, seed)
         assert record.faults and record.decisions and record.events
         assert record.to_json() == dataclasses.asdict(record)
         assert GameRecord.from_json(record.to_json()) == record
 
 
 def test_editing_the_dict_leaves_the_record_alone() -> None:
-    record = _record("slippery-sam", 0)
+    record = short_record("slippery-sam", 0)
     data = record.to_json()
     data["decisions"][0]["view"] = {"decoded": True}
     data["events"][0]["kind"] = "edited"
