@@ -54,8 +54,12 @@ _codecs = _Codecs()
 def encode_record(record: GameRecord) -> tuple[bytes, int]:
     """``(stored bytes, size of the JSON in bytes)`` of a record: the compact UTF-8 JSON of
     ``record.to_json()``, Zstandard-compressed (one frame, its size in the header).
-    Raises TypeError for a value JSON cannot hold (the referee never puts one in a record)."""
-    raw = orjson.dumps(record, option=_JSON_OPTIONS)
+    A record orjson cannot write (an integer beyond 64 bits) is written by the standard
+    library instead; a value no JSON holds raises TypeError (the referee never puts one in)."""
+    try:
+        raw = orjson.dumps(record, option=_JSON_OPTIONS)
+    except TypeError:
+        raw = json.dumps(record.to_json(), separators=(",", ":")).encode()
     return _codecs.compressor.compress(raw), len(raw)
 
 

@@ -42,6 +42,13 @@ def test_non_string_keys_are_written_as_json_writes_them() -> None:
     assert decode_json(blob)["params"] == json.loads(json.dumps(record.to_json()))["params"]
 
 
+def test_an_integer_beyond_64_bits_is_kept() -> None:
+    record = short_record("svara", 0)
+    record.events[0] = {**record.events[0], "data": {"big": 2**70}}
+    blob, size = encode_record(record)
+    assert decode_record(blob) == record and size == len(json.dumps(record.to_json(), separators=(",", ":")))
+
+
 def test_bytes_that_are_no_record_raise() -> None:
     with pytest.raises(zlib.error):
         decode_json(b"x")
