@@ -33,7 +33,8 @@ from store.session import Database
 
 #: Zstandard level of stored replays.
 COMPRESSION = 3
-#: The first four bytes of every Zstandard frame (a zlib stream starts with 0x78 or 0x08-0x68 and a check byte).
+#: The first four bytes of every Zstandard frame. No zlib stream starts with them: a zlib header's first
+#: two bytes, read as one big-endian number, are a multiple of 31, and 0x28B5 is not.
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 #: orjson's options: dict keys that are not strings written as strings, as ``json.dumps`` does.
 _JSON_OPTIONS = orjson.OPT_NON_STR_KEYS

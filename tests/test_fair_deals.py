@@ -41,8 +41,8 @@ from referee.record import GameRecord
 from referee.referee import play
 from referee.timecontrol import TimeControl
 from store import MAX_ATTEMPTS, GameStatus, Store, open_store
-from store.sealing import SEALED_MESSAGE
 from store.replays import decode_json
+from store.sealing import SEALED_MESSAGE
 from tests.store.conftest import bots, db_url, finish, pg_database, store  # noqa: F401  (fixtures: SQLite and PostgreSQL)
 from workers.service import Outcome, run_game
 
