@@ -10,8 +10,8 @@ sent is in it, and a view carries the game so far, so a record runs to ~100 KB
 of JSON for a Slippery Sam game and ~550 KB for a rummy game. The JSON is
 written by orjson straight from the record's dataclasses (the same JSON as
 ``json.dumps(record.to_json())``, about 10x faster) and compressed with
-Zstandard at level 3 (about 8x faster than zlib level 6, for about 7% more
-bytes). Records stored before, zlib-compressed, are still read: the two are
+Zstandard at level 3 (6-8x faster than zlib level 6 on these records, for
+7-9% more bytes). Records stored before, zlib-compressed, are still read: the two are
 told apart by the Zstandard frame's magic number, which no zlib stream starts
 with.
 """
