@@ -3,7 +3,9 @@
 PostgreSQL: ``CARDARENA_TEST_PG_URL`` (a SQLAlchemy URL of the maintenance
 database, default ``postgresql+psycopg://postgres@127.0.0.1:5432/postgres``).
 One uniquely named database is created per test session and dropped at the
-end; every test gets its own schema in it (``search_path``), so tests stay
+end, named ``<prefix>_<pid>_<random>`` where the prefix is
+``CARDARENA_TEST_PG_PREFIX`` (default ``cardarena_test``; set it to tell apart
+the test databases of several users of one shared server); every test gets its own schema in it (``search_path``), so tests stay
 independent without paying for a database each. When no server answers, the
 PostgreSQL parameters are skipped with the reason.
 """
@@ -11,6 +13,7 @@ PostgreSQL parameters are skipped with the reason.
 from __future__ import annotations
 
 import os
+import re
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -25,6 +28,7 @@ from referee.record import DecisionLog, EndReason, Fault, FaultKind, GameRecord,
 from store import Claim, Store, open_store
 
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+DEFAULT_PG_PREFIX = "cardarena_test"
 BACKENDS = ["sqlite", "postgresql"]
 
 
@@ -36,13 +40,24 @@ class PgDatabase:
     reason: str = ""
 
 
+def pg_database_name(prefix: str) -> str:
+    """``<prefix>_<pid>_<8 hex digits>``, a fresh PostgreSQL database name for this test session.
+
+    Raises pytest.UsageError when ``prefix`` is not a lower-case identifier of at most
+    40 characters (letters, digits, ``_``, starting with a letter or ``_``)."""
+    if not re.fullmatch(r"[a-z_][a-z0-9_]{0,39}", prefix):
+        raise pytest.UsageError(f"CARDARENA_TEST_PG_PREFIX must be a lower-case identifier "
+                                f"of at most 40 characters (a-z, 0-9, _), not {prefix!r}")
+    return f"{prefix}_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+
+
 @pytest.fixture(scope="session")
 def pg_database() -> Iterator[PgDatabase]:
     """A fresh PostgreSQL database for this session (dropped at the end), if a server answers."""
     admin_url = make_url(os.environ.get("CARDARENA_TEST_PG_URL", DEFAULT_PG_URL))
     if "connect_timeout" not in admin_url.query:
         admin_url = admin_url.update_query_dict({"connect_timeout": "3"})
-    name = f"cardarena_test_{os.getpid()}_{uuid.uuid4().hex[:8]}"
+    name = pg_database_name(os.environ.get("CARDARENA_TEST_PG_PREFIX", DEFAULT_PG_PREFIX))
     admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as conn:
