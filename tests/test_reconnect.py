@@ -117,3 +117,60 @@ def test_a_refused_connection_is_unreachable_and_says_so(dead_endpoint: str) -> 
     assert caught.value.kind is FaultKind.UNREACHABLE and "refused" in caught.value.detail.lower()
     assert tcp_probe(dead_endpoint, 1.0) is not None
     assert (client.health(1.0) or "").startswith("endpoint unreachable")
+
+
+def test_one_games_channel_reset_never_fails_another_games_call(bot_on_port: list[BotProcess], fixed_port: int) -> None:
+    """Two games of one process share the cached channel; one replaces it (as after an outage it
+    saw): the other's call in progress on it is answered, and its next call on it too (item:
+    a killed bot must never void another game, rules §4.3)."""
+    from referee.clients import channel_for, reset_channel
+
+    bot = start_bot_process("tests.workers.slowbots:Stalls", 0, port=fixed_port)
+    bot_on_port.append(bot)
+    other, resetting = GrpcBotClient(bot.endpoint), GrpcBotClient(bot.endpoint)
+    shared = channel_for(bot.endpoint)
+    in_progress = other.act(request(), 10.0)
+    time.sleep(0.3)  # the call is in the bot (2 s per decision)
+    fresh = reset_channel(bot.endpoint, shared)
+    assert fresh is not shared and channel_for(bot.endpoint) is fresh
+    assert in_progress.result(15).WhichOneof("action") == "slippery_sam"
+    assert other.call(request(), 10.0).WhichOneof("action") == "slippery_sam"  # still on the old channel
+    assert resetting.call(request(), 10.0).WhichOneof("action") == "slippery_sam"
+
+
+def test_a_call_on_a_channel_closed_under_it_is_sent_on_the_current_one(bot_on_port: list[BotProcess],
+                                                                       fixed_port: int) -> None:
+    """Even a channel closed under a client (only at shutdown) never raises out of a call: the
+    call goes out on this process's current channel."""
+    from referee.clients import close_channels
+
+    bot = start_bot_process("random", 1, port=fixed_port)
+    bot_on_port.append(bot)
+    blocking, concurrent = GrpcBotClient(bot.endpoint), GrpcBotClient(bot.endpoint)
+    close_channels()
+    assert blocking.call(request(), 5.0).WhichOneof("action") == "slippery_sam"
+    assert concurrent.act(request(), 5.0).result(10).WhichOneof("action") == "slippery_sam"
+    assert concurrent.health(2.0) is None
+
+
+@pytest.mark.parametrize("concurrent", [False, True], ids=["call", "act"])
+def test_calls_in_progress_when_their_bot_is_killed_are_unreachable_every_time(
+        bot_on_port: list[BotProcess], concurrent: bool) -> None:
+    """SIGKILL of a bot with 6 calls in it, 3 times: every call is `unreachable`, never `error`
+    (the port may accept a connection for a moment while the dying process's connections are
+    reset; the call sent again then finds it refused), rules §4.7."""
+    kinds: list[FaultKind | None] = []
+    for _ in range(3):
+        bot = start_bot_process("tests.workers.slowbots:Stalls", 0, port=free_port_outside_the_ephemeral_range())
+        bot_on_port.append(bot)
+        got: list[FaultKind | None] = []
+        threads = [threading.Thread(target=lambda: got.append(fault_of(bot.endpoint, 8.0, concurrent)))
+                   for _ in range(6)]
+        for thread in threads:
+            thread.start()
+        time.sleep(0.5)  # every call is in the bot's 2 s sleep
+        bot.process.kill()
+        for thread in threads:
+            thread.join(30)
+        kinds += got
+    assert kinds == [FaultKind.UNREACHABLE] * 18
