@@ -390,6 +390,7 @@ def _run_game(store: Store, game_id: int, lease_s: float | None, owner: str | No
                 status = store.void_game(game_id, claim.attempt, f"platform failure: {type(exc).__name__}: {exc}")
             return RunResult(game_id, Outcome.VOIDED, f"{exc} -> {status}")
         mark_unreachable(store, claim, record)  # rare: a seat lost during the game
+        with clock:
             stored = store_result(store, claim, record, heartbeat)
         if not stored:
             return RunResult(game_id, Outcome.STALE, "lease lost before the result was stored")
