@@ -359,30 +359,6 @@ class GrpcBotClient:
         except grpc.RpcError as exc:
             raise _fault_of(exc, timeout_s, timeout_s) from None
 
-    def start_health(self, timeout_s: float) -> Callable[[], str | None]:
-        """Send the health check for service ``""`` now, without waiting (several endpoints at once
-        cost one round trip, no thread); returns a function that waits for it: None if SERVING,
-        else why not, as :meth:`health`. Any answer but SERVING (a channel still backing off, the
-        bot's health service knowing only ``cardarena.v1.Bot``) is asked again the whole way by
-        :meth:`health` within what is left of ``timeout_s``."""
-        t0 = time.perf_counter()
-        try:
-            call = health_pb2_grpc.HealthStub(self._channel).Check.future(
-                health_pb2.HealthCheckRequest(service=""), timeout=timeout_s)
-        except ValueError:  # a channel closed under this client (shutdown): the whole way now
-            return lambda: self.health(max(timeout_s - (time.perf_counter() - t0), 0.001))
-
-        def answer() -> str | None:
-            try:
-                if call.result().status == health_pb2.HealthCheckResponse.SERVING:
-                    return None
-            except grpc.RpcError as exc:
-                if exc.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
-                    return f"no health answer within {timeout_s:g} s"
-            return self.health(max(timeout_s - (time.perf_counter() - t0), 0.001))
-
-        return answer
-
     def health(self, timeout_s: float) -> str | None:
         """Ask the standard gRPC health service (service ``""``, then ``cardarena.v1.Bot``) within
         ``timeout_s`` seconds, on a fresh channel if the cached one is stale: None if SERVING,
