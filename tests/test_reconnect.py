@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from referee.botprocess import BotProcess, start_bot_process
-from cardarena.v1 import bot_pb2
+from cardarena.v1 import bot_pb2, bot_pb2_grpc
 from cardarena.v1 import slippery_sam_pb2 as ss
 from referee.clients import BotCallError, GrpcBotClient, tcp_probe
 from referee.record import FaultKind
@@ -174,3 +174,43 @@ def test_calls_in_progress_when_their_bot_is_killed_are_unreachable_every_time(
             thread.join(30)
         kinds += got
     assert kinds == [FaultKind.UNREACHABLE] * 18
+
+
+class AnswersUnavailable(bot_pb2_grpc.BotServicer):
+    """A bot servicer that answers every Act with the UNAVAILABLE status itself, counting the calls."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+        self.lock = threading.Lock()
+
+    def Act(self, request, context):  # noqa: N802, ANN001, ANN201 (the generated servicer's names)
+        import grpc
+
+        with self.lock:
+            self.calls += 1
+        context.abort(grpc.StatusCode.UNAVAILABLE, "busy, try later")
+
+
+@pytest.mark.parametrize("concurrent", [False, True], ids=["call", "act"])
+def test_a_bot_answering_unavailable_itself_is_sent_the_request_once_more_then_charged_an_error(
+        concurrent: bool) -> None:
+    """rules §4.7: the referee cannot tell the bot's own UNAVAILABLE from a failed connection; the
+    port accepts, so the request goes once more on a fresh connection (the bot sees it twice), and
+    the second UNAVAILABLE is an error fault, the same every time."""
+    from concurrent import futures
+
+    import grpc
+
+
+    servicer = AnswersUnavailable()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    bot_pb2_grpc.add_BotServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        kinds = [fault_of(f"127.0.0.1:{port}", 2.0, concurrent) for _ in range(3)]
+    finally:
+        server.stop(0)
+    assert kinds == [FaultKind.ERROR] * 3
+    assert servicer.calls == 6
