@@ -6,6 +6,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
@@ -14,6 +15,59 @@ from cli.common import console
 
 #: Without a terminal, a progress line at least this often, seconds (and at every tenth of the games).
 LINE_EVERY_S = 30.0
+#: How often a running season's bots' availability is read from the store, seconds.
+WATCH_EVERY_S = 1.0
+
+
+@dataclass
+class AvailabilityWatch:
+    """Names the season's bots as they go down, come back or are suspended (rules §4.9), one line
+    each, while ``season run`` plays: read from the store (``Store.season_availability``, which
+    every worker writes) at most every ``every_s`` seconds, so the local pool and Celery say the
+    same. ``suspend_after_s``: the season's setting, said with a bot that goes down."""
+
+    store: object  # store.Store
+    season_id: int
+    suspend_after_s: float
+    every_s: float = WATCH_EVERY_S
+    say: Callable[[str], None] = field(default=lambda line: console.print(line, highlight=False, markup=False))
+    _states: dict[str, str] = field(default_factory=dict)
+    _next: float = 0.0
+
+    def __post_init__(self) -> None:
+        for a in self._read():  # suspended before this run: said with the standings, not again here
+            if a.suspended_at is not None:
+                self._states[a.name] = "suspended"
+
+    def _read(self) -> list:
+        from store import StoreError
+
+        try:
+            return list(self.store.season_availability(self.season_id))  # type: ignore[attr-defined]
+        except StoreError:  # looked at again at the next poll
+            return []
+
+    def poll(self, force: bool = False) -> None:
+        """Read the availability if ``every_s`` has passed (or ``force``) and say what changed."""
+        now = time.monotonic()
+        if not force and now < self._next:
+            return
+        self._next = now + self.every_s
+        for a in self._read():
+            state = "suspended" if a.suspended_at is not None else "down" if a.unavailable_since is not None else "up"
+            before = self._states.get(a.name, "up")
+            if state == before:
+                continue
+            self._states[a.name] = state
+            if state == "down":
+                self.say(f"{a.name} is down since {a.unavailable_since:%H:%M:%S} UTC ({a.reason}): its games are "
+                         f"deferred until it answers; after {self.suspend_after_s:g} s without an answer it is "
+                         "suspended from the season and its remaining games are not played")
+            elif state == "suspended":
+                self.say(f"{a.name} suspended from the season at {a.suspended_at:%H:%M:%S} UTC ({a.reason}): "
+                         "its remaining games are not played (never rated)")
+            else:
+                self.say(f"{a.name} answers again: its games are played")
 
 
 class LineProgress:
@@ -93,12 +147,22 @@ def run_pending_locally(store, season_id: int, db_url: str, processes: int | Non
     pending = store.next_pending(season_id, limit=10**9)
     first = store.season_progress(season_id)
     outcomes: Counter[str] = Counter()
+    watch = _watch(store, season_id)
     with _resumable(store, season_id, resume), _bar() as bar:
         task = bar.add_task(description, total=first["total"], completed=first["done"] + first["failed"] + first["not_played"])
-        for result in iter_local(db_url, pending, processes, get_settings().lease_s):
+        for result in iter_local(db_url, pending, processes, get_settings().lease_s, on_tick=watch.poll):
             outcomes[result.outcome.value] += 1
             bar.advance(task)
+        watch.poll(force=True)
     return outcomes
+
+
+def _watch(store, season_id: int) -> AvailabilityWatch:  # store: store.Store
+    """The availability watch of a season run, with the season's suspension setting."""
+    from league.availability import suspend_after_s
+
+    season = store.get_season(season_id)
+    return AvailabilityWatch(store, season_id, suspend_after_s(season.config if season else None))
 
 
 def follow_on_celery(store, season_id: int, broker_url: str, description: str, *, window: int = 32,
@@ -119,6 +183,14 @@ def follow_on_celery(store, season_id: int, broker_url: str, description: str, *
     if once_connected is not None:  # e.g. the bots' health checks, after the broker's
         once_connected()
     first = store.season_progress(season_id)
+    watch = _watch(store, season_id)
+
+    def progress(p: dict[str, int]) -> None:
+        bar.update(task, total=p["total"], completed=p["done"] + p["failed"] + p["not_played"])
+        watch.poll()
+
     with _resumable(store, season_id, resume), _bar() as bar:
         task = bar.add_task(description, total=first["total"], completed=first["done"] + first["failed"] + first["not_played"])
-        return follower.run(lambda p: bar.update(task, total=p["total"], completed=p["done"] + p["failed"] + p["not_played"]))
+        final = follower.run(progress)
+        watch.poll(force=True)
+        return final

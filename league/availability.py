@@ -1,10 +1,14 @@
 """The policy for bots that do not answer at game start (rules §4.9).
 
-Before a game starts every seat's bot must answer its health check. A game
+Before a game starts every seat's bot must answer its health check, asked
+for that game (an answer is not reused for later games). A game
 with a seat that does not is *deferred*: back to pending, not an attempt, not
 a fault, nothing rated, and tried again after :func:`defer_backoff_s`. The
 bot is unavailable in the season from that moment until a game with it
-starts again. A bot unavailable for longer than the season's
+starts again; so is a bot whose seat went unreachable during a game (and that
+does not answer its health check just after). Every worker defers the games
+of a bot the store marks unavailable without dialling it, and asks it again
+at most every :data:`REPROBE_S` seconds. A bot unavailable for longer than the season's
 ``suspend_after_s`` is suspended from the season: its remaining games are
 stored as not played (shown, never rated).
 """
@@ -20,8 +24,11 @@ DEFER_FIRST_S = 0.5
 DEFER_MAX_S = 10.0
 #: Deadline of the health check at game start, seconds.
 HEALTH_TIMEOUT_S = 2.0
-#: Seconds a worker reuses a bot's last health answer before asking again.
-HEALTH_CACHE_S = 3.0
+#: Seconds a worker reuses a bot's last health answer before asking again: none, a SERVING
+#: answer holds for the game it was asked for (a game can be shorter than any reuse).
+HEALTH_CACHE_S = 0.0
+#: Seconds between two health checks of one worker process to a bot the store marks unavailable.
+REPROBE_S = 0.5
 
 
 def defer_backoff_s(deferrals: int) -> float:

@@ -20,11 +20,24 @@ same behaviour of the bot:
   a bot that is busy, a stopped process that still holds its port, an endpoint
   that accepts TCP but never speaks gRPC.
 
-A bot that comes back after an outage is reached on its next call: when a
-call fails as UNAVAILABLE but the port accepts a connection, the cached
-channel (which may still be waiting out gRPC's reconnect backoff) is replaced
-by a fresh one and the call is sent again within what is left of its
-deadline. The bot sees the request at most once per successful connection.
+An UNAVAILABLE status, whether the connection failed or the bot answered it,
+is followed by a TCP connection to the port (:func:`tcp_probe`): refused, the
+seat is **unreachable**; accepted, the request is sent once more on a fresh
+channel within what is left of the deadline (a channel still waiting out gRPC's
+reconnect backoff from an earlier outage never makes a working bot
+unreachable). If that resend fails as UNAVAILABLE too, the port is tried again:
+refused now (the process died during the call: the port was still open for a
+moment while its connections were reset), **unreachable**; accepted, an
+**error** (the bot answered UNAVAILABLE on a working connection). A bot that
+answers UNAVAILABLE itself therefore sees the same request twice, and the
+second answer decides; a crash inside a call is unreachable every time.
+
+One game's replaced channel is never closed under another game: a channel
+dropped from the cache (:func:`reset_channel`) is closed by gRPC when its last
+client lets go of it. A call on a channel closed all the same (only
+:func:`close_channels`, at shutdown) is sent again on the current channel, and
+is the seat's fault (unreachable) if that fails too: never an exception out of
+the client, so never a void of the game (rules §4.3).
 """
 
 from __future__ import annotations
@@ -52,6 +65,9 @@ MAX_KEPT_ANSWER_BYTES = 4 * 1024
 _ACT_METHOD = "/cardarena.v1.Bot/Act"
 #: Deadline of a Describe call, seconds (bot.proto).
 DESCRIBE_TIMEOUT_S = 5.0
+#: Least time given to the TCP connection that classifies a resent call's UNAVAILABLE, seconds
+#: (a refused connection answers at once; the deadline may be nearly spent by then).
+RESEND_PROBE_MIN_S = 0.05
 
 
 class BotCallError(Exception):
@@ -159,14 +175,17 @@ def channel_for(endpoint: str) -> grpc.Channel:
 
 
 def reset_channel(endpoint: str, failed: grpc.Channel) -> grpc.Channel:
-    """Replace the cached channel to ``endpoint`` if it is still ``failed`` (closing it), and
-    return the channel to use now. Another thread that already replaced it keeps its new one."""
+    """Drop the cached channel to ``endpoint`` if it is still ``failed``, and return the channel
+    to use now (a fresh one; another thread that already replaced it keeps its new one).
+
+    The dropped channel is not closed here: other games of this process may still have calls
+    on it, and closing it would fail them (``ValueError: Cannot invoke RPC on closed channel``)
+    as the platform's error, not the bot's. gRPC closes it when its last client lets go of it."""
     with _channels_lock:
         current = _channels.get(endpoint)
         if current is not None and current is not failed:
             return current
         _channels.pop(endpoint, None)
-    failed.close()
     return channel_for(endpoint)
 
 
@@ -208,6 +227,30 @@ class GrpcBotClient:
         # callback from gRPC's C core on the referee's path.
         self._act = channel.unary_unary(_ACT_METHOD, request_serializer=None, response_deserializer=None)
 
+    def _invoke(self, request: bytes, timeout_s: float) -> bytes:
+        """One blocking Act on the bound channel, on this process's current channel if the bound one
+        was closed; raises grpc.RpcError, or ValueError when no open channel can be had."""
+        try:
+            raw: bytes = self._act(request, timeout=timeout_s)
+            return raw
+        except ValueError:  # the channel was closed under this client (only at shutdown)
+            self._open()
+        raw = self._act(request, timeout=timeout_s)
+        return raw
+
+    def _invoke_future(self, request: bytes, timeout_s: float) -> grpc.Future:
+        """As :meth:`_invoke`, not waiting for the answer."""
+        try:
+            return self._act.future(request, timeout=timeout_s)
+        except ValueError:
+            self._open()
+        return self._act.future(request, timeout=timeout_s)
+
+    def _open(self) -> None:
+        """Bind to this process's current channel after the bound one was found closed (a channel
+        closed again meanwhile raises ValueError at the next call: the caller's UNREACHABLE)."""
+        self._bind(channel_for(self.endpoint))
+
     def _reconnect(self, error: grpc.RpcError, timeout_s: float, t0: float) -> BotCallError | None:
         """After a failed call: None if the call should be sent again on a fresh channel (the
         port accepts connections, so the old channel was stale); else the fault to report."""
@@ -220,25 +263,40 @@ class GrpcBotClient:
         self._bind(reset_channel(self.endpoint, self._channel))
         return None
 
+    def _resend_fault(self, error: grpc.RpcError, timeout_s: float, t0: float) -> BotCallError:
+        """The fault of a call sent again on a fresh channel that failed too. UNAVAILABLE again:
+        the port is tried once more, and a refused connection now is UNREACHABLE (the bot died
+        during the call while its port was still open for a moment), an accepted one an ERROR
+        (the bot itself answers UNAVAILABLE). Any other status as :func:`_fault_of`."""
+        elapsed = time.perf_counter() - t0
+        if hasattr(error, "code") and error.code() == grpc.StatusCode.UNAVAILABLE:
+            refused = tcp_probe(self.endpoint, max(timeout_s - elapsed, RESEND_PROBE_MIN_S))
+            if refused is not None:
+                return BotCallError(FaultKind.UNREACHABLE, f"bot unreachable: {refused}")
+        return _fault_of(error, timeout_s, elapsed, connected=True)
+
     def call_bytes(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bytes:
         """Blocking Act with a gRPC deadline of ``timeout_s`` seconds: the answer's wire bytes, not read;
-        raises BotCallError with the fault kind."""
+        raises BotCallError with the fault kind (never another exception for the bot's behaviour or a
+        channel replaced meanwhile)."""
         request = serialize_request(request)
         timeout_s = max(timeout_s, 0.001)
         t0 = time.perf_counter()
         try:
-            raw: bytes = self._act(request, timeout=timeout_s)
-            return raw
+            return self._invoke(request, timeout_s)
         except grpc.RpcError as exc:
             fault = self._reconnect(exc, timeout_s, t0)
             if fault is not None:
                 raise fault from None
+        except ValueError as exc:
+            raise BotCallError(FaultKind.UNREACHABLE, f"bot unreachable: no open channel: {exc}") from None
         left = timeout_s - (time.perf_counter() - t0)
         try:
-            raw = self._act(request, timeout=max(left, 0.001))
-            return raw
+            return self._invoke(request, max(left, 0.001))
         except grpc.RpcError as again:
-            raise _fault_of(again, timeout_s, time.perf_counter() - t0, connected=True) from None
+            raise self._resend_fault(again, timeout_s, t0) from None
+        except ValueError as exc:
+            raise BotCallError(FaultKind.UNREACHABLE, f"bot unreachable: no open channel: {exc}") from None
 
     def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
         """Blocking Act with a gRPC deadline of ``timeout_s`` seconds, the answer read (:func:`parse_answer`);
@@ -248,22 +306,28 @@ class GrpcBotClient:
     def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         """Non-blocking Act (several seats at once); the future raises BotCallError with the fault kind.
 
-        A call that must be sent again on a fresh channel (see :meth:`call`) is sent from
-        a short-lived thread, never from gRPC's callback thread."""
+        A call that must be sent again on a fresh channel (see the module docstring) is sent from
+        a short-lived thread, never from gRPC's callback thread. The future always completes."""
         request = serialize_request(request)
         timeout_s = max(timeout_s, 0.001)
         out: Future[bot_pb2.ActResponse] = Future()
         t0 = time.perf_counter()
-        call = self._act.future(request, timeout=timeout_s)
+        try:
+            call = self._invoke_future(request, timeout_s)
+        except ValueError as exc:
+            out.set_exception(BotCallError(FaultKind.UNREACHABLE, f"bot unreachable: no open channel: {exc}"))
+            return out
 
         def again() -> None:
             try:
                 left = timeout_s - (time.perf_counter() - t0)
-                out.set_result(parse_answer(self._act(request, timeout=max(left, 0.001))))
+                out.set_result(parse_answer(self._invoke(request, max(left, 0.001))))
             except grpc.RpcError as exc:
-                out.set_exception(_fault_of(exc, timeout_s, time.perf_counter() - t0, connected=True))
+                out.set_exception(self._resend_fault(exc, timeout_s, t0))
             except BotCallError as exc:
                 out.set_exception(exc)
+            except ValueError as exc:
+                out.set_exception(BotCallError(FaultKind.UNREACHABLE, f"bot unreachable: no open channel: {exc}"))
 
         def retry_or_fail(error: grpc.RpcError) -> None:
             fault = self._reconnect(error, timeout_s, t0)
@@ -324,6 +388,8 @@ def health_problem(channel: grpc.Channel, timeout_s: float) -> str | None:
     for service in ("", "cardarena.v1.Bot"):
         try:
             answer = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=timeout_s)
+        except ValueError as exc:  # a channel closed under its caller (shutdown): as unreachable
+            return f"{UNREACHABLE_PREFIX}{exc}"
         except grpc.RpcError as exc:
             code = exc.code() if hasattr(exc, "code") else None
             details = exc.details() if hasattr(exc, "details") else str(exc)

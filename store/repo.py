@@ -8,6 +8,8 @@ can cross processes and outlive the session:
 - ``store.seasons`` (:class:`~store.seasons.Seasons`): seasons, their schedules and keys;
 - ``store.lifecycle`` (:class:`~store.lifecycle.GameLifecycle`): claim, lease, heartbeat,
   defer, void, store a result (rules §4.3, §4.9);
+- ``store.availability`` (:class:`~store.availability.BotMarks`): the bots a season marks down,
+  read with a game's table and marked by workers (rules §4.9);
 - ``store.replays`` (:class:`~store.replays.Replays`): stored replays and live progress;
 - ``store.reads`` (:class:`~store.reads.games.GameReads`, :class:`~store.reads.seasons.SeasonReads`,
   :class:`~store.reads.bots.BotReads`): the read models of the dashboard, the CLI and the workers.
@@ -23,6 +25,7 @@ from __future__ import annotations
 from sqlalchemy import Engine
 
 from store import db
+from store.availability import BotMarks
 from store.bots import Bots
 from store.lifecycle import GameLifecycle
 from store.policy import LeaguePolicy
@@ -69,6 +72,7 @@ class Store:
         self.game_reads = GameReads(self.db)
         self.season_reads = SeasonReads(self.db)
         self.bot_reads = BotReads(self.db)
+        self.marks = BotMarks(self.db)
         # bots
         self.register_bot = self.bots.register_bot
         self.update_bot = self.bots.update_bot
@@ -96,6 +100,8 @@ class Store:
         self.claim_within_capacity = self.games.claim_within_capacity
         self.table_of = self.games.table_of
         self.defer_game = self.games.defer_game
+        self.table_and_down = self.marks.table_and_down
+        self.mark_down = self.marks.mark_down
         self.renew_lease = self.games.renew_lease
         self.finish_game = self.games.finish_game
         self.void_game = self.games.void_game

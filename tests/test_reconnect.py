@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from referee.botprocess import BotProcess, start_bot_process
-from cardarena.v1 import bot_pb2
+from cardarena.v1 import bot_pb2, bot_pb2_grpc
 from cardarena.v1 import slippery_sam_pb2 as ss
 from referee.clients import BotCallError, GrpcBotClient, tcp_probe
 from referee.record import FaultKind
@@ -117,3 +117,100 @@ def test_a_refused_connection_is_unreachable_and_says_so(dead_endpoint: str) -> 
     assert caught.value.kind is FaultKind.UNREACHABLE and "refused" in caught.value.detail.lower()
     assert tcp_probe(dead_endpoint, 1.0) is not None
     assert (client.health(1.0) or "").startswith("endpoint unreachable")
+
+
+def test_one_games_channel_reset_never_fails_another_games_call(bot_on_port: list[BotProcess], fixed_port: int) -> None:
+    """Two games of one process share the cached channel; one replaces it (as after an outage it
+    saw): the other's call in progress on it is answered, and its next call on it too (item:
+    a killed bot must never void another game, rules §4.3)."""
+    from referee.clients import channel_for, reset_channel
+
+    bot = start_bot_process("tests.workers.slowbots:Stalls", 0, port=fixed_port)
+    bot_on_port.append(bot)
+    other, resetting = GrpcBotClient(bot.endpoint), GrpcBotClient(bot.endpoint)
+    shared = channel_for(bot.endpoint)
+    in_progress = other.act(request(), 10.0)
+    time.sleep(0.3)  # the call is in the bot (2 s per decision)
+    fresh = reset_channel(bot.endpoint, shared)
+    assert fresh is not shared and channel_for(bot.endpoint) is fresh
+    assert in_progress.result(15).WhichOneof("action") == "slippery_sam"
+    assert other.call(request(), 10.0).WhichOneof("action") == "slippery_sam"  # still on the old channel
+    assert resetting.call(request(), 10.0).WhichOneof("action") == "slippery_sam"
+
+
+def test_a_call_on_a_channel_closed_under_it_is_sent_on_the_current_one(bot_on_port: list[BotProcess],
+                                                                       fixed_port: int) -> None:
+    """Even a channel closed under a client (only at shutdown) never raises out of a call: the
+    call goes out on this process's current channel."""
+    from referee.clients import close_channels
+
+    bot = start_bot_process("random", 1, port=fixed_port)
+    bot_on_port.append(bot)
+    blocking, concurrent = GrpcBotClient(bot.endpoint), GrpcBotClient(bot.endpoint)
+    close_channels()
+    assert blocking.call(request(), 5.0).WhichOneof("action") == "slippery_sam"
+    assert concurrent.act(request(), 5.0).result(10).WhichOneof("action") == "slippery_sam"
+    assert concurrent.health(2.0) is None
+
+
+@pytest.mark.parametrize("concurrent", [False, True], ids=["call", "act"])
+def test_calls_in_progress_when_their_bot_is_killed_are_unreachable_every_time(
+        bot_on_port: list[BotProcess], concurrent: bool) -> None:
+    """SIGKILL of a bot with 6 calls in it, 3 times: every call is `unreachable`, never `error`
+    (the port may accept a connection for a moment while the dying process's connections are
+    reset; the call sent again then finds it refused), rules §4.7."""
+    kinds: list[FaultKind | None] = []
+    for _ in range(3):
+        bot = start_bot_process("tests.workers.slowbots:Stalls", 0, port=free_port_outside_the_ephemeral_range())
+        bot_on_port.append(bot)
+        got: list[FaultKind | None] = []
+        threads = [threading.Thread(target=lambda: got.append(fault_of(bot.endpoint, 8.0, concurrent)))
+                   for _ in range(6)]
+        for thread in threads:
+            thread.start()
+        time.sleep(0.5)  # every call is in the bot's 2 s sleep
+        bot.process.kill()
+        for thread in threads:
+            thread.join(30)
+        kinds += got
+    assert kinds == [FaultKind.UNREACHABLE] * 18
+
+
+class AnswersUnavailable(bot_pb2_grpc.BotServicer):
+    """A bot servicer that answers every Act with the UNAVAILABLE status itself, counting the calls."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+        self.lock = threading.Lock()
+
+    def Act(self, request, context):  # noqa: N802, ANN001, ANN201 (the generated servicer's names)
+        import grpc
+
+        with self.lock:
+            self.calls += 1
+        context.abort(grpc.StatusCode.UNAVAILABLE, "busy, try later")
+
+
+@pytest.mark.parametrize("concurrent", [False, True], ids=["call", "act"])
+def test_a_bot_answering_unavailable_itself_is_sent_the_request_once_more_then_charged_an_error(
+        concurrent: bool) -> None:
+    """rules §4.7: the referee cannot tell the bot's own UNAVAILABLE from a failed connection; the
+    port accepts, so the request goes once more on a fresh connection (the bot sees it twice), and
+    the second UNAVAILABLE is an error fault, the same every time."""
+    from concurrent import futures
+
+    import grpc
+
+
+    servicer = AnswersUnavailable()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    bot_pb2_grpc.add_BotServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        kinds = [fault_of(f"127.0.0.1:{port}", 2.0, concurrent) for _ in range(3)]
+    finally:
+        server.stop(0)
+    assert kinds == [FaultKind.ERROR] * 3
+    assert servicer.calls == 6

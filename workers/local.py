@@ -96,7 +96,8 @@ def run_local(db_url: str, game_ids: Iterable[int], processes: int | None = None
 
 
 def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = None,
-               lease_s: float | None = None, games_per_process: int | None = None) -> Iterator[RunResult]:
+               lease_s: float | None = None, games_per_process: int | None = None,
+               on_tick: Callable[[], None] | None = None) -> Iterator[RunResult]:
     """Like :func:`run_local`, yielding each game's final result once, as it comes.
 
     Each of the ``processes`` pool processes referees ``games_per_process`` games at once
@@ -106,6 +107,8 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
     out again, ahead of the games not handed out yet: at once if it was not claimed yet,
     else once the sweeper has put it back (its lease ran out: about ``lease_s`` seconds
     after the loss). Raises :class:`workers.pool.GameError` when a game's run raises.
+    ``on_tick`` is called in this process at least every ``SWEEP_S`` seconds while games remain,
+    whether or not one finished (``season run`` names the bots that go down meanwhile).
     """
     from config import get_settings
     from store import open_store
@@ -144,6 +147,8 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
                         _forget(in_flight, gid)  # its answer will never come
                         first(gid)
                 answers, lost = pool.wait(min(BUSY_RETRY_S if todo else SWEEP_S, SWEEP_S))
+                if on_tick is not None:
+                    on_tick()
                 for gone in lost:
                     for gid in gone.game_ids:  # not claimed yet: again now; claimed: when swept
                         game = store.get_game(gid)

@@ -1,8 +1,9 @@
 """The game service: what every worker (local pool or Celery) does with a game id.
 
 ``run_game`` is idempotent: it first asks every seat's bot the gRPC health
-check (:mod:`workers.availability`; a table with a bot that does not answer is
-deferred, not claimed, rules §4.9), then claims the game atomically
+check, for this game (:mod:`workers.availability`; a table with a bot that does
+not answer, or that the store marks down, is deferred, not claimed, rules §4.9),
+then claims the game atomically
 (pending -> running, with an attempt number and a lease) if each of its bots
 has room (running games < the bot's capacity), plays it with the referee
 against the seats' bots over gRPC while a heartbeat thread renews the lease,
@@ -43,6 +44,7 @@ from league.availability import defer_backoff_s
 from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from referee.clients import BotClient, GrpcBotClient, UnreachableBotClient
 from referee.games import make_params, spec
+from referee.record import FaultKind
 from referee.live import LiveView
 from referee.record import GameRecord
 from referee.referee import GameCancelled, play
@@ -130,13 +132,15 @@ def health_cache() -> HealthCache:
 
 def check_table(store: Store, game_id: int, clock: StoreClock | None = None) -> RunResult | None:
     """Before a claim: None if the game is pending and every bot of its table answers its health
-    check; else the result to report (SKIPPED: not pending; DEFERRED or NOT_PLAYED: a bot does
-    not answer, and the store has recorded it, rules §4.9). ``clock``: adds up the time in the store."""
+    check now; else the result to report (SKIPPED: not pending; DEFERRED or NOT_PLAYED: a bot does
+    not answer, or the store marks it down and it is not due to be asked again, and the store has
+    recorded it, rules §4.9). ``clock``: adds up the time in the store."""
     with clock or nullcontext():
-        table = store.table_of(game_id)
-    if table is None:
+        found = store.table_and_down(game_id)
+    if found is None:
         return RunResult(game_id, Outcome.SKIPPED)
-    down = health_cache().problems(table)
+    table, marked = found
+    down = health_cache().problems(table, marked)
     if not down:
         return None
     with clock or nullcontext():
@@ -148,6 +152,27 @@ def check_table(store: Store, game_id: int, clock: StoreClock | None = None) -> 
         log.warning("game %s not played: %s", game_id, deferral.detail)
         return RunResult(game_id, Outcome.NOT_PLAYED, deferral.detail)
     return RunResult(game_id, Outcome.SKIPPED)  # no longer pending: played, or not played, elsewhere
+
+
+def mark_unreachable(store: Store, claim: Claim, record: GameRecord) -> dict[int, str]:
+    """After a game: the bots of its seats that went unreachable during it (rules §4.2) and do not
+    answer their health check now are marked down in the season for every worker (rules §4.9),
+    so no other game is started against them until one answers. Returns ``{bot id: why}`` marked;
+    a store error is logged, not raised (the per-game health check still guards every game)."""
+    lost = {f.seat for f in record.faults if f.kind is FaultKind.UNREACHABLE}
+    if not lost:
+        return {}
+    seats = [seat for seat in claim.seats if seat.seat in lost]
+    down = health_cache().problems(seats)
+    if down:
+        try:
+            store.mark_down(claim.season_id, down)
+        except StoreError as exc:
+            log.warning("game %s: marking %s down failed: %s", claim.game_id, sorted(down), exc)
+            return {}
+        log.warning("game %s: marked down: %s", claim.game_id,
+                    "; ".join(f"{seat.name} ({down[seat.bot_id]})" for seat in seats if seat.bot_id in down))
+    return down
 
 
 def worker_name(pid: int | None = None) -> str:
@@ -364,6 +389,7 @@ def _run_game(store: Store, game_id: int, lease_s: float | None, owner: str | No
             with clock:
                 status = store.void_game(game_id, claim.attempt, f"platform failure: {type(exc).__name__}: {exc}")
             return RunResult(game_id, Outcome.VOIDED, f"{exc} -> {status}")
+        mark_unreachable(store, claim, record)  # rare: a seat lost during the game
         with clock:
             stored = store_result(store, claim, record, heartbeat)
         if not stored:

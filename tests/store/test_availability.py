@@ -96,3 +96,39 @@ def test_table_of_a_pending_game_names_its_bots_endpoints(store: Store, bots: li
         (0, "c", "127.0.0.1:5002"), (1, "a", "127.0.0.1:5000"), (2, "b", "127.0.0.1:5001")]
     known, tables = store.pending_tables(sid)
     assert set(known) == {a, b, c} and tables == [frozenset({a, b, c})]
+
+
+def test_a_bot_marked_down_during_a_game_is_read_with_every_table_of_it(store: Store, bots: list[int]) -> None:
+    """A worker whose seat went unreachable marks the bot down for every worker: the next table
+    read carries the mark, the first moment is kept, a claim of a game with it clears it."""
+    a, b, c, d = bots
+    sid = season_with_limit(store, [[a, b, c], [b, c, d], [a, c, d]], 60)
+    g0, g1, g2 = store.next_pending(sid)
+    table, marked = store.table_and_down(g0)  # type: ignore[misc]
+    assert [s.bot_id for s in table] == [a, b, c] and marked == {}
+    store.mark_down(sid, {a: "unreachable during game 7: refused"}, now=T0)
+    store.mark_down(sid, {a: "refused again"}, now=T0 + timedelta(seconds=5))  # another worker, later
+    assert store.table_and_down(g0)[1] == {a: "refused again"}  # type: ignore[index]
+    assert store.table_and_down(g2)[1] == {a: "refused again"}  # type: ignore[index]
+    assert store.table_and_down(g1)[1] == {}  # type: ignore[index]
+    [row] = store.season_availability(sid)
+    assert row.unavailable_since == T0 and row.suspended_at is None
+    # its suspension counts from the mark
+    store.defer_game(g0, {a: "refused"}, now=T0 + timedelta(seconds=61))
+    assert store.get_game(g0).status == GameStatus.NOT_PLAYED  # type: ignore[union-attr]
+    store.mark_down(sid, {a: "refused"}, now=T0 + timedelta(seconds=70))  # suspended: left as it is
+    [row] = store.season_availability(sid)
+    assert row.suspended_at is not None and row.reason == "refused"
+    assert store.table_and_down(g0) is None  # not pending any more
+
+
+def test_a_claim_clears_a_mark_made_during_a_game(store: Store, bots: list[int]) -> None:
+    a, b, c, d = bots
+    sid = season_with_limit(store, [[a, b, c], [a, c, d]], 60)
+    g0, g1 = store.next_pending(sid)
+    store.mark_down(sid, {a: "refused"})
+    assert store.table_and_down(g1)[1] == {a: "refused"}  # type: ignore[index]
+    finish(store, g0, [1, 2, 3])  # a game with a starts: a answered its health check
+    assert store.table_and_down(g1)[1] == {}  # type: ignore[index]
+    [row] = store.season_availability(sid)
+    assert row.unavailable_since is None

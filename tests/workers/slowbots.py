@@ -66,3 +66,11 @@ class CountsInFlight(SleepyOdds):
         finally:
             with self._lock:
                 self._in_flight -= 1
+
+
+class Stalls(SleepyOdds):
+    """Capacity 16, 2 s per decision: calls are still in progress when a test kills the process."""
+
+    name = "stalls"
+    capacity = 16
+    sleep_s = 2.0
