@@ -38,7 +38,7 @@ Exits 1 naming each check that failed; prints, for each season, the bets, those 
 cheater found a seed that fits, the named cards that were right against the number expected
 by chance with the tail probability, and the cheater's and its twin's token change per game.
 
-    python -m bench.bench_fair_play [--games 60] [--leak]
+    python -m bench.bench_fair_play [--games 120] [--leak] [--json FILE]
 
 ``--leak`` hands the cheater the blind season's key too: the bench must then fail (the
 negative test has power). ``tests/test_bench_fair_play.py`` runs a short version.
@@ -62,7 +62,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -276,6 +276,19 @@ def stack_of(order: Sequence[str], view: pb.SlipperySamView, seat: int) -> list[
     return stack if stack[:len(view.turned)] == list(view.turned) else None
 
 
+def next_card(seed: int, scheme: str, view: pb.SlipperySamView, seat: int) -> str | None:
+    """The stack card turned at this bet if the game's deal seed is ``seed`` under ``scheme``: the deal
+    numbered :func:`deal_number` (or one either side of it) must fit what ``seat`` saw (:func:`stack_of`);
+    else None."""
+    deal = deal_number(view)
+    orders = shuffles(seed, scheme, deal + 2)
+    for d in (deal, deal - 1, deal + 1):
+        stack = stack_of(orders[d], view, seat) if d >= 1 else None
+        if stack is not None:
+            return stack[len(view.turned)]
+    return None
+
+
 def partial_fit(order: Sequence[str], view: pb.SlipperySamView, seat: int) -> int:
     """How many of the seat's hand and the turned cards ``order`` puts where the seat saw them."""
     dealt = players(view)
@@ -338,7 +351,8 @@ class Cheater(OddsBot):
         if named is None:
             named = self._guess(game, view, ctx.seat, seen) or ctx.rng.choice(sorted(set(PACK) - seen))
         self._log({"season": season_id, "game": ctx.game_id, "hand": sorted(view.hand), "turned": list(view.turned),
-                   "named": named, "knew": card is not None, "source": source, "unseen": len(PACK) - len(seen)})
+                   "named": named, "knew": card is not None, "source": source, "unseen": len(PACK) - len(seen),
+                   "tried": len(game.tried)})
         if card is None:
             return honest
         return pb.SlipperySamAction(amount=view.max_amount if beats(list(view.hand), card) else view.min_amount)
@@ -369,7 +383,6 @@ class Cheater(OddsBot):
     def _next_card(self, game: GameKnowledge, season_id: int, number: int, view: pb.SlipperySamView,
                    ctx: Context) -> tuple[str | None, str | None]:
         """The next stack card and where the seed came from, if a seed fits what the seat saw."""
-        deal = deal_number(view)
         if game.found is None:
             found = self.reader.read()
             with self._lock:
@@ -383,19 +396,13 @@ class Cheater(OddsBot):
                     if shuffles(seed, scheme, 1)[0][:len(first)] == first:
                         game.first_fits[(seed, scheme)] = source
             for (seed, scheme), source in sorted(game.first_fits.items(), key=lambda kv: kv[1] != "key"):
-                orders = shuffles(seed, scheme, deal + 2)
-                if any(stack_of(orders[d], view, ctx.seat) for d in (deal - 1, deal, deal + 1) if d >= 1):
+                if next_card(seed, scheme, view, ctx.seat) is not None:
                     game.found = (seed, scheme, source)
                     break
         if game.found is None:
             return None, None
         seed, scheme, source = game.found
-        orders = shuffles(seed, scheme, deal + 2)
-        for d in (deal, deal - 1, deal + 1):
-            stack = stack_of(orders[d], view, ctx.seat) if d >= 1 else None
-            if stack is not None:
-                return stack[len(view.turned)], source
-        return None, None
+        return next_card(seed, scheme, view, ctx.seat), source
 
     def _guess(self, game: GameKnowledge, view: pb.SlipperySamView, seat: int, seen: set[str]) -> str | None:
         """The first unseen card of the stack of the candidate that fits best, if any fits the first-dealer cards."""
@@ -437,7 +444,8 @@ def upper_tail(probabilities: Iterable[float], hits: int) -> float:
 class SeasonFigures:
     """One season's figures: the cheater's bets, those in which a seed fit, the named cards that were
     right, the hits expected by chance (the sum of 1/unseen) and their tail probability, and the token
-    change per game of the cheater and its honest twin."""
+    change per game of the cheater and its honest twin; ``tried``: the (deal seed, chance scheme) pairs
+    tried, summed over its games."""
 
     name: str
     bets: int
@@ -447,6 +455,7 @@ class SeasonFigures:
     p_value: float
     cheater: list[int]
     honest: list[int]
+    tried: int = 0
 
     @property
     def margin(self) -> float:
@@ -472,8 +481,11 @@ def figures(name: str, entries: list[dict[str, Any]], turned: dict[tuple[str, tu
     hits = [turned.get((e["game"], tuple(e["hand"]), tuple(e["turned"]))) == e["named"] for e in entries]
     right = sum(hits)
     probabilities = [1 / e["unseen"] for e in entries]
+    tried: dict[str, int] = {}
+    for e in entries:
+        tried[e["game"]] = max(tried.get(e["game"], 0), e.get("tried", 0))
     return SeasonFigures(name, len(entries), sum(e["knew"] for e in entries), right, sum(probabilities),
-                         upper_tail(probabilities, right), cheater, honest)
+                         upper_tail(probabilities, right), cheater, honest, sum(tried.values()))
 
 
 def verdict(blind: SeasonFigures, keyed: SeasonFigures) -> list[str]:
@@ -493,24 +505,30 @@ def verdict(blind: SeasonFigures, keyed: SeasonFigures) -> list[str]:
     return failed
 
 
+def turned_at_bets(events: Iterable[dict[str, Any]]) -> dict[tuple[tuple[str, ...], tuple[str, ...]], str]:
+    """From a game's recorded events: (a bettor's sorted hand, the cards turned before his bet) -> the card turned."""
+    out: dict[tuple[tuple[str, ...], tuple[str, ...]], str] = {}
+    hands: dict[int, tuple[str, ...]] = {}
+    turned: list[str] = []
+    for event in events:
+        kind, data = event["kind"], event["data"]
+        if kind == "deal":
+            hands, turned = {}, []
+        elif kind == "hand":
+            hands[data["seat"]] = tuple(sorted(data["cards"]))
+        elif kind == "turn":
+            out[(hands.get(data["seat"], ()), tuple(turned))] = data["card"]
+            turned.append(data["card"])
+    return out
+
+
 def next_cards(store: Any, season_id: int) -> dict[tuple[str, tuple[str, ...], tuple[str, ...]], str]:
     """From the stored replays: (game id, a bettor's sorted hand, the cards turned before his bet) -> the card turned."""
     out: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str] = {}
     for game in store.list_games(season_id, limit=10**6):
         record = store.get_replay(game.id)
-        if record is None:
-            continue
-        hands: dict[int, tuple[str, ...]] = {}
-        turned: list[str] = []
-        for event in record.events:
-            kind, data = event["kind"], event["data"]
-            if kind == "deal":
-                hands, turned = {}, []
-            elif kind == "hand":
-                hands[data["seat"]] = tuple(sorted(data["cards"]))
-            elif kind == "turn":
-                out[(record.game_id, hands.get(data["seat"], ()), tuple(turned))] = data["card"]
-                turned.append(data["card"])
+        if record is not None:
+            out |= {(record.game_id, *key): card for key, card in turned_at_bets(record.events).items()}
     return out
 
 
@@ -534,7 +552,8 @@ def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 
 def _report(f: SeasonFigures) -> None:
-    print(f"{f.name:5}: the cheater bet {f.bets} times; a seed fit what it saw in {f.knew}; the card it named was "
+    print(f"{f.name:5}: the cheater tried {f.tried:,} (deal seed, chance scheme) pairs from the public surfaces and "
+          f"bet {f.bets} times; a seed fit what it saw in {f.knew}; the card it named was "
           f"the card turned in {f.right} ({f.expected:.1f} expected by chance, P(>= {f.right}) = {f.p_value:.3g}); "
           f"tokens a game: cheater {_mean(f.cheater):+.1f} in {len(f.cheater)} games, honest twin "
           f"{_mean(f.honest):+.1f} in {len(f.honest)} (difference {f.margin:+.1f}, Welch t {f.welch_t():.1f})")
@@ -543,9 +562,10 @@ def _report(f: SeasonFigures) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run both seasons, print the figures and return 1 if a check failed (module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=60, help="games of each season (default 60)")
+    parser.add_argument("--games", type=int, default=120, help="games of each season (default 120)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--leak", action="store_true", help="hand the cheater the blind season's key too")
+    parser.add_argument("--json", type=Path, help="also write the figures and the failed checks to this file")
     args = parser.parse_args(argv)
 
     from cli.demo import register_or_update
@@ -607,6 +627,9 @@ def main(argv: list[str] | None = None) -> int:
         if not failed:
             print(f"passed: handed the key the cheater names >= {NAMED_MIN:.0%} of the cards and wins by >= "
                   f"{MARGIN:.0f} tokens a game; without it, it names them at chance level (P >= {ALPHA})")
+        if args.json:
+            args.json.write_text(json.dumps({**{n: {**asdict(f), "margin": f.margin, "welch_t": f.welch_t()}
+                                                for n, f in results.items()}, "failed": failed}, indent=1))
         return 1 if failed else 0
     finally:
         for bot in bots:
