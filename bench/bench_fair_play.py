@@ -552,7 +552,7 @@ def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
 
 
 def _report(f: SeasonFigures) -> None:
-    print(f"{f.name:5}: the cheater tried {f.tried:,} (deal seed, chance scheme) pairs from the public surfaces and "
+    print(f"{f.name:5}: the cheater tried {f.tried:,} (deal seed, chance scheme) pairs and "
           f"bet {f.bets} times; a seed fit what it saw in {f.knew}; the card it named was "
           f"the card turned in {f.right} ({f.expected:.1f} expected by chance, P(>= {f.right}) = {f.p_value:.3g}); "
           f"tokens a game: cheater {_mean(f.cheater):+.1f} in {len(f.cheater)} games, honest twin "
