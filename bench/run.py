@@ -6,7 +6,8 @@ import subprocess
 import sys
 
 # bench_celery and bench_dashboard start Redis, workers or a 100,000-game store: run them on their own.
-# bench_season runs here in a short version (its defaults are the full 10,000-game season).
+# bench_season runs here in a short version (its defaults are the full 10,000-game season), and so does
+# bench_fair_play (120 games a season by default); it exits 1 when a card leaks or its cheater is blind.
 RUNS = (
     ("bench.bench_engine", []),
     ("bench.bench_referee", ["--games", "8", "--rounds", "5"]),
@@ -16,6 +17,7 @@ RUNS = (
     ("bench.bench_store", ["--games", "300"]),
     ("bench.bench_meld_search", []),
     ("bench.bench_rating_coverage", []),
+    ("bench.bench_fair_play", ["--games", "24"]),
 )
 
 
