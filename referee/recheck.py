@@ -53,6 +53,11 @@ MAX_PROBLEMS = 5
 _WITH_ANSWER = (FaultKind.TIMEOUT, FaultKind.BUDGET, FaultKind.ILLEGAL, FaultKind.MALFORMED)
 
 
+def _a(kind: FaultKind) -> str:
+    """``kind`` with its article: "an illegal fault", "a timeout fault"."""
+    return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} fault"
+
+
 def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
@@ -115,7 +120,7 @@ class _Checker:
         if fault is None:
             return
         if answer is not None and fault not in _WITH_ANSWER:
-            self.problem(logged, f"a {fault} fault is charged for an answer the bot sent")
+            self.problem(logged, f"{_a(fault)} is charged for an answer the bot sent")
         sent = json_format.MessageToDict(answer, preserving_proto_field_name=True) if answer is not None else None
         self.fault_log.append((seat, logged.decision, fault, sent))
         self.faults[seat] += 1
@@ -127,7 +132,7 @@ class _Checker:
         if not logged.called:
             if self.retired[seat]:
                 if fault is not None:
-                    self.problem(logged, f"a {fault} fault is charged to a seat already retired")
+                    self.problem(logged, f"{_a(fault)} is charged to a seat already retired")
             elif budget_left > TOLERANCE_MS:
                 self.problem(logged, f"not called, though not retired and {budget_left:.1f} ms of its budget left")
             elif fault is not FaultKind.BUDGET:
@@ -174,7 +179,7 @@ class _Checker:
         if fault is not None or not logged.called:
             if logged.action != default:
                 self.problem(logged, "the action applied is not the default action" +
-                             (f" of a {fault} fault" if fault else " of a seat not called"))
+                             (f" of {_a(fault)}" if fault else " of a seat not called"))
         readable = None
         if answer is not None:
             readable = self._legal(rules, state, logged.seat, answer)
@@ -184,7 +189,7 @@ class _Checker:
             elif readable != logged.action:
                 self.problem(logged, "the action applied is not the bot's answer")
         if fault in (FaultKind.ILLEGAL, FaultKind.MALFORMED) and readable is not None:
-            self.problem(logged, f"a {fault} fault is charged for a legal answer")
+            self.problem(logged, f"{_a(fault)} is charged for a legal answer")
 
     def _legal(self, rules: Rules[Any, Any, Any], state: Any, seat: int, answer: bot_pb2.ActResponse) -> str | None:
         """The action message (base64) of an answer that is a legal action now, else None."""
