@@ -363,3 +363,36 @@ def print_table() -> Iterator[None]:
         for name, (code, line) in SEEN.items():
             print(f"| {name} | {code} | {line} |")
 
+
+
+def test_the_chain_head_is_shown_live_on_the_season_page_and_in_the_api(db_url: str, bot_server: Any) -> None:  # noqa: F811
+    from fastapi.testclient import TestClient
+
+    from config import Settings
+    from dashboard.main import create_app
+
+    store = open_store(db_url, policy=POLICY)
+    try:
+        for i, name in enumerate(BOTS):
+            store.register_bot(name, bot_server(RandomBot(seed=i), threads=4), "1", "tests", [GAME], capacity=4)
+        sid = create_season(store, "live", GAME, list(BOTS), [3], 2, None, False, {})
+        with TestClient(create_app(Settings(db_url=db_url))) as client:
+            seen = []
+            games = store.list_games(sid, limit=10)
+            for game in [None, *games]:
+                if game is not None:
+                    assert run_game(store, game.id, lease_s=30).outcome is Outcome.DONE
+                api = client.get(f"/api/v1/seasons/{sid}").json()
+                head = store.chain_head(sid)
+                assert (api["chain_head"], api["chain_length"]) == (head.head, head.length)
+                assert api["chance_scheme"] == PER_DEAL
+                assert f'<code id="chain-head">{head.head}</code> after {head.length} stored records' in \
+                    client.get(f"/seasons/{sid}").text
+                fair = client.get(f"/api/v1/seasons/{sid}/fairness").json()
+                assert fair["chain_head"] == head.head and fair["chance_scheme"] == PER_DEAL
+                seen.append(head.head)
+        assert len(set(seen)) == len(games) + 1 == store.chain_head(sid).length
+        report = verify_season(store, store.get_season(sid), seen)  # type: ignore[arg-type]
+        assert report.ok and report.heads_seen == len(games) + 1, report.problems
+    finally:
+        store.close()
