@@ -101,6 +101,7 @@ class ChainFindings(Protocol):
     length: int
     problems: list[str]
     heads_seen: int
+    note: str | None
 
 
 class DealsSource(Protocol):
@@ -156,6 +157,7 @@ class VerifyReport:
     chain_head: str | None = None
     chain_length: int = 0
     heads_seen: int = 0
+    chain_note: str | None = None
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -174,7 +176,8 @@ class VerifyReport:
                    f"{self.replays_checked} replays re-run and every stored field matches; "
                    f"{self.statuses_checked} of {self.games} statuses proven")
         out.append(f"chain head {self.chain_head} after {self.chain_length} entries"
-                   + (f"; extends {self.heads_seen} head(s) seen before" if self.heads_seen else ""))
+                   + (f"; extends {self.heads_seen} head(s) seen before" if self.heads_seen else "")
+                   + (f" ({self.chain_note})" if self.chain_note else ""))
         out += [f"MISMATCH {p}" for p in self.problems]
         out.append("verified: every deal came from the committed key and every stored result is the replays'"
                    if self.ok else f"NOT verified: {len(self.problems)} problem(s)")
@@ -209,6 +212,7 @@ def verify_season(store: DealsSource, season: SeasonToVerify, heads: Sequence[st
     _check_ratings(store, season, rated, report)
     chain = store.chain_audit(season.id, heads)
     report.chain_head, report.chain_length, report.heads_seen = chain.head, chain.length, chain.heads_seen
+    report.chain_note = chain.note
     report.problems += chain.problems
     return report
 

@@ -76,6 +76,7 @@ class ChainAudit:
     length: int
     problems: list[str]
     heads_seen: int = 0
+    note: str | None = None
 
 
 def entry_text(entry: Mapping[str, Any]) -> str:
@@ -235,8 +236,11 @@ class ChainReads:
                         f"{k} is now {_short(now_entry.get(k))}, chained as {_short(entry.get(k))} in entry {e.seq}"
                         for k in diff))
         if not entries or entries[0].kind != "season":
-            audit.problems.append("chain: the season has no season entry (a season from before the chain): "
-                                  "its schedule and the records stored before it are not covered")
+            if season["chance_scheme"] is None:  # created before the chain (migration 0007): only later records chained
+                audit.note = ("a season from before the chain: its schedule and the records stored before the "
+                              "chain are not covered by it")
+            else:
+                audit.problems.append("chain: the season has no season entry: its schedule and records are not covered")
             return
         for number in sorted(set(rebuilt) - chained):
             audit.problems.append(f"game {number}: {rebuilt[number]['status']} in the store, with no chain entry")

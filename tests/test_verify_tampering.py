@@ -396,3 +396,17 @@ def test_the_chain_head_is_shown_live_on_the_season_page_and_in_the_api(db_url: 
         assert report.ok and report.heads_seen == len(games) + 1, report.problems
     finally:
         store.close()
+
+
+def test_a_season_from_before_the_chain_verifies_with_a_note(finished: Finished) -> None:
+    # as migration 0007 leaves a season created before it: no scheme, a commitment of the key alone, no chain
+    key = finished.store.revealed_key(finished.season_id)
+    assert key is not None
+    from league.fairness import commitment
+    finished.sql("UPDATE seasons SET chance_scheme = NULL, commitment = :c, chain_head = NULL, chain_length = 0 "
+                 "WHERE id = :s", c=commitment(key), s=finished.season_id)
+    finished.sql("DELETE FROM chain_entries WHERE season_id = :s", s=finished.season_id)
+    result = finished.verify()
+    assert result.returncode == 0, result.stdout
+    assert "chain head None after 0 entries (a season from before the chain" in result.stdout
+    assert "no chance scheme (a season from before the scheme was committed)" in result.stdout
