@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -274,18 +275,32 @@ def list_seasons(db: DbOption = None) -> None:
 @app.command("verify")
 def verify(
     name: Annotated[str, typer.Argument(help="Season name.")],
+    head: Annotated[list[str] | None, typer.Option(
+        "--head", help="A chain head seen before (64 hex digits, from the season page or the API); the "
+                       "chain must extend it. Repeat for several, or give a file of them with --heads.")] = None,
+    heads: Annotated[Path | None, typer.Option(
+        "--heads", help="A file of chain heads seen before, one per line (blank lines and # comments skipped).",
+        exists=True, dir_okay=False)] = None,
     db: DbOption = None,
 ) -> None:
-    """Check a finished season's deals: the published key against the commitment, every game's seed
-    against the key, and every replay by re-running it. Exit 0 when all verify, 1 otherwise."""
+    """Check a finished season: the published key and chance scheme against the commitment, every game's
+    seed against the key, every replay re-run and every stored field (views, answers, faults, places,
+    scores, result rows, ratings, each game's status and its reason) against it, and the season's chain
+    of stored records against the rows and the heads seen before. Exit 0 when all verify, 1 otherwise."""
     from league.verify import CannotVerify, verify_season
 
+    seen = list(head or [])
+    if heads is not None:
+        seen += [line.split("#", 1)[0].strip() for line in heads.read_text().splitlines()]
+    seen = [h for h in seen if h]
+    if bad := [h for h in seen if len(h) != 64 or any(c not in "0123456789abcdefABCDEF" for c in h)]:
+        fail(f"a chain head is 64 hex digits, got {bad[0]!r}")
     store = open_db(db, existing=True)
     season = store.get_season_by_name(name)
     if season is None:
         no_season(name, db)
     try:
-        report = verify_season(store, season)
+        report = verify_season(store, season, seen)
     except CannotVerify as exc:
         fail(str(exc))
     for line in report.lines():

@@ -20,7 +20,7 @@ from league.elo import RatingPoint
 from league.standings import StandingRow
 from store.reads.bots import BotSeason, FaultEntry, LatencyStats, OpponentStats, SeatStats
 from store.reads.games import AttemptInfo, GameRow
-from store.reads.seasons import COMMITMENT, CrossCell, SeasonSummary
+from store.reads.seasons import CHAIN_HEAD, COMMITMENT, CrossCell, SeasonSummary
 from store.seasons import BotAvailability
 
 KEY = ("the season key, 32 bytes as 64 lowercase hex digits; published once the season is over (every game final), "
@@ -63,6 +63,10 @@ class FairnessOut(BaseModel):
                                "the seed knows every card")
     commitment: str | None = Field(description=COMMITMENT)
     key: str | None = Field(description=KEY)
+    chance_scheme: str | None = Field(None, description="the chance scheme the games are dealt with, covered by the "
+                                      "commitment (null: a season from before the scheme was committed)")
+    chain_head: str | None = Field(None, description=CHAIN_HEAD)
+    chain_length: int = Field(0, description="entries in the season's chain")
     scheme: list[str] = Field(description="the scheme, step by step")
     how_to_verify: list[str] = Field(description="how anyone can check the deals once the key is published")
 

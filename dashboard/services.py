@@ -72,11 +72,13 @@ def fairness(store: Store, season_id: int) -> FairnessOut:
     duplicate = bool(season.config.get("duplicate", False))
     label = "'group:<g>' with g the number of the table's rotation group (all its rotations share the deal)" \
         if duplicate else "'game:<n>' with n the game's number in the schedule (from 0)"
+    chance = season.chance_scheme or "none: a season from before the scheme was committed, the key alone"
     scheme = [
         "At its creation the season drew a secret key of 32 bytes" + (
             " from the organiser's --seed (a reproducible season: anyone who knows the seed knows every card)"
             if season.reproducible else " at random") + ", and published its commitment: the SHA-256 of the key's "
-        "32 raw bytes, in hex.",
+        f"32 raw bytes followed by the name of its chance scheme ({chance}), in hex. The scheme is fixed with the "
+        "key: no game can be dealt again under another scheme.",
         f"Each game's deal seed is HMAC-SHA256(key, label) with the label {label}; the seed is the first 8 bytes "
         "of the HMAC read as a big-endian unsigned integer, shifted right by one bit (63 bits).",
         "The referee answers every shuffle and draw by lot of the game from a stream of its own derived from the "
@@ -85,19 +87,30 @@ def fairness(store: Store, season_id: int) -> FairnessOut:
         "A game's seed is shown only with its stored replay; in a duplicate season, only once every game of its "
         "rotation group is played. The key is published when every game of the season is final (for a season "
         "played until settled, once it has stopped).",
+        "A game voided by a platform failure is run again with its chance drawn from a seed derived from the game's "
+        "seed and the attempt (referee/chance.py attempt_seed), so a rerun never deals the cards a voided attempt "
+        "showed; the replay records its attempt.",
+        "Every record stored for the season (the season and its schedule, then each game as it becomes final: its "
+        "status, reason, attempts, results and the hash of its replay) is appended to the season's chain, each entry "
+        "hashed with the one before; the chain head below changes as games are stored.",
     ]
     steps = [
         "Wait until the season is over: the key below is empty until then.",
         "Check that SHA-256(bytes.fromhex(key)) equals the commitment.",
         "For every game, compute its seed from the key as above and compare it with the seed of the game "
         "(/api/v1/games/{id}) and of its replay (/api/v1/replays/{id}: record.seed).",
-        "Re-run every replay from its seed and its recorded actions: the shuffles, events and scores must come "
-        "out the same.",
-        f"The organiser's store does all of this in one command: cardarena season verify {season.name}",
+        "Re-run every replay from its seed, its attempt and its recorded answers: the shuffles, events, views sent, "
+        "faults, places and scores must come out the same, and so must the stored results and ratings; a game with "
+        "no replay must be failed (three voided attempts) or not played (a bot of its table suspended).",
+        "Keep the chain heads you see here; the verification checks that the season's chain still extends each of "
+        "them, so a result changed or removed after you saw a head is caught.",
+        f"The organiser's store does all of this in one command: cardarena season verify {season.name} "
+        "--head <a head you saw>",
     ]
     return FairnessOut(season_id=season.id, season_name=season.name, status=season.status,
                        reproducible=season.reproducible, commitment=season.commitment, key=season.key,
-                       scheme=scheme, how_to_verify=steps)
+                       chance_scheme=season.chance_scheme, chain_head=season.chain_head,
+                       chain_length=season.chain_length, scheme=scheme, how_to_verify=steps)
 
 
 def _job(store: Store, fn: Callable[[str, int], T], season_id: int) -> tuple[Callable[..., T], tuple[Any, ...]] | None:

@@ -5,8 +5,12 @@ The scheme of online card rooms, commit then reveal:
 - **key**: 32 bytes drawn from :mod:`secrets` when the season is created, or, for a
   *reproducible* season (``season create --seed N``), ``SHA-256("cardarena season key "
   + decimal N)``, so that anyone who knows N knows the key and every card;
-- **commitment**: ``SHA-256(key)``, the SHA-256 digest of the key's 32 raw bytes (not of
-  its hex form), as 64 lowercase hex digits; published from the season's creation;
+- **commitment**: ``SHA-256(key + scheme)``, the SHA-256 digest of the key's 32 raw bytes
+  (not of its hex form) followed by the ASCII name of the season's chance scheme
+  (``referee.chance.SCHEMES``, e.g. ``per-deal-aside``), as 64 lowercase hex digits;
+  published from the season's creation. It binds the scheme as well as the key: the
+  organiser cannot deal a game again under another scheme and choose between the two
+  deals. Seasons created before the scheme was committed have ``SHA-256(key)``;
 - **deal seed** of a game: the first 8 bytes of ``HMAC-SHA256(key, label)`` read as a
   big-endian unsigned integer and shifted right by one bit (63 bits, in ``[0, 2**63)``);
   the label is the ASCII text ``game:<number>`` (the game's 0-based number in the
@@ -48,9 +52,11 @@ def key_from_seed(seed: int) -> bytes:
     return hashlib.sha256(f"cardarena season key {seed}".encode("ascii")).digest()
 
 
-def commitment(key: bytes) -> str:
-    """The commitment to ``key``: SHA-256 of its raw bytes, 64 lowercase hex digits."""
-    return hashlib.sha256(key).hexdigest()
+def commitment(key: bytes, scheme: str | None = None) -> str:
+    """The commitment to ``key`` and the chance ``scheme``: SHA-256 of the key's raw bytes followed by the
+    scheme's ASCII name, 64 lowercase hex digits; ``scheme`` None (a season from before the scheme was
+    committed): SHA-256 of the key alone."""
+    return hashlib.sha256(key + (scheme or "").encode("ascii")).hexdigest()
 
 
 def derive(key: bytes, label: str) -> int:

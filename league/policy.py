@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from league import elo, fairness
+from league import chain, elo, fairness
 from league.availability import suspend_after_s
 from league.settling import SEQUENTIAL_KEY
 
@@ -35,9 +35,13 @@ class Policy:
         """:func:`league.fairness.key_from_seed`. Raises ValueError for a seed outside [0, 2**63)."""
         return fairness.key_from_seed(seed)
 
-    def commitment(self, key: bytes) -> str:
-        """:func:`league.fairness.commitment`: SHA-256 of the key, 64 lowercase hex digits."""
-        return fairness.commitment(key)
+    def commitment(self, key: bytes, scheme: str | None = None) -> str:
+        """:func:`league.fairness.commitment`: SHA-256 of the key and the chance scheme, 64 lowercase hex digits."""
+        return fairness.commitment(key, scheme)
+
+    def chain_link(self, previous: str, entry: str) -> str:
+        """:func:`league.chain.link`: the hash of a season's chain entry after the entry hashed ``previous``."""
+        return chain.link(previous, entry)
 
     def suspend_after_s(self, config: Mapping[str, Any]) -> float:
         """:func:`league.availability.suspend_after_s` of the season's scheduler ``config``, seconds."""

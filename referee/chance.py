@@ -25,6 +25,15 @@ first 8 bytes (big-endian) of ``SHA-256("<seed>/<s>/<n>")``; a shuffle is
 others) and :data:`SINGLE` the one before it (one ``random.Random(seed)`` for
 the whole game); both are kept so that replays recorded with them still re-run
 and verify.
+
+**Attempts** (rules §4.3). A game voided by a platform failure is run again, and
+the events of the voided attempt (turned cards, discards) may already have been
+shown to its bots and on the live view. So attempt ``k`` of a game draws its
+chance from :func:`attempt_seed` ``(seed, k)`` in place of the game's seed:
+attempt 1 from the seed itself (every replay stored before attempts had seeds
+of their own still re-runs), a rerun from a seed of its own, so a rerun deals
+other cards. The record keeps the game's seed and the attempt
+(``GameRecord.attempt``); a re-run derives the attempt's seed again.
 """
 
 from __future__ import annotations
@@ -45,6 +54,18 @@ SINGLE = "single"
 SCHEMES = (PER_DEAL, PER_DEAL_1, SINGLE)
 
 
+def attempt_seed(seed: int, attempt: int) -> int:
+    """The seed attempt ``attempt`` (1-based) of a game of ``seed`` draws its chance from (rules §4.3):
+    ``seed`` itself for attempt 1; for a rerun (``attempt >= 2``) the first 8 bytes (big-endian) of
+    ``SHA-256("<seed>/attempt/<attempt>")`` shifted right by one bit (63 bits, in ``[0, 2**63)``).
+    Raises ValueError for ``attempt < 1``."""
+    if attempt < 1:
+        raise ValueError(f"attempts are numbered from 1, got {attempt}")
+    if attempt == 1:
+        return seed
+    return int.from_bytes(hashlib.sha256(f"{seed}/attempt/{attempt}".encode()).digest()[:8], "big") >> 1
+
+
 def stream_seed(seed: int, stream: str, number: int) -> int:
     """The seed of request ``number`` (0-based) of ``stream`` in a game of ``seed``: a 64-bit int."""
     return int.from_bytes(hashlib.sha256(f"{seed}/{stream}/{number}".encode()).digest()[:8], "big")
@@ -52,11 +73,13 @@ def stream_seed(seed: int, stream: str, number: int) -> int:
 
 class Chance:
     """Answers a game's chance requests in order. ``scheme`` is one of :data:`SCHEMES`;
-    raises ValueError for another."""
+    ``attempt`` the game's attempt (1-based; its chance comes from :func:`attempt_seed`).
+    Raises ValueError for another scheme or an attempt below 1."""
 
-    def __init__(self, seed: int, scheme: str = PER_DEAL) -> None:
+    def __init__(self, seed: int, scheme: str = PER_DEAL, attempt: int = 1) -> None:
         if scheme not in SCHEMES:
             raise ValueError(f"unknown chance scheme {scheme!r}; expected one of {SCHEMES}")
+        seed = attempt_seed(seed, attempt)
         self.seed = seed
         self.scheme = scheme
         self._single = random.Random(seed)

@@ -99,7 +99,10 @@ class GameRecord:
     deals, in records made before; ``"single"``, one generator for the game, in
     records made before per-deal streams);
     ``decisions`` every question asked.
-    A game is a pure function of (game, params, num_seats, seed, answers):
+    ``attempt`` is the attempt at the game this record is of (1-based, rules §4.3): its chance
+    was drawn from ``referee.chance.attempt_seed(seed, attempt)`` (the seed itself for attempt 1,
+    and in records made before attempts had seeds of their own).
+    A game is a pure function of (game, params, num_seats, seed, attempt, answers):
     ``referee.replay.verify`` re-runs it from this record.
     """
 
@@ -118,6 +121,7 @@ class GameRecord:
     started_at: float = 0.0
     finished_at: float = 0.0
     chance_scheme: str = "single"
+    attempt: int = 1
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict of the whole record, equal to ``dataclasses.asdict(record)``.

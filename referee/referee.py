@@ -119,7 +119,7 @@ class _Game:
 
     def __init__(self, spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequence[BotClient],
                  time_control: TimeControl, game_id: str, live: LiveView | None = None,
-                 cancelled: Callable[[], bool] | None = None) -> None:
+                 cancelled: Callable[[], bool] | None = None, attempt: int = 1) -> None:
         if len(clients) != num_seats:
             raise ValueError(f"{num_seats} seats need {num_seats} bots, got {len(clients)}")
         self.spec = spec
@@ -129,7 +129,8 @@ class _Game:
         self.clients = list(clients)
         self.tc = time_control
         self.game_id = game_id
-        self.chance_source = Chance(seed, PER_DEAL)
+        self.attempt = attempt
+        self.chance_source = Chance(seed, PER_DEAL, attempt)
         self.clocks = [SeatClock(time_control.time_bank_s, time_control.budget_s) for _ in range(num_seats)]
         self.faults: list[Fault] = []
         self.decisions: list[DecisionLog] = []
@@ -184,6 +185,7 @@ class _Game:
                     for e in state.events],
             chance=self.chance,
             chance_scheme=PER_DEAL,
+            attempt=self.attempt,
             decisions=self.decisions,
             started_at=started,
             finished_at=time.time(),
@@ -405,7 +407,7 @@ class _Game:
 
 def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequence[BotClient],
          time_control: TimeControl | None = None, game_id: str = "", live: LiveView | None = None,
-         cancelled: Callable[[], bool] | None = None) -> GameRecord:
+         cancelled: Callable[[], bool] | None = None, attempt: int = 1) -> GameRecord:
     """Play one game and return its record.
 
     ``clients`` holds one bot client per seat (the same bot may sit twice).
@@ -422,4 +424,4 @@ def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequen
     lost must not call bots any more). It must be cheap: it runs once per decision.
     """
     tc = time_control or TimeControl.for_game(spec.name)
-    return _Game(spec, params, num_seats, seed, clients, tc, game_id or "game", live, cancelled).run()
+    return _Game(spec, params, num_seats, seed, clients, tc, game_id or "game", live, cancelled, attempt).run()

@@ -9,7 +9,7 @@ results exactly (DESIGN: "a stored replay can be verified by re-running it").
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from google.protobuf import json_format
@@ -21,7 +21,7 @@ from referee.chance import Chance
 from referee.driver import Driver
 from referee.engine import DrawLot, IllegalAction, Rules, Shuffle
 from referee.games import make_params, spec
-from referee.record import GameRecord
+from referee.record import DecisionLog, GameRecord
 
 
 class ReplayMismatch(Exception):
@@ -56,14 +56,17 @@ def expand(record: GameRecord) -> dict[str, Any]:
     return data
 
 
-def rerun(record: GameRecord) -> Iterator[tuple[Rules[Any, Any, Any], Any]]:
+def rerun(record: GameRecord, on_decision: Callable[[Rules[Any, Any, Any], Any, DecisionLog], None] | None = None,
+          ) -> Iterator[tuple[Rules[Any, Any, Any], Any]]:
     """Re-run ``record`` step by step: yields ``(rules, state)`` before the first step and after
     every chance outcome and every decision applied (``len(state.events)`` then counts the
-    events logged so far). Raises ReplayMismatch where the re-run leaves the record."""
+    events logged so far). ``on_decision(rules, state, logged)``, if given, is called with each
+    logged decision before its action is applied (``referee.recheck`` checks it there).
+    Raises ReplayMismatch where the re-run leaves the record."""
     gs = spec(record.game)
     rules = gs.make_rules(make_params(record.game, record.params), record.num_seats)
     try:
-        seeded = Chance(record.seed, record.chance_scheme)
+        seeded = Chance(record.seed, record.chance_scheme, record.attempt)
     except ValueError as exc:
         raise ReplayMismatch(str(exc)) from None
     chance = iter(record.chance)
@@ -85,6 +88,8 @@ def rerun(record: GameRecord) -> Iterator[tuple[Rules[Any, Any, Any], Any]]:
             logged = next(decisions, None)
             if logged is None or logged.seat != seat:
                 raise ReplayMismatch(f"expected a decision of seat {seat}, the record has {logged and logged.seat}")
+            if on_decision is not None:
+                on_decision(rules, state, logged)
             actions[seat] = gs.decode_action(_decode(action_cls, logged.action))
         return actions
 

@@ -38,6 +38,7 @@ from typing import Any
 from sqlalchemy import Connection, Row, bindparam, exists, func, insert, select, update
 
 from referee.record import EndReason, GameRecord
+from store.chain import append_games, replay_digest
 from store.db import InvalidRecord, NotFound
 from store.models import (
     AttemptOutcome,
@@ -139,6 +140,8 @@ class _LockedSeason:
     config: dict[str, Any] | None
     status: SeasonStatus
     rated_through: int
+    chain_head: str | None
+    chain_length: int
 
 
 # The statements of a game's life, built once: building a statement and its cache key costs more
@@ -146,7 +149,7 @@ class _LockedSeason:
 # Connection and load no ORM objects. Every per-game one reads rows by key or probes an index:
 # none reads the whole season.
 _SEASON_COLUMNS = (Season.id, Season.name, Season.game, Season.params, Season.time_control, Season.config,
-                   Season.status, Season.rated_through)
+                   Season.status, Season.rated_through, Season.chain_head, Season.chain_length)
 #: Lock (PostgreSQL ``FOR UPDATE``) and read a season: by id, or the season of a game.
 _LOCK_SEASON = select(*_SEASON_COLUMNS).where(Season.id == bindparam("season_id")).with_for_update()
 _LOCK_SEASON_OF_GAME = select(*_SEASON_COLUMNS).where(
@@ -329,7 +332,7 @@ class GameLifecycle:
                 if row.suspended_at is None and (now - row.unavailable_since).total_seconds() > limit:
                     row.suspended_at = now
                     suspended.append(names.get(bot_id, str(bot_id)))
-                    self._not_played(conn, season.id, bot_id, f"{names.get(bot_id, bot_id)} suspended from the season: "
+                    self._not_played(conn, season, bot_id, f"{names.get(bot_id, bot_id)} suspended from the season: "
                                      f"no answer at game start since {row.unavailable_since:%Y-%m-%d %H:%M:%S} UTC "
                                      f"(more than {limit:g} s); last: {why}", now)
             detail = "deferred: " + "; ".join(f"{names.get(b, b)} does not answer ({why})" for b, why in sorted(down.items()))
@@ -390,6 +393,7 @@ class GameLifecycle:
             ])
             conn.execute(_ADD_REPLAY, {"game_id": game_id, "record": blob, "json_size": json_size})
             self._close_attempt(conn, game_id, attempt, AttemptOutcome.DONE, None, now)
+            append_games(conn, season, self._policy, [game_id], replay_digest(blob))  # store.chain
             self._rate(conn, season, now)
             return True
 
@@ -439,14 +443,16 @@ class GameLifecycle:
                                    if running.get(row.id, 0) >= row.capacity))
         return BotsBusy(game_id, full) if full else None
 
-    @staticmethod
-    def _not_played(conn: Connection, season_id: int, bot_id: int, detail: str, now: datetime) -> None:
-        """Every pending game of the season with ``bot_id`` at the table: not played, with ``detail``."""
-        conn.execute(update(Game)
-                     .where(Game.season_id == season_id, Game.status == GameStatus.PENDING,
-                            exists().where(GameSeat.game_id == Game.id, GameSeat.bot_id == bot_id))
+    def _not_played(self, conn: Connection, season: _LockedSeason, bot_id: int, detail: str, now: datetime) -> None:
+        """Every pending game of the season with ``bot_id`` at the table: not played, with ``detail``, each
+        appended to the season's chain in schedule order."""
+        where = (Game.season_id == season.id, Game.status == GameStatus.PENDING,
+                 exists().where(GameSeat.game_id == Game.id, GameSeat.bot_id == bot_id))
+        ids = list(conn.scalars(select(Game.id).where(*where).order_by(Game.number)))
+        conn.execute(update(Game).where(*where)
                      .values(status=GameStatus.NOT_PLAYED, reason=GameStatus.NOT_PLAYED.value, detail=detail,
                              finished_at=now))
+        append_games(conn, season, self._policy, ids, None)  # store.chain
 
     @staticmethod
     def _lock_season_of(conn: Connection, game_id: int) -> _LockedSeason:
@@ -474,6 +480,7 @@ class GameLifecycle:
             return VoidResult.STALE
         self._close_attempt(conn, game_id, attempt, AttemptOutcome.VOIDED, reason, now)
         if failed:
+            append_games(conn, season, self._policy, [game_id], None)  # store.chain
             self._rate(conn, season, now)  # a sealed group it closed is rated now
             return VoidResult.FAILED
         return VoidResult.PENDING

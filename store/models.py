@@ -180,6 +180,28 @@ class Season(Base):
     rated_through: Mapped[int] = mapped_column(Integer, default=-1, server_default=text("-1"))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     finished_at: Mapped[datetime | None]
+    #: the chance scheme (``referee.chance.SCHEMES``) every game of the season is dealt with, fixed at
+    #: creation and covered by the commitment (NULL: a season from before migration 0007)
+    chance_scheme: Mapped[str | None] = mapped_column(String(32))
+    #: the hash of the season's last chain entry (``store.chain``) and the number of entries
+    chain_head: Mapped[str | None] = mapped_column(String(64))
+    chain_length: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+
+
+class ChainEntry(Base):
+    """One entry of a season's chain (``store.chain``): ``entry`` is the canonical JSON of what was
+    stored (the season and its schedule, games added to it, or a game that became final), ``hash``
+    SHA-256 of the previous entry's hash, a newline and ``entry``. ``seq`` counts from 0 in the order
+    stored; ``number`` is the game's number for a game entry (else NULL)."""
+
+    __tablename__ = "chain_entries"
+
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    number: Mapped[int | None] = mapped_column(Integer)
+    entry: Mapped[str] = mapped_column(Text)
+    hash: Mapped[str] = mapped_column(String(64))
 
 
 class Game(Base):

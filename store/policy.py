@@ -38,8 +38,12 @@ class LeaguePolicy(Protocol):
         """The key of the reproducible season of ``seed``."""
         ...
 
-    def commitment(self, key: bytes) -> str:
-        """The published commitment to a season key."""
+    def commitment(self, key: bytes, scheme: str | None = None) -> str:
+        """The published commitment to a season key and its chance scheme."""
+        ...
+
+    def chain_link(self, previous: str, entry: str) -> str:
+        """The hash of a season's chain entry (text) after the entry hashed ``previous`` (``store.chain``)."""
         ...
 
     def suspend_after_s(self, config: Mapping[str, Any]) -> float:

@@ -11,6 +11,7 @@ can cross processes and outlive the session:
 - ``store.availability`` (:class:`~store.availability.BotMarks`): the bots a season marks down,
   read with a game's table and marked by workers (rules §4.9);
 - ``store.replays`` (:class:`~store.replays.Replays`): stored replays and live progress;
+- ``store.chain`` (:class:`~store.chain.ChainReads`): each season's chain of stored records, its head and audit;
 - ``store.reads`` (:class:`~store.reads.games.GameReads`, :class:`~store.reads.seasons.SeasonReads`,
   :class:`~store.reads.bots.BotReads`): the read models of the dashboard, the CLI and the workers.
 
@@ -27,6 +28,7 @@ from sqlalchemy import Engine
 from store import db
 from store.availability import BotMarks
 from store.bots import Bots
+from store.chain import ChainReads
 from store.lifecycle import GameLifecycle
 from store.policy import LeaguePolicy
 from store.reads.bots import BotReads
@@ -73,6 +75,7 @@ class Store:
         self.season_reads = SeasonReads(self.db)
         self.bot_reads = BotReads(self.db)
         self.marks = BotMarks(self.db)
+        self.chain = ChainReads(self.db, policy)
         # bots
         self.register_bot = self.bots.register_bot
         self.update_bot = self.bots.update_bot
@@ -95,6 +98,9 @@ class Store:
         self.pending_tables = self.seasons.pending_tables
         self.pending_deferrals = self.seasons.pending_deferrals
         self.season_availability = self.seasons.season_availability
+        self.stored_games = self.seasons.stored_games
+        self.chain_head = self.chain.chain_head
+        self.chain_audit = self.chain.audit
         # the life of a game
         self.claim_game = self.games.claim_game
         self.claim_within_capacity = self.games.claim_within_capacity

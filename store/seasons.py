@@ -16,9 +16,22 @@ from typing import Any
 from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
 
+from referee.chance import PER_DEAL, SCHEMES
 from store.bots import check_game_name
+from store.chain import append, schedule_entry, season_entry
 from store.db import NotFound, SeasonExists
-from store.models import Bot, Game, GameSeat, GameStatus, Season, SeasonBotStatus, SeasonStatus, utcnow
+from store.models import (
+    Bot,
+    Game,
+    GameAttempt,
+    GameSeat,
+    GameStatus,
+    Replay,
+    Season,
+    SeasonBotStatus,
+    SeasonStatus,
+    utcnow,
+)
 from store.policy import LeaguePolicy
 from store.reads import doc
 from store.session import Database
@@ -34,7 +47,9 @@ class SeasonInfo:
     ``seed`` is the organiser's seed of a reproducible season (None: a secret season);
     like the key it is never shown. ``commitment`` is the SHA-256 of the season key
     (``league.fairness``; None for a season stored before keys). The key itself is
-    not here: :meth:`Seasons.revealed_key` gives it once the season is done."""
+    not here: :meth:`Seasons.revealed_key` gives it once the season is done.
+    ``chance_scheme``: the scheme every game is dealt with (``referee.chance``), covered by the
+    commitment (None: a season from before the scheme was committed)."""
 
     id: int
     name: str
@@ -48,6 +63,25 @@ class SeasonInfo:
     finished_at: datetime | None
     commitment: str | None = None
     reproducible: bool = False
+    chance_scheme: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredGame:
+    """Every stored field of a game that ``season verify`` checks (``league.verify``), as stored:
+    ``attempts`` ``(attempt, outcome, detail)`` in order; ``seats`` ``(seat, bot id, place, score,
+    change, faults, retired)`` in seat order (results None until done); ``replay``: a replay is stored."""
+
+    id: int
+    number: int
+    deal_group: int
+    seed: int
+    status: GameStatus
+    reason: str | None
+    detail: str | None
+    attempts: tuple[tuple[int, str | None, str | None], ...]
+    seats: tuple[tuple[int, int, int | None, int | None, int | None, int | None, bool | None], ...]
+    replay: bool
 
 
 @dataclass(frozen=True)
@@ -77,7 +111,8 @@ class BotAvailability:
 def season_info(s: Season) -> SeasonInfo:
     """The SeasonInfo of a loaded row (the seed only of a reproducible season)."""
     return SeasonInfo(s.id, s.name, s.game, s.params, s.time_control, s.seed if s.reproducible else None, s.config,
-                      SeasonStatus(s.status), s.created_at, s.finished_at, s.commitment, bool(s.reproducible))
+                      SeasonStatus(s.status), s.created_at, s.finished_at, s.commitment, bool(s.reproducible),
+                      s.chance_scheme)
 
 
 def check_seed(seed: int, what: str) -> None:
@@ -117,6 +152,7 @@ class Seasons:
         *,
         key: bytes | None = None,
         deal_groups: Sequence[int] | None = None,
+        chance_scheme: str = PER_DEAL,
     ) -> int:
         """Write a season and its whole schedule in one transaction; returns the season id.
 
@@ -125,7 +161,10 @@ class Seasons:
         ``key`` is the season's key (``league.fairness``; 32 bytes); without it the key
         of the reproducible season of ``seed`` (the policy's ``season_key``). ``seed``:
         the organiser's seed of a reproducible season, or None for a secret one (then
-        ``key`` is needed). The commitment is stored with the key.
+        ``key`` is needed). ``chance_scheme``: the scheme every game is dealt with
+        (``referee.chance.SCHEMES``; the referee's own by default). The commitment to the key
+        and the scheme is stored with the key, and the season and its schedule are entry 0
+        of the season's chain (``store.chain``).
         ``params``, ``time_control`` and ``config`` must be JSON-serialisable.
         Raises SeasonExists if the name is taken, NotFound for an unknown bot id,
         ValueError for an unknown game, an empty schedule, a table of fewer than
@@ -143,6 +182,8 @@ class Seasons:
             raise ValueError(f"a season key has {self._policy.key_bytes} bytes, got {len(key)}")
         if not games:
             raise ValueError("a season needs at least one game")
+        if chance_scheme not in SCHEMES:
+            raise ValueError(f"unknown chance scheme {chance_scheme!r}; expected one of {SCHEMES}")
         groups = list(deal_groups) if deal_groups is not None else list(range(len(games)))
         if len(groups) != len(games):
             raise ValueError(f"{len(groups)} deal groups for {len(games)} games")
@@ -156,8 +197,8 @@ class Seasons:
                     raise NotFound(f"unknown bot ids {missing}")
                 season = Season(name=name, game=game, params=params, time_control=time_control,
                                 seed=0 if seed is None else seed, config=config, status=SeasonStatus.SCHEDULED,
-                                deal_key=key.hex(),
-                                commitment=self._policy.commitment(key), reproducible=seed is not None)
+                                deal_key=key.hex(), chance_scheme=chance_scheme, chain_length=0,
+                                commitment=self._policy.commitment(key, chance_scheme), reproducible=seed is not None)
                 s.add(season)
                 s.flush()
                 now = utcnow()
@@ -168,6 +209,8 @@ class Seasons:
                 seat_rows = [{"game_id": gid, "seat": seat, "bot_id": bot}
                              for gid, (_, seats) in zip(ids, games, strict=True) for seat, bot in enumerate(seats)]
                 s.execute(insert(GameSeat), seat_rows)
+                append(s.connection(), season, self._policy,
+                       season_entry(season, [(i, groups[i], list(seats)) for i, (_, seats) in enumerate(games)]))
                 return season.id
         except IntegrityError as e:  # a concurrent creation of the same name
             raise SeasonExists(f"a season named {name!r} already exists") from e
@@ -213,6 +256,9 @@ class Seasons:
                                              for seat, bot in enumerate(seats)])
                 if season.status == SeasonStatus.DONE:
                     season.status, season.finished_at = SeasonStatus.RUNNING, None
+                append(s.connection(), season, self._policy,
+                       schedule_entry([(row["number"], row["deal_group"], list(seats))
+                                       for row, (_, seats) in zip(rows, games, strict=True)]))
             return True
 
     def get_season(self, season_id: int) -> SeasonInfo | None:
@@ -259,6 +305,27 @@ class Seasons:
                              .where(Game.season_id == season_id).order_by(Game.number)).all()
             return [(gid, number, number if group is None else group, seed, GameStatus(status))
                     for gid, number, group, seed, status in rows]
+
+    def stored_games(self, season_id: int) -> list[StoredGame]:
+        """Every game of the season with every field ``league.verify`` checks, in schedule order. Not for display."""
+        with self._db.read() as s:
+            games = s.execute(select(Game.id, Game.number, Game.deal_group, Game.seed, Game.status, Game.reason,
+                                     Game.detail).where(Game.season_id == season_id).order_by(Game.number)).all()
+            ids = select(Game.id).where(Game.season_id == season_id).scalar_subquery()
+            attempts: dict[int, list[tuple[int, str | None, str | None]]] = {}
+            for gid, attempt, outcome, detail in s.execute(
+                    select(GameAttempt.game_id, GameAttempt.attempt, GameAttempt.outcome, GameAttempt.detail)
+                    .where(GameAttempt.game_id.in_(ids)).order_by(GameAttempt.game_id, GameAttempt.attempt)):
+                attempts.setdefault(gid, []).append((attempt, None if outcome is None else str(outcome), detail))
+            seats: dict[int, list[tuple[Any, ...]]] = {}
+            for row in s.execute(select(GameSeat.game_id, GameSeat.seat, GameSeat.bot_id, GameSeat.place, GameSeat.score,
+                                        GameSeat.change, GameSeat.faults, GameSeat.retired)
+                                 .where(GameSeat.game_id.in_(ids)).order_by(GameSeat.game_id, GameSeat.seat)):
+                seats.setdefault(row[0], []).append((*row[1:7], None if row[7] is None else bool(row[7])))
+            replays = set(s.scalars(select(Replay.game_id).where(Replay.game_id.in_(ids))))
+        return [StoredGame(gid, number, number if group is None else group, seed, GameStatus(status), reason, detail,
+                           tuple(attempts.get(gid, ())), tuple(seats.get(gid, ())), gid in replays)
+                for gid, number, group, seed, status, reason, detail in games]
 
     def list_seasons(self) -> list[SeasonInfo]:
         """All seasons by id."""

@@ -34,6 +34,7 @@ from league.policy import POLICY
 from league.seasons import SeasonError, create_season
 from league.standings import standings_of
 from league.verify import CannotVerify, verify_season
+from referee.chance import PER_DEAL
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
 from referee.live import LiveView
@@ -235,9 +236,9 @@ def test_no_seed_of_an_unstored_game_and_no_key_is_reachable_until_the_season_is
         for answer in answers:
             assert not [w for w, v in secrets.items() if v in answer], answer
         assert "reproducible: true" in answers[3] and "reproducible" not in answers[1]  # repro, then secret
-        assert f'commitment: "{fairness.commitment(bytes.fromhex(keys[secret]))}"' in answers[1]
+        assert f'commitment: "{fairness.commitment(bytes.fromhex(keys[secret]), PER_DEAL)}"' in answers[1]
         season = client.get(f"/api/v1/seasons/{secret}").json()
-        assert season["key"] is None and season["commitment"] == fairness.commitment(bytes.fromhex(keys[secret]))
+        assert season["key"] is None and season["commitment"] == fairness.commitment(bytes.fromhex(keys[secret]), PER_DEAL)
         assert "seed" not in season and season["reproducible"] is False
         assert client.get(f"/api/v1/seasons/{repro}").json()["reproducible"] is True
         assert "reproducible" in bodies[f"/seasons/{repro}"] and "anyone who knows the seed" in bodies[f"/seasons/{repro}"]
@@ -385,11 +386,12 @@ def test_verify_succeeds_refuses_before_the_end_and_names_a_tampered_seed_or_rep
         conn.execute(text("UPDATE games SET seed = seed + 1 WHERE id = :g"), {"g": games[2].id})
     index = tamper_replay(league.store, games[4].id)
     report = verify_season(league.store, season)  # type: ignore[arg-type]
-    assert not report.ok and len(report.problems) == 2, report.problems
+    assert not report.ok and len(report.problems) == 3, report.problems
     assert report.problems[0] == (f"game 2 (id {games[2].id}): stored seed {games[2].seed + 1} is not the seed "
                                   f"from the key, {games[2].seed} (game:2)")
-    assert report.problems[1] == (f"game 4 (id {games[4].id}): the replay does not re-run: chance event {index} "
-                                  "differs from the seed's")
+    assert report.problems[1] == (f"game 4 (id {games[4].id}): the replay: the replay does not re-run: chance event "
+                                  f"{index} differs from the seed's")
+    assert report.problems[2].startswith("game 4: replay is now ")  # the chain: its bytes are not those chained
 
 
 def test_season_verify_on_the_command_line(league: League) -> None:
@@ -404,13 +406,16 @@ def test_season_verify_on_the_command_line(league: League) -> None:
     key = league.store.revealed_key(sid)
     assert result.returncode == 0, result.stdout + result.stderr
     assert key is not None and f"key {key.hex()}" in result.stdout
-    assert "3 of 3 game seeds derive from the key; 3 replays re-run and verify" in result.stdout
-    assert result.stdout.strip().endswith("verified: every deal came from the committed key")
+    assert ("3 of 3 game seeds derive from the key; 3 replays re-run and every stored field matches; "
+            "3 of 3 statuses proven") in result.stdout
+    assert result.stdout.strip().endswith("verified: every deal came from the committed key and every stored "
+                                          "result is the replays'")
     game = league.games(sid)[1]
     index = tamper_replay(league.store, game.id)
     result = cli("season", "verify", "cli", "--db", league.url)
     assert result.returncode == 1
-    assert f"MISMATCH game 1 (id {game.id}): the replay does not re-run: chance event {index} differs" in result.stdout
+    assert (f"MISMATCH game 1 (id {game.id}): the replay: the replay does not re-run: chance event {index} differs"
+            in result.stdout)
 
 
 def test_a_sealed_group_closed_by_a_failed_game_is_rated(store: Store, bots: list[int]) -> None:  # noqa: F811

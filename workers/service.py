@@ -379,6 +379,7 @@ def _run_game(store: Store, game_id: int, lease_s: float | None, owner: str | No
                 game_id=f"{claim.season_id}/{claim.number}",
                 live=live,
                 cancelled=heartbeat.cancelled,
+                attempt=claim.attempt,  # a rerun deals other cards (rules §4.3)
             )
         except GameCancelled as exc:
             log.warning("game %s attempt %s: %s: its lease is lost or could not be confirmed; nothing stored",

@@ -25,8 +25,15 @@ from store.reads import doc
 from store.session import Database
 
 #: What the API says of a season's commitment.
-COMMITMENT = ("SHA-256 of the season key's 32 raw bytes (not of its hex), as 64 lowercase hex digits; published "
-              "from the season's creation (null: a season from before season keys, whose seed was public)")
+COMMITMENT = ("SHA-256 of the season key's 32 raw bytes (not of its hex) followed by the ASCII name of the season's "
+              "chance scheme, as 64 lowercase hex digits (of the key alone for a season from before the scheme was "
+              "committed); published from the season's creation (null: a season from before season keys, whose seed "
+              "was public)")
+#: What the API says of a season's chain head.
+CHAIN_HEAD = ("the hash of the last entry of the season's chain of stored records (store.chain: the season and its "
+              "schedule, then every game as it became final, each entry hashed with the one before), 64 hex digits; "
+              "it changes as games are stored. Keep the heads you see: `cardarena season verify --head HASH` checks "
+              "that the store still extends them, so a result changed or removed after you saw it is caught")
 #: Finished statuses: a game in one of these never changes again.
 FINAL = (GameStatus.DONE, GameStatus.FAILED)
 
@@ -58,6 +65,11 @@ class SeasonSummary:
         "the deals come from the organiser's --seed: anyone who knows the seed knows every card (false: a secret "
         "key drawn at random)"))
     commitment: str | None = field(default=None, metadata=doc(COMMITMENT))
+    chance_scheme: str | None = field(default=None, metadata=doc(
+        "the chance scheme every game is dealt with (referee/chance.py), fixed at creation and covered by the "
+        "commitment (null: a season from before the scheme was committed)"))
+    chain_head: str | None = field(default=None, metadata=doc(CHAIN_HEAD))
+    chain_length: int = field(default=0, metadata=doc("entries in the season's chain (chain_head is the last's hash)"))
 
 
 @dataclass(frozen=True)
@@ -132,7 +144,7 @@ class SeasonReads:
                     counts[sid][GameStatus(status).value] = n
             return [SeasonSummary(x.id, x.name, x.game, SeasonStatus(x.status).value, x.created_at, x.finished_at,
                                   Progress(**counts[x.id], total=sum(counts[x.id].values())),
-                                  bool(x.reproducible), x.commitment)
+                                  bool(x.reproducible), x.commitment, x.chance_scheme, x.chain_head, x.chain_length)
                     for x in seasons]
 
     def done_count(self, season_id: int) -> tuple[int, int]:

@@ -1,0 +1,263 @@
+"""A season's chain: every stored record hashed with the one before, so a change after it was shown shows.
+
+The organiser holds the store and could rewrite a result, a status or a replay after
+spectators saw it. So every record stored for a season is appended to the season's
+chain, in the transaction that stores it (as certificate transparency logs do):
+
+- entry 0, kind ``season``: the season (name, game, parameters, time control,
+  commitment, chance scheme) and its schedule (every game's number, deal group and the
+  bot of each seat), written by ``store.seasons.Seasons.create_season``;
+- kind ``schedule``: games added to the season (``extend_season``), listed the same way;
+- kind ``game``: a game that became final (done, failed, not played; ``store.lifecycle``):
+  its number, status, reason and detail, every attempt (number, outcome, detail), every
+  seat's result (bot, place, score, change, faults, retired) and the SHA-256 of the
+  stored replay's bytes (null without one).
+
+An entry is the canonical JSON of those fields (:func:`entry_text`: keys sorted, no
+spaces, ASCII), and its hash is ``SHA-256(previous hash + "\\n" + entry)`` in hex, the
+previous hash of entry 0 being 64 zeros (``league.chain.link``, through the policy).
+The season row keeps the last hash (``chain_head``, shown live on the season page and
+in the API) and the number of entries. :meth:`ChainReads.audit` rebuilds every entry
+from the rows as they are now and checks the links and the heads seen before: a row
+changed, added or removed after its entry was stored no longer matches its entry; an
+entry changed breaks the links after it; a chain rewritten to match no longer extends a
+head anyone saw (``cardarena season verify --head``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from sqlalchemy import Connection, bindparam, insert, select, update
+
+from store.models import ChainEntry, Game, GameAttempt, GameSeat, GameStatus, Replay, Season
+from store.session import Database
+
+#: The previous hash of a season's first entry.
+GENESIS = "0" * 64
+#: Statuses a game's chain entry is written at: it never changes again.
+FINAL = (GameStatus.DONE, GameStatus.FAILED, GameStatus.NOT_PLAYED)
+
+
+class Linker(Protocol):
+    """What links an entry to the chain (``store.policy.LeaguePolicy.chain_link``)."""
+
+    def chain_link(self, previous: str, entry: str) -> str:
+        """The hash of ``entry`` after the entry hashed ``previous``: 64 hex digits."""
+        ...
+
+
+class ChainHolder(Protocol):
+    """The locked season a lifecycle transaction appends to (``store.lifecycle._LockedSeason``)."""
+
+    id: int
+    chain_head: str | None
+    chain_length: int
+
+
+@dataclass(frozen=True)
+class ChainHead:
+    """A season's chain head: the last entry's hash (None: no entry yet) and the number of entries."""
+
+    head: str | None
+    length: int
+
+
+@dataclass
+class ChainAudit:
+    """What :meth:`ChainReads.audit` found: the head and length, the number of entries checked,
+    and each problem in one line (naming the entry, the game and what does not match)."""
+
+    head: str | None
+    length: int
+    problems: list[str]
+    heads_seen: int = 0
+    note: str | None = None
+
+
+def entry_text(entry: Mapping[str, Any]) -> str:
+    """The canonical JSON of an entry: keys sorted, no spaces, ASCII only."""
+    return json.dumps(entry, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def replay_digest(blob: bytes | None) -> str | None:
+    """SHA-256 (hex) of a stored replay's bytes, None without one."""
+    return None if blob is None else hashlib.sha256(blob).hexdigest()
+
+
+def season_entry(season: Season | Mapping[str, Any], games: Sequence[tuple[int, int, Sequence[int]]]) -> dict[str, Any]:
+    """Entry 0 of a season: its published fields and its schedule ``(number, deal group, bots)``."""
+    get = season.get if isinstance(season, Mapping) else lambda k: getattr(season, k)
+    return {"kind": "season", "name": get("name"), "game": get("game"), "params": get("params"),
+            "time_control": get("time_control"), "commitment": get("commitment"),
+            "chance_scheme": get("chance_scheme"), "games": [[n, g, list(b)] for n, g, b in games]}
+
+
+def schedule_entry(games: Sequence[tuple[int, int, Sequence[int]]]) -> dict[str, Any]:
+    """The entry of games added to a season: ``(number, deal group, bots)`` each."""
+    return {"kind": "schedule", "games": [[n, g, list(b)] for n, g, b in games]}
+
+
+_GAME_ROW = select(Game.number, Game.status, Game.reason, Game.detail).where(Game.id == bindparam("c_game"))
+_ATTEMPT_ROWS = (select(GameAttempt.attempt, GameAttempt.outcome, GameAttempt.detail)
+                 .where(GameAttempt.game_id == bindparam("c_game")).order_by(GameAttempt.attempt))
+_SEAT_ROWS = (select(GameSeat.bot_id, GameSeat.place, GameSeat.score, GameSeat.change, GameSeat.faults,
+                     GameSeat.retired).where(GameSeat.game_id == bindparam("c_game")).order_by(GameSeat.seat))
+_REPLAY_BLOB = select(Replay.record).where(Replay.game_id == bindparam("c_game"))
+_ADD = insert(ChainEntry)
+_SEASON_FIELDS = (Season.name, Season.game, Season.params, Season.time_control, Season.commitment,
+                  Season.chance_scheme, Season.chain_head, Season.chain_length)
+_SET_HEAD = (update(Season).where(Season.id == bindparam("c_season"))
+             .values(chain_head=bindparam("c_head"), chain_length=bindparam("c_length")))
+
+
+def game_entry(conn: Connection, game_id: int, digest: str | None | bool = True) -> tuple[int, dict[str, Any]]:
+    """``(number, entry)`` of a game from its rows as they are in ``conn``'s transaction. ``digest``: the
+    replay's SHA-256 when the caller has it, None when it has no replay, True to read it."""
+    game = conn.execute(_GAME_ROW, {"c_game": game_id}).one()
+    if digest is True:
+        digest = replay_digest(conn.scalar(_REPLAY_BLOB, {"c_game": game_id}))
+    attempts = [[a, None if o is None else str(o), d] for a, o, d in conn.execute(_ATTEMPT_ROWS, {"c_game": game_id})]
+    seats = [[bot, place, score, change, faults, None if retired is None else bool(retired)]
+             for bot, place, score, change, faults, retired in conn.execute(_SEAT_ROWS, {"c_game": game_id})]
+    return game.number, {"kind": "game", "number": game.number, "status": str(game.status), "reason": game.reason,
+                         "detail": game.detail, "attempts": attempts, "seats": seats, "replay": digest}
+
+
+def append(conn: Connection, season: ChainHolder, linker: Linker, entry: Mapping[str, Any],
+           number: int | None = None) -> str:
+    """Append ``entry`` to the locked season's chain in ``conn``'s transaction; returns the new head."""
+    text = entry_text(entry)
+    head = linker.chain_link(season.chain_head or GENESIS, text)
+    conn.execute(_ADD, {"season_id": season.id, "seq": season.chain_length, "kind": entry["kind"], "number": number,
+                        "entry": text, "hash": head})
+    season.chain_head, season.chain_length = head, season.chain_length + 1
+    conn.execute(_SET_HEAD, {"c_season": season.id, "c_head": head, "c_length": season.chain_length})
+    return head
+
+
+def append_games(conn: Connection, season: ChainHolder, linker: Linker, game_ids: Iterable[int],
+                 digest: str | None | bool = True) -> None:
+    """Append the entries of games that just became final, in the order given."""
+    for game_id in game_ids:
+        number, entry = game_entry(conn, game_id, digest)
+        append(conn, season, linker, entry, number)
+
+
+class ChainReads:
+    """A season's chain over one :class:`~store.session.Database`; ``linker`` recomputes the links."""
+
+    def __init__(self, db: Database, linker: Linker) -> None:
+        self._db = db
+        self._linker = linker
+
+    def chain_head(self, season_id: int) -> ChainHead:
+        """The season's chain head and length (``ChainHead(None, 0)`` for an unknown season)."""
+        with self._db.read_rows() as conn:
+            row = conn.execute(select(Season.chain_head, Season.chain_length).where(Season.id == season_id)).one_or_none()
+        return ChainHead(None, 0) if row is None else ChainHead(row.chain_head, row.chain_length)
+
+    def audit(self, season_id: int, heads: Sequence[str] = ()) -> ChainAudit:
+        """Check the season's chain (module docstring) against its rows as they are now and against
+        ``heads`` (hashes of this chain seen before: each must be the hash of one of its entries)."""
+        with self._db.read_rows() as conn:
+            season = dict(conn.execute(select(*_SEASON_FIELDS).where(Season.id == season_id)).one()._mapping)
+            entries = conn.execute(select(ChainEntry.seq, ChainEntry.kind, ChainEntry.number, ChainEntry.entry,
+                                          ChainEntry.hash).where(ChainEntry.season_id == season_id)
+                                   .order_by(ChainEntry.seq)).all()
+            games = {gid: (number, status) for gid, number, status in conn.execute(
+                select(Game.id, Game.number, Game.status).where(Game.season_id == season_id))}
+            seats: dict[int, list[int]] = {}
+            groups = dict(conn.execute(select(Game.number, Game.deal_group).where(Game.season_id == season_id)).all())
+            for number, bot in conn.execute(select(Game.number, GameSeat.bot_id).join(GameSeat, GameSeat.game_id == Game.id)
+                                            .where(Game.season_id == season_id).order_by(Game.number, GameSeat.seat)):
+                seats.setdefault(number, []).append(bot)
+            rebuilt = {number: game_entry(conn, gid)[1] for gid, (number, status) in games.items()
+                       if GameStatus(status) in FINAL}
+            audit = ChainAudit(season["chain_head"], season["chain_length"], [])
+            self._links(audit, entries)
+            self._entries(audit, season, entries, rebuilt, seats, groups)
+        hashes = {e.hash: e.seq for e in entries}
+        for seen in heads:
+            seen = seen.strip().lower()
+            if seen in hashes:
+                audit.heads_seen += 1
+            else:
+                audit.problems.append(f"chain: the head {seen} seen before is not in the season's chain of "
+                                      f"{len(entries)} entries: the chain was rewritten after it was shown")
+        return audit
+
+    def _links(self, audit: ChainAudit, entries: Sequence[Any]) -> None:
+        previous = GENESIS
+        for i, e in enumerate(entries):
+            if e.seq != i:
+                audit.problems.append(f"chain: entry {i} is missing (the next stored is {e.seq})")
+                break
+            expected = self._linker.chain_link(previous, e.entry)
+            if e.hash != expected:
+                audit.problems.append(f"chain: entry {e.seq} ({_name(e)}) is not linked: its hash is {e.hash}, "
+                                      f"the previous hash and its text give {expected}")
+                break
+            previous = e.hash
+        if entries and (audit.head != entries[-1].hash or audit.length != len(entries)):
+            audit.problems.append(f"chain: the season's head {audit.head} after {audit.length} entries is not its last "
+                                  f"entry's hash {entries[-1].hash} after {len(entries)}")
+
+    @staticmethod
+    def _entries(audit: ChainAudit, season: dict[str, Any], entries: Sequence[Any], rebuilt: dict[int, dict[str, Any]],
+                 seats: dict[int, list[int]], groups: dict[int, int | None]) -> None:
+        listed: dict[int, tuple[int, list[int]]] = {}
+        chained: set[int] = set()
+        for e in entries:
+            entry = json.loads(e.entry)
+            if e.kind == "season":
+                now = season_entry(season, [])
+                for key in ("name", "game", "params", "time_control", "commitment", "chance_scheme"):
+                    if entry.get(key) != now[key]:
+                        audit.problems.append(f"chain: the season's {key} is now {now[key]!r}, stored as "
+                                              f"{entry.get(key)!r} in entry {e.seq}")
+            if e.kind in ("season", "schedule"):
+                listed.update({n: (g, b) for n, g, b in entry["games"]})
+            elif e.kind == "game":
+                number = entry.get("number")
+                chained.add(number)
+                now_entry = rebuilt.get(number)
+                if now_entry is None:
+                    audit.problems.append(f"game {number}: final in chain entry {e.seq} ({entry['status']}), now "
+                                          + ("missing from the store" if number not in groups else "not final"))
+                    continue
+                diff = [k for k in sorted(set(entry) | set(now_entry)) if entry.get(k) != now_entry.get(k)]
+                if diff:
+                    audit.problems.append(f"game {number}: " + "; ".join(
+                        f"{k} is now {_short(now_entry.get(k))}, chained as {_short(entry.get(k))} in entry {e.seq}"
+                        for k in diff))
+        if not entries or entries[0].kind != "season":
+            if season["chance_scheme"] is None:  # created before the chain (migration 0007): only later records chained
+                audit.note = ("a season from before the chain: its schedule and the records stored before the "
+                              "chain are not covered by it")
+            else:
+                audit.problems.append("chain: the season has no season entry: its schedule and records are not covered")
+            return
+        for number in sorted(set(rebuilt) - chained):
+            audit.problems.append(f"game {number}: {rebuilt[number]['status']} in the store, with no chain entry")
+        for number in sorted(set(groups) | set(listed)):
+            if number not in listed:
+                audit.problems.append(f"game {number}: in the store, in no schedule entry of the chain")
+            elif number not in groups:
+                audit.problems.append(f"game {number}: in the chain's schedule, missing from the store")
+            elif listed[number] != (groups[number], seats.get(number, [])):
+                audit.problems.append(f"game {number}: deal group and bots now {groups[number]} {seats.get(number)}, "
+                                      f"in the chain's schedule {listed[number][0]} {listed[number][1]}")
+
+
+def _name(e: Any) -> str:
+    return f"game {e.number}" if e.number is not None else e.kind
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 160 else text[:157] + "..."
