@@ -35,12 +35,14 @@ class BotInfo:
     token_hash: str | None
     created_at: datetime
     retired_at: datetime | None
+    described_name: str | None = None
+    described_version: str | None = None
 
 
 def bot_info(b: Bot) -> BotInfo:
     """The BotInfo of a loaded row."""
     return BotInfo(b.id, b.name, b.endpoint, b.version, b.author, tuple(b.games), b.capacity,
-                   b.token_hash, b.created_at, b.retired_at)
+                   b.token_hash, b.created_at, b.retired_at, b.described_name, b.described_version)
 
 
 def check_game_name(game: str) -> str:
@@ -63,11 +65,15 @@ class Bots:
         games: Sequence[str],
         capacity: int = 1,
         token_hash: str | None = None,
+        described_name: str | None = None,
+        described_version: str | None = None,
     ) -> int:
         """Register a bot; returns its id.
 
         ``endpoint`` is ``host:port``; ``games`` are game names (``referee.games``);
-        ``capacity`` the number of games it accepts at once (>= 1).
+        ``capacity`` the number of games it accepts at once (>= 1); ``described_name`` /
+        ``described_version`` what the endpoint's Describe declared (None: taken from its
+        first check, ``workers.identity``).
         Raises NameTaken if the name is registered, ValueError for an empty
         name or endpoint, an unknown game or a capacity < 1.
         """
@@ -81,7 +87,8 @@ class Bots:
                 if s.scalar(select(Bot.id).where(Bot.name == name)) is not None:
                     raise NameTaken(f"a bot named {name!r} is already registered")
                 bot = Bot(name=name, endpoint=endpoint, version=version, author=author, games=names,
-                          capacity=capacity, token_hash=token_hash)
+                          capacity=capacity, token_hash=token_hash, described_name=described_name,
+                          described_version=described_version)
                 s.add(bot)
                 s.flush()
                 return bot.id
@@ -98,10 +105,13 @@ class Bots:
         games: Sequence[str] | None = None,
         capacity: int | None = None,
         token_hash: str | None = None,
+        described_name: str | None = None,
+        described_version: str | None = None,
     ) -> BotInfo:
         """Change the given fields of a bot (``None``: unchanged); returns the bot as updated.
 
-        A new endpoint takes effect at the next claim of each game (claims carry it).
+        A new endpoint, capacity or version takes effect at the next claim of each game (claims
+        carry them); a game already claimed keeps the version it was claimed with.
         Raises NotFound for an unknown id, ValueError as :meth:`register_bot` does.
         """
         values: dict[str, Any] = {}
@@ -115,7 +125,8 @@ class Bots:
             values["capacity"] = capacity
         if games is not None:
             values["games"] = [check_game_name(g) for g in games]
-        values |= {k: v for k, v in (("version", version), ("author", author), ("token_hash", token_hash))
+        values |= {k: v for k, v in (("version", version), ("author", author), ("token_hash", token_hash),
+                                     ("described_name", described_name), ("described_version", described_version))
                    if v is not None}
         with self._db.write() as s:
             if values and not updated_rows(s, update(Bot).where(Bot.id == bot_id).values(**values)):
