@@ -265,7 +265,8 @@ class Registry:
                     token_hash=hash_token(token),
                     # the identity checked before every claim (workers.identity, rules §4.9)
                     described_name=_clean(described.name, 64) if described else None,
-                    described_version=declared or None)
+                    described_version=declared or None,
+                    described_capacity=capacity_of(described.capacity) if described else None)
             except NameTaken:
                 raise RegistryError(ErrorKind.ALREADY_EXISTS, f"a bot named {name!r} is already registered") from None
             bot = self.store.get_bot(bot_id)
@@ -308,7 +309,8 @@ class Registry:
         with _store_errors():
             updated = self.store.update_bot(bot.id, endpoint=endpoint or None, version=version or None,
                                             capacity=capacity, games=[*bot.games, *added] if added else None,
-                                            described_name=described_name, described_version=described_version)
+                                            described_name=described_name, described_version=described_version,
+                                            described_capacity=capacity)
         return Updated(updated, report)
 
     def retire(self, name: str, token: str) -> BotInfo:

@@ -9,13 +9,15 @@ the seat's bot. :func:`review` says what the answer means (rules §4.9):
   bot: the game is deferred as for a bot that does not answer, and nothing is
   played or rated under the registered name until the registered bot answers
   there again (or the bot is suspended from the season);
-- a **capacity** other than the stored one is stored, and the claim honours it
-  from the next game;
-- a **version** other than the last one Describe declared is recorded as the
-  bot's version; every seat of a game keeps the version it was claimed with.
+- a **capacity** other than the last one Describe declared becomes the bot's
+  capacity, and the claim honours it from the next game;
+- a **version** other than the last one Describe declared becomes the bot's
+  version; every seat of a game keeps the version it was claimed with.
 
-A bot registered before its Describe name was stored has none: the first
-answer is taken as its identity (and stored).
+A capacity or version set by the operator (``Store.update_bot``, ``bot update
+--version``) therefore holds until the bot declares another one. A bot stored
+without what its Describe declared (registered before, or by the operator
+without it) has its first answer recorded as it is, changing nothing else.
 """
 
 from __future__ import annotations
@@ -42,19 +44,19 @@ class Declared:
 
 @dataclass(frozen=True)
 class Expected:
-    """What the store holds for a seat's bot: ``described_name`` (None: not known yet),
-    ``described_version`` (the last version Describe declared, None: not known), ``capacity``."""
+    """What the store holds of the last Describe of a seat's bot (each None: not known yet):
+    ``described_name``, ``described_version``, ``described_capacity``."""
 
     described_name: str | None
     described_version: str | None
-    capacity: int
+    described_capacity: int | None
 
 
 @dataclass(frozen=True)
 class Review:
     """What :func:`review` found: ``problem`` (None, or why the bot's games must wait) and the
-    store's fields to change (``bots`` columns: ``described_name``, ``capacity``, ``version``,
-    ``described_version``; empty when nothing changed)."""
+    store's fields to change (``bots`` columns: ``described_name``, ``capacity``,
+    ``described_capacity``, ``version``, ``described_version``; empty when nothing changed)."""
 
     problem: str | None = None
     changes: dict[str, object] = field(default_factory=dict)
@@ -79,10 +81,13 @@ def review(expected: Expected, declared: Declared) -> Review:
     if expected.described_name is None:
         changes["described_name"] = name
     capacity = capacity_of(declared.capacity)
-    if capacity != expected.capacity:
-        changes["capacity"] = capacity
+    if capacity != expected.described_capacity:
+        if expected.described_capacity is not None:
+            changes["capacity"] = capacity
+        changes["described_capacity"] = capacity
     version = clean(declared.version, MAX_VERSION_CHARS)
-    if version and version != expected.described_version:
-        changes["version"] = version
+    if version != expected.described_version:
+        if expected.described_version is not None and version:
+            changes["version"] = version
         changes["described_version"] = version
     return Review(None, changes)

@@ -155,9 +155,9 @@ _LOCK_SEASON_OF_GAME = select(*_SEASON_COLUMNS).where(
 _GAME = select(Game.status, Game.attempts, Game.lease_expires_at, Game.number, Game.seed, exists().where(
     SeasonBotStatus.season_id == Game.season_id, SeasonBotStatus.unavailable_since.is_not(None),
     SeasonBotStatus.suspended_at.is_(None)).label("unanswered")).where(Game.id == bindparam("game_id"))
-#: ``(seat, bot id, name, endpoint, capacity, version, described name, described version)`` of a game's seats.
+#: ``(seat, bot id, name, endpoint, capacity, version, described name, version, capacity)`` of a game's seats.
 _TABLE = (select(GameSeat.seat, Bot.id, Bot.name, Bot.endpoint, Bot.capacity, Bot.version, Bot.described_name,
-                 Bot.described_version)
+                 Bot.described_version, Bot.described_capacity)
           .join(Bot, Bot.id == GameSeat.bot_id).where(GameSeat.game_id == bindparam("game_id")))
 _TABLE_BY_SEAT = _TABLE.order_by(GameSeat.seat)
 _PENDING_TABLE = (_TABLE.join(Game, Game.id == GameSeat.game_id).where(Game.status == GameStatus.PENDING)

@@ -135,8 +135,9 @@ class Bot(Base):
     hash of its auth token, never the token. ``described_name`` is the name the endpoint's
     Describe gave when it was registered (or first checked, for rows from before migration
     0007): another name there means the endpoint serves another bot (rules §4.9).
-    ``described_version`` the last version Describe declared (``version`` follows it when it
-    changes; ``bot update --version`` sets ``version`` alone)."""
+    ``described_version`` / ``described_capacity``: the last version and capacity Describe
+    declared (``version`` and ``capacity`` follow them when they change; ``bot update --version``
+    sets ``version`` alone)."""
 
     __tablename__ = "bots"
 
@@ -152,6 +153,7 @@ class Bot(Base):
     retired_at: Mapped[datetime | None]
     described_name: Mapped[str | None] = mapped_column(String(64))
     described_version: Mapped[str | None] = mapped_column(String(64))
+    described_capacity: Mapped[int | None] = mapped_column(Integer)
 
 
 class Season(Base):

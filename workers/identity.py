@@ -168,7 +168,7 @@ class IdentityCheck:
             if isinstance(answer, str):
                 found[seat.bot_id] = answer
                 continue
-            verdict = review(Expected(seat.described_name, seat.described_version, seat.capacity), answer)
+            verdict = review(Expected(seat.described_name, seat.described_version, seat.described_capacity), answer)
             if verdict.problem is not None:
                 log.warning("%s at %s: %s", seat.name, seat.endpoint, verdict.problem)
                 found[seat.bot_id] = verdict.problem
@@ -196,5 +196,5 @@ def bots_of(store: Store, bot_ids: Sequence[int]) -> list[SeatBot]:
         b = store.get_bot(bot_id)
         if b is not None:
             seats.append(SeatBot(0, b.id, b.name, b.endpoint, b.capacity, b.version, b.described_name,
-                                 b.described_version))
+                                 b.described_version, b.described_capacity))
     return seats

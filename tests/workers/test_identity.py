@@ -79,13 +79,15 @@ def play_until_seated(store: Store, sid: int, name: str, at_least: int) -> list[
     """Play the season's games in schedule order in this process until ``name`` has played
     ``at_least`` of them; the ids played."""
     played: list[int] = []
+    seated = 0
     for gid in store.next_pending(sid, 1000):
         assert run_game(store, gid).outcome == Outcome.DONE
         played.append(gid)
         game = store.get_game(gid)
-        if sum(name in {s.bot_name for s in store.get_game(g).seats} for g in played) >= at_least:  # type: ignore[union-attr]
-            return played
         assert game is not None
+        seated += name in {s.bot_name for s in game.seats}
+        if seated >= at_least:
+            return played
     raise AssertionError(f"{name} never played {at_least} games")
 
 

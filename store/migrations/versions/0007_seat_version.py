@@ -6,9 +6,10 @@ Describe) relabels no past game. Seats stored before this migration keep NULL,
 shown as "unknown": the bot's version at migration time would be a guess, and
 exactly the relabelling this column ends.
 
-``bots.described_name`` / ``bots.described_version``: the name and version the
-endpoint's Describe declared (``workers.identity``). NULL for bots registered
-before; the first check after the migration records what the endpoint answers.
+``bots.described_name`` / ``described_version`` / ``described_capacity``: the
+name, version and capacity the endpoint's Describe declared
+(``workers.identity``). NULL for bots registered before; the first check after
+the migration records what the endpoint answers.
 
 Revision ID: 0007
 Revises: 0006
@@ -32,11 +33,13 @@ def upgrade() -> None:
     op.add_column("game_seats", sa.Column("version", sa.String(64), nullable=True))
     op.add_column("bots", sa.Column("described_name", sa.String(64), nullable=True))
     op.add_column("bots", sa.Column("described_version", sa.String(64), nullable=True))
+    op.add_column("bots", sa.Column("described_capacity", sa.Integer(), nullable=True))
 
 
 def downgrade() -> None:
     # Plain DROP COLUMN (SQLite >= 3.35): a batch table copy of "bots" would drop the old
     # table, and with foreign keys on that cascades to its seats.
+    op.drop_column("bots", "described_capacity")
     op.drop_column("bots", "described_version")
     op.drop_column("bots", "described_name")
     op.drop_column("game_seats", "version")
