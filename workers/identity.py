@@ -85,9 +85,10 @@ class IdentityCheck:
 
     def _watch(self, endpoint: str, channel: grpc.Channel) -> None:
         """Mark the kept answer of ``endpoint`` stale whenever ``channel`` leaves READY."""
-        if id(channel) in self._watched:
-            return
-        self._watched.add(id(channel))
+        with self._lock:
+            if id(channel) in self._watched:
+                return
+            self._watched.add(id(channel))
 
         def changed(state: grpc.ChannelConnectivity) -> None:
             if state != grpc.ChannelConnectivity.READY:
@@ -123,8 +124,7 @@ class IdentityCheck:
             if kept is not None:
                 answers[endpoint] = kept
                 continue
-            with self._lock:
-                self._watch(endpoint, channel)
+            self._watch(endpoint, channel)
             at = self._clock()
             if len(endpoints) == 1:  # a blocking call costs less than a future
                 try:
