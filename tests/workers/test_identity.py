@@ -192,7 +192,7 @@ def test_a_capacity_lowered_mid_season_is_honoured_from_the_next_game(
     monkeypatch.setenv(CAPACITY_FILE_ENV, str(capacity))
     adjustable = Swappable("Adjustable")
     try:
-        store, sid, names = season(db_url, others, adjustable, "shrinking", 24)
+        store, sid, names = season(db_url, others, adjustable, "shrinking", 40)
         bot = names[-1]
         bot_id = store.get_bot_by_name(bot).id  # type: ignore[union-attr]
         assert store.get_bot(bot_id).capacity == 3  # type: ignore[union-attr]
