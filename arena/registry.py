@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 
 from config import Settings, get_settings
 from league.entry import EntryReport, run_entry_checks
+from league.identity import MAX_VERSION_CHARS, capacity_of
 from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from league.standings import StandingRow, standings_of
 from referee.games import games as registered_games, names_text
@@ -49,12 +50,8 @@ from store import BotInfo, NameTaken, NotFound, SeasonInfo, Store, StoreError, S
 
 #: Bot names: 1-40 of these characters.
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
-#: Longest version string, characters.
-MAX_VERSION_CHARS = 40
 #: Longest author string kept from Describe, characters.
 MAX_AUTHOR_CHARS = 80
-#: Largest capacity a bot may claim (games at once).
-MAX_CAPACITY = 32
 #: Longest token accepted, characters (ours are 43).
 MAX_TOKEN_CHARS = 128
 #: scrypt cost parameters: about 16 MiB and tens of milliseconds per hash.
@@ -260,11 +257,16 @@ class Registry:
         token = secrets.token_urlsafe(32)
         with _store_errors():
             try:
+                declared = _clean(described.version, MAX_VERSION_CHARS) if described else ""
                 bot_id = self.store.register_bot(
-                    name, endpoint, version or _clean(described.version if described else "", MAX_VERSION_CHARS),
+                    name, endpoint, version or declared,
                     _clean(described.author if described else "", MAX_AUTHOR_CHARS), list(games),
-                    capacity=min(max(1, described.capacity if described else 1), MAX_CAPACITY),
-                    token_hash=hash_token(token))
+                    capacity=capacity_of(described.capacity if described else 1),
+                    token_hash=hash_token(token),
+                    # the identity checked before every claim (workers.identity, rules §4.9)
+                    described_name=_clean(described.name, 64) if described else None,
+                    described_version=declared or None,
+                    described_capacity=capacity_of(described.capacity) if described else None)
             except NameTaken:
                 raise RegistryError(ErrorKind.ALREADY_EXISTS, f"a bot named {name!r} is already registered") from None
             bot = self.store.get_bot(bot_id)
@@ -293,15 +295,22 @@ class Registry:
             raise RegistryError(ErrorKind.FAILED_PRECONDITION, f"bot {name!r} is retired")
         report = None
         capacity = None
+        described_name = described_version = None
         if endpoint or added:
             target = self._target(endpoint or bot.endpoint)
             report = self._entry_checks(target, endpoint or bot.endpoint, [*bot.games, *added] if endpoint else added)
             if report.describe is not None:
-                version = version or _clean(report.describe.version, MAX_VERSION_CHARS)
-                capacity = min(max(1, report.describe.capacity), MAX_CAPACITY)
+                declared = _clean(report.describe.version, MAX_VERSION_CHARS)
+                version = version or declared
+                described_version = declared or None
+                capacity = capacity_of(report.describe.capacity)
+                if endpoint:  # a new endpoint: the bot there, checked now, is the bot's identity
+                    described_name = _clean(report.describe.name, 64)
         with _store_errors():
             updated = self.store.update_bot(bot.id, endpoint=endpoint or None, version=version or None,
-                                            capacity=capacity, games=[*bot.games, *added] if added else None)
+                                            capacity=capacity, games=[*bot.games, *added] if added else None,
+                                            described_name=described_name, described_version=described_version,
+                                            described_capacity=capacity)
         return Updated(updated, report)
 
     def retire(self, name: str, token: str) -> BotInfo:

@@ -15,6 +15,7 @@ RUNS = (
     ("bench.bench_bots", ["--games", "20", "--calls", "2000"]),
     ("bench.bench_season", ["--sam-games", "300", "--svara-games", "60", "--rummy-games", "4"]),
     ("bench.bench_store", ["--games", "300"]),
+    ("bench.bench_identity", ["--rounds", "500"]),
     ("bench.bench_meld_search", []),
     ("bench.bench_rating_coverage", []),
     ("bench.bench_fair_play", ["--games", "24"]),

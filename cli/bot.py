@@ -135,7 +135,8 @@ def update_bot(
     name: Annotated[str, typer.Argument(help="The bot's name.")],
     token: TokenOption = None,
     endpoint: Annotated[str, typer.Option(help="New HOST:PORT (the entry checks run again, for every game).")] = "",
-    version: Annotated[str, typer.Option(help="New version.")] = "",
+    version: Annotated[str, typer.Option(help="New version, for the games to come (past games keep the version "
+                                                 "they were played with).")] = "",
     game: Annotated[list[str], typer.Option(
         "--game", metavar="GAME", help="Game to add to the registration (repeat for several; its entry checks run first).")] = [],
     server: ServerOption = DEFAULT_ARENA,

@@ -209,12 +209,14 @@ def run(
 def check_bots_answer(store, season) -> None:
     """Before a run: say at once which of the season's bots do not answer their health check;
     exit 1 naming them when no pending game can be played (rules §4.9)."""
-    from workers.service import health_cache
+    from workers.identity import bots_of
+    from workers.service import health_cache, identity_check
 
     bots, tables = store.pending_tables(season.id)
     if not tables:
         return
     down = health_cache().problems(list(bots.values()))
+    down = {**identity_check().problems(store, bots_of(store, [b for b in bots if b not in down])), **down}
     if not down:
         return
     for bot_id, why in sorted(down.items(), key=lambda item: bots[item[0]].name):

@@ -18,7 +18,7 @@ from pydantic.dataclasses import dataclass
 
 from league.elo import RatingPoint
 from league.standings import StandingRow
-from store.reads.bots import BotSeason, FaultEntry, LatencyStats, OpponentStats, SeatStats
+from store.reads.bots import BotProblem, BotSeason, FaultEntry, LatencyStats, OpponentStats, SeatStats, VersionStats
 from store.reads.games import AttemptInfo, GameRow
 from store.reads.seasons import CHAIN_HEAD, COMMITMENT, CrossCell, SeasonSummary
 from store.seasons import BotAvailability
@@ -119,6 +119,9 @@ class BotDetailOut(BotOut):
     season_id: int | None
     seasons: list[BotSeason]
     seats: list[SeatStats]
+    versions: list[VersionStats] = Field(description="results per version played (recorded per game)")
+    problems: list[BotProblem] = Field(description="seasons whose games with the bot are put off now "
+                                       "(not answering, or its endpoint serves another bot), or it was suspended")
     opponents: list[OpponentStats]
     latency: LatencyStats
     faults: list[FaultEntry]

@@ -198,6 +198,8 @@ def bot_detail(store: Store, bot_id: int, season_id: int | None, latency_games: 
         season_id=season_id,
         seasons=reads.bot_seasons(bot_id),
         seats=reads.results_by_seat(bot_id, season_id),
+        versions=reads.results_by_version(bot_id, season_id),
+        problems=reads.problems(bot_id),
         opponents=reads.opponents(bot_id, season_id),
         latency=reads.latency_stats(bot_id, latency_games, season_id=season_id),
         faults=reads.fault_log(bot_id, season_id=season_id),

@@ -35,12 +35,16 @@ class BotInfo:
     token_hash: str | None
     created_at: datetime
     retired_at: datetime | None
+    described_name: str | None = None
+    described_version: str | None = None
+    described_capacity: int | None = None
 
 
 def bot_info(b: Bot) -> BotInfo:
     """The BotInfo of a loaded row."""
     return BotInfo(b.id, b.name, b.endpoint, b.version, b.author, tuple(b.games), b.capacity,
-                   b.token_hash, b.created_at, b.retired_at)
+                   b.token_hash, b.created_at, b.retired_at, b.described_name, b.described_version,
+                   b.described_capacity)
 
 
 def check_game_name(game: str) -> str:
@@ -63,11 +67,16 @@ class Bots:
         games: Sequence[str],
         capacity: int = 1,
         token_hash: str | None = None,
+        described_name: str | None = None,
+        described_version: str | None = None,
+        described_capacity: int | None = None,
     ) -> int:
         """Register a bot; returns its id.
 
         ``endpoint`` is ``host:port``; ``games`` are game names (``referee.games``);
-        ``capacity`` the number of games it accepts at once (>= 1).
+        ``capacity`` the number of games it accepts at once (>= 1); ``described_name`` /
+        ``described_version`` / ``described_capacity`` what the endpoint's Describe declared (None: taken from its
+        first check, ``workers.identity``).
         Raises NameTaken if the name is registered, ValueError for an empty
         name or endpoint, an unknown game or a capacity < 1.
         """
@@ -81,7 +90,8 @@ class Bots:
                 if s.scalar(select(Bot.id).where(Bot.name == name)) is not None:
                     raise NameTaken(f"a bot named {name!r} is already registered")
                 bot = Bot(name=name, endpoint=endpoint, version=version, author=author, games=names,
-                          capacity=capacity, token_hash=token_hash)
+                          capacity=capacity, token_hash=token_hash, described_name=described_name,
+                          described_version=described_version, described_capacity=described_capacity)
                 s.add(bot)
                 s.flush()
                 return bot.id
@@ -98,10 +108,16 @@ class Bots:
         games: Sequence[str] | None = None,
         capacity: int | None = None,
         token_hash: str | None = None,
+        described_name: str | None = None,
+        described_version: str | None = None,
+        described_capacity: int | None = None,
     ) -> BotInfo:
         """Change the given fields of a bot (``None``: unchanged); returns the bot as updated.
 
-        A new endpoint takes effect at the next claim of each game (claims carry it).
+        A new endpoint, capacity or version takes effect at the next claim of each game (claims
+        carry them); a game already claimed keeps the version it was claimed with. A new endpoint
+        without ``described_name`` forgets what the old one declared: the new endpoint's first
+        Describe is taken as the bot's identity (``workers.identity``).
         Raises NotFound for an unknown id, ValueError as :meth:`register_bot` does.
         """
         values: dict[str, Any] = {}
@@ -115,9 +131,17 @@ class Bots:
             values["capacity"] = capacity
         if games is not None:
             values["games"] = [check_game_name(g) for g in games]
-        values |= {k: v for k, v in (("version", version), ("author", author), ("token_hash", token_hash))
+        values |= {k: v for k, v in (("version", version), ("author", author), ("token_hash", token_hash),
+                                     ("described_name", described_name), ("described_version", described_version),
+                                     ("described_capacity", described_capacity))
                    if v is not None}
         with self._db.write() as s:
+            if endpoint is not None and described_name is None:
+                # another endpoint, no identity checked there: its first check takes it (workers.identity)
+                current = s.scalar(select(Bot.endpoint).where(Bot.id == bot_id))
+                if current is not None and current != endpoint:
+                    values |= {"described_name": None, "described_version": described_version,
+                               "described_capacity": described_capacity}
             if values and not updated_rows(s, update(Bot).where(Bot.id == bot_id).values(**values)):
                 raise NotFound(f"no bot with id {bot_id}")
             bot = s.get(Bot, bot_id)

@@ -158,8 +158,9 @@ _LOCK_SEASON_OF_GAME = select(*_SEASON_COLUMNS).where(
 _GAME = select(Game.status, Game.attempts, Game.lease_expires_at, Game.number, Game.seed, exists().where(
     SeasonBotStatus.season_id == Game.season_id, SeasonBotStatus.unavailable_since.is_not(None),
     SeasonBotStatus.suspended_at.is_(None)).label("unanswered")).where(Game.id == bindparam("game_id"))
-#: ``(seat, bot id, name, endpoint, capacity)`` of a game's seats.
-_TABLE = (select(GameSeat.seat, Bot.id, Bot.name, Bot.endpoint, Bot.capacity)
+#: ``(seat, bot id, name, endpoint, capacity, version, described name, version, capacity)`` of a game's seats.
+_TABLE = (select(GameSeat.seat, Bot.id, Bot.name, Bot.endpoint, Bot.capacity, Bot.version, Bot.described_name,
+                 Bot.described_version, Bot.described_capacity)
           .join(Bot, Bot.id == GameSeat.bot_id).where(GameSeat.game_id == bindparam("game_id")))
 _TABLE_BY_SEAT = _TABLE.order_by(GameSeat.seat)
 _PENDING_TABLE = (_TABLE.join(Game, Game.id == GameSeat.game_id).where(Game.status == GameStatus.PENDING)
@@ -175,6 +176,9 @@ _CLAIM = (update(Game).where(Game.id == bindparam("game_id"), Game.status == Gam
           .values(status=GameStatus.RUNNING, attempts=Game.attempts + 1, lease_owner=bindparam("owner"),
                   lease_expires_at=bindparam("expires"), started_at=bindparam("now"))
           .returning(Game.attempts))
+#: Each seat of a game just claimed: the version its bot has now (the version it plays).
+_SEAT_VERSIONS = (update(GameSeat).where(GameSeat.game_id == bindparam("v_game"))
+                  .values(version=select(Bot.version).where(Bot.id == GameSeat.bot_id).scalar_subquery()))
 #: The bots of a game that just started answered its health checks: not unavailable.
 _MARK_ANSWERING = (update(SeasonBotStatus).where(
     SeasonBotStatus.season_id == bindparam("b_season"), SeasonBotStatus.unavailable_since.is_not(None),
@@ -222,7 +226,9 @@ class GameLifecycle:
         self, game_id: int, owner: str, lease_seconds: float, now: datetime | None = None
     ) -> Claim | None:
         """Start an attempt at a pending game: pending -> running, attempts + 1, lease to
-        ``owner`` until ``now + lease_seconds``, one ``game_attempts`` row. ``now`` defaults
+        ``owner`` until ``now + lease_seconds``, one ``game_attempts`` row, and each seat's
+        ``version`` set to its bot's version now (the version it plays; a later change of the
+        bot's version changes no game already claimed). ``now`` defaults
         to the database's clock (:func:`db_now`); tests pass a fixed time.
 
         A running game whose lease has expired is first voided as "lease expired"
@@ -280,6 +286,7 @@ class GameLifecycle:
             if attempt is None:
                 return None
             conn.execute(_ADD_ATTEMPT, {"game_id": game_id, "attempt": attempt, "worker": owner, "started_at": now})
+            conn.execute(_SEAT_VERSIONS, {"v_game": game_id})
             if game.unanswered:
                 conn.execute(_MARK_ANSWERING, {"b_season": season.id, "b_game": game_id})
             if season.status == SeasonStatus.SCHEDULED:

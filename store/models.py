@@ -131,7 +131,13 @@ class Base(DeclarativeBase):
 class Bot(Base):
     """A registered bot service. ``endpoint`` is ``host:port``; ``games`` the game names
     (``referee.games.games()`` names) it plays; ``capacity`` how many games it accepts
-    at once; ``token_hash`` a hash of its auth token, never the token."""
+    at once (the last capacity its Describe declared, ``workers.identity``); ``token_hash`` a
+    hash of its auth token, never the token. ``described_name`` is the name the endpoint's
+    Describe gave when it was registered (or first checked, for rows from before migration
+    0008): another name there means the endpoint serves another bot (rules §4.9).
+    ``described_version`` / ``described_capacity``: the last version and capacity Describe
+    declared (``version`` and ``capacity`` follow them when they change; ``bot update --version``
+    sets ``version`` alone)."""
 
     __tablename__ = "bots"
 
@@ -145,6 +151,9 @@ class Bot(Base):
     token_hash: Mapped[str | None] = mapped_column(String(255))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     retired_at: Mapped[datetime | None]
+    described_name: Mapped[str | None] = mapped_column(String(64))
+    described_version: Mapped[str | None] = mapped_column(String(64))
+    described_capacity: Mapped[int | None] = mapped_column(Integer)
 
 
 class Season(Base):
@@ -265,7 +274,9 @@ class SeasonBotStatus(Base):
 class GameSeat(Base):
     """A seat of a game and, once the game is done, its result (``SeatResult``):
     ``place`` 1 = best (ties share), ``score`` final tokens or points, ``change`` the
-    score change over the game, ``faults`` count, ``retired`` per rules §4.2."""
+    score change over the game, ``faults`` count, ``retired`` per rules §4.2. ``version``: the
+    bot's version when the game was claimed (the version it played); NULL for games claimed
+    before migration 0008 (shown as unknown)."""
 
     __tablename__ = "game_seats"
     __table_args__ = (
@@ -282,6 +293,7 @@ class GameSeat(Base):
     change: Mapped[int | None] = mapped_column(BigInteger)
     faults: Mapped[int | None] = mapped_column(Integer)
     retired: Mapped[bool | None] = mapped_column(Boolean)
+    version: Mapped[str | None] = mapped_column(String(64))
 
 
 class GameAttempt(Base):

@@ -86,13 +86,19 @@ class StoredGame:
 
 @dataclass(frozen=True)
 class SeatBot:
-    """Who plays a seat of a game: the bot and how to reach it."""
+    """Who plays a seat of a game: the bot and how to reach it; ``version``, ``described_name`` and
+    ``described_version``, ``described_capacity`` as the store holds them (``store.models.Bot``; the identity check before a
+    claim compares them with the endpoint's Describe, ``workers.identity``)."""
 
     seat: int
     bot_id: int
     name: str
     endpoint: str
     capacity: int
+    version: str = ""
+    described_name: str | None = None
+    described_version: str | None = None
+    described_capacity: int | None = None
 
 
 @dataclass(frozen=True)

@@ -51,6 +51,7 @@ from referee.referee import GameCancelled, play
 from referee.timecontrol import TimeControl
 from store import BotsBusy, Claim, GameStatus, Store, StoreError, StoreUnavailable
 from workers.availability import HealthCache
+from workers.identity import IdentityCheck
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -130,6 +131,12 @@ def health_cache() -> HealthCache:
     return HealthCache(client_for)
 
 
+@lru_cache(maxsize=1)
+def identity_check() -> IdentityCheck:
+    """This process's identity check of the bots before a claim (``workers.identity``, rules §4.9)."""
+    return IdentityCheck(client_for)
+
+
 def check_table(store: Store, game_id: int, clock: StoreClock | None = None) -> RunResult | None:
     """Before a claim: None if the game is pending and every bot of its table answers its health
     check now; else the result to report (SKIPPED: not pending; DEFERRED or NOT_PLAYED: a bot does
@@ -141,6 +148,7 @@ def check_table(store: Store, game_id: int, clock: StoreClock | None = None) -> 
         return RunResult(game_id, Outcome.SKIPPED)
     table, marked = found
     down = health_cache().problems(table, marked)
+    down = {**identity_check().problems(store, [s for s in table if s.bot_id not in down]), **down}  # identity
     if not down:
         return None
     with clock or nullcontext():

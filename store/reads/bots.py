@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, case, func, select
@@ -16,7 +17,7 @@ from sqlalchemy.orm import Session, aliased
 
 from referee.games import spec
 from store.db import NotFound
-from store.models import Bot, Game, GameSeat, Rating, Replay, Season, SeasonStatus
+from store.models import Bot, Game, GameSeat, Rating, Replay, Season, SeasonBotStatus, SeasonStatus
 from store.replays import decode_json
 from store.sealing import published
 from store.reads import doc
@@ -51,6 +52,40 @@ class SeatStats:
         "the game these games were of (a mean change is never taken across games)"))
     score_unit: str = field(default="points", metadata=doc("what avg_change counts: tokens or points"))
     higher_score_is_better: bool = field(default=True, metadata=doc("False when fewer points are better"))
+
+
+@dataclass(frozen=True)
+class VersionStats:
+    """A bot's done games of one game played as one version (the version recorded on each seat when
+    the game was claimed; ``bot update --version`` changes no past game): count, mean place, mean
+    change, wins, faults."""
+
+    version: str = field(metadata=doc('the version the bot played these games as; "unknown" for games '
+                                      "claimed before versions were recorded per game"))
+    game: str
+    games: int
+    avg_place: float
+    avg_change: float = field(metadata=doc("mean score change per game, in ``score_unit`` of ``game``"))
+    wins: int
+    faults: int
+    score_unit: str = field(default="points", metadata=doc("what avg_change counts: tokens or points"))
+    higher_score_is_better: bool = field(default=True, metadata=doc("False when fewer points are better"))
+
+
+@dataclass(frozen=True)
+class BotProblem:
+    """A season in which the bot's games are put off now (rules §4.9): why (e.g. ``endpoint serves
+    another bot: X``), since when, and whether it was suspended."""
+
+    season_id: int
+    season: str
+    reason: str | None
+    since: datetime | None
+    suspended_at: datetime | None
+
+
+#: How a seat stored before versions were recorded per game shows its version.
+UNKNOWN_VERSION = "unknown"
 
 
 @dataclass(frozen=True)
@@ -171,6 +206,37 @@ class BotReads:
             rows = s.execute(q).all()
         return [SeatStats(seat, int(n), float(p), float(c), int(w), int(f or 0), game, *_score_kind(game))
                 for game, seat, n, p, c, w, f in rows]
+
+    def results_by_version(self, bot_id: int, season_id: int | None = None) -> list[VersionStats]:
+        """A bot's done games grouped by game and the version each was played as (recorded per seat
+        at the claim), by game then version in order of first play; seats stored before versions
+        were recorded show as :data:`UNKNOWN_VERSION`. Raises NotFound for an unknown bot."""
+        version = func.coalesce(GameSeat.version, UNKNOWN_VERSION)
+        with self._db.read() as s:
+            _require_bot(s, bot_id)
+            q = (select(Season.game, version, func.count(), func.avg(GameSeat.place), func.avg(GameSeat.change),
+                        func.sum(case((GameSeat.place == 1, 1), else_=0)), func.sum(GameSeat.faults))
+                 .join(Game, Game.id == GameSeat.game_id)
+                 .join(Season, Season.id == Game.season_id)
+                 .where(GameSeat.bot_id == bot_id, published())
+                 .group_by(Season.game, version).order_by(Season.game, func.min(Game.id)))
+            if season_id is not None:
+                q = q.where(Game.season_id == season_id)
+            rows = s.execute(q).all()
+        return [VersionStats(str(v), game, int(n), float(p), float(c), int(w), int(f or 0), *_score_kind(game))
+                for game, v, n, p, c, w, f in rows]
+
+    def problems(self, bot_id: int) -> list[BotProblem]:
+        """The seasons whose games with the bot are put off now, or where it was suspended (rules
+        §4.9), newest season first. Raises NotFound for an unknown bot."""
+        with self._db.read() as s:
+            _require_bot(s, bot_id)
+            rows = s.execute(
+                select(SeasonBotStatus, Season.name).join(Season, Season.id == SeasonBotStatus.season_id)
+                .where(SeasonBotStatus.bot_id == bot_id, (SeasonBotStatus.unavailable_since.is_not(None))
+                       | SeasonBotStatus.suspended_at.is_not(None))
+                .order_by(Season.id.desc())).all()
+            return [BotProblem(r.season_id, name, r.reason, r.unavailable_since, r.suspended_at) for r, name in rows]
 
     def opponents(self, bot_id: int, season_id: int | None = None) -> list[OpponentStats]:
         """A bot's head-to-head record against every bot it met in done games, most games first.

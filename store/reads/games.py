@@ -36,6 +36,7 @@ class SeatInfo:
     change: int | None
     faults: int | None
     retired: bool | None
+    version: str | None = None  # the bot's version when the game was claimed (None: before versions per game)
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,8 @@ class GameFilter:
 
 
 def _seat_info(seat: GameSeat, bot_name: str) -> SeatInfo:
-    return SeatInfo(seat.seat, seat.bot_id, bot_name, seat.place, seat.score, seat.change, seat.faults, seat.retired)
+    return SeatInfo(seat.seat, seat.bot_id, bot_name, seat.place, seat.score, seat.change, seat.faults, seat.retired,
+                    seat.version)
 
 
 class GameReads:
@@ -215,7 +217,8 @@ def _game_rows(s: Session, page: Sequence[Any]) -> list[GameRow]:
         for seat, name in s.execute(select(GameSeat, Bot.name).join(Bot, Bot.id == GameSeat.bot_id)
                                     .where(GameSeat.game_id.in_(ids)).order_by(GameSeat.game_id, GameSeat.seat)):
             if seat.game_id in hidden:
-                seats[seat.game_id].append(SeatInfo(seat.seat, seat.bot_id, name, None, None, None, None, None))
+                seats[seat.game_id].append(SeatInfo(seat.seat, seat.bot_id, name, None, None, None, None, None,
+                                                             seat.version))
             else:
                 seats[seat.game_id].append(_seat_info(seat, name))
     return [GameRow(g.id, g.season_id, season_name, game, g.number, GameStatus(g.status).value,

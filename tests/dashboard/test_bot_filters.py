@@ -82,12 +82,12 @@ def test_the_bot_page_says_which_season_each_panel_covers(app_client: TestClient
                                                           rummy_season: int) -> None:
     bravo = world.bot_ids["bravo"]
     page = app_client.get(f"/bots/{bravo}", params={"season_id": rummy_season}).text
-    assert page.count('class="muted small covers">season rummy-season<') == 4  # seats, opponents, latency, faults
+    assert page.count('class="muted small covers">season rummy-season<') == 5  # seats, versions, opponents, latency, faults
     faults = re.findall(r'<a href="/games/(\d+)#decision-', page)
     rummy_ids = {g["id"] for g in done_games(app_client, bravo, rummy_season)}
     assert faults and {int(g) for g in faults} <= rummy_ids
     assert f"fault=yes&season_id={rummy_season}" in page
-    assert app_client.get(f"/bots/{bravo}").text.count('class="muted small covers">all seasons<') == 4
+    assert app_client.get(f"/bots/{bravo}").text.count('class="muted small covers">all seasons<') == 5
 
 
 def test_without_a_season_the_mean_change_is_per_game(app_client: TestClient, world: World) -> None:

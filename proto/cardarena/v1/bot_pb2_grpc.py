@@ -97,7 +97,17 @@ class BotServicer:
 
     def Describe(self, request, context):
         """Describe names the bot and the games it plays.
-        Deadline: 5 seconds. A bot that does not answer cannot enter a season.
+        Deadline: 5 seconds at the entry checks; a bot that does not answer cannot
+        enter a season. Before games, 2 seconds: every worker reads it again the
+        first time it sees the endpoint, whenever its connection to the endpoint
+        reconnects, and at most 3 seconds after its last read (rules §4.9):
+        - another name than the one Describe gave at registration means the
+        endpoint serves another bot: the bot's games are deferred as for a bot
+        that does not answer, never played or rated under its name;
+        - a changed capacity is honoured from the next game;
+        - a changed version is recorded: each game keeps the version it was played
+        with.
+        An error status on a working connection defers the bot's games too.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
