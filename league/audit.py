@@ -1,0 +1,255 @@
+"""The duplicate audit: does a bot do better in the rotations of a deal it had already played?
+
+In a duplicate season every rotation of a table deals the same cards (``league.schedule``),
+and the same bots play every rotation. A bot is a remote service that may remember what it
+was shown: the public cards of one rotation (turned stack cards, discards, hands shown) tell
+it cards still to come, or other seats' hands, in the rotations it plays later with the same
+deal. Nothing can make it forget, so each duplicate season is audited for what such a bot
+gains. Per bot, over the deal groups (``games.deal_group``) in which it played at least two
+done rotations, and only the groups none of whose games is still to be played:
+
+- **later rotations** (every game): the bot's *duplicate score* in a rotation is its score
+  change (higher is better; negated for a game where lower is better) less the mean change
+  of the seats that held the same seat position, so the same cards, in the group's other
+  rotations. Its statistic is, averaged over groups, the mean duplicate score in the
+  rotations it played after it had already played the deal, less the one it played first
+  (schedule order). A bot whose play does not depend on the earlier rotations has the
+  same chance of every ordering of a group's outcomes, because the schedule draws the order
+  of each table's rotations at random (``league.schedule``); the p-value is that of a
+  randomisation test, each group's first rotation drawn again uniformly, estimated from
+  random draws (Besag and Clifford's sequential rule: stop at :data:`HITS` draws at least
+  as large, at most :data:`MAX_DRAWS` draws). It is exact whatever the game's seat
+  advantages, the bots' strengths and the score distribution.
+- **luck in later rotations** (a game with a luck estimator, ``GameSpec.luck``, Slippery
+  Sam): the bot's luck terms (:mod:`league.luck`) have mean zero whatever an honest bot
+  does; a bot that knows a card before it is turned bets on it, and its luck is positive.
+  Its statistic is the bot's mean luck per game in its later rotations, one value per
+  group (the rotations of a group share cards, so groups, not games, are independent);
+  the p-value is a one-sided Student t-test of a zero mean.
+
+**False alarms.** Each test of each bot is run at ``alpha = family / (bots x tests)`` with
+``family`` = :data:`FAMILY_ALPHA` (1%), so that a season of honest bots raises any flag with
+probability at most 1% (Bonferroni). The later-rotations test holds this exactly (up to the
+Monte Carlo estimate, which is conservative); the t-test rests on a normal approximation of
+the groups' mean luck (each a sum of many bounded martingale differences):
+``bench/bench_audit.py`` measures both on many simulated seasons.
+
+**Assumption.** An honest bot's play in a game does not depend on the games it played before
+with the same deal. A bot that learns over the season (not from the deal) also improves a
+little from its first rotation of a table to its later ones; the rotations of a table follow
+each other in the schedule, so that drift is a few games' worth.
+
+Pure logic: no store, no I/O. Amounts in the game's score unit (tokens or points) per game.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+#: Family-wise false-alarm rate of a season's audit (all bots, all tests).
+FAMILY_ALPHA = 0.01
+#: The randomisation test stops once this many draws were at least the observed statistic.
+HITS = 20
+#: The most draws of the randomisation test (its smallest p-value is ``1 / (MAX_DRAWS + 1)``).
+MAX_DRAWS = 20_000
+#: The fewest groups for a test (below it no test is made).
+MIN_GROUPS = 3
+LATER = "later rotations"
+LUCK = "luck in later rotations"
+
+
+@dataclass(frozen=True)
+class AuditGame:
+    """One done game of a season: its ``number`` (schedule order), its ``deal_group`` (the games
+    sharing its deal), the bot in each seat, each seat's score ``change`` (as stored: tokens or
+    points) and, for a game with a luck estimator, each seat's luck (:func:`league.luck.seat_luck`)."""
+
+    number: int
+    deal_group: int
+    bots: tuple[int, ...]
+    changes: tuple[float, ...]
+    luck: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class AuditTest:
+    """One test of one bot: ``name`` (:data:`LATER` or :data:`LUCK`), ``effect`` (score units per
+    game: later less first, or mean luck in later rotations), ``p_value`` (one-sided), ``alpha``
+    (the level it is flagged at), ``groups`` (deal groups counted)."""
+
+    name: str
+    effect: float
+    p_value: float
+    alpha: float
+    groups: int
+
+    @property
+    def flagged(self) -> bool:
+        """The effect is significant at ``alpha``."""
+        return self.p_value < self.alpha
+
+    def message(self, unit: str = "") -> str:
+        """One line for the standings and ``season verify``, e.g. ``later rotations: +52.1 tokens a game
+        above its first rotation of the same deal (p = 0.0001 < 0.00125, 24 deal groups)``."""
+        what = ("above its first rotation of the same deal" if self.name == LATER
+                else "of luck a game where an honest bot has mean 0")
+        unit = f" {unit}" if unit else ""
+        return (f"{self.name}: {self.effect:+.1f}{unit} a game {what} "
+                f"(p = {self.p_value:.2g} < {self.alpha:.2g}, {self.groups} deal groups)")
+
+
+@dataclass(frozen=True)
+class BotAudit:
+    """The audit of one bot: its tests (none when it played no deal twice)."""
+
+    bot_id: int
+    tests: tuple[AuditTest, ...]
+
+    @property
+    def flags(self) -> tuple[AuditTest, ...]:
+        """The tests that flag the bot."""
+        return tuple(t for t in self.tests if t.flagged)
+
+
+def audit_season(games: Iterable[AuditGame], higher_is_better: bool = True,
+                 family_alpha: float = FAMILY_ALPHA, seed: int = 0) -> dict[int, BotAudit]:
+    """``{bot_id: BotAudit}`` for every bot of ``games`` (a season's done games whose deal groups
+    have no game left to play; groups of one game are ignored). ``higher_is_better``: the game's
+    score direction (``GameSpec.higher_score_is_better``). ``seed`` seeds the randomisation
+    draws (the same audit every time). Raises ValueError for a game whose seats, changes and luck
+    differ in length, or for ``family_alpha`` outside (0, 1)."""
+    if not 0.0 < family_alpha < 1.0:
+        raise ValueError(f"family_alpha must be in (0, 1), got {family_alpha}")
+    groups: dict[int, list[AuditGame]] = {}
+    for g in games:
+        if len(g.changes) != len(g.bots) or (g.luck is not None and len(g.luck) != len(g.bots)):
+            raise ValueError(f"game {g.number}: {len(g.bots)} seats, {len(g.changes)} changes")
+        groups.setdefault(g.deal_group, []).append(g)
+    sign = 1.0 if higher_is_better else -1.0
+    later: dict[int, list[list[float]]] = {}  # bot -> per group, its duplicate scores in play order
+    luck: dict[int, list[float]] = {}  # bot -> per group, its mean luck in later rotations
+    bots: set[int] = set()
+    for group in groups.values():
+        group.sort(key=lambda g: g.number)
+        for g in group:
+            bots.update(g.bots)
+        if len(group) < 2:
+            continue
+        for bot, scores in _duplicate_scores(group, sign).items():
+            if len(scores) >= 2:
+                later.setdefault(bot, []).append(scores)
+        if all(g.luck is not None for g in group):
+            seen: set[int] = set()
+            sums: dict[int, list[float]] = {}
+            for g in group:
+                for seat, bot in enumerate(g.bots):
+                    if bot in seen:
+                        sums.setdefault(bot, []).append(g.luck[seat])  # type: ignore[index]
+                seen.update(g.bots)
+            for bot, values in sums.items():
+                luck.setdefault(bot, []).append(math.fsum(values) / len(values))
+    tests_per_bot = 2 if luck else 1
+    alpha = family_alpha / (max(len(bots), 1) * tests_per_bot)
+    out: dict[int, BotAudit] = {}
+    for bot in sorted(bots):
+        tests = []
+        if len(later.get(bot, ())) >= MIN_GROUPS:
+            effect, p = later_test(later[bot], random.Random(f"{seed}/{bot}"))
+            tests.append(AuditTest(LATER, effect, p, alpha, len(later[bot])))
+        if len(luck.get(bot, ())) >= MIN_GROUPS:
+            effect, p = mean_test(luck[bot])
+            tests.append(AuditTest(LUCK, effect, p, alpha, len(luck[bot])))
+        out[bot] = BotAudit(bot, tuple(tests))
+    return out
+
+
+def _duplicate_scores(group: Sequence[AuditGame], sign: float) -> dict[int, list[float]]:
+    """Per bot, in play order, its change in each rotation of ``group`` less the mean change of
+    the seat it held (the same cards) in the group's other rotations (times ``sign``)."""
+    by_seat: dict[int, list[float]] = {}
+    for g in group:
+        for seat, change in enumerate(g.changes):
+            by_seat.setdefault(seat, []).append(change)
+    out: dict[int, list[float]] = {}
+    for g in group:
+        for seat, bot in enumerate(g.bots):
+            same = by_seat[seat]
+            others = (math.fsum(same) - g.changes[seat]) / (len(same) - 1)
+            out.setdefault(bot, []).append(sign * (g.changes[seat] - others))
+    return out
+
+
+def first_versus_later(scores: Sequence[float], first: int) -> float:
+    """The mean of ``scores`` other than ``scores[first]``, less ``scores[first]``."""
+    return (math.fsum(scores) - scores[first]) / (len(scores) - 1) - scores[first]
+
+
+def later_test(groups: Sequence[Sequence[float]], rng: random.Random) -> tuple[float, float]:
+    """The later-rotations statistic (mean over ``groups`` of :func:`first_versus_later` with the
+    first score first) and its one-sided randomisation p-value: each group's first rotation drawn
+    again uniformly from ``rng``. Draws stop early at :data:`HITS` draws at least as large
+    (p = hits / draws), else at :data:`MAX_DRAWS` (p = (hits + 1) / (draws + 1)). Returns
+    ``(statistic, p)``."""
+    tables = [[first_versus_later(s, f) for f in range(len(s))] for s in groups]
+    n = len(tables)
+    observed = math.fsum(t[0] for t in tables) / n
+    # a float sum drawn in another order may differ in its last bits: count ties as hits
+    bar = observed * n - 1e-9 * (1.0 + sum(max(abs(x) for x in t) for t in tables))
+    hits = draws = 0
+    choice = rng.choice
+    while draws < MAX_DRAWS:
+        draws += 1
+        if sum(choice(t) for t in tables) >= bar:
+            hits += 1
+            if hits >= HITS:
+                return observed, hits / draws
+    return observed, (hits + 1) / (draws + 1)
+
+
+def mean_test(values: Sequence[float]) -> tuple[float, float]:
+    """The mean of ``values`` and the one-sided p-value of Student's t-test of a zero mean against
+    a positive one (``len(values) - 1`` degrees of freedom). Raises ValueError below 2 values."""
+    n = len(values)
+    if n < 2:
+        raise ValueError("a t-test needs at least 2 values")
+    mean = math.fsum(values) / n
+    var = math.fsum((v - mean) ** 2 for v in values) / (n - 1)
+    if var == 0.0:
+        return mean, 0.0 if mean > 0 else 1.0
+    return mean, t_sf(mean / math.sqrt(var / n), n - 1)
+
+
+def t_sf(t: float, df: int) -> float:
+    """P(T >= t) for Student's t with ``df`` degrees of freedom (the regularized incomplete beta)."""
+    x = df / (df + t * t)
+    tail = 0.5 * _betainc(df / 2.0, 0.5, x)
+    return tail if t > 0 else 1.0 - tail
+
+
+def _betainc(a: float, b: float, x: float) -> float:
+    """The regularized incomplete beta ``I_x(a, b)`` (Lentz's continued fraction, as in Numerical Recipes)."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    if x > (a + 1.0) / (a + b + 2.0):
+        return 1.0 - _betainc(b, a, 1.0 - x)
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1.0)
+    d = 1.0 / (d if abs(d) > tiny else tiny)
+    f = d
+    for m in range(1, 300):
+        for num in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                    -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1.0 + num * d
+            d = 1.0 / (d if abs(d) > tiny else tiny)
+            c = 1.0 + num / c
+            c = c if abs(c) > tiny else tiny
+            f *= c * d
+        if abs(c * d - 1.0) < 1e-14:
+            break
+    return front * f / a
