@@ -6,7 +6,9 @@ Usage: python -m bench.bench_audit [--seasons N] [--games-per-season 96] [--seed
 Each season is a duplicate season of 4 bots on tables of 4 (``league.schedule``: 24 deal
 groups of 4 rotations for 96 games, each table's rotations in the key's random order), played
 in-process (the rules engine and the referee's chance streams, ``referee.playout``; no RPC).
-Seat 0 of the bot list is the bot under test, the other three an honest reference bot:
+Bot 0 is the bot under test; the other three are honest: the game's reference bot, a weaker
+one and one that plays a share of its decisions at random (``bench.bench_duplicate``'s
+``odds`` at half stake and ``sloppy``, Svara's ``tight``):
 
 - **remembering**: the reference bot plus a memory of everything it was shown in the earlier
   rotations of the same deal, used to bet, fold or draw (:class:`RememberingSam`,
@@ -42,11 +44,12 @@ from botsdk.bot import Context
 from league.audit import LATER, LUCK, AuditGame, audit_season
 from league.fairness import key_from_seed
 from league.schedule import ScheduledGame, build_schedule
+from bench.bench_duplicate import bot_policy, sloppy, tight_policy
 from referee.bots import load_bot
 from referee.chance import PER_DEAL, Chance
 from referee.games import make_params, spec
 from referee.games.rummy.bots import GreedyBot, deficiency
-from referee.games.slippery_sam.bots import OddsBot
+from referee.games.slippery_sam.bots import OddsBot, odds_policy
 from referee.games.slippery_sam.rules import beats
 from referee.games.svara.bots import FOLD, SEE, STAKE, PointsBot
 from referee.games.svara.points import hand_points
@@ -241,11 +244,35 @@ class RememberingRummy(Player):
         return decide
 
 
-#: game -> (parameters, reference bot, the remembering bot's class)
-MATCHES: dict[str, tuple[dict[str, int], str, Callable[[bool], Player]]] = {
-    "slippery-sam": ({}, "odds", lambda remember: RememberingSam(remember)),
-    "svara": ({}, "points", lambda remember: RememberingSvara(remember)),
-    "rummy": ({"turn_limit": 60}, "greedy", lambda remember: RememberingRummy(remember)),
+@dataclass
+class BySeat(Player):
+    """A policy made per seat (``bench.bench_duplicate``'s makers), in every game afresh."""
+
+    make: Callable[[int], Policy]
+
+    def policy(self, seat: int, game: ScheduledGame) -> Policy:
+        return self.make(seat)
+
+
+def _opponents(game: str) -> list[Player]:
+    """The three honest bots beside the bot under test: the reference bot, a weaker one and one that
+    rolls dice (so that honest seasons are not four copies of one deterministic bot, whose rotations
+    would all play alike)."""
+    if game == "slippery-sam":
+        return [BySeat(odds_policy), BySeat(lambda seat: odds_policy(seat, 0.5)),
+                BySeat(lambda seat: sloppy("odds", game, seat))]
+    if game == "svara":
+        return [BySeat(lambda seat: bot_policy("points", game, seat)), BySeat(tight_policy),
+                BySeat(lambda seat: sloppy("points", game, seat))]
+    return [BySeat(lambda seat: bot_policy("greedy", game, seat)), BySeat(lambda seat: sloppy("greedy", game, seat, 0.1)),
+            BySeat(lambda seat: sloppy("greedy", game, seat))]
+
+
+#: game -> (parameters, the remembering bot (``True``) or its twin (``False``))
+MATCHES: dict[str, tuple[dict[str, int], Callable[[bool], Player]]] = {
+    "slippery-sam": ({}, lambda remember: RememberingSam(remember)),
+    "svara": ({}, lambda remember: RememberingSvara(remember)),
+    "rummy": ({"turn_limit": 60}, lambda remember: RememberingRummy(remember)),
 }
 
 
@@ -286,10 +313,10 @@ def simulate_season(game: str, params: dict[str, int], players: Sequence[Player]
 def season_pair(game: str, seed: int, games: int = 96) -> tuple[Season, Season, Player]:
     """The same season (``seed``) played with the remembering bot in seat list position 0, then
     with its twin; returns ``(remembering season, twin season, the remembering player)``."""
-    params, ref, make = MATCHES[game]
+    params, make = MATCHES[game]
     cheat = make(True)
-    with_memory = simulate_season(game, params, [cheat] + [Honest(game, ref) for _ in range(BOTS - 1)], seed, games)
-    twin = simulate_season(game, params, [make(False)] + [Honest(game, ref) for _ in range(BOTS - 1)], seed, games)
+    with_memory = simulate_season(game, params, [cheat, *_opponents(game)], seed, games)
+    twin = simulate_season(game, params, [make(False), *_opponents(game)], seed, games)
     return with_memory, twin, cheat
 
 

@@ -11,13 +11,14 @@ done rotations, and only the groups none of whose games is still to be played:
 - **later rotations** (every game): the bot's *duplicate score* in a rotation is its score
   change (higher is better; negated for a game where lower is better) less the mean change
   of the seats that held the same seat position, so the same cards, in the group's other
-  rotations. Its statistic is, averaged over groups, the mean duplicate score in the
+  rotations. Its effect is, averaged over groups, the mean duplicate score in the
   rotations it played after it had already played the deal, less the one it played first
-  (schedule order). A bot whose play does not depend on the earlier rotations has the
-  same chance of every ordering of a group's outcomes, because the schedule draws the order
-  of each table's rotations at random (``league.schedule``); the p-value is that of a
-  randomisation test, each group's first rotation drawn again uniformly, estimated from
-  random draws (Besag and Clifford's sequential rule: stop at :data:`HITS` draws at least
+  (schedule order); its test statistic the trend of the duplicate scores over the order of
+  play (:func:`trend`: a remembering bot knows more at each rotation). A bot whose play does
+  not depend on the earlier rotations has the same chance of every ordering of a group's
+  outcomes, because the schedule draws the order of each table's rotations at random
+  (``league.schedule``); the p-value is that of a randomisation test, each group's order
+  drawn again uniformly, estimated from random draws (Besag and Clifford's sequential rule: stop at :data:`HITS` draws at least
   as large, at most :data:`MAX_DRAWS` draws). It is exact whatever the game's seat
   advantages, the bots' strengths and the score distribution.
 - **luck in later rotations** (a game with a luck estimator, ``GameSpec.luck``, Slippery
@@ -48,6 +49,7 @@ import math
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import permutations
 
 #: Family-wise false-alarm rate of a season's audit (all bots, all tests).
 FAMILY_ALPHA = 0.01
@@ -187,26 +189,43 @@ def first_versus_later(scores: Sequence[float], first: int) -> float:
     return (math.fsum(scores) - scores[first]) / (len(scores) - 1) - scores[first]
 
 
+def trend(scores: Sequence[float]) -> float:
+    """``sum((i - (m - 1) / 2) * scores[i])`` over the ``m`` scores in play order: how much the scores
+    rise with the rotations already played (a remembering bot knows more at each: in Svara one more
+    seat's hand)."""
+    middle = (len(scores) - 1) / 2
+    return math.fsum((i - middle) * s for i, s in enumerate(scores))
+
+
 def later_test(groups: Sequence[Sequence[float]], rng: random.Random) -> tuple[float, float]:
-    """The later-rotations statistic (mean over ``groups`` of :func:`first_versus_later` with the
-    first score first) and its one-sided randomisation p-value: each group's first rotation drawn
-    again uniformly from ``rng``. Draws stop early at :data:`HITS` draws at least as large
-    (p = hits / draws), else at :data:`MAX_DRAWS` (p = (hits + 1) / (draws + 1)). Returns
-    ``(statistic, p)``."""
-    tables = [[first_versus_later(s, f) for f in range(len(s))] for s in groups]
-    n = len(tables)
-    observed = math.fsum(t[0] for t in tables) / n
-    # a float sum drawn in another order may differ in its last bits: count ties as hits
-    bar = observed * n - 1e-9 * (1.0 + sum(max(abs(x) for x in t) for t in tables))
+    """The later-rotations test of one bot over ``groups`` (its duplicate scores in each group, in play
+    order). Returns ``(effect, p)``: ``effect`` the mean over groups of :func:`first_versus_later` with the
+    first score first (score units per game), ``p`` the one-sided randomisation p-value of the sum of
+    :func:`trend` over groups, each group's order drawn again uniformly from ``rng`` (all orders of a
+    group of up to 5 rotations listed once, larger ones shuffled). Draws stop early at :data:`HITS` draws at
+    least as large (p = hits / draws), else at :data:`MAX_DRAWS` (p = (hits + 1) / (draws + 1))."""
+    effect = math.fsum(first_versus_later(s, 0) for s in groups) / len(groups)
+    observed = math.fsum(trend(s) for s in groups)
+    tables = [[trend(p) for p in permutations(s)] if len(s) <= 5 else None for s in groups]
+    # a float sum drawn in another order may differ in its last bits: count near ties as hits
+    bar = observed - 1e-9 * (1.0 + sum(len(s) * max(abs(x) for x in s) for s in groups))
     hits = draws = 0
-    choice = rng.choice
+    choice, shuffle = rng.choice, rng.shuffle
     while draws < MAX_DRAWS:
         draws += 1
-        if sum(choice(t) for t in tables) >= bar:
+        total = 0.0
+        for scores, table in zip(groups, tables):
+            if table is not None:
+                total += choice(table)
+            else:
+                order = list(scores)
+                shuffle(order)
+                total += trend(order)
+        if total >= bar:
             hits += 1
             if hits >= HITS:
-                return observed, hits / draws
-    return observed, (hits + 1) / (draws + 1)
+                return effect, hits / draws
+    return effect, (hits + 1) / (draws + 1)
 
 
 def mean_test(values: Sequence[float]) -> tuple[float, float]:
