@@ -35,17 +35,16 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from cardarena.v1 import rummy_pb2, slippery_sam_pb2, svara_pb2
 
 from botsdk.bot import Context
-from league.audit import LATER, LUCK, AuditGame, audit_season
+from league.audit import INFORMED, INFORMED_PLAY, LATER, LUCK, AuditGame, audit_season
 from league.fairness import key_from_seed
 from league.schedule import ScheduledGame, build_schedule
 from bench.bench_duplicate import bot_policy, sloppy, tight_policy
-from referee.bots import load_bot
 from referee.chance import PER_DEAL, Chance
 from referee.games import make_params, spec
 from referee.games.rummy.bots import GreedyBot, deficiency
@@ -64,18 +63,6 @@ class Player:
 
     def policy(self, seat: int, game: ScheduledGame) -> Policy:
         raise NotImplementedError
-
-
-@dataclass
-class Honest(Player):
-    """A reference bot by name (``referee.bots.load_bot``), in every game afresh."""
-
-    game: str
-    name: str
-
-    def policy(self, seat: int, game: ScheduledGame) -> Policy:
-        bot, field_name = load_bot(self.name, seat), spec(self.game).proto_field
-        return lambda view, rng: bot.decide(field_name, view, Context("bench", seat, 0, 0, 0, 0, rng))
 
 
 def _ctx(seat: int, rng: random.Random) -> Context:
@@ -300,10 +287,12 @@ def simulate_season(game: str, params: dict[str, int], players: Sequence[Player]
         policies = [players[bot].policy(seat, g) for seat, bot in enumerate(g.seats)]
         Playout(rules, gs, random.Random(f"{seed}/{g.number}"), policies, Chance(g.seed, PER_DEAL)).play(state)
         changes = tuple(float(c) for c in rules.score_changes(state))
-        luck = None
-        if gs.luck is not None:
-            luck = gs.luck([{"kind": e.kind, "data": e.data, "visible_to": None} for e in state.events], len(g.seats))
-        out.append(AuditGame(g.number, g.deal_group, g.seats, changes, luck))
+        events = [{"kind": e.kind, "data": e.data, "visible_to": None} for e in state.events]
+        luck = gs.luck(events, len(g.seats)) if gs.luck is not None else None
+        informed = None
+        if game in INFORMED:
+            informed = INFORMED[game](events, len(g.seats), asdict(game_params))
+        out.append(AuditGame(g.number, g.deal_group, g.seats, changes, luck, informed))
         for seat, bot in enumerate(g.seats):
             totals[bot] += changes[seat] * (1 if gs.higher_score_is_better else -1)
             counts[bot] += 1
@@ -332,7 +321,7 @@ def main() -> None:
         higher = spec(game).higher_score_is_better
         gains, first = [], 0
         honest_alarm = cheat_flag = other_flag = 0
-        by_test = {LATER: 0, LUCK: 0}
+        by_test = {LATER: 0, INFORMED_PLAY: 0, LUCK: 0}
         for i in range(args.seasons):
             seed = args.seed * 1_000_003 + i
             cheat, twin, _ = season_pair(game, seed, args.games_per_season)

@@ -47,9 +47,12 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations
+from typing import Any
+
+from referee.games.svara.points import hand_points as svara_points
 
 #: Family-wise false-alarm rate of a season's audit (all bots, all tests).
 FAMILY_ALPHA = 0.01
@@ -61,19 +64,22 @@ MAX_DRAWS = 20_000
 MIN_GROUPS = 3
 LATER = "later rotations"
 LUCK = "luck in later rotations"
+INFORMED_PLAY = "informed play in later rotations"
 
 
 @dataclass(frozen=True)
 class AuditGame:
     """One done game of a season: its ``number`` (schedule order), its ``deal_group`` (the games
     sharing its deal), the bot in each seat, each seat's score ``change`` (as stored: tokens or
-    points) and, for a game with a luck estimator, each seat's luck (:func:`league.luck.seat_luck`)."""
+    points), for a game with a luck estimator each seat's luck (:func:`league.luck.seat_luck`), and for a
+    game in :data:`INFORMED` each seat's informed-play score."""
 
     number: int
     deal_group: int
     bots: tuple[int, ...]
     changes: tuple[float, ...]
     luck: tuple[float, ...] | None = None
+    informed: tuple[float, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -96,9 +102,10 @@ class AuditTest:
     def message(self, unit: str = "") -> str:
         """One line for the standings and ``season verify``, e.g. ``later rotations: +52.1 tokens a game
         above its first rotation of the same deal (p = 0.0001 < 0.00125, 24 deal groups)``."""
-        what = ("above its first rotation of the same deal" if self.name == LATER
-                else "of luck a game where an honest bot has mean 0")
-        unit = f" {unit}" if unit else ""
+        what = {LATER: "above its first rotation of the same deal",
+                LUCK: "of luck a game where an honest bot has mean 0",
+                INFORMED_PLAY: "more moves that fit the other seats' hidden cards than in its first rotation"}[self.name]
+        unit = "" if self.name == INFORMED_PLAY or not unit else f" {unit}"
         return (f"{self.name}: {self.effect:+.1f}{unit} a game {what} "
                 f"(p = {self.p_value:.2g} < {self.alpha:.2g}, {self.groups} deal groups)")
 
@@ -132,6 +139,7 @@ def audit_season(games: Iterable[AuditGame], higher_is_better: bool = True,
         groups.setdefault(g.deal_group, []).append(g)
     sign = 1.0 if higher_is_better else -1.0
     later: dict[int, list[list[float]]] = {}  # bot -> per group, its duplicate scores in play order
+    informed: dict[int, list[list[float]]] = {}  # bot -> per group, its duplicate informed-play scores
     luck: dict[int, list[float]] = {}  # bot -> per group, its mean luck in later rotations
     bots: set[int] = set()
     for group in groups.values():
@@ -140,9 +148,13 @@ def audit_season(games: Iterable[AuditGame], higher_is_better: bool = True,
             bots.update(g.bots)
         if len(group) < 2:
             continue
-        for bot, scores in _duplicate_scores(group, sign).items():
+        for bot, scores in _duplicate_scores(group, [g.changes for g in group], sign).items():
             if len(scores) >= 2:
                 later.setdefault(bot, []).append(scores)
+        if all(g.informed is not None for g in group):
+            for bot, scores in _duplicate_scores(group, [g.informed for g in group], 1.0).items():  # type: ignore[misc]
+                if len(scores) >= 2:
+                    informed.setdefault(bot, []).append(scores)
         if all(g.luck is not None for g in group):
             seen: set[int] = set()
             sums: dict[int, list[float]] = {}
@@ -153,7 +165,7 @@ def audit_season(games: Iterable[AuditGame], higher_is_better: bool = True,
                 seen.update(g.bots)
             for bot, values in sums.items():
                 luck.setdefault(bot, []).append(math.fsum(values) / len(values))
-    tests_per_bot = 2 if luck else 1
+    tests_per_bot = 1 + bool(luck) + bool(informed)
     alpha = family_alpha / (max(len(bots), 1) * tests_per_bot)
     out: dict[int, BotAudit] = {}
     for bot in sorted(bots):
@@ -161,6 +173,9 @@ def audit_season(games: Iterable[AuditGame], higher_is_better: bool = True,
         if len(later.get(bot, ())) >= MIN_GROUPS:
             effect, p = later_test(later[bot], random.Random(f"{seed}/{bot}"))
             tests.append(AuditTest(LATER, effect, p, alpha, len(later[bot])))
+        if len(informed.get(bot, ())) >= MIN_GROUPS:
+            effect, p = later_test(informed[bot], random.Random(f"{seed}/informed/{bot}"))
+            tests.append(AuditTest(INFORMED_PLAY, effect, p, alpha, len(informed[bot])))
         if len(luck.get(bot, ())) >= MIN_GROUPS:
             effect, p = mean_test(luck[bot])
             tests.append(AuditTest(LUCK, effect, p, alpha, len(luck[bot])))
@@ -168,19 +183,21 @@ def audit_season(games: Iterable[AuditGame], higher_is_better: bool = True,
     return out
 
 
-def _duplicate_scores(group: Sequence[AuditGame], sign: float) -> dict[int, list[float]]:
-    """Per bot, in play order, its change in each rotation of ``group`` less the mean change of
-    the seat it held (the same cards) in the group's other rotations (times ``sign``)."""
+def _duplicate_scores(group: Sequence[AuditGame], values: Sequence[Sequence[float]],
+                      sign: float) -> dict[int, list[float]]:
+    """Per bot, in play order, its value (``values[i][seat]`` for game ``group[i]``) in each rotation of
+    ``group`` less the mean value of the seat it held (the same cards) in the group's other rotations
+    (times ``sign``)."""
     by_seat: dict[int, list[float]] = {}
-    for g in group:
-        for seat, change in enumerate(g.changes):
-            by_seat.setdefault(seat, []).append(change)
+    for row in values:
+        for seat, value in enumerate(row):
+            by_seat.setdefault(seat, []).append(value)
     out: dict[int, list[float]] = {}
-    for g in group:
+    for g, row in zip(group, values):
         for seat, bot in enumerate(g.bots):
             same = by_seat[seat]
-            others = (math.fsum(same) - g.changes[seat]) / (len(same) - 1)
-            out.setdefault(bot, []).append(sign * (g.changes[seat] - others))
+            others = (math.fsum(same) - row[seat]) / (len(same) - 1)
+            out.setdefault(bot, []).append(sign * (row[seat] - others))
     return out
 
 
@@ -226,6 +243,39 @@ def later_test(groups: Sequence[Sequence[float]], rng: random.Random) -> tuple[f
             if hits >= HITS:
                 return effect, hits / draws
     return effect, (hits + 1) / (draws + 1)
+
+
+def svara_informed(events: Iterable[Mapping[str, Any]], num_seats: int, params: Mapping[str, Any]) -> tuple[float, ...]:
+    """Per seat, how well its Svara moves fit the cards it could not see: each stake or see (rules §2.4)
+    while its hand's points (rules §2.2) are at least every other hand still in the deal counts +1, and
+    each fold while they are not; the opposite moves count -1. An honest bot's moves depend on the other
+    hands only through what it was shown, so this score has the same distribution in its first and its later
+    rotations of a deal; a bot that knows the other hands (from earlier rotations) scores higher later.
+    ``events`` as a record holds them (``deal``, ``dealt``, ``stake``, ``see``, ``fold``); ``params`` the
+    game's parameters (``szacha``)."""
+    szacha = str(params.get("szacha", "6c"))
+    score = [0.0] * num_seats
+    points: dict[int, int] = {}
+    playing: set[int] = set()
+    for e in events:
+        kind, data = e["kind"], e["data"]
+        if kind == "deal":
+            points[data["seat"]] = svara_points(data["cards"], szacha)
+        elif kind == "dealt":
+            playing = set(data["seats"])
+        elif kind in ("stake", "see", "fold") and data["seat"] in points and data["seat"] in playing:
+            seat = data["seat"]
+            best = all(points[seat] >= points[o] for o in playing if o != seat and o in points)
+            score[seat] += 1.0 if (kind == "fold") != best else -1.0
+            if kind == "fold":
+                playing.discard(seat)
+    return tuple(score)
+
+
+#: Games with an informed-play score: ``(events, num_seats, params) -> per seat``.
+INFORMED: dict[str, Callable[[Iterable[Mapping[str, Any]], int, Mapping[str, Any]], tuple[float, ...]]] = {
+    "svara": svara_informed,
+}
 
 
 def mean_test(values: Sequence[float]) -> tuple[float, float]:

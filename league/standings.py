@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
-from league.audit import AuditGame, audit_season
+from league.audit import INFORMED, AuditGame, audit_season
 from league.elo import START
 from league.luck import LuckSummary, luck_adjusted_by_bot
 from league.ratings_ml import p_better_chain, season_ratings
@@ -260,7 +260,7 @@ def audit_games(deals: Iterable[tuple[int, int, int, int, Any]],
     ``(bot of each seat, record)``) of deal groups that hold more than one game and none still to be
     played (``deals``: ``(game id, number, deal group, seed, status)`` of every game, status
     ``pending``/``running`` for a game still to be played), with each seat's luck for a game with a luck
-    estimator (``GameSpec.luck``)."""
+    estimator (``GameSpec.luck``) and its informed-play score for a game in ``league.audit.INFORMED``."""
     group_of: dict[int, int] = {}
     size: dict[int, int] = {}
     open_groups: set[int] = set()
@@ -278,7 +278,9 @@ def audit_games(deals: Iterable[tuple[int, int, int, int, Any]],
         estimator = spec(record.game).luck
         by_seat = {r.seat: float(r.change) for r in record.results}
         luck = tuple(estimator(record.events, record.num_seats)) if estimator is not None else None
-        out.append(AuditGame(number, group, tuple(bots), tuple(by_seat[s] for s in range(record.num_seats)), luck))
+        informed = INFORMED.get(record.game)
+        out.append(AuditGame(number, group, tuple(bots), tuple(by_seat[s] for s in range(record.num_seats)), luck,
+                             informed(record.events, record.num_seats, record.params) if informed else None))
     return out
 
 
