@@ -275,13 +275,24 @@ def audit_games(deals: Iterable[tuple[int, int, int, int, Any]],
         group = group_of.get(number) if number is not None else None
         if group is None or size[group] < 2 or group in open_groups:
             continue
-        estimator = spec(record.game).luck
         by_seat = {r.seat: float(r.change) for r in record.results}
-        luck = tuple(estimator(record.events, record.num_seats)) if estimator is not None else None
-        informed = INFORMED.get(record.game)
-        out.append(AuditGame(number, group, tuple(bots), tuple(by_seat[s] for s in range(record.num_seats)), luck,
-                             informed(record.events, record.num_seats, record.params) if informed else None))
+        if set(by_seat) != set(range(record.num_seats)) or len(bots) != record.num_seats:
+            continue  # not a whole game's result: nothing to compare
+        estimator, informed = spec(record.game).luck, INFORMED.get(record.game)
+        out.append(AuditGame(number, group, tuple(bots), tuple(by_seat[s] for s in range(record.num_seats)),
+                             _or_none(lambda: estimator(record.events, record.num_seats)) if estimator else None,
+                             _or_none(lambda: informed(record.events, record.num_seats, record.params))
+                             if informed else None))
     return out
+
+
+def _or_none(compute: Any) -> tuple[float, ...] | None:
+    """``tuple(compute())``, or None when the record's events do not fit together (ValueError): that game's
+    luck or informed-play score is left out, and with it its group's test of that kind."""
+    try:
+        return tuple(compute())
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def duplicate_audit(game: str, games: Sequence[AuditGame]) -> dict[int, list[str]]:
