@@ -315,8 +315,13 @@ def main() -> None:
     parser.add_argument("--games-per-season", type=int, default=96)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--games", default="slippery-sam,svara,rummy")
+    parser.add_argument("--honest-only", action="store_true",
+                        help="only honest seasons (the twins): the false-alarm rate, at half the cost")
     args = parser.parse_args()
     for game in args.games.split(","):
+        if args.honest_only:
+            print_false_alarms(game, args.seasons, args.seed, args.games_per_season)
+            continue
         started = time.perf_counter()
         higher = spec(game).higher_score_is_better
         gains, first = [], 0
@@ -346,6 +351,26 @@ def main() -> None:
         print(f"  flagged: remembering bot {cheat_flag}/{n} ({100 * cheat_flag / n:.1f}%; "
               + ", ".join(f"{k} {v}" for k, v in by_test.items()) + f"); an honest bot of its seasons "
               f"{other_flag}/{n}; honest seasons with any flag {honest_alarm}/{n} ({100 * honest_alarm / n:.1f}%)")
+
+
+
+def print_false_alarms(game: str, seasons: int, seed: int, games: int) -> None:
+    """Honest seasons only (the twin and the three honest bots): how many raise any flag, and each test's flags."""
+    started = time.perf_counter()
+    params, make = MATCHES[game]
+    higher = spec(game).higher_score_is_better
+    alarms, by_test, tests = 0, {LATER: 0, INFORMED_PLAY: 0, LUCK: 0}, 0
+    for i in range(seasons):
+        season = simulate_season(game, params, [make(False), *_opponents(game)], seed * 1_000_003 + i, games)
+        audited = audit_season(season.games, higher)
+        alarms += any(a.flags for a in audited.values())
+        for a in audited.values():
+            tests += len(a.tests)
+            for t in a.flags:
+                by_test[t.name] += 1
+    print(f"{game}: {seasons} honest seasons of {games} games, 4 bots ({time.perf_counter() - started:.0f} s): "
+          f"{alarms} with any flag ({100 * alarms / seasons:.2f}%; target <= 1%); flags by test: "
+          + ", ".join(f"{k} {v}" for k, v in by_test.items()) + f" of {tests} tests")
 
 
 if __name__ == "__main__":

@@ -27,10 +27,15 @@ done rotations, and only the groups none of whose games is still to be played:
   Its statistic is the bot's mean luck per game in its later rotations, one value per
   group (the rotations of a group share cards, so groups, not games, are independent);
   the p-value is a one-sided Student t-test of a zero mean.
+- **informed play in later rotations** (a game in :data:`INFORMED`, Svara): per rotation, how
+  well the bot's moves fit the hands it could not see (:func:`svara_informed`: stakes with the
+  best hand still in, folds of a beaten one, less the opposite moves), as a duplicate score
+  and tested for a trend over the order of play like the later-rotations test (exact too).
+  A bot that knows the other hands from earlier rotations folds and stakes by them.
 
 **False alarms.** Each test of each bot is run at ``alpha = family / (bots x tests)`` with
 ``family`` = :data:`FAMILY_ALPHA` (1%), so that a season of honest bots raises any flag with
-probability at most 1% (Bonferroni). The later-rotations test holds this exactly (up to the
+probability at most 1% (Bonferroni). The randomisation tests hold this exactly (up to the
 Monte Carlo estimate, which is conservative); the t-test rests on a normal approximation of
 the groups' mean luck (each a sum of many bounded martingale differences):
 ``bench/bench_audit.py`` measures both on many simulated seasons.
