@@ -288,7 +288,9 @@ def verify(
     """Check a finished season: the published key and chance scheme against the commitment, every game's
     seed against the key, every replay re-run and every stored field (views, answers, faults, places,
     scores, result rows, ratings, each game's status and its reason) against it, and the season's chain
-    of stored records against the rows and the heads seen before. Exit 0 when all verify, 1 otherwise."""
+    of stored records against the rows and the heads seen before. Exit 0 when all verify, 1 otherwise.
+    A duplicate season's audit (did a bot do better in the rotations of a deal it had already
+    played?) is printed too; its flags do not change the exit status."""
     from league.verify import CannotVerify, verify_season
 
     seen = list(head or [])
@@ -306,6 +308,8 @@ def verify(
     except CannotVerify as exc:
         fail(str(exc))
     for line in report.lines():
+        console.print(line, highlight=False, markup=False)
+    for line in audit_lines(store, season):
         console.print(line, highlight=False, markup=False)
     if not report.ok:
         raise typer.Exit(1)
@@ -339,11 +343,33 @@ def print_standings(store, season) -> None:
         console.print("Luck-adjusted: mean token change per game less the luck of the turned cards (each bet's result "
                       "minus its expectation over the unturned stack; unbiased), with its 95% interval.", highlight=False)
     console.print(deals_note(season), highlight=False, markup=False)
+    for line in audit_lines(store, season, rows):
+        console.print(line, highlight=False, markup=False)
     console.print("Ranked by ML rating: maximum-likelihood Bradley-Terry over the whole season (Elo scale), "
                   "95% interval; then by Elo (online, K=32, in schedule order). "
                   "P(>next): probability the bot is really better than the next row's; "
                   "openskill: Plackett-Luce mu ± sigma. Faults: over all its games; (retired in N): games in "
                   "which the bot's seat was retired for too many faults.", highlight=False)
+
+
+def audit_lines(store, season, rows=None) -> list[str]:
+    """The duplicate audit of a duplicate season (``league.audit``): a line per flag, or one line saying
+    it is clean; nothing for a season without shared deals."""
+    from league.standings import audit_of
+
+    if not (season.config or {}).get("duplicate"):
+        return []
+    if rows is not None:
+        flags = {r.name: list(r.audit) for r in rows if r.audit}
+    else:
+        names = {b.id: b.name for b in store.list_bots()}
+        flags = {names.get(bot, str(bot)): lines for bot, lines in audit_of(store, season.id, season.game).items()}
+    if not flags:
+        return ["Duplicate audit: no bot did better in the rotations of a deal it had already played than in the first "
+                "(tests at a 1% family-wise false-alarm rate; README: duplicate seasons)."]
+    return [f"Duplicate audit FLAG: {name}: {line}" for name, lines in sorted(flags.items()) for line in lines] + [
+        "Duplicate audit: a flag means the bot's results depend on the earlier rotations of the same deal: it remembers "
+        "the cards (1% family-wise false-alarm rate; README: duplicate seasons)."]
 
 
 def settling_line(config: dict, progress: dict[str, int]) -> str | None:

@@ -10,8 +10,20 @@ A schedule is deterministic from the season's key (``league.fairness``) and fair
   moves to seat p+1), so every bot sits in every seat position of a table
   equally often;
 - with ``duplicate=True`` all rotations of a table share one deal seed, so
-  the cards' luck cancels out (as in duplicate bridge); otherwise every game
-  has its own seed.
+  the cards' luck cancels out (as in duplicate bridge), and they follow each
+  other in the schedule in an order drawn at random for each table (from its
+  own stream, ``rotation_order_seed``); otherwise every game has its own seed
+  and the rotations follow each other in order.
+
+Why the rotations of a table are played in a random order: a bot that remembers
+the cards of one rotation can use them in the rotations it plays later with the
+same deal (nothing can make a remote bot forget). The duplicate audit
+(``league.audit``) compares each bot's results in the rotations it played after
+it had already played the deal with the rotation it played first; with the order
+drawn at random, which rotation comes first is independent of the cards and the
+seats, so for a bot that does not remember, the two have the same distribution
+and the audit's false-alarm rate is exact (a randomisation test), whatever the
+game's seat advantages.
 
 Deal seeds are HMACs of the key (``league.fairness.deal_seed``: of the game's
 number, or of the rotation group's number with ``duplicate``), never draws of
@@ -44,7 +56,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from league.fairness import deal_seed, schedule_seed
+from league.fairness import deal_seed, derive, schedule_seed
 
 
 class ScheduleError(ValueError):
@@ -84,6 +96,7 @@ def build_schedule(bots: Sequence[int], table_sizes: Sequence[int], games: int, 
         if size > len(bots):
             raise ScheduleError(f"a table of {size} seats needs at least {size} bots, got {len(bots)}")
     rng = random.Random(schedule_seed(key))
+    order_rng = random.Random(rotation_order_seed(key))
     played: Counter[int] = Counter()
     met: Counter[tuple[int, int]] = Counter()
     schedule: list[ScheduledGame] = []
@@ -96,12 +109,19 @@ def build_schedule(bots: Sequence[int], table_sizes: Sequence[int], games: int, 
             played[b] += size
         for a, b in combinations(table, 2):
             met[_pair(a, b)] += size
-        for r in range(size):
+        for r in (order_rng.sample(range(size), size) if duplicate else range(size)):
             seats = tuple(table[(p - r) % size] for p in range(size))
             number = len(schedule)
             deal_group = group - 1 if duplicate else number
             schedule.append(ScheduledGame(number, deal_seed(key, number, deal_group, duplicate), seats, deal_group))
     return schedule
+
+
+def rotation_order_seed(key: bytes) -> int:
+    """The seed of the draws of a duplicate season's rotation order: the key's HMAC of the label
+    ``rotation-order`` (``league.fairness.derive``), a stream apart from the seating's, so the
+    seating of a reproducible season is the same with and without ``duplicate``."""
+    return derive(key, "rotation-order")
 
 
 def _pair(a: int, b: int) -> tuple[int, int]:

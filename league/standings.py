@@ -7,7 +7,9 @@ season's maximum-likelihood rating with its 95% interval, the probability that
 the bot is better than the next row's, and openskill's mu and sigma
 (:mod:`league.ratings_ml`), all computed from the games' rankings, and for
 a game with a luck estimator the luck-adjusted score change with its 95% interval
-(:mod:`league.luck`, from the stored replays). Rows are
+(:mod:`league.luck`, from the stored replays). In a season whose games share deals (a
+duplicate season) each row carries the duplicate audit's flags (:mod:`league.audit`: does
+the bot do better in the rotations of a deal it had already played?). Rows are
 ranked by the ML rating where it is fitted, then by Elo (:func:`rank_key`).
 """
 
@@ -17,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
+from league.audit import INFORMED, AuditGame, audit_season
 from league.elo import START
 from league.luck import LuckSummary, luck_adjusted_by_bot
 from league.ratings_ml import p_better_chain, season_ratings
@@ -86,6 +89,10 @@ class StandingRow:
         "change less the luck terms the game's estimator finds; docs/rules: the game's chapter)"))
     luck_low: float | None = field(default=None, metadata=_doc("lower end of the 95% interval of luck_change"))
     luck_high: float | None = field(default=None, metadata=_doc("upper end of the 95% interval of luck_change"))
+    audit: tuple[str, ...] = field(default=(), metadata=_doc(
+        "duplicate seasons: the duplicate audit's flags, one line each (empty when clean): the bot did better in "
+        "the rotations of a deal it had already played than in the first, or had luck where an honest bot has "
+        "none, beyond a 1% family-wise false-alarm rate (league.audit; README: duplicate seasons)"))
 
 
 def group_games(rows: Iterable[tuple[int, int, int]]) -> list[tuple[list[int], list[int]]]:
@@ -176,7 +183,7 @@ def standings_json(rows: Iterable[StandingRow]) -> list[dict[str, Any]]:
     """The rows as JSON-ready dicts, with ``rank`` (1-based) added; Elo and the ML ratings
     rounded to 0.1, ``p_better`` to 0.001, openskill and the luck-adjusted change to 0.01 (``None`` stays ``None``)."""
     return [
-        {"rank": i, **asdict(r), "elo": round(r.elo, 1),
+        {"rank": i, **asdict(r), "elo": round(r.elo, 1), "audit": list(r.audit),
          **{k: _round(getattr(r, k), d) for k, d in _ROUNDING.items()}}
         for i, r in enumerate(rows, start=1)
     ]
@@ -204,6 +211,10 @@ class ResultsSource(Protocol):
 
     def season_records(self, season_id: int) -> list[tuple[list[int], GameRecord]]: ...
 
+    def season_deals(self, season_id: int) -> list[tuple[int, int, int, int, Any]]:
+        """``(game id, number, deal group, seed, status)`` of every game of the season."""
+        ...
+
 
 #: ``(bot id, name, games, sum of places, sum of changes, faults, retired seats, Elo or None)`` of one bot.
 SeatTotals = tuple[int, str, int, int, int, int, int, float | None]
@@ -223,22 +234,95 @@ def core_standings(totals: Iterable[SeatTotals]) -> list[dict[str, Any]]:
 
 def season_standings(names: Mapping[int, str], outcomes: Iterable[tuple[int, int, int, int, bool]],
                      elo: Mapping[int, float], placings: Iterable[tuple[int, int, int]], suspended: frozenset[int],
-                     records: Iterable[tuple[Sequence[int], GameRecord]] | None = None) -> list[StandingRow]:
+                     records: Iterable[tuple[Sequence[int], GameRecord]] | None = None,
+                     audit: Mapping[int, Sequence[str]] | None = None) -> list[StandingRow]:
     """The season's standings (:func:`compute_standings`), suspended bots marked: ``outcomes`` are
     ``(bot, place, change, faults, retired)`` of the published seats, ``placings`` ``(game number,
     bot, place)`` by game then seat; with ``records`` (the done games of a season of a game with a luck estimator,
-    ``(bot of each seat, record)``), the luck-adjusted changes too (:mod:`league.luck`)."""
+    ``(bot of each seat, record)``), the luck-adjusted changes too (:mod:`league.luck`); ``audit``: each
+    bot's duplicate audit flags (:func:`duplicate_audit`)."""
     luck = luck_adjusted_by_bot(records) if records is not None else None
     rows = compute_standings([SeatOutcome(*o) for o in outcomes], names, elo, group_games(placings), luck)
-    return [replace(r, suspended=True) if r.bot_id in suspended else r for r in rows]
+    audit = audit or {}
+    return [replace(r, suspended=r.bot_id in suspended or r.suspended, audit=tuple(audit.get(r.bot_id, ())))
+            for r in rows]
+
+
+def game_number(record: GameRecord) -> int | None:
+    """The schedule number of a season game's record (its ``game_id`` is ``<season id>/<number>``), or None."""
+    _, _, tail = record.game_id.rpartition("/")
+    return int(tail) if tail.isdigit() else None
+
+
+def audit_games(deals: Iterable[tuple[int, int, int, int, Any]],
+                records: Iterable[tuple[Sequence[int], GameRecord]]) -> list[AuditGame]:
+    """The games the duplicate audit reads (:class:`league.audit.AuditGame`): the done games (``records``,
+    ``(bot of each seat, record)``) of deal groups that hold more than one game and none still to be
+    played (``deals``: ``(game id, number, deal group, seed, status)`` of every game, status
+    ``pending``/``running`` for a game still to be played), with each seat's luck for a game with a luck
+    estimator (``GameSpec.luck``) and its informed-play score for a game in ``league.audit.INFORMED``."""
+    group_of: dict[int, int] = {}
+    size: dict[int, int] = {}
+    open_groups: set[int] = set()
+    for _, number, group, _, status in deals:
+        group_of[number] = group
+        size[group] = size.get(group, 0) + 1
+        if str(getattr(status, "value", status)) in ("pending", "running"):
+            open_groups.add(group)
+    out = []
+    for bots, record in records:
+        number = game_number(record)
+        group = group_of.get(number) if number is not None else None
+        if group is None or size[group] < 2 or group in open_groups:
+            continue
+        by_seat = {r.seat: float(r.change) for r in record.results}
+        if set(by_seat) != set(range(record.num_seats)) or len(bots) != record.num_seats:
+            continue  # not a whole game's result: nothing to compare
+        estimator, informed = spec(record.game).luck, INFORMED.get(record.game)
+        out.append(AuditGame(number, group, tuple(bots), tuple(by_seat[s] for s in range(record.num_seats)),
+                             _or_none(lambda: estimator(record.events, record.num_seats)) if estimator else None,
+                             _or_none(lambda: informed(record.events, record.num_seats, record.params))
+                             if informed else None))
+    return out
+
+
+def _or_none(compute: Any) -> tuple[float, ...] | None:
+    """``tuple(compute())``, or None when the record's events do not fit together (ValueError): that game's
+    luck or informed-play score is left out, and with it its group's test of that kind."""
+    try:
+        return tuple(compute())
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def duplicate_audit(game: str, games: Sequence[AuditGame]) -> dict[int, list[str]]:
+    """``{bot_id: [flag line, ...]}`` of the duplicate audit (:func:`league.audit.audit_season`) over
+    ``games`` (:func:`audit_games`) of ``game``; only bots with a flag are listed."""
+    game_spec = spec(game)
+    audited = audit_season(games, game_spec.higher_score_is_better)
+    return {bot: [t.message(game_spec.score_unit) for t in a.flags] for bot, a in audited.items() if a.flags}
+
+
+def audit_of(source: ResultsSource, season_id: int, game: str,
+             records: Sequence[tuple[Sequence[int], GameRecord]] | None = None) -> dict[int, list[str]]:
+    """The duplicate audit's flags of a season from the store (:func:`duplicate_audit`); ``{}`` for a
+    season whose games all have deals of their own (nothing read but the schedule). ``records``: the
+    season's done records if the caller has read them already."""
+    deals = source.season_deals(season_id)
+    if len({d[2] for d in deals}) == len(deals):
+        return {}
+    records = records if records is not None else source.season_records(season_id)
+    return duplicate_audit(game, audit_games(deals, records))
 
 
 def standings_of(source: ResultsSource, season_id: int, with_luck: bool = True) -> list[StandingRow]:
     """The season's standings from the store, in :func:`rank_key` order (best ML rating first, then
     Elo), one row per bot seated in the season, with the season ratings and their intervals fitted over
     the published games (:mod:`league.ratings_ml`) and, for a game with a luck estimator, the luck-adjusted changes from
-    the done games' replays (``with_luck=False`` skips reading them). Raises ``store.NotFound``."""
+    the done games' replays, and in a duplicate season the duplicate audit's flags (:func:`audit_of`; ``with_luck=False``
+skips reading the replays for both). Raises ``store.NotFound``."""
     r = source.season_results(season_id)
     lucky = spec(r.game).luck is not None  # a game with a luck estimator (league.luck)
     records = source.season_records(season_id) if with_luck and lucky else None
-    return season_standings(r.names, r.outcomes, r.elo, r.placings, r.suspended, records)
+    audit = audit_of(source, season_id, r.game, records) if with_luck else None
+    return season_standings(r.names, r.outcomes, r.elo, r.placings, r.suspended, records, audit)

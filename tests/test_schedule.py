@@ -101,7 +101,26 @@ def test_deal_seeds_are_hmacs_of_the_key_and_the_seating_does_not_draw_them() ->
     assert [g.seed for g in plain] == [deal_seed(key, g.number, g.number, False) for g in plain]
     assert [g.deal_group for g in plain] == [g.number for g in plain]
     dup = build_schedule(list(range(6)), [3, 4], 40, key, duplicate=True)
-    assert [g.seats for g in dup] == [g.seats for g in plain]  # seating is the key's, not the mode's
+    # seating is the key's, not the mode's: the same tables, each table's rotations in another order
+    assert [sorted(g.seats for g in dup if g.deal_group == d) for d in range(7)] == \
+        [sorted(g.seats for g in plain[first:first + n]) for first, n in [(0, 3), (3, 4), (7, 3), (10, 4), (14, 3),
+                                                                           (17, 4), (21, 3)]]
     assert [g.deal_group for g in dup][:7] == [0, 0, 0, 1, 1, 1, 1]
     assert [g.seed for g in dup] == [deal_seed(key, g.number, g.deal_group, True) for g in dup]
     assert {g.seed for g in dup}.isdisjoint(g.seed for g in plain)  # game:N and group:N are other labels
+
+
+def test_duplicate_rotations_are_played_in_a_random_order_per_table() -> None:
+    """The rotation played first is drawn per table (league.audit's randomisation test rests on it):
+    over many tables of 4, rotation 0 stands at each place of its table's order about equally often,
+    and the order is the key's."""
+    key = key_from_seed(11)
+    dup = build_schedule(list(range(4)), [4], 4 * 400, key, duplicate=True)
+    assert dup == build_schedule(list(range(4)), [4], 4 * 400, key, duplicate=True)
+    plain = build_schedule(list(range(4)), [4], 4 * 400, key)  # the same tables, rotations in order 0..3
+    place_of_rotation_0: Counter[int] = Counter()
+    for group in range(400):
+        seats = [g.seats for g in dup if g.deal_group == group]
+        assert sorted(seats) == sorted(g.seats for g in plain[4 * group:4 * group + 4])
+        place_of_rotation_0[seats.index(plain[4 * group].seats)] += 1
+    assert set(place_of_rotation_0) == {0, 1, 2, 3} and all(60 < n < 140 for n in place_of_rotation_0.values())

@@ -1,0 +1,278 @@
+"""The duplicate audit: does a bot do better in the rotations of a deal it had already played?
+
+In a duplicate season every rotation of a table deals the same cards (``league.schedule``),
+and the same bots play every rotation. A bot is a remote service that may remember what it
+was shown: the public cards of one rotation (turned stack cards, discards, hands shown) tell
+it cards still to come, or other seats' hands, in the rotations it plays later with the same
+deal. Nothing can make it forget, so each duplicate season is audited for what such a bot
+gains. Per bot, over the deal groups (``games.deal_group``) in which it played at least two
+done rotations, and only the groups none of whose games is still to be played:
+
+- **later rotations** (every game): the bot's *duplicate score* in a rotation is its score
+  change (higher is better; negated for a game where lower is better) less the mean change
+  of the seats that held the same seat position, so the same cards, in the group's other
+  rotations. Its effect is, averaged over groups, the mean duplicate score in the
+  rotations it played after it had already played the deal, less the one it played first
+  (schedule order); its test statistic the trend of the duplicate scores over the order of
+  play (:func:`trend`: a remembering bot knows more at each rotation). A bot whose play does
+  not depend on the earlier rotations has the same chance of every ordering of a group's
+  outcomes, because the schedule draws the order of each table's rotations at random
+  (``league.schedule``); the p-value is that of a randomisation test, each group's order
+  drawn again uniformly, estimated from random draws (Besag and Clifford's sequential rule: stop at :data:`HITS` draws at least
+  as large, at most :data:`MAX_DRAWS` draws). It is exact whatever the game's seat
+  advantages, the bots' strengths and the score distribution.
+- **luck in later rotations** (a game with a luck estimator, ``GameSpec.luck``, Slippery
+  Sam): the bot's luck terms (:mod:`league.luck`) have mean zero in every game whatever an
+  honest bot does; a bot that knows a card before it is turned bets on it, and its luck is
+  positive. As a duplicate score (the luck less that of the seats with the same cards in the
+  other rotations), tested for a trend over the order of play like the later-rotations test.
+  (A one-sided t-test of the mean luck over deal groups was tried first: it rests on a normal
+  approximation of skewed luck over 24 groups, and raised 3 false alarms in 200 honest
+  seasons with the other test; the randomisation test is exact.)
+- **informed play in later rotations** (a game in :data:`INFORMED`, Svara): per rotation, how
+  well the bot's moves fit the hands it could not see (:func:`svara_informed`: stakes with the
+  best hand still in, folds of a beaten one, less the opposite moves), as a duplicate score
+  and tested for a trend over the order of play like the later-rotations test (exact too).
+  A bot that knows the other hands from earlier rotations folds and stakes by them.
+
+**False alarms.** Each test of each bot is run at ``alpha = family / (bots x tests)`` with
+``family`` = :data:`FAMILY_ALPHA` (1%), so that a season of honest bots raises any flag with
+probability at most 1% (Bonferroni). Every test is a randomisation test, so this holds
+exactly, up to the Monte Carlo estimate of the p-value (Besag and Clifford's, which keeps
+the level); ``bench/bench_audit.py`` measures it on many simulated seasons.
+
+**Assumption.** An honest bot's play in a game does not depend on the games it played before
+with the same deal. A bot that learns over the season (not from the deal) also improves a
+little from its first rotation of a table to its later ones; the rotations of a table follow
+each other in the schedule, so that drift is a few games' worth.
+
+Pure logic: no store, no I/O. Amounts in the game's score unit (tokens or points) per game.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from itertools import permutations
+from typing import Any
+
+from referee.games.svara.points import hand_points as svara_points
+
+#: Family-wise false-alarm rate of a season's audit (all bots, all tests).
+FAMILY_ALPHA = 0.01
+#: The randomisation test stops once this many draws were at least the observed statistic.
+HITS = 20
+#: The most draws of the randomisation test (its smallest p-value is ``1 / (MAX_DRAWS + 1)``).
+MAX_DRAWS = 20_000
+#: The fewest groups for a test (below it no test is made).
+MIN_GROUPS = 3
+LATER = "later rotations"
+LUCK = "luck in later rotations"
+INFORMED_PLAY = "informed play in later rotations"
+
+
+@dataclass(frozen=True)
+class AuditGame:
+    """One done game of a season: its ``number`` (schedule order), its ``deal_group`` (the games
+    sharing its deal), the bot in each seat, each seat's score ``change`` (as stored: tokens or
+    points), for a game with a luck estimator each seat's luck (:func:`league.luck.seat_luck`), and for a
+    game in :data:`INFORMED` each seat's informed-play score."""
+
+    number: int
+    deal_group: int
+    bots: tuple[int, ...]
+    changes: tuple[float, ...]
+    luck: tuple[float, ...] | None = None
+    informed: tuple[float, ...] | None = None
+
+
+@dataclass(frozen=True)
+class AuditTest:
+    """One test of one bot: ``name`` (:data:`LATER` or :data:`LUCK`), ``effect`` (score units per
+    game: later less first, or mean luck in later rotations), ``p_value`` (one-sided), ``alpha``
+    (the level it is flagged at), ``groups`` (deal groups counted)."""
+
+    name: str
+    effect: float
+    p_value: float
+    alpha: float
+    groups: int
+
+    @property
+    def flagged(self) -> bool:
+        """The effect is significant at ``alpha``."""
+        return self.p_value < self.alpha
+
+    def message(self, unit: str = "") -> str:
+        """One line for the standings and ``season verify``, e.g. ``later rotations: +52.1 tokens a game
+        above its first rotation of the same deal (p = 0.0001 < 0.00125, 24 deal groups)``."""
+        what = {LATER: "above its first rotation of the same deal",
+                LUCK: "more luck than in its first rotation of the same deal (an honest bot's has mean 0)",
+                INFORMED_PLAY: "more moves that fit the other seats' hidden cards than in its first rotation"}[self.name]
+        unit = "" if self.name == INFORMED_PLAY or not unit else f" {unit}"
+        return (f"{self.name}: {self.effect:+.1f}{unit} a game {what} "
+                f"(p = {self.p_value:.2g} < {self.alpha:.2g}, {self.groups} deal groups)")
+
+
+@dataclass(frozen=True)
+class BotAudit:
+    """The audit of one bot: its tests (none when it played no deal twice)."""
+
+    bot_id: int
+    tests: tuple[AuditTest, ...]
+
+    @property
+    def flags(self) -> tuple[AuditTest, ...]:
+        """The tests that flag the bot."""
+        return tuple(t for t in self.tests if t.flagged)
+
+
+def audit_season(games: Iterable[AuditGame], higher_is_better: bool = True,
+                 family_alpha: float = FAMILY_ALPHA, seed: int = 0) -> dict[int, BotAudit]:
+    """``{bot_id: BotAudit}`` for every bot of ``games`` (a season's done games whose deal groups
+    have no game left to play; groups of one game are ignored). ``higher_is_better``: the game's
+    score direction (``GameSpec.higher_score_is_better``). ``seed`` seeds the randomisation
+    draws (the same audit every time). Raises ValueError for a game whose seats, changes and luck
+    differ in length, or for ``family_alpha`` outside (0, 1)."""
+    if not 0.0 < family_alpha < 1.0:
+        raise ValueError(f"family_alpha must be in (0, 1), got {family_alpha}")
+    groups: dict[int, list[AuditGame]] = {}
+    for g in games:
+        if len(g.changes) != len(g.bots) or (g.luck is not None and len(g.luck) != len(g.bots)):
+            raise ValueError(f"game {g.number}: {len(g.bots)} seats, {len(g.changes)} changes")
+        groups.setdefault(g.deal_group, []).append(g)
+    sign = 1.0 if higher_is_better else -1.0
+    later: dict[int, list[list[float]]] = {}  # bot -> per group, its duplicate scores in play order
+    informed: dict[int, list[list[float]]] = {}  # bot -> per group, its duplicate informed-play scores
+    luck: dict[int, list[list[float]]] = {}  # bot -> per group, its duplicate luck in play order
+    bots: set[int] = set()
+    for group in groups.values():
+        group.sort(key=lambda g: g.number)
+        for g in group:
+            bots.update(g.bots)
+        if len(group) < 2:
+            continue
+        for bot, scores in _duplicate_scores(group, [g.changes for g in group], sign).items():
+            if len(scores) >= 2:
+                later.setdefault(bot, []).append(scores)
+        if all(g.informed is not None for g in group):
+            for bot, scores in _duplicate_scores(group, [g.informed for g in group], 1.0).items():  # type: ignore[misc]
+                if len(scores) >= 2:
+                    informed.setdefault(bot, []).append(scores)
+        if all(g.luck is not None for g in group):
+            for bot, scores in _duplicate_scores(group, [g.luck for g in group], 1.0).items():  # type: ignore[misc]
+                if len(scores) >= 2:
+                    luck.setdefault(bot, []).append(scores)
+    tests_per_bot = 1 + bool(luck) + bool(informed)
+    alpha = family_alpha / (max(len(bots), 1) * tests_per_bot)
+    out: dict[int, BotAudit] = {}
+    for bot in sorted(bots):
+        tests = []
+        if len(later.get(bot, ())) >= MIN_GROUPS:
+            effect, p = later_test(later[bot], random.Random(f"{seed}/{bot}"))
+            tests.append(AuditTest(LATER, effect, p, alpha, len(later[bot])))
+        if len(informed.get(bot, ())) >= MIN_GROUPS:
+            effect, p = later_test(informed[bot], random.Random(f"{seed}/informed/{bot}"))
+            tests.append(AuditTest(INFORMED_PLAY, effect, p, alpha, len(informed[bot])))
+        if len(luck.get(bot, ())) >= MIN_GROUPS:
+            effect, p = later_test(luck[bot], random.Random(f"{seed}/luck/{bot}"))
+            tests.append(AuditTest(LUCK, effect, p, alpha, len(luck[bot])))
+        out[bot] = BotAudit(bot, tuple(tests))
+    return out
+
+
+def _duplicate_scores(group: Sequence[AuditGame], values: Sequence[Sequence[float]],
+                      sign: float) -> dict[int, list[float]]:
+    """Per bot, in play order, its value (``values[i][seat]`` for game ``group[i]``) in each rotation of
+    ``group`` less the mean value of the seat it held (the same cards) in the group's other rotations
+    (times ``sign``)."""
+    by_seat: dict[int, list[float]] = {}
+    for row in values:
+        for seat, value in enumerate(row):
+            by_seat.setdefault(seat, []).append(value)
+    out: dict[int, list[float]] = {}
+    for g, row in zip(group, values):
+        for seat, bot in enumerate(g.bots):
+            same = by_seat[seat]
+            others = (math.fsum(same) - row[seat]) / (len(same) - 1)
+            out.setdefault(bot, []).append(sign * (row[seat] - others))
+    return out
+
+
+def first_versus_later(scores: Sequence[float], first: int) -> float:
+    """The mean of ``scores`` other than ``scores[first]``, less ``scores[first]``."""
+    return (math.fsum(scores) - scores[first]) / (len(scores) - 1) - scores[first]
+
+
+def trend(scores: Sequence[float]) -> float:
+    """``sum((i - (m - 1) / 2) * scores[i])`` over the ``m`` scores in play order: how much the scores
+    rise with the rotations already played (a remembering bot knows more at each: in Svara one more
+    seat's hand)."""
+    middle = (len(scores) - 1) / 2
+    return math.fsum((i - middle) * s for i, s in enumerate(scores))
+
+
+def later_test(groups: Sequence[Sequence[float]], rng: random.Random) -> tuple[float, float]:
+    """The later-rotations test of one bot over ``groups`` (its duplicate scores in each group, in play
+    order). Returns ``(effect, p)``: ``effect`` the mean over groups of :func:`first_versus_later` with the
+    first score first (score units per game), ``p`` the one-sided randomisation p-value of the sum of
+    :func:`trend` over groups, each group's order drawn again uniformly from ``rng`` (all orders of a
+    group of up to 5 rotations listed once, larger ones shuffled). Draws stop early at :data:`HITS` draws at
+    least as large (p = hits / draws), else at :data:`MAX_DRAWS` (p = (hits + 1) / (draws + 1))."""
+    effect = math.fsum(first_versus_later(s, 0) for s in groups) / len(groups)
+    observed = math.fsum(trend(s) for s in groups)
+    tables = [[trend(p) for p in permutations(s)] if len(s) <= 5 else None for s in groups]
+    # a float sum drawn in another order may differ in its last bits: count near ties as hits
+    bar = observed - 1e-9 * (1.0 + sum(len(s) * max(abs(x) for x in s) for s in groups))
+    hits = draws = 0
+    choice, shuffle = rng.choice, rng.shuffle
+    while draws < MAX_DRAWS:
+        draws += 1
+        total = 0.0
+        for scores, table in zip(groups, tables):
+            if table is not None:
+                total += choice(table)
+            else:
+                order = list(scores)
+                shuffle(order)
+                total += trend(order)
+        if total >= bar:
+            hits += 1
+            if hits >= HITS:
+                return effect, hits / draws
+    return effect, (hits + 1) / (draws + 1)
+
+
+def svara_informed(events: Iterable[Mapping[str, Any]], num_seats: int, params: Mapping[str, Any]) -> tuple[float, ...]:
+    """Per seat, how well its Svara moves fit the cards it could not see: each stake or see (rules §2.4)
+    while its hand's points (rules §2.2) are at least every other hand still in the deal counts +1, and
+    each fold while they are not; the opposite moves count -1. An honest bot's moves depend on the other
+    hands only through what it was shown, so this score has the same distribution in its first and its later
+    rotations of a deal; a bot that knows the other hands (from earlier rotations) scores higher later.
+    ``events`` as a record holds them (``deal``, ``dealt``, ``stake``, ``see``, ``fold``); ``params`` the
+    game's parameters (``szacha``)."""
+    szacha = str(params.get("szacha", "6c"))
+    score = [0.0] * num_seats
+    points: dict[int, int] = {}
+    playing: set[int] = set()
+    for e in events:
+        kind, data = e["kind"], e["data"]
+        if kind == "deal":
+            points[data["seat"]] = svara_points(data["cards"], szacha)
+        elif kind == "dealt":
+            playing = set(data["seats"])
+        elif kind in ("stake", "see", "fold") and data["seat"] in points and data["seat"] in playing:
+            seat = data["seat"]
+            best = all(points[seat] >= points[o] for o in playing if o != seat and o in points)
+            score[seat] += 1.0 if (kind == "fold") != best else -1.0
+            if kind == "fold":
+                playing.discard(seat)
+    return tuple(score)
+
+
+#: Games with an informed-play score: ``(events, num_seats, params) -> per seat``.
+INFORMED: dict[str, Callable[[Iterable[Mapping[str, Any]], int, Mapping[str, Any]], tuple[float, ...]]] = {
+    "svara": svara_informed,
+}

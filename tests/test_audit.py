@@ -1,0 +1,98 @@
+"""The duplicate audit (league.audit): its tests on known data, and on simulated duplicate seasons of all
+three games with a remembering bot of our own (bench.bench_audit) and with honest bots only."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from bench.bench_audit import season_pair
+from league.audit import LATER, LUCK, AuditGame, audit_season, first_versus_later, later_test, trend
+from referee.games import spec
+
+
+def test_later_test_is_exact_on_groups_whose_order_is_extreme() -> None:
+    """A group's scores (0, 0, 0, 12) in play order have the largest trend its orders can give, one order
+    in 4 (where the 12 falls); over 5 such groups the randomisation p-value is (1/4)**5, and 1 when every
+    group has its 12 first."""
+    assert first_versus_later([0, 0, 0, 12], 0) == 4.0
+    assert trend([0, 0, 0, 12]) == 18.0 and trend([12, 0, 0, 0]) == -18.0
+    exact = 0.25 ** 5
+    stat, p = later_test([[0, 0, 0, 12]] * 5, random.Random(1))
+    assert stat == 4.0 and exact / 2 < p < 2 * exact  # 20 hits in ~20,000 draws: +-22%
+    stat, p = later_test([[0, 12, 12, 12]] * 5, random.Random(2))  # the first is the only low one
+    assert stat == 12.0 and exact / 2 < p < 2 * exact
+    stat, p = later_test([[12, 0, 0, 0]] * 5, random.Random(1))
+    assert stat == -12.0 and p == 1.0
+
+
+def _group(number: int, group: int, scores: list[list[float]], luck: list[list[float]] | None = None) -> list[AuditGame]:
+    """A group of 4 rotations of bots 0..3 (rotation r: bot b in seat (b + r) % 4); ``scores[r][b]``."""
+    out = []
+    for r, row in enumerate(scores):
+        seats = tuple((s - r) % 4 for s in range(4))
+        out.append(AuditGame(number + r, group, seats, tuple(float(row[b]) for b in seats),
+                             None if luck is None else tuple(float(luck[r][b]) for b in seats)))
+    return out
+
+
+def test_audit_flags_a_bot_better_in_later_rotations_and_no_other() -> None:
+    """Bot 2 takes 40 from the others (13.3 each) in every rotation but its first of a deal: flagged, the others not."""
+    rng = random.Random(4)
+    games = []
+    for g in range(24):
+        scores = [[rng.gauss(0, 10) + (0 if r == 0 else 40 if b == 2 else -40 / 3) for b in range(4)] for r in range(4)]
+        luck = [[rng.gauss(0, 5) + (0 if r == 0 else 30 if b == 2 else -10) for b in range(4)] for r in range(4)]
+        games += _group(4 * g, g, scores, luck)
+    audit = audit_season(games)
+    assert {bot for bot, a in audit.items() if a.flags} == {2}
+    assert {t.name for t in audit[2].flags} == {LATER, LUCK}
+    assert audit[2].flags[0].alpha == pytest.approx(0.01 / 8)  # 4 bots x 2 tests
+    assert "later rotations: +" in audit[2].flags[0].message("tokens")
+    # lower is better: read the other way, bot 2 does worse later (the others better), never flagged for it
+    assert LATER not in {t.name for t in audit_season(games, higher_is_better=False)[2].flags}
+
+
+def test_audit_ignores_games_with_deals_of_their_own_and_refuses_bad_rows() -> None:
+    games = [AuditGame(i, i, (0, 1, 2), (float(i), 0.0, -float(i))) for i in range(30)]
+    assert all(a.tests == () for a in audit_season(games).values())
+    with pytest.raises(ValueError, match="seats"):
+        audit_season([AuditGame(0, 0, (0, 1), (1.0,))])
+    with pytest.raises(ValueError):
+        audit_season(games, family_alpha=0.0)
+
+
+@pytest.mark.parametrize("game", ["slippery-sam", "svara", "rummy"])
+def test_a_remembering_bot_is_flagged_or_gains_nothing(game: str) -> None:
+    """The remembering bot of bench.bench_audit in 96-game duplicate seasons of 4 bots: in Slippery Sam and
+    Svara it gains a lot and the audit flags it in each of 2 seasons; in every game, its gain over its twin
+    (same seasons, memory off) is either flagged or within noise of nothing."""
+    higher = spec(game).higher_score_is_better
+    for seed in (101, 102):
+        cheat, twin, player = season_pair(game, seed)
+        assert player.known > 0  # it did find earlier rotations' cards and used them
+        gain = cheat.mean_change[0] - twin.mean_change[0]
+        flags = audit_season(cheat.games, higher)[0].flags
+        if game in ("slippery-sam", "svara"):
+            assert gain > 50 and flags, (game, seed, gain)
+        else:
+            assert flags or abs(gain) < 15, (game, seed, gain)
+
+
+def test_honest_seasons_raise_few_false_alarms() -> None:
+    """Honest duplicate seasons (the twins: reference bots only): p-values of the later-rotations test spread
+    evenly (a randomisation test is exact), and no season of 10 is flagged (expected 0.1 at the 1% rate;
+    bench.bench_audit measures the rate on hundreds)."""
+    p_values, alarms = [], 0
+    for seed in range(10):
+        _, twin, _ = season_pair("slippery-sam", 500 + seed)
+        audit = audit_season(twin.games)
+        alarms += any(a.flags for a in audit.values())
+        p_values += [t.p_value for a in audit.values() for t in a.tests if t.name == LATER]
+    assert alarms == 0
+    assert len(p_values) == 40
+    low = sum(p < 0.25 for p in p_values)
+    assert 2 <= low <= 20, sorted(p_values)  # Binomial(40, 0.25): mean 10, sd 2.7
+    assert math.isclose(sum(p_values) / 40, 0.5, abs_tol=0.15)
