@@ -260,7 +260,9 @@ def audit_games(deals: Iterable[tuple[int, int, int, int, Any]],
     ``(bot of each seat, record)``) of deal groups that hold more than one game and none still to be
     played (``deals``: ``(game id, number, deal group, seed, status)`` of every game, status
     ``pending``/``running`` for a game still to be played), with each seat's luck for a game with a luck
-    estimator (``GameSpec.luck``) and its informed-play score for a game in ``league.audit.INFORMED``."""
+    estimator (``GameSpec.luck``) and its informed-play score for a game in ``league.audit.INFORMED``.
+    A game stored from a rerun attempt (``record.attempt > 1``) dealt other cards than its group
+    (rules §4.3) and is left out; the group's other rotations are still compared."""
     group_of: dict[int, int] = {}
     size: dict[int, int] = {}
     open_groups: set[int] = set()
@@ -274,6 +276,8 @@ def audit_games(deals: Iterable[tuple[int, int, int, int, Any]],
         number = game_number(record)
         group = group_of.get(number) if number is not None else None
         if group is None or size[group] < 2 or group in open_groups:
+            continue
+        if record.attempt > 1:  # a rerun dealt other cards (rules §4.3): no rotation of its group's deal
             continue
         by_seat = {r.seat: float(r.change) for r in record.results}
         if set(by_seat) != set(range(record.num_seats)) or len(bots) != record.num_seats:

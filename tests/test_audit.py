@@ -96,3 +96,24 @@ def test_honest_seasons_raise_few_false_alarms() -> None:
     low = sum(p < 0.25 for p in p_values)
     assert 2 <= low <= 20, sorted(p_values)  # Binomial(40, 0.25): mean 10, sd 2.7
     assert math.isclose(sum(p_values) / 40, 0.5, abs_tol=0.15)
+
+
+def test_a_rerun_rotation_is_left_out_of_its_groups_comparison() -> None:
+    """A game stored from a rerun attempt dealt other cards than its duplicate group (rules §4.3):
+    the audit reads the group's other rotations only."""
+    from dataclasses import replace
+
+    from league.standings import audit_games
+    from referee.bots import load_bot
+    from referee.clients import InProcessBotClient
+    from referee.games import make_params
+    from referee.referee import play
+
+    game, params = "slippery-sam", {"orbits": 1}
+    clients = [InProcessBotClient(load_bot("odds").act) for _ in range(3)]
+    records = [play(spec(game), make_params(game, params), 3, 99, clients, game_id=f"1/{n}") for n in range(3)]
+    deals = [(n + 1, n, 0, 99, "done") for n in range(3)]
+    seated = [((1, 2, 3), records[0]), ((2, 3, 1), records[1]), ((3, 1, 2), records[2])]
+    assert [g.number for g in audit_games(deals, seated)] == [0, 1, 2]
+    seated[1] = ((2, 3, 1), replace(records[1], attempt=2))
+    assert [g.number for g in audit_games(deals, seated)] == [0, 2]
