@@ -21,9 +21,11 @@ from store.models import Bot, Game, GameSeat, GameStatus, SeasonBotStatus
 from store.seasons import SeatBot
 from store.session import Database, db_now
 
-#: ``(seat, bot id, name, endpoint, capacity, marked down since, why)`` of a pending game's seats.
+#: ``(seat, bot id, name, endpoint, capacity, version, described name, version, capacity, marked down
+#: since, why)`` of a pending game's seats: the identity columns as ``store.lifecycle``'s table reads them.
 _PENDING_TABLE_MARKED = (
-    select(GameSeat.seat, Bot.id, Bot.name, Bot.endpoint, Bot.capacity, SeasonBotStatus.unavailable_since,
+    select(GameSeat.seat, Bot.id, Bot.name, Bot.endpoint, Bot.capacity, Bot.version, Bot.described_name,
+           Bot.described_version, Bot.described_capacity, SeasonBotStatus.unavailable_since,
            SeasonBotStatus.reason)
     .join(Bot, Bot.id == GameSeat.bot_id).join(Game, Game.id == GameSeat.game_id)
     .outerjoin(SeasonBotStatus, and_(SeasonBotStatus.season_id == Game.season_id, SeasonBotStatus.bot_id == Bot.id,
@@ -46,7 +48,8 @@ class BotMarks:
             rows = conn.execute(_PENDING_TABLE_MARKED, {"game_id": game_id}).all()
         if not rows:
             return None
-        table = tuple(SeatBot(r.seat, r.id, r.name, r.endpoint, r.capacity) for r in rows)
+        table = tuple(SeatBot(r.seat, r.id, r.name, r.endpoint, r.capacity, r.version, r.described_name,
+                              r.described_version, r.described_capacity) for r in rows)
         return table, {r.id: r.reason or "did not answer" for r in rows if r.unavailable_since is not None}
 
     def mark_down(self, season_id: int, down: Mapping[int, str], now: datetime | None = None) -> None:
