@@ -131,10 +131,12 @@ def deals_note(season) -> str:
     if season.reproducible:
         return (f"deals: REPRODUCIBLE from --seed: anyone who knows the seed knows every card "
                 f"(commitment {season.commitment})")
+    what = ("SHA-256 of the season key and its chance scheme" if getattr(season, "chance_scheme", None)
+            else "SHA-256 of the season key")
     if season.status == "done":
-        return (f"deals: secret; commitment {season.commitment} (SHA-256 of the season key); the season is over "
+        return (f"deals: secret; commitment {season.commitment} ({what}); the season is over "
                 f"and its key is published: cardarena season verify {season.name}")
-    return (f"deals: secret; commitment {season.commitment} (SHA-256 of the season key, published with the "
+    return (f"deals: secret; commitment {season.commitment} ({what}, published with the "
             "key when the season is over: cardarena season verify)")
 
 

@@ -464,3 +464,17 @@ def test_migrating_a_populated_store_keeps_every_row_and_marks_old_seasons(db_ur
             verify_season(st, season)
     finally:
         st.close()
+
+
+def test_the_deals_note_names_what_the_commitment_covers() -> None:
+    """The CLI's line under the standings says what was hashed: the key and its chance scheme for a season
+    that committed to one, the key alone for one from before (the commitment's two forms)."""
+    from types import SimpleNamespace
+
+    from cli.season import deals_note
+
+    now = SimpleNamespace(commitment="ab" * 32, reproducible=False, status="done", name="s",
+                          chance_scheme="per-deal-aside")
+    assert "(SHA-256 of the season key and its chance scheme)" in deals_note(now)
+    before = SimpleNamespace(**{**vars(now), "chance_scheme": None, "status": "running"})
+    assert "(SHA-256 of the season key, published with the key" in deals_note(before)
