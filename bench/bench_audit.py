@@ -196,15 +196,17 @@ class KnowingRummy(Player):
     per rotation and the cards it draws). In a later rotation of the deal it knows the stock's next
     cards while no rebuild has come (the stock size tells how many were drawn) and uses them:
 
-    - draw (rules §3.6): the discard or the stock's next card (the one after it when a seat called
-      "take it", whose penalty card is the next one, rules §3.5), whichever leaves the hand closer to
-      its contract (by :func:`deficiency`, after the best discard);
-    - take it (rules §3.5): called when the card and its known penalty card bring the hand closer;
-    - discard (rules §3.7): the card that leaves the hand best once it has drawn the stock card it
-      will draw next (the stock's card after one draw per other seat), then the one no other seat's
-      starting hand wants, then greedy's choice.
+    - ``draw`` (rules §3.6): the discard or the stock's next card (the one after it when a seat
+      called "take it", whose penalty card is the next one, rules §3.5), whichever leaves the hand
+      closer to its contract (by :func:`deficiency`, after the best discard);
+    - ``discard`` (rules §3.7), while not down: among the discards greedy finds equally good for the
+      hand, the one that leaves it best once it has drawn the stock card it will draw next (the
+      stock's card after one draw per other seat), then greedy's choice;
+    - ``call`` (take it, rules §3.5): called also when the card and its known penalty card bring the
+      hand 2 closer; ``block``: among equal discards, one that no other seat's starting hand wants.
 
-    ``remember=False``: plain ``greedy`` (its twin)."""
+    ``uses`` chooses among them; by default ``draw`` and ``discard`` (with ``call`` and ``block`` too
+    it gained no more in a few seasons). ``remember=False``: plain ``greedy`` (its twin)."""
 
     remember: bool = True
     #: which uses of the knowledge are on (for studies): "draw", "call", "discard", "block"
@@ -245,7 +247,7 @@ class KnowingRummy(Player):
         bot = GreedyBot()
         last_size: dict[int, int] = {}  # round -> the stock size last seen
         rebuilt: set[int] = set()
-        played = {n for n in self.learnt.get(game.deal_group, set()) if n != game.number}
+        played = bool(self.learnt.get(game.deal_group))  # an earlier rotation of this deal, finished
 
         def deal(view: Any) -> tuple[dict[int, list[str]], list[str], int] | None:
             """The remembered hands, the stock's draw order and the cards drawn so far this round."""
@@ -287,7 +289,8 @@ class KnowingRummy(Player):
             sets, runs, hand = view.contract.sets, view.contract.runs, list(view.hand)
             down = bool(view.down) and view.down[view.in_turn]
             if view.decision == rummy_pb2.RUMMY_DECISION_CALL:
-                if "call" not in self.uses or honest.call or view.round == 7 or (view.down and view.down[seat]) or not view.discard_top:
+                mine_down = bool(view.down) and view.down[seat]
+                if "call" not in self.uses or honest.call or view.round == 7 or mine_down or not view.discard_top:
                     return honest
                 penalty = card_at(info, 0)
                 if penalty is None:
@@ -310,10 +313,10 @@ class KnowingRummy(Player):
                                              else rummy_pb2.RUMMY_DRAW_SOURCE_STOCK)
             if view.decision != rummy_pb2.RUMMY_DECISION_PLAY or honest.go_down or honest.lay_offs:
                 return honest
-            allowed = sorted(set(c for c in hand if c != view.forbidden_discard) or set(hand))
-            hands = info[0]
             if "discard" not in self.uses:
                 return honest
+            allowed = sorted(set(c for c in hand if c != view.forbidden_discard) or set(hand))
+            hands = info[0]
             if down:
                 if "block" not in self.uses:
                     return honest
