@@ -101,9 +101,10 @@ def test_rummy_informed_play_scores_draws_and_discards_that_fit_the_stock() -> N
 def test_a_remembering_bot_is_flagged_or_gains_nothing(game: str) -> None:
     """The remembering bot of bench.bench_audit in 96-game duplicate seasons of 4 bots: in Slippery Sam and
     Svara it gains a lot and the audit flags it in each of 2 seasons; in every game, its gain over its twin
-    (same seasons, memory off) is either flagged or within noise of nothing."""
+    (same seasons, memory off) is either flagged or within a season's noise of nothing (rummy: one season,
+    the bot told the whole deal)."""
     higher = spec(game).higher_score_is_better
-    for seed in (101, 102):
+    for seed in (101, 102) if game != "rummy" else (101,):  # a rummy season pair takes about a minute
         cheat, twin, player = season_pair(game, seed)
         assert player.known > 0  # it did find earlier rotations' cards and used them
         gain = cheat.mean_change[0] - twin.mean_change[0]
