@@ -12,7 +12,7 @@ one and one that plays a share of its decisions at random (``bench.bench_duplica
 
 - **remembering**: the reference bot plus a memory of everything it was shown in the earlier
   rotations of the same deal, used to bet, fold or draw (:class:`RememberingSam`,
-  :class:`RememberingSvara`, :class:`RememberingRummy`);
+  :class:`RememberingSvara`, :class:`KnowingRummy`);
 - **twin**: the same bot with its memory switched off (it plays as the reference bot), in the
   same seasons (same keys, so the same deals, seats and orders): its seasons are honest ones.
 
@@ -25,7 +25,8 @@ remembering bot's season is flagged.
 How each remembering bot finds the deal again: Slippery Sam by the first-dealer cards, public
 from the game's start (rules §1.2); Svara by the szacha and the bottom card (rules §2); rummy is
 told the deal group (an attacker finds it from the up-card and the first stock cards it draws;
-handing it over makes the attacker no weaker).
+handing it over makes the attacker no weaker), and, once it has played the deal, the whole deal:
+every seat's hands and the stock's order as drawn (more than its views show it: an upper bound).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ import argparse
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -47,7 +48,8 @@ from league.schedule import ScheduledGame, build_schedule
 from bench.bench_duplicate import bot_policy, sloppy, tight_policy
 from referee.chance import PER_DEAL, Chance
 from referee.games import make_params, spec
-from referee.games.rummy.bots import GreedyBot, deficiency
+from referee.games.rummy.bots import GreedyBot, deficiency, points
+from referee.games.rummy.rules import HAND_SIZES
 from referee.games.slippery_sam.bots import OddsBot, odds_policy
 from referee.games.slippery_sam.rules import beats
 from referee.games.svara.bots import FOLD, SEE, STAKE, PointsBot
@@ -186,47 +188,155 @@ class RememberingSvara(Player):
 
 
 @dataclass
-class RememberingRummy(Player):
-    """``greedy`` that remembers every card it drew from the stock, by deal group, round and stock
-    size: at a draw, when it knows the stock's next card, it takes whichever of that card and the
-    discard brings it closer to its contract (rules §3.5). ``remember=False``: plain ``greedy``."""
+class KnowingRummy(Player):
+    """``greedy`` told, once it has played a deal, the whole deal as its rotations played it: every
+    seat's starting hand of each round and the stock's cards in the order they were drawn (before any
+    rebuild, rules §3.9, §3.12), the longest such order over its earlier rotations of the deal group.
+    An upper bound on what a remembering bot pieces together over the rotations (it sees one seat's hand
+    per rotation and the cards it draws). In a later rotation of the deal it knows the stock's next
+    cards while no rebuild has come (the stock size tells how many were drawn) and uses them:
+
+    - ``draw`` (rules §3.6): the discard or the stock's next card (the one after it when a seat
+      called "take it", whose penalty card is the next one, rules §3.5), whichever leaves the hand
+      closer to its contract (by :func:`deficiency`, after the best discard);
+    - ``discard`` (rules §3.7), while not down: among the discards greedy finds equally good for the
+      hand, the one that leaves it best once it has drawn the stock card it will draw next (the
+      stock's card after one draw per other seat), then greedy's choice;
+    - ``call`` (take it, rules §3.5): called also when the card and its known penalty card bring the
+      hand 2 closer; ``block``: among equal discards, one that no other seat's starting hand wants.
+
+    ``uses`` chooses among them; by default ``draw`` and ``discard`` (with ``call`` and ``block`` too
+    it gained no more in a few seasons). ``remember=False``: plain ``greedy`` (its twin)."""
 
     remember: bool = True
-    #: (deal group, round, stock size before the draw) -> (game number, card drawn)
-    memory: dict[tuple[int, int, int], tuple[int, str]] = field(default_factory=dict)
+    #: which uses of the knowledge are on (for studies): "draw", "call", "discard", "block"
+    uses: frozenset[str] = frozenset({"draw", "discard"})
+    #: (deal group, round) -> (seat -> starting hand, the stock's cards in draw order)
+    memory: dict[tuple[int, int], tuple[dict[int, list[str]], list[str]]] = field(default_factory=dict)
+    #: deal group -> game numbers learnt from (only after they were played)
+    learnt: dict[int, set[int]] = field(default_factory=dict)
     known: int = 0
+
+    def learn(self, game: ScheduledGame, events: Sequence[Mapping[str, Any]]) -> None:
+        """Remember the deal of a game it played (called when the game is over)."""
+        if not self.remember:
+            return
+        self.learnt.setdefault(game.deal_group, set()).add(game.number)
+        rnd, hands, stock, rebuilt = 0, {}, [], False
+
+        def keep() -> None:
+            if rnd:
+                old = self.memory.get((game.deal_group, rnd))
+                best = stock if old is None or len(stock) > len(old[1]) else old[1]
+                self.memory[(game.deal_group, rnd)] = (hands, best)
+
+        for e in events:
+            kind, data = e["kind"], e["data"]
+            if kind == "round":
+                keep()
+                rnd, hands, stock, rebuilt = data["round"], {}, [], False
+            elif kind == "hand":
+                hands[data["seat"]] = list(data["cards"])
+            elif kind == "rebuild":
+                rebuilt = True
+            elif kind == "drawn_card" and not rebuilt:
+                stock.append(data["card"])
+        keep()
 
     def policy(self, seat: int, game: ScheduledGame) -> Policy:
         bot = GreedyBot()
-        pending: list[tuple[int, int, list[str]]] = []  # (round, stock size, hand) of a stock draw
+        last_size: dict[int, int] = {}  # round -> the stock size last seen
+        rebuilt: set[int] = set()
+        played = bool(self.learnt.get(game.deal_group))  # an earlier rotation of this deal, finished
+
+        def deal(view: Any) -> tuple[dict[int, list[str]], list[str], int] | None:
+            """The remembered hands, the stock's draw order and the cards drawn so far this round."""
+            if not self.remember or not played:
+                return None
+            info = self.memory.get((game.deal_group, view.round))
+            if info is None:
+                return None
+            size = view.stock_size
+            if view.round in rebuilt or size > last_size.get(view.round, size):
+                rebuilt.add(view.round)  # rules §3.12: a rebuilt stock's order is new
+                return None
+            last_size[view.round] = size
+            hands, stock = info
+            initial = 104 + view.jokers - len(view.hand_sizes) * HAND_SIZES[view.round] - 1  # rules §3.3
+            return hands, stock, initial - size
+
+        def card_at(info: tuple[dict[int, list[str]], list[str], int], k: int) -> str | None:
+            stock, drawn = info[1], info[2]
+            return stock[drawn + k] if 0 <= drawn + k < len(stock) else None
+
+        def best_after(hand: list[str], sets: int, runs: int) -> int:
+            """The hand's deficiency after its best discard."""
+            return min(deficiency(hand[:i] + hand[i + 1:], sets, runs) for i in range(len(hand)))
+
+        def wanted(hands: dict[int, list[str]], card: str, view: Any) -> bool:
+            sets, runs = view.contract.sets, view.contract.runs
+            for s, h in hands.items():
+                if s != seat and not (view.down and view.down[s]):
+                    if deficiency(h + [card], sets, runs) < deficiency(h, sets, runs):
+                        return True
+            return False
 
         def decide(view: Any, rng: random.Random) -> Any:
             honest = bot.rummy(view, _ctx(seat, rng))
-            if not self.remember:
+            info = deal(view) if self.remember else None
+            if info is None:
                 return honest
-            if pending and view.decision == rummy_pb2.RUMMY_DECISION_PLAY:
-                rnd, size, before = pending.pop()
-                drawn = list(view.hand)
-                for c in before:
-                    if c in drawn:
-                        drawn.remove(c)
-                if rnd == view.round and len(drawn) == 1:
-                    self.memory.setdefault((game.deal_group, rnd, size), (game.number, drawn[0]))
-            pending.clear()
-            if view.decision != rummy_pb2.RUMMY_DECISION_DRAW:
-                return honest
-            action = honest
-            known = self.memory.get((game.deal_group, view.round, view.stock_size))
+            sets, runs, hand = view.contract.sets, view.contract.runs, list(view.hand)
             down = bool(view.down) and view.down[view.in_turn]
-            if known is not None and known[0] != game.number and not down and view.discard_live and view.discard_top:
+            if view.decision == rummy_pb2.RUMMY_DECISION_CALL:
+                mine_down = bool(view.down) and view.down[seat]
+                if "call" not in self.uses or honest.call or view.round == 7 or mine_down or not view.discard_top:
+                    return honest
+                penalty = card_at(info, 0)
+                if penalty is None:
+                    return honest
                 self.known += 1
-                sets, runs, hand = view.contract.sets, view.contract.runs, list(view.hand)
-                take = deficiency(hand + [view.discard_top], sets, runs) < deficiency(hand + [known[1]], sets, runs)
-                action = rummy_pb2.RummyAction(draw=rummy_pb2.RUMMY_DRAW_SOURCE_DISCARD_PILE if take
-                                               else rummy_pb2.RUMMY_DRAW_SOURCE_STOCK)
-            if action.draw == rummy_pb2.RUMMY_DRAW_SOURCE_STOCK:
-                pending.append((view.round, view.stock_size, list(view.hand)))
-            return action
+                call = deficiency(hand + [view.discard_top, penalty], sets, runs) < deficiency(hand, sets, runs) - 1
+                return rummy_pb2.RummyAction(call=call)
+            if view.decision == rummy_pb2.RUMMY_DECISION_DRAW:
+                if "draw" not in self.uses or down or not (view.discard_live and view.discard_top):
+                    return honest
+                nxt = card_at(info, 1 if view.callers else 0)
+                if nxt is None:
+                    return honest
+                self.known += 1
+                pile = best_after(hand + [view.discard_top], sets, runs)
+                stock = best_after(hand + [nxt], sets, runs)
+                if pile == stock:
+                    return honest
+                return rummy_pb2.RummyAction(draw=rummy_pb2.RUMMY_DRAW_SOURCE_DISCARD_PILE if pile < stock
+                                             else rummy_pb2.RUMMY_DRAW_SOURCE_STOCK)
+            if view.decision != rummy_pb2.RUMMY_DECISION_PLAY or honest.go_down or honest.lay_offs:
+                return honest
+            if "discard" not in self.uses:
+                return honest
+            allowed = sorted(set(c for c in hand if c != view.forbidden_discard) or set(hand))
+            hands = info[0]
+            if down:
+                if "block" not in self.uses:
+                    return honest
+                best = max(points(c) for c in allowed)
+                safe = [c for c in allowed if points(c) == best and not wanted(hands, c, view)]
+                if safe and honest.discard not in safe:
+                    self.known += 1
+                    return rummy_pb2.RummyAction(discard=safe[0])
+                return honest
+            ahead = card_at(info, len(view.hand_sizes) - 1)
+            self.known += 1
+
+            def cost(c: str) -> tuple[int, int, bool, int, str]:
+                rest = list(hand)
+                rest.remove(c)
+                later = best_after(rest + [ahead], sets, runs) if ahead is not None else 0
+                block = "block" in self.uses and wanted(hands, c, view)
+                return (deficiency(rest, sets, runs), later, block, -points(c), c)
+
+            return rummy_pb2.RummyAction(discard=min(allowed, key=cost))
 
         return decide
 
@@ -259,7 +369,7 @@ def _opponents(game: str) -> list[Player]:
 MATCHES: dict[str, tuple[dict[str, int], Callable[[bool], Player]]] = {
     "slippery-sam": ({}, lambda remember: RememberingSam(remember)),
     "svara": ({}, lambda remember: RememberingSvara(remember)),
-    "rummy": ({"turn_limit": 60}, lambda remember: RememberingRummy(remember)),
+    "rummy": ({"turn_limit": 60}, lambda remember: KnowingRummy(remember)),
 }
 
 
@@ -293,6 +403,10 @@ def simulate_season(game: str, params: dict[str, int], players: Sequence[Player]
         if game in INFORMED:
             informed = INFORMED[game](events, len(g.seats), asdict(game_params))
         out.append(AuditGame(g.number, g.deal_group, g.seats, changes, luck, informed))
+        for bot in set(g.seats):
+            learn = getattr(players[bot], "learn", None)
+            if learn is not None:
+                learn(g, events)
         for seat, bot in enumerate(g.seats):
             totals[bot] += changes[seat] * (1 if gs.higher_score_is_better else -1)
             counts[bot] += 1
