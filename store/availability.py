@@ -41,7 +41,7 @@ class BotMarks:
         self._db = db
 
     def table_and_down(self, game_id: int) -> tuple[tuple[SeatBot, ...], dict[int, str]] | None:
-        """The bots of a pending game's table in seat order (as ``table_of``) and ``{bot id: why}``
+        """The bots of a pending game's table in seat order (``store.SeatBot`` rows) and ``{bot id: why}``
         of those marked unavailable in its season (not suspended), in one read; None if the game
         is not pending or unknown."""
         with self._db.read_rows() as conn:

@@ -163,8 +163,6 @@ _TABLE = (select(GameSeat.seat, Bot.id, Bot.name, Bot.endpoint, Bot.capacity, Bo
                  Bot.described_version, Bot.described_capacity)
           .join(Bot, Bot.id == GameSeat.bot_id).where(GameSeat.game_id == bindparam("game_id")))
 _TABLE_BY_SEAT = _TABLE.order_by(GameSeat.seat)
-_PENDING_TABLE = (_TABLE.join(Game, Game.id == GameSeat.game_id).where(Game.status == GameStatus.PENDING)
-                  .order_by(GameSeat.seat))
 #: The same, the bots' rows locked (PostgreSQL) in id order.
 _LOCK_TABLE = _TABLE.order_by(Bot.id).with_for_update(of=Bot)
 #: ``(bot id, running games)`` of the given bots: from the running games (few, by the status index)
@@ -298,13 +296,6 @@ class GameLifecycle:
                 seed=game.seed, seats=tuple(SeatBot(*row) for row in table), lease_owner=owner,
                 lease_expires_at=expires,
             )
-
-    def table_of(self, game_id: int) -> tuple[SeatBot, ...] | None:
-        """The bots of a pending game's table, in seat order, with their endpoints (for the
-        health checks before a claim); None if the game is not pending or unknown."""
-        with self._db.read_rows() as conn:
-            rows = conn.execute(_PENDING_TABLE, {"game_id": game_id}).all()
-        return tuple(SeatBot(*row) for row in rows) or None  # every game has seats (at least two)
 
     def defer_game(self, game_id: int, down: Mapping[int, str], now: datetime | None = None) -> Deferral:
         """Put off a pending game because the bots ``down`` (``{bot id: why}``) did not answer

@@ -104,7 +104,6 @@ class Store:
         # the life of a game
         self.claim_game = self.games.claim_game
         self.claim_within_capacity = self.games.claim_within_capacity
-        self.table_of = self.games.table_of
         self.defer_game = self.games.defer_game
         self.table_and_down = self.marks.table_and_down
         self.mark_down = self.marks.mark_down

@@ -85,14 +85,16 @@ def test_defer_game_on_a_game_that_is_not_pending_writes_nothing(store: Store, b
     finish(store, gid, [1, 2, 3])
     deferral = store.defer_game(gid, {a: "refused"}, now=T0)
     assert deferral.status == GameStatus.DONE and deferral.deferrals == 0
-    assert store.season_availability(sid) == [] and store.table_of(gid) is None
+    assert store.season_availability(sid) == [] and store.table_and_down(gid) is None
 
 
-def test_table_of_a_pending_game_names_its_bots_endpoints(store: Store, bots: list[int]) -> None:
+def test_table_and_down_of_a_pending_game_names_its_bots_endpoints(store: Store, bots: list[int]) -> None:
     a, b, c, _ = bots
     sid = season_with_limit(store, [[c, a, b]], 60)
-    table = store.table_of(store.next_pending(sid)[0])
-    assert table is not None and [(x.seat, x.name, x.endpoint) for x in table] == [
+    found = store.table_and_down(store.next_pending(sid)[0])
+    assert found is not None and found[1] == {}
+    table = found[0]
+    assert [(x.seat, x.name, x.endpoint) for x in table] == [
         (0, "c", "127.0.0.1:5002"), (1, "a", "127.0.0.1:5000"), (2, "b", "127.0.0.1:5001")]
     known, tables = store.pending_tables(sid)
     assert set(known) == {a, b, c} and tables == [frozenset({a, b, c})]
