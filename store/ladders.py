@@ -18,6 +18,7 @@ marks its other versions superseded, and its entrants retired once it is.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -32,6 +33,7 @@ from store.chain import append, season_entry
 from store.db import NameTaken, NotFound
 from store.models import (
     Bot,
+    ChainEntry,
     Game,
     GameSeat,
     GameStatus,
@@ -314,16 +316,28 @@ class Ladders:
     # ------------------------------------------------------------- games
 
     def open_games(self, ladder_id: int) -> tuple[int, dict[int, int]]:
-        """``(pending games, {bot id: its pending and running games})`` over all the ladder's epochs."""
+        """``(pending games, {bot id: its tables pending or running})`` over all the ladder's epochs; a table
+        is a deal group (a duplicate table's rotations are played one after another, ``store.sealing``)."""
         open_ = (GameStatus.PENDING, GameStatus.RUNNING)
         ids = select(Season.id).where(Season.ladder_id == ladder_id).scalar_subquery()
         with self._db.read_rows() as conn:
             pending = conn.scalar(select(func.count()).select_from(Game)
                                   .where(Game.season_id.in_(ids), Game.status == GameStatus.PENDING)) or 0
-            per_bot = dict(conn.execute(
-                select(GameSeat.bot_id, func.count()).join(Game, Game.id == GameSeat.game_id)
-                .where(Game.season_id.in_(ids), Game.status.in_(open_)).group_by(GameSeat.bot_id)).all())
+            rows = conn.execute(
+                select(GameSeat.bot_id, Game.season_id, Game.deal_group).distinct()
+                .join(Game, Game.id == GameSeat.game_id)
+                .where(Game.season_id.in_(ids), Game.status.in_(open_))).all()
+        per_bot: dict[int, int] = {}
+        for bot, _, _ in rows:
+            per_bot[bot] = per_bot.get(bot, 0) + 1
         return pending, per_bot
+
+    def chain_start(self, season_id: int, entries: int = 2) -> list[dict[str, Any]]:
+        """The first ``entries`` entries of a season's chain, parsed (an epoch's: its season and epoch entries)."""
+        with self._db.read_rows() as conn:
+            texts = conn.scalars(select(ChainEntry.entry).where(ChainEntry.season_id == season_id)
+                                 .order_by(ChainEntry.seq).limit(entries)).all()
+        return [json.loads(t) for t in texts]
 
     def ladder_progress(self, ladder_id: int) -> dict[str, int]:
         """Games per status over all the ladder's epochs (as ``season_progress``), with ``total``."""
