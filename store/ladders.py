@@ -339,6 +339,21 @@ class Ladders:
                                  .order_by(ChainEntry.seq).limit(entries)).all()
         return [json.loads(t) for t in texts]
 
+    def pending_attempts(self, ladder_id: int) -> dict[int, int]:
+        """``{game id: attempts so far}`` of every pending game of the ladder (all epochs), by id: as
+        ``Seasons.pending_attempts`` for the Celery follower."""
+        ids = select(Season.id).where(Season.ladder_id == ladder_id).scalar_subquery()
+        with self._db.read_rows() as conn:
+            return dict(conn.execute(select(Game.id, Game.attempts).where(
+                Game.season_id.in_(ids), Game.status == GameStatus.PENDING).order_by(Game.id)).all())
+
+    def pending_deferrals(self, ladder_id: int) -> dict[int, int]:
+        """``{game id: deferrals}`` of the ladder's pending games deferred at least once (rules §4.9)."""
+        ids = select(Season.id).where(Season.ladder_id == ladder_id).scalar_subquery()
+        with self._db.read_rows() as conn:
+            return dict(conn.execute(select(Game.id, Game.deferrals).where(
+                Game.season_id.in_(ids), Game.status == GameStatus.PENDING, Game.deferrals > 0)).all())
+
     def ladder_progress(self, ladder_id: int) -> dict[str, int]:
         """Games per status over all the ladder's epochs (as ``season_progress``), with ``total``."""
         ids = select(Season.id).where(Season.ladder_id == ladder_id).scalar_subquery()
