@@ -46,7 +46,7 @@ def create(
         help="Games after which an epoch closes (its key is published once they are all played) and the next "
              "opens with a new key.")] = 1000,
     epoch_seconds: Annotated[float, typer.Option(help="Seconds after which an epoch closes, whatever its games.")] = 86400.0,
-    window: Annotated[int, typer.Option(help="Games the ladder keeps pending (scheduled ahead of play).")] = 8,
+    pending: Annotated[int, typer.Option(help="Games the ladder keeps pending (scheduled ahead of play; a bot's capacity bounds its share).")] = 8,
     db: DbOption = None,
 ) -> None:
     """Create a ladder and open its first epoch (its commitment is published now). Every active bot
@@ -60,7 +60,7 @@ def create(
     try:
         lid = create_ladder(store, name, game, parse_ints(tables, "--tables"), duplicate=duplicate,
                             params=parse_params(param), time_control=tc, suspend_after_s=suspend_after,
-                            epoch_games=epoch_games, epoch_seconds=epoch_seconds, window=window)
+                            epoch_games=epoch_games, epoch_seconds=epoch_seconds, window=pending)
     except (LadderError, StoreError) as exc:
         fail(str(exc), 2)
     ladder = store.ladders.get_ladder(lid)

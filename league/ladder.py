@@ -99,7 +99,7 @@ def create_ladder(store, name: str, game: str, table_sizes: Sequence[int], *, du
     if not 1 <= epoch_seconds <= 366 * 86400:
         raise LadderError(f"--epoch-seconds must be 1 to {366 * 86400}, not {epoch_seconds:g}")
     if not 1 <= window <= 10_000:
-        raise LadderError(f"--window must be 1 to 10,000, not {window}")
+        raise LadderError(f"--pending must be 1 to 10,000, not {window}")
     if store.ladders.get_ladder_by_name(name) is not None or store.get_season_by_name(name) is not None:
         raise LadderError(f"a ladder or season named {name!r} exists already")
     settings = LadderSettings(tuple(table_sizes), duplicate, epoch_games, float(epoch_seconds), suspend_after_s, window)

@@ -29,7 +29,7 @@ def play_all(store: Store, lid: int, order: dict[int, int] | None = None) -> int
 
 
 def test_bad_ladders_are_refused_with_one_line(store: Store, bots: list[int]) -> None:
-    for kw, words in [({"tables": [9]}, "seats"), ({"epoch_games": 0}, "--epoch-games"), ({"window": 0}, "--window")]:
+    for kw, words in [({"tables": [9]}, "seats"), ({"epoch_games": 0}, "--epoch-games"), ({"window": 0}, "--pending")]:
         with pytest.raises(LadderError, match=words):
             make(store, **kw)
     with pytest.raises(LadderError, match="bad ladder name"):
