@@ -88,7 +88,7 @@ class Feed:
     _next_probe: float = 0.0
     _next_refill: float = 0.0
     _last_id: int = 0
-    _final: int = -1
+    _waiting: bool = False
     say: Callable[[str], None] = lambda line: console.print(line, highlight=False, markup=False)
 
     def __post_init__(self) -> None:
@@ -138,7 +138,11 @@ class Feed:
         now = time.monotonic()
         if force or now >= self._next_refill:
             self._next_refill = now + REFILL_EVERY_S
-            self.runner.refill(paused=self.paused())
+            result = self.runner.refill(paused=self.paused())
+            waiting = result.added == 0 and "no table to seat" in result.note
+            if waiting and not self._waiting and not self.store.ladders.ladder_progress(self.ladder_id)["pending"]:
+                self.say(f"waiting: {result.note} (a bot registered for the game, or one answering again, joins)")
+            self._waiting = waiting
         return True
 
     def new_pending(self) -> list[int] | None:
@@ -184,7 +188,8 @@ class LadderScope:
         self.feed.refill()
 
     def next_batch(self) -> bool:
-        return self.feed.refill(force=True) and self.store.ladders.ladder_progress(self.ladder_id)["pending"] > 0
+        """Nothing pending or running: go on (waiting for entrants if need be) until the run's games are reached."""
+        return self.feed.refill(force=True)
 
 
 @app.command("run")

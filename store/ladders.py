@@ -260,6 +260,8 @@ class Ladders:
         bot not retired and registered for the ladder's game is entered with its current version (a new
         entrant when that version is new); its other versions are superseded; every entrant of a retired
         bot is retired (rules §5.2). Raises NotFound for an unknown ladder."""
+        if not self._entrants_stale(ladder_id):
+            return self.entrants(ladder_id)  # the common case: a read, no write lock
         with self._db.write() as s:
             ladder = s.get(Ladder, ladder_id)
             if ladder is None:
@@ -288,6 +290,25 @@ class Ladders:
                     current.superseded_at = None
             s.flush()
         return self.entrants(ladder_id)
+
+    def _entrants_stale(self, ladder_id: int) -> bool:
+        """Whether :meth:`sync_entrants` has anything to write (read only)."""
+        with self._db.read_rows() as conn:
+            game = conn.scalar(select(Ladder.game).where(Ladder.id == ladder_id))
+            if game is None:
+                return True  # the write path raises NotFound
+            bots = conn.execute(select(Bot.id, Bot.version, Bot.games, Bot.retired_at)).all()
+            rows = conn.execute(select(LadderEntrant.bot_id, LadderEntrant.version, LadderEntrant.superseded_at,
+                                       LadderEntrant.retired_at).where(LadderEntrant.ladder_id == ladder_id)).all()
+        current = {(bot, version) for bot, version, games, retired in bots if retired is None and game in (games or [])}
+        retired = {bot for bot, _, _, r in bots if r is not None}
+        for bot, version, superseded, gone in rows:
+            if gone is None and bot in retired:
+                return True
+            if bot not in retired and (superseded is None) != ((bot, version) in current) and \
+                    any(b == bot for b, _ in current):
+                return True
+        return bool(current - {(bot, version) for bot, version, _, _ in rows})
 
     def add_played_versions(self, ladder_id: int, pairs: Iterable[tuple[int, str]]) -> None:
         """Enter ``(bot id, version)`` pairs that played in the ladder but have no entrant (a version a
