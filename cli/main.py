@@ -7,7 +7,7 @@ import sys
 import typer
 from typer.exceptions import TyperException
 
-from cli import bot, season
+from cli import bot, ladder, season
 from cli.common import CliError, err_console, sigterm_as_interrupt
 from cli.demo import demo
 from cli.server import server
@@ -27,6 +27,7 @@ app.command("demo")(demo)
 app.command("standings")(season.standings)
 app.add_typer(bot.app, name="bot")
 app.add_typer(season.app, name="season")
+app.add_typer(ladder.app, name="ladder")
 app.command("server")(server)
 app.command("worker")(worker)
 app.command("wait")(wait)

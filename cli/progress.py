@@ -114,6 +114,11 @@ class LineProgress:
         task["shown"], task["last"] = task["completed"], now
 
 
+def bar() -> Progress | LineProgress:
+    """A progress bar on a terminal, else progress lines (:class:`LineProgress`)."""
+    return _bar()
+
+
 def _bar() -> Progress | LineProgress:
     if not console.is_terminal:
         return LineProgress()
@@ -124,13 +129,21 @@ def _bar() -> Progress | LineProgress:
 @contextmanager
 def _resumable(store, season_id: int, resume: str) -> Iterator[None]:
     """On Ctrl-C or SIGTERM, say how far the season got and how to go on (``resume``: the command)."""
+    with resumable(lambda: store.season_progress(season_id), resume, "the season"):
+        yield
+
+
+@contextmanager
+def resumable(progress: Callable[[], dict[str, int]], resume: str, what: str) -> Iterator[None]:
+    """On Ctrl-C or SIGTERM, say in one line how far ``what`` got (``progress``: its games per status) and
+    the command that goes on (``resume``); KeyboardInterrupt propagates."""
     try:
         yield
     except KeyboardInterrupt:
         if resume:
-            p = store.season_progress(season_id)
+            p = progress()
             console.print(f"stopped: {p['done'] + p['failed']} of {p['total']} games played; run "
-                          f"[bold]{escape(resume)}[/] again to resume the season", highlight=False)
+                          f"[bold]{escape(resume)}[/] again to resume {what}", highlight=False)
         raise
 
 

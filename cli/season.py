@@ -10,10 +10,11 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
+from cli import options
 from cli.common import DbOption, console, db_url, err_console, fail, no_season, open_db
 from league.availability import suspend_after_s
 from league.standings import standings_json, standings_of
-from referee.games import games as registered_games, names_text, spec
+from referee.games import names_text, spec
 
 app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True, rich_markup_mode=None)
 
@@ -46,22 +47,18 @@ def create(
     name: Annotated[str, typer.Argument(help="Season name (unique).")],
     game: Annotated[str, typer.Option(help=f"{names_text()}.")],
     bots: Annotated[str, typer.Option(help="Registered bot names, comma-separated.")],
-    tables: Annotated[str, typer.Option(help="Table sizes used in turn, comma-separated, e.g. 3,4,5,6.")] = "3,4",
+    tables: options.Tables = "3,4",
     games: Annotated[int, typer.Option(help="Games to schedule (rounded up to whole seat rotations).")] = 100,
     seed: Annotated[int | None, typer.Option(
         help="Make the season reproducible: its key, so the seating and every deal, come from this seed "
              "(anyone who knows it knows the cards). Default: a secret key drawn at random.",
         min=0, max=2**63 - 1)] = None,
-    duplicate: Annotated[bool, typer.Option(help="Play each deal seed once in every rotation of its table.")] = False,
-    param: Annotated[list[str], typer.Option(metavar="NAME=VALUE", help="Game parameter (repeatable), e.g. orbits=3.")] = [],
-    deadline: Annotated[float, typer.Option(help="Seconds per decision.")] = 1.0,
-    time_bank: Annotated[float, typer.Option(help="Seconds of time bank per seat per game.")] = 10.0,
-    budget: Annotated[float | None, typer.Option(
-        help="Total thinking seconds per seat per game (default: the game's, sized to its length: "
-             + ", ".join(f"{g} {spec(g).default_budget_s:g}" for g in registered_games()) + ").")] = None,
-    suspend_after: Annotated[float, typer.Option(
-        help="Seconds a bot may go without answering at game start before it is suspended from the season "
-             "(its remaining games are then not played; 1 s to a week).")] = 600.0,
+    duplicate: options.Duplicate = False,
+    param: options.Param = [],
+    deadline: options.Deadline = 1.0,
+    time_bank: options.TimeBank = 10.0,
+    budget: options.Budget = None,
+    suspend_after: options.SuspendAfter = 600.0,
     until_settled: Annotated[bool, typer.Option(
         help="A sequential season: play batches of rotation groups until every adjacent pair of the top --top rows "
              "is settled by a sequential probability ratio test (--indifference, --confidence), or --max-games; "
@@ -79,13 +76,8 @@ def create(
 ) -> None:
     """Schedule a season: every game is stored as pending before anything runs (with --until-settled, each batch)."""
     from league.seasons import SeasonError, create_season
-    from referee.engine import BadParameters
-    from referee.timecontrol import TimeControl
 
-    try:
-        tc = TimeControl.for_game(game, deadline_s=deadline, time_bank_s=time_bank, budget_s=budget)
-    except (BadParameters, ValueError) as exc:
-        fail(str(exc), 2)
+    tc = options.time_control(game, deadline, time_bank, budget)
     rule = settling_rule(until_settled, top, confidence, max_games, indifference)
     store = open_db(db, existing=True)  # its bots are registered there already
     bot_names, sizes = [b.strip() for b in bots.split(",") if b.strip()], parse_ints(tables, "--tables")

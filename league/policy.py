@@ -49,7 +49,11 @@ class Policy:
 
     def key_is_public(self, config: Mapping[str, Any]) -> bool:
         """A done season's key may be published unless it is played until settled and has not
-        stopped (between two batches its later games' seeds still come from the key)."""
+        stopped (between two batches its later games' seeds still come from the key), or is a ladder's
+        epoch not closed yet (games may still be appended to it)."""
+        epoch = config.get("ladder_epoch")  # a ladder's epoch: not before it is closed (rules §5.1)
+        if epoch is not None and not epoch.get("closed"):
+            return False
         sequential = config.get(SEQUENTIAL_KEY)
         return sequential is None or sequential.get("stop") is not None
 

@@ -109,12 +109,19 @@ def build_schedule(bots: Sequence[int], table_sizes: Sequence[int], games: int, 
             played[b] += size
         for a, b in combinations(table, 2):
             met[_pair(a, b)] += size
-        for r in (order_rng.sample(range(size), size) if duplicate else range(size)):
-            seats = tuple(table[(p - r) % size] for p in range(size))
+        for seats in rotations(table, order_rng if duplicate else None):
             number = len(schedule)
             deal_group = group - 1 if duplicate else number
             schedule.append(ScheduledGame(number, deal_seed(key, number, deal_group, duplicate), seats, deal_group))
     return schedule
+
+
+def rotations(table: Sequence[int], order_rng: random.Random | None) -> list[tuple[int, ...]]:
+    """Every rotation of ``table`` (the bot in seat p moves to seat p+1): in order, or, with ``order_rng``
+    (a duplicate table's), in an order drawn from it (the module docstring says why)."""
+    size = len(table)
+    order = order_rng.sample(range(size), size) if order_rng is not None else range(size)
+    return [tuple(table[(p - r) % size] for p in range(size)) for r in order]
 
 
 def rotation_order_seed(key: bytes) -> int:

@@ -36,6 +36,24 @@ SEASON_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
 MAX_GAMES = 1_000_000
 
 
+def game_setup(game: str, table_sizes: Sequence[int], params: Mapping[str, Any] | None):  # -> (GameSpec, params)
+    """The game's spec and its parameters, checked for every table size (the seats the game allows, the
+    rules' own checks such as tokens per seat). Raises SeasonError with one line (a season's and a
+    ladder's, ``league.ladder``)."""
+    try:
+        game_spec = spec(game)
+        game_params = make_params(game, params or {})
+        if not table_sizes:
+            raise SeasonError("no table sizes given")
+        for size in sorted(set(table_sizes)):
+            if not game_spec.min_seats <= size <= game_spec.max_seats:
+                raise SeasonError(f"{game_spec.name} is played by {game_spec.min_seats} to {game_spec.max_seats} seats, not {size}")
+            game_spec.make_rules(game_params, size)  # the rules' own checks (e.g. tokens per seat)
+    except (ValueError, BadParameters) as exc:
+        raise SeasonError(str(exc)) from None
+    return game_spec, game_params
+
+
 def create_season(store, name: str, game: str, bot_names: Sequence[str], table_sizes: Sequence[int], games: int,
                   seed: int | None = None, duplicate: bool = False, params: Mapping[str, Any] | None = None,
                   time_control: TimeControl | None = None, suspend_after_s: float = SUSPEND_AFTER_S,
@@ -55,15 +73,7 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
         check_suspend_after(suspend_after_s)
     except ValueError as exc:
         raise SeasonError(str(exc)) from None
-    try:
-        game_spec = spec(game)
-        game_params = make_params(game, params or {})
-        for size in sorted(set(table_sizes)):
-            if not game_spec.min_seats <= size <= game_spec.max_seats:
-                raise SeasonError(f"{game_spec.name} is played by {game_spec.min_seats} to {game_spec.max_seats} seats, not {size}")
-            game_spec.make_rules(game_params, size)  # the rules' own checks (e.g. tokens per seat)
-    except (ValueError, BadParameters) as exc:
-        raise SeasonError(str(exc)) from None
+    game_spec, game_params = game_setup(game, table_sizes, params)
     if not SEASON_NAME.fullmatch(name):
         raise SeasonError(f"bad season name {name!r}: 1 to 80 letters, digits or _ . : - starting with a letter or digit")
     if not 1 <= games <= MAX_GAMES:

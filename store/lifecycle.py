@@ -36,6 +36,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection, Row, bindparam, exists, func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 
 from referee.record import EndReason, GameRecord
 from store.chain import append_games, replay_digest
@@ -47,6 +48,7 @@ from store.models import (
     GameAttempt,
     GameSeat,
     GameStatus,
+    LadderEntrant,
     Replay,
     Season,
     SeasonBotStatus,
@@ -441,9 +443,10 @@ class GameLifecycle:
                                    if running.get(row.id, 0) >= row.capacity))
         return BotsBusy(game_id, full) if full else None
 
-    def _not_played(self, conn: Connection, season: _LockedSeason, bot_id: int, detail: str, now: datetime) -> None:
+    def _not_played(self, conn: Connection, season: _LockedSeason, bot_id: int, detail: str,
+                    now: datetime) -> list[int]:
         """Every pending game of the season with ``bot_id`` at the table: not played, with ``detail``, each
-        appended to the season's chain in schedule order."""
+        appended to the season's chain in schedule order. Returns their ids."""
         where = (Game.season_id == season.id, Game.status == GameStatus.PENDING,
                  exists().where(GameSeat.game_id == Game.id, GameSeat.bot_id == bot_id))
         ids = list(conn.scalars(select(Game.id).where(*where).order_by(Game.number)))
@@ -451,6 +454,43 @@ class GameLifecycle:
                      .values(status=GameStatus.NOT_PLAYED, reason=GameStatus.NOT_PLAYED.value, detail=detail,
                              finished_at=now))
         append_games(conn, season, self._policy, ids, None)  # store.chain
+        return ids
+
+    def retire_bot(self, bot_id: int, now: datetime | None = None) -> list[int]:
+        """Retire a bot (kept for history, never scheduled again) and take it out of every ladder in the
+        same transaction (rules §5.3): its ladder entrants are retired, and in every ladder epoch with a
+        pending game of it the bot is marked suspended (reason ``retired``) and those games become not
+        played (shown, never rated), chained and rated as a suspension's are (rules §4.9). Its games
+        already running end and count; no game starts with it afterwards: a claim holds the epoch's
+        lock, taken here first. Returns the ids of the games not played. Raises NotFound."""
+        with self._db.write_rows() as conn:
+            now = now or db_now(conn)
+            name = conn.scalar(select(Bot.name).where(Bot.id == bot_id))
+            if name is None:
+                raise NotFound(f"no bot with id {bot_id}")
+            season_ids = sorted(conn.scalars(
+                select(Game.season_id).distinct().join(Season, Season.id == Game.season_id)
+                .where(Season.ladder_id.is_not(None), Game.status == GameStatus.PENDING,
+                       exists().where(GameSeat.game_id == Game.id, GameSeat.bot_id == bot_id))))
+            seasons = [_LockedSeason(**conn.execute(_LOCK_SEASON, {"season_id": sid}).one()._asdict())
+                       for sid in season_ids]  # in id order, before the bot's row: a claim's order
+            conn.execute(update(Bot).where(Bot.id == bot_id).values(retired_at=now))
+            conn.execute(update(LadderEntrant).where(LadderEntrant.bot_id == bot_id, LadderEntrant.retired_at.is_(None))
+                         .values(retired_at=now))
+            dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+            withdrawn: list[int] = []
+            for season in seasons:
+                stmt = dialect.insert(SeasonBotStatus).values(season_id=season.id, bot_id=bot_id, unavailable_since=now,
+                                                              reason="retired", suspended_at=now)
+                conn.execute(stmt.on_conflict_do_update(
+                    index_elements=[SeasonBotStatus.season_id, SeasonBotStatus.bot_id],
+                    set_={"reason": stmt.excluded.reason,
+                          "unavailable_since": func.coalesce(SeasonBotStatus.unavailable_since, now),
+                          "suspended_at": func.coalesce(SeasonBotStatus.suspended_at, now)}))
+                withdrawn += self._not_played(conn, season, bot_id, f"{name} suspended from the season: retired at "
+                                              f"{now:%Y-%m-%d %H:%M:%S} UTC (rules §5.3)", now)
+                self._rate(conn, season, now)
+            return withdrawn
 
     @staticmethod
     def _lock_season_of(conn: Connection, game_id: int) -> _LockedSeason:

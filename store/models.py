@@ -172,6 +172,7 @@ class Season(Base):
     (-1: no checkpoint)."""
 
     __tablename__ = "seasons"
+    __table_args__ = (Index("ix_seasons_ladder_id_epoch", "ladder_id", "epoch", unique=True),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(128), unique=True)
@@ -195,6 +196,67 @@ class Season(Base):
     #: the hash of the season's last chain entry (``store.chain``) and the number of entries
     chain_head: Mapped[str | None] = mapped_column(String(64))
     chain_length: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+    #: a ladder's epoch (``store.ladders``): the ladder's id and the epoch's number (from 1); NULL for a
+    #: season. No foreign key: SQLite cannot add one to an existing table without copying it (migration 0009).
+    ladder_id: Mapped[int | None] = mapped_column(Integer)
+    epoch: Mapped[int | None] = mapped_column(Integer)
+
+
+class Ladder(Base):
+    """An always-on competition for one game (rules §5): its games are played in epochs, each a
+    :class:`Season` row (``seasons.ladder_id``, ``seasons.epoch``) with its own key, commitment and chain.
+
+    ``config`` holds the ladder's settings (``table_sizes``, ``duplicate``, ``epoch_games``,
+    ``epoch_seconds``, ``suspend_after_s``, ``window``); ``status`` is ``"open"``.
+    ``fit_checkpoint``/``fit_through``: the ratings fit's checkpoint (JSON) and the last game id it
+    covers (-1: none), kept for the incremental refit."""
+
+    __tablename__ = "ladders"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(128), unique=True)
+    game: Mapped[str] = mapped_column(String(32))
+    params: Mapped[dict[str, Any]]
+    time_control: Mapped[dict[str, Any]]
+    config: Mapped[dict[str, Any]]
+    status: Mapped[str] = mapped_column(String(16), default="open", server_default=text("'open'"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    fit_checkpoint: Mapped[str | None] = mapped_column(Text)
+    fit_through: Mapped[int] = mapped_column(Integer, default=-1, server_default=text("-1"))
+
+
+class LadderEntrant(Base):
+    """A bot version entered in a ladder (rules §5.2): one row per ``(ladder, bot, version)``.
+    ``superseded_at``: when the bot declared another version (this one is no longer scheduled);
+    ``retired_at``: when the bot was retired. Either keeps the row and its record."""
+
+    __tablename__ = "ladder_entrants"
+    __table_args__ = (UniqueConstraint("ladder_id", "bot_id", "version"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    ladder_id: Mapped[int] = mapped_column(ForeignKey("ladders.id", ondelete="CASCADE"))
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    version: Mapped[str] = mapped_column(String(64))
+    joined_at: Mapped[datetime] = mapped_column(default=utcnow)
+    superseded_at: Mapped[datetime | None]
+    retired_at: Mapped[datetime | None]
+
+
+class LadderRating(Base):
+    """A snapshot of an entrant's ladder rating (its history): after ``games`` rated games of the
+    ladder, its Bradley-Terry ``rating`` and standard error ``sd`` (Elo points) and its own ``played``."""
+
+    __tablename__ = "ladder_ratings"
+    __table_args__ = (UniqueConstraint("entrant_id", "games"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    ladder_id: Mapped[int] = mapped_column(ForeignKey("ladders.id", ondelete="CASCADE"), index=True)
+    entrant_id: Mapped[int] = mapped_column(ForeignKey("ladder_entrants.id", ondelete="CASCADE"))
+    games: Mapped[int] = mapped_column(Integer)
+    played: Mapped[int] = mapped_column(Integer)
+    rating: Mapped[float] = mapped_column(Float)
+    sd: Mapped[float] = mapped_column(Float)
+    at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class ChainEntry(Base):

@@ -12,6 +12,7 @@ can cross processes and outlive the session:
   read with a game's table and marked by workers (rules §4.9);
 - ``store.replays`` (:class:`~store.replays.Replays`): stored replays and live progress;
 - ``store.chain`` (:class:`~store.chain.ChainReads`): each season's chain of stored records, its head and audit;
+- ``store.ladders`` (:class:`~store.ladders.Ladders`): ladders, their epochs (seasons), entrants and rating history;
 - ``store.reads`` (:class:`~store.reads.games.GameReads`, :class:`~store.reads.seasons.SeasonReads`,
   :class:`~store.reads.bots.BotReads`): the read models of the dashboard, the CLI and the workers.
 
@@ -29,6 +30,7 @@ from store import db
 from store.availability import BotMarks
 from store.bots import Bots
 from store.chain import ChainReads
+from store.ladders import Ladders
 from store.lifecycle import GameLifecycle
 from store.policy import LeaguePolicy
 from store.reads.bots import BotReads
@@ -76,13 +78,14 @@ class Store:
         self.bot_reads = BotReads(self.db)
         self.marks = BotMarks(self.db)
         self.chain = ChainReads(self.db, policy)
+        self.ladders = Ladders(self.db, policy, self.seasons)
         # bots
         self.register_bot = self.bots.register_bot
         self.update_bot = self.bots.update_bot
         self.get_bot = self.bots.get_bot
         self.get_bot_by_name = self.bots.get_bot_by_name
         self.list_bots = self.bots.list_bots
-        self.retire_bot = self.bots.retire_bot
+        self.retire_bot = self.games.retire_bot  # and out of every ladder, in one transaction (rules §5.3)
         # seasons
         self.create_season = self.seasons.create_season
         self.extend_season = self.seasons.extend_season

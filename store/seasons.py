@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
 from referee.chance import PER_DEAL, SCHEMES
 from store.bots import check_game_name
@@ -64,6 +65,9 @@ class SeasonInfo:
     commitment: str | None = None
     reproducible: bool = False
     chance_scheme: str | None = None
+    #: a ladder's epoch (``store.ladders``): the ladder's id and the epoch's number; None for a season
+    ladder_id: int | None = None
+    epoch: int | None = None
 
 
 @dataclass(frozen=True)
@@ -118,7 +122,7 @@ def season_info(s: Season) -> SeasonInfo:
     """The SeasonInfo of a loaded row (the seed only of a reproducible season)."""
     return SeasonInfo(s.id, s.name, s.game, s.params, s.time_control, s.seed if s.reproducible else None, s.config,
                       SeasonStatus(s.status), s.created_at, s.finished_at, s.commitment, bool(s.reproducible),
-                      s.chance_scheme)
+                      s.chance_scheme, s.ladder_id, s.epoch)
 
 
 def check_seed(seed: int, what: str) -> None:
@@ -239,33 +243,41 @@ class Seasons:
             season = s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one_or_none()
             if season is None:
                 raise NotFound(f"no season with id {season_id}")
-            count = s.scalar(select(func.count()).select_from(Game).where(Game.season_id == season_id))
-            if count != expected_games:
-                return False
-            if missing := sorted(bot_ids - set(s.scalars(select(Bot.id).where(Bot.id.in_(bot_ids))))):
-                raise NotFound(f"unknown bot ids {missing}")
-            now = utcnow()
-            rows = [{"season_id": season_id, "number": count + i, "seed": gs, "status": GameStatus.PENDING,
-                     "deal_group": count + i if groups[i] is None else groups[i],
-                     "attempts": 0, "created_at": now} for i, (gs, _) in enumerate(games)]
-            taken = s.scalar(select(Game.deal_group).where(
-                Game.season_id == season_id, Game.deal_group.in_([row["deal_group"] for row in rows])).limit(1)
-            ) if rows else None
-            if taken is not None:  # the ratings checkpoint relies on it (store.ratings)
-                raise ValueError(f"deal group {taken} already has games in the season: added games form groups "
-                                 "of their own")
-            season.config = dict(config)
-            if games:
-                ids = s.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
-                s.execute(insert(GameSeat), [{"game_id": gid, "seat": seat, "bot_id": bot}
-                                             for gid, (_, seats) in zip(ids, games, strict=True)
-                                             for seat, bot in enumerate(seats)])
-                if season.status == SeasonStatus.DONE:
-                    season.status, season.finished_at = SeasonStatus.RUNNING, None
-                append(s.connection(), season, self._policy,
-                       schedule_entry([(row["number"], row["deal_group"], list(seats))
-                                       for row, (_, seats) in zip(rows, games, strict=True)]))
-            return True
+            return self.extend_locked(s, season, config, games, expected_games, groups, bot_ids)
+
+    def extend_locked(self, s: Session, season: Season, config: dict[str, Any],
+                      games: Sequence[tuple[int, Sequence[int]]], expected_games: int,
+                      groups: Sequence[int | None], bot_ids: set[int]) -> bool:
+        """:meth:`extend_season` in the caller's transaction ``s``, ``season`` locked by it (a ladder's
+        epoch, ``store.ladders``, checks more under the same lock); ``groups`` one per game (None: its own)."""
+        season_id = season.id
+        count = s.scalar(select(func.count()).select_from(Game).where(Game.season_id == season_id))
+        if count != expected_games:
+            return False
+        if missing := sorted(bot_ids - set(s.scalars(select(Bot.id).where(Bot.id.in_(bot_ids))))):
+            raise NotFound(f"unknown bot ids {missing}")
+        now = utcnow()
+        rows = [{"season_id": season_id, "number": count + i, "seed": gs, "status": GameStatus.PENDING,
+                 "deal_group": count + i if groups[i] is None else groups[i],
+                 "attempts": 0, "created_at": now} for i, (gs, _) in enumerate(games)]
+        taken = s.scalar(select(Game.deal_group).where(
+            Game.season_id == season_id, Game.deal_group.in_([row["deal_group"] for row in rows])).limit(1)
+        ) if rows else None
+        if taken is not None:  # the ratings checkpoint relies on it (store.ratings)
+            raise ValueError(f"deal group {taken} already has games in the season: added games form groups "
+                             "of their own")
+        season.config = dict(config)
+        if games:
+            ids = s.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
+            s.execute(insert(GameSeat), [{"game_id": gid, "seat": seat, "bot_id": bot}
+                                         for gid, (_, seats) in zip(ids, games, strict=True)
+                                         for seat, bot in enumerate(seats)])
+            if season.status == SeasonStatus.DONE:
+                season.status, season.finished_at = SeasonStatus.RUNNING, None
+            append(s.connection(), season, self._policy,
+                   schedule_entry([(row["number"], row["deal_group"], list(seats))
+                                   for row, (_, seats) in zip(rows, games, strict=True)]))
+        return True
 
     def get_season(self, season_id: int) -> SeasonInfo | None:
         """The season with this id, or None."""

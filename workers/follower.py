@@ -28,7 +28,9 @@ waits at most ``sweep_s`` for the next look. The store's work per game then no
 longer grows with how often the follower ticks.
 
 A duplicate message is harmless (the claim skips a game that is not pending),
-so the follower errs on the side of sending. When no game is pending or running
+so the follower errs on the side of sending. What it drives is a :class:`FollowScope`: one
+season's games (:class:`SeasonScope`) or a ladder's over its epochs, whose ``refill`` adds
+games at every tick (``cli.ladder``). When no game is pending or running
 it lets a sequential season take its look (``league.sequential.advance``) and
 follows the batch that adds; it returns when nothing was added, and raises :class:`SeasonStuck` naming every unfinished game and why
 when nothing changed for ``stall_s`` seconds.
@@ -40,7 +42,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from celery import Celery
 from kombu import Connection
@@ -100,14 +102,62 @@ def game_time_limits(store: Store, season_id: int) -> tuple[float, float]:
     return soft, soft + max(30.0, settings.game_hard_limit_s - settings.game_soft_limit_s)
 
 
+class FollowScope(Protocol):
+    """The games a follower drives: one season's (:class:`SeasonScope`) or a ladder's over its epochs
+    (``cli.ladder``). Every method reads the store; ``refill`` may add games (a ladder's runner)."""
+
+    def pending_attempts(self) -> dict[int, int]: ...
+
+    def progress(self) -> dict[str, int]: ...
+
+    def pending_deferrals(self) -> dict[int, int]: ...
+
+    def games(self, status: GameStatus, limit: int) -> list[GameInfo]: ...
+
+    def refill(self) -> None: ...
+
+    def next_batch(self) -> bool: ...
+
+
+@dataclass
+class SeasonScope:
+    """One season's games; ``next_batch`` lets a sequential season take its look (``league.sequential.advance``)."""
+
+    store: Store
+    season_id: int
+
+    def pending_attempts(self) -> dict[int, int]:
+        return self.store.pending_attempts(self.season_id)
+
+    def progress(self) -> dict[str, int]:
+        return self.store.season_progress(self.season_id)
+
+    def pending_deferrals(self) -> dict[int, int]:
+        return self.store.pending_deferrals(self.season_id)
+
+    def games(self, status: GameStatus, limit: int) -> list[GameInfo]:
+        return self.store.list_games(self.season_id, status=status, limit=limit)
+
+    def refill(self) -> None:
+        """A season's schedule is stored before it runs: nothing to add each tick."""
+
+    def next_batch(self) -> bool:
+        """For a sequential season whose games are all final: look, and add its next batch if it is not
+        settled (``league.sequential.advance``). True when games were added (the follower goes on)."""
+        settling = advance(self.store, self.season_id)
+        return settling is not None and settling.stop is None
+
+
 class SeasonFollower:
     """Runs one season to the end on the workers behind ``app``'s broker (see the module docstring)."""
 
     def __init__(self, store: Store, app: Celery, season_id: int, *, window: int = 32, tick_s: float = 0.25,
-                 lost_after_s: float = 10.0, stall_s: float = 120.0, sweep_s: float = 1.0) -> None:
+                 lost_after_s: float = 10.0, stall_s: float = 120.0, sweep_s: float = 1.0,
+                 scope: FollowScope | None = None) -> None:
         self.store = store
         self.app = app
-        self.season_id = season_id
+        self.season_id = season_id  # the season whose time control sets the games' time limits
+        self.scope: FollowScope = scope or SeasonScope(store, season_id)
         self.window = window
         self.tick_s = tick_s
         self.lost_after_s = lost_after_s
@@ -222,12 +272,13 @@ class SeasonFollower:
         depth = self.queue_depth()
         if not sweep_due and self._progress is not None and depth is not None and depth > self._low_water():
             return self._progress
-        pending = self.store.pending_attempts(self.season_id)
-        progress = self.store.season_progress(self.season_id)
+        self.scope.refill()
+        pending = self.scope.pending_attempts()
+        progress = self.scope.progress()
         self._progress = progress
         now = time.monotonic()
         used = [gid for gid, att in pending.items() if gid in self._sent and self._sent[gid][1] != att]
-        deferrals = self.store.pending_deferrals(self.season_id)
+        deferrals = self.scope.pending_deferrals()
         for gid, n in deferrals.items():  # put off at game start (rules §4.9): again after the backoff
             if gid in self._sent and n != self._deferrals_sent.get(gid, 0) and gid not in used:
                 self._resend_at.setdefault(gid, now + defer_backoff_s(n))
@@ -298,20 +349,19 @@ class SeasonFollower:
             time.sleep(self.tick_s)
 
     def _next_batch(self) -> bool:
-        """For a sequential season whose games are all final: look, and add its next batch if it is not
-        settled (``league.sequential.advance``). True when games were added (the follower goes on)."""
+        """When the scope's games are all final: whether it adds more (a sequential season's next batch,
+        a ladder's refill: ``FollowScope.next_batch``). True when the follower goes on."""
         try:
-            settling = advance(self.store, self.season_id)
+            return self.scope.next_batch()
         except StoreError as exc:  # looked at again on the next tick
             log.warning("store unavailable for the next batch: %s", exc)
             return True
-        return settling is not None and settling.stop is None
 
     # ------------------------------------------------------------ report
 
     def stuck_report(self) -> str:
         """Several lines: how many games are unfinished, then each (up to REPORT_LIMIT) and why."""
-        progress = self.store.season_progress(self.season_id)
+        progress = self.scope.progress()
         lines = [f"season stuck: no progress for {self.stall_s:.0f} s with {progress['pending']} pending and "
                  f"{progress['running']} running game(s) ({progress['done']} done, {progress['failed']} failed)"]
         if self.queue_depth() is None:
@@ -322,14 +372,14 @@ class SeasonFollower:
                          f"`cardarena worker --broker {self._broker()}`")
         elif workers:
             lines.append(f"workers answering: {', '.join(sorted(workers))}")
-        running = self.store.list_games(self.season_id, status=GameStatus.RUNNING, limit=10**6)
+        running = self.scope.games(GameStatus.RUNNING, 10**6)
         busy: dict[int, int] = {}
         for game in running:
             for seat in game.seats:
                 busy[seat.bot_id] = busy.get(seat.bot_id, 0) + 1
         shown = 0
         for game in [*running[:REPORT_LIMIT],
-                     *self.store.list_games(self.season_id, status=GameStatus.PENDING, limit=REPORT_LIMIT)]:
+                     *self.scope.games(GameStatus.PENDING, REPORT_LIMIT)]:
             if shown == REPORT_LIMIT:
                 break
             lines.append(self._why(game, busy))

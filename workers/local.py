@@ -97,7 +97,8 @@ def run_local(db_url: str, game_ids: Iterable[int], processes: int | None = None
 
 def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = None,
                lease_s: float | None = None, games_per_process: int | None = None,
-               on_tick: Callable[[], None] | None = None) -> Iterator[RunResult]:
+               on_tick: Callable[[], None] | None = None,
+               refill: Callable[[], Iterable[int] | None] | None = None) -> Iterator[RunResult]:
     """Like :func:`run_local`, yielding each game's final result once, as it comes.
 
     Each of the ``processes`` pool processes referees ``games_per_process`` games at once
@@ -109,6 +110,9 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
     after the loss). Raises :class:`workers.pool.GameError` when a game's run raises.
     ``on_tick`` is called in this process at least every ``SWEEP_S`` seconds while games remain,
     whether or not one finished (``season run`` names the bots that go down meanwhile).
+    ``refill`` (a ladder's runner, ``cli.ladder``) is called as often, and whenever nothing is left to
+    hand out: it returns more game ids to play (handed out after those given), or None once it adds
+    no more; the run then ends when the games handed out are played.
     """
     from config import get_settings
     from store import open_store
@@ -119,6 +123,7 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
     order = itertools.count()
     # (when it may be handed out, order, game id): a heap, so a game put off until later
     # (busy bots, a deferral) never holds up the games behind it
+    game_ids = list(game_ids)
     todo: list[tuple[float, int, int]] = [(0.0, next(order), gid) for gid in game_ids]
 
     def later(delay_s: float, gid: int) -> None:
@@ -134,9 +139,19 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
     try:
         with GamePool(n, per_process, _init, (db_url, lease_s), _run) as pool:
             next_sweep = time.monotonic() + SWEEP_S
-            while todo or in_flight:
+            feeding, handed = refill is not None, set(game_ids)
+            while todo or in_flight or feeding:
                 owners |= {worker_name(pid) for pid in pool.pids}
                 now = time.monotonic()
+                if feeding and refill is not None:
+                    more = refill()
+                    if more is None:
+                        feeding = False
+                    else:
+                        for gid in more:
+                            if gid not in handed:
+                                handed.add(gid)
+                                heapq.heappush(todo, (0.0, next(order), gid))
                 while todo and pool.has_room() and todo[0][0] <= now:
                     _, _, gid = heapq.heappop(todo)
                     pool.submit(gid)

@@ -1,0 +1,377 @@
+"""``cardarena ladder``: create, run, list, verify ladders and show their standings (rules §5)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from cli import options
+from cli.common import DbOption, console, db_url, err_console, fail, open_db
+from referee.games import names_text
+
+app = typer.Typer(help="Always-on ladders: every active bot of the game takes part; new versions place as new entrants.",
+                  no_args_is_help=True, rich_markup_mode=None)
+
+#: Seconds between two health checks of the bots a ladder's open epoch marks down (a paused bot comes back
+#: when one answers, rules §5.3); between two refills while games are being played.
+PROBE_EVERY_S = 2.0
+REFILL_EVERY_S = 0.5
+
+
+def no_ladder(name: str, db: str | None):  # -> NoReturn
+    from store.db import describe_url
+
+    fail(f"no ladder named {name!r} in {describe_url(db_url(db))} (see: cardarena ladder list --db URL)")
+
+
+@app.command("create")
+def create(
+    name: Annotated[str, typer.Argument(help="Ladder name (unique among ladders and seasons).")],
+    game: Annotated[str, typer.Option(help=f"{names_text()}.")],
+    tables: options.Tables = "3,4",
+    duplicate: options.Duplicate = False,
+    param: options.Param = [],
+    deadline: options.Deadline = 1.0,
+    time_bank: options.TimeBank = 10.0,
+    budget: options.Budget = None,
+    suspend_after: options.SuspendAfter = 600.0,
+    epoch_games: Annotated[int, typer.Option(
+        help="Games after which an epoch closes (its key is published once they are all played) and the next "
+             "opens with a new key.")] = 1000,
+    epoch_seconds: Annotated[float, typer.Option(help="Seconds after which an epoch closes, whatever its games.")] = 86400.0,
+    pending: Annotated[int, typer.Option(help="Games the ladder keeps pending (scheduled ahead of play; a bot's capacity bounds its share).")] = 8,
+    db: DbOption = None,
+) -> None:
+    """Create a ladder and open its first epoch (its commitment is published now). Every active bot
+    registered for the game takes part, with no further step; `bot retire` takes one out."""
+    from cli.season import parse_ints, parse_params
+    from league.ladder import LadderError, create_ladder
+    from store import StoreError
+
+    tc = options.time_control(game, deadline, time_bank, budget)
+    store = open_db(db)
+    try:
+        lid = create_ladder(store, name, game, parse_ints(tables, "--tables"), duplicate=duplicate,
+                            params=parse_params(param), time_control=tc, suspend_after_s=suspend_after,
+                            epoch_games=epoch_games, epoch_seconds=epoch_seconds, window=pending)
+    except (LadderError, StoreError) as exc:
+        fail(str(exc), 2)
+    ladder = store.ladders.get_ladder(lid)
+    entrants = store.ladders.sync_entrants(lid)
+    epoch = store.ladders.current_epoch(lid)
+    console.print(f"ladder [bold]{escape(name)}[/] created for {ladder.game}: {len(entrants)} entrant(s) now "
+                  f"(every active bot registered for {ladder.game}); epoch 1 open", highlight=False)
+    console.print(f"deals: secret; epoch 1 commitment {epoch.commitment} (SHA-256 of the epoch key and its chance "
+                  "scheme; the key is published when the epoch closes and its games are played: "
+                  f"cardarena ladder verify {name})", highlight=False, markup=False)
+
+
+@dataclass
+class Feed:
+    """What ``ladder run`` does between games: refill the ladder (``league.ladder.LadderRunner``), pausing
+    the bots the open epoch marks down until one answers its health check again (rules §5.3), until
+    ``games`` games of this run are final (None: no bound)."""
+
+    store: Any
+    ladder_id: int
+    games: int | None
+    runner: Any = None
+    start: int = 0
+    _paused: dict[int, str] = field(default_factory=dict)
+    _next_probe: float = 0.0
+    _next_refill: float = 0.0
+    _last_id: int = 0
+    _waiting: bool = False
+    say: Callable[[str], None] = lambda line: console.print(line, highlight=False, markup=False)
+
+    def __post_init__(self) -> None:
+        from league.ladder import LadderRunner
+
+        self.runner = LadderRunner(self.store, self.ladder_id)
+        self.start = self.final()
+
+    def final(self) -> int:
+        p = self.store.ladders.ladder_progress(self.ladder_id)
+        return p["done"] + p["failed"] + p["not_played"]
+
+    def played(self) -> int:
+        """Games of the ladder that became final since this run started."""
+        return self.final() - self.start
+
+    def bounded(self) -> bool:
+        return self.games is not None and self.played() >= self.games
+
+    def paused(self) -> set[int]:
+        """The bots the open epoch marks down that still do not answer (asked every PROBE_EVERY_S)."""
+        now = time.monotonic()
+        if now < self._next_probe:
+            return set(self._paused)
+        self._next_probe = now + PROBE_EVERY_S
+        marked = self.runner.marked()
+        if not marked:
+            self._paused = {}
+            return set()
+        from store import SeatBot
+        from workers.service import health_cache
+
+        bots = [b for b in (self.store.get_bot(bot_id) for bot_id in marked) if b is not None and b.retired_at is None]
+        down = health_cache().problems([SeatBot(0, b.id, b.name, b.endpoint, b.capacity) for b in bots])
+        names = {b.id: b.name for b in bots}
+        for bot_id in set(self._paused) - set(down):
+            self.say(f"{names.get(bot_id, bot_id)} answers again: back in the ladder")
+        for bot_id in set(down) - set(self._paused):
+            self.say(f"{names.get(bot_id, bot_id)} is down ({down[bot_id]}): paused in the ladder until it answers")
+        self._paused = dict(down)
+        return set(down)
+
+    def refill(self, force: bool = False) -> bool:
+        """Top the ladder up unless this run's games are reached; False once it adds no more."""
+        if self.bounded():
+            return False
+        now = time.monotonic()
+        if force or now >= self._next_refill:
+            self._next_refill = now + REFILL_EVERY_S
+            result = self.runner.refill(paused=self.paused())
+            waiting = result.added == 0 and "no table to seat" in result.note
+            if waiting and not self._waiting and not self.store.ladders.ladder_progress(self.ladder_id)["pending"]:
+                self.say(f"waiting: {result.note} (a bot registered for the game, or one answering again, joins)")
+            self._waiting = waiting
+        return True
+
+    def new_pending(self) -> list[int] | None:
+        """For the local pool (``workers.local.iter_local``): the pending games not handed out yet, or None
+        once the run adds no more."""
+        if not self.refill():
+            return None
+        from store import GameStatus
+
+        games = self.store.ladders.ladder_games(self.ladder_id, after_id=self._last_id, status=[GameStatus.PENDING])
+        if games:
+            self._last_id = games[-1].id
+        return [g.id for g in games]
+
+
+@dataclass
+class LadderScope:
+    """A ladder's games for the Celery follower (``workers.follower.FollowScope``): all its epochs, refilled at
+    every tick by the :class:`Feed`."""
+
+    store: Any
+    ladder_id: int
+    feed: Feed
+
+    def pending_attempts(self) -> dict[int, int]:
+        return self.store.ladders.pending_attempts(self.ladder_id)
+
+    def progress(self) -> dict[str, int]:
+        return self.store.ladders.ladder_progress(self.ladder_id)
+
+    def pending_deferrals(self) -> dict[int, int]:
+        return self.store.ladders.pending_deferrals(self.ladder_id)
+
+    def games(self, status, limit: int) -> list:
+        out: list = []
+        for epoch in self.store.ladders.epochs(self.ladder_id):
+            out += self.store.list_games(epoch.id, status=status, limit=limit - len(out))
+            if len(out) >= limit:
+                break
+        return out
+
+    def refill(self) -> None:
+        self.feed.refill()
+
+    def next_batch(self) -> bool:
+        """Nothing pending or running: go on (waiting for entrants if need be) until the run's games are reached."""
+        return self.feed.refill(force=True)
+
+
+@app.command("run")
+def run(
+    name: Annotated[str, typer.Argument(help="Ladder name.")],
+    workers: Annotated[int | None, typer.Option(
+        help="Local worker processes (default: one per core), each refereeing CARDARENA_GAMES_PER_PROCESS games at once.",
+        min=1)] = None,
+    broker: Annotated[str | None, typer.Option(
+        help="Run on Celery workers behind this broker (redis://host:6379/0) instead of the local pool.")] = None,
+    games: Annotated[int | None, typer.Option(
+        help="Stop adding games once this many games of this run are final, and end when the games already "
+             "scheduled are played (tests, benchmarks). Default: run until stopped.", min=1)] = None,
+    window: Annotated[int, typer.Option(help="With --broker: games kept waiting in the broker queue.", min=1)] = 32,
+    stall_timeout: Annotated[float, typer.Option(
+        help="With --broker: seconds without progress before giving up and saying which games are stuck.",
+        min=1)] = 120.0,
+    db: DbOption = None,
+) -> None:
+    """Run the ladder: keep its games scheduled and played, on the local pool or on Celery workers.
+
+    Long-running: Ctrl-C or SIGTERM stop it cleanly (the games running are released) and a new run
+    resumes; several runners of one ladder are safe. Entrants join, change version and leave while it
+    runs; a bot that does not answer is paused until it does (rules §5.3)."""
+    import shlex
+
+    from cli.progress import bar, resumable
+    from workers.sweeper import sweep
+
+    store = open_db(db, existing=True)
+    ladder = store.ladders.get_ladder_by_name(name)
+    if ladder is None:
+        no_ladder(name, db)
+    feed = Feed(store, ladder.id, games)
+    resume = shlex.join(["cardarena", "ladder", "run", name, *(["--db", db] if db else []),
+                         *(["--broker", broker] if broker else [])])
+    progress_of = lambda: store.ladders.ladder_progress(ladder.id)  # noqa: E731
+    description = f"ladder {name}"
+    with resumable(progress_of, resume, "the ladder"), bar() as progress_bar:
+        task = progress_bar.add_task(description, total=games or 0)
+
+        def show() -> None:
+            played = feed.played()
+            progress_bar.update(task, completed=played, total=max(games or 0, played))
+
+        if broker:
+            from workers.celery_app import configure
+            from workers.follower import BrokerUnreachable, SeasonFollower, SeasonStuck
+
+            epoch = store.ladders.current_epoch(ladder.id)
+            follower = SeasonFollower(store, configure(broker), epoch.id, window=window, stall_s=stall_timeout,
+                                      scope=LadderScope(store, ladder.id, feed))
+            try:
+                follower.check_broker()
+                follower.run(lambda _p: show())
+            except BrokerUnreachable as exc:
+                fail(f"{exc} (is redis-server running there? `cardarena worker` uses the same --broker)")
+            except SeasonStuck as exc:
+                err_console.print(str(exc).replace("season stuck", "ladder stuck"), highlight=False, markup=False)
+                fail(f"ladder {name!r} is stuck (see above)")
+        else:
+            from config import get_settings
+            from workers.local import iter_local
+
+            sweep(store)  # games left running by a run that was killed: pending again once their lease ran out
+            for _ in iter_local(db_url(db), [], workers, get_settings().lease_s, refill=feed.new_pending):
+                show()
+        show()
+    p = store.ladders.ladder_progress(ladder.id)
+    console.print(f"{feed.played()} game(s) of ladder {escape(name)} final in this run; in all {p['done']} done, "
+                  f"{p['failed']} failed, {p['not_played']} not played, {p['pending']} pending", highlight=False)
+    print_standings(store, ladder)
+
+
+def print_standings(store, ladder) -> None:
+    from league.ladder import ladder_standings
+    from referee.games import spec
+
+    rows = ladder_standings(store, ladder.id)
+    luck = any(r.luck_change is not None for r in rows)
+    table = Table(title=f"{escape(ladder.name)} ({ladder.game}) ladder")
+    for col in ("#", "bot", "version", "games", "rating [95%]", *(("luck-adjusted [95%]",) if luck else ()), "status"):
+        table.add_column(col, justify="left" if col in ("bot", "version", "status") else "right")
+    for i, r in enumerate([r for r in rows if r.latest], 1):
+        table.add_row(str(i), escape(r.name), escape(r.version), str(r.games), _rating(r),
+                      *((_luck(r),) if luck else ()), _status(r, ladder))
+    console.print(table)
+    history = [r for r in rows if not r.latest]
+    if history:
+        console.print("Earlier versions: " + "; ".join(
+            f"{r.label} {_rating(r)} in {r.games} games ({r.status})" for r in history), highlight=False, markup=False)
+    if luck:
+        console.print(f"Luck-adjusted: mean {spec(ladder.game).score_unit} change per game less the luck of the cards "
+                      "(unbiased), with its 95% interval.", highlight=False)
+    console.print("Rating: maximum-likelihood Bradley-Terry over the ladder's whole record (Elo scale, 95% interval); "
+                  "each bot version is an entrant of its own (rules §5.2).", highlight=False)
+
+
+def _rating(r) -> str:
+    return "-" if r.rating is None else f"{r.rating:.0f} [{r.low:.0f}, {r.high:.0f}]"
+
+
+def _luck(r) -> str:
+    if r.luck_change is None:
+        return "-"
+    return f"{r.luck_change:+.1f}" if r.luck_low is None else f"{r.luck_change:+.1f} [{r.luck_low:+.1f}, {r.luck_high:+.1f}]"
+
+
+def _status(r, ladder) -> str:
+    if r.status != "active":
+        return r.status
+    return f"placing: {r.games} games" if r.placing else "placed"
+
+
+@app.command("standings")
+def standings(
+    name: Annotated[str, typer.Argument(help="Ladder name.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Print a ladder's standings: each bot's latest version by its rating over the ladder's whole record, with
+    its 95% interval, games, luck-adjusted score where the game has an estimator, and placing status; earlier
+    versions as its history."""
+    store = open_db(db, read_only=True)
+    ladder = store.ladders.get_ladder_by_name(name)
+    if ladder is None:
+        no_ladder(name, db)
+    if as_json:
+        from league.ladder import ladder_standings, standings_json
+
+        epoch = store.ladders.current_epoch(ladder.id)
+        rows = ladder_standings(store, ladder.id)
+        history = {}
+        for point in store.ladders.rating_history(ladder.id):
+            history.setdefault(point.entrant_id, []).append(
+                {"games": point.games, "played": point.played, "rating": round(point.rating, 1),
+                 "sd": round(point.sd, 1)})
+        print(json.dumps({"ladder": ladder.name, "game": ladder.game, "config": ladder.config,
+                          "progress": store.ladders.ladder_progress(ladder.id),
+                          "epoch": {"number": epoch.epoch, "commitment": epoch.commitment} if epoch else None,
+                          "standings": [{**row, "history": history.get(row["entrant_id"], [])}
+                                        for row in standings_json(rows)]}, indent=2))
+    else:
+        print_standings(store, ladder)
+
+
+@app.command("list")
+def list_ladders(db: DbOption = None) -> None:
+    """List ladders with their entrants, epoch and games (reads the store; never changes it)."""
+    store = open_db(db, read_only=True)
+    table = Table("ladder", "game", "entrants", "epoch", "done", "pending", "running", "failed", "not played")
+    for ladder in store.ladders.list_ladders():
+        p = store.ladders.ladder_progress(ladder.id)
+        epoch = store.ladders.current_epoch(ladder.id)
+        active = sum(1 for e in store.ladders.entrants(ladder.id) if e.active)
+        table.add_row(escape(ladder.name), ladder.game, str(active), str(epoch.epoch if epoch else "-"),
+                      *(str(p[k]) for k in ("done", "pending", "running", "failed", "not_played")))
+    console.print(table)
+
+
+@app.command("verify")
+def verify(
+    name: Annotated[str, typer.Argument(help="Ladder name.")],
+    db: DbOption = None,
+) -> None:
+    """Check every closed epoch whose games are all played as `season verify` checks a season (the published
+    key against its commitment, every seed, replay, result and the chain), and that every epoch's chain
+    opens with its commitment and the previous epoch's, before any game. Exit 0 when all verify, 1 otherwise."""
+    from league.ladder import verify_ladder
+
+    store = open_db(db, existing=True)
+    ladder = store.ladders.get_ladder_by_name(name)
+    if ladder is None:
+        no_ladder(name, db)
+    checks = verify_ladder(store, ladder.id)
+    for check in checks:
+        console.print(f"epoch {check.epoch} ({check.name}): {check.state}", highlight=False, markup=False)
+        for line in check.lines:
+            console.print(f"  {line}", highlight=False, markup=False)
+    verified = sum(c.state == "verified" for c in checks)
+    failed = [c.epoch for c in checks if c.state == "failed"]
+    console.print(f"{verified} epoch(s) verified, {len(failed)} failed, "
+                  f"{len(checks) - verified - len(failed)} not verifiable yet (open or still playing)", highlight=False)
+    if failed:
+        raise typer.Exit(1)

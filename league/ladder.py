@@ -1,0 +1,453 @@
+"""The ladder: an always-on competition that schedules its entrants table by table (rules §5).
+
+A ladder (``cardarena ladder create``) is a game with its parameters, time control, table
+sizes and settings; its entrants are the bot versions registered for the game
+(``store.ladders``, rules §5.2). Its games are played in epochs, each a season with its
+own key and commitment (rules §5.1): :class:`LadderRunner` keeps about ``window`` games
+pending, choosing each table with the matchmaker (``league.matchmaking.choose_table``)
+from the entrants' current ratings (:func:`ladder_fit`), with the random choices seeded
+from the open epoch's key (``league.fairness.derive``), and appends it to the open epoch
+through the store's compare-and-append, so several runners of one ladder are safe.
+An epoch is closed, and the next opened, when it has ``epoch_games`` games or is
+``epoch_seconds`` old; its key is published once its games are all final.
+
+Like the rest of the league, this module reads and writes only through the store object
+it is given (``store.Store``): it imports no store, no service.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+import re
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from league import fairness
+from league.availability import SUSPEND_AFTER_S, check_suspend_after
+from league.luck import luck_adjusted_by_bot
+from league.matchmaking import Entrant, MatchState, choose_table
+from league.ratings_ml import PRIOR_SD_ELO, MLRatings, fit_bradley_terry
+from league.schedule import rotations
+from league.seasons import SEASON_NAME, SeasonError, game_setup
+from league.standings import game_number
+from referee.timecontrol import TimeControl
+
+#: Defaults of a ladder's settings (``ladder create``): games and seconds per epoch, games kept pending,
+#: rated games between two snapshots of the ratings (the history), games an entrant places in.
+EPOCH_GAMES = 1000
+EPOCH_SECONDS = 86400.0
+WINDOW = 8
+HISTORY_EVERY = 20
+PLACEMENT_GAMES = 20
+#: The rating of an entrant with no rated game (the fit's anchor, ``league.ratings_ml``).
+START_RATING = 1500.0
+_DONE = ("done",)
+
+
+class LadderError(ValueError):
+    """Impossible ladder parameters; the message says which (one line)."""
+
+
+@dataclass(frozen=True)
+class LadderSettings:
+    """A ladder's settings, stored as its ``config``: table sizes (chosen among at each table), duplicate
+    deals, the epoch's bounds, seconds before a down bot is suspended from an epoch (rules §4.9), games
+    kept pending, rated games between two rating snapshots, games of a new entrant's placement."""
+
+    table_sizes: tuple[int, ...]
+    duplicate: bool = False
+    epoch_games: int = EPOCH_GAMES
+    epoch_seconds: float = EPOCH_SECONDS
+    suspend_after_s: float = SUSPEND_AFTER_S
+    window: int = WINDOW
+    history_every: int = HISTORY_EVERY
+    placement_games: int = PLACEMENT_GAMES
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> LadderSettings:
+        known = {k: v for k, v in config.items() if k in cls.__dataclass_fields__}
+        return cls(**{**known, "table_sizes": tuple(config["table_sizes"])})
+
+    def to_config(self) -> dict[str, Any]:
+        return {**asdict(self), "table_sizes": list(self.table_sizes)}
+
+    def epoch_config(self) -> dict[str, Any]:
+        """The config of an epoch's season: what the workers, the sealing and the audit read of a season."""
+        return {"table_sizes": list(self.table_sizes), "duplicate": self.duplicate,
+                "suspend_after_s": self.suspend_after_s}
+
+
+def create_ladder(store, name: str, game: str, table_sizes: Sequence[int], *, duplicate: bool = False,
+                  params: Mapping[str, Any] | None = None, time_control: TimeControl | None = None,
+                  suspend_after_s: float = SUSPEND_AFTER_S, epoch_games: int = EPOCH_GAMES,
+                  epoch_seconds: float = EPOCH_SECONDS, window: int = WINDOW) -> int:
+    """Validate and store a ladder and open its first epoch (its commitment published now); returns its id.
+    Raises LadderError with one line (nothing written) for a bad name, a name taken, an unknown game, bad
+    parameters or table sizes, or settings out of range."""
+    try:
+        game_spec, game_params = game_setup(game, table_sizes, params)
+        check_suspend_after(suspend_after_s)
+    except (SeasonError, ValueError) as exc:
+        raise LadderError(str(exc)) from None
+    if not SEASON_NAME.fullmatch(name) or ":" in name:
+        raise LadderError(f"bad ladder name {name!r}: 1 to 80 letters, digits or _ . - starting with a letter or digit")
+    if not 1 <= epoch_games <= 1_000_000:
+        raise LadderError(f"--epoch-games must be 1 to 1,000,000, not {epoch_games}")
+    if not 1 <= epoch_seconds <= 366 * 86400:
+        raise LadderError(f"--epoch-seconds must be 1 to {366 * 86400}, not {epoch_seconds:g}")
+    if not 1 <= window <= 10_000:
+        raise LadderError(f"--pending must be 1 to 10,000, not {window}")
+    if store.ladders.get_ladder_by_name(name) is not None or store.get_season_by_name(name) is not None:
+        raise LadderError(f"a ladder or season named {name!r} exists already")
+    settings = LadderSettings(tuple(table_sizes), duplicate, epoch_games, float(epoch_seconds), suspend_after_s, window)
+    tc = time_control or TimeControl.for_game(game_spec.name)
+    ladder_id = store.ladders.create_ladder(name, game_spec.name, asdict(game_params), tc.to_json(),
+                                            settings.to_config())
+    store.ladders.open_epoch(ladder_id, 1, fairness.new_key(), settings.epoch_config())
+    return ladder_id
+
+
+def epoch_due(settings: LadderSettings, games: int, opened_at: datetime, now: datetime) -> bool:
+    """Whether an epoch with ``games`` games, opened at ``opened_at``, is to be closed (rules §5.1)."""
+    return games >= settings.epoch_games or (now - opened_at).total_seconds() >= settings.epoch_seconds
+
+
+def current_epoch(store, ladder, settings: LadderSettings, now: datetime | None = None):
+    """The ladder's open epoch (a ``store.SeasonInfo``), after closing it and opening the next if it is due
+    (several runners: the store opens each epoch once)."""
+    epoch = store.ladders.current_epoch(ladder.id)
+    if epoch is None:
+        store.ladders.open_epoch(ladder.id, 1, fairness.new_key(), settings.epoch_config())
+        return store.ladders.current_epoch(ladder.id)
+    games = store.season_progress(epoch.id)["total"]
+    if epoch_due(settings, games, epoch.created_at, now or datetime.now(UTC)):
+        store.ladders.open_epoch(ladder.id, epoch.epoch + 1, fairness.new_key(), settings.epoch_config())
+        epoch = store.ladders.current_epoch(ladder.id)
+    return epoch
+
+
+# ------------------------------------------------------------------ entrants and ratings
+
+
+def entrant_index(entrants: Sequence[Any]) -> tuple[dict[tuple[int, str], int], dict[int, int]]:
+    """``({(bot id, version): entrant id}, {bot id: its latest entrant id})`` of ``store.ladders.EntrantInfo``s:
+    a bot's latest entrant is its active one, else (retired) its last."""
+    by_version = {(e.bot_id, e.version): e.id for e in entrants}
+    latest: dict[int, int] = {}
+    for e in sorted(entrants, key=lambda e: (e.active, e.id)):
+        latest[e.bot_id] = e.id
+    return by_version, latest
+
+
+def seat_entrants(seats: Sequence[tuple[int, str | None, int | None]], by_version: Mapping[tuple[int, str], int],
+                  latest: Mapping[int, int]) -> list[int] | None:
+    """The entrant of each seat of a ladder game: by the version it played, or before a claim the bot's
+    latest entrant; None if a seat has no entrant."""
+    out = []
+    for bot, version, _ in seats:
+        entrant = by_version.get((bot, version)) if version is not None else latest.get(bot)
+        if entrant is None:
+            return None
+        out.append(entrant)
+    return out
+
+
+def ladder_fit(store, ladder_id: int) -> MLRatings:
+    """The ladder's Bradley-Terry ratings over its whole record (rules §5.4): every done game of every
+    epoch, each seat rated as the entrant (bot version) that played it (``game_seats.version``);
+    ``MLRatings.bots`` are entrant ids. The one place the ladder's fit is made."""
+    games = store.ladders.ladder_games(ladder_id, status=_DONE)
+    entrants = store.ladders.entrants(ladder_id)
+    by_version, latest = entrant_index(entrants)
+    missing = {(bot, version) for g in games for bot, version, _ in g.seats
+               if version is not None and (bot, version) not in by_version}
+    if missing:
+        store.ladders.add_played_versions(ladder_id, missing)
+        by_version, latest = entrant_index(store.ladders.entrants(ladder_id))
+    rated = []
+    for g in games:
+        ids = seat_entrants(g.seats, by_version, latest)
+        if ids is not None and all(place is not None for _, _, place in g.seats):
+            rated.append((ids, [place for _, _, place in g.seats]))
+    return fit_bradley_terry(rated)
+
+
+def played_counts(store, ladder_id: int) -> dict[int, int]:
+    """``{entrant id: done games}`` of the ladder."""
+    by_version, latest = entrant_index(store.ladders.entrants(ladder_id))
+    counts: dict[int, int] = {}
+    for g in store.ladders.ladder_games(ladder_id, status=_DONE):
+        for e in seat_entrants(g.seats, by_version, latest) or ():
+            counts[e] = counts.get(e, 0) + 1
+    return counts
+
+
+# ------------------------------------------------------------------ the runner
+
+
+@dataclass
+class RefillResult:
+    """What one refill did: games added to epoch ``epoch`` (0: none, and why in ``note``)."""
+
+    added: int
+    epoch: int | None
+    note: str = ""
+
+
+@dataclass
+class LadderRunner:
+    """Keeps a ladder's pending games topped up (the module docstring). One per running process; its
+    :class:`MatchState` follows the store (every runner's tables), so runners may come and go."""
+
+    store: Any
+    ladder_id: int
+    window: int | None = None
+    state: MatchState = field(default_factory=MatchState)
+    _seen: int = 0
+    _fit: MLRatings | None = None
+    _fit_done: int = -1
+
+    def __post_init__(self) -> None:
+        ladder = self.store.ladders.get_ladder(self.ladder_id)
+        if ladder is None:
+            raise LadderError(f"no ladder with id {self.ladder_id}")
+        self.ladder = ladder
+        self.settings = LadderSettings.from_config(ladder.config)
+        if self.window is None:
+            self.window = self.settings.window
+
+    def marked(self) -> dict[int, str]:
+        """``{bot id: why}`` of the bots the open epoch marks not answering or suspended: paused (rules §5.3)
+        until they answer again (the caller probes them and passes those still down to :meth:`refill`)."""
+        epoch = self.store.ladders.current_epoch(self.ladder_id)
+        return self.store.ladders.marked_bots(epoch.id) if epoch is not None else {}
+
+    def fit(self) -> MLRatings:
+        """The ladder's fit (:func:`ladder_fit`), made again only when games were rated since; each new fit
+        after ``history_every`` more rated games is stored as a rating snapshot (the history)."""
+        done = self.store.ladders.ladder_progress(self.ladder_id)["done"]
+        if self._fit is None or done != self._fit_done:
+            self._fit, self._fit_done = ladder_fit(self.store, self.ladder_id), done
+            last = self.store.ladders.last_rating_games(self.ladder_id)
+            if done > 0 and (last < 0 or done - last >= self.settings.history_every):
+                counts = played_counts(self.store, self.ladder_id)
+                self.store.ladders.add_rating_points(self.ladder_id, done, {
+                    e: (counts.get(e, 0), self._fit.rating[e], self._fit.sd(e)) for e in self._fit.bots})
+        return self._fit
+
+    def _follow(self, by_version: Mapping[tuple[int, str], int], latest: Mapping[int, int]) -> None:
+        """Record in the match state every ladder game scheduled since the last look (any runner's)."""
+        for g in self.store.ladders.ladder_games(self.ladder_id, after_id=self._seen):
+            ids = seat_entrants(g.seats, by_version, latest)
+            if ids is not None:
+                self.state.record(ids)
+            self._seen = g.id
+
+    def refill(self, paused: Collection[int] | None = None, now: datetime | None = None) -> RefillResult:
+        """Append tables to the open epoch until about ``window`` games are pending (rules §5.3-5.4).
+
+        ``paused``: bot ids not to seat now (down, suspended: the caller's probe; None: every bot the
+        open epoch marks). Entrants are brought up to date first (new bots and versions enter, retired
+        bots leave), and the epoch is rotated when due. Returns how many games were added (0 when
+        enough are pending, fewer entrants than a table have room, or another runner appended first).
+        """
+        store, settings = self.store, self.settings
+        entrants = store.ladders.sync_entrants(self.ladder_id)
+        epoch = current_epoch(store, self.ladder, settings, now)
+        pending, open_tables = store.ladders.open_games(self.ladder_id)
+        if pending >= self.window:
+            return RefillResult(0, epoch.epoch, "enough games pending")
+        by_version, latest = entrant_index(entrants)
+        self._follow(by_version, latest)
+        if paused is None:
+            paused = set(store.ladders.marked_bots(epoch.id))
+        fit = self.fit()
+        ready = []
+        for e in entrants:
+            if not e.active or e.bot_id in paused:
+                continue
+            room = e.capacity - open_tables.get(e.bot_id, 0)
+            if room < 1:
+                continue
+            rated = e.id in fit.rating
+            ready.append(Entrant(e.id, fit.rating[e.id] if rated else START_RATING,
+                                 fit.sd(e.id) if rated else PRIOR_SD_ELO, room))
+        bot_of = {e.id: e.bot_id for e in entrants}
+        count = store.season_progress(epoch.id)["total"]
+        key = store.schedule_key(epoch.id)
+        rng = random.Random(fairness.derive(key, f"ladder-table:{count}"))
+        scratch = copy.deepcopy(self.state)
+        games: list[tuple[int, list[int]]] = []
+        groups: list[int] = []
+        rooms = {e.id: e.room for e in ready}
+        while pending + len(games) < self.window:
+            candidates = [Entrant(e.id, e.rating, e.sd, rooms[e.id]) for e in ready if rooms[e.id] > 0]
+            sizes = [s for s in settings.table_sizes if s <= len(candidates)]
+            if not sizes:
+                break
+            table = choose_table(candidates, rng.choice(sizes), scratch, rng)
+            if table is None:
+                break
+            group = count + len(games)
+            order_rng = random.Random(fairness.derive(key, f"rotation-order:{group}")) if settings.duplicate else None
+            for seats in (rotations(table, order_rng) if settings.duplicate else [tuple(table)]):
+                number = count + len(games)
+                games.append((fairness.deal_seed(key, number, group if settings.duplicate else number,
+                                                 settings.duplicate), [bot_of[e] for e in seats]))
+                groups.append(group if settings.duplicate else number)
+                scratch.record(list(seats))
+            for e in table:
+                rooms[e] -= 1
+        if not games:
+            return RefillResult(0, epoch.epoch, f"{len(ready)} entrant(s) with room: no table to seat")
+        if not store.ladders.append_games(epoch.id, games, count, groups):
+            return RefillResult(0, epoch.epoch, "another runner appended first")
+        return RefillResult(len(games), epoch.epoch)
+
+
+# ------------------------------------------------------------------ standings
+
+
+@dataclass(frozen=True)
+class LadderRow:
+    """An entrant's line in a ladder's standings (rules §5.4): ``rating`` its Bradley-Terry rating over the
+    ladder's whole record with its 95% interval ``low``/``high`` (None before a rated game), ``games`` its
+    done games, ``placing`` while it has played fewer than the ladder's placement games, ``latest``: the
+    bot's latest version (the main table; the others are its history), ``status`` ``active``,
+    ``superseded`` or ``retired``; the luck-adjusted change per game with its interval where the game has
+    an estimator (``league.luck``)."""
+
+    entrant_id: int
+    bot_id: int
+    name: str
+    version: str
+    status: str
+    latest: bool
+    games: int
+    placing: bool
+    rating: float | None
+    low: float | None
+    high: float | None
+    luck_change: float | None = None
+    luck_low: float | None = None
+    luck_high: float | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}@{self.version}"
+
+
+def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[LadderRow]:
+    """Every entrant's row, best rating first (unrated last, then by name): the main table is the rows
+    with ``latest``. Luck-adjusted changes come from the done games' replays (``with_luck=False``: not read)."""
+    from referee.games import spec
+
+    ladder = store.ladders.get_ladder(ladder_id)
+    settings = LadderSettings.from_config(ladder.config)
+    fit = ladder_fit(store, ladder_id)
+    entrants = store.ladders.entrants(ladder_id)
+    counts = played_counts(store, ladder_id)
+    by_version, latest = entrant_index(entrants)
+    luck = {}
+    if with_luck and spec(ladder.game).luck is not None:
+        seats_of = {(g.season_id, g.number): g.seats for g in store.ladders.ladder_games(ladder_id, status=_DONE)}
+        records = []
+        for epoch in store.ladders.epochs(ladder_id):
+            for _, record in store.season_records(epoch.id):
+                seats = seats_of.get((epoch.id, game_number(record)))
+                ids = seat_entrants(seats, by_version, latest) if seats else None
+                if ids is not None:
+                    records.append((ids, record))
+        luck = luck_adjusted_by_bot(records)
+    rows = []
+    for e in entrants:
+        rated = e.id in fit.rating
+        low, high = fit.interval(e.id) if rated else (None, None)
+        summary = luck.get(e.id)
+        rows.append(LadderRow(e.id, e.bot_id, e.name, e.version,
+                              "retired" if e.retired_at else "superseded" if e.superseded_at else "active",
+                              latest.get(e.bot_id) == e.id, counts.get(e.id, 0),
+                              counts.get(e.id, 0) < settings.placement_games,
+                              fit.rating[e.id] if rated else None, low, high,
+                              summary.mean if summary else None, summary.low if summary else None,
+                              summary.high if summary else None))
+    rows.sort(key=lambda r: (r.rating is None, -(r.rating or 0.0), r.name, r.entrant_id))
+    return rows
+
+
+def standings_json(rows: Sequence[LadderRow]) -> list[dict[str, Any]]:
+    """The rows as JSON: ratings to 0.1, luck to 0.01."""
+    out = []
+    for r in rows:
+        d = asdict(r)
+        for k in ("rating", "low", "high"):
+            d[k] = None if d[k] is None else round(d[k], 1)
+        for k in ("luck_change", "luck_low", "luck_high"):
+            d[k] = None if d[k] is None else round(d[k], 2)
+        out.append(d)
+    return out
+
+
+# ------------------------------------------------------------------ verification
+
+
+@dataclass
+class EpochCheck:
+    """One epoch's verification: ``state`` ``verified``, ``failed``, ``open`` (key still secret) or
+    ``playing`` (closed, games still to play); ``lines`` what was found."""
+
+    epoch: int
+    name: str
+    state: str
+    lines: list[str] = field(default_factory=list)
+
+
+_NAME = re.compile(r"^(.*):epoch-(\d+)$")
+
+
+def verify_ladder(store, ladder_id: int) -> list[EpochCheck]:
+    """Verify every closed epoch whose games are final with the seasons' verification (``league.verify``:
+    the published key against the commitment, every seed, replay, result and the chain), and that each
+    epoch's chain opens with its commitment and then the previous epoch's commitment and chain head,
+    before any game (rules §5.1). The open epoch and closed ones still playing are listed, not verified."""
+    from league.verify import CannotVerify, verify_season
+
+    checks: list[EpochCheck] = []
+    previous = None
+    for epoch in store.ladders.epochs(ladder_id):
+        check = EpochCheck(epoch.epoch, epoch.name, "open")
+        entries = store.ladders.chain_start(epoch.id)
+        problems = []
+        if len(entries) < 2 or entries[0]["kind"] != "season" or entries[1]["kind"] != "epoch":
+            problems.append("its chain does not open with its commitment and the epoch entry")
+        else:
+            if entries[0].get("commitment") != epoch.commitment:
+                problems.append(f"chain entry 0 commits to {entries[0].get('commitment')}, the epoch to "
+                                f"{epoch.commitment}")
+            before = entries[1].get("previous")
+            want = None if previous is None else previous.commitment
+            if (before or {}).get("commitment") != want:
+                problems.append(f"its epoch entry names the previous commitment {(before or {}).get('commitment')}, "
+                                f"the previous epoch's is {want}")
+        closed = (epoch.config or {}).get("ladder_epoch", {}).get("closed", False)
+        if problems:
+            check.state, check.lines = "failed", problems
+        elif not closed:
+            check.lines = [f"open: its commitment {epoch.commitment} is published; its key is shown once it "
+                           "closes and its games are final"]
+        elif store.revealed_key(epoch.id) is None:
+            check.state, check.lines = "playing", ["closed; games still to play: its key is not published yet"]
+        else:
+            try:
+                report = verify_season(store, epoch)
+            except CannotVerify as exc:
+                check.state, check.lines = "failed", [str(exc)]
+            else:
+                check.state = "verified" if report.ok else "failed"
+                check.lines = report.lines()
+        checks.append(check)
+        previous = epoch
+    return checks

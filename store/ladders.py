@@ -1,0 +1,469 @@
+"""Ladders: always-on competitions played in epochs, their entrants and their rating history (rules §5).
+
+A ladder (``store.models.Ladder``) is a game with fixed parameters, time control and
+settings. Its games are played in **epochs**, and an epoch is a season
+(``seasons.ladder_id``, ``seasons.epoch``) with its own key, commitment, chance
+scheme and chain (``store.chain``), so claims, leases, workers, sealing, the audit
+and ``league.verify`` are the seasons' own. An epoch is opened with no game; the
+ladder's runner appends tables to the open epoch (:meth:`Ladders.append_games`,
+compare-and-append, safe when several runners race) until it closes it by opening
+the next (:meth:`Ladders.open_epoch`). A closed epoch's key is published once all
+its games are final (``league.policy.Policy.key_is_public``), exactly as a finished
+season's; an open epoch's never.
+
+Entrants (``store.models.LadderEntrant``) are bot versions: :meth:`Ladders.sync_entrants`
+enters every active bot registered for the ladder's game with its current version,
+marks its other versions superseded, and its entrants retired once it is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from referee.chance import PER_DEAL, SCHEMES
+from store.bots import check_game_name
+from store.chain import append, season_entry
+from store.db import NameTaken, NotFound
+from store.models import (
+    Bot,
+    ChainEntry,
+    Game,
+    GameSeat,
+    GameStatus,
+    Ladder,
+    LadderEntrant,
+    LadderRating,
+    Season,
+    SeasonBotStatus,
+    SeasonStatus,
+    utcnow,
+)
+from store.policy import LeaguePolicy
+from store.seasons import SeasonInfo, Seasons, check_tables, season_info
+from store.session import Database
+
+#: The key of a ladder epoch's own entry in its season's config.
+EPOCH_KEY = "ladder_epoch"
+
+
+@dataclass(frozen=True)
+class LadderInfo:
+    """A ladder (``store.models.Ladder``); ``game`` a game name (``referee.games``)."""
+
+    id: int
+    name: str
+    game: str
+    params: dict[str, Any]
+    time_control: dict[str, Any]
+    config: dict[str, Any]
+    status: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class EntrantInfo:
+    """A bot version entered in a ladder (``store.models.LadderEntrant``), with its bot's name and capacity.
+    ``active``: neither superseded nor retired (it is scheduled)."""
+
+    id: int
+    ladder_id: int
+    bot_id: int
+    name: str
+    version: str
+    capacity: int
+    joined_at: datetime
+    superseded_at: datetime | None
+    retired_at: datetime | None
+
+    @property
+    def active(self) -> bool:
+        return self.superseded_at is None and self.retired_at is None
+
+    @property
+    def label(self) -> str:
+        """``name@version``."""
+        return f"{self.name}@{self.version}"
+
+
+@dataclass(frozen=True)
+class LadderGame:
+    """A game of a ladder as its matchmaker and fit read it: ``id``, the epoch's season and the game's
+    number there, its status, and per seat ``(bot id, version played or None before a claim, place or None)``."""
+
+    id: int
+    season_id: int
+    number: int
+    status: GameStatus
+    seats: tuple[tuple[int, str | None, int | None], ...]
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """One snapshot of an entrant's ladder rating: after ``games`` rated games of the ladder."""
+
+    entrant_id: int
+    games: int
+    played: int
+    rating: float
+    sd: float
+    at: datetime
+
+
+def ladder_info(row: Ladder) -> LadderInfo:
+    return LadderInfo(row.id, row.name, row.game, row.params, row.time_control, dict(row.config or {}),
+                      row.status, row.created_at)
+
+
+def epoch_name(ladder: str, epoch: int) -> str:
+    """The season name of a ladder's epoch: ``<ladder>:epoch-<n>``."""
+    return f"{ladder}:epoch-{epoch}"
+
+
+class Ladders:
+    """The ladders over one :class:`~store.session.Database`; ``seasons`` appends to epochs."""
+
+    def __init__(self, db: Database, policy: LeaguePolicy, seasons: Seasons) -> None:
+        self._db = db
+        self._policy = policy
+        self._seasons = seasons
+
+    # ----------------------------------------------------------- ladders
+
+    def create_ladder(self, name: str, game: str, params: dict[str, Any], time_control: dict[str, Any],
+                      config: dict[str, Any]) -> int:
+        """Store a ladder (no epoch yet: :meth:`open_epoch` opens the first); returns its id.
+        Raises NameTaken if a ladder or season has the name, ValueError for an unknown game."""
+        game = check_game_name(game)
+        try:
+            with self._db.write() as s:
+                if s.scalar(select(Ladder.id).where(Ladder.name == name)) is not None or \
+                        s.scalar(select(Season.id).where(Season.name == name)) is not None:
+                    raise NameTaken(f"a ladder or season named {name!r} exists already")
+                row = Ladder(name=name, game=game, params=params, time_control=time_control, config=config,
+                             status="open", created_at=utcnow())
+                s.add(row)
+                s.flush()
+                return row.id
+        except IntegrityError as e:
+            raise NameTaken(f"a ladder named {name!r} exists already") from e
+
+    def get_ladder(self, ladder_id: int) -> LadderInfo | None:
+        with self._db.read() as s:
+            row = s.get(Ladder, ladder_id)
+            return ladder_info(row) if row else None
+
+    def get_ladder_by_name(self, name: str) -> LadderInfo | None:
+        with self._db.read() as s:
+            row = s.scalar(select(Ladder).where(Ladder.name == name))
+            return ladder_info(row) if row else None
+
+    def list_ladders(self) -> list[LadderInfo]:
+        with self._db.read() as s:
+            return [ladder_info(r) for r in s.scalars(select(Ladder).order_by(Ladder.id))]
+
+    # ------------------------------------------------------------ epochs
+
+    def epochs(self, ladder_id: int) -> list[SeasonInfo]:
+        """The ladder's epochs (seasons), first to last."""
+        with self._db.read() as s:
+            return [season_info(x) for x in s.scalars(
+                select(Season).where(Season.ladder_id == ladder_id).order_by(Season.epoch))]
+
+    def current_epoch(self, ladder_id: int) -> SeasonInfo | None:
+        """The ladder's open epoch (its last), or None before the first is opened."""
+        with self._db.read() as s:
+            row = s.scalar(select(Season).where(Season.ladder_id == ladder_id).order_by(Season.epoch.desc()).limit(1))
+            return season_info(row) if row else None
+
+    def open_epoch(self, ladder_id: int, epoch: int, key: bytes, config: dict[str, Any],
+                   chance_scheme: str = PER_DEAL) -> int | None:
+        """Close the ladder's epoch ``epoch - 1`` (if any) and open epoch ``epoch`` in one transaction:
+        a season with no game yet, ``key`` (32 bytes, never shown until the epoch is closed and all its
+        games are final) and its commitment (public now), ``config`` (the scheduler's: table sizes,
+        duplicate, suspension) with the epoch's own entry (:data:`EPOCH_KEY`). Its chain starts with the
+        season entry (the commitment) and an ``epoch`` entry naming the previous epoch's commitment and
+        chain head, so each epoch's commitment is chained before any game of it (rules §5.1).
+        Returns the new season id, or None if the ladder's last epoch is not ``epoch - 1`` (another
+        runner opened it first: nothing written). Raises NotFound for an unknown ladder, ValueError for
+        a bad key or scheme."""
+        if len(key) != self._policy.key_bytes:
+            raise ValueError(f"an epoch key has {self._policy.key_bytes} bytes, got {len(key)}")
+        if chance_scheme not in SCHEMES:
+            raise ValueError(f"unknown chance scheme {chance_scheme!r}; expected one of {SCHEMES}")
+        try:
+            with self._db.write() as s:
+                ladder = s.execute(select(Ladder).where(Ladder.id == ladder_id).with_for_update()).scalar_one_or_none()
+                if ladder is None:
+                    raise NotFound(f"no ladder with id {ladder_id}")
+                last = s.execute(select(Season).where(Season.ladder_id == ladder_id).order_by(Season.epoch.desc())
+                                 .limit(1).with_for_update()).scalar_one_or_none()
+                if (last.epoch if last is not None else 0) != epoch - 1:
+                    return None
+                previous: dict[str, Any] | None = None
+                if last is not None:
+                    last.config = {**(last.config or {}), EPOCH_KEY: {**(last.config or {}).get(EPOCH_KEY, {}),
+                                                                      "closed": True}}
+                    previous = {"epoch": last.epoch, "commitment": last.commitment, "chain_head": last.chain_head,
+                                "chain_length": last.chain_length}
+                now = utcnow()
+                season = Season(name=epoch_name(ladder.name, epoch), game=ladder.game, params=ladder.params,
+                                time_control=ladder.time_control, seed=0, reproducible=False,
+                                config={**config, EPOCH_KEY: {"ladder": ladder.name, "epoch": epoch, "closed": False,
+                                                              "opened_at": now.isoformat()}},
+                                status=SeasonStatus.SCHEDULED, deal_key=key.hex(), chance_scheme=chance_scheme,
+                                commitment=self._policy.commitment(key, chance_scheme), chain_length=0,
+                                ladder_id=ladder_id, epoch=epoch, created_at=now)
+                s.add(season)
+                s.flush()
+                conn = s.connection()
+                append(conn, season, self._policy, season_entry(season, []))
+                append(conn, season, self._policy, {"kind": "epoch", "ladder": ladder.name, "epoch": epoch,
+                                                     "opened_at": now.isoformat(), "previous": previous})
+                return season.id
+        except IntegrityError:  # a concurrent opening of the same epoch
+            return None
+
+    def append_games(self, season_id: int, games: Sequence[tuple[int, Sequence[int]]], expected_games: int,
+                     deal_groups: Sequence[int] | None = None) -> bool:
+        """Append ``games`` (``(seed, [bot id per seat])``) to a ladder's open epoch, as
+        ``store.seasons.Seasons.extend_season`` does, if the epoch is still open and has exactly
+        ``expected_games`` games; else nothing is written (False): another runner appended or closed it
+        first, or a bot of them was retired meanwhile (it is never dealt in).
+        Raises NotFound for an unknown season or one that is not a ladder's epoch."""
+        bot_ids = check_tables(games, "added game")
+        groups: list[int | None] = list(deal_groups) if deal_groups is not None else [None] * len(games)
+        if len(groups) != len(games):
+            raise ValueError(f"{len(groups)} deal groups for {len(games)} games")
+        with self._db.write() as s:
+            season = s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one_or_none()
+            if season is None or season.ladder_id is None:
+                raise NotFound(f"no ladder epoch with id {season_id}")
+            if (season.config or {}).get(EPOCH_KEY, {}).get("closed"):
+                return False
+            retired = s.scalars(select(Bot.name).where(Bot.id.in_(bot_ids), Bot.retired_at.is_not(None))).all()
+            if retired:
+                return False
+            return self._seasons.extend_locked(s, season, dict(season.config or {}), games, expected_games, groups,
+                                               bot_ids)
+
+    # ---------------------------------------------------------- entrants
+
+    def sync_entrants(self, ladder_id: int) -> list[EntrantInfo]:
+        """Bring the ladder's entrants up to date in one transaction and return them all (by id): every
+        bot not retired and registered for the ladder's game is entered with its current version (a new
+        entrant when that version is new); its other versions are superseded; every entrant of a retired
+        bot is retired (rules §5.2). Raises NotFound for an unknown ladder."""
+        if not self._entrants_stale(ladder_id):
+            return self.entrants(ladder_id)  # the common case: a read, no write lock
+        with self._db.write() as s:
+            ladder = s.get(Ladder, ladder_id)
+            if ladder is None:
+                raise NotFound(f"no ladder with id {ladder_id}")
+            now = utcnow()
+            bots = s.execute(select(Bot.id, Bot.version, Bot.games, Bot.retired_at)).all()
+            entrants = s.execute(select(LadderEntrant).where(LadderEntrant.ladder_id == ladder_id)).scalars().all()
+            have = {(e.bot_id, e.version): e for e in entrants}
+            for bot_id, version, games, retired_at in bots:
+                if retired_at is not None:
+                    for e in entrants:
+                        if e.bot_id == bot_id and e.retired_at is None:
+                            e.retired_at = retired_at
+                    continue
+                if ladder.game not in (games or []):
+                    continue
+                if (bot_id, version) not in have:
+                    e = LadderEntrant(ladder_id=ladder_id, bot_id=bot_id, version=version, joined_at=now)
+                    s.add(e)
+                    have[(bot_id, version)] = e
+                for e in entrants:
+                    if e.bot_id == bot_id and e.version != version and e.superseded_at is None:
+                        e.superseded_at = now
+                current = have[(bot_id, version)]
+                if current.superseded_at is not None:  # a version declared again: it is the current one again
+                    current.superseded_at = None
+            s.flush()
+        return self.entrants(ladder_id)
+
+    def _entrants_stale(self, ladder_id: int) -> bool:
+        """Whether :meth:`sync_entrants` has anything to write (read only)."""
+        with self._db.read_rows() as conn:
+            game = conn.scalar(select(Ladder.game).where(Ladder.id == ladder_id))
+            if game is None:
+                return True  # the write path raises NotFound
+            bots = conn.execute(select(Bot.id, Bot.version, Bot.games, Bot.retired_at)).all()
+            rows = conn.execute(select(LadderEntrant.bot_id, LadderEntrant.version, LadderEntrant.superseded_at,
+                                       LadderEntrant.retired_at).where(LadderEntrant.ladder_id == ladder_id)).all()
+        current = {(bot, version) for bot, version, games, retired in bots if retired is None and game in (games or [])}
+        retired = {bot for bot, _, _, r in bots if r is not None}
+        for bot, version, superseded, gone in rows:
+            if gone is None and bot in retired:
+                return True
+            if bot not in retired and (superseded is None) != ((bot, version) in current) and \
+                    any(b == bot for b, _ in current):
+                return True
+        return bool(current - {(bot, version) for bot, version, _, _ in rows})
+
+    def add_played_versions(self, ladder_id: int, pairs: Iterable[tuple[int, str]]) -> None:
+        """Enter ``(bot id, version)`` pairs that played in the ladder but have no entrant (a version a
+        bot declared and left between two refills): as superseded entrants, so their games are rated."""
+        pairs = set(pairs)
+        if not pairs:
+            return
+        with self._db.write() as s:
+            have = set(tuple(r) for r in s.execute(select(LadderEntrant.bot_id, LadderEntrant.version)
+                                 .where(LadderEntrant.ladder_id == ladder_id)).all())
+            now = utcnow()
+            for bot_id, version in sorted(pairs - have):
+                s.add(LadderEntrant(ladder_id=ladder_id, bot_id=bot_id, version=version, joined_at=now,
+                                    superseded_at=now))
+
+    def entrants(self, ladder_id: int) -> list[EntrantInfo]:
+        """Every entrant of the ladder (active, superseded and retired), by id."""
+        with self._db.read_rows() as conn:
+            rows = conn.execute(select(LadderEntrant.id, LadderEntrant.ladder_id, LadderEntrant.bot_id, Bot.name,
+                                       LadderEntrant.version, Bot.capacity, LadderEntrant.joined_at,
+                                       LadderEntrant.superseded_at, LadderEntrant.retired_at)
+                                .join(Bot, Bot.id == LadderEntrant.bot_id)
+                                .where(LadderEntrant.ladder_id == ladder_id).order_by(LadderEntrant.id)).all()
+        return [EntrantInfo(*row) for row in rows]
+
+    # ------------------------------------------------------------- games
+
+    def open_games(self, ladder_id: int) -> tuple[int, dict[int, int]]:
+        """``(pending games, {bot id: its tables pending or running})`` over all the ladder's epochs; a table
+        is a deal group (a duplicate table's rotations are played one after another, ``store.sealing``)."""
+        open_ = (GameStatus.PENDING, GameStatus.RUNNING)
+        ids = select(Season.id).where(Season.ladder_id == ladder_id).scalar_subquery()
+        with self._db.read_rows() as conn:
+            pending = conn.scalar(select(func.count()).select_from(Game)
+                                  .where(Game.season_id.in_(ids), Game.status == GameStatus.PENDING)) or 0
+            rows = conn.execute(
+                select(GameSeat.bot_id, Game.season_id, Game.deal_group).distinct()
+                .join(Game, Game.id == GameSeat.game_id)
+                .where(Game.season_id.in_(ids), Game.status.in_(open_))).all()
+        per_bot: dict[int, int] = {}
+        for bot, _, _ in rows:
+            per_bot[bot] = per_bot.get(bot, 0) + 1
+        return pending, per_bot
+
+    def chain_start(self, season_id: int, entries: int = 2) -> list[dict[str, Any]]:
+        """The first ``entries`` entries of a season's chain, parsed (an epoch's: its season and epoch entries)."""
+        with self._db.read_rows() as conn:
+            texts = conn.scalars(select(ChainEntry.entry).where(ChainEntry.season_id == season_id)
+                                 .order_by(ChainEntry.seq).limit(entries)).all()
+        return [json.loads(t) for t in texts]
+
+    def pending_attempts(self, ladder_id: int) -> dict[int, int]:
+        """``{game id: attempts so far}`` of every pending game of the ladder (all epochs), by id: as
+        ``Seasons.pending_attempts`` for the Celery follower."""
+        ids = select(Season.id).where(Season.ladder_id == ladder_id).scalar_subquery()
+        with self._db.read_rows() as conn:
+            return dict(conn.execute(select(Game.id, Game.attempts).where(
+                Game.season_id.in_(ids), Game.status == GameStatus.PENDING).order_by(Game.id)).all())
+
+    def pending_deferrals(self, ladder_id: int) -> dict[int, int]:
+        """``{game id: deferrals}`` of the ladder's pending games deferred at least once (rules §4.9)."""
+        ids = select(Season.id).where(Season.ladder_id == ladder_id).scalar_subquery()
+        with self._db.read_rows() as conn:
+            return dict(conn.execute(select(Game.id, Game.deferrals).where(
+                Game.season_id.in_(ids), Game.status == GameStatus.PENDING, Game.deferrals > 0)).all())
+
+    def ladder_progress(self, ladder_id: int) -> dict[str, int]:
+        """Games per status over all the ladder's epochs (as ``season_progress``), with ``total``."""
+        ids = select(Season.id).where(Season.ladder_id == ladder_id).scalar_subquery()
+        with self._db.read_rows() as conn:
+            counts = {st.value: 0 for st in GameStatus}
+            for status, n in conn.execute(select(Game.status, func.count()).where(Game.season_id.in_(ids))
+                                          .group_by(Game.status)):
+                counts[GameStatus(status).value] = n
+        counts["total"] = sum(counts.values())
+        return counts
+
+    def ladder_games(self, ladder_id: int, after_id: int = 0, status: Sequence[GameStatus] | None = None,
+                     limit: int | None = None) -> list[LadderGame]:
+        """The ladder's games with an id above ``after_id`` (all epochs, by id), of the given statuses
+        (default all), with their seats; ``limit`` games at most."""
+        q = (select(Game.id, Game.season_id, Game.number, Game.status).join(Season, Season.id == Game.season_id)
+             .where(Season.ladder_id == ladder_id, Game.id > after_id).order_by(Game.id))
+        if status is not None:
+            q = q.where(Game.status.in_(list(status)))
+        if limit is not None:
+            q = q.limit(limit)
+        with self._db.read_rows() as conn:
+            games = conn.execute(q).all()
+            if not games:
+                return []
+            first, last = games[0].id, games[-1].id
+            seats: dict[int, list[tuple[int, str | None, int | None]]] = {}
+            for gid, bot, version, place in conn.execute(
+                    select(GameSeat.game_id, GameSeat.bot_id, GameSeat.version, GameSeat.place)
+                    .join(Game, Game.id == GameSeat.game_id).join(Season, Season.id == Game.season_id)
+                    .where(Season.ladder_id == ladder_id, GameSeat.game_id.between(first, last))
+                    .order_by(GameSeat.game_id, GameSeat.seat)):
+                seats.setdefault(gid, []).append((bot, version, place))
+        return [LadderGame(g.id, g.season_id, g.number, GameStatus(g.status), tuple(seats.get(g.id, ())))
+                for g in games]
+
+    def marked_bots(self, season_id: int) -> dict[int, str]:
+        """``{bot id: why}`` of the bots an epoch marks not answering or suspended (rules §4.9)."""
+        with self._db.read_rows() as conn:
+            rows = conn.execute(select(SeasonBotStatus.bot_id, SeasonBotStatus.reason, SeasonBotStatus.suspended_at)
+                                .where(SeasonBotStatus.season_id == season_id,
+                                       (SeasonBotStatus.unavailable_since.is_not(None))
+                                       | (SeasonBotStatus.suspended_at.is_not(None)))).all()
+        return {bot: ("suspended: " if suspended else "") + (why or "did not answer") for bot, why, suspended in rows}
+
+    # ----------------------------------------------------- rating history
+
+    def add_rating_points(self, ladder_id: int, games: int,
+                          points: Mapping[int, tuple[int, float, float]]) -> int:
+        """Store a snapshot of the ratings after ``games`` rated games: ``{entrant id: (its games, rating,
+        sd)}``. A snapshot an entrant already has at that ``games`` is kept (several runners): returns
+        how many were written."""
+        if not points:
+            return 0
+        with self._db.write() as s:
+            have = set(s.scalars(select(LadderRating.entrant_id).where(
+                LadderRating.ladder_id == ladder_id, LadderRating.games == games)))
+            rows = [{"ladder_id": ladder_id, "entrant_id": e, "games": games, "played": p, "rating": r, "sd": sd,
+                     "at": utcnow()} for e, (p, r, sd) in sorted(points.items()) if e not in have]
+            if rows:
+                s.execute(insert(LadderRating), rows)
+            return len(rows)
+
+    def rating_history(self, ladder_id: int, entrant_id: int | None = None) -> list[RatingPoint]:
+        """The ladder's rating snapshots (of one entrant, or all), by entrant and games."""
+        q = select(LadderRating.entrant_id, LadderRating.games, LadderRating.played, LadderRating.rating,
+                   LadderRating.sd, LadderRating.at).where(LadderRating.ladder_id == ladder_id)
+        if entrant_id is not None:
+            q = q.where(LadderRating.entrant_id == entrant_id)
+        with self._db.read_rows() as conn:
+            return [RatingPoint(*row) for row in conn.execute(q.order_by(LadderRating.entrant_id, LadderRating.games))]
+
+    def last_rating_games(self, ladder_id: int) -> int:
+        """The ``games`` of the ladder's latest rating snapshot (-1: none)."""
+        with self._db.read_rows() as conn:
+            return conn.scalar(select(func.max(LadderRating.games)).where(LadderRating.ladder_id == ladder_id)) or -1
+
+    # ------------------------------------------------------ fit checkpoint
+
+    def fit_checkpoint(self, ladder_id: int) -> tuple[str | None, int]:
+        """The ratings fit's checkpoint (JSON text or None) and the last game id it covers (-1: none)."""
+        with self._db.read_rows() as conn:
+            row = conn.execute(select(Ladder.fit_checkpoint, Ladder.fit_through).where(Ladder.id == ladder_id)).one_or_none()
+        if row is None:
+            raise NotFound(f"no ladder with id {ladder_id}")
+        return row.fit_checkpoint, row.fit_through
+
+    def save_fit_checkpoint(self, ladder_id: int, checkpoint: str, through: int) -> bool:
+        """Store the fit's checkpoint covering games up to id ``through`` if it moves the stored one forward."""
+        with self._db.write_rows() as conn:
+            return conn.execute(update(Ladder).where(and_(Ladder.id == ladder_id, Ladder.fit_through < through))
+                                .values(fit_checkpoint=checkpoint, fit_through=through)).rowcount == 1

@@ -1,0 +1,94 @@
+"""`cardarena ladder` end to end on the local pool, with real gRPC bots: create (and its one-line errors),
+run bounded by --games, resume after SIGTERM, standings (table and JSON), list, verify (rules §5)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from league.policy import POLICY
+from referee.bots import load_bot
+from store import open_store
+
+REPO = Path(__file__).parents[2]
+
+
+@pytest.fixture
+def lite(tmp_path: Path, bot_server) -> str:
+    """A SQLite store with three Slippery Sam bots served on 127.0.0.1 (real gRPC servers)."""
+    url = f"sqlite:///{tmp_path / 'ladder.db'}"
+    store = open_store(url, policy=POLICY)
+    for i, name in enumerate(("odds", "random", "odds")):
+        store.register_bot(f"{name}-{i}", bot_server(load_bot(name, i)), "1", "tests", ["slippery-sam"], capacity=4)
+    store.close()
+    return url
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_ladder_create_refuses_bad_input_in_one_line(lite: str, capsys: pytest.CaptureFixture[str]) -> None:
+    for args, words in [(["--game", "chess"], "unknown game"), (["--game", "slippery-sam", "--tables", "9"], "seats"),
+                        (["--game", "slippery-sam", "--tables", "x"], "whole numbers"),
+                        (["--game", "slippery-sam", "--suspend-after", "0"], "--suspend-after")]:
+        code, out, err = cli(capsys, "ladder", "create", "lad", *args, "--db", lite)
+        assert code == 2 and words in err and len(err.strip().splitlines()) == 1, (args, err)
+    assert cli(capsys, "ladder", "create", "lad", "--game", "slippery-sam", "--tables", "3", "--db", lite)[0] == 0
+    code, _, err = cli(capsys, "ladder", "create", "lad", "--game", "slippery-sam", "--db", lite)
+    assert code == 2 and "exists already" in err
+    code, _, err = cli(capsys, "ladder", "standings", "nope", "--db", lite)
+    assert code == 1 and "no ladder named 'nope'" in err
+
+
+def test_run_standings_list_verify_and_resume_after_sigterm(lite: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(capsys, "ladder", "create", "lad", "--game", "slippery-sam", "--tables", "3", "--param",
+                       "orbits=1", "--epoch-games", "6", "--pending", "3", "--db", lite)
+    assert code == 0 and "3 entrant(s)" in out and "commitment" in out
+    code, out, _ = cli(capsys, "ladder", "run", "lad", "--workers", "1", "--games", "8", "--db", lite)
+    assert code == 0 and "final in this run" in out and "placing: " in out
+    store = open_store(lite, policy=POLICY)
+    lid = store.ladders.get_ladder_by_name("lad").id
+    first = store.ladders.ladder_progress(lid)
+    assert first["done"] >= 8 and first["pending"] == first["running"] == 0
+
+    # a long run stopped by SIGTERM: clean, its games released, and a new run goes on
+    command = [sys.executable, "-m", "cli.main", "ladder", "run", "lad", "--workers", "1", "--db", lite]
+    run = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while store.ladders.ladder_progress(lid)["done"] < first["done"] + 3:
+            assert time.monotonic() < deadline and run.poll() is None, run.stderr.read() if run.poll() is not None else ""
+            time.sleep(0.1)
+        run.send_signal(signal.SIGTERM)
+        out, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            run.kill()
+    assert run.returncode == 130 and err.strip() == "cardarena: aborted", (out, err)
+    assert "again to resume the ladder" in out and "cardarena ladder run lad" in out
+    assert store.ladders.ladder_progress(lid)["running"] == 0  # released on the way out
+    before = store.ladders.ladder_progress(lid)["done"]
+    code, out, _ = cli(capsys, "ladder", "run", "lad", "--workers", "1", "--games", "3", "--db", lite)
+    assert code == 0 and store.ladders.ladder_progress(lid)["done"] >= before + 3
+
+    code, out, _ = cli(capsys, "ladder", "standings", "lad", "--json", "--db", lite)
+    data = json.loads(out)
+    assert data["ladder"] == "lad" and len(data["standings"]) == 3
+    assert all(row["rating"] is not None and row["low"] < row["rating"] < row["high"] for row in data["standings"])
+    assert sum(row["games"] for row in data["standings"]) == 3 * data["progress"]["done"]
+    assert any(row["history"] for row in data["standings"])
+    code, out, _ = cli(capsys, "ladder", "list", "--db", lite)
+    assert code == 0 and "lad" in out and "slippery-sam" in out
+    code, out, _ = cli(capsys, "ladder", "verify", "lad", "--db", lite)
+    assert code == 0 and ": verified" in out and "0 failed" in out, out
+    store.close()

@@ -1,0 +1,103 @@
+"""The ladder's store layer (rules §5), on both databases: epochs as seasons, compare-and-append,
+entrants as bot versions, retirement in one transaction, keys published only for closed epochs."""
+
+from __future__ import annotations
+
+from league import fairness
+from store import GameStatus, Store
+from store.db import NameTaken
+from tests.store.conftest import finish
+
+CONFIG = {"table_sizes": [3], "duplicate": False, "suspend_after_s": 60.0}
+
+
+def ladder(store: Store, name: str = "lad") -> tuple[int, int, bytes]:
+    lid = store.ladders.create_ladder(name, "svara", {"hands": 5}, {"deadline_ms": 1000}, dict(CONFIG))
+    key = fairness.key_from_seed(7)
+    sid = store.ladders.open_epoch(lid, 1, key, dict(CONFIG))
+    assert sid is not None
+    return lid, sid, key
+
+
+def test_a_ladder_name_is_unique_and_its_epoch_is_a_season(store: Store, bots: list[int]) -> None:
+    lid, sid, key = ladder(store)
+    try:
+        store.ladders.create_ladder("lad", "svara", {}, {}, {})
+    except NameTaken as exc:
+        assert "lad" in str(exc)
+    else:
+        raise AssertionError("a second ladder of the same name was stored")
+    season = store.get_season(sid)
+    assert season is not None and (season.ladder_id, season.epoch) == (lid, 1)
+    assert season.commitment == fairness.commitment(key, season.chance_scheme)
+    assert store.ladders.current_epoch(lid).id == sid
+    head = store.chain_head(sid)
+    assert head.length == 2  # the season entry (its commitment) and the epoch entry, before any game
+    # a second opening of epoch 1 (another runner) writes nothing
+    assert store.ladders.open_epoch(lid, 1, fairness.key_from_seed(8), dict(CONFIG)) is None
+
+
+def test_append_is_compare_and_append_and_closed_epochs_take_nothing(store: Store, bots: list[int]) -> None:
+    a, b, c, d = bots
+    lid, sid, key = ladder(store)
+    assert store.ladders.append_games(sid, [(11, [a, b, c])], 0)
+    assert not store.ladders.append_games(sid, [(12, [b, c, d])], 0)  # a racing runner saw 0 games too
+    assert store.season_progress(sid)["total"] == 1
+    sid2 = store.ladders.open_epoch(lid, 2, fairness.key_from_seed(9), dict(CONFIG))
+    assert sid2 is not None and store.ladders.current_epoch(lid).id == sid2
+    assert not store.ladders.append_games(sid, [(12, [b, c, d])], 1)  # epoch 1 is closed
+    assert store.ladders.append_games(sid2, [(12, [b, c, d])], 0)
+    pending, per_bot = store.ladders.open_games(lid)
+    assert pending == 2 and per_bot == {a: 1, b: 2, c: 2, d: 1}
+    # the closed epoch's key is published once its games are final; the open one's never
+    [gid] = store.next_pending(sid)
+    assert store.revealed_key(sid) is None
+    finish(store, gid, [1, 2, 3])
+    assert store.revealed_key(sid) == key
+    [gid2] = store.next_pending(sid2)
+    finish(store, gid2, [1, 2, 3])
+    assert store.get_season(sid2).status == "done" and store.revealed_key(sid2) is None
+    assert store.chain_audit(sid).problems == [] and store.chain_audit(sid2).problems == []
+
+
+def test_entrants_are_bot_versions(store: Store, bots: list[int]) -> None:
+    a, b, c, d = bots
+    other = store.register_bot("e", "127.0.0.1:5999", "1", "tests", ["rummy"])  # not for svara: not entered
+    lid, sid, _ = ladder(store)
+    entrants = store.ladders.sync_entrants(lid)
+    assert sorted(e.bot_id for e in entrants) == sorted(bots) and other not in {e.bot_id for e in entrants}
+    assert all(e.active and e.version == "1.0" for e in entrants)
+    store.update_bot(a, version="2.0")
+    entrants = store.ladders.sync_entrants(lid)
+    mine = {e.version: e for e in entrants if e.bot_id == a}
+    assert set(mine) == {"1.0", "2.0"} and mine["2.0"].active and mine["1.0"].superseded_at is not None
+    assert store.ladders.sync_entrants(lid) == entrants  # nothing new: the same rows
+
+
+def test_retiring_a_bot_withdraws_its_pending_ladder_games_at_once(store: Store, bots: list[int]) -> None:
+    a, b, c, d = bots
+    lid, sid, _ = ladder(store)
+    store.ladders.sync_entrants(lid)
+    assert store.ladders.append_games(sid, [(11, [a, b, c]), (12, [b, c, d]), (13, [a, c, d])], 0)
+    running = store.claim_game(store.next_pending(sid)[0], "w", 60)  # a's first game has started: it counts
+    withdrawn = store.retire_bot(a)
+    assert len(withdrawn) == 1
+    game = store.get_game(withdrawn[0])
+    assert game.status == GameStatus.NOT_PLAYED and game.detail.startswith("a suspended from the season: retired")
+    assert store.get_game(running.game_id).status == GameStatus.RUNNING
+    assert all(e.retired_at is not None for e in store.ladders.entrants(lid) if e.bot_id == a)
+    assert not store.ladders.append_games(sid, [(14, [a, b, c])], 3)  # never dealt in again
+    assert store.chain_audit(sid).problems == []
+
+
+def test_rating_history_keeps_one_snapshot_per_entrant_and_games(store: Store, bots: list[int]) -> None:
+    lid, sid, _ = ladder(store)
+    e1, e2, *_ = store.ladders.sync_entrants(lid)
+    assert store.ladders.add_rating_points(lid, 10, {e1.id: (5, 1510.0, 80.0), e2.id: (5, 1490.0, 80.0)}) == 2
+    assert store.ladders.add_rating_points(lid, 10, {e1.id: (5, 1511.0, 80.0)}) == 0
+    store.ladders.add_rating_points(lid, 20, {e1.id: (9, 1520.0, 60.0)})
+    history = store.ladders.rating_history(lid, e1.id)
+    assert [(p.games, p.rating) for p in history] == [(10, 1510.0), (20, 1520.0)]
+    assert store.ladders.last_rating_games(lid) == 20
+    assert store.ladders.save_fit_checkpoint(lid, "{}", 5) and not store.ladders.save_fit_checkpoint(lid, "{}", 5)
+    assert store.ladders.fit_checkpoint(lid) == ("{}", 5)
