@@ -75,6 +75,12 @@ from itertools import permutations
 SCALE: float = 400.0 / math.log(10.0)
 #: Largest rating variance the matchmaker uses (the ratings' prior: 1000 Elo points sd), Elo points squared.
 MAX_VARIANCE: float = 1000.0 ** 2
+#: ``W = ceil(SEAT_FACTOR N / k)``: an entrant is due after SEAT_FACTOR times the tables between its games at a fair share.
+SEAT_FACTOR: float = 3.0
+#: ``T = ceil(PAIR_FACTOR N (N-1) / (k (k-1)))``: a pair is overdue after PAIR_FACTOR times the tables a covering needs.
+PAIR_FACTOR: float = 4.0
+#: Tables of at least this many seats keep their first seat for the least certain entrant (step 1).
+ANCHOR_SEAT_FROM: int = 4
 #: Tables with at most this many seats are seated by trying every seating; larger ones greedily.
 EXACT_SEATING: int = 6
 
@@ -144,19 +150,22 @@ def pair(a: int, b: int) -> tuple[int, int]:
 
 def seat_deadline(n: int, size: int) -> int:
     """``W``: tables after its last seat at which an entrant is due, ``ceil(2 n / size)`` (at least 1)."""
-    return max(1, math.ceil(2 * n / size))
+    return max(1, math.ceil(SEAT_FACTOR * n / size))
 
 
 def pair_deadline(n: int, size: int) -> int:
     """``T``: tables after its last meeting at which a pair is overdue, ``ceil(2 n (n-1) / (size (size-1)))``
     (at least 1): twice the tables in which a perfect covering design seats every pair once."""
-    return max(1, math.ceil(2 * n * (n - 1) / (size * (size - 1))))
+    return max(1, math.ceil(PAIR_FACTOR * n * (n - 1) / (size * (size - 1))))
 
 
 def seat_gap_bound(n: int, size: int) -> int:
     """Most tables between two consecutive seats of an entrant that always has room (module docstring)."""
     w = seat_deadline(n, size)
-    return w + n if size == 2 else w + (n - 1) // (size - 2)
+    if size == 2:
+        return w + n
+    free = size - 2 - (1 if size >= ANCHOR_SEAT_FROM else 0)  # seats left to entrants due, at least
+    return w + (n - 1) // free
 
 
 def pair_gap_bound(n: int, size: int) -> int:
@@ -193,20 +202,26 @@ def choose_table(entrants: Sequence[Entrant], size: int, state: MatchState,
         table.append(e)
         taken.add(e)
 
+    var = {e.id: _variance(e, state, size) for e in ready}
+    if size >= ANCHOR_SEAT_FROM:
+        add(max(ready, key=lambda e: (var[e.id], key[e.id])).id)
     overdue = _overdue_pairs(ready, state, first, key, now - pair_deadline(n, size))
     w = seat_deadline(n, size)
     due = sorted((e.id for e in ready if e.id not in last or now - last[e.id] >= w),
                  key=lambda e: (last.get(e, -1), key[e]))
     pair_first = bool(overdue) and not (size == 2 and due and now % 2 == 1)
     if pair_first:
-        a, b = overdue[0][2], overdue[0][3]
-        add(a)
-        add(b)
+        for x in overdue[0][2:]:
+            if x not in taken:
+                add(x)
+    # entrants due take the seats the bounds count on (all but the anchor's and a pair's), no more
+    due_seats = size - (2 if pair_first or size == 2 else 0) - (1 if size >= ANCHOR_SEAT_FROM else 0)
     for e in due:
-        if len(table) == size:
+        if len(table) == size or due_seats <= 0:
             break
         if e not in taken:
             add(e)
+            due_seats -= 1
     for _, _, a, b in overdue:
         if len(table) == size:
             break
@@ -215,7 +230,7 @@ def choose_table(entrants: Sequence[Entrant], size: int, state: MatchState,
             for x in need:
                 add(x)
     if len(table) < size:
-        _fill_for_information(table, taken, ready, size, state, key)
+        _fill_for_information(table, taken, ready, size, var, key)
     return seat_order(table, state, rng)
 
 
@@ -270,9 +285,8 @@ def _variance(e: Entrant, state: MatchState, size: int) -> float:
 
 
 def _fill_for_information(table: list[int], taken: set[int], ready: Sequence[Entrant], size: int,
-                          state: MatchState, key: dict[int, float]) -> None:
-    """Fill the table's free seats for information (step 4 of the module docstring)."""
-    var = {e.id: _variance(e, state, size) for e in ready}
+                          var: dict[int, float], key: dict[int, float]) -> None:
+    """Fill the table's free seats for information (step 5 of the module docstring)."""
     rating = {e.id: e.rating for e in ready}
     if not table:
         anchor = max(ready, key=lambda e: (var[e.id], key[e.id])).id
