@@ -14,44 +14,47 @@ results) and which entrants are active and have room. The rng only breaks ties.
 
 **How a table is filled** (``N`` entrants given, tables of ``k`` seats; "age" of an
 entrant: tables since it last sat; of a pair: tables since its two last sat at one
-table, or since the later of the two first sat if they never met):
+table, or since the later of the two first sat if they never met; the variance of
+an entrant: its ``sd`` squared, less what its games scheduled since the fit will
+tell, see :attr:`Entrant.rated_games`):
 
-1. *A pair overdue* (age at least ``T = pair_deadline(N, k) = ceil(2 N (N-1) / (k (k-1)))``,
-   twice the tables a perfect covering of all pairs needs): the oldest such pair
-   sits first (ties by the seeded draw).
-2. *Entrants due* (age at least ``W = seat_deadline(N, k) = ceil(2 N / k)``, twice the
-   tables between an entrant's games at its fair share ``k / N``; an entrant that
-   never sat is due at once): the longest waiting fill the free seats.
-3. Further overdue pairs, oldest first, where they fit.
-4. *Information*: if the table is still empty, the entrant whose rating is least
-   certain sits first (largest variance, less what its games scheduled since the
-   fit will tell, see :attr:`Entrant.rated_games`); each free seat then goes to the
-   entrant that adds the most expected information: the sum over the pairs it
-   forms at the table of ``p (1 - p) (v_a^2 + v_b^2)``, where ``p`` is the chance
-   one finishes ahead of the other at the current ratings (the Fisher information
-   of the pair's result) and ``v`` the two rating variances (so the variance it
-   removes). A new entrant (prior sd 1000 Elo points) is thus seated at nearly
-   every table, against opponents near its current estimate, until its rating is
-   about as certain as the others'.
+1. *The least certain entrant* (largest variance) takes the first seat, at tables
+   of ``k >= 4``. A new entrant (prior sd 1000 Elo points) so sits at nearly every
+   table until its rating is about as certain as the others'.
+2. *A pair overdue* (age at least ``T = pair_deadline(N, k) = ceil(4 N (N-1) / (k (k-1)))``,
+   four times the tables a perfect covering of all pairs needs): the oldest such
+   pair sits (ties by the seeded draw).
+3. *Entrants due* (age at least ``W = seat_deadline(N, k) = ceil(3 N / k)``, three times
+   the tables between an entrant's games at its fair share ``k / N``; an entrant that
+   never sat is due at once): the longest waiting take the seats steps 1 and 2 left,
+   at most ``k - 2 - [k >= 4]`` of them when step 2 seated a pair.
+4. Further overdue pairs, oldest first, where they fit.
+5. *Information*: each free seat goes to the entrant that adds the most expected
+   information: the sum over the pairs it forms at the table of
+   ``p (1 - p) (v_a^2 + v_b^2)``, where ``p`` is the chance one finishes ahead of the
+   other at the current ratings (the Fisher information of the pair's result) and
+   ``v`` the two variances (so about the variance it removes): opponents near the
+   least certain entrant's rating. At tables of 2 and 3, the first seat, if still
+   free, goes to the least certain entrant.
 
-For tables of two seats, steps 1 and 2 take turns (step 1 first on tables with an
-even number, step 2 first on odd ones) when both have a claim.
+For tables of two seats, steps 2 and 3 take turns (step 2 first on tables with an
+even number, step 3 first on odd ones) when both have a claim.
 
 **Guarantees**, by construction, for an entrant (a pair: both entrants) given with
-``room >= 1`` at every call, ``N`` the largest number of entrants given and ``k`` the
-table size over the interval (proofs: each table that skips it seats entrants, or
-a pair, that waited at least as long, and each of those then waits less; there
-are at most ``N - 1`` entrants, ``P - 1`` pairs, ``P = N (N-1) / 2``):
+``room >= 1`` at every call, ``N`` the number of distinct entrants given over the
+interval and ``k`` the table size (proofs: each table that skips it seats at least
+``k - 2 - [k >= 4]`` entrants (one pair) that waited at least as long, each of which
+then waits less; there are at most ``N - 1`` entrants, ``P - 1`` pairs, ``P = N (N-1) / 2``):
 
 - *no starvation*: an entrant sits at least once in every
-  ``seat_gap_bound(N, k) = W + floor((N-1) / (k-2))`` consecutive tables (``k >= 3``;
-  ``W + N`` for ``k = 2``), so its share of tables is at least ``1 / seat_gap_bound``,
-  against a fair share of ``k / N`` (N=20, k=4: every 19 tables, fair every 5;
-  N=100, k=4: every 99, fair every 25);
+  ``seat_gap_bound(N, k) = W + floor((N-1) / (k - 2 - [k >= 4]))`` consecutive tables
+  (``W + N`` for ``k = 2``), so its share of tables is at least ``1 / seat_gap_bound``,
+  against a fair share of ``k / N`` (N=20, k=4: every 34 tables, fair every 5;
+  N=100, k=4: every 174, fair every 25);
 - *coverage*: every pair meets at least once in every
   ``pair_gap_bound(N, k) = T + P - 1`` consecutive tables (``T + 2P - 1`` for ``k = 2``)
-  (N=20, k=4: 253; N=100, k=4: 6599). The bound is the worst case; the gaps
-  measured are near ``T`` (``python -m bench.bench_ladder coverage``);
+  (N=20, k=4: 316, T = 127; N=100, k=4: 8249, T = 3300). The bounds are worst
+  cases; the gaps measured stay near ``W`` and ``T`` (``python -m bench.bench_ladder coverage``);
 - *capacity*: only entrants with ``room >= 1`` are seated, each at most once a table;
 - *seats*: :func:`seat_order` gives each entrant, at each table, a seat it has held
   least, as far as the table allows (the seating that minimises the largest excess,
@@ -215,7 +218,7 @@ def choose_table(entrants: Sequence[Entrant], size: int, state: MatchState,
             if x not in taken:
                 add(x)
     # entrants due take the seats the bounds count on (all but the anchor's and a pair's), no more
-    due_seats = size - (2 if pair_first or size == 2 else 0) - (1 if size >= ANCHOR_SEAT_FROM else 0)
+    due_seats = size - (2 if pair_first else 0) - (1 if size >= ANCHOR_SEAT_FROM else 0)
     for e in due:
         if len(table) == size or due_seats <= 0:
             break
@@ -229,6 +232,8 @@ def choose_table(entrants: Sequence[Entrant], size: int, state: MatchState,
         if len(table) + len(need) <= size:
             for x in need:
                 add(x)
+    if not table:
+        add(max(ready, key=lambda e: (var[e.id], key[e.id])).id)
     if len(table) < size:
         _fill_for_information(table, taken, ready, size, var, key)
     return seat_order(table, state, rng)
@@ -288,10 +293,6 @@ def _fill_for_information(table: list[int], taken: set[int], ready: Sequence[Ent
                           var: dict[int, float], key: dict[int, float]) -> None:
     """Fill the table's free seats for information (step 5 of the module docstring)."""
     rating = {e.id: e.rating for e in ready}
-    if not table:
-        anchor = max(ready, key=lambda e: (var[e.id], key[e.id])).id
-        table.append(anchor)
-        taken.add(anchor)
     candidates = [e.id for e in ready if e.id not in taken]
     gain = dict.fromkeys(candidates, 0.0)
     newest = list(table)
