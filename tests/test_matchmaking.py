@@ -52,11 +52,13 @@ class Gaps:
     seats: dict[int, Counter[int]] = field(default_factory=dict)
 
 
-def simulate(choose: Chooser, n: int, size: int, tables: int, seed: int, *, clusters: bool = False,
-             churn: int = 0) -> Gaps:
+def simulate(choose: Chooser, n: int, size: int | Sequence[int], tables: int, seed: int, *,
+             clusters: bool = False, churn: int = 0) -> Gaps:
     """``tables`` tables among ``n`` entrants (``churn`` leave and as many join at the middle).
     Ratings: evenly spread, or (``clusters``) two groups 1200 Elo points apart, where tables chosen
-    only for information would never cross; each entrant's sd shrinks with its games."""
+    only for information would never cross; each entrant's sd shrinks with its games. ``size``: the
+    seats of every table, or the sizes tables take in turn."""
+    sizes = [size] if isinstance(size, int) else list(size)
     rng = random.Random(seed)
     mm = random.Random(seed + 1)
     state = MatchState()
@@ -82,8 +84,9 @@ def simulate(choose: Chooser, n: int, size: int, tables: int, seed: int, *, clus
             for j in range(churn):
                 join(1000 + j, t)
         entrants = [Entrant(e, rating[e], 1000.0 / (1.0 + state.played[e]) ** 0.5) for e in active]
-        seats = choose(entrants, size, state, mm)
-        assert seats is not None and len(seats) == size and len(set(seats)) == size and set(seats) <= set(active)
+        k = sizes[t % len(sizes)]
+        seats = choose(entrants, k, state, mm)
+        assert seats is not None and len(seats) == k and len(set(seats)) == k and set(seats) <= set(active)
         for e in seats:
             if e in last_seat:
                 out.seat_gap = max(out.seat_gap, t - last_seat[e])
@@ -123,6 +126,15 @@ def test_every_pair_meets_and_every_entrant_plays_within_the_stated_bounds(n: in
     # and in practice far below the worst case: near the deadlines
     assert got.pair_gap <= 2 * pair_deadline(got.distinct, size)
     assert got.seat_gap <= 2 * seat_deadline(got.distinct, size) + size
+
+
+@pytest.mark.parametrize("sizes", [(3, 4), (2, 3, 4)])
+def test_with_tables_of_several_sizes_the_bounds_of_the_smallest_hold(sizes: tuple[int, ...]) -> None:
+    """A ladder whose tables take several sizes in turn keeps the bounds of its smallest size."""
+    n, k = 11, min(sizes)
+    got = simulate(choose_table, n, sizes, 10 * pair_deadline(n, max(sizes)), seed=5, clusters=True)
+    assert got.pair_gap <= pair_gap_bound(n, k)
+    assert got.seat_gap <= seat_gap_bound(n, k)
 
 
 def test_the_first_version_breaks_the_pair_bound_that_the_matchmaker_keeps() -> None:
