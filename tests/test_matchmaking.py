@@ -8,12 +8,15 @@ of the matchmaker (least played first), whose pairs can go unmet far beyond the 
 
 from __future__ import annotations
 
+import copy
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from league.matchmaking import (
     Entrant,
@@ -244,3 +247,24 @@ def test_bad_input_is_refused() -> None:
     with pytest.raises(ValueError, match="twice"):
         choose_table([Entrant(1, 1500.0, 100.0)] * 2, 2, MatchState(), random.Random(0))
     assert choose_table([Entrant(1, 1500.0, 100.0)], 2, MatchState(), random.Random(0)) is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(2, 6), st.lists(st.tuples(st.floats(800, 2200), st.floats(0, 1200), st.integers(0, 3)),
+                                   min_size=1, max_size=14),
+       st.lists(st.permutations(list(range(14))), max_size=30), st.integers(0, 2**32))
+def test_any_ladder_gets_a_valid_table_without_its_state_changing(size: int, spec: list[tuple[float, float, int]],
+                                                                   history: list[list[int]], seed: int) -> None:
+    """For any entrants, rooms and past tables: None exactly when fewer than ``size`` have room, else
+    ``size`` distinct entrants with room; the state is left as it was, and the same seed gives the same table."""
+    entrants = [Entrant(i, r, sd, room) for i, (r, sd, room) in enumerate(spec)]
+    state = MatchState.from_tables([p[:size] for p in history])
+    before = copy.deepcopy(state)
+    seats = choose_table(entrants, size, state, random.Random(seed))
+    ready = {e.id for e in entrants if e.room > 0}
+    if len(ready) < size:
+        assert seats is None
+    else:
+        assert seats is not None and len(seats) == size and len(set(seats)) == size and set(seats) <= ready
+    assert state == before
+    assert choose_table(entrants, size, state, random.Random(seed)) == seats
