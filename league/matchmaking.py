@@ -60,10 +60,11 @@ then waits less; there are at most ``N - 1`` entrants, ``P - 1`` pairs, ``P = N 
   least, as far as the table allows (the seating that minimises the largest excess,
   then the total excess, of the seats given over each entrant's least held seat).
 
-A ladder whose tables take several sizes keeps the bounds of its smallest size (each
-table, whatever its size, seats an overdue pair and a due entrant as above, and the
-deadlines are longest for the smallest size). A gap is counted in tables of the ladder (:attr:`MatchState.games`), all sizes.
-Choosing a table costs O(N^2) for the pair ages (about 1-2 ms at N = 100 here,
+A ladder whose tables take several sizes keeps the bounds of its smallest size
+(each table, whatever its size, seats an overdue pair and a due entrant as above,
+and the deadlines are longest for the smallest size). A gap is counted in tables
+of the ladder (:attr:`MatchState.games`), all sizes. Choosing a table costs
+O(N^2) for the pair ages (about 1 ms of CPU at N = 100,
 ``python -m bench.bench_ladder coverage``).
 """
 
