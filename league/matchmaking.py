@@ -64,7 +64,7 @@ A ladder whose tables take several sizes keeps the bounds of its smallest size
 (each table, whatever its size, seats an overdue pair and a due entrant as above,
 and the deadlines are longest for the smallest size). A gap is counted in tables
 of the ladder (:attr:`MatchState.games`), all sizes. Choosing a table costs
-O(N^2) for the pair ages (about 1 ms of CPU at N = 100,
+O(N^2) for the pair ages (under 1 ms of CPU at N = 100,
 ``python -m bench.bench_ladder coverage``).
 """
 
@@ -125,6 +125,10 @@ class MatchState:
     seat_counts: dict[int, Counter[int]] = field(default_factory=dict)
     first_seat: dict[int, int] = field(default_factory=dict)
     last_seat: dict[int, int] = field(default_factory=dict)
+    #: ``last_met`` by entrant (``met[a][b]``, both ways), kept by :meth:`record` for fast reading;
+    #: ignored unless it holds as many pairs as ``last_met``.
+    met: dict[int, dict[int, int]] = field(default_factory=dict, repr=False, compare=False)
+    met_pairs: int = field(default=0, repr=False, compare=False)
 
     def record(self, seats: Sequence[int]) -> None:
         """Count a scheduled table (entrant ids in seat order)."""
@@ -137,7 +141,12 @@ class MatchState:
         for i, a in enumerate(seats):
             for b in seats[i + 1:]:
                 if a != b:
-                    self.last_met[pair(a, b)] = self.games
+                    key = pair(a, b)
+                    if key not in self.last_met:
+                        self.met_pairs += 1
+                    self.last_met[key] = self.games
+                    self.met.setdefault(a, {})[b] = self.games
+                    self.met.setdefault(b, {})[a] = self.games
         self.games += 1
 
     @classmethod
@@ -265,12 +274,15 @@ def _overdue_pairs(ready: Sequence[Entrant], state: MatchState, first: dict[int,
     """The pairs of ready, seated entrants last met (or both first seated) at table ``cutoff``
     or before, as ``(last met, tie key, a, b)``, oldest first."""
     seated = [e.id for e in ready if e.id in first]
-    last_met = state.last_met
     out: list[tuple[int, float, int, int]] = []
+    fast = state.met_pairs == len(state.last_met)
+    empty: dict[int, int] = {}
     for i, a in enumerate(seated):
         fa = first[a]
+        row = state.met.get(a, empty) if fast else {b: state.last_met[pair(a, b)]
+                                                   for b in seated[i + 1:] if pair(a, b) in state.last_met}
         for b in seated[i + 1:]:  # ready is in id order, so a < b
-            t = last_met.get((a, b))
+            t = row.get(b)
             if t is None:
                 fb = first[b]
                 t = fa if fa > fb else fb
