@@ -3,8 +3,14 @@
 Usage: python -m bench.ladder_ab [--trials N] [--seats K] [--zone ELO] [--confidence C] [--luck SD]
        [--batch G] [--max-games G] [--seed S]
 
-Entrants of known strength: the old version at 1500 Elo, the new one at 1500 +
-``gap`` (0 and +-50 Elo), and 6 other entrants at 1350-1650. Every table seats
+Entrants of known strength: the old version at 1500 Elo, the new one ``gap``
+Elo above it (0 and +-50), and 6 other entrants at 1350-1650. Elo is a measure of
+results: a gap of 50 means the new version finishes ahead of the old one with the
+chance a 50-Elo gap gives (57.1%). The luck of the deal dilutes a difference of
+skill, so the versions' strengths (logits) are set apart by the gap that, with the
+luck added, gives that chance (:func:`strength_gap`: 69 Elo of strength for 50 of
+results at the default luck; a simulation without that would test versions about
+36 Elo apart in results). Every table seats
 both versions and ``K - 2`` other entrants drawn at random; a game's places are a
 Plackett-Luce race (``bench.bench_settling.race``) of each seat's strength plus
 the luck of its deal, ``N(0, SD)`` logits per seat position. Two ways to deal:
@@ -33,16 +39,41 @@ from collections.abc import Sequence
 
 from bench.bench_settling import race
 from league.abtest import ABTest
-from league.ratings_ml import ANCHOR, SCALE
+from league.ratings_ml import ANCHOR, SCALE, sigmoid
 
 OLD, NEW = 0, 1
 OTHERS = (1350.0, 1410.0, 1470.0, 1530.0, 1590.0, 1650.0)
 
 
+def ahead(diff: float, luck: float) -> float:
+    """The chance that a seat of strength ``diff`` logits above another finishes ahead of it when each
+    seat's strength gets the luck ``N(0, luck^2)``: ``E[sigmoid(diff + luck sqrt(2) Z)]`` (trapezoid rule)."""
+    if luck == 0:
+        return sigmoid(diff)
+    steps, width = 1600, 8.0
+    total = 0.0
+    for k in range(steps + 1):
+        z = -width + 2 * width * k / steps
+        w = 0.5 if k in (0, steps) else 1.0
+        total += w * math.exp(-z * z / 2) * sigmoid(diff + luck * math.sqrt(2) * z)
+    return total * (2 * width / steps) / math.sqrt(2 * math.pi)
+
+
+def strength_gap(gap_elo: float, luck: float) -> float:
+    """The strength difference (logits) whose chance of finishing ahead, luck included (:func:`ahead`),
+    is that of ``gap_elo`` Elo points of results: bisection."""
+    target = sigmoid(gap_elo / SCALE)
+    low, high = -20.0, 20.0
+    for _ in range(80):
+        mid = (low + high) / 2
+        low, high = (mid, high) if ahead(mid, luck) < target else (low, mid)
+    return (low + high) / 2
+
+
 def trial(rng: random.Random, gap: float, seats: int, duplicate: bool, args: argparse.Namespace) -> tuple[str, int]:
     """One A/B test: its answer and the games it used."""
-    elo = [1500.0, 1500.0 + gap, *OTHERS]
-    theta = [(e - ANCHOR) / SCALE for e in elo]
+    theta = [(e - ANCHOR) / SCALE for e in (1500.0, 1500.0, *OTHERS)]
+    theta[NEW] += strength_gap(gap, args.luck)
     test = ABTest(OLD, NEW, args.zone, args.confidence, args.max_games)
     while True:
         batch = []
@@ -77,7 +108,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--seats must be 3-8, --trials and --batch at least 1")
     print(f"old version 1500 Elo, new 1500 + gap, others {', '.join(f'{e:.0f}' for e in OTHERS)}; tables of "
           f"{args.seats}; deal luck sd {args.luck} logits; zone {args.zone:g} Elo at {100 * args.confidence:g}%; "
-          f"a look every {args.batch} games; {args.trials} trials per row")
+          f"a look every {args.batch} games; {args.trials} trials per row; a gap of 50 Elo of results is "
+          f"{SCALE * strength_gap(50.0, args.luck):.0f} of strength")
     print(f"{'gap':>5} {'dealing':<16} {'better':>7} {'worse':>7} {'within':>7} {'open':>6} "
           f"{'right':>7} {'games median':>13} {'90th pct':>9}")
     for duplicate in (False, True):
