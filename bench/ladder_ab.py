@@ -78,7 +78,7 @@ def trial(rng: random.Random, gap: float, seats: int, duplicate: bool, args: arg
     while True:
         batch = []
         for _ in range(max(1, args.batch // seats) if duplicate else args.batch):
-            table = [OLD, NEW, *rng.sample(range(2, len(elo)), seats - 2)]
+            table = [OLD, NEW, *rng.sample(range(2, len(theta)), seats - 2)]
             rng.shuffle(table)
             if duplicate:
                 luck = [rng.gauss(0.0, args.luck) for _ in range(seats)]
