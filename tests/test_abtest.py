@@ -68,3 +68,15 @@ def test_bad_settings_are_refused() -> None:
             ABTest(**{"old": 0, "new": 1, **bad})  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         ABTest(old=0, new=1).update([([0, 1], [1])])
+
+
+def test_the_ab_bench_runs_small(capsys) -> None:
+    from bench.ladder_ab import SCALE, ahead, main, strength_gap
+
+    assert ahead(0.0, 1.0) == pytest.approx(0.5) and strength_gap(50.0, 0.0) * SCALE == pytest.approx(50.0)
+    # luck dilutes skill: more strength is needed for the same chance of finishing ahead
+    assert ahead(strength_gap(50.0, 1.0), 1.0) == pytest.approx(1 / (1 + 10 ** (-50 / 400)), abs=1e-6)
+    assert strength_gap(50.0, 1.0) * SCALE > 60
+    assert main(["--trials", "2", "--max-games", "48", "--zone", "100"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("separate deals") == 3 and out.count("duplicate") == 3

@@ -122,3 +122,11 @@ def test_the_linear_algebra_by_hand() -> None:
     for i in range(3):
         for j in range(3):
             assert ident[i][j] == pytest.approx(1.0 if i == j else 0.0, abs=1e-12)
+
+
+def test_the_scale_bench_runs_small(capsys) -> None:
+    from bench.ladder_scale import main
+
+    assert main(["--entrants", "6", "--games", "300", "--new", "20", "--check", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "standings refit" in out and "320 games rated" in out and "against the full fit of 200 games" in out
