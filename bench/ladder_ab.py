@@ -22,8 +22,8 @@ the luck of its deal, ``N(0, SD)`` logits per seat position. Two ways to deal:
   favours the new one in another).
 
 ``league.abtest.ABTest`` (zone 50 Elo, confidence 0.975: its defaults) is fed
-``--batch`` games at a time (whole tables of ``K`` rotations when duplicate) and stops at its answer, or at ``--max-games`` ("open"). Printed per
-gap and dealing: the answers' shares and the games used (median, 90th percentile).
+``--batch`` games at a time (whole tables of ``K`` rotations when duplicate) and
+stops at its answer, or at ``--max-games`` ("open"). Printed per gap and dealing: the answers' shares and the games used (median, 90th percentile).
 Targets (issue 26): 50 Elo apart decided the right way in at least 95% of trials;
 equal versions "within the zone" in at least 90%.
 """
