@@ -52,8 +52,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from league.ratings_ml import (PRIOR_SD_ELO, SCALE, Game, MLRatings, log_sigmoid, sigmoid, solve,
-                               pairwise_results)
+from league.bt_incremental import cholesky, cholesky_solve
+from league.ratings_ml import ANCHOR, PRIOR_SD_ELO, SCALE, Game, MLRatings, log_sigmoid, pairwise_results, sigmoid
 
 #: The verdicts of :func:`pair_verdict`.
 VERDICTS = ("higher", "lower", "within_zone", "open")
@@ -133,10 +133,11 @@ def verdict_from_scores(wins: Mapping[tuple[int, int], float], fit: MLRatings, a
         raise ValueError(f"the indifference zone must be above 0 Elo points, got {delta!r}")
     if a not in fit.rating or b not in fit.rating or a == b:
         return None
-    zero = _profile(wins, a, b, 0.0, prior_sd_elo=prior_sd_elo)
+    start = {bot: (r - ANCHOR) / SCALE for bot, r in fit.rating.items()}  # the fit: a warm start
+    zero = _profile(wins, a, b, 0.0, prior_sd_elo=prior_sd_elo, start=start)
     factor = _factor(fit, a, b)
-    up = factor * (_profile(wins, a, b, delta / SCALE, prior_sd_elo=prior_sd_elo) - zero)
-    down = factor * (_profile(wins, a, b, -delta / SCALE, prior_sd_elo=prior_sd_elo) - zero)
+    up = factor * (_profile(wins, a, b, delta / SCALE, prior_sd_elo=prior_sd_elo, start=start) - zero)
+    down = factor * (_profile(wins, a, b, -delta / SCALE, prior_sd_elo=prior_sd_elo, start=start) - zero)
     return PairVerdict(a, b, decide(up, down, confidence), up, down, math.log(1.0 / (1.0 - confidence)))
 
 
@@ -173,7 +174,8 @@ def _pair_scores(games: Iterable[Game]) -> dict[tuple[int, int], float]:
 
 
 def _profile(wins: Mapping[tuple[int, int], float], a: int, b: int, c: float,
-             tol: float = 1e-10, max_iter: int = 100, prior_sd_elo: float = PRIOR_SD_ELO) -> float:
+             tol: float = 1e-10, max_iter: int = 100, prior_sd_elo: float = PRIOR_SD_ELO,
+             start: Mapping[int, float] | None = None) -> float:
     """The largest penalised log-likelihood with ``theta_a - theta_b = c`` (logits): Newton's
     method over the ratings of every bot but ``b`` (``theta_b = theta_a - c``), with step halving."""
     bots = sorted({x for pair in wins for x in pair} | {a, b})
@@ -184,7 +186,7 @@ def _profile(wins: Mapping[tuple[int, int], float], a: int, b: int, c: float,
     offset[b] = -c
     lam = (SCALE / prior_sd_elo) ** 2
     pairs = [(x, y, wins[(x, y)], wins[(x, y)] + wins[(y, x)]) for (x, y) in wins if x < y]
-    theta = [0.0] * len(free)
+    theta = [start.get(x, 0.0) if start else 0.0 for x in free]  # logits; the same maximum from any start
 
     def value(t: Sequence[float]) -> float:
         total = -0.5 * lam * sum(_rating(t, var, offset, x) ** 2 for x in bots)
@@ -214,7 +216,7 @@ def _profile(wins: Mapping[tuple[int, int], float], a: int, b: int, c: float,
             info[j][j] += h
             info[i][j] -= h
             info[j][i] -= h
-        step = solve(info, grad)
+        step = cholesky_solve(cholesky(info), grad)
         t = 1.0
         while True:
             candidate = [theta[k] + t * step[k] for k in range(m)]
