@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from league.pair_test import PairVerdict
 from league.schedule import ScheduledGame, build_schedule
 from league.seasons import MAX_GAMES, SeasonError, create_season
 from league.ratings_ml import fit_bradley_terry
@@ -121,7 +122,7 @@ def advance(store, season_id: int) -> SettlingStatus | None:
     return status({KEY: new}, total + len(games))
 
 
-def _verdicts(store, season_id: int, rule: SettlingRule, order: list[int]):
+def _verdicts(store, season_id: int, rule: SettlingRule, order: list[int]) -> list[PairVerdict | None]:
     """The top pairs' verdicts (``league.settling.verdicts``) over the season's done games, rows in
     standings ``order`` (bot ids)."""
     games = [([seat.bot_id for seat in g.seats], [seat.place for seat in g.seats])
