@@ -3,6 +3,7 @@
 Usage: python -m bench.bench_ladder placement [--sizes 20,100] [--trials N] [--full] [--seed S]
        python -m bench.bench_ladder coverage [--sizes 20,100] [--games N] [--full] [--seed S]
            [--matchmaker ladder|uniform]
+       python -m bench.bench_ladder ab|scale [OPTIONS]   (bench.ladder_ab, bench.ladder_scale)
 
 Entrants have known true ratings (Elo points) and every table of 4 ends in a
 Plackett-Luce race: seats finish in the order of draws weighted by
@@ -48,6 +49,7 @@ Exit status 1 when the ladder's matchmaker breaks a bound.
 from __future__ import annotations
 
 import argparse
+import importlib
 import copy
 import math
 import random
@@ -385,8 +387,19 @@ def sizes(text: str) -> list[int]:
     return out
 
 
+#: The ladder's other benchmarks, run as subcommands of this one: (subcommand, module of ``bench``, what it measures).
+PARTS = (
+    ("ab", "ladder_ab", "version A/B on simulated versions: right answers and games used"),
+    ("scale", "ladder_scale", "the incremental Bradley-Terry refit at a million games, in memory"),
+)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` (default: the command line) and run the subcommand; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    for name, module, _ in PARTS:
+        if argv[:1] == [name]:  # its own options, --help included, go to it whole
+            return int(importlib.import_module(f"bench.{module}").main(argv[1:]))
     parser = argparse.ArgumentParser(prog="python -m bench.bench_ladder", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     p = commands.add_parser("placement", help="games until a new entrant's rank is known within +-1")
@@ -402,6 +415,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     c.add_argument("--matchmaker", choices=sorted(MATCHMAKERS), default="ladder")
     c.add_argument("--seed", default="1")
     c.set_defaults(run=run_coverage)
+    for name, module, what in PARTS:
+        commands.add_parser(name, help=f"{what} (options: python -m bench.bench_ladder {name} --help)")
     args = parser.parse_args(argv)
     return int(args.run(args))
 
