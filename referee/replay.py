@@ -42,11 +42,15 @@ def _decode(cls: type[Message], b64: str) -> Message:
 
 
 def _json(message: Message) -> dict[str, Any]:
-    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+    """``message`` as protobuf JSON with every field, as the bot received it: zero, false and empty
+    fields too (``0``, ``false``, ``""``, ``[]``); only an unset ``optional`` field or oneof member is left out."""
+    return json_format.MessageToDict(message, preserving_proto_field_name=True,
+                                     always_print_fields_with_no_presence=True)
 
 
 def expand(record: GameRecord) -> dict[str, Any]:
-    """The record as JSON with every decision's view, answer and action decoded to protobuf JSON."""
+    """The record as JSON with every decision's view, answer and action decoded to protobuf JSON,
+    every field shown (zero, false and empty ones too; see :func:`_json`)."""
     view_cls, action_cls = _message_types(spec(record.game).proto_field)
     data = record.to_json()
     for d in data["decisions"]:
