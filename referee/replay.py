@@ -50,13 +50,19 @@ def _json(message: Message) -> dict[str, Any]:
 
 def expand(record: GameRecord) -> dict[str, Any]:
     """The record as JSON with every decision's view, answer and action decoded to protobuf JSON,
-    every field shown (zero, false and empty ones too; see :func:`_json`)."""
+    every field shown (zero, false and empty ones too; see :func:`_json`), and each fault's answer
+    as its decision's (undecodable bytes stay as the record lists them: ``raw_base64``, ``bytes``)."""
     view_cls, action_cls = _message_types(spec(record.game).proto_field)
     data = record.to_json()
     for d in data["decisions"]:
         d["view"] = _json(_decode(view_cls, d["view"]))
         d["action"] = _json(_decode(action_cls, d["action"]))
         d["answer"] = _json(_decode(bot_pb2.ActResponse, d["answer"])) if d["answer"] is not None else None
+    # a fault's answer as its decision's, with every field too (the stored list keeps protobuf JSON's defaults)
+    answers = {(d["seat"], d["decision"]): d["answer"] for d in data["decisions"]}
+    for f in data["faults"]:
+        if f.get("answer") is not None and answers.get((f["seat"], f["decision"])) is not None:
+            f["answer"] = answers[(f["seat"], f["decision"])]
     return data
 
 

@@ -282,3 +282,5 @@ def test_replay_views_show_every_field_as_the_bot_received_it(client: TestClient
     assert first["looked"] is False and first["hand"] == [] and first["svara"] == 0
     actions = [d["action"] for d in record["decisions"]]
     assert all("move" in a for a in actions)  # a move of value 0 too
+    illegal = [f for f in record["faults"] if f["kind"] == "illegal"]
+    assert illegal and all(f["answer"]["svara"].keys() == {"move", "amount"} for f in illegal), illegal  # amount 0 too
