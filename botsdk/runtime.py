@@ -15,6 +15,12 @@ gRPC reads its experiments from the environment once, when ``grpc`` is first imp
 call it first thing in their ``__init__``, and it puts the setting in ``os.environ``, which
 the processes they start inherit. An operator's own ``GRPC_EXPERIMENTS`` is kept as it is
 (set it to an empty string for gRPC's defaults).
+
+It also sets ``GRPC_VERBOSITY=ERROR`` unless the variable is set: gRPC's C core otherwise
+writes its own INFO lines to stderr (``chttp2_transport.cc ... Got goaway`` when a peer closes
+a connection), which leak into ``season run``'s output and a bot's; gRPC reads the variable when
+it initialises, so the processes started from here inherit it too. Set ``GRPC_VERBOSITY=INFO``
+(or ``DEBUG``) to see them.
 """
 
 from __future__ import annotations
@@ -26,10 +32,16 @@ import os
 GRPC_EXPERIMENTS = "-event_engine_client,-event_engine_listener,-event_engine_for_all_other_endpoints,-event_engine_callback_cq"
 
 
+#: gRPC's C-core log level: errors only (not its INFO lines such as a connection's goaway).
+GRPC_VERBOSITY = "ERROR"
+
+
 def configure_grpc() -> None:
-    """Put :data:`GRPC_EXPERIMENTS` in ``os.environ["GRPC_EXPERIMENTS"]`` unless the variable is set.
+    """Put :data:`GRPC_EXPERIMENTS` in ``os.environ["GRPC_EXPERIMENTS"]`` and :data:`GRPC_VERBOSITY`
+    in ``os.environ["GRPC_VERBOSITY"]``, each unless the variable is set.
 
     Takes effect in this process only if ``grpc`` is not imported yet (gRPC reads its
     experiments at import); the processes this one starts get it either way. Never raises.
     """
     os.environ.setdefault("GRPC_EXPERIMENTS", GRPC_EXPERIMENTS)
+    os.environ.setdefault("GRPC_VERBOSITY", GRPC_VERBOSITY)

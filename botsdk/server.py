@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import logging
+import signal
 import socket
+import sys
 from collections.abc import Callable
 from concurrent import futures
 
@@ -110,3 +112,22 @@ def serve(bot: Bot, port: int = 0, host: str = "127.0.0.1", threads: int | None 
     return start_grpc_server(lambda server: bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot), server),
                              "cardarena.v1.Bot", host, port, threads or max(1, bot.capacity), MAX_MESSAGE_BYTES,
                              f"bot-{bot.name}")
+
+
+def serve_forever(bot: Bot, port: int = 50051, host: str = "127.0.0.1", threads: int | None = None) -> None:
+    """Serve ``bot`` until Ctrl-C or SIGTERM, as ``cardarena bot serve`` does: the first line on
+    stdout says where it listens (``bot NAME (GAMES) listening on HOST:PORT``; ``port=0`` picks a free
+    port), the bot's own exceptions are logged with their tracebacks, and an address that cannot be
+    bound (a busy port) is one line on stderr and exit status 1 (``SystemExit``), nothing else."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        server, bound = serve(bot, port=port, host=host, threads=threads)
+    except RuntimeError as exc:
+        print(f"{bot.name}: error: cannot serve on {host}:{port}: {exc}", file=sys.stderr, flush=True)
+        raise SystemExit(1) from None
+    print(f"bot {bot.name} ({', '.join(bot.games)}) listening on {host}:{bound}", flush=True)
+    signal.signal(signal.SIGTERM, lambda *_: server.stop(1))
+    try:
+        server.wait_for_termination()
+    except KeyboardInterrupt:
+        server.stop(1)

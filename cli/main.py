@@ -10,6 +10,7 @@ from typer.exceptions import TyperException
 from cli import bot, ladder, season
 from cli.common import CliError, err_console, sigterm_as_interrupt
 from cli.demo import demo
+from cli.match import match
 from cli.server import server
 from cli.wait import wait
 from cli.worker import worker
@@ -24,6 +25,7 @@ app = typer.Typer(
     rich_markup_mode=None,  # plain help: flags without a "<bool>" type column, readable when piped
 )
 app.command("demo")(demo)
+app.command("match")(match)
 app.command("standings")(season.standings)
 app.add_typer(bot.app, name="bot")
 app.add_typer(season.app, name="season")

@@ -278,6 +278,9 @@ def verify(
     heads: Annotated[Path | None, typer.Option(
         "--heads", help="A file of chain heads seen before, one per line (blank lines and # comments skipped).",
         exists=True, dir_okay=False)] = None,
+    api: Annotated[str | None, typer.Option(
+        "--api", help="Verify from a dashboard's public JSON API at this address (e.g. http://host:8000) "
+                      "instead of the store: anyone can; every check but the chain's (not public), no --db.")] = None,
     db: DbOption = None,
 ) -> None:
     """Check a finished season: the published key and chance scheme against the commitment, every game's
@@ -285,8 +288,13 @@ def verify(
     scores, result rows, ratings, each game's status and its reason) against it, and the season's chain
     of stored records against the rows and the heads seen before. Exit 0 when all verify, 1 otherwise.
     A duplicate season's audit (did a bot do better in the rotations of a deal it had already
-    played?) is printed too; its flags do not change the exit status."""
+    played?) is printed too; its flags do not change the exit status. With --api URL the same checks
+    read the public API alone (league.verify_api), but for the chain (its entries are not public)."""
     from league.verify import CannotVerify, verify_season
+
+    if api is not None:
+        _verify_from_api(name, api, bool(head or heads), db)
+        return
 
     seen = list(head or [])
     if heads is not None:
@@ -305,6 +313,32 @@ def verify(
     for line in report.lines():
         console.print(line, highlight=False, markup=False)
     for line in audit_lines(store, season):
+        console.print(line, highlight=False, markup=False)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def _verify_from_api(name: str, api: str, heads_given: bool, db: str | None) -> None:
+    """``season verify NAME --api URL``: the checks of ``league.verify`` over the public API."""
+    from league.verify import CannotVerify, verify_season
+    from league.verify_api import ApiError, ApiSource
+
+    if heads_given or db:
+        fail("--api verifies from the public API alone: --head, --heads and --db need the store "
+             "(cardarena season verify NAME --db URL --head HASH)", 2)
+    try:
+        source = ApiSource(api)
+        season = source.season_by_name(name)
+        if season is None:
+            fail(f"no season named {name!r} at {api} (see: {api.rstrip('/')}/api/v1/seasons)")
+        report = verify_season(source, season)
+    except ApiError as exc:
+        fail(str(exc))
+    except CannotVerify as exc:
+        fail(str(exc))
+    console.print(f"from {api}: the season, its key, every game's stored fields and every replay as stored",
+                  highlight=False, markup=False)
+    for line in report.lines():
         console.print(line, highlight=False, markup=False)
     if not report.ok:
         raise typer.Exit(1)

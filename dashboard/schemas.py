@@ -21,7 +21,7 @@ from league.standings import StandingRow
 from store.reads.bots import BotProblem, BotSeason, FaultEntry, LatencyStats, OpponentStats, SeatStats, VersionStats
 from store.reads.games import AttemptInfo, GameRow
 from store.reads.seasons import CHAIN_HEAD, COMMITMENT, CrossCell, SeasonSummary
-from store.seasons import BotAvailability
+from store.seasons import BotAvailability, StoredGame
 
 KEY = ("the season key, 32 bytes as 64 lowercase hex digits; published once the season is over (every game final), "
        "null until then. Each game's deal seed is HMAC-SHA256(key, 'game:<number>', or 'group:<rotation group>' in a "
@@ -70,6 +70,19 @@ class FairnessOut(BaseModel):
     chain_length: int = Field(0, description="entries in the season's chain")
     scheme: list[str] = Field(description="the scheme, step by step")
     how_to_verify: list[str] = Field(description="how anyone can check the deals once the key is published")
+
+
+class VerificationOut(BaseModel):
+    """Everything ``cardarena season verify NAME --api URL`` reads besides the season itself
+    (``/api/v1/seasons/{id}``) and each replay's stored record (``/api/v1/replays/{id}/stored``):
+    served once the season is over, when its key is published (``league.verify``)."""
+
+    season_id: int
+    key: str = Field(description=KEY)
+    games: list[StoredGame] = Field(description="every game as stored, in schedule order: id, number, deal_group, "
+                                    "seed, status, reason, detail, attempts [attempt, outcome, detail], seats [seat, "
+                                    "bot id, place, score, change, faults, retired], replay (one is stored)")
+    ratings: dict[int, float] = Field(description="the stored Elo rating of each bot id")
 
 
 @dataclass(frozen=True, kw_only=True)

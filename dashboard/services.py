@@ -25,6 +25,7 @@ from dashboard.schemas import (
     RatingHistoryOut,
     SeasonDetailOut,
     StandingOut,
+    VerificationOut,
 )
 from league.sequential import settling_json
 from league.standings import core_standings, rank_key
@@ -104,13 +105,32 @@ def fairness(store: Store, season_id: int) -> FairnessOut:
         "no replay must be failed (three voided attempts) or not played (a bot of its table suspended).",
         "Keep the chain heads you see here; the verification checks that the season's chain still extends each of "
         "them, so a result changed or removed after you saw a head is caught.",
-        f"The organiser's store does all of this in one command: cardarena season verify {season.name} "
-        "--head <a head you saw>",
+        f"Anyone can do all of this but the chain from this site's public API alone, with no database: cardarena "
+        f"season verify {season.name} --api <this site's address, e.g. http://host:8000>; it reads "
+        f"/api/v1/seasons/{season.id}, /api/v1/seasons/{season.id}/verification and each game's "
+        "/api/v1/replays/{id}/stored (the record as stored, its views and answers as the bytes sent).",
+        f"The organiser's store does all of this and checks the chain in one command: cardarena season verify "
+        f"{season.name} --head <a head you saw>",
     ]
     return FairnessOut(season_id=season.id, season_name=season.name, status=season.status,
                        reproducible=season.reproducible, commitment=season.commitment, key=season.key,
                        chance_scheme=season.chance_scheme, chain_head=season.chain_head,
                        chain_length=season.chain_length, scheme=scheme, how_to_verify=steps)
+
+
+class NotOverYet(LookupError):
+    """The season's key is not published yet (the API answers 409 with the message)."""
+
+
+def verification(store: Store, season_id: int) -> VerificationOut:
+    """Every stored field ``league.verify`` checks of the season's games, with its key and ratings.
+    Raises NotFound for an unknown season, NotOverYet while its key is not published."""
+    season = season_detail(store, season_id)
+    if season.key is None:
+        raise NotOverYet(f"season {season.name!r} is not over: its games and key are served for verifying once "
+                         "every game is final")
+    return VerificationOut(season_id=season_id, key=season.key, games=store.stored_games(season_id),
+                           ratings=store.ratings(season_id))
 
 
 def _job(store: Store, fn: Callable[[str, int], T], season_id: int) -> tuple[Callable[..., T], tuple[Any, ...]] | None:

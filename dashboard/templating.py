@@ -59,6 +59,15 @@ def change(value: float | int | None, game: str, digits: int = 0) -> str:
     return num(value, digits, signed)
 
 
+def lower_note(game: str) -> str:
+    """`` (lower is better)`` after a score or change heading of a game whose lower score is better
+    (rummy's penalty points, ``GameSpec.higher_score_is_better``); empty otherwise."""
+    try:
+        return "" if spec(game).higher_score_is_better else " (lower is better)"
+    except ValueError:
+        return ""
+
+
 def probability(value: float | None) -> str:
     """A probability as a whole percentage ("–" for None); never 100% or 0% from a finite sample:
     above 99.5% reads ">99%", below 0.5% "<1%"."""
@@ -80,7 +89,7 @@ def when(value: datetime | None) -> str:
 def templates() -> Jinja2Templates:
     """The templates, with the filters registered (built on first use)."""
     t = Jinja2Templates(directory=str(TEMPLATES_DIR))
-    t.env.filters.update(card=card_html, cards=cards_html, change=change, json_html=json_html, num=num,
+    t.env.filters.update(card=card_html, cards=cards_html, change=change, json_html=json_html, lower_note=lower_note, num=num,
                          probability=probability, when=when)
     return t
 

@@ -28,7 +28,7 @@ reconnect backoff from an earlier outage never makes a working bot
 unreachable). If that resend fails as UNAVAILABLE too, the port is tried again:
 refused now (the process died during the call: the port was still open for a
 moment while its connections were reset), **unreachable**; accepted, an
-**error** (the bot answered UNAVAILABLE on a working connection). A bot that
+**error** (the bot returned UNAVAILABLE itself on a working connection). A bot that
 answers UNAVAILABLE itself therefore sees the same request twice, and the
 second answer decides; a crash inside a call is unreachable every time.
 
@@ -142,13 +142,13 @@ def _fault_of(error: grpc.RpcError, timeout_s: float, elapsed_s: float, connecte
     if code == grpc.StatusCode.DEADLINE_EXCEEDED and elapsed_s >= 0.9 * timeout_s:
         return BotCallError(FaultKind.TIMEOUT, "no answer before the deadline")
     if code == grpc.StatusCode.UNAVAILABLE and connected:
-        return BotCallError(FaultKind.ERROR, f"bot answered UNAVAILABLE on a working connection: {details}")
+        return BotCallError(FaultKind.ERROR, f"the bot returned an error of its own, status UNAVAILABLE, on a working connection: {details}")
     if code == grpc.StatusCode.UNAVAILABLE:
         return BotCallError(FaultKind.UNREACHABLE, f"bot unreachable: {details}")
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED and "larger than max" in details:
         return BotCallError(FaultKind.MALFORMED, f"answer larger than {MAX_ANSWER_BYTES} bytes")
     name = code.name if code is not None else "UNKNOWN"
-    return BotCallError(FaultKind.ERROR, f"bot answered {name}: {details}")
+    return BotCallError(FaultKind.ERROR, f"the bot returned an error of its own, status {name}: {details}")
 
 
 _channels: dict[str, grpc.Channel] = {}

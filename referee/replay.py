@@ -42,17 +42,27 @@ def _decode(cls: type[Message], b64: str) -> Message:
 
 
 def _json(message: Message) -> dict[str, Any]:
-    return json_format.MessageToDict(message, preserving_proto_field_name=True)
+    """``message`` as protobuf JSON with every field, as the bot received it: zero, false and empty
+    fields too (``0``, ``false``, ``""``, ``[]``); only an unset ``optional`` field or oneof member is left out."""
+    return json_format.MessageToDict(message, preserving_proto_field_name=True,
+                                     always_print_fields_with_no_presence=True)
 
 
 def expand(record: GameRecord) -> dict[str, Any]:
-    """The record as JSON with every decision's view, answer and action decoded to protobuf JSON."""
+    """The record as JSON with every decision's view, answer and action decoded to protobuf JSON,
+    every field shown (zero, false and empty ones too; see :func:`_json`), and each fault's answer
+    as its decision's (undecodable bytes stay as the record lists them: ``raw_base64``, ``bytes``)."""
     view_cls, action_cls = _message_types(spec(record.game).proto_field)
     data = record.to_json()
     for d in data["decisions"]:
         d["view"] = _json(_decode(view_cls, d["view"]))
         d["action"] = _json(_decode(action_cls, d["action"]))
         d["answer"] = _json(_decode(bot_pb2.ActResponse, d["answer"])) if d["answer"] is not None else None
+    # a fault's answer as its decision's, with every field too (the stored list keeps protobuf JSON's defaults)
+    answers = {(d["seat"], d["decision"]): d["answer"] for d in data["decisions"]}
+    for f in data["faults"]:
+        if f.get("answer") is not None and answers.get((f["seat"], f["decision"])) is not None:
+            f["answer"] = answers[(f["seat"], f["decision"])]
     return data
 
 

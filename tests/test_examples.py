@@ -110,7 +110,7 @@ def test_the_python_example_passes_the_entry_checks(game: str, capsys: pytest.Ca
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
-        assert line.startswith("listening on "), f"the Python example did not start: {line!r}, {(tmp_path / 'bot.log').read_text()}"
+        assert " listening on 127.0.0.1:" in line, f"the Python example did not start: {line!r}, {(tmp_path / 'bot.log').read_text()}"
         assert main(["bot", "check", line.split()[-1], "--game", game]) == 0, capsys.readouterr().out
         assert capsys.readouterr().out.rstrip().endswith("PASSED: the bot may enter seasons")
     finally:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from botsdk.runtime import GRPC_EXPERIMENTS
+from botsdk.runtime import GRPC_EXPERIMENTS, GRPC_VERBOSITY
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -23,14 +23,16 @@ REPO = Path(__file__).resolve().parents[1]
 #: ("<not imported>" when nothing imported it), then opens and closes a channel.
 _PROBE = r"""
 import importlib, importlib.abc, os, sys
-seen = []
+seen, verbosity = [], []
 class Note(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         if name == "grpc" and not seen:
             seen.append(os.environ.get("GRPC_EXPERIMENTS", "<unset>"))
+            verbosity.append(os.environ.get("GRPC_VERBOSITY", "<unset>"))
         return None
 sys.meta_path.insert(0, Note())
 importlib.import_module(sys.argv[1])
+print("verbosity " + (verbosity[0] if verbosity else "<not imported>"))
 print(seen[0] if seen else "<not imported>")
 if seen:
     import grpc
@@ -42,19 +44,21 @@ ENTRY_MODULES = ["botsdk", "referee.clients", "cli.main", "workers.tasks", "work
 
 
 def _probe(module: str, env_value: str | None) -> tuple[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "GRPC_EXPERIMENTS"}
+    env = {k: v for k, v in os.environ.items() if k not in ("GRPC_EXPERIMENTS", "GRPC_VERBOSITY")}
     if env_value is not None:
         env["GRPC_EXPERIMENTS"] = env_value
     result = subprocess.run([sys.executable, "-c", _PROBE, module], cwd=REPO, env=env, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-3000:]
-    return result.stdout.rstrip("\n").split("\n")[-1], result.stderr
+    lines = result.stdout.split("\n")[:-1]  # each line printed ends with one newline (the last may be empty)
+    return lines[-1], result.stderr + "\n".join(lines[-2:-1]) + "\n"
 
 
 @pytest.mark.parametrize("module", ENTRY_MODULES)
 def test_grpc_is_first_imported_with_the_platforms_setting(module: str) -> None:
     seen, stderr = _probe(module, None)
     assert seen == GRPC_EXPERIMENTS, f"{module} imports grpc before botsdk.runtime sets it (saw {seen!r})"
+    assert f"verbosity {GRPC_VERBOSITY}\n" in stderr, f"{module}: gRPC's C-core INFO lines are not silenced"
     assert "Unknown experiment" not in stderr, stderr
 
 

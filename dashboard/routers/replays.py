@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from fastapi import APIRouter, Response
+from typing import Any
+
+from fastapi import APIRouter, HTTPException, Response
 
 from dashboard.deps import StoreDep
 from dashboard.params import GameId
@@ -22,6 +24,18 @@ NOT_FOUND = {404: {"model": ErrorOut, "description": "no such game, or no replay
 def get_replay(game_id: GameId, store: StoreDep) -> ReplayOut:
     data = load_replay(store, game_id)
     return ReplayOut(game=data.game, public_only=data.public_only, record=data.record)
+
+
+@router.get("/{game_id}/stored", responses=NOT_FOUND, response_model=dict[str, Any],
+            summary="A finished game's record exactly as stored (views, answers and actions as base64 protobuf bytes)")
+def get_stored_replay(game_id: GameId, store: StoreDep) -> dict[str, Any]:
+    """The record ``cardarena season verify --api`` re-checks: ``GameRecord.to_json()``, each decision's
+    ``view``, ``answer`` and ``action`` the bytes sent or received, base64. 404 while the game runs."""
+    data = load_replay(store, game_id)  # 404 for no game or no replay, 403 while sealed
+    record = None if data.public_only else store.get_replay(game_id)
+    if record is None:
+        raise HTTPException(404, f"game {game_id} has no stored record yet (status {data.game.status})")
+    return record.to_json()
 
 
 @router.get("/{game_id}/download", responses={**NOT_FOUND, 200: {"content": {"application/json": {}},

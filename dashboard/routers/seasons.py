@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, HTTPException
 
 from dashboard import services
 from dashboard.deps import RefresherDep, SettingsDep, StoreDep
 from dashboard.params import SeasonId
-from dashboard.schemas import CrosstableOut, ErrorOut, FairnessOut, SeasonDetailOut, StandingOut
+from dashboard.schemas import CrosstableOut, ErrorOut, FairnessOut, SeasonDetailOut, StandingOut, VerificationOut
 from store.reads.seasons import SeasonSummary
 
 router = APIRouter(prefix="/seasons", tags=["seasons"])
@@ -28,6 +28,17 @@ def get_season(season_id: SeasonId, store: StoreDep) -> SeasonDetailOut:
             summary="How the season's deals are made and verified: its commitment and, once it is over, its key")
 def get_fairness(season_id: SeasonId, store: StoreDep) -> FairnessOut:
     return services.fairness(store, season_id)
+
+
+@router.get("/{season_id}/verification", response_model=VerificationOut,
+            responses={**NOT_FOUND, 409: {"model": ErrorOut, "description": "the season is not over: its key is not "
+                                          "published yet"}},
+            summary="Once the season is over: its key, every game's stored fields and the ratings, for verifying it")
+def get_verification(season_id: SeasonId, store: StoreDep) -> VerificationOut:
+    try:
+        return services.verification(store, season_id)
+    except services.NotOverYet as exc:
+        raise HTTPException(409, str(exc)) from None
 
 
 @router.get("/{season_id}/standings", response_model=list[StandingOut], responses=NOT_FOUND,

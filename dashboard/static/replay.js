@@ -96,6 +96,10 @@
     return esc(compactJson(v, 0)).replace(/&quot;((?:[2-9TJQKA][cdhs])|Jk)&quot;/g, (_, c) => card(c));
   }
 
+  //: event index -> the seats asked a decision there, with that many events logged (whose turn it is).
+  const askedAt = {};
+  for (const d of decisions) (askedAt[d.event_index] = askedAt[d.event_index] || new Set()).add(d.seat);
+
   // The latest view sent to `seat` (null: any seat) at or before `upto`, for the seat panel.
   function lastDecision(upto, seat) {
     let found = null;
@@ -114,10 +118,13 @@
     seats.forEach((s, i) => {
       const hand = t.hands[i];
       const me = seat === i;
-      const classes = ["seat-box", me ? "me" : "", t.folded[i] ? "folded" : "", t.out[i] ? "out" : "", t.dealer === i ? "dealer" : ""].join(" ");
+      const toAct = seat === null && askedAt[pos] !== undefined && askedAt[pos].has(i);  // all seats: whose turn
+      const classes = ["seat-box", me ? "me" : "", t.folded[i] ? "folded" : "", t.out[i] ? "out" : "", t.dealer === i ? "dealer" : "",
+        toAct ? "to-act" : ""].join(" ");
       const cards = hand.cards.map(card).join("") + back(hand.hidden) || '<span class="muted">no cards</span>';
       const extra = G.seatExtra ? G.seatExtra(t, i, H) : "";
-      const badges = (t.dealer === i ? ' <span class="badge dealer-badge" title="deals now">dealer</span>' : "") +
+      const badges = (toAct ? ' <span class="badge to-act-badge" title="asked to decide now, after this event">to act</span>' : "") +
+        (t.dealer === i ? ' <span class="badge dealer-badge" title="deals now">dealer</span>' : "") +
         (t.folded[i] ? ' <span class="badge">folded</span>' : "") + (t.out[i] ? ' <span class="badge">out</span>' : "") +
         (typeof t.shown[i] === "number" ? ` <span class="badge">shown: ${t.shown[i]} points</span>` : "") +
         (G.seatBadges ? G.seatBadges(t, i, H) : "");
@@ -143,7 +150,8 @@
       if (i === N) break;
       const e = events[i];
       const hid = !RS.visible(e, seat);
-      items.push(`<li id="ev-${i}" value="${i}" data-pos="${i + 1}" class="${hid ? "hidden-event" : ""}">${hid ? '<span class="muted">hidden from this seat</span>' : describe(e)}</li>`);
+      // numbered from 1: event k is the k-th, shown as "event k / N" when it is the last applied
+      items.push(`<li id="ev-${i}" value="${i + 1}" data-pos="${i + 1}" class="${hid ? "hidden-event" : ""}">${hid ? '<span class="muted">hidden from this seat</span>' : describe(e)}</li>`);
     }
     $("events").innerHTML = items.join("");
   }
@@ -158,7 +166,9 @@
     if (mode === "all") { panel.hidden = true; return; }
     const seat = Number(mode);
     const mine = decisions.filter((d) => d.seat === seat);
-    const current = lastDecision(pos, seat);
+    const last = lastDecision(pos, seat);
+    // a view sent in an earlier deal is not shown beside this deal's cards (docs/replay.md)
+    const current = last && RS.tableAt(record, last.event_index, seat).deal === RS.tableAt(record, pos, seat).deal ? last : null;
     let html = `<h3>${seatName(seat)}: views sent and answers</h3>`;
     if (current) {
       const when = new Date(current.sent_at * 1000).toISOString().replace("T", " ").slice(0, 23);
@@ -166,6 +176,8 @@
       html += `<h4>View sent</h4><pre class="json" id="view-json">${jsonHtml(current.view)}</pre>`;
       html += `<h4>Answer</h4><pre class="json" id="answer-json">${current.answer ? jsonHtml(current.answer) : '<span class="muted">no answer</span>'}</pre>`;
       html += `<h4>Action applied</h4><pre class="json">${jsonHtml(current.action)}</pre></div>`;
+    } else if (last) {
+      html += `<p class="muted" id="no-decision-this-deal">Not asked anything in this deal yet (its last decision, ${last.decision}, was after event ${last.event_index}).</p>`;
     } else {
       html += '<p class="muted">Not asked anything yet.</p>';
     }

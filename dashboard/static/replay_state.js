@@ -48,8 +48,10 @@
       else if (hand.hidden > 0) hand.hidden -= 1;
     }
   }
+  // Every seat's cards go in: a new deal (counted in `t.deal`), or the game's end.
   function clearHands(t) {
     for (let s = 0; s < t.n; s++) t.hands[s] = emptyHand();
+    t.deal += 1;
   }
   // Move `amount` tokens from seat `s` to the pot (which the caller labels and sets).
   function pay(t, s, amount) {
@@ -72,6 +74,8 @@
       dealer: null,         // the seat dealing now (null between deals)
       center: [], centerLabel: "",  // cards in the middle, and what they are
       stage: "",            // where the game stands: round, hand, deal
+      deal: 0,              // deals begun so far (each clearHands but the game's end): a view sent in an
+                            // earlier deal is not shown beside this deal's cards
     };
     clearHands(t);
     if (game.start) game.start(t, record);
@@ -110,7 +114,8 @@
     game_over(t, d) {
       const figures = Array.isArray(d.tokens) ? d.tokens : d.totals;
       if (Array.isArray(figures)) t.scores = figures.slice();
-      t.pot = null; t.dealer = null; clearHands(t);
+      const deal = t.deal;
+      t.pot = null; t.dealer = null; clearHands(t); t.deal = deal;
       t.center = []; t.centerLabel = ""; t.folded = {};
       t.stage = d.reason === undefined ? "game over" : `game over: ${d.reason}`;
     },

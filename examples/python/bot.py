@@ -1,13 +1,13 @@
 """A cardarena bot in Python for all three games, with the SDK (botsdk): the same bot as examples/node/bot.js.
 
-    python examples/python/bot.py --port 50061     # or --port 0: a free port; prints "listening on 127.0.0.1:PORT"
+    python examples/python/bot.py --port 50061     # or --port 0: a free port; prints "bot python-example (...) listening on 127.0.0.1:PORT"
 
 Structure, the same as the Node example:
     describe            who the bot is and what it plays (the class attributes)
     slippery_sam(...)   one Slippery Sam decision -> SlipperySamAction   (rules §1)
     svara(...)          one Svara decision        -> SvaraAction         (rules §2)
     rummy(...)          one rummy decision        -> RummyAction         (rules §3)
-    serve(port)         the gRPC server: cardarena.v1.Bot and grpc.health.v1.Health (botsdk.serve)
+    serve_forever(port) the gRPC server: cardarena.v1.Bot and grpc.health.v1.Health (botsdk.serve_forever)
 In Python, unset scalars read as 0 / "" / [] and ``optional`` fields are tested with ``HasField``.
 """
 
@@ -19,7 +19,7 @@ from cardarena.v1 import rummy_pb2 as rm
 from cardarena.v1 import slippery_sam_pb2 as ss
 from cardarena.v1 import svara_pb2 as sv
 
-from botsdk import Bot, Context, serve
+from botsdk import Bot, Context, serve_forever
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
@@ -275,6 +275,4 @@ if __name__ == "__main__":
     parser.add_argument("--port", type=int, default=50061, help="port on 127.0.0.1 (0: a free one)")
     args = parser.parse_args()
     bot = ExampleBot()
-    server, port = serve(bot, port=args.port, threads=bot.capacity)
-    print(f"listening on 127.0.0.1:{port}", flush=True)
-    server.wait_for_termination()
+    serve_forever(bot, port=args.port, threads=bot.capacity)  # says where it listens; a busy port is one line

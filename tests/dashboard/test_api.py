@@ -268,3 +268,19 @@ def test_an_undecodable_stored_record_is_shown_as_stored_not_a_500(client: TestC
     assert r.status_code == 200
     assert "could not be decoded" in r.json()["record"]["decode_error"]
     assert client.get(f"/games/{game_id}").status_code == 200
+
+
+def test_replay_views_show_every_field_as_the_bot_received_it(client: TestClient, world: World) -> None:
+    """A zero, false or empty field is shown (issue: a first view without ``looked``, ``bank`` or ``hand``)."""
+    from cardarena.v1 import svara_pb2
+
+    record = client.get(f"/api/v1/replays/{world.done_ids[0]}").json()["record"]
+    always = {f.name for f in svara_pb2.SvaraView.DESCRIPTOR.fields if not f.has_presence}
+    for d in record["decisions"]:
+        assert always <= d["view"].keys(), sorted(always - d["view"].keys())
+    first = next(d["view"] for d in record["decisions"] if d["view"]["hand"] == [])
+    assert first["looked"] is False and first["hand"] == [] and first["svara"] == 0
+    actions = [d["action"] for d in record["decisions"]]
+    assert all("move" in a for a in actions)  # a move of value 0 too
+    illegal = [f for f in record["faults"] if f["kind"] == "illegal"]
+    assert illegal and all(f["answer"]["svara"].keys() == {"move", "amount"} for f in illegal), illegal  # amount 0 too

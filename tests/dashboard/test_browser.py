@@ -151,8 +151,9 @@ def test_a_person_follows_standings_to_a_bot_to_a_replay(page, base_url: str, wo
     assert page.locator("#table .seat-box .card:not(.back)").count() > 0
     assert page.locator(".fault-list .fault-link").count() == 2  # the faults, highlighted
     assert page.locator("#events li.decision-fault").count() == 2
-    page.click("#events li[value='5']")
-    assert page.locator("#position").inner_text() == f"event 6 / {total}"
+    page.click("#events li[id][value='5']")  # the row numbered 5 is the 5th event: the counter says so too
+    assert page.locator("#position").inner_text() == f"event 5 / {total}"
+    assert page.locator("#events li.current").get_attribute("value") == "5"
     shot(page, "replay")
 
     # One seat's view: the views sent to it, its answers and their times; other hands hidden.

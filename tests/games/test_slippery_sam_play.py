@@ -124,7 +124,7 @@ def test_views_sent_by_the_referee_hold_no_hidden_cards() -> None:
                     assert not cards & shown, (seed, decision["decision"], other)
             if view["decision"] == "SLIPPERY_SAM_DECISION_KITTY":
                 # a new dealer, before any deal of his: no cards of his own, nothing turned
-                assert "hand" not in view and "turned" not in view and "shots" not in view
+                assert view["hand"] == [] and view["turned"] == [] and view["shots"] == []
             else:
                 assert set(view["hand"]) == hands[seat]
                 # nothing of the stack but the cards already turned in this deal

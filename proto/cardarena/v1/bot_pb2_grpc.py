@@ -129,10 +129,15 @@ class BotServicer:
         - UNREACHABLE: no connection could be made to the bot within the
         decision's deadline (connection refused, no route, a host name that
         does not resolve, an address refused by the platform's network policy).
-        - ERROR: the bot answered an error status.
+        - ERROR: the bot returned an error status of its own (its handler
+        raised, or it aborted the call); the detail reads "the bot returned an
+        error of its own, status <CODE>: <the bot's message>".
         - MALFORMED: an answer of the wrong game, with no action, that cannot be
-        decoded, or with a required field missing or out of range.
-        - ILLEGAL: a well-formed action the rules do not allow now.
+        decoded, with a required field missing, an enum value that is not one
+        of the enum's, or a string that is not a card where a card is asked.
+        - ILLEGAL: a well-formed action the rules do not allow now, a number out
+        of the range the rules allow included (a bet above the kitty, a stake
+        above the maximum); the detail says why, citing the rule.
         - BUDGET: the seat's total thinking budget is spent (it is not called).
         After 3 faults in a game (a game parameter), or at once when UNREACHABLE,
         the seat is retired: it plays on by default actions, is not called again

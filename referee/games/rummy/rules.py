@@ -463,9 +463,14 @@ class RummyRules:
             if not isinstance(action.draw, DrawSource):
                 raise IllegalAction("the draw must name its source: STOCK or DISCARD_PILE")
             if action.draw is DrawSource.DISCARD_PILE and not (state.pile and state.top_live):
-                raise IllegalAction("the discard pile's top card is dead or missing and cannot be taken")
+                raise IllegalAction("the discard pile's top card is dead or missing and cannot be taken (rules §3.6)")
         else:
-            self._plan(state, seat, action)
+            try:
+                self._plan(state, seat, action)
+            except IllegalAction as exc:  # every illegal play cites its rule (docs/protocol.md: Faults)
+                if "rules §" in str(exc):
+                    raise
+                raise IllegalAction(f"{exc} (rules §3.28)") from None
 
     def _plan(self, state: RummyState, seat: int, action: RummyAction) -> tuple[list[Meld], list[Meld], list[str]]:
         """Validate a play (rules §3.7-3.8) without changing ``state``.

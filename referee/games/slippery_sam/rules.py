@@ -319,7 +319,8 @@ class SlipperySamRules:
         if not isinstance(action, SlipperySamAction) or not isinstance(action.amount, int):
             raise IllegalAction(f"expected an amount of tokens for the {_what(decision)}")
         if not low <= action.amount <= high:
-            raise IllegalAction(f"{_what(decision)} of {action.amount} tokens is outside {low}..{high}")
+            rule = "rules §1.3" if decision is _KITTY_DECISION else "rules §1.5"
+            raise IllegalAction(f"{_what(decision)} of {action.amount} tokens is outside {low}..{high} ({rule})")
 
     def apply(self, state: SlipperySamState, actions: Mapping[int, SlipperySamAction]) -> None:
         """Apply the asked seat's kitty or bet; raises IllegalAction (state unchanged) for anything else."""

@@ -18,9 +18,10 @@ ReplayState.define("svara", function (RS) {
     lowerIsBetter: false,
     //: The replay opens once every seat's cards are dealt.
     opening: { after: "dealt", skip: null },
-    start(t) {
+    start(t, record) {
       t.looked = null;   // the seats that have looked at their cards this deal
       t.bottom = null;   // the dealer's bottom card, shown to all (rules §2.4)
+      t.szacha = (record.params || {}).szacha || null;  // the wild card, a parameter of the game (rules §2.1)
     },
     events: {
       first_dealer(t, d) {
@@ -80,7 +81,8 @@ ReplayState.define("svara", function (RS) {
         ? ' <span class="badge" title="its views hold no cards until it looks">not looked</span>' : "";
     },
     centerExtra(t, h) {
-      return t.bottom ? `<div class="small">bottom card ${h.card(t.bottom)}</div>` : "";
+      return (t.szacha ? `<div class="small" id="szacha" title="the wild card (rules §2.1)">szacha ${h.card(t.szacha)}</div>` : "") +
+        (t.bottom ? `<div class="small">bottom card ${h.card(t.bottom)}</div>` : "");
     },
   };
 });

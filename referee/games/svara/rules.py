@@ -391,7 +391,7 @@ class SvaraRules:
         if move is _STAKE and not legal.stake_min <= action.amount <= legal.stake_max:
             raise IllegalAction(
                 f"stake {action.amount} out of range: from the current stake {legal.stake_min} "
-                f"to {legal.stake_max} (maximum stake {self.params.max_stake}, own tokens {state.tokens[seat]})"
+                f"to {legal.stake_max} (maximum stake {self.params.max_stake}, own tokens {state.tokens[seat]}; rules §2.6)"
             )
 
     def apply(self, state: SvaraState, actions: Mapping[int, SvaraMoveAction]) -> None:
@@ -518,29 +518,29 @@ class SvaraRules:
         """A readable reason why ``move`` is not legal for the asked ``seat`` now."""
         phase = state.phase
         if phase is _P_VOTE:
-            return f"{move.name} is not a vote: answer ACCEPT or REFUSE"
+            return f"{move.name} is not a vote: answer ACCEPT or REFUSE (rules §2.20)"
         if phase is _P_JOIN:
-            return f"{move.name} is not an answer to a svara: answer JOIN or DECLINE"
+            return f"{move.name} is not an answer to a svara: answer JOIN or DECLINE (rules §2.21)"
         looked = state.looked[seat]
         if move in (_ACCEPT, _REFUSE, _JOIN, _DECLINE):
-            return f"{move.name}: no vote or svara is being asked; it is a betting turn"
+            return f"{move.name}: no vote or svara is being asked; it is a betting turn (rules §2.6)"
         if move is _LOOK:
-            return "already looked"
+            return "already looked (rules §2.5)"
         if state.tokens[seat] < state.current_stake:
-            return f"cannot pay the current stake {state.current_stake} with {state.tokens[seat]} tokens: must fold"
+            return f"cannot pay the current stake {state.current_stake} with {state.tokens[seat]} tokens: must fold (rules §2.17)"
         if move in (_STAKE, _SEE) and not looked:
             return f"must look before {move.name.lower()} (rules §2.5)"
         if move is _SEE:
-            return f"see needs exactly two players left, not {sum(state.in_play)}"
+            return f"see needs exactly two players left, not {sum(state.in_play)} (rules §2.18)"
         if move is _PROPOSE:
             if looked:
-                return "only a player who has not looked may propose a svara"
+                return "only a player who has not looked may propose a svara (rules §2.9)"
             if state.svara:
                 return "no proposal inside a svara (rules §2.9)"
             if state.proposed[seat]:
-                return "a player may propose once per hand"
-            return "no svara may be played for this bank (svaras_per_bank = 0)"
-        return f"{move.name} is not legal now"
+                return "a player may propose once per hand (rules §2.9)"
+            return "no svara may be played for this bank (svaras_per_bank = 0; rules §2.19)"
+        return f"{move.name} is not legal now (rules §2.6)"
 
     # ------------------------------------------------------------ transitions
 

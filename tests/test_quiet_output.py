@@ -1,0 +1,71 @@
+"""gRPC's C-core log lines stay out of the command's output, and ``python mybot.py`` says where it listens.
+
+gRPC's C core writes INFO lines of its own to stderr (``chttp2_transport.cc ... Got goaway`` when a
+peer closes a connection, at moments no test can choose). ``GRPC_TRACE=http`` makes the same
+transport log INFO lines on every connection, so a season played with it set shows whether any C-core
+INFO line can reach the output: ``botsdk.runtime.configure_grpc`` sets ``GRPC_VERBOSITY=ERROR`` for the
+command, its worker processes and its bot processes.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).parents[1]
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "GRPC_VERBOSITY"}  # as a user's shell: not set
+    return {**env, **extra}
+
+
+def test_a_season_run_prints_no_grpc_core_log_line(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'q.db'}"
+    result = subprocess.run([sys.executable, "-m", "cli.main", "demo", "--games", "6", "--workers", "1", "--db", db],
+                            capture_output=True, text=True, timeout=300, cwd=ROOT, env=_env(GRPC_TRACE="http"))
+    assert result.returncode == 0, result.stderr
+    assert " done in " in result.stdout
+    leaked = [line for line in (result.stderr + result.stdout).splitlines() if ".cc:" in line or "chttp2" in line]
+    assert leaked == [], leaked[:3]
+
+
+MYBOT = textwrap.dedent('''
+    import sys
+    from botsdk import Bot, serve_forever
+    from cardarena.v1 import slippery_sam_pb2 as ss
+
+    class Cautious(Bot):
+        name = "cautious"
+        games = ("slippery-sam",)
+
+        def slippery_sam(self, view, ctx):
+            return ss.SlipperySamAction(amount=view.min_amount)
+
+    if __name__ == "__main__":
+        serve_forever(Cautious(), port=int(sys.argv[1]))
+''')
+
+
+def test_python_mybot_says_where_it_listens_and_a_busy_port_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "mybot.py").write_text(MYBOT)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    first = subprocess.Popen([sys.executable, "mybot.py", str(port)], cwd=tmp_path, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, env=_env(PYTHONPATH=str(ROOT)))
+    try:
+        assert first.stdout is not None
+        assert first.stdout.readline().strip() == f"bot cautious (slippery-sam) listening on 127.0.0.1:{port}"
+        second = subprocess.run([sys.executable, "mybot.py", str(port)], cwd=tmp_path, capture_output=True, text=True,
+                                timeout=60, env=_env(PYTHONPATH=str(ROOT)))
+        assert second.returncode == 1 and second.stdout == ""
+        assert second.stderr.splitlines() == [f"cautious: error: cannot serve on 127.0.0.1:{port}: cannot bind "
+                                              f"127.0.0.1:{port}: Address already in use"], second.stderr
+    finally:
+        first.terminate()
+        first.wait(10)
