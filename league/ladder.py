@@ -27,6 +27,7 @@ from typing import Any
 
 from league import fairness
 from league.availability import SUSPEND_AFTER_S, check_suspend_after
+from league.compare import plan as plan_compares
 from league.luck import luck_adjusted_by_bot
 from league.matchmaking import Entrant, MatchState, choose_table
 from league.ratings_ml import PRIOR_SD_ELO, MLRatings, fit_bradley_terry
@@ -257,6 +258,7 @@ class LadderRunner:
         store, settings = self.store, self.settings
         entrants = store.ladders.sync_entrants(self.ladder_id)
         epoch = current_epoch(store, self.ladder, settings, now)
+        compares = plan_compares(store, self.ladder_id, entrants, settings)  # version A/B: look, then plan (rules §5.5)
         pending, open_tables = store.ladders.open_games(self.ladder_id)
         if pending >= self.window:
             return RefillResult(0, epoch.epoch, "enough games pending")
@@ -288,7 +290,8 @@ class LadderRunner:
             sizes = [s for s in settings.table_sizes if s <= len(candidates)]
             if not sizes:
                 break
-            table = choose_table(candidates, rng.choice(sizes), scratch, rng)
+            table = (compares.table(candidates, sizes, scratch, rng)
+                     or choose_table(candidates, rng.choice(sizes), scratch, rng))
             if table is None:
                 break
             group = count + len(games)
