@@ -72,3 +72,5 @@ def test_ladder_compare_answers_within_the_zone_and_better(tmp_path: Path) -> No
         assert c.games <= sum(g.status.value == "done" for g in games)
     standings = json.loads(cli("ladder", "standings", "lad", "--json", "--db", db).stdout)
     assert {c["verdict"] for c in standings["compares"]} == {"within the zone", "better"}
+    over = cli("ladder", "compare-stop", "lad", str(strong["id"]), "--db", db)
+    assert over.returncode == 2 and "is over already (better)" in over.stderr, over.stderr
