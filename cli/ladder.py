@@ -434,7 +434,7 @@ def compare(
         entrants = store.ladders.sync_entrants(ladder.id)
         pair = (resolve_entrant(store, ladder, entrants, base).id, resolve_entrant(store, ladder, entrants, candidate).id)
         have = [c for c in store.compares.list_compares(ladder.id)
-                if (c.base_entrant_id, c.candidate_entrant_id) == pair]
+                if (c.base_entrant_id, c.candidate_entrant_id) == pair and (c.follow or not auto)]
         if have and not new:
             cid = have[0].id
         else:

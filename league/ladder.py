@@ -252,7 +252,8 @@ class LadderRunner:
 
         ``paused``: bot ids not to seat now (down, suspended: the caller's probe; None: every bot the
         open epoch marks). Entrants are brought up to date first (new bots and versions enter, retired
-        bots leave), and the epoch is rotated when due. Returns how many games were added (0 when
+        bots leave), and the epoch is rotated when due; running version A/B compares are looked at, and
+        get up to half of the tables added (``league.compare``, rules §5.5). Returns how many games were added (0 when
         enough are pending, fewer entrants than a table have room, or another runner appended first).
         """
         store, settings = self.store, self.settings

@@ -100,6 +100,9 @@ def test_duplicate_compare_tables_are_sealed_groups_fed_whole(store: Store, bots
         finish(store, g.id, [1, 2, 3])
     runner.refill()
     assert store.compares.get_compare(cid).games == 3
+    LadderRunner(store, lid).refill()  # another runner looks too: no game is fed twice
+    runner.refill()
+    assert store.compares.get_compare(cid).games == 3
 
 
 @pytest.mark.parametrize(("gap", "want"), [(400.0, "better"), (-400.0, "worse"), (0.0, "within_zone")])
