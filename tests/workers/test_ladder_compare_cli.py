@@ -36,7 +36,8 @@ def test_ladder_compare_answers_within_the_zone_and_better(tmp_path: Path) -> No
         assert bad.returncode == 2 and f"serves version {store.get_bot_by_name(odds).version} now, not 9.9" in bad.stderr
         version = store.get_bot_by_name(twin).version
         for base, candidate in ((odds, f"{twin}@{version}"), (weak, odds)):
-            started = cli("ladder", "compare", "lad", base, candidate, "--delta", "150", "--max-games", "600",
+            started = cli("ladder", "compare", "lad", base, candidate, "--delta", "150", "--confidence", "0.99",
+                          "--max-games", "600",
                           "--db", db)
             assert started.returncode == 0 and "running: 0 game(s) so far" in started.stdout, started.stderr
         lid = store.ladders.get_ladder_by_name("lad").id
@@ -61,7 +62,7 @@ def test_ladder_compare_answers_within_the_zone_and_better(tmp_path: Path) -> No
     verdicts = {(c["base"].split("@")[0], c["candidate"].split("@")[0]): c for c in listed}
     assert verdicts[(odds, twin)]["status"] == "within_zone"
     strong = verdicts[(weak, odds)]
-    assert strong["status"] == "better" and strong["low"] > 0 and 0 < strong["games"] < 600, strong
+    assert strong["status"] == "better" and strong["difference"] > 0 and 0 < strong["games"] < 600, strong
     # the compare's games were played as whole rotation groups of one deal each
     for c in store.compares.list_compares(lid):
         games = store.compares.compare_games(lid, (c.base_bot_id, c.candidate_bot_id), c.after_game)
