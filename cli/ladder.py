@@ -286,6 +286,8 @@ def print_standings(store, ladder) -> None:
                       "(unbiased), with its 95% interval.", highlight=False)
     console.print("Rating: maximum-likelihood Bradley-Terry over the ladder's whole record (Elo scale, 95% interval); "
                   "each bot version is an entrant of its own (rules §5.2).", highlight=False)
+    for c in store.compares.list_compares(ladder.id)[:5]:  # version A/B, newest first (rules §5.5)
+        console.print(f"A/B #{c.id}: {compare_line(c)}", highlight=False, markup=False)
 
 
 def _rating(r) -> str:
@@ -331,7 +333,8 @@ def standings(
                           "progress": store.ladders.ladder_progress(ladder.id),
                           "epoch": {"number": epoch.epoch, "commitment": epoch.commitment} if epoch else None,
                           "standings": [{**row, "history": history.get(row["entrant_id"], [])}
-                                        for row in standings_json(rows)]}, indent=2))
+                                        for row in standings_json(rows)],
+                          "compares": [c.as_json() for c in store.compares.list_compares(ladder.id)]}, indent=2))
     else:
         print_standings(store, ladder)
 
@@ -375,3 +378,131 @@ def verify(
                   f"{len(checks) - verified - len(failed)} not verifiable yet (open or still playing)", highlight=False)
     if failed:
         raise typer.Exit(1)
+
+
+# ------------------------------------------------------------------ version A/B (rules §5.5)
+
+
+def compare_line(c) -> str:
+    """One compare in words: the verdict, the games used and the estimate with its 95% interval."""
+    estimate = ("no estimate yet (both versions need a result)" if c.difference is None else
+                f"candidate - base {c.difference:+.0f} Elo [{c.low:+.0f}, {c.high:+.0f}] (95%)")
+    what = {"running": f"running: {c.games} game(s) so far", "stopped": f"stopped after {c.games} game(s)"
+            + (f" ({c.state['why']})" if c.state.get("why") else "")}.get(c.status, f"{c.verdict} in {c.games} game(s)")
+    return f"{c.candidate} against {c.base}: {what}; {estimate}"
+
+
+def print_compare(c) -> None:
+    console.print(f"compare #{c.id}: {c.candidate} (candidate) against {c.base} (base), zone +-{c.delta:g} Elo, "
+                  f"confidence {c.confidence:.1%}, at most {c.max_games} games"
+                  + ("; follows the candidate's next versions" if c.follow else ""), highlight=False, markup=False)
+    console.print(compare_line(c), highlight=False, markup=False)
+
+
+@app.command("compare")
+def compare(
+    name: Annotated[str, typer.Argument(help="Ladder name.")],
+    base: Annotated[str, typer.Argument(help="The base entrant: BOT or BOT@VERSION (the version the bot serves now).")],
+    candidate: Annotated[str, typer.Argument(
+        help="The candidate entrant, tested against the base: BOT or BOT@VERSION. An endpoint serves one version at "
+             "a time, so the two are two registered bots (mybot serving 1.0, mybot-next serving 1.1).")],
+    delta: Annotated[float, typer.Option(
+        help="The indifference zone, Elo points: the answer is 'better' or 'worse' by at least this much, or "
+             "'within the zone'.")] = 50.0,
+    confidence: Annotated[float, typer.Option(
+        help="1 - the error rate of each wrong answer (above 0.5, below 1).")] = 0.975,
+    max_games: Annotated[int, typer.Option(help="The most games the compare uses; undecided then, it ends "
+                                                "'budget'.")] = 5000,
+    auto: Annotated[bool, typer.Option(
+        "--auto", help="Follow the candidate's bot: each new version it declares (Describe or `bot update "
+                       "--version`) starts a compare of that version against the base bot's version of the moment.")
+    ] = False,
+    new: Annotated[bool, typer.Option("--new", help="Start a new compare even if these two entrants have one.")] = False,
+    wait: Annotated[bool, typer.Option(
+        "--wait", help="Wait until the compare is decided (`ladder run` plays its games), then print the verdict.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of text.")] = False,
+    db: DbOption = None,
+) -> None:
+    """Test a new version of a bot against its base on the ladder (rules §5.5): tables seating both, duplicate
+    deals where the ladder has them, until the sequential test answers 'better', 'worse' or 'within the zone'.
+
+    Starts the compare (or shows the one these two entrants have); `ladder run` schedules its tables and
+    stores the verdict. Compare games are ordinary rated ladder games."""
+    from league.compare import CompareError, resolve_entrant, start_compare
+
+    store = open_db(db, existing=True)
+    ladder = store.ladders.get_ladder_by_name(name)
+    if ladder is None:
+        no_ladder(name, db)
+    try:
+        entrants = store.ladders.sync_entrants(ladder.id)
+        pair = (resolve_entrant(store, ladder, entrants, base).id, resolve_entrant(store, ladder, entrants, candidate).id)
+        have = [c for c in store.compares.list_compares(ladder.id)
+                if (c.base_entrant_id, c.candidate_entrant_id) == pair and (c.follow or not auto)]
+        if have and not new:
+            cid = have[0].id
+        else:
+            cid = start_compare(store, ladder.id, base, candidate, delta=delta, confidence=confidence,
+                                max_games=max_games, follow=auto)
+    except CompareError as exc:
+        fail(str(exc), 2)
+    c = store.compares.get_compare(cid)
+    if wait:
+        while c.running:
+            time.sleep(REFILL_EVERY_S * 2)
+            c = store.compares.get_compare(cid)
+    if as_json:
+        print(json.dumps(c.as_json(), indent=2))
+        return
+    if have and not new:
+        console.print(f"(these two entrants have compare #{c.id} already; --new starts another)", highlight=False,
+                      markup=False)
+    print_compare(c)
+    if c.running and not wait:
+        console.print(f"its tables are played by `cardarena ladder run {name}`; `cardarena ladder compares {name}` "
+                      "lists every compare", highlight=False, markup=False)
+
+
+@app.command("compares")
+def compares(
+    name: Annotated[str, typer.Argument(help="Ladder name.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    db: DbOption = None,
+) -> None:
+    """List a ladder's version A/B compares, newest first: the two entrants, the verdict, the games used and
+    the estimate of the difference with its 95% interval (rules §5.5)."""
+    store = open_db(db, read_only=True)
+    ladder = store.ladders.get_ladder_by_name(name)
+    if ladder is None:
+        no_ladder(name, db)
+    rows = store.compares.list_compares(ladder.id)
+    if as_json:
+        print(json.dumps({"ladder": ladder.name, "compares": [c.as_json() for c in rows]}, indent=2))
+        return
+    table = Table("#", "candidate", "base", "zone", "verdict", "games", "candidate - base [95%]", "auto",
+                  title=f"{escape(ladder.name)}: version A/B")
+    for c in rows:
+        estimate = "-" if c.difference is None else f"{c.difference:+.0f} [{c.low:+.0f}, {c.high:+.0f}]"
+        table.add_row(str(c.id), escape(c.candidate), escape(c.base), f"+-{c.delta:g}", c.verdict, str(c.games),
+                      estimate, "yes" if c.follow else "")
+    console.print(table)
+
+
+@app.command("compare-stop")
+def compare_stop(
+    name: Annotated[str, typer.Argument(help="Ladder name.")],
+    compare_id: Annotated[int, typer.Argument(help="The compare's number (see `ladder compares`).")],
+    db: DbOption = None,
+) -> None:
+    """Stop a running compare (no more tables are scheduled for it) and stop following its candidate's versions."""
+    store = open_db(db, existing=True)
+    ladder = store.ladders.get_ladder_by_name(name)
+    if ladder is None:
+        no_ladder(name, db)
+    c = store.compares.get_compare(compare_id)
+    if c is None or c.ladder_id != ladder.id:
+        fail(f"ladder {name!r} has no compare #{compare_id} (see: cardarena ladder compares {name})", 2)
+    if not store.compares.stop_compare(compare_id, "stopped by hand"):
+        fail(f"compare #{compare_id} is over already ({c.verdict}) and follows no bot", 2)
+    console.print(f"compare #{compare_id} stopped; its games stay in the ladder's record", highlight=False, markup=False)

@@ -27,6 +27,7 @@ from typing import Any
 
 from league import fairness
 from league.availability import SUSPEND_AFTER_S, check_suspend_after
+from league.compare import plan as plan_compares
 from league.luck import luck_adjusted_by_bot
 from league.matchmaking import Entrant, MatchState, choose_table
 from league.ratings_ml import PRIOR_SD_ELO, MLRatings, fit_bradley_terry
@@ -251,12 +252,14 @@ class LadderRunner:
 
         ``paused``: bot ids not to seat now (down, suspended: the caller's probe; None: every bot the
         open epoch marks). Entrants are brought up to date first (new bots and versions enter, retired
-        bots leave), and the epoch is rotated when due. Returns how many games were added (0 when
+        bots leave), and the epoch is rotated when due; running version A/B compares are looked at, and
+        get up to half of the tables added (``league.compare``, rules §5.5). Returns how many games were added (0 when
         enough are pending, fewer entrants than a table have room, or another runner appended first).
         """
         store, settings = self.store, self.settings
         entrants = store.ladders.sync_entrants(self.ladder_id)
         epoch = current_epoch(store, self.ladder, settings, now)
+        compares = plan_compares(store, self.ladder_id, entrants, settings)  # version A/B: look, then plan (rules §5.5)
         pending, open_tables = store.ladders.open_games(self.ladder_id)
         if pending >= self.window:
             return RefillResult(0, epoch.epoch, "enough games pending")
@@ -288,7 +291,8 @@ class LadderRunner:
             sizes = [s for s in settings.table_sizes if s <= len(candidates)]
             if not sizes:
                 break
-            table = choose_table(candidates, rng.choice(sizes), scratch, rng)
+            table = (compares.table(candidates, sizes, scratch, rng)
+                     or choose_table(candidates, rng.choice(sizes), scratch, rng))
             if table is None:
                 break
             group = count + len(games)

@@ -259,6 +259,37 @@ class LadderRating(Base):
     at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class LadderCompare(Base):
+    """A version A/B test on a ladder (rules §5.5, ``league.compare``): does entrant ``candidate`` beat
+    entrant ``base``? ``delta`` the indifference zone and ``difference``/``low``/``high`` the estimate of
+    ``rating[candidate] - rating[base]`` with its 95% interval (Elo points); ``confidence`` 1 - alpha;
+    ``max_games`` its budget; ``status`` ``running``, ``better``, ``worse``, ``within_zone``, ``budget``
+    (stopped at the budget) or ``stopped`` (an entrant left, or stopped by hand); ``games`` the games fed to
+    the test; ``after_game`` the ladder's last game id when it started (its games have higher ids);
+    ``follow``: a new version of the candidate's bot starts the next compare (``--auto``); ``state`` the
+    test's state (JSON: the sufficient statistics, the games fed, the last look)."""
+
+    __tablename__ = "ladder_compares"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    ladder_id: Mapped[int] = mapped_column(ForeignKey("ladders.id", ondelete="CASCADE"), index=True)
+    base_entrant_id: Mapped[int] = mapped_column(ForeignKey("ladder_entrants.id", ondelete="CASCADE"))
+    candidate_entrant_id: Mapped[int] = mapped_column(ForeignKey("ladder_entrants.id", ondelete="CASCADE"))
+    delta: Mapped[float] = mapped_column(Float)
+    confidence: Mapped[float] = mapped_column(Float)
+    max_games: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default="running", server_default=text("'running'"))
+    games: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+    difference: Mapped[float | None] = mapped_column(Float)
+    low: Mapped[float | None] = mapped_column(Float)
+    high: Mapped[float | None] = mapped_column(Float)
+    follow: Mapped[bool] = mapped_column(Boolean, default=False, server_default=text("false"))
+    after_game: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"))
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]
+    state: Mapped[dict[str, Any]]
+
+
 class ChainEntry(Base):
     """One entry of a season's chain (``store.chain``): ``entry`` is the canonical JSON of what was
     stored (the season and its schedule, games added to it, or a game that became final), ``hash``

@@ -13,6 +13,7 @@ can cross processes and outlive the session:
 - ``store.replays`` (:class:`~store.replays.Replays`): stored replays and live progress;
 - ``store.chain`` (:class:`~store.chain.ChainReads`): each season's chain of stored records, its head and audit;
 - ``store.ladders`` (:class:`~store.ladders.Ladders`): ladders, their epochs (seasons), entrants and rating history;
+- ``store.compares`` (:class:`~store.compares.Compares`): the ladders' version A/B tests (rules §5.5);
 - ``store.reads`` (:class:`~store.reads.games.GameReads`, :class:`~store.reads.seasons.SeasonReads`,
   :class:`~store.reads.bots.BotReads`): the read models of the dashboard, the CLI and the workers.
 
@@ -30,6 +31,7 @@ from store import db
 from store.availability import BotMarks
 from store.bots import Bots
 from store.chain import ChainReads
+from store.compares import Compares
 from store.ladders import Ladders
 from store.lifecycle import GameLifecycle
 from store.policy import LeaguePolicy
@@ -79,6 +81,7 @@ class Store:
         self.marks = BotMarks(self.db)
         self.chain = ChainReads(self.db, policy)
         self.ladders = Ladders(self.db, policy, self.seasons)
+        self.compares = Compares(self.db)  # the ladders' version A/B tests (rules §5.5)
         # bots
         self.register_bot = self.bots.register_bot
         self.update_bot = self.bots.update_bot

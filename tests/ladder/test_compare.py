@@ -1,0 +1,168 @@
+"""Version A/B on a ladder over a real store (SQLite and PostgreSQL): compare tables seat both versions, a
+duplicate ladder's compare tables are sealed deal groups fed whole, the test stops and its verdict is stored,
+entrants leaving stop it and ``--auto`` follows the candidate's next version (rules §5.5)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from types import SimpleNamespace
+
+from league.compare import CompareError, ComparePlanner, Look, plan, start_compare
+from league.matchmaking import Entrant, MatchState
+from league.ladder import LadderRunner, create_ladder
+from league.ratings_ml import ANCHOR, SCALE
+from store import Store
+from tests.store.conftest import finish
+
+
+def ladder(store: Store, bots: list[int], *, duplicate: bool = False, tables=(4,), window: int = 4) -> int:
+    for name in ("e", "f"):
+        store.register_bot(name, f"127.0.0.1:{5100 + len(name)}", "1.0", "tests", ["svara"], capacity=2)
+    return create_ladder(store, "lad", "svara", list(tables), duplicate=duplicate, window=window)
+
+
+def play(store: Store, lid: int, elo: dict[int, float], rng: random.Random) -> int:
+    """Finish every pending game: places drawn by Plackett-Luce from the bots' Elo (``elo``, default 1500)."""
+    n = 0
+    for epoch in store.ladders.epochs(lid):
+        for gid in store.next_pending(epoch.id, limit=1000):
+            seats = [s.bot_id for s in store.get_game(gid).seats]
+            times = [rng.expovariate(math.exp((elo.get(b, 1500.0) - ANCHOR) / SCALE)) for b in seats]
+            order = sorted(range(len(seats)), key=times.__getitem__)
+            places = [0] * len(seats)
+            for place, i in enumerate(order, start=1):
+                places[i] = place
+            finish(store, gid, places)
+            n += 1
+    return n
+
+
+def run_until_decided(store: Store, lid: int, cid: int, elo: dict[int, float], seed: int, rounds: int = 400):
+    runner, rng = LadderRunner(store, lid), random.Random(seed)
+    for _ in range(rounds):
+        runner.refill()
+        if not store.compares.get_compare(cid).running:
+            return store.compares.get_compare(cid)
+        play(store, lid, elo, rng)
+    raise AssertionError(f"not decided in {rounds} rounds: {store.compares.get_compare(cid)}")
+
+
+def test_compare_tables_seat_both_versions_and_take_their_share(store: Store, bots: list[int]) -> None:
+    a, b, c, d = bots
+    lid = ladder(store, bots, window=8)
+    cid = start_compare(store, lid, "a@1.0", "b", delta=100.0)
+    runner = LadderRunner(store, lid)
+    assert runner.refill().added > 0
+    games = store.ladders.ladder_games(lid)
+    assert len(games) == 3  # six bots of capacity 2: three tables of 4
+    assert {a, b} <= {bot for bot, _, _ in games[0].seats}  # the refill's first table is the compare's
+    assert all(len(g.seats) == 4 and len({bot for bot, _, _ in g.seats}) == 4 for g in games)
+    info = store.compares.get_compare(cid)
+    assert (info.base, info.candidate, info.status, info.games) == ("a@1.0", "b@1.0", "running", 0)
+
+
+def test_the_planner_gives_compares_their_share_and_respects_room_and_budget() -> None:
+    rng, state = random.Random(1), MatchState()
+    candidates = [Entrant(i, 1500.0, 100.0, room=10) for i in range(1, 9)]
+    look = Look(SimpleNamespace(id=1, base_entrant_id=1, candidate_entrant_id=2), left=3)
+    planner = ComparePlanner([look], duplicate=False)
+    tables = []
+    for _ in range(8):
+        table = planner.table(candidates, [3, 4], state, rng)
+        tables.append(table)
+        if table:
+            state.record(table)
+    assert [t is not None for t in tables] == [True, False, True, False, True, False, False, False]  # budget 3
+    assert all({1, 2} <= set(t) and len(set(t)) == len(t) for t in tables if t)
+    without_room = [Entrant(1, 1500.0, 100.0, room=0), *candidates[1:]]
+    assert ComparePlanner([look]).table([e for e in without_room if e.room], [3], state, rng) is None
+
+
+def test_duplicate_compare_tables_are_sealed_groups_fed_whole(store: Store, bots: list[int]) -> None:
+    a, b, c, d = bots
+    lid = ladder(store, bots, duplicate=True, tables=(3,), window=3)
+    cid = start_compare(store, lid, "a", "b", delta=100.0)
+    runner = LadderRunner(store, lid)
+    runner.refill()
+    group = store.compares.compare_games(lid, (a, b), 0)
+    assert len(group) == 3 and len({(g.season_id, g.deal_group) for g in group}) == 1
+    tables = [tuple(bot for bot, _, _ in g.seats) for g in group]
+    assert len({store.get_game(g.id).seed for g in group}) == 1  # one deal for every rotation
+    assert sorted(tables) == sorted(tuple(tables[0][(p - r) % 3] for p in range(3)) for r in range(3))
+    finish(store, group[0].id, [1, 2, 3])
+    runner.refill()
+    assert store.compares.get_compare(cid).games == 0  # a group with a game still to play is sealed: not fed
+    for g in group[1:]:
+        finish(store, g.id, [1, 2, 3])
+    runner.refill()
+    assert store.compares.get_compare(cid).games == 3
+    LadderRunner(store, lid).refill()  # another runner looks too: no game is fed twice
+    runner.refill()
+    assert store.compares.get_compare(cid).games == 3
+
+
+@pytest.mark.parametrize(("gap", "want"), [(400.0, "better"), (-400.0, "worse"), (0.0, "within_zone")])
+def test_the_test_stops_with_its_verdict_stored(store: Store, bots: list[int], gap: float, want: str) -> None:
+    a, b, c, d = bots
+    lid = ladder(store, bots, duplicate=want == "within_zone", window=8)
+    cid = start_compare(store, lid, "a", "b", delta=100.0)
+    done = run_until_decided(store, lid, cid, {b: 1500.0 + gap}, seed=7)
+    assert done.status == want and done.finished_at is not None and done.games > 0
+    assert done.low < done.difference < done.high
+    if want != "within_zone":
+        assert (done.difference > 0) == (want == "better")
+    # decided: no more compare tables, and the games it used stay as stored while the ladder goes on
+    runner = LadderRunner(store, lid)
+    for _ in range(3):
+        play(store, lid, {}, random.Random(1))
+        assert runner.refill().added > 0
+        assert plan(store, lid, store.ladders.entrants(lid), runner.settings).running == []
+    assert store.compares.get_compare(cid).games == done.games
+    assert [c.as_json()["verdict"] for c in store.compares.list_compares(lid)] == [done.verdict]
+
+
+def test_the_budget_stops_an_undecided_compare(store: Store, bots: list[int]) -> None:
+    lid = ladder(store, bots)
+    cid = start_compare(store, lid, "a", "b", delta=50.0, max_games=6)
+    done = run_until_decided(store, lid, cid, {}, seed=3)
+    assert (done.status, done.games, done.verdict) == ("budget", 6, "undecided at its budget")
+
+
+def test_a_new_version_stops_a_compare_and_auto_follows_the_next(store: Store, bots: list[int]) -> None:
+    a, b, c, d = bots
+    lid = ladder(store, bots)
+    plain = start_compare(store, lid, "c", "d")
+    auto = start_compare(store, lid, "a", "b", follow=True)
+    runner, rng = LadderRunner(store, lid), random.Random(5)
+    runner.refill()
+    play(store, lid, {}, rng)
+    store.update_bot(b, version="2.0")
+    store.update_bot(d, version="2.0")
+    runner.refill()
+    compares = {x.id: x for x in store.compares.list_compares(lid)}
+    assert compares[plain].status == "stopped" and "d@1.0" in compares[plain].state["why"]
+    assert compares[auto].status == "stopped" and not compares[auto].follow
+    nxt = [x for x in compares.values() if x.id not in (plain, auto)]
+    assert len(nxt) == 1 and (nxt[0].base, nxt[0].candidate, nxt[0].follow, nxt[0].running) == \
+        ("a@1.0", "b@2.0", True, True)
+    runner.refill()  # a second look starts nothing more
+    assert len(store.compares.list_compares(lid)) == 3
+    assert store.compares.stop_compare(nxt[0].id, "stopped by its author")
+    assert not store.compares.get_compare(nxt[0].id).follow
+
+
+def test_bad_compares_get_one_line(store: Store, bots: list[int]) -> None:
+    lid = ladder(store, bots)
+    store.register_bot("other", "127.0.0.1:5999", "1.0", "tests", ["rummy"], capacity=1)
+    for base, cand, kw, words in [
+            ("a@0.9", "b", {}, "serves version 1.0 now, not 0.9"), ("zz", "b", {}, "no bot named 'zz'"),
+            ("a", "a@1.0", {}, "named twice"), ("a", "b", {"delta": 0.0}, "indifference zone"),
+            ("a", "other", {}, "not registered for svara"), ("a", "b c", {}, "bad entrant"),
+            ("a", "b", {"max_games": 0}, "max_games")]:
+        with pytest.raises(CompareError, match=words):
+            start_compare(store, lid, base, cand, **kw)
+    assert store.compares.list_compares(lid) == []
