@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, func, literal, select, tuple_, union_all
-from sqlalchemy.orm import aliased
+from sqlalchemy import Connection, bindparam, func, select, text
 
 from league.ladder import LadderSettings, entrant_index
 from store.db import NotFound
@@ -124,6 +123,34 @@ def entrant_status(e: EntrantInfo) -> str:
     return "retired" if e.retired_at else "superseded" if e.superseded_at else "active"
 
 
+#: The latest snapshot of each (entrant, bound) pair in one PostgreSQL statement: a lateral backward scan of
+#: the index on ``(entrant_id, games)`` per pair, stopped at its first row.
+_PG_SNAPSHOTS = text(
+    "SELECT r.entrant_id, r.games, r.played, r.rating, r.sd FROM unnest(CAST(:ids AS integer[]), "
+    "CAST(:bounds AS integer[])) AS w(e, bound) CROSS JOIN LATERAL (SELECT entrant_id, games, played, rating, sd "
+    "FROM ladder_ratings WHERE entrant_id = w.e AND games <= w.bound ORDER BY games DESC LIMIT 1) AS r")
+_SNAPSHOT = (select(LadderRating.entrant_id, LadderRating.games, LadderRating.played, LadderRating.rating,
+                    LadderRating.sd)
+             .where(LadderRating.entrant_id == bindparam("e"), LadderRating.games <= bindparam("bound"))
+             .order_by(LadderRating.games.desc()).limit(1))
+_NO_BOUND = 2**31 - 1
+
+
+def _snapshots_at(conn: Connection, wanted: list[tuple[int, int | None]]) -> list[Any]:
+    """For each ``(entrant id, games or None)`` the entrant's latest snapshot at or before ``games`` (None: its
+    latest) as ``(entrant_id, games, played, rating, sd)`` rows, if any: each one index lookup on
+    ``(entrant_id, games)``; on PostgreSQL all in one statement, elsewhere (SQLite, in-process) one each."""
+    if not wanted:
+        return []
+    bounds = [_NO_BOUND if g is None else g for _, g in wanted]
+    if conn.dialect.name == "postgresql":
+        return list(conn.execute(_PG_SNAPSHOTS, {"ids": [e for e, _ in wanted], "bounds": bounds}).all())
+    out = []
+    for (e, _), bound in zip(wanted, bounds, strict=True):
+        out.extend(conn.execute(_SNAPSHOT, {"e": e, "bound": bound}).all())
+    return out
+
+
 class LadderReads:
     """A ladder's read models over one :class:`~store.session.Database` and its :class:`~store.ladders.Ladders`."""
 
@@ -162,16 +189,8 @@ class LadderReads:
     def latest_ratings(self, ladder_id: int, entrant_ids: list[int]) -> dict[int, tuple[int, int, float, float]]:
         """``{entrant id: (ladder games, its played, rating, sd)}`` of each entrant's latest snapshot:
         one index lookup per entrant on ``(entrant_id, games)``."""
-        if not entrant_ids:
-            return {}
-        r = aliased(LadderRating)
-        newest = (select(func.max(r.games)).where(r.entrant_id == LadderRating.entrant_id)
-                  .correlate(LadderRating).scalar_subquery())
-        q = (select(LadderRating.entrant_id, LadderRating.games, LadderRating.played, LadderRating.rating,
-                    LadderRating.sd)
-             .where(LadderRating.entrant_id.in_(entrant_ids), LadderRating.games == newest))
         with self._db.read_rows() as conn:
-            return {e: (g, p, rating, sd) for e, g, p, rating, sd in conn.execute(q)}
+            return {e: (g, p, rating, sd) for e, g, p, rating, sd in _snapshots_at(conn, [(e, None) for e in entrant_ids])}
 
     def standings(self, ladder: LadderInfo) -> list[LadderStanding]:
         """Every entrant's row: the main table first (each bot's latest version, best rating first,
@@ -227,29 +246,12 @@ class LadderReads:
             return [EntrantHistory(e.entrant_id, e.name, e.version, []) for e in entrants]
         top = max(e.rated_games or 0 for e in rated)
         targets = sorted({math.ceil(top * (i + 1) / points) for i in range(points)})
-        selects: list[Select[Any]] = []
-        for e in rated:
-            for t in targets:
-                selects.append(select(literal(e.entrant_id).label("e"), select(func.max(LadderRating.games)).where(
-                    LadderRating.entrant_id == e.entrant_id, LadderRating.games <= t).scalar_subquery().label("g")))
-        found: dict[int, set[int]] = {}
+        rows: dict[int, dict[int, HistoryPoint]] = {}
         with self._db.read_rows() as conn:
-            for i in range(0, len(selects), 400):  # bounded statements
-                for e_id, g in conn.execute(union_all(*selects[i:i + 400])):
-                    if g is not None:
-                        found.setdefault(e_id, set()).add(g)
-            pairs = [(e, g) for e, gs in found.items() for g in gs]
-            rows: dict[int, list[HistoryPoint]] = {}
-            for i in range(0, len(pairs), 500):
-                for e_id, g, played, rating, sd in conn.execute(
-                        select(LadderRating.entrant_id, LadderRating.games, LadderRating.played, LadderRating.rating,
-                               LadderRating.sd).where(LadderRating.ladder_id == ladder_id,
-                                                      tuple_(LadderRating.entrant_id, LadderRating.games)
-                                                      .in_(pairs[i:i + 500]))):
-                    rows.setdefault(e_id, []).append(HistoryPoint(g, played, round(rating, 1),
-                                                                  round(rating - Z95 * sd, 1),
-                                                                  round(rating + Z95 * sd, 1)))
-        return [EntrantHistory(e.entrant_id, e.name, e.version, sorted(rows.get(e.entrant_id, []),
+            for e_id, g, played, rating, sd in _snapshots_at(conn, [(e.entrant_id, t) for e in rated for t in targets]):
+                rows.setdefault(e_id, {})[g] = HistoryPoint(g, played, round(rating, 1), round(rating - Z95 * sd, 1),
+                                                            round(rating + Z95 * sd, 1))
+        return [EntrantHistory(e.entrant_id, e.name, e.version, sorted(rows.get(e.entrant_id, {}).values(),
                                                                        key=lambda p: p.games))
                 for e in entrants]
 
@@ -287,8 +289,10 @@ class LadderReads:
                                 .limit(limit)).all()
         out = []
         for r in rows:
-            key = revealed_key(r.id)
             mark = (r.config or {}).get(EPOCH_KEY, {})
+            # the store's rule decides (revealed_key); an open or unfinished epoch is not even asked
+            key = revealed_key(r.id) if mark.get("closed") and str(getattr(r.status, "value", r.status)) == "done" \
+                else None
             out.append(EpochRow(r.epoch, r.id, r.name, str(getattr(r.status, "value", r.status)),
                                 bool(mark.get("closed")), r.created_at, r.commitment, r.chance_scheme,
                                 key.hex() if key is not None else None, r.chain_head, r.chain_length))
