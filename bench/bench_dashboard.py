@@ -208,16 +208,27 @@ def ladder_main(args: argparse.Namespace) -> None:
     from sqlalchemy import create_engine, make_url, text
 
     admin = create_engine(make_url(args.pg_url), isolation_level="AUTOCOMMIT")
-    name = f"bench_ladder_{uuid.uuid4().hex[:8]}"
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    name = f"bench_ladder_{uuid.uuid4().hex[:8]}" if args.db is None else args.db
+    if args.db is None:
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
     url = make_url(args.pg_url).set(database=name).render_as_string(hide_password=False)
     try:
         start = time.perf_counter()
-        info = fill_ladder(url, args.games, args.entrants, args.history_every)
-        print(f"ladder of {info['entrants']} entrants ({args.entrants} bots), {args.games:,} games in {info['epochs']} "
-              f"epochs, {info['snapshots']:,} rating snapshots (every {args.history_every} games) stored in "
-              f"{time.perf_counter() - start:.1f} s (PostgreSQL)")
+        if args.db is not None:  # a store a --keep run filled
+            from store.models import Bot
+
+            store = open_store(url, policy=POLICY)
+            with store.db.read() as s:
+                bot = s.query(Bot.id).filter(Bot.name == "bot-010").scalar()
+            store.close()
+            info = {"bot": bot, "entrants": "?", "epochs": "?", "snapshots": 0}
+        else:
+            info = fill_ladder(url, args.games, args.entrants, args.history_every)
+        if args.db is None:
+            print(f"ladder of {info['entrants']} entrants ({args.entrants} bots), {args.games:,} games in {info['epochs']} "
+                  f"epochs, {info['snapshots']:,} rating snapshots (every {args.history_every} games) stored in "
+                  f"{time.perf_counter() - start:.1f} s (PostgreSQL)")
         app = create_app(Settings(db_url=url))
         with TestClient(app) as client:
             client.get("/api/v1/ladders")  # open the store
@@ -231,8 +242,7 @@ def ladder_main(args: argparse.Namespace) -> None:
                 ("games       GET /api/v1/ladders/{name}/games?bot&before",
                  f"/api/v1/ladders/{LADDER}/games?bot=bot-010&before={args.games // 2}"),
                 ("ladders     GET /api/v1/ladders", "/api/v1/ladders"),
-                ("home page   GET /", "/"),
-                ("bot page    GET /bots/{id} (its ladder entrants)", f"/bots/{info['bot']}"),
+                ("home page   GET / (every season, epochs included, and the ladders)", "/"),
             ]
             print(f"{'request':66} {'first ms':>9} {'median ms':>10}")
             for label, path in cases:
@@ -241,10 +251,18 @@ def ladder_main(args: argparse.Namespace) -> None:
                     assert response.status_code == 200, (path, response.status_code, response.text[:200])
                 first, median = timed(call)
                 print(f"{label:66} {first:9.1f} {median:10.1f}")
+            # the bot page reads the bot's results over all its games (store.reads.bots), ladder or not: once
+            t0 = time.perf_counter()
+            assert client.get(f"/bots/{info['bot']}").status_code == 200
+            print(f"{'bot page    GET /bots/{id} (once: its seats over all games, then its ladders)':66} "
+                  f"{(time.perf_counter() - t0) * 1000:9.1f}")
             app.state.refresher.wait_idle(600)
     finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        if args.keep or args.db is not None:
+            print(f"kept the database {name!r}: time it again with --db {name}; drop it with DROP DATABASE")
+        else:
+            with admin.connect() as conn:
+                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
         admin.dispose()
 
 
@@ -258,6 +276,8 @@ def main() -> None:
     parser.add_argument("--history-every", type=int, default=20, help="ladder: rated games between rating snapshots")
     parser.add_argument("--pg-url", default=PG_URL, help="ladder: a PostgreSQL server's URL (a database is created "
                         "on it for the run and dropped after)")
+    parser.add_argument("--keep", action="store_true", help="ladder: keep the database filled (to time it again)")
+    parser.add_argument("--db", default=None, help="ladder: time a database a --keep run filled (no filling)")
     args = parser.parse_args()
     if args.games is None:
         args.games = 100_000

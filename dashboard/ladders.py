@@ -7,6 +7,8 @@ Every function raises ``store.NotFound`` for an unknown ladder (the app answers 
 
 from __future__ import annotations
 
+import threading
+from dataclasses import dataclass, field
 from typing import Any
 
 from dashboard.schemas import LadderDetailOut, LadderGamesOut, LadderHistoryOut, LadderOut
@@ -22,13 +24,44 @@ def reads(store: Store) -> LadderReads:
     return LadderReads(store.db, store.ladders)
 
 
+@dataclass
+class FinalCounts:
+    """Games per status of ladder epochs that are final (closed, every game final: their counts never change),
+    summed per ladder and kept for the app's life, so a ladder's progress counts only its open epochs' games
+    on a request (the first request of a ladder counts its finished epochs once)."""
+
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _done: dict[tuple[str, int], tuple[set[int], dict[str, int]]] = field(default_factory=dict)
+
+    def progress(self, store: Store, ladder_id: int) -> dict[str, int]:
+        """The ladder's games per status over all epochs, with ``total``."""
+        r = reads(store)
+        epochs = r.epoch_finality(ladder_id)
+        key = (store.engine.url.render_as_string(hide_password=True), ladder_id)
+        with self._lock:
+            seen, sums = self._done.get(key, (set(), {}))
+            seen, sums = set(seen), dict(sums)
+        new = [sid for sid, final in epochs if final and sid not in seen]
+        if new:
+            for status, n in r.counts(new).items():
+                sums[status] = sums.get(status, 0) + n
+            seen.update(new)
+            with self._lock:
+                self._done[key] = (seen, sums)
+        live = r.counts([sid for sid, final in epochs if not final])
+        out = {status: live[status] + sums.get(status, 0) for status in live}
+        out["total"] = sum(out.values())
+        return out
+
+
 def ladders(store: Store) -> list[LadderOut]:
     """Every ladder, by id."""
     return [LadderOut(**vars(s)) for s in reads(store).summaries()]
 
 
-def ladder_detail(store: Store, name: str, epochs: int = 10) -> LadderDetailOut:
-    """A ladder's standings (from the stored snapshot), progress and newest ``epochs`` epochs."""
+def ladder_detail(store: Store, name: str, epochs: int = 10, counts: FinalCounts | None = None) -> LadderDetailOut:
+    """A ladder's standings (from the stored snapshot), progress (``counts`` keeps the finished epochs'
+    counts) and newest ``epochs`` epochs."""
     r = reads(store)
     ladder = r.ladder(name)
     rows = r.standings(ladder)
@@ -38,7 +71,8 @@ def ladder_detail(store: Store, name: str, epochs: int = 10) -> LadderDetailOut:
         id=ladder.id, name=ladder.name, game=ladder.game, status=ladder.status, created_at=ladder.created_at,
         entrants=sum(row.status == "active" for row in rows), epoch=epoch_rows[0].epoch if epoch_rows else None,
         rated_games=rated, params=ladder.params, time_control=ladder.time_control, config=ladder.config,
-        placement_games=settings_of(ladder).placement_games, progress=r.progress(ladder.id), standings=rows,
+        placement_games=settings_of(ladder).placement_games,
+        progress=(counts or FinalCounts()).progress(store, ladder.id), standings=rows,
         epochs_total=total, epochs=epoch_rows, compares=compares(store, ladder.id))
 
 

@@ -22,6 +22,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from config import Settings, get_settings
 from dashboard.deps import Refresher, StoreHolder
+from dashboard.ladders import FinalCounts
 from dashboard.replays import NoReplay, Sealed
 from dashboard.routers import assets, bots, games, ladders, pages, replays, seasons
 from dashboard.templating import render_error
@@ -53,6 +54,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.stores = StoreHolder()
     app.state.refresher = Refresher()
+    app.state.ladder_counts = FinalCounts()
     if settings is not None:
         app.dependency_overrides[get_settings] = lambda: settings
     api = APIRouter(prefix=API_PREFIX)

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 
 from dashboard import ladders
-from dashboard.deps import StoreDep
+from dashboard.deps import LadderCountsDep, StoreDep
 from dashboard.params import MAX_ID, Limit
 from dashboard.schemas import ErrorOut, LadderDetailOut, LadderGamesOut, LadderHistoryOut, LadderOut
 
@@ -24,9 +24,9 @@ def list_ladders(store: StoreDep) -> list[LadderOut]:
 
 @router.get("/{name}", response_model=LadderDetailOut, responses=NOT_FOUND,
             summary="A ladder's standings (95% intervals, placing), progress and newest epochs")
-def get_ladder(name: LadderName, store: StoreDep,
+def get_ladder(name: LadderName, store: StoreDep, counts: LadderCountsDep,
                epochs: Annotated[int, Query(ge=0, le=1000, description="newest epochs listed")] = 10) -> LadderDetailOut:
-    return ladders.ladder_detail(store, name, epochs)
+    return ladders.ladder_detail(store, name, epochs, counts)
 
 
 @router.get("/{name}/history", response_model=LadderHistoryOut, responses=NOT_FOUND,

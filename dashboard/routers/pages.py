@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
 from dashboard import charts, ladders, services
-from dashboard.deps import RefresherDep, SettingsDep, StoreDep
+from dashboard.deps import LadderCountsDep, RefresherDep, SettingsDep, StoreDep
 from dashboard.params import MAX_ID, BotId, GameId, SeasonId
 from dashboard.replays import NoReplay, load_replay
 from dashboard.templating import render
@@ -35,9 +35,9 @@ def ladders_page(request: Request, store: StoreDep) -> HTMLResponse:
 
 @router.get("/ladders/{name}", response_class=HTMLResponse)
 def ladder_page(request: Request, name: Annotated[str, Path(min_length=1, max_length=128)], store: StoreDep,
-                settings: SettingsDep) -> HTMLResponse:
+                settings: SettingsDep, counts: LadderCountsDep) -> HTMLResponse:
     """A ladder: standings from the stored rating snapshot, history chart, recent games, epochs, A/B results."""
-    lad = ladders.ladder_detail(store, name)
+    lad = ladders.ladder_detail(store, name, counts=counts)
     chosen = ladders.chart_rows(lad.standings)
     hist = ladders.reads(store).history(lad.id, chosen, 60)
     chart = charts.series_chart([(f"{h.name}@{h.version}", [(p.games, p.rating, p.low, p.high) for p in h.points])

@@ -275,6 +275,25 @@ class LadderReads:
         """Games per status over all the epochs, with ``total`` (``store.ladders.Ladders.ladder_progress``)."""
         return self._ladders.ladder_progress(ladder_id)
 
+    def epoch_finality(self, ladder_id: int) -> list[tuple[int, bool]]:
+        """``(season id, final)`` of every epoch, first to last; final: closed and every game final (its
+        counts per status never change again)."""
+        with self._db.read_rows() as conn:
+            rows = conn.execute(select(Season.id, Season.status, Season.config).where(Season.ladder_id == ladder_id)
+                                .order_by(Season.epoch)).all()
+        return [(r.id, bool((r.config or {}).get(EPOCH_KEY, {}).get("closed"))
+                 and str(getattr(r.status, "value", r.status)) == "done") for r in rows]
+
+    def counts(self, season_ids: list[int]) -> dict[str, int]:
+        """Games per status (every status, 0 where none) over these epochs: the index on ``(season_id, status)``."""
+        out = {st.value: 0 for st in GameStatus}
+        if season_ids:
+            with self._db.read_rows() as conn:
+                for status, n in conn.execute(select(Game.status, func.count()).where(Game.season_id.in_(season_ids))
+                                              .group_by(Game.status)):
+                    out[GameStatus(status).value] += n
+        return out
+
     # -------------------------------------------------------------- epochs
 
     def epochs(self, ladder_id: int, revealed_key: Any, limit: int = 10) -> tuple[int, list[EpochRow]]:

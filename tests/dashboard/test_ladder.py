@@ -43,7 +43,7 @@ def test_ladders_list_and_detail(client: TestClient, lw: LadderWorld) -> None:
     d1 = next(r for r in rows if r["name"] == "d" and r["version"] == "1.0")
     assert d2["latest"] and d2["status"] == "active" and d2["placing"] and d2["games"] < body["placement_games"]
     assert not d1["latest"] and d1["status"] == "superseded" and not d1["placing"]
-    assert body["progress"]["total"] == body["progress"]["done"] + body["progress"]["pending"] + body["progress"]["running"]
+    assert body["progress"] == lw.store.ladders.ladder_progress(lw.ladder_id)
     assert body["compares"] == []
 
 
@@ -145,3 +145,16 @@ def test_no_key_before_its_epoch_is_done_nor_a_pending_seed(client: TestClient, 
     games = client.get(f"/api/v1/ladders/{NAME}/games", params={"limit": 500}).json()["items"]
     for g in games:
         assert (g["seed"] is not None) == (g["status"] == GameStatus.DONE and not g["sealed"])
+
+
+def test_progress_keeps_finished_epochs_and_counts_the_open_one(lw: LadderWorld) -> None:
+    """Last in the module: it finishes a pending game."""
+    from dashboard.ladders import FinalCounts
+    from tests.store.conftest import finish
+
+    counts = FinalCounts()
+    assert counts.progress(lw.store, lw.ladder_id) == lw.store.ladders.ladder_progress(lw.ladder_id)
+    game = lw.store.get_game(lw.pending_ids[0])
+    finish(lw.store, game.id, list(range(1, len(game.seats) + 1)))
+    after = counts.progress(lw.store, lw.ladder_id)
+    assert after == lw.store.ladders.ladder_progress(lw.ladder_id) and after["pending"] == len(lw.pending_ids) - 1
