@@ -232,6 +232,16 @@ def ladder_main(args: argparse.Namespace) -> None:
         app = create_app(Settings(db_url=url))
         with TestClient(app) as client:
             client.get("/api/v1/ladders")  # open the store
+            import os
+
+            store = app.state.stores.get(url, False)
+
+            def ping() -> None:
+                with store.engine.connect() as conn:
+                    conn.exec_driver_sql("SELECT 1").all()
+            _, floor = timed(ping)
+            print(f"machine load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; one store round trip "
+                  f"(SELECT 1 on a pooled connection) {floor:.2f} ms: a ladder page makes about 15")
             cases = [
                 ("ladder page GET /ladders/{name}", f"/ladders/{LADDER}"),
                 ("ladder      GET /api/v1/ladders/{name}", f"/api/v1/ladders/{LADDER}"),

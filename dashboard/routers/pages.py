@@ -20,6 +20,8 @@ from store.reads.games import GameFilter
 
 router = APIRouter(include_in_schema=False)
 FilterText = Annotated[str | None, Query(max_length=32)]
+#: Epochs listed on a ladder's page (the API lists more with ?epochs=).
+PAGE_EPOCHS = 5
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -37,15 +39,15 @@ def ladders_page(request: Request, store: StoreDep) -> HTMLResponse:
 def ladder_page(request: Request, name: Annotated[str, Path(min_length=1, max_length=128)], store: StoreDep,
                 settings: SettingsDep, counts: LadderCountsDep) -> HTMLResponse:
     """A ladder: standings from the stored rating snapshot, history chart, recent games, epochs, A/B results."""
-    lad = ladders.ladder_detail(store, name, counts=counts)
-    chosen = ladders.chart_rows(lad.standings)
-    hist = ladders.reads(store).history(lad.id, chosen, 60)
+    lad = ladders.ladder_detail(store, name, PAGE_EPOCHS, counts)
+    reads = ladders.reads(store)
+    hist = reads.history(lad.id, ladders.chart_rows(lad.standings), 60)
     chart = charts.series_chart([(f"{h.name}@{h.version}", [(p.games, p.rating, p.low, p.high) for p in h.points])
                                  for h in hist])
-    recent = ladders.games(store, name, 20)
+    recent = reads.games(lad.id, limit=20)
     main = [r for r in lad.standings if r.latest]
     older = [r for r in lad.standings if not r.latest]
-    return render(request, "ladder.html", ladder=lad, main=main, older=older, chart=chart, recent=recent.items,
+    return render(request, "ladder.html", ladder=lad, main=main, older=older, chart=chart, recent=recent,
                   refresh_s=settings.refresh_s)
 
 
