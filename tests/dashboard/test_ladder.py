@@ -116,6 +116,16 @@ def test_pages_show_standings_chart_games_epochs_and_ab(client: TestClient, lw: 
     assert 'id="bot-ladders"' in bot and "2.0" in bot and "superseded" in bot and "placing: " in bot
 
 
+def test_the_api_reference_lists_the_ladder_endpoints(client: TestClient) -> None:
+    import re
+
+    page = client.get("/api").text
+    for path in ("/api/v1/ladders", "/api/v1/ladders/{name}", "/api/v1/ladders/{name}/history",
+                 "/api/v1/ladders/{name}/games"):
+        assert f"<code>{path}</code>" in page
+    assert not re.search(r'(?:src|href)="(?:https?:)?//', client.get(f"/ladders/{NAME}").text)  # no CDN
+
+
 def test_no_key_before_its_epoch_is_done_nor_a_pending_seed(client: TestClient, lw: LadderWorld) -> None:
     store = lw.store
     body = client.get(f"/api/v1/ladders/{NAME}", params={"epochs": 1000}).json()
