@@ -163,7 +163,7 @@ def get_standings(registry: RegistryDep, season: Annotated[str, Query(max_length
                               "commitment": r[0].commitment, "standings": standings_json(r[1])})
 
 
-def _ladder_row_json(row: Any) -> dict[str, Any]:  # store.reads.ladders.LadderStanding
+def _ladder_row_json(row: Any) -> dict[str, Any]:  # league.ladder_board.LadderStanding
     return {k: getattr(row, k) for k in ("version", "status", "latest", "rank", "games", "placing", "rating", "low",
                                          "high")}
 

@@ -43,13 +43,14 @@ from dataclasses import dataclass, field
 from config import Settings, get_settings
 from league.entry import EntryReport, run_entry_checks
 from league.identity import MAX_VERSION_CHARS, capacity_of
+from league.ladder_board import LadderStanding, board, placement_games
 from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from league.standings import StandingRow, standings_of
 from referee.games import games as registered_games, names_text
 from store import BotInfo, NameTaken, NotFound, SeasonInfo, Store, StoreError, StoreUnavailable
 from store.ladders import LadderInfo
 from store.reads.games import GameRow
-from store.reads.ladders import LadderReads, LadderStanding, settings_of
+from store.reads.ladders import LadderReads
 
 #: Bot names: 1-40 of these characters.
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
@@ -366,13 +367,13 @@ class Registry:
         with _store_errors():
             reads = LadderReads(self.store.db, self.store.ladders)
             info = reads.ladder(ladder)
-            rows = reads.standings(info)
+            rows = board(reads, info)
         mine = sorted((r for r in rows if r.name == bot), key=lambda r: -r.entrant_id)
         if not mine:
             raise RegistryError(ErrorKind.NOT_FOUND, f"bot {bot!r} has no entrant in ladder {ladder!r} (an active bot "
                                                      f"registered for {info.game} enters at the ladder's next refill)")
         current = next((r for r in mine if r.latest), mine[0])
-        return LadderStandingView(info, current, mine, sum(r.latest for r in rows), settings_of(info).placement_games,
+        return LadderStandingView(info, current, mine, sum(r.latest for r in rows), placement_games(info),
                                   max((r.rated_games or 0 for r in rows), default=0))
 
     def ladder_games(self, ladder: str, bot: str = "", page_size: int = 0,

@@ -22,11 +22,11 @@ from botsdk.server import start_grpc_server
 from cardarena.v1 import arena_pb2, arena_pb2_grpc
 from league.entry import EntryReport
 from league.policy import POLICY
+from league.ladder_board import LadderStanding
 from league.standings import StandingRow
 from referee.games import game_for_enum, games, spec
 from store import BotInfo, open_store
 from store.reads.games import GameRow
-from store.reads.ladders import LadderStanding
 
 #: Trailing metadata key carrying a failed registration's EntryReport (serialised protobuf).
 REPORT_METADATA_KEY = "cardarena-entry-report-bin"

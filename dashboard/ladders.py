@@ -13,7 +13,8 @@ from typing import Any
 
 from dashboard.schemas import LadderDetailOut, LadderGamesOut, LadderHistoryOut, LadderOut
 from store import Store
-from store.reads.ladders import LadderReads, LadderStanding, settings_of
+from league.ladder_board import LadderStanding, board, placement_games
+from store.reads.ladders import LadderReads
 
 #: Entrants drawn in the ladder page's rating chart (the main table's best).
 CHART_ENTRANTS = 8
@@ -64,14 +65,14 @@ def ladder_detail(store: Store, name: str, epochs: int = 10, counts: FinalCounts
     counts) and newest ``epochs`` epochs."""
     r = reads(store)
     ladder = r.ladder(name)
-    rows = r.standings(ladder)
+    rows = board(r, ladder)
     total, epoch_rows = r.epochs(ladder.id, store.revealed_key, epochs)
     rated = max((row.rated_games or 0 for row in rows), default=0)
     return LadderDetailOut(
         id=ladder.id, name=ladder.name, game=ladder.game, status=ladder.status, created_at=ladder.created_at,
         entrants=sum(row.status == "active" for row in rows), epoch=epoch_rows[0].epoch if epoch_rows else None,
         rated_games=rated, params=ladder.params, time_control=ladder.time_control, config=ladder.config,
-        placement_games=settings_of(ladder).placement_games,
+        placement_games=placement_games(ladder),
         progress=(counts or FinalCounts()).progress(store, ladder.id), standings=rows,
         epochs_total=total, epochs=epoch_rows, compares=compares(store, ladder.id))
 
@@ -95,7 +96,7 @@ def history(store: Store, name: str, bot: str | None = None, points: int = 60,
 
     r = reads(store)
     ladder = r.ladder(name)
-    rows = r.standings(ladder)
+    rows = board(r, ladder)
     if bot is not None:
         chosen = [row for row in rows if row.name == bot]
         if not chosen:
@@ -135,7 +136,7 @@ def bot_entrants(store: Store, bot_id: int) -> list[tuple[LadderOut, list[Ladder
     r = reads(store)
     out = []
     for ladder in r.ladders_of_bot(bot_id):
-        rows = r.standings(ladder)
+        rows = board(r, ladder)
         mine = sorted((row for row in rows if row.bot_id == bot_id), key=lambda row: -row.entrant_id)
         summary = LadderOut(id=ladder.id, name=ladder.name, game=ladder.game, status=ladder.status,
                             created_at=ladder.created_at, entrants=sum(row.status == "active" for row in rows),

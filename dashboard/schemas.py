@@ -17,10 +17,11 @@ from pydantic import BaseModel, Field
 from pydantic.dataclasses import dataclass
 
 from league.elo import RatingPoint
+from league.ladder_board import LadderStanding
 from league.standings import StandingRow
 from store.reads.bots import BotProblem, BotSeason, FaultEntry, LatencyStats, OpponentStats, SeatStats, VersionStats
 from store.reads.games import AttemptInfo, GameRow
-from store.reads.ladders import EntrantHistory, EpochRow, LadderStanding
+from store.reads.ladders import EntrantHistory, EpochRow
 from store.reads.seasons import CHAIN_HEAD, COMMITMENT, CrossCell, SeasonSummary
 from store.seasons import BotAvailability
 

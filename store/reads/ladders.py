@@ -1,7 +1,8 @@
-"""Read models of a ladder for its page, its JSON API and the Arena (rules §5): standings from the
-stored rating snapshot, the rating history sampled for a chart, recent games, epochs.
+"""Read models of a ladder for its page, its JSON API and the Arena (rules §5): the entrants' stored
+rating snapshots (``league.ladder_board`` makes the standings of them), the rating history sampled
+for a chart, recent games, epochs.
 
-Fast by construction at a million games: nothing here fits a rating. The standings are each
+Fast by construction at a million games: nothing here fits a rating. The standings read each
 entrant's latest rating snapshot (``store.models.LadderRating``, written by the ladder's runner,
 ``league.ladder.LadderRunner.fit``), one index lookup per entrant on ``(entrant_id, games)``; the
 games of an entrant still placing are counted live from its bot's newest seats (a bounded index
@@ -14,13 +15,13 @@ epoch is closed and all its games are final, rules §5.1).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, bindparam, func, select, text
 
-from league.ladder import LadderSettings, entrant_index
 from store.db import NotFound
 from store.ladders import EPOCH_KEY, EntrantInfo, LadderInfo, Ladders
 from store.models import Game, GameSeat, GameStatus, LadderEntrant, LadderRating, Season
@@ -33,32 +34,6 @@ from store.session import Database
 Z95 = 1.959963984540054
 #: Seats of a bot read back (newest first) to count a placing entrant's games live.
 PLACING_SCAN = 200
-
-
-@dataclass(frozen=True)
-class LadderStanding:
-    """An entrant (bot version) of a ladder with its latest stored rating (rules §5.4).
-
-    ``rating``/``low``/``high``: the Bradley-Terry rating (Elo scale) and its 95% interval from the
-    latest snapshot (None before the entrant's first rated game); ``games`` its done games;
-    ``placing`` while it has fewer than the ladder's placement games."""
-
-    entrant_id: int
-    bot_id: int
-    name: str
-    version: str
-    status: str = field(metadata=doc("active (scheduled), superseded (the bot declared a newer version) or retired"))
-    latest: bool = field(metadata=doc("the bot's latest version: a row of the main table (older ones are its history)"))
-    rank: int | None = field(metadata=doc(
-        "1-based place in the main table (latest versions, best rating first); for an older version the place its "
-        "rating would take there; null before a rated game"))
-    games: int = field(metadata=doc("done games of this version in the ladder"))
-    placing: bool = field(metadata=doc("fewer than placement_games done games: its rating is still being placed"))
-    rating: float | None = field(metadata=doc("maximum-likelihood Bradley-Terry rating over the ladder's record, Elo scale"))
-    low: float | None = field(metadata=doc("lower end of the rating's 95% interval"))
-    high: float | None = field(metadata=doc("upper end of the rating's 95% interval"))
-    rated_games: int | None = field(metadata=doc("rated games of the whole ladder when this rating was stored"))
-    joined_at: datetime
 
 
 @dataclass(frozen=True)
@@ -112,15 +87,6 @@ class LadderSummary:
     entrants: int = field(metadata=doc("active entrants (scheduled bot versions)"))
     epoch: int | None = field(metadata=doc("the open epoch's number"))
     rated_games: int = field(metadata=doc("rated games at the latest rating snapshot (0: none yet)"))
-
-
-def settings_of(ladder: LadderInfo) -> LadderSettings:
-    """The ladder's settings (``league.ladder.LadderSettings``)."""
-    return LadderSettings.from_config(ladder.config)
-
-
-def entrant_status(e: EntrantInfo) -> str:
-    return "retired" if e.retired_at else "superseded" if e.superseded_at else "active"
 
 
 #: The latest snapshot of each (entrant, bound) pair in one PostgreSQL statement: a lateral backward scan of
@@ -192,38 +158,7 @@ class LadderReads:
         with self._db.read_rows() as conn:
             return {e: (g, p, rating, sd) for e, g, p, rating, sd in _snapshots_at(conn, [(e, None) for e in entrant_ids])}
 
-    def standings(self, ladder: LadderInfo) -> list[LadderStanding]:
-        """Every entrant's row: the main table first (each bot's latest version, best rating first,
-        unrated last), then the older versions by rating."""
-        entrants = self._ladders.entrants(ladder.id)
-        _, latest = entrant_index(entrants)
-        snap = self.latest_ratings(ladder.id, [e.id for e in entrants])
-        placement = settings_of(ladder).placement_games
-        games = {e.id: snap[e.id][1] if e.id in snap else 0 for e in entrants}
-        for e in entrants:
-            if games[e.id] < placement:
-                games[e.id] = max(games[e.id], self._placing_count(ladder.id, e.bot_id, e.version))
-        main_ratings = sorted((snap[e.id][2] for e in entrants if latest.get(e.bot_id) == e.id and e.id in snap),
-                              reverse=True)
-        rows = []
-        for e in entrants:
-            is_latest = latest.get(e.bot_id) == e.id
-            rating = sd = at = None
-            if e.id in snap:
-                at, _, rating, sd = snap[e.id]
-            rank = None
-            if rating is not None:
-                above = sum(1 for x in main_ratings if x > rating)
-                rank = above + 1
-            rows.append(LadderStanding(
-                e.id, e.bot_id, e.name, e.version, entrant_status(e), is_latest, rank, games[e.id],
-                games[e.id] < placement, rating,
-                None if rating is None else rating - Z95 * sd, None if rating is None else rating + Z95 * sd,
-                at, e.joined_at))
-        rows.sort(key=lambda r: (not r.latest, r.rating is None, -(r.rating or 0.0), r.name, r.entrant_id))
-        return rows
-
-    def _placing_count(self, ladder_id: int, bot_id: int, version: str) -> int:
+    def placing_count(self, ladder_id: int, bot_id: int, version: str) -> int:
         """Done ladder games of ``bot@version`` among the bot's newest :data:`PLACING_SCAN` ladder seats
         (a new version's games are its bot's newest: enough to tell its placement's progress)."""
         epochs = select(Season.id).where(Season.ladder_id == ladder_id).scalar_subquery()
@@ -237,8 +172,13 @@ class LadderReads:
 
     # ------------------------------------------------------------- history
 
-    def history(self, ladder_id: int, entrants: list[LadderStanding], points: int = 60) -> list[EntrantHistory]:
-        """The rating history of ``entrants`` (rows of :meth:`standings`), each sampled at up to ``points``
+    def entrants(self, ladder_id: int) -> list[EntrantInfo]:
+        """Every entrant of the ladder, by id (``store.ladders.Ladders.entrants``)."""
+        return self._ladders.entrants(ladder_id)
+
+    def history(self, ladder_id: int, entrants: Sequence[Any], points: int = 60) -> list[EntrantHistory]:
+        """The rating history of ``entrants`` (``league.ladder_board.LadderStanding`` rows: their
+        ``entrant_id``, ``name``, ``version`` and ``rated_games``), each sampled at up to ``points``
         evenly spaced ladder game counts (the latest snapshot at or before each; one index lookup per
         point), so a chart stays small whatever the ladder's length."""
         rated = [e for e in entrants if e.rated_games is not None]
