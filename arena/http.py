@@ -9,13 +9,15 @@ gRPC service uses (one rate limit per client address for both front doors).
 - ``POST /api/v1/arena/bots/{name}/retire`` or ``DELETE /api/v1/arena/bots/{name}`` retire (token)
 - ``GET /api/v1/arena/bots`` registered bots (no endpoints)
 - ``GET /api/v1/arena/standings?season=NAME`` standings with rating intervals
+- ``GET /api/v1/arena/ladders/{ladder}/bots/{bot}`` where a bot stands in a ladder (each version)
+- ``GET /api/v1/arena/ladders/{ladder}/games?bot=&page_size=&page_token=`` a ladder's games, newest first
 
 The token goes in ``Authorization: Bearer <token>``. Every rule is in
 :class:`arena.registry.Registry`; errors are ``{"detail": message, "code":
 gRPC status name}`` (plus ``report`` when the entry checks failed) with the
 HTTP status of ``arena.registry.HTTP_STATUS``: 422 malformed, 401 token
 missing or wrong, 403 refused by the network policy, 409 name taken, 404 no
-such bot or season, 400 entry checks failed or bot retired, 429 rate limit
+such bot, season or ladder, 400 entry checks failed or bot retired, 429 rate limit
 (with ``Retry-After``), 503 store unavailable.
 """
 
@@ -25,7 +27,8 @@ import math
 from collections.abc import Callable
 from typing import Annotated, Any, TypeVar
 
-from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Header, Path, Query, Request
+from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -158,3 +161,30 @@ def get_standings(registry: RegistryDep, season: Annotated[str, Query(max_length
     return _answer(lambda: registry.standings(season),
                    lambda r: {"season": r[0].name, "game": r[0].game, "reproducible": r[0].reproducible,
                               "commitment": r[0].commitment, "standings": standings_json(r[1])})
+
+
+def _ladder_row_json(row: Any) -> dict[str, Any]:  # league.ladder_board.LadderStanding
+    return {k: getattr(row, k) for k in ("version", "status", "latest", "rank", "games", "placing", "rating", "low",
+                                         "high")}
+
+
+@router.get("/ladders/{ladder}/bots/{bot}", summary="Where a bot stands in a ladder: each version's rank, rating "
+            "with its 95% interval, games and placing")
+def get_ladder_standing(ladder: Annotated[str, Path(max_length=128)], bot: Annotated[str, Path(max_length=64)],
+                        registry: RegistryDep) -> JSONResponse:
+    return _answer(lambda: registry.ladder_standing(ladder, bot),
+                   lambda v: {"ladder": v.ladder.name, "game": v.ladder.game, "bot": v.current.name,
+                              "table_size": v.table_size, "placement_games": v.placement_games,
+                              "rated_games": v.rated_games, "current": _ladder_row_json(v.current),
+                              "versions": [_ladder_row_json(r) for r in v.versions]})
+
+
+@router.get("/ladders/{ladder}/games", summary="A ladder's games newest first (only a bot's with ?bot=); "
+            "page on with ?page_token=next_page_token")
+def list_ladder_games(ladder: Annotated[str, Path(max_length=128)], registry: RegistryDep,
+                      bot: Annotated[str, Query(max_length=64)] = "", page_size: Annotated[int, Query(ge=0)] = 0,
+                      page_token: Annotated[str, Query(max_length=40)] = "") -> JSONResponse:
+    from dataclasses import asdict
+
+    return _answer(lambda: registry.ladder_games(ladder, bot, page_size, page_token),
+                   lambda r: {"games": [jsonable_encoder(asdict(g)) for g in r[0]], "next_page_token": r[1]})

@@ -43,10 +43,14 @@ from dataclasses import dataclass, field
 from config import Settings, get_settings
 from league.entry import EntryReport, run_entry_checks
 from league.identity import MAX_VERSION_CHARS, capacity_of
+from league.ladder_board import LadderStanding, board, placement_games
 from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from league.standings import StandingRow, standings_of
 from referee.games import games as registered_games, names_text
 from store import BotInfo, NameTaken, NotFound, SeasonInfo, Store, StoreError, StoreUnavailable
+from store.ladders import LadderInfo
+from store.reads.games import GameRow
+from store.reads.ladders import LadderReads
 
 #: Bot names: 1-40 of these characters.
 NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
@@ -65,7 +69,7 @@ class ErrorKind(enum.StrEnum):
     UNAUTHENTICATED = "UNAUTHENTICATED"          # token missing or wrong
     PERMISSION_DENIED = "PERMISSION_DENIED"      # endpoint refused by the network policy; bot has no token
     ALREADY_EXISTS = "ALREADY_EXISTS"            # name taken
-    NOT_FOUND = "NOT_FOUND"                      # no such bot or season
+    NOT_FOUND = "NOT_FOUND"                      # no such bot, season or ladder
     FAILED_PRECONDITION = "FAILED_PRECONDITION"  # entry checks failed; bot retired
     RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"    # rate limit
     UNAVAILABLE = "UNAVAILABLE"                  # the store is down
@@ -82,6 +86,19 @@ HTTP_STATUS: dict[ErrorKind, int] = {
     ErrorKind.RESOURCE_EXHAUSTED: 429,
     ErrorKind.UNAVAILABLE: 503,
 }
+
+
+@dataclass(frozen=True)
+class LadderStandingView:
+    """Where a bot stands in a ladder: its latest version's row, every version's (newest first), the
+    main table's size, the ladder's placement games and the rated games its ratings cover."""
+
+    ladder: LadderInfo
+    current: LadderStanding
+    versions: list[LadderStanding]
+    table_size: int
+    placement_games: int
+    rated_games: int
 
 
 class RegistryError(Exception):
@@ -341,6 +358,52 @@ class Registry:
             if info is None:
                 raise RegistryError(ErrorKind.NOT_FOUND, f"no season named {season!r}")
             return info, standings_of(self.store, info.id)
+
+    def ladder_standing(self, ladder: str, bot: str) -> LadderStandingView:
+        """Where ``bot`` stands in ``ladder``, from the ladder's stored ratings (``store.reads.ladders``,
+        rules §5.4). Raises RegistryError: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE."""
+        if not ladder or not bot:
+            raise RegistryError(ErrorKind.INVALID_ARGUMENT, "name the ladder and the bot")
+        with _store_errors():
+            reads = LadderReads(self.store.db, self.store.ladders)
+            info = reads.ladder(ladder)
+            rows = board(reads, info)
+        mine = sorted((r for r in rows if r.name == bot), key=lambda r: -r.entrant_id)
+        if not mine:
+            raise RegistryError(ErrorKind.NOT_FOUND, f"bot {bot!r} has no entrant in ladder {ladder!r} (an active bot "
+                                                     f"registered for {info.game} enters at the ladder's next refill)")
+        current = next((r for r in mine if r.latest), mine[0])
+        return LadderStandingView(info, current, mine, sum(r.latest for r in rows), placement_games(info),
+                                  max((r.rated_games or 0 for r in rows), default=0))
+
+    def ladder_games(self, ladder: str, bot: str = "", page_size: int = 0,
+                     page_token: str = "") -> tuple[list[GameRow], str]:
+        """A page of ``ladder``'s games newest first (only ``bot``'s if named) and the next page's token
+        ("" at the end). Raises RegistryError: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE."""
+        if not ladder:
+            raise RegistryError(ErrorKind.INVALID_ARGUMENT, "name the ladder")
+        size = page_size or 50
+        if not 1 <= size <= 500:
+            raise RegistryError(ErrorKind.INVALID_ARGUMENT, f"page_size must be 1 to 500, not {page_size}")
+        before = None
+        if page_token:
+            if not page_token.isdigit() or not 1 <= int(page_token) < 2**63:
+                raise RegistryError(ErrorKind.INVALID_ARGUMENT, f"bad page token {page_token[:40]!r}: pass "
+                                                                "next_page_token of the previous page")
+            before = int(page_token)
+        with _store_errors():
+            reads = LadderReads(self.store.db, self.store.ladders)
+            info = reads.ladder(ladder)
+            bot_id = None
+            if bot:
+                found = self.store.get_bot_by_name(bot)
+                if found is None:
+                    raise RegistryError(ErrorKind.NOT_FOUND, f"no bot named {bot!r}")
+                bot_id = found.id
+            rows = reads.games(info.id, limit=size + 1, before=before, bot_id=bot_id)
+        more = len(rows) > size
+        rows = rows[:size]
+        return rows, str(rows[-1].id) if more and rows else ""
 
     # ----------------------------------------------------------- helpers
 

@@ -1,4 +1,4 @@
-"""The Arena gRPC service (``cardarena.v1.Arena``): bot submission and standings.
+"""The Arena gRPC service (``cardarena.v1.Arena``): bot submission, season standings and ladder standings.
 
 A thin translation layer over :class:`arena.registry.Registry`, which holds
 every rule; errors become the gRPC status codes of ``arena.proto``. When the
@@ -22,9 +22,11 @@ from botsdk.server import start_grpc_server
 from cardarena.v1 import arena_pb2, arena_pb2_grpc
 from league.entry import EntryReport
 from league.policy import POLICY
+from league.ladder_board import LadderStanding
 from league.standings import StandingRow
 from referee.games import game_for_enum, games, spec
 from store import BotInfo, open_store
+from store.reads.games import GameRow
 
 #: Trailing metadata key carrying a failed registration's EntryReport (serialised protobuf).
 REPORT_METADATA_KEY = "cardarena-entry-report-bin"
@@ -132,6 +134,45 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         return arena_pb2.GetStandingsResponse(season=season.name, game=GAME_TO_ENUM.get(season.game, 0),
                                               rows=[standing_message(i, r) for i, r in enumerate(rows, 1)],
                                               reproducible=season.reproducible, commitment=season.commitment or "")
+
+    def GetLadderStanding(self, request: arena_pb2.GetLadderStandingRequest,
+                          context: grpc.ServicerContext) -> arena_pb2.GetLadderStandingResponse:
+        try:
+            view = self.registry.ladder_standing(request.ladder, request.bot)
+        except RegistryError as exc:
+            _abort(context, exc)
+        return arena_pb2.GetLadderStandingResponse(
+            ladder=view.ladder.name, game=GAME_TO_ENUM.get(view.ladder.game, 0), bot=view.current.name,
+            table_size=view.table_size, placement_games=view.placement_games, rated_games=view.rated_games,
+            current=ladder_row_message(view.current), versions=[ladder_row_message(r) for r in view.versions])
+
+    def ListLadderGames(self, request: arena_pb2.ListLadderGamesRequest,
+                        context: grpc.ServicerContext) -> arena_pb2.ListLadderGamesResponse:
+        try:
+            rows, token = self.registry.ladder_games(request.ladder, request.bot, request.page_size, request.page_token)
+        except RegistryError as exc:
+            _abort(context, exc)
+        return arena_pb2.ListLadderGamesResponse(games=[ladder_game_message(g) for g in rows], next_page_token=token)
+
+
+def ladder_row_message(row: LadderStanding) -> arena_pb2.LadderVersionRow:
+    """One version's row; ``None`` values stay unset."""
+    optional = {k: getattr(row, k) for k in ("rank", "rating", "low", "high")}
+    return arena_pb2.LadderVersionRow(version=row.version, status=row.status, latest=row.latest, games=row.games,
+                                      placing=row.placing, **{k: v for k, v in optional.items() if v is not None})
+
+
+def ladder_game_message(game: GameRow) -> arena_pb2.LadderGame:
+    """A ladder game as the protocol shows it: seeds and results only where the store's read model shows
+    them (done and not sealed, ``store.sealing``)."""
+    tail = game.season_name.rpartition(":epoch-")[2]  # an epoch's season is named <ladder>:epoch-<n>
+    epoch = int(tail) if tail.isdigit() else 0
+    seats = [arena_pb2.LadderGameSeat(seat=s.seat, bot=s.bot_name, version=s.version or "",
+                                      **{k: v for k, v in (("place", s.place), ("change", s.change)) if v is not None})
+             for s in game.seats]
+    return arena_pb2.LadderGame(id=game.id, epoch=epoch, status=game.status, seats=seats,
+                                finished_at=_timestamp(game.finished_at),
+                                **({"seed": game.seed} if game.seed is not None else {}))
 
 
 def _games(values: object) -> list[str]:

@@ -1,4 +1,5 @@
-"""``cardarena bot``: serve a bot, check it as the platform will, register, update and retire it."""
+"""``cardarena bot``: serve a bot, check it as the platform will, register, update and retire it, and read
+where it stands in a ladder."""
 
 from __future__ import annotations
 
@@ -186,6 +187,55 @@ def retire_bot(
 
     answer = _arena_call(server, "RetireBot", arena_pb2.RetireBotRequest(name=name, token=_token(token)), ARENA_BASE_TIMEOUT_S)
     console.print(f"retired bot [bold]{escape(answer.bot.name)}[/]", highlight=False)
+
+
+@app.command("ladder")
+def ladder_standing(
+    name: Annotated[str, typer.Argument(help="The bot's name.")],
+    ladder: Annotated[str, typer.Option("--ladder", help="The ladder's name.")],
+    games: Annotated[int, typer.Option("--games", min=0, max=500, help="Also list the bot's newest games there.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of tables.")] = False,
+    server: ServerOption = DEFAULT_ARENA,
+) -> None:
+    """Where your bot stands in a ladder, through the Arena: each version's rank, rating with its 95%
+    interval, games and placement (rules §5.4); with --games N its N newest games there. Public: no token."""
+    import json
+
+    from google.protobuf.json_format import MessageToDict
+    from rich.table import Table
+
+    from cardarena.v1 import arena_pb2
+
+    answer = _arena_call(server, "GetLadderStanding", arena_pb2.GetLadderStandingRequest(ladder=ladder, bot=name),
+                         ARENA_BASE_TIMEOUT_S)
+    page = None
+    if games:
+        page = _arena_call(server, "ListLadderGames",
+                           arena_pb2.ListLadderGamesRequest(ladder=ladder, bot=name, page_size=games), ARENA_BASE_TIMEOUT_S)
+    if as_json:
+        out = MessageToDict(answer, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+        if page is not None:
+            out["games"] = [MessageToDict(g, preserving_proto_field_name=True) for g in page.games]
+        print(json.dumps(out, indent=1))
+        return
+    c = answer.current
+    where = f"rank {c.rank} of {answer.table_size}" if c.HasField("rank") else "not rated yet"
+    placing = f", placing: {c.games} of {answer.placement_games} games" if c.placing else ""
+    console.print(f"[bold]{escape(answer.bot)}[/]@{escape(c.version)} in ladder {escape(answer.ladder)}: {where}"
+                  f"{placing} (ratings after {answer.rated_games} rated games)", highlight=False)
+    table = Table("version", "state", "rank", "rating", "95% interval", "games")
+    for v in answer.versions:
+        table.add_row(escape(v.version), v.status + (" (placing)" if v.placing else ""),
+                      str(v.rank) if v.HasField("rank") else "-", f"{v.rating:.0f}" if v.HasField("rating") else "-",
+                      f"{v.low:.0f} to {v.high:.0f}" if v.HasField("low") else "-", str(v.games))
+    console.print(table)
+    if page is not None:
+        games_table = Table("game", "epoch", "status", "seats (place)")
+        for g in page.games:
+            seats = ", ".join(f"{s.bot}@{s.version or '?'}" + (f" {s.place}" if s.HasField("place") else "")
+                              for s in g.seats)
+            games_table.add_row(str(g.id), str(g.epoch), g.status, escape(seats))
+        console.print(games_table)
 
 
 def _latency_line(report) -> str:  # arena_pb2.EntryReport

@@ -162,5 +162,11 @@ def get_refresher(request: Request) -> Refresher:
     return refresher
 
 
+def get_ladder_counts(request: Request) -> Any:
+    """The app's ``dashboard.ladders.FinalCounts`` (finished ladder epochs' game counts)."""
+    return request.app.state.ladder_counts
+
+
 StoreDep = Annotated[Store, Depends(get_store)]
 RefresherDep = Annotated[Refresher, Depends(get_refresher)]
+LadderCountsDep = Annotated[Any, Depends(get_ladder_counts)]

@@ -1,6 +1,6 @@
 """The dashboard app: ``create_app(settings)`` assembles one router per area.
 
-JSON API under ``/api/v1`` (seasons, bots, games, replays), HTML pages at the
+JSON API under ``/api/v1`` (seasons, ladders, bots, games, replays), HTML pages at the
 root, static files under ``/static`` (each game's replay module under ``/static/games``).
 Errors: an unknown id is a 404 with a message, bad parameters a 422, the replay of a sealed game (``dashboard.replays.Sealed``)
 a 403 with a message and ``"sealed": true``, an unreachable store a 503; anything else is
@@ -22,8 +22,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from config import Settings, get_settings
 from dashboard.deps import Refresher, StoreHolder
+from dashboard.ladders import FinalCounts
 from dashboard.replays import NoReplay, Sealed
-from dashboard.routers import assets, bots, games, pages, replays, seasons
+from dashboard.routers import assets, bots, games, ladders, pages, replays, seasons
 from dashboard.templating import render_error
 from store import NotFound, StoreError
 
@@ -44,7 +45,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(
         title="cardarena dashboard",
         version="1",
-        description="Seasons, standings, bots, games and replays of cardarena tournaments (read-only).",
+        description="Seasons, ladders, standings, bots, games and replays of cardarena tournaments (read-only).",
         lifespan=lifespan,
         # FastAPI's /docs and /redoc pages load their scripts from a CDN; the dashboard serves
         # everything itself, so its API reference is the local page /api (from /openapi.json).
@@ -53,10 +54,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.stores = StoreHolder()
     app.state.refresher = Refresher()
+    app.state.ladder_counts = FinalCounts()
     if settings is not None:
         app.dependency_overrides[get_settings] = lambda: settings
     api = APIRouter(prefix=API_PREFIX)
-    for area in (seasons, bots, games, replays):
+    for area in (seasons, ladders, bots, games, replays):
         api.include_router(area.router)
     app.include_router(api)
     app.include_router(pages.router)

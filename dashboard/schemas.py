@@ -17,9 +17,11 @@ from pydantic import BaseModel, Field
 from pydantic.dataclasses import dataclass
 
 from league.elo import RatingPoint
+from league.ladder_board import LadderStanding
 from league.standings import StandingRow
 from store.reads.bots import BotProblem, BotSeason, FaultEntry, LatencyStats, OpponentStats, SeatStats, VersionStats
 from store.reads.games import AttemptInfo, GameRow
+from store.reads.ladders import EntrantHistory, EpochRow
 from store.reads.seasons import CHAIN_HEAD, COMMITMENT, CrossCell, SeasonSummary
 from store.seasons import BotAvailability, StoredGame
 
@@ -175,3 +177,52 @@ class ReplayOut(BaseModel):
     game: GameRow
     public_only: bool
     record: dict[str, Any]
+
+
+# ---------------------------------------------------------------------------- ladders (rules §5)
+
+
+class LadderOut(BaseModel):
+    """A ladder with its settings and where it stands (``store.reads.ladders.LadderSummary``)."""
+
+    id: int
+    name: str
+    game: str
+    status: str
+    created_at: datetime
+    entrants: int = Field(description="active entrants (bot versions scheduled now)")
+    epoch: int | None = Field(description="the open epoch's number")
+    rated_games: int = Field(description="rated games at the latest rating snapshot (0: none yet)")
+
+
+class LadderDetailOut(LadderOut):
+    """A ladder's page data: its settings, standings with 95% intervals, epochs and progress. The ratings
+    are the runner's latest snapshot (``rated_games``), never refitted on a request."""
+
+    params: dict[str, Any]
+    time_control: dict[str, Any]
+    config: dict[str, Any]
+    placement_games: int = Field(description="games a new entrant plays before its rating leaves placement")
+    progress: dict[str, int] = Field(description="games per status over all epochs, with total")
+    standings: list[LadderStanding] = Field(description="the main table (latest=true: each bot's latest version), "
+                                            "then older versions (each bot's history)")
+    epochs_total: int = Field(description="epochs in all")
+    epochs: list[EpochRow] = Field(description="the newest epochs first; a key only once its epoch is closed and "
+                                   "its games are final")
+    compares: list[dict[str, Any]] = Field(default_factory=list, description="version A/B results (ladder compare)")
+
+
+class LadderHistoryOut(BaseModel):
+    """Ratings of a ladder's entrants after so many rated games, sampled for a chart."""
+
+    ladder: str
+    rated_games: int
+    entrants: list[EntrantHistory]
+
+
+class LadderGamesOut(BaseModel):
+    """A page of a ladder's games, newest first; ``next_before`` pages on (null: no more)."""
+
+    ladder: str
+    items: list[GameRow]
+    next_before: int | None = Field(description="pass as ?before= for the next page")

@@ -1,4 +1,4 @@
-"""The HTML pages: home, season, bots, bot, games, replay (server-rendered; small JS where interactive)."""
+"""The HTML pages: home, season, ladders, ladder, bots, bot, games, replay (server-rendered; small JS where interactive)."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import json
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.responses import HTMLResponse
 from markupsafe import Markup
 
-from dashboard import charts, services
-from dashboard.deps import RefresherDep, SettingsDep, StoreDep
+from dashboard import charts, ladders, services
+from dashboard.deps import LadderCountsDep, RefresherDep, SettingsDep, StoreDep
 from dashboard.params import MAX_ID, BotId, GameId, SeasonId
 from dashboard.replays import NoReplay, load_replay
 from dashboard.templating import render
@@ -20,11 +20,35 @@ from store.reads.games import GameFilter
 
 router = APIRouter(include_in_schema=False)
 FilterText = Annotated[str | None, Query(max_length=32)]
+#: Epochs listed on a ladder's page (the API lists more with ?epochs=).
+PAGE_EPOCHS = 5
 
 
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request, store: StoreDep, settings: SettingsDep) -> HTMLResponse:
-    return render(request, "home.html", seasons=services.seasons(store), refresh_s=settings.refresh_s)
+    return render(request, "home.html", seasons=services.seasons(store), ladders=ladders.ladders(store),
+                  refresh_s=settings.refresh_s)
+
+
+@router.get("/ladders", response_class=HTMLResponse)
+def ladders_page(request: Request, store: StoreDep) -> HTMLResponse:
+    return render(request, "ladders.html", ladders=ladders.ladders(store))
+
+
+@router.get("/ladders/{name}", response_class=HTMLResponse)
+def ladder_page(request: Request, name: Annotated[str, Path(min_length=1, max_length=128)], store: StoreDep,
+                settings: SettingsDep, counts: LadderCountsDep) -> HTMLResponse:
+    """A ladder: standings from the stored rating snapshot, history chart, recent games, epochs, A/B results."""
+    lad = ladders.ladder_detail(store, name, PAGE_EPOCHS, counts)
+    reads = ladders.reads(store)
+    hist = reads.history(lad.id, ladders.chart_rows(lad.standings), 60)
+    chart = charts.series_chart([(f"{h.name}@{h.version}", [(p.games, p.rating, p.low, p.high) for p in h.points])
+                                 for h in hist])
+    recent = reads.games(lad.id, limit=20)
+    main = [r for r in lad.standings if r.latest]
+    older = [r for r in lad.standings if not r.latest]
+    return render(request, "ladder.html", ladder=lad, main=main, older=older, chart=chart, recent=recent,
+                  refresh_s=settings.refresh_s)
 
 
 @router.get("/api", response_class=HTMLResponse)
@@ -79,7 +103,8 @@ def bot_page(request: Request, bot_id: BotId, store: StoreDep, refresher: Refres
         if ratings.computing:
             history += Markup('<p class="muted small">Updating: a newer history is being computed.</p>')
     hist = charts.histogram(bot.latency.edges, bot.latency.bins)
-    return render(request, "bot.html", bot=bot, history=history, chart_season=chart_season, latency_chart=hist)
+    return render(request, "bot.html", bot=bot, history=history, chart_season=chart_season, latency_chart=hist,
+                  ladder_entrants=ladders.bot_entrants(store, bot_id))
 
 
 @router.get("/games", response_class=HTMLResponse)

@@ -187,3 +187,103 @@ class GetStandingsResponse(_message.Message):
     reproducible: bool
     commitment: str
     def __init__(self, season: _Optional[str] = ..., game: _Optional[_Union[_bot_pb2.Game, str]] = ..., rows: _Optional[_Iterable[_Union[StandingRow, _Mapping]]] = ..., reproducible: _Optional[bool] = ..., commitment: _Optional[str] = ...) -> None: ...
+
+class GetLadderStandingRequest(_message.Message):
+    __slots__ = ("ladder", "bot")
+    LADDER_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    ladder: str
+    bot: str
+    def __init__(self, ladder: _Optional[str] = ..., bot: _Optional[str] = ...) -> None: ...
+
+class LadderVersionRow(_message.Message):
+    __slots__ = ("version", "status", "latest", "rank", "games", "placing", "rating", "low", "high")
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    LATEST_FIELD_NUMBER: _ClassVar[int]
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    PLACING_FIELD_NUMBER: _ClassVar[int]
+    RATING_FIELD_NUMBER: _ClassVar[int]
+    LOW_FIELD_NUMBER: _ClassVar[int]
+    HIGH_FIELD_NUMBER: _ClassVar[int]
+    version: str
+    status: str
+    latest: bool
+    rank: int
+    games: int
+    placing: bool
+    rating: float
+    low: float
+    high: float
+    def __init__(self, version: _Optional[str] = ..., status: _Optional[str] = ..., latest: _Optional[bool] = ..., rank: _Optional[int] = ..., games: _Optional[int] = ..., placing: _Optional[bool] = ..., rating: _Optional[float] = ..., low: _Optional[float] = ..., high: _Optional[float] = ...) -> None: ...
+
+class GetLadderStandingResponse(_message.Message):
+    __slots__ = ("ladder", "game", "bot", "table_size", "placement_games", "rated_games", "current", "versions")
+    LADDER_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    TABLE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PLACEMENT_GAMES_FIELD_NUMBER: _ClassVar[int]
+    RATED_GAMES_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_FIELD_NUMBER: _ClassVar[int]
+    VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    ladder: str
+    game: _bot_pb2.Game
+    bot: str
+    table_size: int
+    placement_games: int
+    rated_games: int
+    current: LadderVersionRow
+    versions: _containers.RepeatedCompositeFieldContainer[LadderVersionRow]
+    def __init__(self, ladder: _Optional[str] = ..., game: _Optional[_Union[_bot_pb2.Game, str]] = ..., bot: _Optional[str] = ..., table_size: _Optional[int] = ..., placement_games: _Optional[int] = ..., rated_games: _Optional[int] = ..., current: _Optional[_Union[LadderVersionRow, _Mapping]] = ..., versions: _Optional[_Iterable[_Union[LadderVersionRow, _Mapping]]] = ...) -> None: ...
+
+class ListLadderGamesRequest(_message.Message):
+    __slots__ = ("ladder", "bot", "page_size", "page_token")
+    LADDER_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    ladder: str
+    bot: str
+    page_size: int
+    page_token: str
+    def __init__(self, ladder: _Optional[str] = ..., bot: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class LadderGameSeat(_message.Message):
+    __slots__ = ("seat", "bot", "version", "place", "change")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    PLACE_FIELD_NUMBER: _ClassVar[int]
+    CHANGE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    bot: str
+    version: str
+    place: int
+    change: int
+    def __init__(self, seat: _Optional[int] = ..., bot: _Optional[str] = ..., version: _Optional[str] = ..., place: _Optional[int] = ..., change: _Optional[int] = ...) -> None: ...
+
+class LadderGame(_message.Message):
+    __slots__ = ("id", "epoch", "status", "seats", "seed", "finished_at")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    EPOCH_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    epoch: int
+    status: str
+    seats: _containers.RepeatedCompositeFieldContainer[LadderGameSeat]
+    seed: int
+    finished_at: _timestamp_pb2.Timestamp
+    def __init__(self, id: _Optional[int] = ..., epoch: _Optional[int] = ..., status: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[LadderGameSeat, _Mapping]]] = ..., seed: _Optional[int] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ListLadderGamesResponse(_message.Message):
+    __slots__ = ("games", "next_page_token")
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    games: _containers.RepeatedCompositeFieldContainer[LadderGame]
+    next_page_token: str
+    def __init__(self, games: _Optional[_Iterable[_Union[LadderGame, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...

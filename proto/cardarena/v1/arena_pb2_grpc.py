@@ -60,6 +60,16 @@ class ArenaStub:
                 request_serializer=cardarena_dot_v1_dot_arena__pb2.GetStandingsRequest.SerializeToString,
                 response_deserializer=cardarena_dot_v1_dot_arena__pb2.GetStandingsResponse.FromString,
                 _registered_method=True)
+        self.GetLadderStanding = channel.unary_unary(
+                '/cardarena.v1.Arena/GetLadderStanding',
+                request_serializer=cardarena_dot_v1_dot_arena__pb2.GetLadderStandingRequest.SerializeToString,
+                response_deserializer=cardarena_dot_v1_dot_arena__pb2.GetLadderStandingResponse.FromString,
+                _registered_method=True)
+        self.ListLadderGames = channel.unary_unary(
+                '/cardarena.v1.Arena/ListLadderGames',
+                request_serializer=cardarena_dot_v1_dot_arena__pb2.ListLadderGamesRequest.SerializeToString,
+                response_deserializer=cardarena_dot_v1_dot_arena__pb2.ListLadderGamesResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -125,6 +135,29 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetLadderStanding(self, request, context):
+        """GetLadderStanding returns where a bot stands in a ladder: its latest
+        version's rank, rating with its 95% interval, games and placement, and a
+        row per version it entered (public, as the ladder's page). The ratings are
+        the ladder's latest stored snapshot (refreshed every few rated games).
+        Deadline: 10 s. Errors: INVALID_ARGUMENT (empty name), NOT_FOUND (no such
+        ladder, or the bot has no entrant in it).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListLadderGames(self, request, context):
+        """ListLadderGames lists a ladder's games, newest first, optionally only a
+        bot's; page on with next_page_token. A game's seed and results appear
+        only once it is done and its deal no longer sealed.
+        Deadline: 10 s. Errors: INVALID_ARGUMENT (empty name, bad page token or
+        page size), NOT_FOUND (no such ladder or bot).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -152,6 +185,16 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.GetStandings,
                     request_deserializer=cardarena_dot_v1_dot_arena__pb2.GetStandingsRequest.FromString,
                     response_serializer=cardarena_dot_v1_dot_arena__pb2.GetStandingsResponse.SerializeToString,
+            ),
+            'GetLadderStanding': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLadderStanding,
+                    request_deserializer=cardarena_dot_v1_dot_arena__pb2.GetLadderStandingRequest.FromString,
+                    response_serializer=cardarena_dot_v1_dot_arena__pb2.GetLadderStandingResponse.SerializeToString,
+            ),
+            'ListLadderGames': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListLadderGames,
+                    request_deserializer=cardarena_dot_v1_dot_arena__pb2.ListLadderGamesRequest.FromString,
+                    response_serializer=cardarena_dot_v1_dot_arena__pb2.ListLadderGamesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -290,6 +333,60 @@ class Arena:
             '/cardarena.v1.Arena/GetStandings',
             cardarena_dot_v1_dot_arena__pb2.GetStandingsRequest.SerializeToString,
             cardarena_dot_v1_dot_arena__pb2.GetStandingsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLadderStanding(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena.v1.Arena/GetLadderStanding',
+            cardarena_dot_v1_dot_arena__pb2.GetLadderStandingRequest.SerializeToString,
+            cardarena_dot_v1_dot_arena__pb2.GetLadderStandingResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListLadderGames(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena.v1.Arena/ListLadderGames',
+            cardarena_dot_v1_dot_arena__pb2.ListLadderGamesRequest.SerializeToString,
+            cardarena_dot_v1_dot_arena__pb2.ListLadderGamesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,42 @@
+"""A real browser on a ladder's page (headless Chromium, as ``test_browser``): from the home page to the
+ladder, its standings with intervals and a placing entrant, the rating chart drawn, a recent game's
+replay, and a bot's ladder entrants. A screenshot of the ladder page goes under ``artifacts/screenshots/``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.dashboard.test_browser import page, serve, shot  # noqa: F401 -- the page fixture
+from tests.ladder_world import NAME, LadderWorld, build_ladder_world
+
+
+@pytest.fixture
+def lw(tmp_path) -> Iterator[LadderWorld]:
+    w = build_ladder_world(f"sqlite:///{tmp_path / 'store.db'}", games=36)
+    yield w
+    w.store.close()
+
+
+def test_a_person_opens_a_ladder_and_follows_a_bot(page, lw: LadderWorld) -> None:  # noqa: F811
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.set_default_timeout(30_000)
+    with serve(lw.url) as base:
+        page.goto(base + "/")
+        page.locator(f'#ladders a[href="/ladders/{NAME}"]').click()
+        page.wait_for_selector("#ladder-standings")
+        rows = page.locator("#ladder-standings tbody tr")
+        assert rows.count() == 4
+        assert "placing: " in page.locator("#ladder-standings").inner_text()
+        assert page.locator("#rating-history svg polyline").count() >= 3
+        assert page.locator("#ab-results").inner_text().startswith("No A/B comparison yet")
+        shot(page, "ladder")
+        page.click("#ladder-games tbody tr:first-child td:first-child a")
+        page.wait_for_url("**/games/*")
+        page.go_back()
+        page.locator("#ladder-standings a.bot-link", has_text="d").click()
+        page.wait_for_selector("#bot-ladders")
+        assert page.locator("#bot-ladders tbody tr").count() == 2  # d@2.0 and d@1.0
+    assert not errors

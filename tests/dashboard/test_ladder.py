@@ -1,0 +1,170 @@
+"""The ladder's page and JSON API over a real ladder (SQLite; rules §5): standings with intervals
+from the stored snapshot, placing, history, games, epochs, 404s, and nothing hidden shown."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from config import Settings
+from dashboard.main import create_app
+from league.ladder import ladder_standings
+from store import GameStatus
+from tests.ladder_world import NAME, LadderWorld, build_ladder_world
+
+
+@pytest.fixture(scope="module")
+def lw(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LadderWorld]:
+    w = build_ladder_world(f"sqlite:///{tmp_path_factory.mktemp('ladder') / 'store.db'}")
+    yield w
+    w.store.close()
+
+
+@pytest.fixture(scope="module")
+def client(lw: LadderWorld) -> Iterator[TestClient]:
+    with TestClient(create_app(Settings(db_url=lw.url))) as c:
+        yield c
+
+
+def test_ladders_list_and_detail(client: TestClient, lw: LadderWorld) -> None:
+    [lad] = client.get("/api/v1/ladders").json()
+    assert lad["name"] == NAME and lad["game"] == "svara" and lad["entrants"] == 4 and lad["rated_games"] > 0
+    body = client.get(f"/api/v1/ladders/{NAME}").json()
+    rows = body["standings"]
+    main = [r for r in rows if r["latest"]]
+    assert [r["name"] for r in main[:3]] == ["a", "b", "c"]  # the strengths played
+    assert [r["rank"] for r in main if r["rank"] is not None] == list(range(1, 1 + sum(r["rank"] is not None for r in main)))
+    for r in rows:
+        if r["rating"] is not None:
+            assert r["low"] < r["rating"] < r["high"]
+    d2 = next(r for r in rows if r["name"] == "d" and r["version"] == "2.0")
+    d1 = next(r for r in rows if r["name"] == "d" and r["version"] == "1.0")
+    assert d2["latest"] and d2["status"] == "active" and d2["placing"] and d2["games"] < body["placement_games"]
+    assert not d1["latest"] and d1["status"] == "superseded" and not d1["placing"]
+    assert body["progress"] == lw.store.ladders.ladder_progress(lw.ladder_id)
+    assert body["compares"] == []
+
+
+def test_snapshot_standings_agree_with_a_full_refit(client: TestClient, lw: LadderWorld) -> None:
+    """The page reads the runner's stored snapshot; after the last fit it equals the league's own standings."""
+    body = client.get(f"/api/v1/ladders/{NAME}").json()
+    fitted = {r.entrant_id: r for r in ladder_standings(lw.store, lw.ladder_id, with_luck=False)}
+    snap_games = body["rated_games"]
+    done = lw.store.ladders.ladder_progress(lw.ladder_id)["done"]
+    assert snap_games == done
+    for r in body["standings"]:
+        want = fitted[r["entrant_id"]]
+        assert r["games"] == want.games and r["placing"] == want.placing and r["latest"] == want.latest
+        if want.rating is None:
+            assert r["rating"] is None
+        else:
+            assert r["rating"] == pytest.approx(want.rating, abs=0.01)
+            assert (r["low"], r["high"]) == (pytest.approx(want.low, abs=0.01), pytest.approx(want.high, abs=0.01))
+
+
+def test_history_is_sampled_and_per_bot(client: TestClient, lw: LadderWorld) -> None:
+    h = client.get(f"/api/v1/ladders/{NAME}/history", params={"points": 3}).json()
+    assert h["entrants"] and all(len(e["points"]) <= 3 for e in h["entrants"])
+    full = client.get(f"/api/v1/ladders/{NAME}/history", params={"bot": "a", "points": 500}).json()
+    [a] = full["entrants"]
+    stored = lw.store.ladders.rating_history(lw.ladder_id, a["entrant_id"])
+    assert [p["games"] for p in a["points"]] == [p.games for p in stored]
+    assert a["points"][-1]["rating"] == pytest.approx(stored[-1].rating, abs=0.05)
+    assert client.get(f"/api/v1/ladders/{NAME}/history", params={"bot": "nobody"}).status_code == 404
+
+
+def test_games_pages_by_keyset_and_by_bot(client: TestClient, lw: LadderWorld) -> None:
+    first = client.get(f"/api/v1/ladders/{NAME}/games", params={"limit": 5}).json()
+    ids = [g["id"] for g in first["items"]]
+    assert ids == sorted(ids, reverse=True) and len(ids) == 5 and first["next_before"] == ids[-1]
+    second = client.get(f"/api/v1/ladders/{NAME}/games", params={"limit": 5, "before": ids[-1]}).json()
+    assert max(g["id"] for g in second["items"]) < ids[-1]
+    all_ids = [g.id for g in lw.store.ladders.ladder_games(lw.ladder_id)]
+    assert ids + [g["id"] for g in second["items"]] == sorted(all_ids, reverse=True)[:10]
+    mine = client.get(f"/api/v1/ladders/{NAME}/games", params={"bot": "a", "limit": 500}).json()["items"]
+    assert mine and all(any(s["bot_name"] == "a" for s in g["seats"]) for g in mine)
+    expect = [g.id for g in lw.store.ladders.ladder_games(lw.ladder_id) if any(b == lw.bots["a"] for b, _, _ in g.seats)]
+    assert [g["id"] for g in mine] == sorted(expect, reverse=True)
+
+
+def test_bad_requests(client: TestClient) -> None:
+    for url in ("/api/v1/ladders/nope", "/api/v1/ladders/nope/history", "/api/v1/ladders/nope/games"):
+        r = client.get(url)
+        assert r.status_code == 404 and "no ladder named 'nope'" in r.json()["detail"]
+    assert client.get(f"/api/v1/ladders/{NAME}/games", params={"bot": "ghost"}).status_code == 404
+    assert client.get(f"/api/v1/ladders/{NAME}/games", params={"limit": 0}).status_code == 422
+    assert client.get(f"/api/v1/ladders/{NAME}/games", params={"before": "x"}).status_code == 422
+    assert client.get(f"/api/v1/ladders/{NAME}/history", params={"points": 0}).status_code == 422
+    r = client.get("/ladders/nope")
+    assert r.status_code == 404 and "no ladder named" in r.text
+
+
+def test_pages_show_standings_chart_games_epochs_and_ab(client: TestClient, lw: LadderWorld) -> None:
+    page = client.get(f"/ladders/{NAME}")
+    assert page.status_code == 200
+    html = page.text
+    assert 'id="ladder-standings"' in html and "placing: " in html and "<svg" in html and "polyline" in html
+    assert "No A/B comparison yet" in html
+    newest = lw.store.ladders.ladder_games(lw.ladder_id)[-1].id
+    assert f'href="/games/{newest}"' in html
+    home = client.get("/").text
+    assert f'href="/ladders/{NAME}"' in home and 'href="/ladders"' in home
+    assert f'href="/ladders/{NAME}"' in client.get("/ladders").text
+    bot = client.get(f"/bots/{lw.bots['d']}").text
+    assert 'id="bot-ladders"' in bot and "2.0" in bot and "superseded" in bot and "placing: " in bot
+
+
+def test_the_api_reference_lists_the_ladder_endpoints(client: TestClient) -> None:
+    import re
+
+    page = client.get("/api").text
+    for path in ("/api/v1/ladders", "/api/v1/ladders/{name}", "/api/v1/ladders/{name}/history",
+                 "/api/v1/ladders/{name}/games"):
+        assert f"<code>{path}</code>" in page
+    assert not re.search(r'(?:src|href)="(?:https?:)?//', client.get(f"/ladders/{NAME}").text)  # no CDN
+
+
+def test_no_key_before_its_epoch_is_done_nor_a_pending_seed(client: TestClient, lw: LadderWorld) -> None:
+    store = lw.store
+    body = client.get(f"/api/v1/ladders/{NAME}", params={"epochs": 1000}).json()
+    epochs = store.ladders.epochs(lw.ladder_id)
+    assert len(body["epochs"]) == len(epochs) >= 3
+    hidden = []
+    shown = 0
+    for e in epochs:
+        row = next(x for x in body["epochs"] if x["epoch"] == e.epoch)
+        assert row["commitment"] == e.commitment
+        key = store.revealed_key(e.id)
+        if key is None:
+            hidden.append(store.schedule_key(e.id).hex())
+            assert row["key"] is None
+        else:
+            shown += 1
+            assert row["key"] == key.hex() and row["closed"]
+    assert hidden and shown  # the open epoch's key is secret; closed, finished epochs publish theirs
+    assert lw.pending_ids
+    seeds = [str(store.get_game(g).seed) for g in lw.pending_ids]
+    texts = [client.get(u).text for u in (
+        f"/ladders/{NAME}", f"/api/v1/ladders/{NAME}?epochs=1000", f"/api/v1/ladders/{NAME}/games?limit=500",
+        f"/api/v1/ladders/{NAME}/history", "/api/v1/ladders", f"/bots/{lw.bots['a']}")]
+    for text in texts:
+        for secret in hidden + seeds:
+            assert secret not in text
+    games = client.get(f"/api/v1/ladders/{NAME}/games", params={"limit": 500}).json()["items"]
+    for g in games:
+        assert (g["seed"] is not None) == (g["status"] == GameStatus.DONE and not g["sealed"])
+
+
+def test_progress_keeps_finished_epochs_and_counts_the_open_one(lw: LadderWorld) -> None:
+    """Last in the module: it finishes a pending game."""
+    from dashboard.ladders import FinalCounts
+    from tests.store.conftest import finish
+
+    counts = FinalCounts()
+    assert counts.progress(lw.store, lw.ladder_id) == lw.store.ladders.ladder_progress(lw.ladder_id)
+    game = lw.store.get_game(lw.pending_ids[0])
+    finish(lw.store, game.id, list(range(1, len(game.seats) + 1)))
+    after = counts.progress(lw.store, lw.ladder_id)
+    assert after == lw.store.ladders.ladder_progress(lw.ladder_id) and after["pending"] == len(lw.pending_ids) - 1

@@ -1,0 +1,62 @@
+"""A small ladder of real store rows for the dashboard's and the Arena's ladder tests (rules §5).
+
+Four bots of known strength (``a`` best) play a Svara ladder through its runner
+(``league.ladder.LadderRunner``): tables of 3, epochs of 12 games, so several epochs close and
+publish their keys; then ``d`` declares version 2.0 (a new entrant, placing) and a last refill
+leaves games pending in the open epoch (their seeds and its key must stay hidden).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from league.ladder import LadderRunner, create_ladder, ladder_fit, played_counts
+from league.policy import POLICY
+from store import GameStatus, Store, open_store
+from tests.store.conftest import finish
+
+NAME = "lad"
+
+
+@dataclass(frozen=True)
+class LadderWorld:
+    url: str
+    store: Store
+    ladder_id: int
+    bots: dict[str, int]
+    pending_ids: list[int]
+
+
+def play_pending(store: Store, lid: int, order: dict[int, int]) -> int:
+    """Finish every pending game of the ladder, each table placed by ``order`` (bot id -> strength rank)."""
+    n = 0
+    for epoch in store.ladders.epochs(lid):
+        for gid in store.next_pending(epoch.id, limit=1000):
+            seats = [s.bot_id for s in store.get_game(gid).seats]
+            ranked = sorted(seats, key=lambda b: order[b])
+            finish(store, gid, [ranked.index(b) + 1 for b in seats])
+            n += 1
+    return n
+
+
+def build_ladder_world(url: str, games: int = 72) -> LadderWorld:
+    store = open_store(url, policy=POLICY)
+    bots = {n: store.register_bot(n, f"127.0.0.1:{5100 + i}", "1.0", "tests", ["svara"], capacity=2)
+            for i, n in enumerate("abcd")}
+    order = {bots[n]: i for i, n in enumerate("abcd")}
+    lid = create_ladder(store, NAME, "svara", [3], window=4, epoch_games=12)
+    runner = LadderRunner(store, lid)
+    played = 0
+    while played < games:
+        runner.refill()
+        played += play_pending(store, lid, order)
+    store.update_bot(bots["d"], version="2.0")
+    runner.refill()
+    play_pending(store, lid, order)
+    runner.refill()
+    # a snapshot at the current record, as the runner stores one every few rated games
+    fit, counts = ladder_fit(store, lid), played_counts(store, lid)
+    store.ladders.add_rating_points(lid, store.ladders.ladder_progress(lid)["done"],
+                                    {e: (counts.get(e, 0), fit.rating[e], fit.sd(e)) for e in fit.bots})
+    pending = [g.id for g in store.ladders.ladder_games(lid, status=(GameStatus.PENDING,))]
+    return LadderWorld(url, store, lid, bots, pending)
