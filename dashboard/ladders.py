@@ -78,14 +78,11 @@ def ladder_detail(store: Store, name: str, epochs: int = 10, counts: FinalCounts
 
 
 def compares(store: Store, ladder_id: int) -> list[dict[str, Any]]:
-    """Version A/B results of the ladder (``cardarena ladder compare``).
-
-    A/B RESULTS GO HERE: the store keeps no comparison yet (``ladder compare`` is being added beside
-    this page), so there is nothing to read and the page says so. Once the store holds them, read them
-    here (newest first: the two versions, verdict ``better``/``worse``/``within_zone`` or running, games
-    used); never make one up."""
-    del store, ladder_id
-    return []
+    """Version A/B results of the ladder (``cardarena ladder compare``, rules §5.5), newest first, as
+    ``store.compares.CompareInfo.as_json`` gives them: ``base``/``candidate`` (``name@version``), ``status``
+    (``running``, ``better``, ``worse``, ``within_zone``, ``budget`` or ``stopped``), ``verdict``, ``games``
+    used and ``difference`` with its 95% interval ``low``/``high`` (Elo points, None until both have a result)."""
+    return [c.as_json() for c in store.compares.list_compares(ladder_id)]
 
 
 def history(store: Store, name: str, bot: str | None = None, points: int = 60,

@@ -168,3 +168,20 @@ def test_progress_keeps_finished_epochs_and_counts_the_open_one(lw: LadderWorld)
     finish(lw.store, game.id, list(range(1, len(game.seats) + 1)))
     after = counts.progress(lw.store, lw.ladder_id)
     assert after == lw.store.ladders.ladder_progress(lw.ladder_id) and after["pending"] == len(lw.pending_ids) - 1
+
+
+def test_a_stored_compare_is_shown_on_the_page_and_in_the_api(lw: LadderWorld) -> None:
+    """The A/B section reads the store's compares (rules §5.5): a finished one with its answer and estimate."""
+    entrants = {(e.name, e.version): e.id for e in lw.store.ladders.entrants(lw.ladder_id)}
+    cid = lw.store.compares.create_compare(lw.ladder_id, entrants[("b", "1.0")], entrants[("a", "1.0")],
+                                           delta=50, confidence=0.975, max_games=400)
+    assert cid is not None and lw.store.compares.save_look(
+        cid, 0, status="better", games=37, difference=120.4, low=40.2, high=200.6, state={})
+    with TestClient(create_app(Settings(db_url=lw.url))) as c:
+        [shown] = c.get(f"/api/v1/ladders/{NAME}").json()["compares"]
+        page = c.get(f"/ladders/{NAME}").text
+    assert (shown["candidate"], shown["base"], shown["status"], shown["games"]) == ("a@1.0", "b@1.0", "better", 37)
+    assert (shown["difference"], shown["low"], shown["high"]) == (120.4, 40.2, 200.6)
+    section = page.split('id="ab-results"')[1].split("</div>")[0]
+    assert "a@1.0" in section and "b@1.0" in section and "better" in section and "+120 [+40, +201]" in section
+    assert "No A/B comparison yet" not in section
