@@ -1,6 +1,7 @@
 """Settled standings on simulated seasons: games used and how often the top of the table is in the wrong order.
 
-Usage: python -m bench.bench_settling [--seasons N] [--seed S] [--top K] [--luck SD] [--known F]
+Usage: python -m bench.bench_settling [--seasons N] [--seed S] [--top K] [--luck SD] [--known F] [--sam N]
+       [--copies N] [--copies-max G] [--only-copies]
 
 The seasons are those of ``bench.bench_rating_coverage`` (bots of known ratings
 ``TRUE_ELO``, each game a Plackett-Luce race, rated by ``league.ratings_ml``),
@@ -15,9 +16,19 @@ see (Slippery Sam: the turned cards, ``league.luck``). Four kinds of season:
   per seat position, and every bot of the table gets every position's luck once;
 - **luck-adjusted**: the luck the referee sees is taken out of every result;
 - **sequential**: fixed-style games in batches of rotation groups, stopped by
-  ``league.settling`` (a sequential probability ratio test per adjacent pair, with
-  an indifference zone) when the top K rows are settled, or at their budget
-  (``SEQUENTIAL``: 240 or 480 games; zones of 30, 50 and 80 Elo points).
+  ``league.settling`` (the three-hypothesis test per adjacent pair, with an
+  indifference zone: higher, lower or within the zone) when the top K rows are
+  settled, or at their budget (``SEQUENTIAL``: 240 or 480 games; zones of 30, 50
+  and 80 Elo points).
+
+Then **seasons with two copies of one bot** (``--copies`` seasons of each, real
+games of the rules engine in-process, seats from the league's scheduler, looks
+every 4 rotation groups, zone 50 Elo, 95%, budget ``--copies-max``): Svara (tables
+of 3; ``points``, a copy of it, ``points`` with thresholds 3 higher, ``random``;
+top 3) and Slippery Sam (tables of 4, 1 orbit; ``odds``, a copy, ``random`` twice;
+top 2). Printed per season: the games used and the verdicts with the
+three-hypothesis test, and where the two-hypothesis test of ``+delta`` against
+``-delta`` (the rule before it) would have stopped and in which order it put the copies.
 
 Then, on real Slippery Sam games (the rules engine, no referee or RPC; ``--sam``
 games per match, 4 seats, 1 orbit, bots A B A B): the games needed to separate two bots
@@ -45,8 +56,12 @@ from referee.games.slippery_sam.bots import odds_policy, random_action
 from referee.games.slippery_sam.luck import events_luck
 from league.ratings_ml import ANCHOR, SCALE, fit_bradley_terry, p_better_chain
 from league.schedule import build_schedule
-from league.settling import SettlingRule, StopReason, evidence, look
+from botsdk.bot import Context
+from league.settling import SettlingRule, StopReason, look, verdicts
+from referee.engine import places as places_of
 from referee.games import make_params, spec
+from referee.games.svara.bots import PointsBot
+from referee.games.svara.bots import random_action as svara_random
 from referee.playout import Playout, Policy
 from tests.test_ratings_ml import TRUE_ELO
 
@@ -120,7 +135,8 @@ def judge(games: list[Game], truth: list[int], top: int) -> tuple[bool, list[tup
 
 def sequential(rng: random.Random, elo: list[float], rule: SettlingRule, truth: list[int], luck_sd: float,
                known: float, schedule_seed: int, batch: int) -> tuple[int, bool, list[tuple[float, bool]], StopReason]:
-    """One sequential season: games used, top wrong, the top pairs at the stop, why it stopped."""
+    """One sequential season: games used, top wrong, the top pairs settled in an order at the stop
+    (higher or lower; a pair settled within the zone claims no order), why it stopped."""
     groups = play_season(rng, elo, rule.max_games, "fixed", luck_sd, known, schedule_seed)
     played: list[Game] = []
     for start in range(0, len(groups), batch):
@@ -128,12 +144,99 @@ def sequential(rng: random.Random, elo: list[float], rule: SettlingRule, truth: 
             played.extend(group)
         fit = fit_bradley_terry(played)
         order = sorted(fit.bots, key=lambda b: -fit.rating[b])
-        verdict = look(rule, evidence(rule, played, fit, order), len(played))
+        verdict = look(rule, verdicts(rule, played, fit, order), len(played))
         if verdict.stop is not None:
             wrong, pairs = judge(played, truth, rule.top)
-            return len(played), wrong, pairs, verdict.stop
+            ordered = [pair for pair, v in zip(pairs, verdict.pairs) if v is not None and v.verdict != "within_zone"]
+            return len(played), wrong, ordered, verdict.stop
     wrong, pairs = judge(played, truth, rule.top)
     return len(played), wrong, pairs, StopReason.BUDGET
+
+
+class TightPoints(PointsBot):
+    """``points`` with every threshold 3 points higher: folds more, raises and sees less."""
+
+    PLAY = PointsBot.PLAY + 3
+    RAISE = PointsBot.RAISE + 3
+    SEE_AT = PointsBot.SEE_AT + 3
+
+
+def _svara(cls: type[PointsBot]):
+    def make(seat: int) -> Policy:
+        bot = cls()
+        return lambda view, rng: bot.svara(view, Context("bench", seat, 0, 0, 0, 0, rng))
+    return make
+
+
+#: the seasons with two copies of one bot: name, game, params, table sizes, top K, bots (name, policy maker)
+COPIES = (
+    ("Svara, points twice in the top 3", "svara", {}, (3,), 3,
+     (("points", _svara(PointsBot)), ("points copy", _svara(PointsBot)), ("tight points", _svara(TightPoints)),
+      ("random", lambda seat: svara_random))),
+    ("Slippery Sam, odds twice as the top 2", "slippery-sam", {"orbits": 1}, (4,), 2,
+     (("odds", odds_policy), ("odds copy", odds_policy), ("random", lambda seat: random_action),
+      ("random copy", lambda seat: random_action))),
+)
+
+
+def copies_season(game: str, params: dict, sizes: tuple[int, ...], bots: tuple, rule: SettlingRule, batch: int,
+                  seed: int) -> dict:
+    """A sequential season of real games (the rules engine in-process, seats and deal seeds from
+    ``league.schedule``) looked at every ``batch`` rotation groups. Returns the games used, the stop,
+    the verdicts at the stop (``[(upper, lower, verdict)]`` by bot name) and, for the two-hypothesis
+    rule of ``+delta`` against ``-delta``, the games at which it would have stopped ("settled" or at the
+    budget) and the order of the top rows there."""
+    gs = spec(game)
+    rules = {n: gs.make_rules(make_params(game, params), n) for n in sizes}
+    schedule = build_schedule(list(range(len(bots))), list(sizes), rule.max_games, key_from_seed(seed))
+    played: list[Game] = []
+    old: tuple[int, list[str]] | None = None
+    names = [name for name, _ in bots]
+    group_end, groups = 0, 0
+    out: dict = {}
+    while group_end < len(schedule):
+        for _ in range(batch):
+            if group_end >= len(schedule):
+                break
+            group_end += sizes[groups % len(sizes)]
+            groups += 1
+        for g in schedule[len(played):group_end]:
+            seats = list(g.seats)
+            r = rules[len(seats)]
+            state = r.new_state()
+            Playout(r, gs, random.Random(g.seed), [bots[b][1](k) for k, b in enumerate(seats)]).play(state)
+            played.append((seats, list(places_of([r.rank_key(state, k) for k in range(len(seats))],
+                                                 [False] * len(seats)))))
+        fit = fit_bradley_terry(played)
+        order = sorted(fit.bots, key=lambda b: -fit.rating[b])
+        pairs = verdicts(rule, played, fit, order)
+        if old is None and all(v is not None and v.llr_two_sided >= rule.bound for v in pairs):
+            old = (len(played), [names[b] for b in order[:rule.top]])
+        verdict = look(rule, pairs, len(played))
+        if verdict.stop is not None or group_end >= len(schedule):
+            out = {"games": len(played), "stop": (verdict.stop or StopReason.BUDGET).value,
+                   "pairs": [(names[v.a], names[v.b], v.verdict) for v in pairs if v is not None],
+                   "order": [names[b] for b in order[:rule.top]]}
+            break
+    if old is None:  # the old rule never stopped within what was played: go on to the budget
+        while group_end < len(schedule):
+            group_end = min(len(schedule), group_end + sum(sizes[(groups + i) % len(sizes)] for i in range(batch)))
+            groups += batch
+            for g in schedule[len(played):group_end]:
+                seats = list(g.seats)
+                r = rules[len(seats)]
+                state = r.new_state()
+                Playout(r, gs, random.Random(g.seed), [bots[b][1](k) for k, b in enumerate(seats)]).play(state)
+                played.append((seats, list(places_of([r.rank_key(state, k) for k in range(len(seats))],
+                                                     [False] * len(seats)))))
+            fit = fit_bradley_terry(played)
+            order = sorted(fit.bots, key=lambda b: -fit.rating[b])
+            pairs = verdicts(rule, played, fit, order)
+            if all(v is not None and v.llr_two_sided >= rule.bound for v in pairs):
+                old = (len(played), [names[b] for b in order[:rule.top]])
+                break
+    out["old"] = old
+    return out
 
 
 def sam_match(games: int, seed: int, policies: list[Policy]) -> tuple[list[float], list[float]]:
@@ -161,7 +264,23 @@ def games_to_separate(diffs: list[float]) -> float:
     return (1.959963984540054 ** 2) * var / mean ** 2 if mean else math.inf
 
 
-def main() -> None:
+def copies(args: argparse.Namespace) -> None:
+    """The seasons with two copies of one bot (module docstring)."""
+    for title, game, params, sizes, top, bots in COPIES:
+        rule = SettlingRule(top, args.confidence, args.copies_max, 50.0)
+        print(f"{title}: tables of {'/'.join(map(str, sizes))}, budget {args.copies_max} games, zone 50 Elo, "
+              f"{100 * args.confidence:g}%, a look every 4 rotation groups")
+        for i in range(args.copies):
+            started = time.perf_counter()
+            out = copies_season(game, params, sizes, bots, rule, 4, args.seed * 1000 + i)
+            pairs = ", ".join(f"{a} {v} {b}" if v != "higher" else f"{a} above {b}" for a, b, v in out["pairs"])
+            old = (f"the two-hypothesis rule: settled at {out['old'][0]} games, order {' > '.join(out['old'][1])}"
+                   if out["old"] else f"the two-hypothesis rule: budget ({args.copies_max} games)")
+            print(f"  season {i}: {out['stop']} after {out['games']} games: {pairs}; {old} "
+                  f"({time.perf_counter() - started:.0f} s)")
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seasons", type=int, default=100, help="simulated seasons per row")
     parser.add_argument("--seed", type=int, default=7)
@@ -170,7 +289,13 @@ def main() -> None:
     parser.add_argument("--luck", type=float, default=1.0, help="sd of a seat's deal luck, logits")
     parser.add_argument("--known", type=float, default=0.5, help="share of the luck's variance the referee sees")
     parser.add_argument("--sam", type=int, default=400, help="real Slippery Sam games per match (0: none)")
-    args = parser.parse_args()
+    parser.add_argument("--copies", type=int, default=3, help="seasons of each kind with two copies of one bot (0: none)")
+    parser.add_argument("--copies-max", type=int, default=400, help="budget of those seasons, games")
+    parser.add_argument("--only-copies", action="store_true", help="only the seasons with two copies of one bot")
+    args = parser.parse_args(argv)
+    if args.only_copies:
+        copies(args)
+        return
     elo = list(TRUE_ELO)
     truth = sorted(range(len(elo)), key=lambda b: -elo[b])
     started = time.perf_counter()
@@ -200,6 +325,8 @@ def main() -> None:
         share = f"  {100 * tally.games / tally.seasons / same:.0f}% of the {same:.0f} fixed games as accurate" \
             if same else "  (more accurate than every fixed season)"
         print(tally.row(f"sequential {max_games}, {batch} gr, {zone:g} Elo") + share)
+    if args.copies:
+        copies(args)
     if args.sam:
         print(f"Slippery Sam, {args.sam} games per match: games needed to separate A from B")
         print(f"{'A against B':<34} {'mean A - B':>10} {'actual':>9} {'luck-adjusted':>14} {'ratio':>6}")

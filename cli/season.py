@@ -61,15 +61,16 @@ def create(
     suspend_after: options.SuspendAfter = 600.0,
     until_settled: Annotated[bool, typer.Option(
         help="A sequential season: play batches of rotation groups until every adjacent pair of the top --top rows "
-             "is settled by a sequential probability ratio test (--indifference, --confidence), or --max-games; "
+             "is settled (higher, lower or within --indifference of each other, by sequential ratio tests at "
+             "--confidence), or --max-games; "
              "--games is not used.")] = False,
     top: Annotated[int, typer.Option(help="With --until-settled: rows whose order must be settled (at least 2).")] = 3,
     confidence: Annotated[float, typer.Option(
-        help="With --until-settled: 1 - the chance that a pair of bots at least --indifference apart settles "
-             "in the wrong order.")] = 0.95,
+        help="With --until-settled: 1 - the chance that a pair of bots at least --indifference apart is called "
+             "within the zone, or two equal bots one above the other (per side).")] = 0.95,
     indifference: Annotated[float, typer.Option(
-        help="With --until-settled: Elo points within which two bots may settle in either order (above 0, "
-             "at most 1000).")] = 50.0,
+        help="With --until-settled: the indifference zone, Elo points: bots this far apart are told apart, "
+             "equal bots settle within the zone (above 0, at most 1000).")] = 50.0,
     max_games: Annotated[int | None, typer.Option(help="With --until-settled (required): the most games to play.")] = None,
     batch: Annotated[int, typer.Option(help="With --until-settled: rotation groups per batch (one look each).")] = 4,
     db: DbOption = None,
@@ -367,7 +368,8 @@ def audit_lines(store, season, rows=None) -> list[str]:
 
 
 def settling_line(config: dict, progress: dict[str, int]) -> str | None:
-    """One line on a sequential season: why it stopped (settled / budget) or where it stands, and the games used."""
+    """One line on a sequential season: why it stopped (settled / budget) or where it stands, the games used
+    and each top pair's verdict at the last look (higher, lower, within the zone or open)."""
     from league.sequential import settling_json
 
     info = settling_json(config, progress)
@@ -376,7 +378,8 @@ def settling_line(config: dict, progress: dict[str, int]) -> str | None:
     top, conf = info["top"], f"{100 * info['confidence']:g}%"
     zone = f", zone {info['indifference']:g} Elo" if info["indifference"] is not None else ""
     if info["stop"] == "settled":
-        why = f"settled: every adjacent pair of the top {top} rows settled at {conf}{zone} (sequential ratio test)"
+        why = (f"settled: every adjacent pair of the top {top} rows settled at {conf}{zone} "
+               "(higher, lower or within the zone; sequential ratio tests)")
     elif info["stop"] == "budget":
         why = f"stopped at the budget of {info['max_games']} games without settling the top {top} at {conf}{zone}"
     else:
@@ -385,7 +388,12 @@ def settling_line(config: dict, progress: dict[str, int]) -> str | None:
     measure = "log likelihood ratio" if info["indifference"] is not None else "P"
     seen = (f"; last look after {last['games']} games: weakest top pair {measure} {last['weakest']:.4f}, "
             f"needed {last['threshold']:.4f}" if last and last["weakest"] is not None else "")
-    return f"Sequential season, {why}: {info['games_used']} games used ({info['games_scheduled']} scheduled){seen}."
+    words = {"higher": "above", "lower": "below", "within_zone": "within the zone of", "open": "open against"}
+    pairs = [f"{p.get('upper_name') or p['upper']} {words.get(p['verdict'], p['verdict'])} "
+             f"{p.get('lower_name') or p['lower']}" for p in info["pairs"] if "upper" in p]
+    verdict = f"; top pairs: {', '.join(pairs)}" if pairs else ""
+    return (f"Sequential season, {why}: {info['games_used']} games used ({info['games_scheduled']} scheduled)"
+            f"{seen}{verdict}.")
 
 
 def _luck_cell(row) -> str:

@@ -49,7 +49,8 @@ class SeasonDetailOut(SeasonSummary):
         default_factory=list, description="bots that did not answer at some game start, and which are suspended")
     settling: dict[str, Any] | None = Field(
         None, description="a sequential season (--until-settled): top, confidence, max_games, batch_groups, stop "
-                          "(settled, budget, or null while it goes on), games_used, games_scheduled, looks "
+                          "(settled, budget, or null while it goes on), games_used, games_scheduled, looks, pairs (each top "
+                          "pair at the last look with its verdict: higher, lower, within_zone or open) "
                           "(league.sequential.settling_json); null for a fixed-length season")
 
 

@@ -122,6 +122,10 @@ class MLRatings:
         """Standard error of the bot's rating, Elo points."""
         return math.sqrt(self._var(bot))
 
+    def sd_diff(self, a: int, b: int) -> float:
+        """Standard error of ``rating[a] - rating[b]``, Elo points (the wider of the two estimates)."""
+        return math.sqrt(max(0.0, self._var(a, b)))
+
     def interval(self, bot: int, z: float = Z95) -> tuple[float, float]:
         """``(low, high)``: the 95% interval of the bot's rating (or ``z`` standard errors)."""
         r, half = self.rating[bot], z * self.sd(bot)

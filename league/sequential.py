@@ -5,9 +5,10 @@ in its config under ``"until_settled"``, the stopping rule (``league.settling``)
 the looks taken so far. Whoever runs the season (the local pool, or the Celery
 follower) calls :func:`advance` each time no game of it is pending or running: it
 refits the standings, takes a look, and either records why the season stopped
-(``settled``: every adjacent pair of the top K rows settled by its sequential
-probability ratio test, ``league.settling``; ``budget``: ``max_games`` scheduled) or
-appends the next batch.
+(``settled``: every adjacent pair of the top K rows settled by its three-hypothesis
+sequential test, ``league.settling``: higher, lower or within the zone; ``budget``:
+``max_games`` scheduled) or appends the next batch. Each look is kept with the
+verdict of every top pair.
 The batches are slices of the schedule the season would have with ``max_games``
 games (the same seed and bots), so a sequential season's games are a prefix of that
 fixed-length season's.
@@ -19,10 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from league.pair_test import PairVerdict
 from league.schedule import ScheduledGame, build_schedule
 from league.seasons import MAX_GAMES, SeasonError, create_season
 from league.ratings_ml import fit_bradley_terry
-from league.settling import INDIFFERENCE, SEQUENTIAL_KEY, SettlingRule, StopReason, evidence, look
+from league.settling import INDIFFERENCE, SEQUENTIAL_KEY, SettlingRule, StopReason, look, verdicts
 from league.standings import standings_of
 
 #: The season config key of a sequential season.
@@ -34,9 +36,10 @@ BATCH_GROUPS = 4
 @dataclass(frozen=True)
 class SettlingStatus:
     """Where a sequential season stands: ``stop`` is None while it goes on, else why it stopped;
-    ``games`` the games scheduled so far; ``looks`` every look as ``{"games", "threshold", "weakest"}``
-    (``weakest``: the smallest log likelihood ratio among the top pairs, None if a row is unrated;
-    ``threshold`` the one each pair needs; seasons created before the test recorded P(better) there)."""
+    ``games`` the games scheduled so far; ``looks`` every look as ``{"games", "threshold", "weakest", "pairs"}``
+    (``league.settling.Look.as_json``; ``weakest``: the smallest strength among the top pairs, None if a
+    row is unrated; ``threshold`` the log likelihood ratio each verdict needs; seasons created before the
+    three-hypothesis test have no ``pairs`` and kept the two-sided ratio, or P(better), in ``weakest``)."""
 
     rule: SettlingRule
     batch_groups: int
@@ -102,24 +105,29 @@ def advance(store, season_id: int) -> SettlingStatus | None:
     if total <= seq["looked_at"]:
         return current
     rows = standings_of(store, season_id, with_luck=False)  # the look needs the ratings only, not the replays
-    verdict = look(current.rule, _evidence(store, season_id, current.rule, [r.bot_id for r in rows]), total)
+    verdict = look(current.rule, _verdicts(store, season_id, current.rule, [r.bot_id for r in rows]), total)
+    names = {r.bot_id: r.name for r in rows}
+    record = verdict.as_json()
+    for pair in record["pairs"]:
+        if "upper" in pair:
+            pair["upper_name"], pair["lower_name"] = names.get(pair["upper"]), names.get(pair["lower"])
     batch = [] if verdict.stop else _next_batch(store, info, total, current.batch_groups)
     games = [(g.seed, list(g.seats)) for g in batch]
     stop = verdict.stop or (None if games else StopReason.BUDGET)
     new = {**seq, "looked_at": total, "stop": stop.value if stop else None,
-           "looks": [*seq["looks"], {"games": total, "threshold": verdict.threshold, "weakest": verdict.weakest}]}
+           "looks": [*seq["looks"], record]}
     if not store.extend_season(season_id, {**info.config, KEY: new}, games, total,
                                deal_groups=[g.deal_group for g in batch]):
         return status(store.get_season(season_id).config, store.season_progress(season_id)["total"])
     return status({KEY: new}, total + len(games))
 
 
-def _evidence(store, season_id: int, rule: SettlingRule, order: list[int]) -> list[float | None]:
-    """The top pairs' log likelihood ratios (``league.settling.evidence``) over the season's done games,
-    rows in standings ``order`` (bot ids)."""
+def _verdicts(store, season_id: int, rule: SettlingRule, order: list[int]) -> list[PairVerdict | None]:
+    """The top pairs' verdicts (``league.settling.verdicts``) over the season's done games, rows in
+    standings ``order`` (bot ids)."""
     games = [([seat.bot_id for seat in g.seats], [seat.place for seat in g.seats])
              for g in store.list_games(season_id, status="done", limit=10**9)]
-    return evidence(rule, games, fit_bradley_terry(games), order)
+    return verdicts(rule, games, fit_bradley_terry(games), order)
 
 
 def _next_batch(store, info, total: int, batch_groups: int) -> list[ScheduledGame]:
@@ -146,12 +154,16 @@ def settling_json(config: dict[str, Any], progress: dict[str, int]) -> dict[str,
     """A sequential season's state for people and JSON (None for a fixed-length season):
     ``top``, ``confidence``, ``max_games``, ``indifference`` (Elo points; None for a season created before
     the zone), ``batch_groups``, ``stop`` ("settled", "budget" or None while
-    it goes on), ``games_used`` (done games), ``games_scheduled`` and ``looks`` (``{"games", "threshold",
-    "weakest"}`` each). ``progress`` is the store's ``season_progress``."""
+    it goes on), ``games_used`` (done games), ``games_scheduled``, ``looks`` (``{"games", "threshold",
+    "weakest", "pairs"}`` each) and ``pairs``: each adjacent pair of the top rows at the last look,
+    ``{"upper", "lower", "upper_name", "lower_name", "verdict", "llr_higher", "llr_lower", "llr_zone"}``,
+    ``verdict`` one of ``higher``, ``lower``, ``within_zone`` or ``open`` (empty before the first look, and
+    for seasons stopped before the three-hypothesis test). ``progress`` is the store's ``season_progress``."""
     seq = config.get(KEY)
     if not seq:
         return None
     return {"top": seq["top"], "confidence": seq["confidence"], "max_games": seq["max_games"],
             "indifference": seq.get("indifference"), "batch_groups": seq["batch_groups"], "stop": seq["stop"],
             "games_used": progress.get("done", 0),
-            "games_scheduled": progress.get("total", 0), "looks": list(seq["looks"])}
+            "games_scheduled": progress.get("total", 0), "looks": list(seq["looks"]),
+            "pairs": list(seq["looks"][-1].get("pairs", [])) if seq["looks"] else []}

@@ -1,52 +1,53 @@
-"""When a sequential season may stop: a sequential probability ratio test per adjacent pair of its top rows.
+"""When a sequential season may stop: a three-hypothesis sequential test per adjacent pair of its top rows.
 
 A sequential season is played in batches of rotation groups; after each batch
 (a *look*) the standings are refitted (:mod:`league.ratings_ml`) and this rule
 decides whether to stop. Checking "stop when P(better) > 95%" after every batch
 would be wrong far more often than 5%: each look is another chance for noise to
-cross the line. The rule is a **sequential probability ratio test with an
-indifference zone** (Wald's SPRT in the generalised form fishtest runs on chess
-engines):
+cross the line. The rule is a **sequential test with an indifference zone**
+(generalised sequential probability ratio tests, as fishtest runs on chess
+engines), with three hypotheses so that two equal bots settle too:
 
 - for an adjacent pair of the top ``K`` rows, upper row ``a`` and the next row
   ``b``, ``d`` is the true rating difference ``theta_a - theta_b`` (Elo points);
-- the two hypotheses are ``H1: d = +delta`` (``a`` is better by the
-  indifference zone ``delta``) and ``H0: d = -delta`` (``b`` is better by it);
-  their log likelihood ratio ``LLR`` is the season's Bradley-Terry likelihood
-  maximised under each (the other ratings profiled out,
-  :func:`league.pair_test.pair_llr`); when the fitted difference ``D`` is
-  about normal with standard error ``s`` it is ``2 delta D / s^2``
-  (:meth:`SettlingRule.normal_llr`), and after a clean sweep it is the number
-  of results times ``log(p1 / p0)``, as in Wald's test on win rates;
-- the pair is *settled* when ``LLR >= log(1 / alpha)``, ``alpha = 1 - confidence``
-  (the rows are ranked by the fitted rating, so ``D >= 0`` and a pair settles
-  in the order shown); the season stops ("settled") at the first look at which
-  every adjacent pair of the top ``K`` rows is settled, and otherwise at
-  ``max_games`` ("budget").
+- the hypotheses are ``d = +delta`` (``a`` is better by the indifference zone
+  ``delta``), ``d = 0`` (they are equal) and ``d = -delta``; the log likelihood
+  ratios of ``+delta`` and of ``-delta`` against ``0`` are the season's
+  Bradley-Terry likelihood maximised under each (the other ratings profiled
+  out, :func:`league.pair_test.pair_verdict`);
+- the pair is *settled* with a verdict: ``higher`` (the ratio of ``+delta``
+  against ``0`` reaches ``log(1 / alpha)``, ``alpha = 1 - confidence``),
+  ``lower`` (the same for ``-delta``; the rows are ranked by the fitted rating,
+  so it is rare), or ``within_zone`` (both ratios at or below ``-log(1 / alpha)``:
+  the bots are closer than ``delta``); otherwise it is ``open``. The season stops
+  ("settled") at the first look at which every adjacent pair of the top ``K`` rows
+  is settled, and otherwise at ``max_games`` ("budget").
 
-*Why the error is controlled under repeated looks*: if ``b`` is really better
-by at least ``delta`` (``d <= -delta``) the likelihood ratio ``exp(LLR)`` is a
-non-negative supermartingale of mean at most 1: exactly for two bots that meet
-only each other (Wald's test on the win rate), and approximately, as in
-fishtest's generalised test, with other bots profiled out and a game's pairs
-correlated (in the normal approximation ``D / s^2`` is a Brownian motion in
-information time ``1 / s^2`` with drift ``d``, for which it is exact). By Ville's
-inequality it ever reaches ``1 / alpha`` with probability at most ``alpha``,
-whenever and however often the season looks (batch sizes may even depend on
-the results). So a pair whose bots are at least ``delta`` apart is settled in
-the wrong order with probability at most ``alpha``; a pair ``g < delta`` apart
-with probability at most ``alpha ** (g / delta)`` (in the normal approximation, drift
-``g``); a pair inside the zone settles in whichever order it happens to show,
-which is what the organiser accepts by choosing ``delta``. The guarantee is per
-pair (the results of one game are not independent; ``league.pair_test``
-corrects the ratio for that with the fit's sandwich variance); ``bench.bench_settling`` measures the
-wrong-order rate and the games used on simulated seasons, and
-``tests/test_settling.py`` the error at the boundary ``d = -delta``.
+*Why the error is controlled under repeated looks*: under ``d = 0`` the
+likelihood ratio of ``+delta`` against ``0`` is a non-negative martingale of
+mean 1 (exactly for two bots that meet only each other, Wald's test on the win
+rate; approximately, as in fishtest's generalised test, with other bots
+profiled out and a game's pairs correlated), and under ``d <= 0`` a
+supermartingale. By Ville's inequality it ever reaches ``1 / alpha`` with
+probability at most ``alpha``, whenever and however often the season looks
+(batch sizes may even depend on the results). So two equal bots are called
+``higher`` or ``lower`` with probability at most ``2 alpha``; a pair at least
+``delta`` apart is called ``within_zone`` with probability at most ``alpha``
+(the ratio of ``0`` against the true side is the martingale then) and the
+wrong way round with at most about ``alpha^2``; a pair inside the zone may end
+``within_zone`` or in the order it shows, which is what the organiser accepts
+by choosing ``delta``. The guarantee is per pair (the results of one game are
+not independent; ``league.pair_test`` corrects the ratios for that with the
+fit's sandwich variance); ``bench.bench_settling`` measures the wrong-order
+rate and the games used on simulated seasons and on seasons of real games with
+two copies of one bot, and ``tests/test_settling.py`` and
+``tests/test_pair_verdict.py`` the error rates.
 
 *Why it saves games*: unlike a fixed-length season, which must be long enough
 for the closest pair it might meet, the test stops as soon as the evidence is
-in: a pair ``g`` apart needs about ``log(1 / alpha) / (2 delta g)`` of
-information, so pairs far apart settle in a few batches.
+in: a pair ``g`` apart needs about ``log(1 / alpha) / (delta g - delta^2 / 2)``
+of information, so pairs far apart settle in a few batches, and a tied pair
+about ``2 log(1 / alpha) / delta^2`` instead of the whole budget.
 """
 
 from __future__ import annotations
@@ -56,7 +57,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from league.pair_test import pair_llr
+from league.pair_test import PairVerdict, pair_verdict
 from league.ratings_ml import Game, MLRatings
 
 #: The entry of a season's scheduler config that holds its sequential rule and state.
@@ -68,7 +69,7 @@ INDIFFERENCE = 50.0
 class StopReason(enum.StrEnum):
     """Why a sequential season stopped."""
 
-    SETTLED = "settled"  # every adjacent pair of the top K rows settled by its SPRT
+    SETTLED = "settled"  # every adjacent pair of the top K rows settled: higher, lower or within the zone
     BUDGET = "budget"    # max_games played without that
 
 
@@ -77,11 +78,11 @@ class SettlingRule:
     """The stopping rule of a sequential season.
 
     ``top``: how many leading rows must be in a settled order (K >= 2);
-    ``confidence``: 1 - alpha, alpha the chance of settling a pair at least the zone apart
-    in the wrong order (0.5 < confidence < 1);
+    ``confidence``: 1 - alpha, alpha the chance of calling a pair at least the zone apart
+    "within the zone", or two equal bots one above the other, per side (0.5 < confidence < 1);
     ``max_games``: the most games the season plays (N >= 1);
     ``indifference``: the zone ``delta``, Elo points (0 < delta <= 1000): bots closer than that
-    may settle in either order.
+    may settle within the zone or in either order.
     Raises ValueError for values out of range.
     """
 
@@ -102,13 +103,13 @@ class SettlingRule:
 
     @property
     def bound(self) -> float:
-        """The log likelihood ratio at which a pair is settled: ``log(1 / alpha)``."""
+        """The log likelihood ratio at which a pair's verdict is reached: ``log(1 / alpha)``."""
         return math.log(1.0 / (1.0 - self.confidence))
 
     def normal_llr(self, diff: float, sd: float) -> float:
         """The log likelihood ratio of "upper better by the zone" against "lower better by it" for an
         estimated difference ``diff`` normal with standard error ``sd`` (Elo points): ``2 delta diff / sd^2``
-        (infinite for ``sd`` 0). Seasons use the profile likelihood instead (:func:`evidence`)."""
+        (infinite for ``sd`` 0). Seasons use the profile likelihood instead (:func:`verdicts`)."""
         if sd == 0.0:
             return math.inf if diff > 0 else (-math.inf if diff < 0 else 0.0)
         return 2.0 * self.indifference * diff / sd ** 2
@@ -117,36 +118,44 @@ class SettlingRule:
 @dataclass(frozen=True)
 class Look:
     """The outcome of one look: ``stop`` is None to go on, else why it stopped; ``threshold`` the
-    log likelihood ratio each pair needed; ``weakest`` the smallest among the top pairs (None if
-    a pair is unrated)."""
+    log likelihood ratio each verdict needs; ``weakest`` the smallest strength among the top pairs
+    (:attr:`league.pair_test.PairVerdict.strength`; None if a pair is unrated); ``pairs`` the top
+    pairs' verdicts in row order (None for a pair with an unrated bot)."""
 
     stop: StopReason | None
     games: int
     threshold: float
     weakest: float | None
+    pairs: tuple[PairVerdict | None, ...] = ()
+
+    def as_json(self) -> dict:
+        """``{"games", "threshold", "weakest", "pairs"}`` as a season's config keeps a look (each pair
+        :meth:`league.pair_test.PairVerdict.as_json`, or ``{"verdict": "open"}`` for an unrated bot)."""
+        return {"games": self.games, "threshold": self.threshold, "weakest": self.weakest,
+                "pairs": [p.as_json() if p is not None else {"verdict": "open"} for p in self.pairs]}
 
 
-def look(rule: SettlingRule, evidence: Sequence[float | None], games: int) -> Look:
-    """Decide after a batch, ``games`` games in: ``evidence`` per standings row in order (the log
-    likelihood ratio of row i better than row i+1, :func:`evidence`; ``None`` for the last row or an
-    unrated row, which never settles)."""
-    pairs = list(evidence[:max(0, min(rule.top, len(evidence)) - 1)])
-    known = [e for e in pairs if e is not None]
-    weakest = min(known) if known and len(known) == len(pairs) else None
-    if pairs and weakest is not None and weakest >= rule.bound:
-        return Look(StopReason.SETTLED, games, rule.bound, _finite(weakest))
+def look(rule: SettlingRule, pairs: Sequence[PairVerdict | None], games: int) -> Look:
+    """Decide after a batch, ``games`` games in: ``pairs`` the verdicts of the top pairs in row order
+    (:func:`verdicts`; None for a pair with an unrated bot, which never settles). The season stops
+    settled when every pair is settled (higher, lower or within_zone), else at ``rule.max_games``."""
+    top = list(pairs[:max(0, rule.top - 1)])
+    known = [p.strength for p in top if p is not None]
+    weakest = min(known) if known and len(known) == len(top) else None
+    if top and all(p is not None and p.settled for p in top):
+        return Look(StopReason.SETTLED, games, rule.bound, _finite(weakest), tuple(top))
     if games >= rule.max_games:
-        return Look(StopReason.BUDGET, games, rule.bound, _finite(weakest))
-    return Look(None, games, rule.bound, _finite(weakest))
+        return Look(StopReason.BUDGET, games, rule.bound, _finite(weakest), tuple(top))
+    return Look(None, games, rule.bound, _finite(weakest), tuple(top))
 
 
-def evidence(rule: SettlingRule, games: Sequence[Game], fit: MLRatings, order: Sequence[int]) -> list[float | None]:
-    """Per row of ``order`` (bot ids, best first) among the top ``rule.top``, the log likelihood ratio
-    that it is better than the next row's bot by the zone rather than worse by it
-    (:func:`league.pair_test.pair_llr`); None below the top pairs, on the last row or for an unrated bot."""
+def verdicts(rule: SettlingRule, games: Sequence[Game], fit: MLRatings, order: Sequence[int]) -> list[PairVerdict | None]:
+    """The verdicts of the adjacent pairs of the top ``rule.top`` rows of ``order`` (bot ids, best first),
+    upper row first (:func:`league.pair_test.pair_verdict` at the rule's zone and confidence); None for a
+    pair with an unrated bot. ``fit`` is :func:`league.ratings_ml.fit_bradley_terry` of ``games``."""
     top = min(rule.top, len(order)) - 1
-    return [pair_llr(games, fit, order[i], order[i + 1], rule.indifference) if i < top else None
-            for i in range(len(order))]
+    return [pair_verdict(games, fit, order[i], order[i + 1], rule.indifference, rule.confidence)
+            for i in range(max(0, top))]
 
 
 def _finite(x: float | None) -> float | None:

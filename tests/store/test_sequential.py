@@ -49,6 +49,9 @@ def test_a_sequential_season_adds_batches_until_the_top_pair_is_settled(store: S
     info = settling_json(store.get_season(sid).config, store.season_progress(sid))
     assert info["stop"] == "settled" and info["games_used"] == total
     assert info["looks"][-1]["weakest"] >= info["looks"][-1]["threshold"]
+    # the top pair with its verdict ("a" first in every game: higher), as `season standings --json` shows it
+    assert [(p["upper_name"], p["verdict"]) for p in info["pairs"]] == [("a", "higher")]
+    assert info["pairs"][0]["llr_higher"] >= info["looks"][-1]["threshold"]
     assert advance(store, sid).stop is StopReason.SETTLED  # stopped: nothing more is added
     assert store.season_progress(sid)["total"] == total and store.get_season(sid).status is SeasonStatus.DONE
 
@@ -119,3 +122,4 @@ def test_the_season_page_and_api_say_why_it_stopped(tmp_path, db_url: str, store
         assert settling["stop"] == "settled" and settling["games_used"] == store.season_progress(sid)["done"]
         page = client.get(f"/seasons/{sid}").text
         assert "<b>settled</b>" in page and f"{settling['games_used']} games used" in page
+        assert "Top pairs: a <b>above</b>" in page

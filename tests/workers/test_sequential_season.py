@@ -59,6 +59,9 @@ def assert_settled_by_itself(db_url: str, name: str, names: list[str], run_outpu
     assert data["standings"][0]["name"] == names[0]  # the odds bot on top
     last = settling["looks"][-1]
     assert last["weakest"] >= last["threshold"] > 0 and settling["indifference"] == 50.0
+    # the top pair with its verdict, in the JSON and in `season run`'s line
+    assert [(p["upper_name"], p["verdict"]) for p in settling["pairs"]] == [(names[0], "higher")], settling["pairs"]
+    assert f"top pairs: {names[0]} above" in run_output, run_output
     assert data["standings"][0]["p_better"] > 0.5
     # the games played are the first games of the fixed-length schedule of MAX_GAMES
     store = open_store(db_url, policy=POLICY)
