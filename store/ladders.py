@@ -483,22 +483,18 @@ class Ladders:
 
     # ------------------------------------------------ aggregates (scale)
 
-    def fit_through(self, ladder_id: int) -> int:
-        """The last game id the fit's checkpoint covers (-1: none), without reading the checkpoint."""
-        with self._db.read_rows() as conn:
-            through = conn.scalar(select(Ladder.fit_through).where(Ladder.id == ladder_id))
-        if through is None:
-            raise NotFound(f"no ladder with id {ladder_id}")
-        return through
-
-    def done_after(self, ladder_id: int, after_id: int) -> tuple[int, int]:
-        """``(done games, largest id)`` of the ladder's done games with an id above ``after_id`` (0, -1: none):
-        a range read of the games after the fit's checkpoint, not of the whole record."""
+    def fit_progress(self, ladder_id: int) -> tuple[int, int]:
+        """``(through, done)``: the last game id the fit's checkpoint covers (-1: none) and how many of the
+        ladder's games after it are done, in one read of the games after the checkpoint (a range of ids,
+        not the whole record). Raises NotFound for an unknown ladder."""
         ids = select(Season.id).where(Season.ladder_id == ladder_id).scalar_subquery()
         with self._db.read_rows() as conn:
-            n, last = conn.execute(select(func.count(), func.max(Game.id)).where(
-                Game.id > after_id, Game.season_id.in_(ids), Game.status == GameStatus.DONE)).one()
-        return n or 0, last if last is not None else -1
+            through = conn.scalar(select(Ladder.fit_through).where(Ladder.id == ladder_id))
+            if through is None:
+                raise NotFound(f"no ladder with id {ladder_id}")
+            done = conn.scalar(select(func.count()).where(Game.id > through, Game.season_id.in_(ids),
+                                                          Game.status == GameStatus.DONE))
+        return through, done or 0
 
     def match_aggregates(self, ladder_id: int) -> MatchAggregates:
         """What the matchmaker's state is made of (``league.matchmaking.MatchState``), aggregated by the
