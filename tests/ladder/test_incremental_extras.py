@@ -82,3 +82,17 @@ def test_a_paused_bot_is_not_seated_and_comes_back_when_it_answers(store: Store,
     assert mine
     finish(store, mine[0].id, [1, 2, 3])
     assert a not in runner.marked()
+
+
+def test_the_store_scale_bench_runs_small(pg_database, capsys: pytest.CaptureFixture[str]) -> None:
+    """``bench.ladder_store_scale`` end to end on a few thousand games (its figures are the bench's, not asserted)."""
+    if pg_database.url is None:
+        pytest.skip(pg_database.reason)
+    from bench.ladder_store_scale import main as bench_main
+
+    assert bench_main(["--entrants", "12", "--games", "2500", "--new", "300", "--refills", "12",
+                       "--epoch-games", "1000"]) == 0
+    out = capsys.readouterr().out
+    for words in ("2,500 done games in 3 epochs", "cold refit", "2,500 games rated", "refit from the checkpoint + 300",
+                  "2,800 games rated", "runner start", "choosing the next table"):
+        assert words in out, (words, out)
