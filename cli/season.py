@@ -251,20 +251,34 @@ def _resume_command(name: str, db: str | None, broker: str | None) -> str:
 
 
 @app.command("list")
-def list_seasons(db: DbOption = None) -> None:
-    """List seasons with their progress (reads the store; never changes it)."""
+def list_seasons(
+    epochs: Annotated[bool, typer.Option(
+        "--epochs", help="List ladders' epochs too (seasons named LADDER:epoch-N; rules §5.1), marked as such.")] = False,
+    db: DbOption = None,
+) -> None:
+    """List seasons with their progress (reads the store; never changes it). A ladder's epochs are listed
+    with --epochs only (``cardarena ladder list`` shows the ladders)."""
     store = open_db(db, read_only=True)
     table = Table("season", "game", "status", "done", "pending", "running", "failed", "not played", "suspended",
                   "deals")
-    for s in store.list_seasons():
+    seasons = store.list_seasons()
+    hidden = 0
+    for s in seasons:
+        if s.ladder_id is not None and not epochs:
+            hidden += 1
+            continue
         p = store.season_progress(s.id)
         suspended = ", ".join(a.name for a in store.season_availability(s.id) if a.suspended_at is not None)
         deals = "secret" if not s.reproducible else "reproducible" if s.commitment else "public seed"
-        table.add_row(escape(s.name), s.game, str(s.status),
+        name = escape(s.name) + (f" [dim](ladder epoch {s.epoch})[/]" if s.ladder_id is not None else "")
+        table.add_row(name, s.game, str(s.status),
                       *(str(p.get(k, 0)) for k in ("done", "pending", "running", "failed", "not_played")),
                       escape(suspended) or "-", deals)
     console.print(table)
-    if any(s.reproducible for s in store.list_seasons()):
+    if hidden:
+        console.print(f"{hidden} ladder epoch(s) not listed: --epochs lists them; cardarena ladder list shows the "
+                      "ladders.", highlight=False)
+    if any(s.reproducible for s in seasons):
         console.print("reproducible: the deals come from the organiser's --seed, and anyone who knows the seed "
                       "knows every card.", highlight=False)
 

@@ -17,9 +17,10 @@ it is given (``store.Store``): it imports no store, no service.
 
 from __future__ import annotations
 
-import copy
+import json
 import random
 import re
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -27,10 +28,11 @@ from typing import Any
 
 from league import fairness
 from league.availability import SUSPEND_AFTER_S, check_suspend_after
+from league.bt_incremental import BTAccumulator
 from league.compare import plan as plan_compares
 from league.luck import luck_adjusted_by_bot
-from league.matchmaking import Entrant, MatchState, choose_table
-from league.ratings_ml import PRIOR_SD_ELO, MLRatings, fit_bradley_terry
+from league.matchmaking import Entrant, MatchState, choose_table, pair
+from league.ratings_ml import PRIOR_SD_ELO, MLRatings
 from league.schedule import rotations
 from league.seasons import SEASON_NAME, SeasonError, game_setup
 from league.standings import game_number
@@ -43,6 +45,8 @@ EPOCH_SECONDS = 86400.0
 WINDOW = 8
 HISTORY_EVERY = 20
 PLACEMENT_GAMES = 20
+#: A runner fits the ratings again once this many more games are done (``LadderRunner.refit_every``).
+REFIT_EVERY = 10
 #: The rating of an entrant with no rated game (the fit's anchor, ``league.ratings_ml``).
 START_RATING = 1500.0
 _DONE = ("done",)
@@ -156,37 +160,178 @@ def seat_entrants(seats: Sequence[tuple[int, str | None, int | None]], by_versio
     return out
 
 
+#: The fit's checkpoint advances by blocks of this many games of the ladder (by id, every one final).
+CHECKPOINT_BLOCK = 1000
+#: Games read from the store at a time when the checkpoint catches up.
+READ_PAGE = 20_000
+_FINAL = frozenset({"done", "failed", "not_played"})  # a game's final statuses (``store.GameStatus``)
+_CHECKPOINT_FORMAT = "ladder-fit-1"
+
+
+@dataclass
+class FitCheckpoint:
+    """The ladder's fit as stored (``ladders.fit_checkpoint``, rules §5.4): the Bradley-Terry accumulator
+    (``league.bt_incremental``) of every rated game with an id up to ``through`` (-1: none), keyed by
+    entrant id, and ``played``, ``{entrant id: done games}`` over the same games."""
+
+    acc: BTAccumulator
+    played: dict[int, int]
+    through: int = -1
+    fitted: MLRatings | None = None  # the accumulator's fit, if made at this look and nothing added since
+
+    def to_json(self) -> str:
+        return json.dumps({"format": _CHECKPOINT_FORMAT, "bt": json.loads(self.acc.to_json()),
+                           "played": sorted(self.played.items())}, separators=(",", ":"))
+
+    @classmethod
+    def load(cls, text: str | None, through: int) -> FitCheckpoint:
+        """The stored checkpoint, or an empty one when none is stored or it is not of this format."""
+        if text:
+            try:
+                data = json.loads(text)
+                if data.get("format") == _CHECKPOINT_FORMAT:
+                    return cls(BTAccumulator.from_json(json.dumps(data["bt"])),
+                               {int(e): int(n) for e, n in data["played"]}, through)
+            except (ValueError, TypeError, KeyError, AttributeError):
+                pass
+        return cls(BTAccumulator(), {}, -1)
+
+    def add(self, ids: Sequence[int], places: Sequence[int | None]) -> None:
+        """Count a done game (entrant of each seat, place of each seat; a game without places is counted, not rated)."""
+        for e in ids:
+            self.played[e] = self.played.get(e, 0) + 1
+        if all(p is not None for p in places):
+            self.acc.add(ids, places)
+
+
+def _rated_tail(store, ladder_id: int) -> tuple[FitCheckpoint, list[tuple[list[int], list[int | None]]]]:
+    """The stored checkpoint, moved forward and saved, and the done games after it (entrants, places).
+
+    What the checkpoint holds (rules §5.4): the ladder's games by id up to ``through``, in whole blocks of
+    :data:`CHECKPOINT_BLOCK` games, a block taken once all its games and all earlier ones are final (done,
+    failed or not played); the blocks found complete at one look are folded in with one fit
+    (``BTAccumulator.fit``: their games' share of the sandwich at the ratings after them). So which games it
+    holds, its pair sums, its played counts and its ratings are the same whatever order workers finished
+    the games in (the sums are exact: halves and whole numbers); its sandwich too while blocks complete
+    one at a time (a runner looks far more often than 1,000 games finish); a look that finds several
+    blocks complete at once (the first look at a ladder with games, a runner back after a long stop)
+    folds them at one fit, which moves the intervals by less than the accumulator's stated tolerance
+    (``league.bt_incremental``). The done games after it (a block not complete yet, or behind a game still
+    pending or running) are added to a copy at each look, never stored. Reads only the games after the
+    checkpoint (all of them the first time, :data:`READ_PAGE` at a time)."""
+    text, through = store.ladders.fit_checkpoint(ladder_id)
+    cp = FitCheckpoint.load(text, through)
+    by_version, latest = entrant_index(store.ladders.entrants(ladder_id))
+    block: list[Any] = []  # the games after the checkpoint, all final, of a block not complete yet
+    rest: list[Any] = []  # from the first game not final on
+    after, moved = cp.through, False
+    while True:
+        page = store.ladders.ladder_games(ladder_id, after_id=max(after, 0), limit=READ_PAGE)
+        for g in page:
+            if rest or g.status not in _FINAL:
+                rest.append(g)
+                continue
+            block.append(g)
+            if len(block) == CHECKPOINT_BLOCK:
+                by_version, latest = _known_versions(store, ladder_id, block, by_version, latest)
+                for b in block:
+                    ids = seat_entrants(b.seats, by_version, latest) if b.status == "done" else None
+                    if ids is not None:
+                        cp.add(ids, [place for _, _, place in b.seats])
+                cp.through, block, moved = g.id, [], True
+        if len(page) < READ_PAGE:
+            break
+        after = page[-1].id
+    if moved:
+        cp.fitted = cp.acc.fit()
+        store.ladders.save_fit_checkpoint(ladder_id, cp.to_json(), cp.through)
+    rest = block + rest
+    by_version, latest = _known_versions(store, ladder_id, rest, by_version, latest)
+    done = []
+    for g in rest:
+        ids = seat_entrants(g.seats, by_version, latest) if g.status == "done" else None
+        if ids is not None:
+            done.append((ids, [place for _, _, place in g.seats]))
+    return cp, done
+
+
+def _known_versions(store, ladder_id: int, games: Sequence[Any], by_version, latest):
+    """Enter the versions the done ``games`` were played by that have no entrant yet; the index again."""
+    missing = {(bot, version) for g in games if g.status == "done" for bot, version, _ in g.seats
+               if version is not None and (bot, version) not in by_version}
+    if not missing:
+        return by_version, latest
+    store.ladders.add_played_versions(ladder_id, missing)
+    return entrant_index(store.ladders.entrants(ladder_id))
+
+
+def ladder_fit_and_counts(store, ladder_id: int) -> tuple[MLRatings, dict[int, int]]:
+    """The ladder's fit (:func:`ladder_fit`) and ``{entrant id: done games}`` (:func:`played_counts`) in one look."""
+    cp, done = _rated_tail(store, ladder_id)
+    if not done and cp.fitted is not None:
+        return cp.fitted, cp.played
+    for ids, places in done:
+        cp.add(ids, places)
+    return cp.acc.fit(), cp.played
+
+
 def ladder_fit(store, ladder_id: int) -> MLRatings:
     """The ladder's Bradley-Terry ratings over its whole record (rules §5.4): every done game of every
     epoch, each seat rated as the entrant (bot version) that played it (``game_seats.version``);
-    ``MLRatings.bots`` are entrant ids. The one place the ladder's fit is made."""
-    games = store.ladders.ladder_games(ladder_id, status=_DONE)
-    entrants = store.ladders.entrants(ladder_id)
-    by_version, latest = entrant_index(entrants)
-    missing = {(bot, version) for g in games for bot, version, _ in g.seats
-               if version is not None and (bot, version) not in by_version}
-    if missing:
-        store.ladders.add_played_versions(ladder_id, missing)
-        by_version, latest = entrant_index(store.ladders.entrants(ladder_id))
-    rated = []
-    for g in games:
-        ids = seat_entrants(g.seats, by_version, latest)
-        if ids is not None and all(place is not None for _, _, place in g.seats):
-            rated.append((ids, [place for _, _, place in g.seats]))
-    return fit_bradley_terry(rated)
+    ``MLRatings.bots`` are entrant ids. The one place the ladder's fit is made: incrementally, from the
+    stored checkpoint and the games after it (:func:`_rated_tail`, ``league.bt_incremental``): the ratings
+    are the full fit's (``league.ratings_ml.fit_bradley_terry``), the intervals within the accumulator's
+    stated tolerance of it."""
+    return ladder_fit_and_counts(store, ladder_id)[0]
 
 
 def played_counts(store, ladder_id: int) -> dict[int, int]:
-    """``{entrant id: done games}`` of the ladder."""
-    by_version, latest = entrant_index(store.ladders.entrants(ladder_id))
-    counts: dict[int, int] = {}
-    for g in store.ladders.ladder_games(ladder_id, status=_DONE):
-        for e in seat_entrants(g.seats, by_version, latest) or ():
-            counts[e] = counts.get(e, 0) + 1
-    return counts
+    """``{entrant id: done games}`` of the ladder: from the fit's checkpoint and the games after it."""
+    cp, done = _rated_tail(store, ladder_id)
+    for ids, _ in done:
+        for e in ids:
+            cp.played[e] = cp.played.get(e, 0) + 1
+    return cp.played
+
+
+def match_state(store, ladder_id: int, by_version: Mapping[tuple[int, str], int],
+                latest: Mapping[int, int]) -> tuple[MatchState, int]:
+    """The matchmaker's state of every table the ladder scheduled, and the largest game id it covers, from the
+    store's aggregates (``Ladders.match_aggregates``): the same state as recording the tables one by one
+    (``MatchState.from_tables``), each seat as its entrant (the version played, or the bot's latest entrant
+    before a claim), without reading the games one by one."""
+    agg = store.ladders.match_aggregates(ladder_id)
+    state = MatchState(games=agg.games)
+
+    def entrant(bot: int, version: str | None) -> int | None:
+        return by_version.get((bot, version)) if version is not None else latest.get(bot)
+
+    for bot, version, seat, n, first, last in agg.seats:
+        e = entrant(bot, version)
+        if e is None:
+            continue
+        state.played[e] += n
+        state.seat_counts.setdefault(e, Counter())[seat] += n
+        state.first_seat[e] = min(state.first_seat.get(e, first), first)
+        state.last_seat[e] = max(state.last_seat.get(e, last), last)
+    for bot_a, version_a, bot_b, version_b, last in agg.pairs:
+        a, b = entrant(bot_a, version_a), entrant(bot_b, version_b)
+        if a is None or b is None or a == b:
+            continue
+        key = pair(a, b)
+        state.last_met[key] = max(state.last_met.get(key, last), last)
+    return state, agg.last_id
 
 
 # ------------------------------------------------------------------ the runner
+
+
+def _copy_state(state: MatchState) -> MatchState:
+    """A copy of ``state`` that :meth:`MatchState.record` may change (its containers copied one level deep:
+    a tenth of ``copy.deepcopy``'s time at 100 entrants)."""
+    return MatchState(state.games, Counter(state.played), dict(state.last_met),
+                      {e: Counter(c) for e, c in state.seat_counts.items()}, dict(state.first_seat),
+                      dict(state.last_seat))
 
 
 @dataclass
@@ -207,9 +352,12 @@ class LadderRunner:
     ladder_id: int
     window: int | None = None
     state: MatchState = field(default_factory=MatchState)
+    refit_every: int = REFIT_EVERY
     _seen: int = 0
     _fit: MLRatings | None = None
-    _fit_done: int = -1
+    _fit_through: int = -2
+    _fit_new: int = 0
+    _key: tuple[int, bytes] | None = None  # the open epoch's id and key
 
     def __post_init__(self) -> None:
         ladder = self.store.ladders.get_ladder(self.ladder_id)
@@ -227,20 +375,26 @@ class LadderRunner:
         return self.store.ladders.marked_bots(epoch.id) if epoch is not None else {}
 
     def fit(self) -> MLRatings:
-        """The ladder's fit (:func:`ladder_fit`), made again only when games were rated since; each new fit
-        after ``history_every`` more rated games is stored as a rating snapshot (the history)."""
-        done = self.store.ladders.ladder_progress(self.ladder_id)["done"]
-        if self._fit is None or done != self._fit_done:
-            self._fit, self._fit_done = ladder_fit(self.store, self.ladder_id), done
+        """The ladder's fit (:func:`ladder_fit`), made again once ``refit_every`` more games are done (or the
+        checkpoint moved); each new fit after ``history_every`` more rated games is stored as a rating
+        snapshot (the history). Looks only at the games after the fit's checkpoint (``Ladders.fit_progress``)."""
+        through, done = self.store.ladders.fit_progress(self.ladder_id)
+        if self._fit is None or through != self._fit_through or abs(done - self._fit_new) >= self.refit_every:
+            self._fit, counts = ladder_fit_and_counts(self.store, self.ladder_id)
+            self._fit_through, self._fit_new = through, done
+            rated = self._fit.games
             last = self.store.ladders.last_rating_games(self.ladder_id)
-            if done > 0 and (last < 0 or done - last >= self.settings.history_every):
-                counts = played_counts(self.store, self.ladder_id)
-                self.store.ladders.add_rating_points(self.ladder_id, done, {
+            if rated > 0 and (last < 0 or rated - last >= self.settings.history_every):
+                self.store.ladders.add_rating_points(self.ladder_id, rated, {
                     e: (counts.get(e, 0), self._fit.rating[e], self._fit.sd(e)) for e in self._fit.bots})
         return self._fit
 
     def _follow(self, by_version: Mapping[tuple[int, str], int], latest: Mapping[int, int]) -> None:
-        """Record in the match state every ladder game scheduled since the last look (any runner's)."""
+        """Record in the match state every ladder game scheduled since the last look (any runner's); the first
+        look builds it from the store's aggregates (:func:`match_state`), not game by game."""
+        if self._seen == 0 and self.state.games == 0:
+            self.state, last = match_state(self.store, self.ladder_id, by_version, latest)
+            self._seen = max(last, 0)
         for g in self.store.ladders.ladder_games(self.ladder_id, after_id=self._seen):
             ids = seat_entrants(g.seats, by_version, latest)
             if ids is not None:
@@ -280,9 +434,11 @@ class LadderRunner:
                                  fit.sd(e.id) if rated else PRIOR_SD_ELO, room))
         bot_of = {e.id: e.bot_id for e in entrants}
         count = store.season_progress(epoch.id)["total"]
-        key = store.schedule_key(epoch.id)
+        if self._key is None or self._key[0] != epoch.id:
+            self._key = (epoch.id, store.schedule_key(epoch.id))
+        key = self._key[1]
         rng = random.Random(fairness.derive(key, f"ladder-table:{count}"))
-        scratch = copy.deepcopy(self.state)
+        scratch = _copy_state(self.state)
         games: list[tuple[int, list[int]]] = []
         groups: list[int] = []
         rooms = {e.id: e.room for e in ready}
@@ -351,9 +507,8 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
 
     ladder = store.ladders.get_ladder(ladder_id)
     settings = LadderSettings.from_config(ladder.config)
-    fit = ladder_fit(store, ladder_id)
+    fit, counts = ladder_fit_and_counts(store, ladder_id)
     entrants = store.ladders.entrants(ladder_id)
-    counts = played_counts(store, ladder_id)
     by_version, latest = entrant_index(entrants)
     luck = {}
     if with_luck and spec(ladder.game).luck is not None:

@@ -116,6 +116,19 @@ class RatingPoint:
     at: datetime
 
 
+@dataclass(frozen=True)
+class MatchAggregates:
+    """The ladder's scheduled games aggregated (:meth:`Ladders.match_aggregates`): ``games`` tables, ``last_id``
+    the largest game id (-1: none); ``seats`` rows ``(bot id, version, seat, games, first index, last index)``;
+    ``pairs`` rows ``(bot a, version a, bot b, version b, last index at one table)``, a seated before b.
+    A version is None for a seat not claimed yet (it is the bot's latest entrant's)."""
+
+    games: int
+    last_id: int
+    seats: list[tuple[int, str | None, int, int, int, int]]
+    pairs: list[tuple[int, str | None, int, str | None, int]]
+
+
 def ladder_info(row: Ladder) -> LadderInfo:
     return LadderInfo(row.id, row.name, row.game, row.params, row.time_control, dict(row.config or {}),
                       row.status, row.created_at)
@@ -467,3 +480,40 @@ class Ladders:
         with self._db.write_rows() as conn:
             return conn.execute(update(Ladder).where(and_(Ladder.id == ladder_id, Ladder.fit_through < through))
                                 .values(fit_checkpoint=checkpoint, fit_through=through)).rowcount == 1
+
+    # ------------------------------------------------ aggregates (scale)
+
+    def fit_progress(self, ladder_id: int) -> tuple[int, int]:
+        """``(through, done)``: the last game id the fit's checkpoint covers (-1: none) and how many of the
+        ladder's games after it are done, in one read of the games after the checkpoint (a range of ids,
+        not the whole record). Raises NotFound for an unknown ladder."""
+        ids = select(Season.id).where(Season.ladder_id == ladder_id).scalar_subquery()
+        with self._db.read_rows() as conn:
+            through = conn.scalar(select(Ladder.fit_through).where(Ladder.id == ladder_id))
+            if through is None:
+                raise NotFound(f"no ladder with id {ladder_id}")
+            done = conn.scalar(select(func.count()).where(Game.id > through, Game.season_id.in_(ids),
+                                                          Game.status == GameStatus.DONE))
+        return through, done or 0
+
+    def match_aggregates(self, ladder_id: int) -> MatchAggregates:
+        """What the matchmaker's state is made of (``league.matchmaking.MatchState``), aggregated by the
+        database over every game the ladder scheduled (all statuses), not read game by game: tables
+        scheduled, the largest game id, and per seat player ``(bot id, version or None)`` (see
+        :class:`MatchAggregates`). A game's index is its rank among the ladder's games by id (0-based)."""
+        g = (select(Game.id.label("id"), (func.row_number().over(order_by=Game.id) - 1).label("idx"))
+             .join(Season, Season.id == Game.season_id).where(Season.ladder_id == ladder_id).subquery())
+        a, b = GameSeat.__table__.alias("a"), GameSeat.__table__.alias("b")
+        with self._db.read_rows() as conn:
+            games, last = conn.execute(select(func.count(), func.max(g.c.id))).one()
+            seats = conn.execute(
+                select(GameSeat.bot_id, GameSeat.version, GameSeat.seat, func.count(), func.min(g.c.idx),
+                       func.max(g.c.idx)).join(g, g.c.id == GameSeat.game_id)
+                .group_by(GameSeat.bot_id, GameSeat.version, GameSeat.seat)).all()
+            pairs = conn.execute(
+                select(a.c.bot_id, a.c.version, b.c.bot_id, b.c.version, func.max(g.c.idx))
+                .select_from(g.join(a, a.c.game_id == g.c.id).join(b, and_(b.c.game_id == g.c.id,
+                                                                             b.c.seat > a.c.seat)))
+                .group_by(a.c.bot_id, a.c.version, b.c.bot_id, b.c.version)).all()
+        return MatchAggregates(games or 0, last if last is not None else -1,
+                               [tuple(r) for r in seats], [tuple(r) for r in pairs])
