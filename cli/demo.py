@@ -44,7 +44,9 @@ def demo(
     elif game in registered_games():
         chosen = [game]
     else:
-        fail(f"unknown game {game!r}; choose from {names_text()}, all", 2)
+        from league.names import did_you_mean
+
+        fail(f"unknown game {game!r}{did_you_mean(game, [*registered_games(), 'all'])}; choose from {names_text()}, all", 2)
     store = open_db(db)
     if serve:
         from cli.server import check_ports_free

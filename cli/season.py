@@ -75,6 +75,9 @@ def create(
              "at most 1000).")] = 50.0,
     max_games: Annotated[int | None, typer.Option(help="With --until-settled (required): the most games to play.")] = None,
     batch: Annotated[int, typer.Option(help="With --until-settled: rotation groups per batch (one look each).")] = 4,
+    if_missing: Annotated[bool, typer.Option(
+        "--if-missing", help="If a season of this name exists already (of this game), say so and exit 0 without "
+                             "changing it: a script can be run again.")] = False,
     db: DbOption = None,
 ) -> None:
     """Schedule a season: every game is stored as pending before anything runs (with --until-settled, each batch)."""
@@ -88,6 +91,12 @@ def create(
         fail(str(exc), 2)
     rule = settling_rule(until_settled, top, confidence, max_games, indifference)
     store = open_db(db, existing=True)  # its bots are registered there already
+    if if_missing and (known := store.get_season_by_name(name)) is not None:
+        if known.game != spec(game).name:
+            fail(f"a season named {name!r} exists already, of {known.game}, not {game}", 2)
+        console.print(f"season [bold]{escape(name)}[/] exists already (id {known.id}, {known.state}): nothing changed "
+                      "(--if-missing)", highlight=False)
+        return
     bot_names, sizes = [b.strip() for b in bots.split(",") if b.strip()], parse_ints(tables, "--tables")
     try:
         if rule is None:

@@ -15,6 +15,10 @@ MAX_OFFSET = 10_000_000
 
 SeasonId = Annotated[int, Path(ge=1, le=MAX_ID, description="a season id")]
 BotId = Annotated[int, Path(ge=1, le=MAX_ID, description="a bot id")]
+#: A season in a path: its id (all digits) or its name (season names are never all digits).
+SeasonRef = Annotated[str, Path(min_length=1, max_length=128, description="a season's id, or its name")]
+#: A bot in a path: its id (all digits) or its name (bot names are never all digits).
+BotRef = Annotated[str, Path(min_length=1, max_length=128, description="a bot's id, or its name")]
 GameId = Annotated[int, Path(ge=1, le=MAX_ID, description="a game id")]
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size")]
 Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="items to skip")]

@@ -26,6 +26,8 @@ from dashboard.schemas import (
     SeasonDetailOut,
     StandingOut,
 )
+from dashboard.params import MAX_ID
+from league.names import did_you_mean
 from league.sequential import settling_json
 from league.standings import core_standings, rank_key
 from referee.games import spec
@@ -34,6 +36,41 @@ from store.reads.games import GameFilter, GameRow
 from store.reads.seasons import SeasonSummary
 
 T = TypeVar("T")
+
+
+def _as_id(ref: str) -> int | None:
+    """The id of a path's reference when it is one (all ASCII digits, in range), else None."""
+    if ref.isascii() and ref.isdigit():
+        number = int(ref)
+        if not 1 <= number <= MAX_ID:
+            raise NotFound(f"no such id {ref}")
+        return number
+    return None
+
+
+def season_id_of(store: Store, ref: str) -> int:
+    """The id of the season ``ref`` names: an id (all digits) or a season name. Raises NotFound with
+    the close names of the seasons ("did you mean") for a name no season has."""
+    if (number := _as_id(ref)) is not None:
+        if store.get_season(number) is None:
+            raise NotFound(f"no season with id {number}")
+        return number
+    season = store.get_season_by_name(ref)
+    if season is None:
+        raise NotFound(f"no season named {ref!r}" + did_you_mean(ref, [s.name for s in store.list_seasons()]))
+    return season.id
+
+
+def bot_id_of(store: Store, ref: str) -> int:
+    """The id of the bot ``ref`` names: an id (all digits) or a bot name. Raises NotFound with the
+    close names of the bots ("did you mean") for a name no bot has."""
+    if (number := _as_id(ref)) is not None:
+        return number  # an unknown id is the page's own 404
+    bot = store.get_bot_by_name(ref)
+    if bot is None:
+        raise NotFound(f"no bot named {ref!r}"
+                       + did_you_mean(ref, [b.name for b in store.list_bots(include_retired=True)]))
+    return bot.id
 
 
 def seasons(store: Store) -> list[SeasonSummary]:

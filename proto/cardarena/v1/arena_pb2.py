@@ -26,7 +26,7 @@ from cardarena.v1 import bot_pb2 as cardarena_dot_v1_dot_bot__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdarena/v1/arena.proto\x12\x0c\x63\x61rdarena.v1\x1a\x16\x63\x61rdarena/v1/bot.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfd\x01\n\x08\x41renaBot\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x03 \x01(\t\x12\x0f\n\x07version\x18\x04 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x05 \x01(\t\x12!\n\x05games\x18\x06 \x03(\x0e\x32\x12.cardarena.v1.Game\x12\x10\n\x08\x63\x61pacity\x18\x07 \x01(\r\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07retired\x18\t \x01(\x08\x12.\n\nretired_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\":\n\nEntryCheck\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06passed\x18\x02 \x01(\x08\x12\x0e\n\x06\x64\x65tail\x18\x03 \x01(\t\"\x95\x01\n\x0b\x45ntryReport\x12(\n\x06\x63hecks\x18\x01 \x03(\x0b\x32\x18.cardarena.v1.EntryCheck\x12\x19\n\x11latency_median_ms\x18\x02 \x01(\x01\x12\x16\n\x0elatency_p99_ms\x18\x03 \x01(\x01\x12\x16\n\x0elatency_max_ms\x18\x04 \x01(\x01\x12\x11\n\tdecisions\x18\x05 \x01(\r\"h\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x02 \x01(\t\x12!\n\x05games\x18\x03 \x03(\x0e\x32\x12.cardarena.v1.Game\x12\x0f\n\x07version\x18\x04 \x01(\t\"t\n\x13RegisterBotResponse\x12#\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x16.cardarena.v1.ArenaBot\x12\r\n\x05token\x18\x02 \x01(\t\x12)\n\x06report\x18\x03 \x01(\x0b\x32\x19.cardarena.v1.EntryReport\"u\n\x10UpdateBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x03 \x01(\t\x12\x0f\n\x07version\x18\x04 \x01(\t\x12!\n\x05games\x18\x05 \x03(\x0e\x32\x12.cardarena.v1.Game\"c\n\x11UpdateBotResponse\x12#\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x16.cardarena.v1.ArenaBot\x12)\n\x06report\x18\x02 \x01(\x0b\x32\x19.cardarena.v1.EntryReport\"/\n\x10RetireBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"8\n\x11RetireBotResponse\x12#\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x16.cardarena.v1.ArenaBot\"*\n\x0fListBotsRequest\x12\x17\n\x0finclude_retired\x18\x01 \x01(\x08\"8\n\x10ListBotsResponse\x12$\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x16.cardarena.v1.ArenaBot\"%\n\x13GetStandingsRequest\x12\x0e\n\x06season\x18\x01 \x01(\t\"\xa2\x04\n\x0bStandingRow\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x0e\n\x06\x62ot_id\x18\x02 \x01(\x03\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\r\n\x05games\x18\x04 \x01(\r\x12\x16\n\tavg_place\x18\x05 \x01(\x01H\x00\x88\x01\x01\x12\x17\n\navg_change\x18\x06 \x01(\x01H\x01\x88\x01\x01\x12\x0e\n\x06\x66\x61ults\x18\x07 \x01(\r\x12\x0b\n\x03\x65lo\x18\x08 \x01(\x01\x12\x16\n\tml_rating\x18\t \x01(\x01H\x02\x88\x01\x01\x12\x13\n\x06ml_low\x18\n \x01(\x01H\x03\x88\x01\x01\x12\x14\n\x07ml_high\x18\x0b \x01(\x01H\x04\x88\x01\x01\x12\x15\n\x08p_better\x18\x0c \x01(\x01H\x05\x88\x01\x01\x12\x19\n\x0copenskill_mu\x18\r \x01(\x01H\x06\x88\x01\x01\x12\x1c\n\x0fopenskill_sigma\x18\x0e \x01(\x01H\x07\x88\x01\x01\x12\x0f\n\x07retired\x18\x0f \x01(\r\x12\x18\n\x0bluck_change\x18\x10 \x01(\x01H\x08\x88\x01\x01\x12\x15\n\x08luck_low\x18\x11 \x01(\x01H\t\x88\x01\x01\x12\x16\n\tluck_high\x18\x12 \x01(\x01H\n\x88\x01\x01\x42\x0c\n\n_avg_placeB\r\n\x0b_avg_changeB\x0c\n\n_ml_ratingB\t\n\x07_ml_lowB\n\n\x08_ml_highB\x0b\n\t_p_betterB\x0f\n\r_openskill_muB\x12\n\x10_openskill_sigmaB\x0e\n\x0c_luck_changeB\x0b\n\t_luck_lowB\x0c\n\n_luck_high\"\x9b\x01\n\x14GetStandingsResponse\x12\x0e\n\x06season\x18\x01 \x01(\t\x12 \n\x04game\x18\x02 \x01(\x0e\x32\x12.cardarena.v1.Game\x12\'\n\x04rows\x18\x03 \x03(\x0b\x32\x19.cardarena.v1.StandingRow\x12\x14\n\x0creproducible\x18\x04 \x01(\x08\x12\x12\n\ncommitment\x18\x05 \x01(\t2\x99\x03\n\x05\x41rena\x12R\n\x0bRegisterBot\x12 .cardarena.v1.RegisterBotRequest\x1a!.cardarena.v1.RegisterBotResponse\x12L\n\tUpdateBot\x12\x1e.cardarena.v1.UpdateBotRequest\x1a\x1f.cardarena.v1.UpdateBotResponse\x12L\n\tRetireBot\x12\x1e.cardarena.v1.RetireBotRequest\x1a\x1f.cardarena.v1.RetireBotResponse\x12I\n\x08ListBots\x12\x1d.cardarena.v1.ListBotsRequest\x1a\x1e.cardarena.v1.ListBotsResponse\x12U\n\x0cGetStandings\x12!.cardarena.v1.GetStandingsRequest\x1a\".cardarena.v1.GetStandingsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdarena/v1/arena.proto\x12\x0c\x63\x61rdarena.v1\x1a\x16\x63\x61rdarena/v1/bot.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa9\x02\n\x08\x41renaBot\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x03 \x01(\t\x12\x0f\n\x07version\x18\x04 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x05 \x01(\t\x12!\n\x05games\x18\x06 \x03(\x0e\x32\x12.cardarena.v1.Game\x12\x10\n\x08\x63\x61pacity\x18\x07 \x01(\r\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07retired\x18\t \x01(\x08\x12.\n\nretired_at\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x14\n\x0cgames_played\x18\x0b \x01(\x04\x12\x14\n\x0c\x61vailability\x18\x0c \x01(\t\":\n\nEntryCheck\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06passed\x18\x02 \x01(\x08\x12\x0e\n\x06\x64\x65tail\x18\x03 \x01(\t\"\x95\x01\n\x0b\x45ntryReport\x12(\n\x06\x63hecks\x18\x01 \x03(\x0b\x32\x18.cardarena.v1.EntryCheck\x12\x19\n\x11latency_median_ms\x18\x02 \x01(\x01\x12\x16\n\x0elatency_p99_ms\x18\x03 \x01(\x01\x12\x16\n\x0elatency_max_ms\x18\x04 \x01(\x01\x12\x11\n\tdecisions\x18\x05 \x01(\r\"h\n\x12RegisterBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x02 \x01(\t\x12!\n\x05games\x18\x03 \x03(\x0e\x32\x12.cardarena.v1.Game\x12\x0f\n\x07version\x18\x04 \x01(\t\"t\n\x13RegisterBotResponse\x12#\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x16.cardarena.v1.ArenaBot\x12\r\n\x05token\x18\x02 \x01(\t\x12)\n\x06report\x18\x03 \x01(\x0b\x32\x19.cardarena.v1.EntryReport\"u\n\x10UpdateBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x03 \x01(\t\x12\x0f\n\x07version\x18\x04 \x01(\t\x12!\n\x05games\x18\x05 \x03(\x0e\x32\x12.cardarena.v1.Game\"c\n\x11UpdateBotResponse\x12#\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x16.cardarena.v1.ArenaBot\x12)\n\x06report\x18\x02 \x01(\x0b\x32\x19.cardarena.v1.EntryReport\"/\n\x10RetireBotRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\"8\n\x11RetireBotResponse\x12#\n\x03\x62ot\x18\x01 \x01(\x0b\x32\x16.cardarena.v1.ArenaBot\"9\n\x0fListBotsRequest\x12\x17\n\x0finclude_retired\x18\x01 \x01(\x08\x12\r\n\x05\x63heck\x18\x02 \x01(\x08\"8\n\x10ListBotsResponse\x12$\n\x04\x62ots\x18\x01 \x03(\x0b\x32\x16.cardarena.v1.ArenaBot\"%\n\x13GetStandingsRequest\x12\x0e\n\x06season\x18\x01 \x01(\t\"\xa2\x04\n\x0bStandingRow\x12\x0c\n\x04rank\x18\x01 \x01(\r\x12\x0e\n\x06\x62ot_id\x18\x02 \x01(\x03\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\r\n\x05games\x18\x04 \x01(\r\x12\x16\n\tavg_place\x18\x05 \x01(\x01H\x00\x88\x01\x01\x12\x17\n\navg_change\x18\x06 \x01(\x01H\x01\x88\x01\x01\x12\x0e\n\x06\x66\x61ults\x18\x07 \x01(\r\x12\x0b\n\x03\x65lo\x18\x08 \x01(\x01\x12\x16\n\tml_rating\x18\t \x01(\x01H\x02\x88\x01\x01\x12\x13\n\x06ml_low\x18\n \x01(\x01H\x03\x88\x01\x01\x12\x14\n\x07ml_high\x18\x0b \x01(\x01H\x04\x88\x01\x01\x12\x15\n\x08p_better\x18\x0c \x01(\x01H\x05\x88\x01\x01\x12\x19\n\x0copenskill_mu\x18\r \x01(\x01H\x06\x88\x01\x01\x12\x1c\n\x0fopenskill_sigma\x18\x0e \x01(\x01H\x07\x88\x01\x01\x12\x0f\n\x07retired\x18\x0f \x01(\r\x12\x18\n\x0bluck_change\x18\x10 \x01(\x01H\x08\x88\x01\x01\x12\x15\n\x08luck_low\x18\x11 \x01(\x01H\t\x88\x01\x01\x12\x16\n\tluck_high\x18\x12 \x01(\x01H\n\x88\x01\x01\x42\x0c\n\n_avg_placeB\r\n\x0b_avg_changeB\x0c\n\n_ml_ratingB\t\n\x07_ml_lowB\n\n\x08_ml_highB\x0b\n\t_p_betterB\x0f\n\r_openskill_muB\x12\n\x10_openskill_sigmaB\x0e\n\x0c_luck_changeB\x0b\n\t_luck_lowB\x0c\n\n_luck_high\"\x9b\x01\n\x14GetStandingsResponse\x12\x0e\n\x06season\x18\x01 \x01(\t\x12 \n\x04game\x18\x02 \x01(\x0e\x32\x12.cardarena.v1.Game\x12\'\n\x04rows\x18\x03 \x03(\x0b\x32\x19.cardarena.v1.StandingRow\x12\x14\n\x0creproducible\x18\x04 \x01(\x08\x12\x12\n\ncommitment\x18\x05 \x01(\t2\x99\x03\n\x05\x41rena\x12R\n\x0bRegisterBot\x12 .cardarena.v1.RegisterBotRequest\x1a!.cardarena.v1.RegisterBotResponse\x12L\n\tUpdateBot\x12\x1e.cardarena.v1.UpdateBotRequest\x1a\x1f.cardarena.v1.UpdateBotResponse\x12L\n\tRetireBot\x12\x1e.cardarena.v1.RetireBotRequest\x1a\x1f.cardarena.v1.RetireBotResponse\x12I\n\x08ListBots\x12\x1d.cardarena.v1.ListBotsRequest\x1a\x1e.cardarena.v1.ListBotsResponse\x12U\n\x0cGetStandings\x12!.cardarena.v1.GetStandingsRequest\x1a\".cardarena.v1.GetStandingsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,33 +34,33 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardarena.v1.arena_pb2', _g
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_ARENABOT']._serialized_start=100
-  _globals['_ARENABOT']._serialized_end=353
-  _globals['_ENTRYCHECK']._serialized_start=355
-  _globals['_ENTRYCHECK']._serialized_end=413
-  _globals['_ENTRYREPORT']._serialized_start=416
-  _globals['_ENTRYREPORT']._serialized_end=565
-  _globals['_REGISTERBOTREQUEST']._serialized_start=567
-  _globals['_REGISTERBOTREQUEST']._serialized_end=671
-  _globals['_REGISTERBOTRESPONSE']._serialized_start=673
-  _globals['_REGISTERBOTRESPONSE']._serialized_end=789
-  _globals['_UPDATEBOTREQUEST']._serialized_start=791
-  _globals['_UPDATEBOTREQUEST']._serialized_end=908
-  _globals['_UPDATEBOTRESPONSE']._serialized_start=910
-  _globals['_UPDATEBOTRESPONSE']._serialized_end=1009
-  _globals['_RETIREBOTREQUEST']._serialized_start=1011
-  _globals['_RETIREBOTREQUEST']._serialized_end=1058
-  _globals['_RETIREBOTRESPONSE']._serialized_start=1060
-  _globals['_RETIREBOTRESPONSE']._serialized_end=1116
-  _globals['_LISTBOTSREQUEST']._serialized_start=1118
-  _globals['_LISTBOTSREQUEST']._serialized_end=1160
-  _globals['_LISTBOTSRESPONSE']._serialized_start=1162
-  _globals['_LISTBOTSRESPONSE']._serialized_end=1218
-  _globals['_GETSTANDINGSREQUEST']._serialized_start=1220
-  _globals['_GETSTANDINGSREQUEST']._serialized_end=1257
-  _globals['_STANDINGROW']._serialized_start=1260
-  _globals['_STANDINGROW']._serialized_end=1806
-  _globals['_GETSTANDINGSRESPONSE']._serialized_start=1809
-  _globals['_GETSTANDINGSRESPONSE']._serialized_end=1964
-  _globals['_ARENA']._serialized_start=1967
-  _globals['_ARENA']._serialized_end=2376
+  _globals['_ARENABOT']._serialized_end=397
+  _globals['_ENTRYCHECK']._serialized_start=399
+  _globals['_ENTRYCHECK']._serialized_end=457
+  _globals['_ENTRYREPORT']._serialized_start=460
+  _globals['_ENTRYREPORT']._serialized_end=609
+  _globals['_REGISTERBOTREQUEST']._serialized_start=611
+  _globals['_REGISTERBOTREQUEST']._serialized_end=715
+  _globals['_REGISTERBOTRESPONSE']._serialized_start=717
+  _globals['_REGISTERBOTRESPONSE']._serialized_end=833
+  _globals['_UPDATEBOTREQUEST']._serialized_start=835
+  _globals['_UPDATEBOTREQUEST']._serialized_end=952
+  _globals['_UPDATEBOTRESPONSE']._serialized_start=954
+  _globals['_UPDATEBOTRESPONSE']._serialized_end=1053
+  _globals['_RETIREBOTREQUEST']._serialized_start=1055
+  _globals['_RETIREBOTREQUEST']._serialized_end=1102
+  _globals['_RETIREBOTRESPONSE']._serialized_start=1104
+  _globals['_RETIREBOTRESPONSE']._serialized_end=1160
+  _globals['_LISTBOTSREQUEST']._serialized_start=1162
+  _globals['_LISTBOTSREQUEST']._serialized_end=1219
+  _globals['_LISTBOTSRESPONSE']._serialized_start=1221
+  _globals['_LISTBOTSRESPONSE']._serialized_end=1277
+  _globals['_GETSTANDINGSREQUEST']._serialized_start=1279
+  _globals['_GETSTANDINGSREQUEST']._serialized_end=1316
+  _globals['_STANDINGROW']._serialized_start=1319
+  _globals['_STANDINGROW']._serialized_end=1865
+  _globals['_GETSTANDINGSRESPONSE']._serialized_start=1868
+  _globals['_GETSTANDINGSRESPONSE']._serialized_end=2023
+  _globals['_ARENA']._serialized_start=2026
+  _globals['_ARENA']._serialized_end=2435
 # @@protoc_insertion_point(module_scope)
