@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Path, Query
+from fastapi import HTTPException, Path, Query
 
 #: Ids are stored as signed 64-bit integers.
 MAX_ID = 2**63 - 1
@@ -24,3 +24,14 @@ Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size")]
 Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="items to skip")]
 OptSeasonId = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only this season")]
 OptBotId = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only games of this bot")]
+
+
+def path_id(ref: str, what: str) -> int | None:
+    """The id a path's ``ref`` is when it is all ASCII digits (404 outside 1 to :data:`MAX_ID`: no such id),
+    else None (a name)."""
+    if not (ref.isascii() and ref.isdigit()):
+        return None
+    number = int(ref)
+    if not 1 <= number <= MAX_ID:
+        raise HTTPException(404, f"no {what} with id {ref} (ids are 1 to {MAX_ID})")
+    return number

@@ -26,7 +26,7 @@ from dashboard.schemas import (
     SeasonDetailOut,
     StandingOut,
 )
-from dashboard.params import MAX_ID
+from dashboard.params import path_id
 from league.names import did_you_mean
 from league.sequential import settling_json
 from league.standings import core_standings, rank_key
@@ -38,20 +38,10 @@ from store.reads.seasons import SeasonSummary
 T = TypeVar("T")
 
 
-def _as_id(ref: str) -> int | None:
-    """The id of a path's reference when it is one (all ASCII digits, in range), else None."""
-    if ref.isascii() and ref.isdigit():
-        number = int(ref)
-        if not 1 <= number <= MAX_ID:
-            raise NotFound(f"no such id {ref}")
-        return number
-    return None
-
-
 def season_id_of(store: Store, ref: str) -> int:
     """The id of the season ``ref`` names: an id (all digits) or a season name. Raises NotFound with
     the close names of the seasons ("did you mean") for a name no season has."""
-    if (number := _as_id(ref)) is not None:
+    if (number := path_id(ref, "season")) is not None:
         if store.get_season(number) is None:
             raise NotFound(f"no season with id {number}")
         return number
@@ -64,7 +54,7 @@ def season_id_of(store: Store, ref: str) -> int:
 def bot_id_of(store: Store, ref: str) -> int:
     """The id of the bot ``ref`` names: an id (all digits) or a bot name. Raises NotFound with the
     close names of the bots ("did you mean") for a name no bot has."""
-    if (number := _as_id(ref)) is not None:
+    if (number := path_id(ref, "bot")) is not None:
         return number  # an unknown id is the page's own 404
     bot = store.get_bot_by_name(ref)
     if bot is None:
