@@ -113,7 +113,7 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
     assert [r["ml_rating"] for r in rows] == sorted((r["ml_rating"] for r in rows), reverse=True)
     assert all(r["p_better"] >= 0.5 for r in rows[:-1]) and rows[-1]["p_better"] is None
     again = run("season", "run", season.name, "--db", db)
-    assert again.returncode == 0 and f"nothing to run: season {season.name} is finished (18 done, 0 failed, 0 not played)" in again.stdout
+    assert again.returncode == 0 and f"nothing to run: season {season.name} is finished (18 done)" in again.stdout
 
 
 @pytest.mark.parametrize(
