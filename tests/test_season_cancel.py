@@ -17,6 +17,7 @@ from league.policy import POLICY
 from league.seasons import create_season
 from referee.bots import RandomBot
 from store import CANCELLED, GameStatus, open_store
+from tests.store.conftest import db_url, pg_database  # noqa: F401  (fixtures: SQLite and PostgreSQL)
 from workers.service import Outcome, run_game
 
 CLI = [sys.executable, "-m", "cli.main"]
@@ -29,9 +30,10 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def half_played(tmp_path: Path, bot_server: Any):
-    """A store with season ``half``: 6 games, 2 played, the rest pending; and ``typo``: 3 games, none played."""
-    url = f"sqlite:///{tmp_path / 'c.db'}"
+def half_played(db_url: str, bot_server: Any):  # noqa: F811
+    """A store (SQLite or PostgreSQL) with season ``half``: 6 games, 2 played, the rest pending; and ``typo``:
+    3 games, none played."""
+    url = db_url
     store = open_store(url, policy=POLICY)
     for i, name in enumerate(BOTS):
         store.register_bot(name, bot_server(RandomBot(seed=i), threads=4), "1", "tests", [GAME], capacity=4)
