@@ -3,7 +3,6 @@ for a cancelled season (rules §4.11) even while one of its games is still runni
 
 from __future__ import annotations
 
-
 from tests.dashboard.conftest import World
 from tests.dashboard.test_browser import base_url, page, serve  # noqa: F401  (fixtures)
 
