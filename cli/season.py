@@ -167,6 +167,10 @@ def run(
     `cardarena worker` processes (any number, any machine), sweep games whose worker was lost and
     enqueue them again, until the season is done; exit 1 naming the stuck games if it stalls.
     Exit 1 naming the failed games when any game of the season failed (3 voided attempts).
+    Ends with `this run: ...; whole season NAME: ...` counted from the store on both runners.
+    Ctrl-C or SIGTERM pauses the season (no worker starts its games until a run follows it
+    again; games running on Celery workers finish and count), says what the store holds and
+    how to resume, and exits 130. A cancelled season is not run (rules §4.11).
     """
     from cli.progress import follow_on_celery, run_pending_locally
 
@@ -177,7 +181,6 @@ def run(
     if season.state == "cancelled":
         fail(f"season {name!r} was cancelled ({season.config['cancelled']['reason']}): nothing is played in it "
              "(rules §4.11)")
-    store.set_paused(season.id, False)  # a run follows it again: its games may be claimed
     before = store.season_progress(season.id)
     progress = before
     if progress["pending"] + progress["running"] == 0:
@@ -193,7 +196,7 @@ def run(
         try:
             progress = follow_on_celery(store, season.id, broker, f"season {name}", window=window,
                                         stall_s=stall_timeout, resume=_resume_command(name, db, broker),
-                                        once_connected=lambda: check_bots_answer(store, season))
+                                        once_connected=lambda: _ready(store, season))
         except BrokerUnreachable as exc:
             fail(f"{exc} (is redis-server running there? `cardarena worker` uses the same --broker)")
         except SeasonStuck as exc:
@@ -203,7 +206,7 @@ def run(
     else:
         from league.sequential import advance
 
-        check_bots_answer(store, season)
+        _ready(store, season)
         outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}",
                                        resume=_resume_command(name, db, broker))
         while (settling := advance(store, season.id)) is not None and settling.stop is None:  # a sequential season's next batch
@@ -238,6 +241,13 @@ def run_summary(name: str, before: dict[str, int], after: dict[str, int]) -> str
     this_run = {k: after.get(k, 0) - before.get(k, 0) for k in final}
     return (f"this run: {counts_text(this_run)}; whole season {name}: {counts_text(after, all_counts=True)} "
             f"(of {after['total']})")
+
+
+def _ready(store, season) -> None:
+    """Just before a run plays: the bots' check (exit 1 if nothing can be played), then the season is no
+    longer paused (its games may be claimed again)."""
+    check_bots_answer(store, season)
+    store.set_paused(season.id, False)
 
 
 def check_bots_answer(store, season) -> None:
