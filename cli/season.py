@@ -92,7 +92,7 @@ def create(
     rule = settling_rule(until_settled, top, confidence, max_games, indifference)
     store = open_db(db, existing=True)  # its bots are registered there already
     if if_missing and (known := store.get_season_by_name(name)) is not None:
-        if known.game != spec(game).name:
+        if known.game != game:
             fail(f"a season named {name!r} exists already, of {known.game}, not {game}", 2)
         console.print(f"season [bold]{escape(name)}[/] exists already (id {known.id}, {known.state}): nothing changed "
                       "(--if-missing)", highlight=False)
