@@ -141,3 +141,13 @@ def test_a_misspelt_season_is_one_line_with_did_you_mean(half_played) -> None:
         assert out.returncode == 1
         lines = out.stderr.strip().splitlines()
         assert len(lines) == 1 and "no season named 'hallf'" in lines[0] and "did you mean 'half'?" in lines[0], out.stderr
+
+
+def test_a_misspelt_bot_or_game_in_season_create_is_one_line_with_did_you_mean(half_played) -> None:
+    url, *_ = half_played
+    out = cli("season", "create", "new", "--game", "slippery-sam", "--bots", "alpha,bravoo,charlie", "--db", url)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and "no bot named 'bravoo'" in lines[0] and "did you mean 'bravo'?" in lines[0], out.stderr
+    out = cli("season", "create", "new", "--game", "slipery-sam", "--bots", "alpha,bravo,charlie", "--db", url)
+    assert out.returncode == 2 and "did you mean 'slippery-sam'?" in out.stderr
