@@ -25,7 +25,7 @@ def run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
 @pytest.mark.parametrize(
     "command",
     [[], ["demo"], ["standings"], ["bot"], ["bot", "serve"], ["season"], ["season", "create"], ["season", "run"], ["season", "list"],
-     ["season", "verify"], ["wait"]],
+     ["season", "verify"], ["season", "cancel"], ["season", "delete"], ["bot", "list"], ["wait"]],
 )
 def test_every_command_explains_itself(command: list[str]) -> None:
     result = run(*command, "--help")
