@@ -37,6 +37,7 @@ import secrets
 import threading
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -44,6 +45,7 @@ from config import Settings, get_settings
 from league.entry import EntryReport, run_entry_checks
 from league.identity import MAX_VERSION_CHARS, capacity_of
 from league.ladder_board import LadderStanding, board, placement_games
+from league.names import did_you_mean
 from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from league.standings import StandingRow, standings_of
 from referee.games import games as registered_games, names_text
@@ -202,6 +204,20 @@ def token_matches(token: str, stored: str) -> bool:
     return hmac.compare_digest(got, expected)
 
 
+#: Seconds ``bot list`` waits for each bot's health check.
+HEALTH_TIMEOUT_S = 1.0
+
+
+@dataclass(frozen=True)
+class ListedBot:
+    """A bot as ``bot list`` shows it: the bot, its games stored as done (all seasons), and its
+    ``availability`` (``answering``, ``not answering: WHY``, ``retired``; empty when not checked)."""
+
+    bot: BotInfo
+    games_played: int
+    availability: str
+
+
 def check_name(name: str) -> str:
     """``name`` if valid, else RegistryError(INVALID_ARGUMENT)."""
     if not isinstance(name, str) or not NAME_RE.match(name):
@@ -263,6 +279,9 @@ class Registry:
         """
         self._limit(client)
         check_name(name)
+        if name.isdigit():
+            raise RegistryError(ErrorKind.INVALID_ARGUMENT,
+                                f"bad bot name {name!r}: not all digits (the dashboard reads /bots/{name} as a bot id)")
         games = check_games(games)
         check_version(version)
         target = self._target(endpoint)
@@ -349,6 +368,42 @@ class Registry:
         with _store_errors():
             return self.store.list_bots(include_retired=include_retired)
 
+    def listing(self, include_retired: bool = False, check: bool = False,
+                timeout_s: float = HEALTH_TIMEOUT_S) -> list[ListedBot]:
+        """Registered bots by id with the games each played and, with ``check``, whether each active
+        bot answers its gRPC health check now (all asked at once, through the network policy, at most
+        ``timeout_s`` seconds each; rules §4.9). Raises RegistryError(UNAVAILABLE)."""
+        bots = self.list_bots(include_retired)
+        with _store_errors():
+            played = self.store.bot_reads.games_played()
+        availability: dict[int, str] = {}
+        if check:
+            active = [b for b in bots if b.retired_at is None]
+            with ThreadPoolExecutor(max_workers=max(1, min(16, len(active)))) as pool:
+                answers = pool.map(lambda b: self._availability(b.endpoint, timeout_s), active)
+                availability = {b.id: a for b, a in zip(active, answers, strict=True)}
+            availability |= {b.id: "retired" for b in bots if b.retired_at is not None}
+        return [ListedBot(b, played.get(b.id, 0), availability.get(b.id, "")) for b in bots]
+
+    def _close_bots(self, name: str) -> str:
+        """"; did you mean 'x'?" for the bots whose names are close to ``name`` (a typo), else ""."""
+        with _store_errors():
+            return did_you_mean(name, [b.name for b in self.store.list_bots(include_retired=True)])
+
+    def _availability(self, endpoint: str, timeout_s: float) -> str:
+        """``answering``, or ``not answering: WHY`` for the bot at ``endpoint`` now."""
+        import grpc
+
+        from referee.clients import health_problem
+
+        try:
+            target = self._target(endpoint)
+        except RegistryError as exc:
+            return f"not answering: {exc}"
+        with grpc.insecure_channel(target) as channel:
+            problem = health_problem(channel, timeout_s)
+        return "answering" if problem is None else f"not answering: {problem}"
+
     def standings(self, season: str) -> tuple[SeasonInfo, list[StandingRow]]:
         """A season (by name) and its standings. Raises RegistryError: INVALID_ARGUMENT, NOT_FOUND, UNAVAILABLE."""
         if not season:
@@ -356,7 +411,8 @@ class Registry:
         with _store_errors():
             info = self.store.get_season_by_name(season)
             if info is None:
-                raise RegistryError(ErrorKind.NOT_FOUND, f"no season named {season!r}")
+                raise RegistryError(ErrorKind.NOT_FOUND, f"no season named {season!r}" + did_you_mean(
+                    season, [s.name for s in self.store.list_seasons()]))
             return info, standings_of(self.store, info.id)
 
     def ladder_standing(self, ladder: str, bot: str) -> LadderStandingView:
@@ -448,7 +504,7 @@ class Registry:
         with _store_errors():
             bot = self.store.get_bot_by_name(name)
         if bot is None:
-            raise RegistryError(ErrorKind.NOT_FOUND, f"no bot named {name!r}")
+            raise RegistryError(ErrorKind.NOT_FOUND, f"no bot named {name!r}" + self._close_bots(name))
         if bot.token_hash is None:
             raise RegistryError(ErrorKind.PERMISSION_DENIED,
                                 f"bot {name!r} was registered by the operator without a token: it cannot be changed here")

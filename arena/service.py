@@ -50,6 +50,16 @@ def client_address(peer: str) -> str:
     return peer
 
 
+def is_loopback(address: str) -> bool:
+    """True for a loopback address (127.0.0.0/8, ::1); False for anything else, names included."""
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
 def _timestamp(value: datetime | None) -> Timestamp | None:
     if value is None:
         return None
@@ -120,11 +130,19 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
         return arena_pb2.RetireBotResponse(bot=bot_message(bot, owner=True))
 
     def ListBots(self, request: arena_pb2.ListBotsRequest, context: grpc.ServicerContext) -> arena_pb2.ListBotsResponse:
+        """The bots, their games played and (``check``) availability; endpoints only to a loopback caller
+        (the platform's own machine: bots are adversaries, and a public list of endpoints invites attacks)."""
         try:
-            bots = self.registry.list_bots(request.include_retired)
+            listed = self.registry.listing(request.include_retired, request.check)
         except RegistryError as exc:
             _abort(context, exc)
-        return arena_pb2.ListBotsResponse(bots=[bot_message(b, owner=False) for b in bots])
+        local = is_loopback(client_address(context.peer()))
+        out = []
+        for item in listed:
+            message = bot_message(item.bot, owner=local)
+            message.games_played, message.availability = item.games_played, item.availability
+            out.append(message)
+        return arena_pb2.ListBotsResponse(bots=out)
 
     def GetStandings(self, request: arena_pb2.GetStandingsRequest, context: grpc.ServicerContext) -> arena_pb2.GetStandingsResponse:
         try:

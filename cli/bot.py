@@ -99,7 +99,7 @@ def check_bot(
 
     unknown = [g for g in game if g not in games()]
     if unknown:
-        fail(f"unknown game(s) {', '.join(unknown)}; choose from {names_text()}", 2)
+        fail(_unknown_games(unknown), 2)
     try:
         policy = RegistryConfig.from_settings().policy
     except ValueError as exc:
@@ -117,11 +117,16 @@ def register_bot(
     game: Annotated[list[str], typer.Option(
         "--game", metavar="GAME", help=f"Game to enter (repeat for several; `bot update --game` adds one later): {names_text()}.")],
     version: Annotated[str, typer.Option(help="Version to record (default: the bot's Describe answer).")] = "",
+    if_missing: Annotated[bool, typer.Option(
+        "--if-missing", help="If a bot of this name is registered already at this endpoint for these games, say so "
+                             "and exit 0 (nothing changes, no token is printed): a script can be run again.")] = False,
     server: ServerOption = DEFAULT_ARENA,
 ) -> None:
     """Register a bot with the platform's Arena service; prints its id and its token (shown once)."""
     from cardarena.v1 import arena_pb2
 
+    if if_missing and _registered_already(server, name, endpoint, game):
+        return
     request = arena_pb2.RegisterBotRequest(name=name, endpoint=endpoint, games=_game_enums(game), version=version)
     answer = _arena_call(server, "RegisterBot", request, ARENA_BASE_TIMEOUT_S + ARENA_GAME_TIMEOUT_S * len(game))
     console.print(f"registered bot [bold]{escape(answer.bot.name)}[/] (id {answer.bot.id}) at {escape(answer.bot.endpoint)} "
@@ -153,14 +158,89 @@ def update_bot(
                   highlight=False)
 
 
+def _registered_already(server: str, name: str, endpoint: str, games: list[str]) -> bool:
+    """For ``register --if-missing``: True (said in one line) if ``name`` is registered at ``endpoint``
+    for ``games`` already; False if no bot has the name; a one-line error if it is registered otherwise
+    (another endpoint, fewer games, retired), naming the command that changes it."""
+    from cardarena.v1 import arena_pb2
+
+    _game_enums(games)  # unknown game names: exit 2 first
+    listed = _arena_call(server, "ListBots", arena_pb2.ListBotsRequest(include_retired=True), ARENA_BASE_TIMEOUT_S)
+    bot = next((b for b in listed.bots if b.name == name), None)
+    if bot is None:
+        return False
+    if bot.retired:
+        fail(f"bot {name!r} is registered already and retired: choose another name")
+    if bot.endpoint and bot.endpoint != endpoint:
+        fail(f"bot {name!r} is registered already at {bot.endpoint}, not {endpoint} "
+             f"(`cardarena bot update {name} --endpoint {endpoint}` moves it)")
+    missing = sorted(set(games) - set(_game_names(bot.games).split(", ")))
+    if missing:
+        fail(f"bot {name!r} is registered already, without {', '.join(missing)} "
+             f"(`cardarena bot update {name} --game {missing[0]}` adds it)")
+    console.print(f"bot [bold]{escape(name)}[/] (id {bot.id}) is registered already"
+                  f"{' at ' + escape(bot.endpoint) if bot.endpoint else ''} for {_game_names(bot.games)}: nothing "
+                  "changed (--if-missing)", highlight=False)
+    return True
+
+
+@app.command("list")
+def list_bots(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (a list, one object per bot) instead of a table.")] = False,
+    check: Annotated[bool, typer.Option(
+        "--check/--no-check", help="Ask each active bot's health check now (1 s at most, all at once).")] = True,
+    retired: Annotated[bool, typer.Option("--retired", help="Also list retired bots.")] = False,
+    server: ServerOption = DEFAULT_ARENA,
+) -> None:
+    """List the bots registered with the Arena: id, name, endpoint (shown to a caller on the platform's
+    own machine only), games entered, version, capacity, games played, and whether each answers now."""
+    import json
+
+    from rich.table import Table
+
+    from cardarena.v1 import arena_pb2
+
+    answer = _arena_call(server, "ListBots", arena_pb2.ListBotsRequest(include_retired=retired, check=check),
+                         ARENA_BASE_TIMEOUT_S)
+    rows = [{"id": b.id, "name": b.name, "endpoint": b.endpoint or None, "games": _game_names(b.games).split(", ")
+             if b.games else [], "version": b.version, "author": b.author, "capacity": b.capacity,
+             "games_played": b.games_played, "availability": b.availability or None, "retired": b.retired}
+            for b in answer.bots]
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        console.print("no bots registered (see: cardarena bot register)", highlight=False)
+        return
+    table = Table("id", "bot", "endpoint", "games", "version", "capacity", "played", "availability")
+    for column in table.columns:  # a narrow terminal wraps a cell, never cuts an endpoint or a name
+        column.overflow = "fold"
+    for r in rows:
+        table.add_row(str(r["id"]), escape(r["name"]), escape(r["endpoint"] or "(hidden)"), ", ".join(r["games"]),
+                      escape(r["version"]), str(r["capacity"]), str(r["games_played"]),
+                      escape(r["availability"] or "-"))
+    console.print(table)
+    if any(r["endpoint"] is None for r in rows):
+        console.print("(hidden): endpoints are shown only on the platform's own machine.", highlight=False)
+
+
 def _game_enums(games: list[str]) -> list[int]:
     """Game names -> protocol enums; exit 2 naming unknown ones."""
     from referee.games import games as registered_games, spec
 
     unknown = [g for g in games if g not in registered_games()]
     if unknown:
-        fail(f"unknown game(s) {', '.join(unknown)}; choose from {names_text()}", 2)
+        fail(_unknown_games(unknown), 2)
     return [spec(g).proto_enum for g in games]
+
+
+def _unknown_games(unknown: list[str]) -> str:
+    """One line naming unknown game names, with the close names ("did you mean") and the choices."""
+    from league.names import did_you_mean
+    from referee.games import games as registered_games
+
+    hints = "".join(did_you_mean(g, registered_games()) for g in unknown)
+    return f"unknown game(s) {', '.join(unknown)}{hints}; choose from {names_text()}"
 
 
 def _game_names(enums) -> str:  # repeated cardarena.v1.Game
@@ -275,3 +355,4 @@ def _arena_call(server: str, method: str, request, timeout_s: float):
             if code == grpc.StatusCode.DEADLINE_EXCEEDED:
                 fail(f"the Arena service at {server} did not answer within {timeout_s:g} s")
             fail(f"{code.name if code else 'UNKNOWN'}: {details}")
+

@@ -60,11 +60,23 @@ def fail(message: str, code: int = 1) -> NoReturn:
     raise CliError(message, code)
 
 
-def no_season(name: str, db: str | None) -> NoReturn:
-    """Fail naming the store that was searched, since the usual cause is a missing --db."""
+class Stopped(Exception):
+    """The command was stopped (Ctrl-C, SIGTERM) and has said so and how to go on: exit ``code``
+    (130) with nothing more printed."""
+
+    def __init__(self, code: int = 130) -> None:
+        super().__init__("stopped")
+        self.code = code
+
+
+def no_season(name: str, db: str | None, store=None) -> NoReturn:  # store: store.Store | None
+    """Fail naming the store that was searched, since the usual cause is a missing --db, and the
+    seasons of ``store`` whose names are close to ``name`` (a typo)."""
+    from league.names import did_you_mean
     from store.db import describe_url
 
-    fail(f"no season named {name!r} in {describe_url(db_url(db))} (see: cardarena season list --db URL)")
+    hint = did_you_mean(name, [s.name for s in store.list_seasons()]) if store is not None else ""
+    fail(f"no season named {name!r} in {describe_url(db_url(db))}{hint} (see: cardarena season list --db URL)")
 
 
 def db_url(option: str | None) -> str:

@@ -44,7 +44,9 @@ def demo(
     elif game in registered_games():
         chosen = [game]
     else:
-        fail(f"unknown game {game!r}; choose from {names_text()}, all", 2)
+        from league.names import did_you_mean
+
+        fail(f"unknown game {game!r}{did_you_mean(game, [*registered_games(), 'all'])}; choose from {names_text()}, all", 2)
     store = open_db(db)
     if serve:
         from cli.server import check_ports_free
@@ -83,7 +85,10 @@ def demo(
                 process.stop()
         elapsed = time.perf_counter() - started
         print_standings(store, store.get_season(season_id))
-        summary = ", ".join(f"{n} {k}" for k, n in sorted(outcomes.items()))
+        from cli.season import counts_text
+
+        del outcomes  # counted from the store, as `season run` does (one vocabulary, store.PROGRESS_KEYS)
+        summary = f"{season_name}: {counts_text(store.season_progress(season_id), all_counts=True)}"
         again = f"cardarena standings --season {season_name}" + (f" --db {db}" if db else "")
         console.print(f"{summary} in {elapsed:.1f} s. Again: [bold]{escape(again)}[/]", highlight=False)
     if serve:

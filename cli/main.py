@@ -8,7 +8,7 @@ import typer
 from typer.exceptions import TyperException
 
 from cli import bot, ladder, season
-from cli.common import CliError, err_console, sigterm_as_interrupt
+from cli.common import CliError, Stopped, err_console, sigterm_as_interrupt
 from cli.demo import demo
 from cli.match import match
 from cli.server import server
@@ -42,6 +42,8 @@ def main(argv: list[str] | None = None) -> int:
             result = app(args=argv, prog_name="cardarena", standalone_mode=False)
     except CliError as exc:
         err_console.print(f"cardarena: error: {exc}", highlight=False, markup=False)
+        return exc.code
+    except Stopped as exc:  # stopped cleanly: it said so and how to resume
         return exc.code
     except typer.Abort:
         err_console.print("cardarena: aborted", highlight=False)

@@ -126,25 +126,60 @@ def _bar() -> Progress | LineProgress:
                     TimeElapsedColumn(), TimeRemainingColumn(), console=console, transient=False)
 
 
+def final_games(p: dict[str, int]) -> int:
+    """Games of a progress dict that are final: done, failed, not played or cancelled."""
+    return p["done"] + p["failed"] + p["not_played"] + p.get("cancelled", 0)
+
+
+def stopped_line(store, season_id: int, resume: str) -> str:
+    """What is true after a stop, read from the store: the season's final games (those finished during
+    the stop included), the games still running on workers (they finish and count; no worker starts
+    another while the season is paused), and the command that resumes it."""
+    from cli.season import counts_text
+
+    p = store.season_progress(season_id)
+    running = (f"; {p['running']} game(s) still running on the workers finish and count, no new one starts"
+               if p["running"] else "")
+    return (f"stopped: {final_games(p)} of {p['total']} games played ({counts_text(p)}){running}; "
+            f"the season is paused: run {resume} again to resume it")
+
+
 @contextmanager
 def _resumable(store, season_id: int, resume: str) -> Iterator[None]:
-    """On Ctrl-C or SIGTERM, say how far the season got and how to go on (``resume``: the command)."""
-    with resumable(lambda: store.season_progress(season_id), resume, "the season"):
+    """On Ctrl-C or SIGTERM: mark the season paused (no worker claims its games until a run follows
+    it again, ``Store.set_paused``), say what is true and how to go on (``resume``: the command), and
+    stop with :class:`cli.common.Stopped` (exit 130, no further line). Without ``resume`` the
+    KeyboardInterrupt propagates."""
+    from cli.common import Stopped
+
+    try:
         yield
+    except KeyboardInterrupt:
+        if not resume:
+            raise
+        store.set_paused(season_id, True)
+        console.print(escape(stopped_line(store, season_id, resume)), highlight=False)
+        raise Stopped(130) from None
 
 
 @contextmanager
 def resumable(progress: Callable[[], dict[str, int]], resume: str, what: str) -> Iterator[None]:
-    """On Ctrl-C or SIGTERM, say in one line how far ``what`` got (``progress``: its games per status) and
-    the command that goes on (``resume``); KeyboardInterrupt propagates."""
+    """On Ctrl-C or SIGTERM, say in one line how far ``what`` got (``progress``: its games per status,
+    the store's ``PROGRESS_KEYS``) and the command that goes on (``resume``), and stop with
+    :class:`cli.common.Stopped` (exit 130, no further line). Without ``resume`` the KeyboardInterrupt
+    propagates."""
+    from cli.common import Stopped
+    from cli.season import counts_text
+
     try:
         yield
     except KeyboardInterrupt:
-        if resume:
-            p = progress()
-            console.print(f"stopped: {p['done'] + p['failed']} of {p['total']} games played; run "
-                          f"[bold]{escape(resume)}[/] again to resume {what}", highlight=False)
-        raise
+        if not resume:
+            raise
+        p = progress()
+        console.print(f"stopped: {final_games(p)} of {p['total']} games played ({escape(counts_text(p))}); run "
+                      f"[bold]{escape(resume)}[/] again to resume {what}", highlight=False)
+        raise Stopped(130) from None
 
 
 def run_pending_locally(store, season_id: int, db_url: str, processes: int | None, description: str,
@@ -162,7 +197,7 @@ def run_pending_locally(store, season_id: int, db_url: str, processes: int | Non
     outcomes: Counter[str] = Counter()
     watch = _watch(store, season_id)
     with _resumable(store, season_id, resume), _bar() as bar:
-        task = bar.add_task(description, total=first["total"], completed=first["done"] + first["failed"] + first["not_played"])
+        task = bar.add_task(description, total=first["total"], completed=final_games(first))
         for result in iter_local(db_url, pending, processes, get_settings().lease_s, on_tick=watch.poll):
             outcomes[result.outcome.value] += 1
             bar.advance(task)
@@ -199,11 +234,11 @@ def follow_on_celery(store, season_id: int, broker_url: str, description: str, *
     watch = _watch(store, season_id)
 
     def progress(p: dict[str, int]) -> None:
-        bar.update(task, total=p["total"], completed=p["done"] + p["failed"] + p["not_played"])
+        bar.update(task, total=p["total"], completed=final_games(p))
         watch.poll()
 
     with _resumable(store, season_id, resume), _bar() as bar:
-        task = bar.add_task(description, total=first["total"], completed=first["done"] + first["failed"] + first["not_played"])
+        task = bar.add_task(description, total=first["total"], completed=final_games(first))
         final = follower.run(progress)
         watch.poll(force=True)
         return final

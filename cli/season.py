@@ -73,6 +73,9 @@ def create(
              "equal bots settle within the zone (above 0, at most 1000).")] = 50.0,
     max_games: Annotated[int | None, typer.Option(help="With --until-settled (required): the most games to play.")] = None,
     batch: Annotated[int, typer.Option(help="With --until-settled: rotation groups per batch (one look each).")] = 4,
+    if_missing: Annotated[bool, typer.Option(
+        "--if-missing", help="If a season of this name exists already (of this game), say so and exit 0 without "
+                             "changing it: a script can be run again.")] = False,
     db: DbOption = None,
 ) -> None:
     """Schedule a season: every game is stored as pending before anything runs (with --until-settled, each batch)."""
@@ -81,6 +84,12 @@ def create(
     tc = options.time_control(game, deadline, time_bank, budget)
     rule = settling_rule(until_settled, top, confidence, max_games, indifference)
     store = open_db(db, existing=True)  # its bots are registered there already
+    if if_missing and (known := store.get_season_by_name(name)) is not None:
+        if known.game != game:
+            fail(f"a season named {name!r} exists already, of {known.game}, not {game}", 2)
+        console.print(f"season [bold]{escape(name)}[/] exists already (id {known.id}, {known.state}): nothing changed "
+                      "(--if-missing)", highlight=False)
+        return
     bot_names, sizes = [b.strip() for b in bots.split(",") if b.strip()], parse_ints(tables, "--tables")
     try:
         if rule is None:
@@ -151,45 +160,53 @@ def run(
     `cardarena worker` processes (any number, any machine), sweep games whose worker was lost and
     enqueue them again, until the season is done; exit 1 naming the stuck games if it stalls.
     Exit 1 naming the failed games when any game of the season failed (3 voided attempts).
+    Ends with `this run: ...; whole season NAME: ...` counted from the store on both runners.
+    Ctrl-C or SIGTERM pauses the season (no worker starts its games until a run follows it
+    again; games running on Celery workers finish and count), says what the store holds and
+    how to resume, and exits 130. A cancelled season is not run (rules §4.11).
     """
     from cli.progress import follow_on_celery, run_pending_locally
 
     store = open_db(db, existing=True)
     season = store.get_season_by_name(name)
     if season is None:
-        no_season(name, db)
-    progress = store.season_progress(season.id)
+        no_season(name, db, store)
+    if season.state == "cancelled":
+        fail(f"season {name!r} was cancelled ({season.config['cancelled']['reason']}): nothing is played in it "
+             "(rules §4.11)")
+    before = store.season_progress(season.id)
+    progress = before
     if progress["pending"] + progress["running"] == 0:
         from league.sequential import advance
 
         advance(store, season.id)  # a sequential season left between two batches: its next batch, or why it stopped
         progress = store.season_progress(season.id)
     if progress["pending"] + progress["running"] == 0:
-        console.print(f"nothing to run: season {escape(name)} is finished ({progress['done']} done, "
-                      f"{progress['failed']} failed, {progress['not_played']} not played)", highlight=False)
+        console.print(f"nothing to run: season {escape(name)} is finished ({counts_text(progress)})", highlight=False)
     elif broker:
         from workers.follower import BrokerUnreachable, SeasonStuck
 
         try:
             progress = follow_on_celery(store, season.id, broker, f"season {name}", window=window,
                                         stall_s=stall_timeout, resume=_resume_command(name, db, broker),
-                                        once_connected=lambda: check_bots_answer(store, season))
+                                        once_connected=lambda: _ready(store, season))
         except BrokerUnreachable as exc:
             fail(f"{exc} (is redis-server running there? `cardarena worker` uses the same --broker)")
         except SeasonStuck as exc:
             err_console.print(str(exc), highlight=False, markup=False)
             fail(f"season {name!r} is stuck (see above)")
-        console.print(f"{progress['done']} done, {progress['failed']} failed, {progress['not_played']} not played")
+        console.print(run_summary(name, before, store.season_progress(season.id)), highlight=False, markup=False)
     else:
         from league.sequential import advance
 
-        check_bots_answer(store, season)
+        _ready(store, season)
         outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}",
                                        resume=_resume_command(name, db, broker))
         while (settling := advance(store, season.id)) is not None and settling.stop is None:  # a sequential season's next batch
             outcomes += run_pending_locally(store, season.id, db_url(db), workers, f"season {name}, to {settling.games} games",
                                             resume=_resume_command(name, db, broker))
-        console.print(", ".join(f"{n} {k}" for k, n in sorted(outcomes.items())) or "nothing was pending")
+        del outcomes  # counted from the store, as the Celery driver does: one vocabulary (rules §4.11)
+        console.print(run_summary(name, before, store.season_progress(season.id)), highlight=False, markup=False)
     failed = store.list_games(season.id, status="failed", limit=20)
     for game in failed:
         console.print(f"failed: game {game.number} (id {game.id}): {game.detail}", highlight=False, markup=False)
@@ -199,6 +216,31 @@ def run(
         count = store.season_progress(season.id)["failed"]
         fail(f"season {name!r}: {count} game(s) failed (not rated): "
              + ", ".join(str(g.number) for g in failed) + (", ..." if count > len(failed) else ""))
+
+
+def counts_text(progress: dict[str, int], *, all_counts: bool = False) -> str:
+    """``"137 done, 1 failed, 162 not played"``: the counts of ``progress`` in the order of
+    ``store.PROGRESS_KEYS``, zeros left out unless ``all_counts`` (``"0 games"`` when all are zero)."""
+    from store import PROGRESS_KEYS
+
+    parts = [f"{progress.get(k, 0)} {k.replace('_', ' ')}" for k in PROGRESS_KEYS if all_counts or progress.get(k, 0)]
+    return ", ".join(parts) or "0 games"
+
+
+def run_summary(name: str, before: dict[str, int], after: dict[str, int]) -> str:
+    """The last line of ``season run`` on either runner, read from the store: what this run made final
+    and the whole season's counts, in one vocabulary (``store.PROGRESS_KEYS``)."""
+    final = ("done", "failed", "not_played", "cancelled")
+    this_run = {k: after.get(k, 0) - before.get(k, 0) for k in final}
+    return (f"this run: {counts_text(this_run)}; whole season {name}: {counts_text(after, all_counts=True)} "
+            f"(of {after['total']})")
+
+
+def _ready(store, season) -> None:
+    """Just before a run plays: the bots' check (exit 1 if nothing can be played), then the season is no
+    longer paused (its games may be claimed again)."""
+    check_bots_answer(store, season)
+    store.set_paused(season.id, False)
 
 
 def check_bots_answer(store, season) -> None:
@@ -250,37 +292,112 @@ def _resume_command(name: str, db: str | None, broker: str | None) -> str:
                        *(["--broker", broker] if broker else [])])
 
 
+#: The dashboard's address ``season list`` prints pages under by default (``cardarena server``'s).
+DEFAULT_DASHBOARD = "http://127.0.0.1:8000"
+
+
+def season_json(store, s, base_url: str) -> dict[str, object]:
+    """One season as ``season list --json`` prints it: id, name, game, status (``store.season_state``),
+    the counts (``store.PROGRESS_KEYS`` and ``total``), the bots suspended, its page and API addresses."""
+    from urllib.parse import quote
+
+    path = f"/seasons/{quote(s.name, safe='')}"
+    out: dict[str, object] = {
+        "id": s.id, "name": s.name, "game": s.game, "status": s.state, "progress": store.season_progress(s.id),
+        "suspended": [a.name for a in store.season_availability(s.id) if a.suspended_at is not None],
+        "deals": "secret" if not s.reproducible else "reproducible" if s.commitment else "public seed",
+        "url": base_url.rstrip("/") + path, "api": base_url.rstrip("/") + "/api/v1" + path,
+    }
+    if s.state == "cancelled":
+        out["cancelled"] = s.config["cancelled"]
+    return out
+
+
 @app.command("list")
 def list_seasons(
     epochs: Annotated[bool, typer.Option(
         "--epochs", help="List ladders' epochs too (seasons named LADDER:epoch-N; rules §5.1), marked as such.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON (a list, one object per season) instead of a table.")] = False,
+    url: Annotated[str, typer.Option("--url", help="The dashboard's address, for the pages printed.")] = DEFAULT_DASHBOARD,
     db: DbOption = None,
 ) -> None:
-    """List seasons with their progress (reads the store; never changes it). A ladder's epochs are listed
-    with --epochs only (``cardarena ladder list`` shows the ladders)."""
+    """List seasons with their id, status (scheduled, running, paused, done or cancelled), game counts
+    (done, failed, not played, cancelled, pending, running) and dashboard page (reads the store; never changes it).
+    A ladder's epochs are listed with --epochs only (``cardarena ladder list`` shows the ladders)."""
+    from store import PROGRESS_KEYS
+
     store = open_db(db, read_only=True)
-    table = Table("season", "game", "status", "done", "pending", "running", "failed", "not played", "suspended",
-                  "deals")
-    seasons = store.list_seasons()
-    hidden = 0
-    for s in seasons:
-        if s.ladder_id is not None and not epochs:
-            hidden += 1
-            continue
-        p = store.season_progress(s.id)
-        suspended = ", ".join(a.name for a in store.season_availability(s.id) if a.suspended_at is not None)
-        deals = "secret" if not s.reproducible else "reproducible" if s.commitment else "public seed"
-        name = escape(s.name) + (f" [dim](ladder epoch {s.epoch})[/]" if s.ladder_id is not None else "")
-        table.add_row(name, s.game, str(s.status),
-                      *(str(p.get(k, 0)) for k in ("done", "pending", "running", "failed", "not_played")),
-                      escape(suspended) or "-", deals)
+    every = store.list_seasons()
+    shown = [s for s in every if epochs or s.ladder_id is None]
+    seasons = [season_json(store, s, url) for s in shown]
+    if as_json:
+        print(json.dumps(seasons, indent=2))
+        return
+    table = Table("id", "season", "game", "status", *(k.replace("_", " ") for k in PROGRESS_KEYS), "total",
+                  "suspended", "deals", "page")
+    for column in table.columns:  # a narrow terminal wraps a cell, never cuts an address or a name
+        column.overflow = "fold"
+    for info, s in zip(shown, seasons, strict=True):
+        p = s["progress"]
+        name = escape(str(s["name"])) + (f" [dim](ladder epoch {info.epoch})[/]" if info.ladder_id is not None else "")
+        table.add_row(str(s["id"]), name, str(s["game"]), str(s["status"]),
+                      *(str(p.get(k, 0)) for k in PROGRESS_KEYS), str(p["total"]),
+                      escape(", ".join(s["suspended"])) or "-", str(s["deals"]), escape(str(s["url"])))
     console.print(table)
-    if hidden:
+    if hidden := len(every) - len(shown):
         console.print(f"{hidden} ladder epoch(s) not listed: --epochs lists them; cardarena ladder list shows the "
                       "ladders.", highlight=False)
-    if any(s.reproducible for s in seasons):
+    if any(s["deals"] == "reproducible" for s in seasons):
         console.print("reproducible: the deals come from the organiser's --seed, and anyone who knows the seed "
                       "knows every card.", highlight=False)
+
+
+@app.command("cancel")
+def cancel(
+    name: Annotated[str, typer.Argument(help="Season name.")],
+    reason: Annotated[str, typer.Option(help="Why, stored with the season and each game cancelled.")] = "cancelled by the organiser",
+    db: DbOption = None,
+) -> None:
+    """Cancel a season (rules §4.11): its pending games are never played (status not played, reason
+    cancelled); games running finish and count (a game whose attempt is voided is cancelled too). What
+    was played stays rated and the season is over once nothing runs: its key is published and
+    `season verify` checks it, cancelled games with their reason."""
+    store = open_db(db, existing=True)
+    season = store.get_season_by_name(name)
+    if season is None:
+        no_season(name, db, store)
+    try:
+        result = store.cancel_season(season.id, reason)
+    except ValueError as exc:
+        fail(str(exc))
+    if result.already:
+        console.print(f"season {name} was cancelled already ({season.config['cancelled']['reason']})",
+                      highlight=False, markup=False)
+        return
+    running = (f"; {result.running} game(s) running finish and count" if result.running else "")
+    console.print(f"season {name} cancelled: {result.cancelled} pending game(s) will never be played{running}; "
+                  f"what was played stays rated (rules §4.11)", highlight=False, markup=False)
+    console.print(f"whole season: {counts_text(store.season_progress(season.id), all_counts=True)}",
+                  highlight=False, markup=False)
+
+
+@app.command("delete")
+def delete(
+    name: Annotated[str, typer.Argument(help="Season name.")],
+    db: DbOption = None,
+) -> None:
+    """Delete a season none of whose games is final or running (a typo, a season made by mistake):
+    it and its schedule are gone. A season with a game played or running is cancelled instead
+    (`season cancel`): its record stays."""
+    store = open_db(db, existing=True)
+    season = store.get_season_by_name(name)
+    if season is None:
+        no_season(name, db, store)
+    try:
+        games = store.delete_season(season.id)
+    except ValueError as exc:
+        fail(str(exc))
+    console.print(f"season {name} deleted with its {games} pending game(s)", highlight=False, markup=False)
 
 
 @app.command("verify")
@@ -319,7 +436,7 @@ def verify(
     store = open_db(db, existing=True)
     season = store.get_season_by_name(name)
     if season is None:
-        no_season(name, db)
+        no_season(name, db, store)
     try:
         report = verify_season(store, season, seen)
     except CannotVerify as exc:
@@ -462,7 +579,7 @@ def standings(
     store = open_db(db, read_only=True)
     info = store.get_season_by_name(season)
     if info is None:
-        no_season(season, db)
+        no_season(season, db, store)
     if as_json:
         from league.sequential import settling_json
 

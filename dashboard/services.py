@@ -27,6 +27,8 @@ from dashboard.schemas import (
     StandingOut,
     VerificationOut,
 )
+from dashboard.params import path_id
+from league.names import did_you_mean
 from league.sequential import settling_json
 from league.standings import core_standings, rank_key
 from referee.games import spec
@@ -35,6 +37,31 @@ from store.reads.games import GameFilter, GameRow
 from store.reads.seasons import SeasonSummary
 
 T = TypeVar("T")
+
+
+def season_id_of(store: Store, ref: str) -> int:
+    """The id of the season ``ref`` names: an id (all digits) or a season name. Raises NotFound with
+    the close names of the seasons ("did you mean") for a name no season has."""
+    if (number := path_id(ref, "season")) is not None:
+        if store.get_season(number) is None:
+            raise NotFound(f"no season with id {number}")
+        return number
+    season = store.get_season_by_name(ref)
+    if season is None:
+        raise NotFound(f"no season named {ref!r}" + did_you_mean(ref, [s.name for s in store.list_seasons()]))
+    return season.id
+
+
+def bot_id_of(store: Store, ref: str) -> int:
+    """The id of the bot ``ref`` names: an id (all digits) or a bot name. Raises NotFound with the
+    close names of the bots ("did you mean") for a name no bot has."""
+    if (number := path_id(ref, "bot")) is not None:
+        return number  # an unknown id is the page's own 404
+    bot = store.get_bot_by_name(ref)
+    if bot is None:
+        raise NotFound(f"no bot named {ref!r}"
+                       + did_you_mean(ref, [b.name for b in store.list_bots(include_retired=True)]))
+    return bot.id
 
 
 def seasons(store: Store) -> list[SeasonSummary]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from league import fairness
 from league.availability import SUSPEND_AFTER_S, check_suspend_after
+from league.names import did_you_mean
 from league.schedule import ScheduleError, build_schedule
 from referee.engine import BadParameters
 from referee.games import make_params, spec
@@ -76,6 +77,9 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
     game_spec, game_params = game_setup(game, table_sizes, params)
     if not SEASON_NAME.fullmatch(name):
         raise SeasonError(f"bad season name {name!r}: 1 to 80 letters, digits or _ . : - starting with a letter or digit")
+    if name.isdigit():
+        raise SeasonError(f"bad season name {name!r}: not all digits (the dashboard reads /seasons/{name} as a "
+                          "season id); add a letter, e.g. s" + name)
     if not 1 <= games <= MAX_GAMES:
         raise SeasonError(f"a season has 1 to {MAX_GAMES:,} games, not {games}")
     if store.get_season_by_name(name) is not None:
@@ -86,7 +90,9 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
     found = {n: store.get_bot_by_name(n) for n in bot_names}
     missing = [n for n, bot in found.items() if bot is None]
     if missing:
-        raise SeasonError(f"no bot named {', '.join(repr(n) for n in missing)} is registered in this store "
+        known = [b.name for b in store.list_bots()]
+        hints = "".join(did_you_mean(n, known) for n in missing)
+        raise SeasonError(f"no bot named {', '.join(repr(n) for n in missing)} is registered in this store{hints} "
                           "(see: cardarena bot register, or check --db)")
     bots = [bot for bot in found.values() if bot is not None]
     retired = [b.name for b in bots if b.retired_at is not None]

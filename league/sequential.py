@@ -90,12 +90,14 @@ def status(config: dict[str, Any], games: int) -> SettlingStatus | None:
 def advance(store, season_id: int) -> SettlingStatus | None:
     """Take a look at a sequential season whose games are all final, and stop it or add its next batch.
 
-    Returns None for a fixed-length season; the unchanged status while games are pending or
+    Returns None for a fixed-length season or a cancelled one (rules §4.11: nothing is added to it); the unchanged status while games are pending or
     running or once it has stopped; otherwise the status after the look (``stop`` None: the next
     batch was added). Safe to call from several processes: the store appends a batch only once.
     Raises store.NotFound for an unknown season.
     """
     info = store.get_season(season_id)
+    if info is not None and (info.config or {}).get("cancelled"):
+        return None
     progress = store.season_progress(season_id)
     current = status(info.config, progress["total"]) if info is not None else None
     if info is None or current is None or current.stop is not None or progress["pending"] + progress["running"]:

@@ -19,7 +19,8 @@ the season's standings depend on:
      standings read) and the end reason are the replay's;
    - *failed*: no replay, no result, and exactly 3 attempts, each voided, the detail naming the last;
    - *not played*: no replay, no result, no attempt completed, and the detail names a bot of
-     the table that was suspended from the season;
+     the table that was suspended from the season; or, with the reason ``cancelled``, the season
+     was cancelled and the detail gives its recorded reason (rules §4.11);
    - any other status, or a game without a replay that is not failed or not played, fails;
 
 4. the stored Elo ratings are those of the verified results in schedule order (``league.elo``);
@@ -44,6 +45,8 @@ from referee.timecontrol import TimeControl
 
 #: The statuses of a game (``store.GameStatus``).
 DONE, FAILED, NOT_PLAYED = "done", "failed", "not_played"
+#: The reason of a game not played because its season was cancelled (``store.CANCELLED``, rules §4.11).
+CANCELLED = "cancelled"
 #: Voided attempts after which a game is failed (rules §4.3; ``store.MAX_ATTEMPTS``).
 MAX_ATTEMPTS = 3
 #: Rating difference below which a stored Elo counts as the recomputed one.
@@ -314,6 +317,12 @@ class _GameChecker:
         outcomes = [o for _, o, _ in game.attempts]
         if any(o != "voided" for o in outcomes):
             problems.append(f"not played, but its attempts ended {outcomes}")
+        if game.reason == CANCELLED:
+            why = ((self.season.config or {}).get("cancelled") or {}).get("reason")
+            if why is None or not (game.detail or "").startswith(f"season cancelled: {why}"):
+                problems.append(f"cancelled ({game.detail!r}), but the season records no cancellation with that "
+                                f"reason ({why!r}; rules §4.11)")
+            return
         names = [self.suspended[bot] for _, bot, *_ in game.seats if bot in self.suspended]
         if game.reason != NOT_PLAYED or not any((game.detail or "").startswith(f"{n} suspended from the season")
                                                 for n in names):

@@ -17,16 +17,16 @@ from __future__ import annotations
 
 from store.bots import BotInfo
 from store.db import InvalidRecord, NameTaken, NotFound, SeasonExists, StoreError, StoreUnavailable
-from store.lifecycle import MAX_ATTEMPTS, BotsBusy, Claim, Deferral, VoidResult
-from store.models import AttemptOutcome, GameStatus, SeasonStatus
+from store.lifecycle import MAX_ATTEMPTS, BotsBusy, Cancellation, Claim, Deferral, VoidResult
+from store.models import CANCELLED, AttemptOutcome, GameStatus, SeasonStatus
 from store.policy import LeaguePolicy
 from store.reads.games import AttemptInfo, GameInfo, SeatInfo
 from store.repo import Store, open_store
-from store.seasons import BotAvailability, SeasonInfo, SeatBot
+from store.seasons import PROGRESS_KEYS, BotAvailability, SeasonInfo, SeatBot, season_state
 
 __all__ = [
-    "MAX_ATTEMPTS", "AttemptInfo", "AttemptOutcome", "BotAvailability", "BotInfo", "BotsBusy", "Claim", "Deferral",
+    "CANCELLED", "MAX_ATTEMPTS", "PROGRESS_KEYS", "AttemptInfo", "Cancellation", "AttemptOutcome", "BotAvailability", "BotInfo", "BotsBusy", "Claim", "Deferral",
     "GameInfo", "GameStatus", "InvalidRecord", "LeaguePolicy",
     "NameTaken", "NotFound", "SeasonExists", "SeasonInfo", "SeasonStatus", "SeatBot", "SeatInfo",
-    "Store", "StoreError", "StoreUnavailable", "VoidResult", "open_store",
+    "Store", "StoreError", "StoreUnavailable", "VoidResult", "open_store", "season_state",
 ]

@@ -8,6 +8,8 @@ failure")::
        |                       +--void_game / lease expired--> pending  (attempts < 3)
        |                                                   \\-> failed   (3rd attempt: shown, not rated)
        +--defer_game (a bot does not answer at game start, rules §4.9)--> pending, or not_played
+       +--cancel_season (rules §4.11)--> not_played, reason "cancelled" (and a running game whose
+                                          attempt is voided after it: the same)
 
 Every claim is an *attempt* (a ``game_attempts`` row closed as done or voided)
 holding a lease: the worker renews it (``renew_lease``) while it plays; a lease
@@ -42,6 +44,7 @@ from referee.record import EndReason, GameRecord
 from store.chain import append_games, replay_digest
 from store.db import InvalidRecord, NotFound
 from store.models import (
+    CANCELLED,
     AttemptOutcome,
     Bot,
     Game,
@@ -72,6 +75,20 @@ class VoidResult(enum.StrEnum):
     PENDING = "pending"
     FAILED = "failed"
     STALE = "stale"
+    #: the season was cancelled (rules §4.11): the game is not played, reason ``cancelled``
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True)
+class Cancellation:
+    """What :meth:`GameLifecycle.cancel_season` did: ``cancelled`` pending games now not played
+    (reason ``cancelled``); ``running`` games left to finish (stored and rated if they do; cancelled
+    too if their attempt is voided or its lease runs out); ``already``: the season was cancelled before."""
+
+    season_id: int
+    cancelled: int
+    running: int
+    already: bool = False
 
 
 @dataclass(frozen=True)
@@ -273,6 +290,8 @@ class GameLifecycle:
                 status = GameStatus.PENDING if voided == VoidResult.PENDING else status
             if status != GameStatus.PENDING:
                 return None  # done, failed, not played or running: nothing to claim
+            if (season.config or {}).get("paused_at"):
+                return None  # its runner stopped (season run, Ctrl-C): left pending until it runs again
             if capacity:
                 table = conn.execute(_LOCK_TABLE, {"game_id": game_id}).all()
                 busy = self._full_bots(conn, game_id, table)
@@ -435,6 +454,44 @@ class GameLifecycle:
                                            expired_before=at) != VoidResult.STALE]
         return sorted(released)
 
+    def cancel_season(self, season_id: int, reason: str, now: datetime | None = None) -> Cancellation:
+        """Cancel a season (rules §4.11), in one transaction: ``config["cancelled"]`` records when
+        and ``reason``; every pending game becomes not played with reason ``cancelled`` and the detail
+        ``season cancelled: REASON``, each appended to the season's chain in schedule order
+        (``store.chain``), and the season is done once nothing runs. Games running finish and are
+        stored and rated as usual; one whose attempt is voided later is cancelled too (:meth:`_void`).
+        What was played stays rated. Cancelling a cancelled season again changes nothing
+        (``already``). Raises NotFound for an unknown id, ValueError for a season already done
+        (nothing is left to cancel) or an empty reason."""
+        reason = " ".join(reason.split())
+        if not reason:
+            raise ValueError("a cancellation needs a reason")
+        with self._db.write_rows() as conn:
+            now = now or db_now(conn)
+            row = conn.execute(_LOCK_SEASON, {"season_id": season_id}).one_or_none()
+            if row is None:
+                raise NotFound(f"no season with id {season_id}")
+            season = _LockedSeason(**row._asdict())
+            config = dict(season.config or {})
+            running = conn.scalar(select(func.count()).select_from(Game).where(
+                Game.season_id == season_id, Game.status == GameStatus.RUNNING)) or 0
+            if config.get("cancelled"):
+                return Cancellation(season_id, 0, running, already=True)
+            if SeasonStatus(season.status) == SeasonStatus.DONE:
+                raise ValueError(f"season {season.name!r} is over (every game final): nothing to cancel")
+            config.pop("paused_at", None)
+            config["cancelled"] = {"at": now.isoformat(timespec="seconds"), "reason": reason}
+            conn.execute(update(Season).where(Season.id == season_id).values(config=config))
+            season.config = config
+            where = (Game.season_id == season_id, Game.status == GameStatus.PENDING)
+            ids = list(conn.scalars(select(Game.id).where(*where).order_by(Game.number)))
+            conn.execute(update(Game).where(*where).values(
+                status=GameStatus.NOT_PLAYED, reason=CANCELLED, detail=_cancel_detail(config),
+                finished_at=now, lease_owner=None, lease_expires_at=None))
+            append_games(conn, season, self._policy, ids, None)  # store.chain
+            self._rate(conn, season, now)  # done now if nothing runs
+            return Cancellation(season_id, len(ids), running)
+
     @staticmethod
     def _full_bots(conn: Connection, game_id: int, table: Sequence[Row[Any]]) -> BotsBusy | None:
         """The table's bots (``_TABLE`` rows, locked) with no room; None if all have room."""
@@ -505,8 +562,12 @@ class GameLifecycle:
         """Void the running ``attempt``; with ``expired_before``, only if its lease still
         expires before then (a renewal committed since it was read keeps the attempt)."""
         failed = attempt >= max_attempts
+        cancelled = bool((season.config or {}).get("cancelled")) and not failed
         values: dict[str, Any] = {"lease_owner": None, "lease_expires_at": None, "live_record": None}
-        if failed:
+        if cancelled:  # rules §4.11: never played again
+            values |= {"status": GameStatus.NOT_PLAYED, "reason": CANCELLED, "finished_at": now,
+                       "detail": _cancel_detail(season.config, f"its attempt {attempt} voided: {reason}")}
+        elif failed:
             values |= {"status": GameStatus.FAILED, "reason": EndReason.FAILED.value, "finished_at": now,
                        "detail": f"voided {attempt} times; last: {reason}"}
         else:
@@ -517,6 +578,10 @@ class GameLifecycle:
         if conn.execute(stmt.values(**values)).rowcount != 1:
             return VoidResult.STALE
         self._close_attempt(conn, game_id, attempt, AttemptOutcome.VOIDED, reason, now)
+        if cancelled:
+            append_games(conn, season, self._policy, [game_id], None)  # store.chain
+            self._rate(conn, season, now)
+            return VoidResult.CANCELLED
         if failed:
             append_games(conn, season, self._policy, [game_id], None)  # store.chain
             self._rate(conn, season, now)  # a sealed group it closed is rated now
@@ -537,6 +602,12 @@ class GameLifecycle:
         if not rewrite.open_games and season.status != SeasonStatus.DONE:
             conn.execute(_SEASON_DONE, {"season_id": season.id, "now": now})
             season.status = SeasonStatus.DONE
+
+
+def _cancel_detail(config: Mapping[str, Any] | None, extra: str = "") -> str:
+    """The detail of a game cancelled with its season: ``season cancelled: WHY`` (rules §4.11)."""
+    why = ((config or {}).get("cancelled") or {}).get("reason", "")
+    return f"season cancelled: {why}" + (f" ({extra})" if extra else "")
 
 
 def _check_record(record: GameRecord, game_id: int, game: str, seed: int, seats: list[int]) -> None:

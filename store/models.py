@@ -93,13 +93,20 @@ class GameStatus(enum.StrEnum):
     """A game's life (rules §4.3): pending -> running -> done, or back to pending when an
     attempt is voided, or failed after the last voided attempt (shown, not rated); or
     pending -> not_played when a bot of its table was suspended from the season for not
-    answering (rules §4.9: shown, never rated)."""
+    answering (rules §4.9: shown, never rated), or because its season was cancelled (reason
+    :data:`CANCELLED`, rules §4.11: shown apart, never rated)."""
 
     PENDING = "pending"
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
     NOT_PLAYED = "not_played"
+
+
+#: The reason of a game not played because its season was cancelled (rules §4.11); its status is
+#: ``not_played``, its detail says ``season cancelled: WHY``. The season's ``config["cancelled"]`` holds
+#: ``{"at": ISO time, "reason": WHY}``.
+CANCELLED = "cancelled"
 
 
 class AttemptOutcome(enum.StrEnum):

@@ -104,6 +104,9 @@ class Store:
         self.pending_tables = self.seasons.pending_tables
         self.pending_deferrals = self.seasons.pending_deferrals
         self.season_availability = self.seasons.season_availability
+        self.set_paused = self.seasons.set_paused
+        self.delete_season = self.seasons.delete_season
+        self.cancel_season = self.games.cancel_season
         self.stored_games = self.seasons.stored_games
         self.chain_head = self.chain.chain_head
         self.chain_audit = self.chain.audit

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import case, delete, func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -22,7 +22,10 @@ from store.bots import check_game_name
 from store.chain import append, schedule_entry, season_entry
 from store.db import NotFound, SeasonExists
 from store.models import (
+    CANCELLED,
     Bot,
+    ChainEntry,
+    Rating,
     Game,
     GameAttempt,
     GameSeat,
@@ -68,6 +71,43 @@ class SeasonInfo:
     #: a ladder's epoch (``store.ladders``): the ladder's id and the epoch's number; None for a season
     ladder_id: int | None = None
     epoch: int | None = None
+
+    @property
+    def state(self) -> str:
+        """What the season is doing, as every page and command says it (:func:`season_state`)."""
+        return season_state(self.status, self.config)
+
+
+#: The counts of a season's games, in the order every page, command and the API show them (rules §4.11):
+#: ``not_played`` (a bot suspended, rules §4.9) and ``cancelled`` (the season cancelled) are apart.
+PROGRESS_KEYS = ("done", "failed", "not_played", "cancelled", "pending", "running")
+
+
+def season_state(status: SeasonStatus | str, config: dict[str, Any] | None) -> str:
+    """``scheduled``, ``running``, ``paused``, ``done`` or ``cancelled``: the stored status, except
+    that a season cancelled (``config["cancelled"]``, rules §4.11) is ``cancelled`` and a season not
+    done whose last runner stopped (``config["paused_at"]``, set by ``season run`` on Ctrl-C and
+    cleared by the next run) is ``paused``."""
+    config = config or {}
+    if config.get("cancelled"):
+        return "cancelled"
+    if config.get("paused_at") and str(status) != SeasonStatus.DONE:
+        return "paused"
+    return str(SeasonStatus(status).value)
+
+
+def progress_counts(rows: Sequence[tuple[Any, bool, int]]) -> dict[str, int]:
+    """``{key: games}`` for :data:`PROGRESS_KEYS` and ``total`` from ``(status, cancelled?, count)`` rows."""
+    counts = dict.fromkeys(PROGRESS_KEYS, 0)
+    for status, cancelled, n in rows:
+        key = "cancelled" if cancelled and GameStatus(status) == GameStatus.NOT_PLAYED else GameStatus(status).value
+        counts[key] += n
+    counts["total"] = sum(counts.values())
+    return counts
+
+
+#: SQL: true for a game not played because its season was cancelled.
+IS_CANCELLED = case((Game.reason == CANCELLED, True), else_=False)
 
 
 @dataclass(frozen=True)
@@ -233,8 +273,9 @@ class Seasons:
         (returns False). Adding games re-opens a done season. ``deal_groups``: one per game (the
         schedule's, ``league.schedule.ScheduledGame.deal_group``; default: each game its own).
         Raises NotFound for an unknown season or bot id, ValueError for a game of fewer than two
-        seats, a seed outside [0, 2**63), deal groups not one per game or a deal group the season
-        already has (a group is played as a whole: games join the season in groups of their own)."""
+        seats, a seed outside [0, 2**63), deal groups not one per game, a deal group the season
+        already has (a group is played as a whole: games join the season in groups of their own),
+        or a cancelled season (rules §4.11)."""
         bot_ids = check_tables(games, "added game")
         groups = list(deal_groups) if deal_groups is not None else [None] * len(games)
         if len(groups) != len(games):
@@ -251,6 +292,8 @@ class Seasons:
         """:meth:`extend_season` in the caller's transaction ``s``, ``season`` locked by it (a ladder's
         epoch, ``store.ladders``, checks more under the same lock); ``groups`` one per game (None: its own)."""
         season_id = season.id
+        if (season.config or {}).get("cancelled"):
+            raise ValueError(f"season {season.name!r} was cancelled: no games are added to it (rules §4.11)")
         count = s.scalar(select(func.count()).select_from(Game).where(Game.season_id == season_id))
         if count != expected_games:
             return False
@@ -351,16 +394,56 @@ class Seasons:
             return [season_info(x) for x in s.scalars(select(Season).order_by(Season.id))]
 
     def season_progress(self, season_id: int) -> dict[str, int]:
-        """Games per status: ``{"pending", "running", "done", "failed", "not_played", "total"}``. Raises NotFound."""
+        """Games per count of :data:`PROGRESS_KEYS` (``done``, ``failed``, ``not_played``, ``cancelled``,
+        ``pending``, ``running``) and ``total``; a game not played because the season was cancelled
+        counts as ``cancelled``, not ``not_played`` (rules §4.11). Raises NotFound."""
         with self._db.read() as s:
             if s.get(Season, season_id) is None:
                 raise NotFound(f"no season with id {season_id}")
-            counts = {st.value: 0 for st in GameStatus}
-            q = select(Game.status, func.count()).where(Game.season_id == season_id).group_by(Game.status)
-            for status, n in s.execute(q):
-                counts[GameStatus(status).value] = n
-            counts["total"] = sum(counts.values())
-            return counts
+            q = (select(Game.status, IS_CANCELLED, func.count()).where(Game.season_id == season_id)
+                 .group_by(Game.status, IS_CANCELLED))
+            return progress_counts(s.execute(q).all())
+
+    def set_paused(self, season_id: int, paused: bool, now: datetime | None = None) -> None:
+        """Mark the season paused (``paused``: its runner stopped; no worker claims its games until
+        a run clears the mark, :func:`season_state`) or not. Raises NotFound."""
+        with self._db.write() as s:
+            season = s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one_or_none()
+            if season is None:
+                raise NotFound(f"no season with id {season_id}")
+            config = dict(season.config or {})
+            if paused:
+                config["paused_at"] = (now or utcnow()).isoformat(timespec="seconds")
+            elif "paused_at" not in config:
+                return
+            else:
+                del config["paused_at"]
+            season.config = config
+
+    def delete_season(self, season_id: int) -> int:
+        """Delete a season that has no final game and no game running (a typo, a season created by
+        mistake): its games, seats, attempts, availability, ratings and chain go with it. Returns the
+        number of games deleted. Raises NotFound for an unknown id, ValueError naming the counts when a
+        game of it is done, failed, not played, cancelled or running (cancel it instead: rules §4.11)."""
+        with self._db.write() as s:
+            season = s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one_or_none()
+            if season is None:
+                raise NotFound(f"no season with id {season_id}")
+            counts = progress_counts(s.execute(select(Game.status, IS_CANCELLED, func.count()).where(
+                Game.season_id == season_id).group_by(Game.status, IS_CANCELLED)).all())
+            if kept := {k: n for k, n in counts.items() if n and k not in ("pending", "total")}:
+                raise ValueError(f"season {season.name!r} has games that are not pending ("
+                                 + ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in kept.items())
+                                 + "): only a season with no final and no running game can be deleted; "
+                                 f"cancel it instead: cardarena season cancel {season.name}")
+            ids = select(Game.id).where(Game.season_id == season_id).scalar_subquery()
+            for table in (GameAttempt, GameSeat, Replay):
+                s.execute(delete(table).where(table.game_id.in_(ids)))
+            s.execute(delete(Game).where(Game.season_id == season_id))
+            for table in (SeasonBotStatus, Rating, ChainEntry):
+                s.execute(delete(table).where(table.season_id == season_id))
+            s.execute(delete(Season).where(Season.id == season_id))
+            return counts["pending"]
 
     def next_pending(self, season_id: int, limit: int = 100) -> list[int]:
         """Ids of up to ``limit`` pending games of the season, in schedule order."""

@@ -78,11 +78,14 @@ def test_sigterm_stops_season_run_cleanly_releases_its_game_and_the_rerun_counts
         if first.poll() is None:
             first.kill()
     assert first.returncode == 130, (out, err)
-    assert err.strip() == "cardarena: aborted", err  # no traceback, no leaked-semaphore warning
+    assert err.strip() == "", err  # the stopped line says it all: no "aborted", no traceback, no leaked-semaphore warning
     progress = store.season_progress(season_id)
     played = progress["done"] + progress["failed"]
     assert progress["running"] == 0 and progress["pending"] == 6 - played  # released on the way out, not left running
-    assert f"stopped: {played} of 6 games played; run cardarena season run stop-me --db {url} again" in out
+    assert (f"stopped: {played} of 6 games played ({played} done, {6 - played} pending); the season is paused: run "
+            f"cardarena season run stop-me --db {url} again to resume it") in out
+    assert out.rstrip().endswith("again to resume it")
+    assert store.get_season(season_id).state == "paused"
     interrupted = [a for g in store.list_games(season_id, limit=10) for a in store.attempts(g.id) if a.detail == INTERRUPTED]
     assert len(interrupted) == running
 
@@ -92,6 +95,8 @@ def test_sigterm_stops_season_run_cleanly_releases_its_game_and_the_rerun_counts
     lines = [line for line in again.stdout.splitlines() if line.startswith("season stop-me: ")]
     assert lines[0].startswith(f"season stop-me: {played}/6 games") and lines[-1].startswith("season stop-me: 6/6 games")
     assert store.season_progress(season_id)["done"] == 6
+    assert store.get_season(season_id).state == "done"
+    assert "this run: " in again.stdout and "whole season stop-me: 6 done, 0 failed, 0 not played" in again.stdout
     store.close()
 
 

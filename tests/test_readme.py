@@ -44,10 +44,16 @@ def free_ports(n: int) -> list[int]:
             s.close()
 
 
-def pasted(block: str, folder: Path) -> subprocess.CompletedProcess[str]:
+def port_mapping() -> dict[str, str]:
+    """The README's ports, each mapped to a port free now."""
+    return dict(zip(README_PORTS, map(str, free_ports(len(README_PORTS))), strict=True))
+
+
+def pasted(block: str, folder: Path, mapping: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``block`` with bash in ``folder`` as pasted in a shell with the environment active
-    (stopping at the first failed command); background processes it leaves are stopped after it."""
-    mapping = dict(zip(README_PORTS, map(str, free_ports(len(README_PORTS))), strict=True))
+    (stopping at the first failed command); background processes it leaves are stopped after it.
+    ``mapping``: the README's ports to the ports used (default: free ones, :func:`port_mapping`)."""
+    mapping = mapping or port_mapping()
     script = re.sub(r"(?<![\d.])(" + "|".join(README_PORTS) + r")(?!\d)", lambda m: mapping[m.group(1)], block)
     (folder / "block.sh").write_text("set -e\n. .venv/bin/activate\n" + script)
     env = {k: v for k, v in os.environ.items() if not k.startswith("CARDARENA_") and k != "VIRTUAL_ENV"}
@@ -104,14 +110,25 @@ def test_the_quick_start_is_the_two_make_commands_and_make_knows_them() -> None:
 def test_every_other_shell_block_runs_pasted_as_a_script(fresh_folder: Path) -> None:
     recipes = blocks("sh")[1:]
     assert recipes, "the README lost its recipes"
+    mapping = port_mapping()
     for block in recipes:
-        result = pasted(block, fresh_folder)
+        result = pasted(block, fresh_folder, mapping)
         assert result.returncode == 0, f"{block}\n--- stdout\n{result.stdout[-3000:]}\n--- stderr\n{result.stderr[-3000:]}"
     # the local season recipe: a store of its own, the three bots registered and ranked
+    local = next(block for block in recipes if "season create my-first" in block)
     assert (fresh_folder / "var" / "my-league.db").exists()
     out = result.stdout
     assert "PASSED: the bot may enter seasons" in out and "registered bot random-a" in out and "12 done" in out
     assert all(name in out for name in ("cautious", "odds-a", "random-a"))
+    # `bot list` through the Arena: endpoints (on this machine), games entered, and each bot answering
+    assert re.search(rf"cautious\s*│\s*127\.0\.0\.1:{mapping['50061']}\s*│\s*slippery-sam", out), out
+    assert out.count("answering") >= 3
+    # pasted again as it is, on the same ports: nothing is registered or created twice, and it still ends well
+    again = pasted(local, fresh_folder, mapping)
+    assert again.returncode == 0, f"--- stdout\n{again.stdout[-3000:]}\n--- stderr\n{again.stderr[-3000:]}"
+    assert "ALREADY_EXISTS" not in again.stdout + again.stderr
+    assert again.stdout.count("is registered already") == 3 and "season my-first exists already" in again.stdout
+    assert "nothing to run: season my-first is finished (12 done)" in again.stdout
 
 
 def test_the_python_block_runs_with_the_environments_python_and_declares_capacity_1(fresh_folder: Path) -> None:

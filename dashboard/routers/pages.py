@@ -12,7 +12,7 @@ from markupsafe import Markup
 
 from dashboard import charts, ladders, services
 from dashboard.deps import LadderCountsDep, RefresherDep, SettingsDep, StoreDep
-from dashboard.params import MAX_ID, BotId, GameId, SeasonId
+from dashboard.params import MAX_ID, BotRef, GameId, SeasonRef
 from dashboard.replays import NoReplay, load_replay
 from dashboard.templating import render
 from store import GameStatus
@@ -63,26 +63,28 @@ def api_page(request: Request) -> HTMLResponse:
     return render(request, "api.html", operations=operations, info=schema["info"])
 
 
-@router.get("/seasons/{season_id}", response_class=HTMLResponse)
-def season_page(request: Request, season_id: SeasonId, store: StoreDep, refresher: RefresherDep,
+@router.get("/seasons/{season}", response_class=HTMLResponse)
+def season_page(request: Request, season: SeasonRef, store: StoreDep, refresher: RefresherDep,
                 settings: SettingsDep) -> HTMLResponse:
-    season = services.season_detail(store, season_id)
+    """A season's page, by id or by name (``/seasons/my-second``)."""
+    season_id = services.season_id_of(store, season)
+    detail = services.season_detail(store, season_id)
     rows = services.standings(store, refresher, season_id, settings.sync_limit)
     cross = services.crosstable(store, refresher, season_id, settings.sync_limit, rows)
     cells = {(c.bot_id, c.opponent_id): c for c in cross.cells}
     has_ml = any(r.ml_rating is not None for r in rows)
     has_luck = any(r.luck_change is not None for r in rows)
     ml_games = max((r.ml_games for r in rows if r.ml_games is not None), default=None)
-    final = season.progress.done + season.progress.failed
-    ratings_pending = final > settings.sync_limit and ml_games != season.progress.done
-    return render(request, "season.html", season=season, rows=rows, cross=cross, cells=cells, has_ml=has_ml, has_luck=has_luck,
+    final = detail.progress.done + detail.progress.failed
+    ratings_pending = final > settings.sync_limit and ml_games != detail.progress.done
+    return render(request, "season.html", season=detail, rows=rows, cross=cross, cells=cells, has_ml=has_ml, has_luck=has_luck,
                   ml_games=ml_games, ratings_pending=ratings_pending, refresh_s=settings.refresh_s)
 
 
-@router.get("/seasons/{season_id}/fairness", response_class=HTMLResponse)
-def fairness_page(request: Request, season_id: SeasonId, store: StoreDep) -> HTMLResponse:
+@router.get("/seasons/{season}/fairness", response_class=HTMLResponse)
+def fairness_page(request: Request, season: SeasonRef, store: StoreDep) -> HTMLResponse:
     """How to verify the season's deals, with its commitment and, once it is over, its key."""
-    return render(request, "fairness.html", fair=services.fairness(store, season_id))
+    return render(request, "fairness.html", fair=services.fairness(store, services.season_id_of(store, season)))
 
 
 @router.get("/bots", response_class=HTMLResponse)
@@ -90,20 +92,21 @@ def bots_page(request: Request, store: StoreDep) -> HTMLResponse:
     return render(request, "bots.html", bots=services.bots(store, 10_000, 0))
 
 
-@router.get("/bots/{bot_id}", response_class=HTMLResponse)
-def bot_page(request: Request, bot_id: BotId, store: StoreDep, refresher: RefresherDep, settings: SettingsDep,
+@router.get("/bots/{bot}", response_class=HTMLResponse)
+def bot_page(request: Request, bot: BotRef, store: StoreDep, refresher: RefresherDep, settings: SettingsDep,
              season_id: FilterText = None) -> HTMLResponse:
     sid = _opt_int(season_id, "season_id")
-    bot = services.bot_detail(store, bot_id, sid, settings.latency_games)
-    chart_season = sid if sid is not None else (bot.seasons[0].id if bot.seasons else None)
+    bot_id = services.bot_id_of(store, bot)
+    detail = services.bot_detail(store, bot_id, sid, settings.latency_games)
+    chart_season = sid if sid is not None else (detail.seasons[0].id if detail.seasons else None)
     history: Markup = Markup('<p class="muted">Not seated in any season yet.</p>')
     if chart_season is not None:
         ratings = services.rating_history(store, refresher, bot_id, chart_season, settings.sync_limit)
         history = charts.line_chart([p.elo for p in ratings.points])
         if ratings.computing:
             history += Markup('<p class="muted small">Updating: a newer history is being computed.</p>')
-    hist = charts.histogram(bot.latency.edges, bot.latency.bins)
-    return render(request, "bot.html", bot=bot, history=history, chart_season=chart_season, latency_chart=hist,
+    hist = charts.histogram(detail.latency.edges, detail.latency.bins)
+    return render(request, "bot.html", bot=detail, history=history, chart_season=chart_season, latency_chart=hist,
                   ladder_entrants=ladders.bot_entrants(store, bot_id))
 
 

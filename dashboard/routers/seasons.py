@@ -6,12 +6,12 @@ from fastapi import APIRouter, HTTPException
 
 from dashboard import services
 from dashboard.deps import RefresherDep, SettingsDep, StoreDep
-from dashboard.params import SeasonId
+from dashboard.params import SeasonRef
 from dashboard.schemas import CrosstableOut, ErrorOut, FairnessOut, SeasonDetailOut, StandingOut, VerificationOut
 from store.reads.seasons import SeasonSummary
 
 router = APIRouter(prefix="/seasons", tags=["seasons"])
-NOT_FOUND = {404: {"model": ErrorOut, "description": "no season with this id"}}
+NOT_FOUND = {404: {"model": ErrorOut, "description": "no season with this id or name (the detail names close ones)"}}
 
 
 @router.get("", response_model=list[SeasonSummary], summary="All seasons with their progress, newest first")
@@ -19,37 +19,37 @@ def list_seasons(store: StoreDep) -> list[SeasonSummary]:
     return services.seasons(store)
 
 
-@router.get("/{season_id}", response_model=SeasonDetailOut, responses=NOT_FOUND, summary="One season")
-def get_season(season_id: SeasonId, store: StoreDep) -> SeasonDetailOut:
-    return services.season_detail(store, season_id)
+@router.get("/{season}", response_model=SeasonDetailOut, responses=NOT_FOUND, summary="One season, by id or by name")
+def get_season(season: SeasonRef, store: StoreDep) -> SeasonDetailOut:
+    return services.season_detail(store, services.season_id_of(store, season))
 
 
-@router.get("/{season_id}/fairness", response_model=FairnessOut, responses=NOT_FOUND,
+@router.get("/{season}/fairness", response_model=FairnessOut, responses=NOT_FOUND,
             summary="How the season's deals are made and verified: its commitment and, once it is over, its key")
-def get_fairness(season_id: SeasonId, store: StoreDep) -> FairnessOut:
-    return services.fairness(store, season_id)
+def get_fairness(season: SeasonRef, store: StoreDep) -> FairnessOut:
+    return services.fairness(store, services.season_id_of(store, season))
 
 
-@router.get("/{season_id}/verification", response_model=VerificationOut,
+@router.get("/{season}/verification", response_model=VerificationOut,
             responses={**NOT_FOUND, 409: {"model": ErrorOut, "description": "the season is not over: its key is not "
                                           "published yet"}},
             summary="Once the season is over: its key, every game's stored fields and the ratings, for verifying it")
-def get_verification(season_id: SeasonId, store: StoreDep) -> VerificationOut:
+def get_verification(season: SeasonRef, store: StoreDep) -> VerificationOut:
     try:
-        return services.verification(store, season_id)
+        return services.verification(store, services.season_id_of(store, season))
     except services.NotOverYet as exc:
         raise HTTPException(409, str(exc)) from None
 
 
-@router.get("/{season_id}/standings", response_model=list[StandingOut], responses=NOT_FOUND,
+@router.get("/{season}/standings", response_model=list[StandingOut], responses=NOT_FOUND,
             summary="The season's standings, best first")
-def get_standings(season_id: SeasonId, store: StoreDep, refresher: RefresherDep,
+def get_standings(season: SeasonRef, store: StoreDep, refresher: RefresherDep,
                   settings: SettingsDep) -> list[StandingOut]:
-    return services.standings(store, refresher, season_id, settings.sync_limit)
+    return services.standings(store, refresher, services.season_id_of(store, season), settings.sync_limit)
 
 
-@router.get("/{season_id}/crosstable", response_model=CrosstableOut, responses=NOT_FOUND,
+@router.get("/{season}/crosstable", response_model=CrosstableOut, responses=NOT_FOUND,
             summary="Head-to-head results of the season's bots")
-def get_crosstable(season_id: SeasonId, store: StoreDep, refresher: RefresherDep,
+def get_crosstable(season: SeasonRef, store: StoreDep, refresher: RefresherDep,
                    settings: SettingsDep) -> CrosstableOut:
-    return services.crosstable(store, refresher, season_id, settings.sync_limit)
+    return services.crosstable(store, refresher, services.season_id_of(store, season), settings.sync_limit)

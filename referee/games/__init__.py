@@ -147,7 +147,11 @@ def package(game: GameName) -> str:
     try:
         return f"{__name__}.{protocol_games.field_of(game)}"
     except (ValueError, AttributeError, TypeError):
-        raise ValueError(f"unknown game {game!r}; games: {names_text()}") from None
+        import difflib
+
+        close = difflib.get_close_matches(str(game).lower(), games(), n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"unknown game {game!r}{hint}; games: {names_text()}") from None
 
 
 def spec(game: GameName) -> GameSpec:

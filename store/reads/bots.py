@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session, aliased
 
 from referee.games import spec
 from store.db import NotFound
-from store.models import Bot, Game, GameSeat, Rating, Replay, Season, SeasonBotStatus, SeasonStatus
+from store.models import Bot, Game, GameSeat, GameStatus, Rating, Replay, Season, SeasonBotStatus, SeasonStatus
 from store.replays import decode_json
 from store.sealing import published
 from store.reads import doc
@@ -171,6 +171,14 @@ class BotReads:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+
+    def games_played(self) -> dict[int, int]:
+        """``{bot id: games}``: every bot's seats in games stored as done, all seasons (sealed ones
+        included: a count, not a result). Bots without one are absent. One grouped query."""
+        with self._db.read() as s:
+            rows = s.execute(select(GameSeat.bot_id, func.count()).join(Game, Game.id == GameSeat.game_id)
+                             .where(Game.status == GameStatus.DONE).group_by(GameSeat.bot_id)).all()
+        return {bot_id: int(n) for bot_id, n in rows}
 
     def bot_seasons(self, bot_id: int) -> list[BotSeason]:
         """The seasons a bot sits in, newest first: id, name, game, status, its done games and Elo. Raises NotFound."""

@@ -18,10 +18,11 @@ from sqlalchemy import and_, case, func, select
 from sqlalchemy.orm import Session, aliased
 
 from store.db import NotFound
-from store.models import Bot, Game, GameSeat, GameStatus, Season, SeasonBotStatus, SeasonStatus
+from store.models import Bot, Game, GameSeat, GameStatus, Season, SeasonBotStatus
 from store.ratings import stored_ratings
 from store.sealing import published
 from store.reads import doc
+from store.seasons import IS_CANCELLED, progress_counts, season_state
 from store.session import Database
 
 #: What the API says of a season's commitment.
@@ -48,6 +49,8 @@ class Progress:
     failed: int
     total: int
     not_played: int = field(default=0, metadata=doc("games a bot suspended from the season could not play (never rated)"))
+    cancelled: int = field(default=0, metadata=doc(
+        "games never played because the season was cancelled (never rated; rules §4.11)"))
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,8 @@ class SeasonSummary:
     id: int
     name: str
     game: str = field(metadata=doc("the game's name"))
-    status: str = field(metadata=doc("scheduled, running or done"))
+    status: str = field(metadata=doc(
+        "scheduled, running, paused (its runner stopped; run it again to resume), done, or cancelled (rules §4.11)"))
     created_at: datetime
     finished_at: datetime | None
     progress: Progress
@@ -133,17 +137,18 @@ class SeasonReads:
         """Every season (or just ``season_id``) with its games per status, by id. One grouped query."""
         with self._db.read() as s:
             q = select(Season).order_by(Season.id)
-            cq = select(Game.season_id, Game.status, func.count()).group_by(Game.season_id, Game.status)
+            cq = (select(Game.season_id, Game.status, IS_CANCELLED, func.count())
+                  .group_by(Game.season_id, Game.status, IS_CANCELLED))
             if season_id is not None:
                 q = q.where(Season.id == season_id)
                 cq = cq.where(Game.season_id == season_id)
             seasons = list(s.scalars(q))
-            counts: dict[int, dict[str, int]] = {x.id: {st.value: 0 for st in GameStatus} for x in seasons}
-            for sid, status, n in s.execute(cq):
-                if sid in counts:
-                    counts[sid][GameStatus(status).value] = n
-            return [SeasonSummary(x.id, x.name, x.game, SeasonStatus(x.status).value, x.created_at, x.finished_at,
-                                  Progress(**counts[x.id], total=sum(counts[x.id].values())),
+            rows: dict[int, list[tuple[str, bool, int]]] = {x.id: [] for x in seasons}
+            for sid, status, cancelled, n in s.execute(cq):
+                if sid in rows:
+                    rows[sid].append((status, cancelled, n))
+            return [SeasonSummary(x.id, x.name, x.game, season_state(x.status, x.config), x.created_at, x.finished_at,
+                                  Progress(**progress_counts(rows[x.id])),
                                   bool(x.reproducible), x.commitment, x.chance_scheme, x.chain_head, x.chain_length)
                     for x in seasons]
 

@@ -8,7 +8,7 @@ import pytest
 from arena.registry import token_matches
 from arena.service import REPORT_METADATA_KEY
 from referee.bots import load_bot
-from cardarena.v1 import arena_pb2, bot_pb2
+from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from league.standings import standings_of
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
@@ -56,7 +56,9 @@ def test_register_update_retire_happy_path(arena, bot_server, store: Store) -> N
     assert version_only.bot.version == "2.1" and not version_only.report.checks
 
     listed = stub.ListBots(arena_pb2.ListBotsRequest(), timeout=10)
-    assert [(b.name, b.endpoint) for b in listed.bots] == [("alice.points-1", "")]  # endpoints are not public
+    # a caller on the platform's own machine (loopback) sees endpoints; anyone else does not (below)
+    assert [(b.name, b.endpoint) for b in listed.bots] == [("alice.points-1", moved)]
+    assert listed.bots[0].availability == ""  # not asked: no health check
 
     retired = stub.RetireBot(arena_pb2.RetireBotRequest(name="alice.points-1", token=answer.token), timeout=10)
     assert retired.bot.retired and retired.bot.retired_at.seconds > 0
@@ -328,3 +330,38 @@ def test_a_game_the_bot_does_not_play_is_not_added(arena, bot_server, store: Sto
     assert store.get_bot_by_name("svara-fan") == before
     error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="svara-fan", token=token, games=[0]), timeout=10)
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def _outside_address() -> str | None:
+    """An address of this machine that is not loopback (the route out), or None."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # no packet is sent: the kernel picks the source address
+            address = probe.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
+def test_list_bots_hides_endpoints_from_a_caller_off_the_machine(store: Store, bot_server) -> None:
+    import grpc
+
+    from arena.registry import Registry
+    from arena.service import is_loopback, start_arena_server
+    from tests.arena.conftest import make_config
+
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and not is_loopback("10.0.0.1")
+    assert not is_loopback("localhost")  # a name is not trusted
+    address = _outside_address()
+    if address is None:
+        pytest.skip("this machine has no address but loopback: a caller off the machine cannot be made")
+    store.register_bot("hidden", bot_server(load_bot("points")), "1", "tests", ["svara"])
+    server, port = start_arena_server("unused://", "0.0.0.0", 0, registry=Registry(store, make_config()))
+    try:
+        with grpc.insecure_channel(f"{address}:{port}") as channel:  # the peer the Arena sees is not loopback
+            listed = arena_pb2_grpc.ArenaStub(channel).ListBots(arena_pb2.ListBotsRequest(check=True), timeout=10)
+    finally:
+        server.stop(0)
+    assert [(b.name, b.endpoint, b.availability) for b in listed.bots] == [("hidden", "", "answering")]

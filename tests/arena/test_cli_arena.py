@@ -101,3 +101,53 @@ def test_bot_register_waits_for_an_arena_that_is_starting(store: Store, bot_serv
         assert store.get_bot_by_name("early") is not None
     finally:
         server.stop(0)
+
+
+def test_bot_list_through_the_arena_shows_endpoints_games_played_and_availability(
+        store: Store, bot_server, arena_at: str, dead_endpoint: str, capsys) -> None:
+    import json
+
+    from league.policy import POLICY  # noqa: F401  (the store's policy is the fixture's)
+
+    live = bot_server(load_bot("points"))
+    assert main(["bot", "register", "pointy", "--endpoint", live, "--game", "svara", "--server", arena_at]) == 0
+    gone = store.register_bot("gone", dead_endpoint, "2.0", "tests", ["svara", "rummy"], capacity=3)
+    capsys.readouterr()
+    assert main(["bot", "list", "--json", "--server", arena_at]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["pointy"]["endpoint"] == live and rows["pointy"]["games"] == ["svara"]  # a loopback caller sees endpoints
+    assert rows["pointy"]["availability"] == "answering" and rows["pointy"]["games_played"] == 0
+    assert rows["gone"]["id"] == gone and rows["gone"]["games"] == ["svara", "rummy"] and rows["gone"]["capacity"] == 3
+    assert rows["gone"]["version"] == "2.0" and rows["gone"]["availability"].startswith("not answering: ")
+    assert main(["bot", "list", "--no-check", "--server", arena_at]) == 0
+    table = capsys.readouterr().out
+    assert "pointy" in table and live in table and "answering" not in table
+
+
+def test_bot_register_if_missing_is_idempotent_and_names_a_conflict(store: Store, bot_server, arena_at: str,
+                                                                    capsys) -> None:
+    endpoint = bot_server(load_bot("points"))
+    args = ["bot", "register", "again", "--endpoint", endpoint, "--game", "svara", "--server", arena_at, "--if-missing"]
+    assert main(args) == 0 and "token: " in capsys.readouterr().out
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert f"bot again (id {store.get_bot_by_name('again').id}) is registered already at {endpoint} for svara" in out
+    assert "token" not in out
+    moved = ["bot", "register", "again", "--endpoint", "127.0.0.1:9", "--game", "svara", "--server", arena_at,
+             "--if-missing"]
+    assert main(moved) == 1
+    err = capsys.readouterr().err.strip()
+    assert err == (f"cardarena: error: bot 'again' is registered already at {endpoint}, not 127.0.0.1:9 "
+                   "(`cardarena bot update again --endpoint 127.0.0.1:9` moves it)")
+    assert main(["bot", "register", "again", "--endpoint", endpoint, "--game", "svara", "--server", arena_at]) == 1
+    assert "ALREADY_EXISTS" in capsys.readouterr().err  # without --if-missing: as before
+
+
+def test_a_misspelt_bot_or_season_name_gets_did_you_mean(store: Store, bot_server, arena_at: str, capsys) -> None:
+    endpoint = bot_server(load_bot("points"))
+    assert main(["bot", "register", "pointy", "--endpoint", endpoint, "--game", "svara", "--server", arena_at]) == 0
+    capsys.readouterr()
+    assert main(["bot", "retire", "ponty", "--token", "x", "--server", arena_at]) == 1
+    assert capsys.readouterr().err.strip() == "cardarena: error: NOT_FOUND: no bot named 'ponty'; did you mean 'pointy'?"
+    assert main(["bot", "check", endpoint, "--game", "svra"]) == 2
+    assert "did you mean 'svara'?" in capsys.readouterr().err

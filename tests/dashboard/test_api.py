@@ -18,7 +18,8 @@ def test_seasons_list_and_detail(client: TestClient, world: World) -> None:
     assert r.status_code == 200
     [season] = r.json()
     assert season["name"] == world.season_name
-    assert season["progress"] == {"pending": 1, "running": 1, "done": 3, "failed": 0, "not_played": 0, "total": 5}
+    assert season["progress"] == {"pending": 1, "running": 1, "done": 3, "failed": 0, "not_played": 0, "cancelled": 0,
+                                   "total": 5}
     assert season["status"] == "running"
     r = client.get(f"/api/v1/seasons/{world.season_id}")
     assert r.status_code == 200
@@ -167,6 +168,13 @@ def test_unknown_ids_are_404_with_a_message(client: TestClient, url: str) -> Non
     assert str(MISSING) in r.json()["detail"]
 
 
+@pytest.mark.parametrize("url", ["/api/v1/seasons/0/standings", "/api/v1/seasons/99999999999999999999999/crosstable",
+                                 "/api/v1/bots/0"])
+def test_ids_out_of_range_are_404(client: TestClient, url: str) -> None:
+    r = client.get(url)
+    assert r.status_code == 404 and "ids are 1 to" in r.json()["detail"]
+
+
 def test_404s_that_depend_on_the_data(client: TestClient, world: World) -> None:
     r = client.get(f"/api/v1/bots/{world.bot_ids['alpha']}/ratings", params={"season_id": MISSING})
     assert r.status_code == 404 and "season" in r.json()["detail"]
@@ -179,9 +187,6 @@ def test_404s_that_depend_on_the_data(client: TestClient, world: World) -> None:
 
 
 @pytest.mark.parametrize("url", [
-    "/api/v1/seasons/abc",
-    "/api/v1/seasons/0/standings",
-    "/api/v1/seasons/99999999999999999999999/crosstable",
     "/api/v1/bots?limit=0",
     "/api/v1/bots?limit=100000",
     "/api/v1/bots?offset=-1",
@@ -204,8 +209,8 @@ def test_bad_parameters_are_422(client: TestClient, url: str) -> None:
 def test_openapi_documents_the_api(client: TestClient) -> None:
     schema = client.get("/openapi.json").json()
     paths = set(schema["paths"])
-    assert {"/api/v1/seasons", "/api/v1/seasons/{season_id}/standings", "/api/v1/seasons/{season_id}/crosstable",
-            "/api/v1/bots", "/api/v1/bots/{bot_id}", "/api/v1/bots/{bot_id}/ratings", "/api/v1/games",
+    assert {"/api/v1/seasons", "/api/v1/seasons/{season}/standings", "/api/v1/seasons/{season}/crosstable",
+            "/api/v1/bots", "/api/v1/bots/{bot}", "/api/v1/bots/{bot}/ratings", "/api/v1/games",
             "/api/v1/games/{game_id}", "/api/v1/replays/{game_id}", "/api/v1/replays/{game_id}/download"} <= paths
     assert not any(p.startswith("/seasons") or p == "/" for p in paths)  # pages stay out of the API schema
 

@@ -18,7 +18,7 @@ def test_home_lists_the_season_with_progress(client: TestClient, world: World) -
     r = client.get("/")
     assert r.status_code == 200
     assert world.season_name in r.text
-    assert '<b class="n-done">3</b> / <span class="n-total">5</span>' in r.text
+    assert "<b class=\"n-done\">3</b> done of <span class=\"n-total\">5</span>" in r.text
     assert "/static/live.js" in r.text
 
 
@@ -65,14 +65,14 @@ def test_replay_page_embeds_the_full_record_after_the_game(client: TestClient, w
 
 
 @pytest.mark.parametrize("url", [f"/seasons/{MISSING}", f"/bots/{MISSING}", f"/games/{MISSING}",
-                                 f"/bots/1?season_id={MISSING}", "/nowhere"])
+                                 f"/bots/1?season_id={MISSING}", "/nowhere", "/seasons/x", "/bots/nobody"])
 def test_unknown_pages_are_404(client: TestClient, url: str) -> None:
     r = client.get(url)
     assert r.status_code == 404
     assert 'id="error-detail"' in r.text
 
 
-@pytest.mark.parametrize("url", ["/seasons/x", "/games?season_id=abc", "/games?status=finished", "/games?fault=maybe",
+@pytest.mark.parametrize("url", ["/games?season_id=abc", "/games?status=finished", "/games?fault=maybe",
                                  "/games?result=win", "/games?page=0", "/bots/1?season_id=-4", "/games/0"])
 def test_bad_page_parameters_are_422(client: TestClient, url: str) -> None:
     r = client.get(url)
@@ -103,7 +103,7 @@ def test_an_unknown_game_has_no_replay_module(client: TestClient, name: str) -> 
 def test_the_api_reference_is_a_local_page(client: TestClient) -> None:
     r = client.get("/api")
     assert r.status_code == 200
-    for path in ("/api/v1/seasons/{season_id}/standings", "/api/v1/games", "/api/v1/replays/{game_id}"):
+    for path in ("/api/v1/seasons/{season}/standings", "/api/v1/games", "/api/v1/replays/{game_id}"):
         assert f"<code>{path}</code>" in r.text
     assert client.get("/docs").status_code == 404  # FastAPI's page loads scripts from a CDN: off
     assert client.get("/openapi.json").status_code == 200

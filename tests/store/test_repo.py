@@ -82,7 +82,8 @@ def test_create_season_writes_all_games(store: Store, bots: list[int]) -> None:
     assert season is not None and season == store.get_season_by_name("s1")
     assert (season.game, season.params, season.time_control, season.seed, season.config, season.status) == (
         "svara", {"hands": 5}, {"deadline_ms": 800}, 7, {"table_size": 3}, SeasonStatus.SCHEDULED)
-    assert store.season_progress(sid) == {"pending": 4, "running": 0, "done": 0, "failed": 0, "not_played": 0, "total": 4}
+    assert store.season_progress(sid) == {"pending": 4, "running": 0, "done": 0, "failed": 0, "not_played": 0, "cancelled": 0,
+                                             "total": 4}
     games = store.list_games(sid)
     assert [g.number for g in games] == [0, 1, 2, 3]
     assert [g.seed for g in games] == [100, 101, 102, 103]
@@ -250,7 +251,8 @@ def test_three_voids_fail_the_game_and_it_is_not_rated(store: Store, bots: list[
     rows = {r.name: r for r in standings_of(store, sid)}
     assert rows["a"].games == 0 and rows["a"].elo == 1500.0  # the failed game is shown, not rated
     assert rows["b"].games == 1 and rows["b"].elo == 1516.0
-    assert store.season_progress(sid) == {"pending": 0, "running": 0, "done": 1, "failed": 1, "not_played": 0, "total": 2}
+    assert store.season_progress(sid) == {"pending": 0, "running": 0, "done": 1, "failed": 1, "not_played": 0, "cancelled": 0,
+                                          "total": 2}
     assert store.get_season(sid).status == SeasonStatus.DONE  # type: ignore[union-attr]
     assert [g.id for g in store.list_games(sid, status="failed")] == [first]
 

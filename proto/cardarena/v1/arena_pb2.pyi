@@ -11,7 +11,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ArenaBot(_message.Message):
-    __slots__ = ("id", "name", "endpoint", "version", "author", "games", "capacity", "created_at", "retired", "retired_at")
+    __slots__ = ("id", "name", "endpoint", "version", "author", "games", "capacity", "created_at", "retired", "retired_at", "games_played", "availability")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     ENDPOINT_FIELD_NUMBER: _ClassVar[int]
@@ -22,6 +22,8 @@ class ArenaBot(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     RETIRED_FIELD_NUMBER: _ClassVar[int]
     RETIRED_AT_FIELD_NUMBER: _ClassVar[int]
+    GAMES_PLAYED_FIELD_NUMBER: _ClassVar[int]
+    AVAILABILITY_FIELD_NUMBER: _ClassVar[int]
     id: int
     name: str
     endpoint: str
@@ -32,7 +34,9 @@ class ArenaBot(_message.Message):
     created_at: _timestamp_pb2.Timestamp
     retired: bool
     retired_at: _timestamp_pb2.Timestamp
-    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., endpoint: _Optional[str] = ..., version: _Optional[str] = ..., author: _Optional[str] = ..., games: _Optional[_Iterable[_Union[_bot_pb2.Game, str]]] = ..., capacity: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired: _Optional[bool] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    games_played: int
+    availability: str
+    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., endpoint: _Optional[str] = ..., version: _Optional[str] = ..., author: _Optional[str] = ..., games: _Optional[_Iterable[_Union[_bot_pb2.Game, str]]] = ..., capacity: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired: _Optional[bool] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., games_played: _Optional[int] = ..., availability: _Optional[str] = ...) -> None: ...
 
 class EntryCheck(_message.Message):
     __slots__ = ("name", "passed", "detail")
@@ -117,10 +121,12 @@ class RetireBotResponse(_message.Message):
     def __init__(self, bot: _Optional[_Union[ArenaBot, _Mapping]] = ...) -> None: ...
 
 class ListBotsRequest(_message.Message):
-    __slots__ = ("include_retired",)
+    __slots__ = ("include_retired", "check")
     INCLUDE_RETIRED_FIELD_NUMBER: _ClassVar[int]
+    CHECK_FIELD_NUMBER: _ClassVar[int]
     include_retired: bool
-    def __init__(self, include_retired: _Optional[bool] = ...) -> None: ...
+    check: bool
+    def __init__(self, include_retired: _Optional[bool] = ..., check: _Optional[bool] = ...) -> None: ...
 
 class ListBotsResponse(_message.Message):
     __slots__ = ("bots",)

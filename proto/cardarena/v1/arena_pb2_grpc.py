@@ -119,7 +119,9 @@ class ArenaServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListBots(self, request, context):
-        """ListBots lists the registered bots (public: no endpoints, no tokens).
+        """ListBots lists the registered bots (public: no tokens; endpoints only to a caller on the
+        platform's own machine, a loopback address), with the games each played and, if asked
+        (check), whether each active bot answers its health check now.
         Deadline: 10 s. Errors: UNAVAILABLE only.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)

@@ -1,0 +1,26 @@
+"""The home page in a real browser (headless Chromium): it polls the API while a season runs, and stops
+for a cancelled season (rules §4.11) even while one of its games is still running."""
+
+from __future__ import annotations
+
+from tests.dashboard.conftest import World
+from tests.dashboard.test_browser import base_url, page, serve  # noqa: F401  (fixtures)
+
+
+def _polls(page, base_url: str, seconds: float) -> int:  # noqa: F811
+    """Requests the home page makes to the seasons API within ``seconds`` of loading it (refresh every 1 s)."""
+    seen: list[str] = []
+    page.on("request", lambda request: seen.append(request.url) if request.url.endswith("/api/v1/seasons") else None)
+    page.goto(base_url + "/")
+    page.wait_for_timeout(seconds * 1000)  # (events are delivered while Playwright waits)
+    return len(seen)
+
+
+def test_the_home_page_polls_a_running_season_and_not_a_cancelled_one(page, base_url: str, world: World) -> None:  # noqa: F811
+    assert _polls(page, base_url, 3.5) >= 2  # running (a game is running): live
+    world.store.cancel_season(world.season_id, "abandoned")
+    assert world.store.season_progress(world.season_id)["running"] == 1  # still running: the season is not over
+    assert _polls(page, base_url, 3.5) == 0
+    assert page.locator("#seasons .status").inner_text() == "cancelled"
+    assert not page.locator("#live-note").is_visible()
+    assert page.locator("#seasons .c-cancelled").inner_text() == "1"
