@@ -46,6 +46,11 @@ HOSTS = {"broker": 2, "store": 3, "worker-a": 4, "worker-b": 5, "bots": 6, "orga
 BOTS = (("odds", "odds-a", 50061, 1), ("random", "random-b", 50062, 2), ("odds", "odds-c", 50063, 3),
         ("examples.python.bot:ExampleBot", "example-d", 50064, 4))
 PG_PORT = 5432
+#: PostgreSQL's idle_in_transaction_session_timeout on the store host, ms (deploy/README.md, "A host cut
+#: off mid-transaction"): a worker host cut off between two statements of a transaction leaves its
+#: session holding row locks (the season's, its bots') until TCP gives up, hours later, and every
+#: claim and the sweeper wait behind them; the server ends such a session after this.
+IDLE_IN_TRANSACTION_MS = 3000
 REDIS_PORT = 6379
 
 
@@ -298,7 +303,7 @@ def _start_store(cluster: Cluster) -> str:
     addr = cluster.addr("store")
     done = cluster.run("store", [str(pg_ctl), "-D", str(pgdata), "-w", "-l", str(pgdata / "server.log"), "-o",
                                  f"-c listen_addresses={addr} -p {PG_PORT} -k {pgdata} -c fsync=off "
-                                 f"-c max_connections=200", "start"], user="postgres", timeout_s=120)
+                                 f"-c max_connections=200 -c idle_in_transaction_session_timeout={IDLE_IN_TRANSACTION_MS}", "start"], user="postgres", timeout_s=120)
     if done.returncode != 0:
         raise RuntimeError(f"pg_ctl start failed: {done.stdout[-1000:]}{done.stderr[-1000:]}")
     import psycopg  # the store's own driver
