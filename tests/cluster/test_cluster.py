@@ -27,7 +27,7 @@ from store import Store, open_store
 
 LONG = os.environ.get("CARDARENA_CLUSTER_PROFILE", "short") == "long"
 #: Games per season, and trials per fault.
-GAMES = 600 if LONG else 240
+GAMES = 600 if LONG else 160
 TRIALS = 3 if LONG else 1
 #: The workers' lease (CARDARENA_LEASE_S), seconds: a worker host cut longer than this loses its games.
 LEASE_S = 6.0
