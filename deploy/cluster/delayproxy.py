@@ -35,8 +35,20 @@ class DelayProxy:
     def stop(self) -> None:
         """Stop listening and drop every connection."""
         if self._loop.is_running():
+            try:
+                asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop).result(5)
+            except Exception:  # noqa: BLE001 - stopping anyway
+                pass
             self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(5)
+
+    async def _shutdown(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
@@ -53,7 +65,11 @@ class DelayProxy:
         except OSError:
             client_w.close()
             return
-        await asyncio.gather(self._pipe(client_r, server_w), self._pipe(server_r, client_w), return_exceptions=True)
+        try:
+            await asyncio.gather(self._pipe(client_r, server_w), self._pipe(server_r, client_w), return_exceptions=True)
+        except asyncio.CancelledError:  # stop(): the connection is dropped
+            client_w.close()
+            server_w.close()
 
     async def _pipe(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         """Copy ``reader`` to ``writer``, each chunk written delay_ms/2 after it was read, in order."""
