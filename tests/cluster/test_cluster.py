@@ -165,8 +165,11 @@ def test_a_worker_host_cut_past_its_lease(deployment: Deployment, store: Store) 
         assert again, "no game was running on worker-a when it was cut"
         assert run.audit.voided, run.audit.voided
         assert sum(run.audit.faults.values()) == 0  # the cut worker's bot calls failed, charged to no bot
-        # worker-a is back: it reconnects and plays again
+        # worker-a is back, and its late attempts were refused: stopped before a bot call, or their result
+        # rejected (the service's outcome "stale": nothing stored)
         assert deployment.workers["worker-a"].alive()
+        log = deployment.workers["worker-a"].log.read_text(errors="replace")
+        assert len(re.findall(r"game \d+: stale", log)) >= trial + 1, "worker-a's late attempts were not refused"
 
 
 def test_the_bot_host_cut_briefly(deployment: Deployment, store: Store) -> None:
