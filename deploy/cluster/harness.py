@@ -257,10 +257,11 @@ class Deployment:
             argv[0] = str(Path(sys.executable).parent / "cardarena")
         return argv
 
-    def start_worker(self, host: str, concurrency: int = 2) -> Proc:
-        """Start the guide's worker on ``host`` and wait until it consumes. Raises RuntimeError."""
+    def start_worker(self, host: str, concurrency: int = 2, extra_env: dict[str, str] | None = None) -> Proc:
+        """Start the guide's worker on ``host`` (``extra_env`` added to its environment, e.g. a clock
+        shifted by libfaketime) and wait until it consumes. Raises RuntimeError."""
         argv = self.cardarena("worker", {"CONCURRENCY": str(concurrency), "WORKER_NAME": f"{host}@cluster"})
-        proc = self.cluster.start(host, "worker", argv, self.env())
+        proc = self.cluster.start(host, "worker", argv, {**self.env(), **(extra_env or {})})
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             if b" ready." in proc.log.read_bytes():

@@ -21,9 +21,11 @@ from pathlib import Path
 import pytest
 
 from deploy.cluster.audit import Audit
-from deploy.cluster.harness import Cluster, Deployment, Proc, new_workdir, start_deployment, unavailable
+from deploy.cluster.harness import REPO, Cluster, Deployment, Proc, new_workdir, start_deployment, unavailable, wait_port
 from league.policy import POLICY
 from store import Store, open_store
+from tests.workers.test_busy_retry_clock import MAX_IDLE_S, longest_idle_s
+from tests.workers.test_clocks import LIBFAKETIME, shifted
 
 LONG = os.environ.get("CARDARENA_CLUSTER_PROFILE", "short") == "long"
 #: Games per season, and trials per fault.
@@ -215,3 +217,32 @@ def test_the_store_or_the_broker_host_cut_and_restored(deployment: Deployment, s
         record(deployment, f"{host} host cut 5 s", run)
         assert_clean(run)
         assert run.audit.statuses == {"done": sum(run.audit.statuses.values())}
+
+
+@pytest.mark.parametrize("skew_s", [60])
+def test_a_worker_host_a_minute_off(deployment: Deployment, store: Store, skew_s: int) -> None:
+    """Last in the module: worker-b runs with its clock a minute off (libfaketime) beside worker-a, in a
+    season with a capacity-1 bot: no game refused for capacity waits on a worker's clock. (The follower's
+    resend of a message unclaimed for 10 s bounds such a wait here; tests/workers/test_busy_retry_clock.py
+    turns that off and shows the minute-long hold the old retry made.)"""
+    if not LIBFAKETIME.exists():
+        pytest.skip(f"libfaketime is not installed ({LIBFAKETIME}): apt-get install faketime")
+    addr = deployment.cluster.addr("bots")
+    values = {"BOT": "tests.workers.slowbots:OneAtATime", "BOT_ADDR": addr, "BOT_PORT": "50070", "SEED": "5"}
+    deployment.cluster.start("bots", "bot-one-at-a-time", deployment.cardarena("bot", values), {"PYTHONPATH": str(REPO)})
+    wait_port(addr, 50070, 60, "the capacity-1 bot")
+    done = deployment.cluster.run("bots", deployment.cardarena("register", {
+        **values, "NAME": "one-at-a-time", "SERVER_ADDR": deployment.cluster.addr("organiser")}), timeout_s=180)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert store.get_bot_by_name("one-at-a-time").capacity == 1
+    deployment.cluster.stop(deployment.workers.pop("worker-b"))
+    deployment.start_worker("worker-b", extra_env=shifted(skew_s))
+    deployment.bots.append("one-at-a-time")
+    try:
+        run = play(deployment, store, f"skew-{skew_s}", games=30)
+    finally:
+        deployment.bots.remove("one-at-a-time")
+    record(deployment, f"worker-b clock {skew_s:+d} s, a capacity-1 bot", run)
+    assert_clean(run)
+    idle_s, games = longest_idle_s(deployment.db_url, store.get_season_by_name(f"skew-{skew_s}").id, "one-at-a-time")
+    assert games >= 10 and idle_s < MAX_IDLE_S, f"one-at-a-time sat idle {idle_s:.1f} s between two of its {games} games"
