@@ -23,7 +23,7 @@ import pytest
 from deploy.cluster.audit import Audit
 from deploy.cluster.harness import REPO, Cluster, Deployment, Proc, new_workdir, start_deployment, unavailable, wait_port
 from league.policy import POLICY
-from store import Store, open_store
+from store import GameStatus, Store, open_store
 from tests.workers.test_busy_retry_clock import MAX_IDLE_S, longest_idle_s
 from tests.workers.test_clocks import LIBFAKETIME, shifted
 
@@ -147,9 +147,26 @@ def children(pid: int) -> set[int]:
 
 
 def test_a_worker_host_cut_past_its_lease(deployment: Deployment, store: Store) -> None:
+    def on_worker_a(season_id: int) -> set[int]:
+        """Ids of the games running now on worker-a's pool processes (their lease owner is host:pid)."""
+        kids = children(deployment.workers["worker-a"].process.pid)
+        return {g.id for g in store.list_games(season_id, status=GameStatus.RUNNING, limit=10**6)
+                if g.lease_owner and int(g.lease_owner.rsplit(":", 1)[1]) in kids}
+
     def cut_worker(season_id: int) -> float:
-        cut_at = time.time()
-        deployment.cluster.cut("worker-a")
+        # cut while worker-a holds a game: cut as soon as one runs there, and if every game it held
+        # finished before the link went down, restore and try again
+        for _ in range(200):
+            if not on_worker_a(season_id):
+                time.sleep(0.02)
+                continue
+            cut_at = time.time()
+            deployment.cluster.cut("worker-a")
+            if on_worker_a(season_id):
+                break
+            deployment.cluster.restore("worker-a")
+        else:
+            raise AssertionError("worker-a never held a game long enough to be cut")
         time.sleep(LEASE_S + 6)
         deployment.cluster.restore("worker-a")
         # its games were voided (lease expired) and done again on worker-b: seconds from the cut to the last
