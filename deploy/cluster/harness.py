@@ -272,10 +272,13 @@ class Deployment:
             time.sleep(0.2)
         raise RuntimeError(f"worker on {host} did not become ready:\n{proc.log.read_text(errors='replace')[-2000:]}")
 
-    def season_create(self, name: str, games: int, suspend_after_s: float = 600.0) -> None:
-        """Create a season of every bot with the guide's command, on the organiser host. Raises RuntimeError."""
+    def season_create(self, name: str, games: int, suspend_after_s: float = 600.0, deadline_s: float = 1.0,
+                      time_bank_s: float = 10.0) -> None:
+        """Create a season of every bot with the guide's command, on the organiser host (the time control:
+        ``deadline_s`` a decision, ``time_bank_s`` a seat's bank, rules §4.1). Raises RuntimeError."""
         argv = self.cardarena("season create", {"SEASON": name, "BOTS": ",".join(self.bots), "GAMES": str(games),
-                                                "SUSPEND_AFTER": f"{suspend_after_s:g}"})
+                                                "SUSPEND_AFTER": f"{suspend_after_s:g}", "DEADLINE": f"{deadline_s:g}",
+                                                "TIME_BANK": f"{time_bank_s:g}"})
         done = self.cluster.run("organiser", argv, self.env())
         if done.returncode != 0:
             raise RuntimeError(f"season create failed: {done.stdout[-1500:]}{done.stderr[-1500:]}")
