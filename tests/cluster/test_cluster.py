@@ -4,8 +4,9 @@ games per status, attempts, results per game, stored Elo against Elo recomputed,
 
 Needs root and ``ip netns`` (CI runs as root) and PostgreSQL's initdb/pg_ctl; skips saying which is
 missing otherwise. ``CARDARENA_CLUSTER_PROFILE=long`` plays longer seasons and repeats each fault
-(``TRIALS``); the default (short) profile is CI's. Each test appends its row to the fault table
-(``fault_table.jsonl`` in the deployment's work directory, printed at the end of the module).
+(``TRIALS``; the suspension and clock tests run once); the default (short) profile is CI's. Each
+test appends its row to the fault table (``fault_table.jsonl`` in the deployment's work directory,
+printed at the end of the module).
 """
 
 from __future__ import annotations
