@@ -1,0 +1,1 @@
+"""Deployment: the compose file, the Kubernetes manifests, and the cluster harness (deploy.cluster)."""
