@@ -8,7 +8,12 @@ SQLite (the default) and PostgreSQL run the same code:
   transactions start with ``BEGIN IMMEDIATE`` so that many processes writing
   queue on the lock up front rather than failing on a read-to-write upgrade.
 - PostgreSQL (``postgresql+psycopg://``): READ COMMITTED; the repository's
-  conditional UPDATEs and row locks give the same guarantees.
+  conditional UPDATEs and row locks give the same guarantees. A session left idle
+  in a transaction is ended by the server after ``PG_IDLE_IN_TRANSACTION_S``
+  seconds unless the server (or the database) sets its own
+  ``idle_in_transaction_session_timeout``: a worker whose host loses its network
+  between two statements would otherwise hold its row locks (a season's, its
+  bots') until TCP gives up, hours later, and every claim would wait behind them.
 
 The schema is owned by Alembic: :func:`migrate` upgrades to head on the
 engine's own connection, with the script location taken from this package
@@ -40,6 +45,10 @@ SQLITE_BUSY_TIMEOUT_S = 30.0
 #: How long to wait for a PostgreSQL server to accept a connection (seconds),
 #: unless the URL says ``?connect_timeout=``.
 PG_CONNECT_TIMEOUT_S = 10
+#: Seconds after which PostgreSQL ends a session idle in a transaction (a worker cut off mid-transaction),
+#: where the server or the database sets no such timeout of its own (``idle_in_transaction_session_timeout``).
+#: No transaction of the store waits on anything but the database between its statements.
+PG_IDLE_IN_TRANSACTION_S = 10
 #: Execution option marking a connection whose transactions write.
 _WRITE = "cardarena_write"
 #: Key of the PostgreSQL advisory lock serialising concurrent migrations.
@@ -133,6 +142,8 @@ def create_store_engine(url: str) -> Engine:
         raise StoreUnavailable(f"bad database URL {shown}: {_one_line(e)}") from e
     if backend == "sqlite":
         _configure_sqlite(engine)
+    elif backend == "postgresql":
+        _configure_postgresql(engine)
     return engine
 
 
@@ -165,6 +176,16 @@ def enable_wal(cursor: Any, budget_s: float = SQLITE_BUSY_TIMEOUT_S) -> None:
                 raise
         time.sleep(delay)
         delay = min(2 * delay, 0.2)
+
+
+def _configure_postgresql(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        with dbapi_connection.cursor() as cur:
+            cur.execute("SHOW idle_in_transaction_session_timeout")
+            if cur.fetchone()[0] in ("0", "0ms"):  # the server sets none: ours, for this session only
+                cur.execute(f"SET idle_in_transaction_session_timeout = '{PG_IDLE_IN_TRANSACTION_S}s'")
+        dbapi_connection.commit()
 
 
 def _configure_sqlite(engine: Engine) -> None:

@@ -1,0 +1,63 @@
+"""A worker cut off in the middle of a transaction must not hold its row locks for hours (store.db):
+PostgreSQL ends a session idle in a transaction after ``PG_IDLE_IN_TRANSACTION_S`` seconds, unless
+the server or the database sets its own timeout, which is kept."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+
+from store import db as store_db
+from tests.store.conftest import PgDatabase
+
+
+@pytest.fixture
+def pg_url(pg_database: PgDatabase) -> str:
+    if pg_database.url is None:
+        pytest.skip(pg_database.reason)
+    return pg_database.url
+
+
+def show(url: str) -> str:
+    engine = store_db.create_store_engine(url)
+    try:
+        with engine.connect() as conn:
+            return str(conn.execute(text("SHOW idle_in_transaction_session_timeout")).scalar())
+    finally:
+        engine.dispose()
+
+
+def test_the_store_sets_a_timeout_where_the_server_has_none(pg_url: str) -> None:
+    assert show(pg_url) == f"{store_db.PG_IDLE_IN_TRANSACTION_S}s"
+
+
+def test_a_timeout_the_server_sets_is_kept(pg_url: str) -> None:
+    url = make_url(pg_url).update_query_dict({"options": "-c idle_in_transaction_session_timeout=3s"})
+    assert show(url.render_as_string(hide_password=False)) == "3s"
+
+
+def test_a_lock_held_by_a_session_idle_in_a_transaction_is_released(pg_url: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_db, "PG_IDLE_IN_TRANSACTION_S", 1)
+    engine = store_db.create_store_engine(pg_url)
+    try:
+        with engine.connect() as setup:
+            setup.execute(text("CREATE TABLE IF NOT EXISTS idle_lock_probe (id int PRIMARY KEY)"))
+            setup.execute(text("INSERT INTO idle_lock_probe VALUES (1) ON CONFLICT DO NOTHING"))
+            setup.commit()
+        stuck = engine.connect()  # a worker that took a row lock, then lost its network
+        stuck.execute(text("SELECT id FROM idle_lock_probe WHERE id = 1 FOR UPDATE"))
+        time.sleep(2.5)
+        with engine.connect() as other:
+            other.execute(text("SET lock_timeout = '2s'"))
+            assert other.execute(text("SELECT id FROM idle_lock_probe WHERE id = 1 FOR UPDATE")).scalar() == 1
+            other.rollback()
+        stuck.invalidate()
+    finally:
+        with engine.connect() as conn:
+            conn.execute(text("DROP TABLE IF EXISTS idle_lock_probe"))
+            conn.commit()
+        engine.dispose()
