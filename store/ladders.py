@@ -146,6 +146,8 @@ class Ladders:
         self._db = db
         self._policy = policy
         self._seasons = seasons
+        #: games per status of the epochs that are closed with every game final: they never change again
+        self._final_epochs: dict[int, dict[str, int]] = {}
 
     # ----------------------------------------------------------- ladders
 
@@ -389,13 +391,29 @@ class Ladders:
                 Game.season_id.in_(ids), Game.status == GameStatus.PENDING, Game.deferrals > 0)).all())
 
     def ladder_progress(self, ladder_id: int) -> dict[str, int]:
-        """Games per status over all the ladder's epochs (as ``season_progress``), with ``total``."""
-        ids = select(Season.id).where(Season.ladder_id == ladder_id).scalar_subquery()
+        """Games per status over all the ladder's epochs (as ``season_progress``), with ``total``.
+
+        Counts only the epochs still open or with games not final: a closed epoch whose games are all
+        final never changes (no game is added to a closed epoch, rules §5.1), so its counts are kept in
+        this object after the first read, and a runner's progress costs the same at a million games."""
+        counts = {st.value: 0 for st in GameStatus}
         with self._db.read_rows() as conn:
-            counts = {st.value: 0 for st in GameStatus}
-            for status, n in conn.execute(select(Game.status, func.count()).where(Game.season_id.in_(ids))
-                                          .group_by(Game.status)):
-                counts[GameStatus(status).value] = n
+            epochs = conn.execute(select(Season.id, Season.status, Season.config)
+                                  .where(Season.ladder_id == ladder_id)).all()
+            live = [e.id for e in epochs if e.id not in self._final_epochs]
+            per: dict[int, dict[str, int]] = {sid: {st.value: 0 for st in GameStatus} for sid in live}
+            if live:
+                for sid, status, n in conn.execute(select(Game.season_id, Game.status, func.count())
+                                                   .where(Game.season_id.in_(live))
+                                                   .group_by(Game.season_id, Game.status)):
+                    per[sid][GameStatus(status).value] = n
+        for e in epochs:
+            got = self._final_epochs.get(e.id) or per[e.id]
+            if e.id not in self._final_epochs and (e.config or {}).get(EPOCH_KEY, {}).get("closed") \
+                    and SeasonStatus(e.status) == SeasonStatus.DONE and not got["pending"] + got["running"]:
+                self._final_epochs[e.id] = got
+            for k, n in got.items():
+                counts[k] += n
         counts["total"] = sum(counts.values())
         return counts
 

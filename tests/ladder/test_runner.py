@@ -8,7 +8,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from league.ladder import LadderError, LadderRunner, create_ladder, ladder_fit, ladder_standings
-from store import GameStatus, Store
+from league.policy import POLICY
+from store import GameStatus, Store, open_store
 from tests.store.conftest import finish
 
 
@@ -126,3 +127,30 @@ def test_the_fit_orders_entrants_by_strength(store: Store, bots: list[int]) -> N
     assert [r.bot_id for r in rows] == [d, c, b, a]
     assert all(r.low < r.rating < r.high for r in rows)
     assert store.ladders.rating_history(lid)  # snapshots were taken
+
+
+def test_progress_keeps_counting_right_once_closed_epochs_are_kept(store: Store, bots: list[int], db_url: str) -> None:
+    """``ladder_progress`` keeps the counts of closed epochs whose games are final, and counts the rest:
+    the same totals as the epochs' own counts at every step, with one store object and with a fresh one."""
+    lid = make(store, epoch_games=3, window=2)
+    runner = LadderRunner(store, lid)
+
+    def by_epochs() -> dict[str, int]:
+        total = {k: 0 for k in store.ladders.ladder_progress(lid)}
+        for e in store.ladders.epochs(lid):
+            for k, n in store.season_progress(e.id).items():
+                if k in total:
+                    total[k] += n
+        return total
+
+    for _ in range(8):
+        runner.refill()
+        assert store.ladders.ladder_progress(lid) == by_epochs()
+        play_all(store, lid)
+        assert store.ladders.ladder_progress(lid) == by_epochs()
+    assert len(store.ladders.epochs(lid)) >= 3 and store.ladders._final_epochs  # closed epochs were kept
+    fresh = open_store(db_url, run_migrations=False, policy=POLICY)
+    try:
+        assert fresh.ladders.ladder_progress(lid) == by_epochs()
+    finally:
+        fresh.close()
