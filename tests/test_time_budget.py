@@ -12,13 +12,10 @@ from referee.bots import load_bot
 from league.policy import POLICY
 from referee.clients import InProcessBotClient
 from referee.games import games, make_params, spec
+from referee.games.conformance import lineup
 from referee.referee import play
 from referee.timecontrol import TimeControl
 from store import open_store
-
-#: The reference bots of each game, seated in turn with the all-games random bot.
-REFERENCE = {"slippery-sam": "odds", "svara": "points", "rummy": "greedy"}
-
 
 @pytest.mark.parametrize("game", games())
 def test_a_bot_answering_at_the_deadline_has_budget_for_every_decision_of_a_long_game(game: str) -> None:
@@ -29,8 +26,8 @@ def test_a_bot_answering_at_the_deadline_has_budget_for_every_decision_of_a_long
     n = game_spec.max_seats
     most = 0
     for seed in range(4):
-        clients = [InProcessBotClient(load_bot(REFERENCE[game] if k % 2 == 0 else "random", seed * 10 + k).act)
-                   for k in range(n)]
+        # the game's strong reference bot (its conformance declaration) seated in turn with random
+        clients = [InProcessBotClient(load_bot(name, seed * 10 + k).act) for k, name in enumerate(lineup(game, n))]
         record = play(game_spec, make_params(game), n, seed, clients)
         counts = [sum(1 for d in record.decisions if d.seat == s and d.called) for s in range(n)]
         most = max(most, *counts)

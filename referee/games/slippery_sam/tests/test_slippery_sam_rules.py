@@ -8,7 +8,7 @@ from referee.cards import BadCard
 from referee.engine import Ask, BadParameters, IllegalAction, Shuffle
 from referee.games.slippery_sam import SlipperySamAction, SlipperySamParams, SlipperySamRules, beats
 from referee.games.slippery_sam.rules import Decision, Phase
-from tests.games.sam_helpers import act, deal_order, jack_order
+from referee.games.slippery_sam.tests.sam_helpers import act, deal_order, jack_order
 
 
 @pytest.mark.parametrize(

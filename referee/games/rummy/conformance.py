@@ -1,0 +1,10 @@
+"""What the conformance checks (:mod:`referee.games.conformance`) need of rummy."""
+
+from referee.games.conformance import Conformance
+
+CONFORMANCE = Conformance(
+    strong_bot="greedy",
+    short_params={"turn_limit": 30},
+    season_params={"turn_limit": 25},
+    deals_params={"turn_limit": 40},
+)

@@ -1,0 +1,9 @@
+"""What the conformance checks (:mod:`referee.games.conformance`) need of Slippery Sam."""
+
+from referee.games.conformance import Conformance
+
+CONFORMANCE = Conformance(
+    strong_bot="odds",
+    short_params={"orbits": 1},
+    season_params={"orbits": 1},
+)
