@@ -12,7 +12,7 @@ from referee.bots import load_bot
 from league.policy import POLICY
 from referee.clients import InProcessBotClient
 from referee.games import games, make_params, spec
-from referee.games.conformance import lineup
+from referee.conformance import lineup
 from referee.referee import play
 from referee.timecontrol import TimeControl
 from store import open_store

@@ -1,4 +1,4 @@
-"""The conformance harness (referee.games.conformance) over every registered game, and its command."""
+"""The conformance harness (referee.conformance) over every registered game, and its command."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from referee.games import games
-from referee.games import conformance as harness
+from referee import conformance as harness
+from referee.games.conformance import Conformance
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,7 +22,7 @@ def test_every_game_passes_every_check(game: str, check) -> None:  # type: ignor
 
 
 def test_the_check_command_passes_and_names_a_stale_playthrough(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    result = subprocess.run([sys.executable, "-m", "referee.games.conformance", "--check"], cwd=ROOT,
+    result = subprocess.run([sys.executable, "-m", "referee.conformance", "--check"], cwd=ROOT,
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == f"{len(games())} game(s), 0 failure(s)"
@@ -42,9 +43,9 @@ def test_the_check_command_passes_and_names_a_stale_playthrough(tmp_path: Path, 
 def test_a_bad_declaration_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     game = games()[0]
     declared = harness.conformance(game)
-    monkeypatch.setattr(harness, "conformance", lambda g: harness.Conformance(strong_bot="nobody"))
+    monkeypatch.setattr(harness, "conformance", lambda g: Conformance(strong_bot="nobody"))
     with pytest.raises(harness.ConformanceError, match=f"{game}: strong_bot 'nobody' is not one of its bots"):
         harness.check_declaration(game)
-    monkeypatch.setattr(harness, "conformance", lambda g: harness.Conformance(declared.strong_bot, playthrough_seats=99))
+    monkeypatch.setattr(harness, "conformance", lambda g: Conformance(declared.strong_bot, playthrough_seats=99))
     with pytest.raises(harness.ConformanceError, match="playthrough_seats 99 outside"):
         harness.check_declaration(game)

@@ -1,4 +1,4 @@
-"""What the conformance checks (:mod:`referee.games.conformance`) need of rummy."""
+"""What the conformance checks (:mod:`referee.conformance`) need of rummy."""
 
 from referee.games.conformance import Conformance
 

@@ -1,4 +1,4 @@
-"""What the conformance checks (:mod:`referee.games.conformance`) need of Slippery Sam."""
+"""What the conformance checks (:mod:`referee.conformance`) need of Slippery Sam."""
 
 from referee.games.conformance import Conformance
 

@@ -1,4 +1,4 @@
-"""What the conformance checks (:mod:`referee.games.conformance`) need of svara."""
+"""What the conformance checks (:mod:`referee.conformance`) need of svara."""
 
 from referee.games.conformance import Conformance
 
