@@ -9,7 +9,7 @@ import pytest
 from botsdk import Bot
 from referee.bots import load_bot
 from cardarena.v1 import slippery_sam_pb2
-from league.entry import check_endpoint, latency_summary, run_entry_checks
+from league.entry import MAX_VALIDATION_GAMES, MIN_CANDIDATE_DECISIONS, check_endpoint, latency_summary, run_entry_checks
 from league.netpolicy import NetworkPolicy
 from referee.games import games
 from referee.games.conformance import conformance
@@ -124,3 +124,16 @@ def test_a_bot_over_the_deadline_passes_while_its_time_bank_lasts_but_is_warned(
 def test_a_fast_bot_gets_no_deadline_warning(bot_server) -> None:
     report = run_entry_checks(bot_server(load_bot("odds")), ["slippery-sam"])
     assert report.over_deadline() == (0, 0.0) and "WARNING" not in report.render()
+
+
+@pytest.mark.parametrize("game", games())
+def test_the_candidate_makes_enough_decisions_in_its_validation_games(bot_server, game: str) -> None:
+    """A validation game in which the candidate is out early is followed by another, so the checks see
+    at least MIN_CANDIDATE_DECISIONS of its decisions (or MAX_VALIDATION_GAMES games)."""
+    endpoint = bot_server(load_bot("random"))
+    for seed in range(6):
+        report = run_entry_checks(endpoint, [game], seed=seed)
+        assert report.passed, report.render()
+        detail = report.checks[-1].detail
+        assert len(report.latencies_ms) >= MIN_CANDIDATE_DECISIONS or f"{MAX_VALIDATION_GAMES} " in detail, detail
+        assert f"{len(report.latencies_ms)} decisions" in detail
