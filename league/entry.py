@@ -6,10 +6,11 @@ In order, stopping at the first failure:
    (``grpc.health.v1.Health/Check``, overall server or ``cardarena.v1.Bot``)
    with SERVING, within :data:`HEALTH_TIMEOUT_S`.
 2. ``describe``: ``Describe`` answers within 5 s and lists every game asked for.
-3. ``game:<game>``: per game, one short validation game (the game's
+3. ``game:<game>``: per game, short validation games (the game's
    ``GameSpec.validation_params``) against the game's reference bots (``GameSpec.opponents``), played in-process, with the candidate
-   dialled over gRPC exactly as in a season; it must finish with no fault by
-   the candidate (a timeout, an error status, a malformed or illegal answer).
+   dialled over gRPC exactly as in a season, on seeds ``seed``, ``seed + 1``, ... until the candidate made
+   :data:`MIN_CANDIDATE_DECISIONS` decisions (at most :data:`MAX_VALIDATION_GAMES` games); they must finish
+   with no fault by the candidate (a timeout, an error status, a malformed or illegal answer).
 
 :func:`run_entry_checks` dials a target as given; the platform gives it the
 address it checked against its network policy (``league.netpolicy``).
