@@ -42,7 +42,6 @@ NAMING: dict[str, str] = {
     "dashboard/test_replay_state.py": "the replay page's state checker: per-game cases and engine-state readers",
     "dashboard/test_verify_api.py": _SEASONS,
     "games/test_registry.py": "the registry itself: the protocol's game names and their packages",
-    "games/test_view_wire.py": "codec edge cases on concrete game messages",
     "ladder/test_cli_ladder.py": _SEASONS,
     "ladder/test_compare.py": _SEASONS,
     "ladder/test_runner.py": _SEASONS,

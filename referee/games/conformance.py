@@ -28,6 +28,9 @@ class Conformance:
     - ``playthrough_seed``: its seed.
     - ``deals_params``: overrides for a game of several deals at four seats (the per-deal chance
       check: other bots, the same deals), or None for a game of one deal.
+    - ``wire_edge_views``: views (field name -> value, the rest unset) of edge values the wire encoder
+      (:mod:`referee.wire`) must write as protobuf does: zeros with and without presence, the largest
+      uint32, unknown enum numbers, strings beyond ASCII, repeated and empty repeated fields.
     - ``extra``: anything further a game-specific part of a cross-cutting test reads, by name.
     """
 
@@ -37,6 +40,7 @@ class Conformance:
     playthrough_seats: int = 3
     playthrough_seed: int = 1
     deals_params: Mapping[str, Any] | None = None
+    wire_edge_views: tuple[Mapping[str, Any], ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 

@@ -6,4 +6,5 @@ CONFORMANCE = Conformance(
     strong_bot="odds",
     short_params={"orbits": 1},
     season_params={"orbits": 1},
+    wire_edge_views=({"tokens": (0, 1, 127, 128, 16384), "out": (False,) * 8, "orbit": 128},),
 )
