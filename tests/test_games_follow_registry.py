@@ -70,7 +70,6 @@ NAMING: dict[str, str] = {
     "test_referee_hostile.py": _SEASONS,
     "test_rules_docs.py": "the rules documents of each game (docs/rules/)",
     "test_sdk_install.py": _SEASONS,
-    "test_time_budget.py": _SEASONS,
     "test_verify_tampering.py": _SEASONS,
     "workers/conftest.py": _SEASONS,
     "workers/slowbots.py": "slow bots answering one game's views",
