@@ -8,11 +8,26 @@ game, not in a table in a test.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from referee.games import GameName, package
+
+
+@dataclass(frozen=True)
+class ReplayCase:
+    """Games for the replay page's state checker: ``bots`` in seat order (reference bot names),
+    ``params`` (overrides), one game per seed of ``seeds``."""
+
+    bots: tuple[str, ...]
+    params: Mapping[str, Any]
+    seeds: range
+
+
+#: What the engine's state holds for the replay page's state checker (``tests/dashboard/``): ``hands``
+#: (a list of cards per seat), ``scores`` (each seat's figure), ``pot``, and any table part the checker knows.
+EngineTable = Callable[[Any], dict[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -31,6 +46,15 @@ class Conformance:
     - ``wire_edge_views``: views (field name -> value, the rest unset) of edge values the wire encoder
       (:mod:`referee.wire`) must write as protobuf does: zeros with and without presence, the largest
       uint32, unknown enum numbers, strings beyond ASCII, repeated and empty repeated fields.
+    - ``replay_cases``: :class:`ReplayCase` games the replay page's state checker follows, every table size.
+    - ``replay_events``: the event kinds those games must hold (every way tokens or cards move).
+    - ``replay_holds``: a further demand on those games' ``{"record", "truth"}`` cases: None, or the
+      problem (e.g. a rules case none of them reached).
+    - ``engine_table``: the game's :data:`EngineTable`.
+    - ``replay_checks``: the state checker's demands of the game's table: ``"cards-add-up"`` (cards, not
+      tokens, are conserved: hands, melds, discard pile and stock), ``"dealer-holds-nothing"``.
+    - ``replay_breaks``: ``(line, instead, why)``: a line of the game's ``replay.js`` whose replacement by
+      ``instead`` the state checker must catch with a failure naming ``why``.
     - ``extra``: anything further a game-specific part of a cross-cutting test reads, by name.
     """
 
@@ -41,6 +65,12 @@ class Conformance:
     playthrough_seed: int = 1
     deals_params: Mapping[str, Any] | None = None
     wire_edge_views: tuple[Mapping[str, Any], ...] = ()
+    replay_cases: tuple[ReplayCase, ...] = ()
+    replay_events: frozenset[str] = frozenset()
+    replay_holds: Callable[[Sequence[Mapping[str, Any]]], str | None] | None = None
+    engine_table: EngineTable | None = None
+    replay_checks: frozenset[str] = frozenset()
+    replay_breaks: tuple[tuple[str, str, str], ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
