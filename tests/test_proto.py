@@ -123,6 +123,16 @@ def game_modules() -> list:
     return [importlib.import_module(name.removesuffix(".proto").replace("/", ".") + "_pb2") for name in sorted(files)]
 
 
+@pytest.mark.parametrize("game", games())
+def test_fields_whose_absence_means_none_have_presence(game: str) -> None:
+    """Each game's fields that can be "none" (its ``Conformance.presence_fields``) are proto3 optional."""
+    from google.protobuf import descriptor_pool
+
+    for message, name in conformance(game).presence_fields:
+        found = descriptor_pool.Default().FindMessageTypeByName(f"cardarena.v1.{message}")
+        assert found.fields_by_name[name].has_presence, f"{message}.{name}"
+
+
 def test_every_game_has_its_own_generated_module() -> None:
     assert len(game_modules()) == len(games())
 

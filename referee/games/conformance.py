@@ -46,6 +46,8 @@ class Conformance:
     - ``wire_edge_views``: views (field name -> value, the rest unset) of edge values the wire encoder
       (:mod:`referee.wire`) must write as protobuf does: zeros with and without presence, the largest
       uint32, unknown enum numbers, strings beyond ASCII, repeated and empty repeated fields.
+    - ``presence_fields``: ``(message, field)`` pairs of the game's protocol messages (names in
+      ``cardarena.v1``) that must be proto3 ``optional``: values whose absence means "none".
     - ``replay_cases``: :class:`ReplayCase` games the replay page's state checker follows, every table size.
     - ``replay_events``: the event kinds those games must hold (every way tokens or cards move).
     - ``replay_holds``: a further demand on those games' ``{"record", "truth"}`` cases: None, or the
@@ -65,6 +67,7 @@ class Conformance:
     playthrough_seed: int = 1
     deals_params: Mapping[str, Any] | None = None
     wire_edge_views: tuple[Mapping[str, Any], ...] = ()
+    presence_fields: tuple[tuple[str, str], ...] = ()
     replay_cases: tuple[ReplayCase, ...] = ()
     replay_events: frozenset[str] = frozenset()
     replay_holds: Callable[[Sequence[Mapping[str, Any]]], str | None] | None = None

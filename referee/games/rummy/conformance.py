@@ -41,6 +41,8 @@ CONFORMANCE = Conformance(
     wire_edge_views=(
         {"take_it_limit": 0, "take_its_left": None, "discard_top": "é", "decision": 99, "scores": (0, 300, 2**31), "hand": ()},
     ),
+    # fields whose absence means "none" (proto3 optional)
+    presence_fields=(("RummyView", "take_it_limit"), ("RummyView", "take_its_left"), ("RummyLayOff", "meld_id")),
     replay_cases=(
         ReplayCase(("greedy", "greedy", "random"), {"turn_limit": 40}, range(1, 3)),
         ReplayCase(("random", "random", "random"), {"turn_limit": 110}, range(9, 10)),

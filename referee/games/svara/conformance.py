@@ -21,6 +21,8 @@ CONFORMANCE = Conformance(
         {"dealer": 7, "bank": 2**32 - 1, "decision": -1, "szacha": "6c", "looked": True,
          "in_play": (True, False, True), "hand": ("Ah", "6c", "Td")},
     ),
+    # fields whose absence means "none" (proto3 optional)
+    presence_fields=(("SvaraView", "dealer"), ("SvaraView", "proposer")),
     replay_cases=(
         ReplayCase(("random", "points", "random"), {"hands": 12, "starting_tokens": 120, "svaras_per_bank": 3}, range(1, 4)),
         ReplayCase(("points", "random", "random", "points", "random", "random"), {"hands": 8, "starting_tokens": 200},
