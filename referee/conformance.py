@@ -62,13 +62,18 @@ def play_reference(game: GameName, num_seats: int, seed: int, params: Mapping[st
 
 
 def check_declaration(game: GameName) -> None:
-    """The declaration names a reference bot of the game and parameters the game accepts."""
+    """The declaration names a reference bot of the game, parameters the game accepts, and what the
+    cross-cutting tests need (wire edge views, replay cases and events, the engine-state reader)."""
     gs, conf = spec(game), conformance(game)
     names = {bot.name for bot in gs.bots}
     if conf.strong_bot not in names:
         raise ConformanceError(f"{game}: strong_bot {conf.strong_bot!r} is not one of its bots {sorted(names)}")
     for label in ("short_params", "season_params"):
         make_params(game, getattr(conf, label))
+    missing = [label for label in ("wire_edge_views", "replay_cases", "replay_events", "engine_table")
+               if not getattr(conf, label)]
+    if missing:
+        raise ConformanceError(f"{game}: its Conformance declares no {', '.join(missing)}")
     if not gs.min_seats <= conf.playthrough_seats <= gs.max_seats:
         raise ConformanceError(f"{game}: playthrough_seats {conf.playthrough_seats} outside {gs.min_seats}..{gs.max_seats}")
 

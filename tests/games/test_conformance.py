@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -46,6 +47,9 @@ def test_a_bad_declaration_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(harness, "conformance", lambda g: Conformance(strong_bot="nobody"))
     with pytest.raises(harness.ConformanceError, match=f"{game}: strong_bot 'nobody' is not one of its bots"):
         harness.check_declaration(game)
-    monkeypatch.setattr(harness, "conformance", lambda g: Conformance(declared.strong_bot, playthrough_seats=99))
+    monkeypatch.setattr(harness, "conformance", lambda g: Conformance(declared.strong_bot))
+    with pytest.raises(harness.ConformanceError, match="declares no wire_edge_views, replay_cases, replay_events, engine_table"):
+        harness.check_declaration(game)
+    monkeypatch.setattr(harness, "conformance", lambda g: dataclasses.replace(declared, playthrough_seats=99))
     with pytest.raises(harness.ConformanceError, match="playthrough_seats 99 outside"):
         harness.check_declaration(game)
