@@ -6,10 +6,11 @@ In order, stopping at the first failure:
    (``grpc.health.v1.Health/Check``, overall server or ``cardarena.v1.Bot``)
    with SERVING, within :data:`HEALTH_TIMEOUT_S`.
 2. ``describe``: ``Describe`` answers within 5 s and lists every game asked for.
-3. ``game:<game>``: per game, one short validation game (the game's
+3. ``game:<game>``: per game, short validation games (the game's
    ``GameSpec.validation_params``) against the game's reference bots (``GameSpec.opponents``), played in-process, with the candidate
-   dialled over gRPC exactly as in a season; it must finish with no fault by
-   the candidate (a timeout, an error status, a malformed or illegal answer).
+   dialled over gRPC exactly as in a season, on seeds ``seed``, ``seed + 1``, ... until the candidate made
+   :data:`MIN_CANDIDATE_DECISIONS` decisions (at most :data:`MAX_VALIDATION_GAMES` games); they must finish
+   with no fault by the candidate (a timeout, an error status, a malformed or illegal answer).
 
 :func:`run_entry_checks` dials a target as given; the platform gives it the
 address it checked against its network policy (``league.netpolicy``).
@@ -231,30 +232,51 @@ def _game_of(number: int) -> str:
         return f"unknown game {number}"
 
 
+#: The fewest decisions the candidate makes in its validation games: a game in which it is out early
+#: (or asked little) is followed by another, next seed, up to MAX_VALIDATION_GAMES games.
+MIN_CANDIDATE_DECISIONS = 20
+MAX_VALIDATION_GAMES = 5
+
+
 def _validation_game(client: GrpcBotClient, game: str, seed: int, tc: TimeControl, report: EntryReport) -> CheckResult:
+    """The ``game:<game>`` check: validation games (seeds ``seed``, ``seed + 1``, ...) until the candidate
+    made MIN_CANDIDATE_DECISIONS decisions, a fault, or MAX_VALIDATION_GAMES games."""
     from referee.bots import load_bot
 
     name = f"game:{game}"
     game_spec = spec(game)
     params = make_params(game, game_spec.validation_params)
-    opponents = [InProcessBotClient(load_bot(ref, seed + k).act) for k, ref in enumerate(game_spec.opponents, start=1)]
-    try:
-        record: GameRecord = play(game_spec, params, 1 + len(opponents), seed, [client, *opponents], tc,
-                                  game_id=f"entry-check-{game}-{seed}")
-    except RefereeError as exc:
-        return CheckResult(name, False, f"the validation game could not be played (platform error): {exc}")
-    mine = [d for d in record.decisions if d.seat == 0 and d.called]
-    report.latencies_ms.extend(d.latency_ms for d in mine)
-    faults = [f for f in record.faults if f.seat == 0]
-    report.faults.extend(faults)
-    size = f"{record.num_seats}-seat game, seed {seed}, {len(mine)} decisions"
+    mine: list = []  # the candidate's decisions
+    faults: list = []  # its faults
+    played: list[GameRecord] = []
+    while len(played) < MAX_VALIDATION_GAMES and (not played or len(mine) < MIN_CANDIDATE_DECISIONS):
+        at = seed + len(played)
+        opponents = [InProcessBotClient(load_bot(ref, at + k).act) for k, ref in enumerate(game_spec.opponents, start=1)]
+        try:
+            record: GameRecord = play(game_spec, params, 1 + len(opponents), at, [client, *opponents], tc,
+                                      game_id=f"entry-check-{game}-{at}")
+        except RefereeError as exc:
+            return CheckResult(name, False, f"the validation game could not be played (platform error): {exc}")
+        played.append(record)
+        decided = [d for d in record.decisions if d.seat == 0 and d.called]
+        mine.extend(decided)
+        report.latencies_ms.extend(d.latency_ms for d in decided)
+        faults = [f for f in record.faults if f.seat == 0]
+        report.faults.extend(faults)
+        if faults:
+            break
+    seats = played[-1].num_seats
+    if len(played) == 1:
+        size = f"a {seats}-seat game, seed {seed}, {len(mine)} decisions"
+    else:
+        size = f"{len(played)} {seats}-seat games, seeds {seed} to {seed + len(played) - 1}, {len(mine)} decisions"
     if faults:
         kinds = ", ".join(sorted({f.kind.value for f in faults}))
-        return CheckResult(name, False, f"{len(faults)} fault(s) ({kinds}) in a {size}")
+        return CheckResult(name, False, f"{len(faults)} fault(s) ({kinds}) in {size}")
     if not mine:
-        return CheckResult(name, False, f"the bot was never asked anything in a {size}")
-    place = next(r.place for r in record.results if r.seat == 0)
-    return CheckResult(name, True, f"no fault in a {size}; placed {place} of {record.num_seats}")
+        return CheckResult(name, False, f"the bot was never asked anything in {size}")
+    places = ", ".join(str(next(r.place for r in p.results if r.seat == 0)) for p in played)
+    return CheckResult(name, True, f"no fault in {size}; placed {places} of {seats}")
 
 
 def _printable(text: str, limit: int = 60) -> str:

@@ -5,12 +5,13 @@ Usage: python proto/wire_lock.py
 ``proto/wire.lock`` lists, one a line, every field (``Message.field = number type``, with ``repeated``) and
 every enum value (``Enum.VALUE = number``) of ``cardarena.v1``. Running this script appends the lines of new
 fields and values, and refuses (exit 1, saying which) when a published one changed its number or type, or
-was removed; a test checks the lock against the protocol. Changing a scalar to ``optional`` keeps the
+was removed, or when a field or value is named after a Python keyword; a test checks the lock against the protocol. Changing a scalar to ``optional`` keeps the
 wire encoding and is allowed.
 """
 
 from __future__ import annotations
 
+import keyword
 import sys
 from pathlib import Path
 
@@ -62,11 +63,22 @@ def problems(locked: dict[str, str], current: dict[str, str]) -> list[str]:
     return out
 
 
+#: Published names that are Python keywords, each with the reason it is kept (none so far).
+KEYWORD_NAMES_ALLOWED: dict[str, str] = {}
+
+
+def keyword_names(current: dict[str, str], allowed: dict[str, str] = KEYWORD_NAMES_ALLOWED) -> list[str]:
+    """Fields and enum values named after a Python keyword (``pass``, ``None``): the generated Python
+    classes cannot be used with them as attributes (``view.pass`` is a syntax error), so a new one is refused."""
+    return [f"{name} is named after the Python keyword {name.rsplit('.', 1)[1]!r}; choose another name"
+            for name in current if keyword.iskeyword(name.rsplit(".", 1)[1]) and name not in allowed]
+
+
 def main() -> int:
     locked, current = read_lock(), entries()
-    found = problems(locked, current)
+    found = problems(locked, current) + keyword_names(current)
     if found:
-        print("not wire-compatible:\n  " + "\n  ".join(found), file=sys.stderr)
+        print("not wire-compatible or not usable from Python:\n  " + "\n  ".join(found), file=sys.stderr)
         return 1
     added = {name: value for name, value in current.items() if name not in locked}
     lines = [f"{name} = {value}" for name, value in {**locked, **added}.items()]

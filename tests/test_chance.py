@@ -12,8 +12,8 @@ from referee.bots import load_bot
 from referee.chance import PER_DEAL, PER_DEAL_1, SINGLE, Chance, sample_all, stream_seed
 from referee.clients import InProcessBotClient
 from referee.engine import DrawLot, Shuffle
-from referee.games import make_params, spec
-from referee.games.svara.rules import PACK as SVARA_PACK
+from referee.games import games, make_params, spec
+from referee.games.conformance import conformance
 from referee.referee import play
 from referee.replay import ReplayMismatch, verify
 
@@ -27,7 +27,7 @@ def _answers(scheme: str, steps) -> list:
 
 
 def test_the_nth_deal_does_not_depend_on_what_came_before() -> None:
-    # a game with a draw by lot (a svara) or a rebuilt stock between its deals, and one without
+    # a game with a draw by lot or a rebuilt stock between its deals, and one without
     plain = _answers(PER_DEAL, [DEAL, DEAL, DEAL])
     mixed = _answers(PER_DEAL, [DEAL, LOT, DEAL, STOCK, STOCK, DEAL])
     assert [mixed[0], mixed[2], mixed[5]] == plain
@@ -46,11 +46,11 @@ def test_the_single_scheme_is_the_former_generator() -> None:
         Chance(1, "other")
 
 
-@pytest.mark.parametrize("game", ["svara", "rummy"])
+@pytest.mark.parametrize("game", [g for g in games() if conformance(g).deals_params is not None])
 def test_same_seed_other_bots_same_deals_and_both_replays_verify(game: str) -> None:
     gs = spec(game)
-    params = make_params(game, {"hands": 6} if game == "svara" else {"turn_limit": 40})
-    strong = {"svara": "points", "rummy": "greedy"}[game]
+    params = make_params(game, conformance(game).deals_params)
+    strong = conformance(game).strong_bot
     records = [play(gs, params, 4, 5, [InProcessBotClient(load_bot(name, s).act) for s in range(4)], game_id=name)
                for name in (strong, "random")]
     for record in records:
@@ -70,7 +70,7 @@ ASIDE = Shuffle(PACK, aside=True)
 
 
 def test_an_aside_deal_does_not_move_the_deals_after_it() -> None:
-    # a svara's replay deal between the first and second hand leaves the second hand's cards alone
+    # an aside deal (a replay deal between two hands) leaves the second hand's cards alone
     plain = _answers(PER_DEAL, [DEAL, DEAL])
     with_aside = _answers(PER_DEAL, [DEAL, ASIDE, DEAL])
     assert [with_aside[0], with_aside[2]] == plain and with_aside[1] not in plain
@@ -78,31 +78,6 @@ def test_an_aside_deal_does_not_move_the_deals_after_it() -> None:
     first = _answers(PER_DEAL_1, [DEAL, ASIDE, DEAL])
     assert first == [random.Random(stream_seed(99, "deal", n)).sample(PACK, 52) for n in range(3)]
     assert first[2] != plain[1]
-
-
-def test_a_svara_replay_keeps_the_later_hands_cards_and_the_record_verifies() -> None:
-    gs = spec("svara")
-    params = make_params("svara", {"hands": 8})
-    for seed in range(40):
-        record = play(gs, params, 4, seed, [InProcessBotClient(load_bot("random", s).act) for s in range(4)],
-                      game_id="svara")
-        if any(e["kind"] == "svara_dealer" for e in record.events):
-            break
-    else:
-        pytest.fail("no svara in 40 games of random bots")
-    assert record.chance_scheme == PER_DEAL
-    verify(record)
-    # the hands' deals are the deal stream's first ones, the svara's deals come from the aside stream
-    shuffles = [c for c in record.chance if isinstance(c, list)]
-    deal = lambda stream, n: random.Random(stream_seed(seed, stream, n)).sample(SVARA_PACK, 36)  # noqa: E731
-    hands = [c for c in shuffles if c in [deal("deal", n) for n in range(len(shuffles))]]
-    asides = [c for c in shuffles if c not in hands]
-    assert hands == [deal("deal", n) for n in range(len(hands))] and asides
-    assert asides == [deal("deal-aside", n) for n in range(len(asides))]
-    wrong = copy.deepcopy(record)
-    wrong.chance_scheme = PER_DEAL_1  # the same game under the first per-deal numbering deals other cards
-    with pytest.raises(ReplayMismatch):
-        verify(wrong)
 
 
 @pytest.mark.parametrize("size", [0, 1, 2, 3, 5, 6, 20, 32, 36, 52, 64, 104, 108, 200])

@@ -21,15 +21,14 @@ from cli.main import main
 from league.policy import POLICY
 from league.seasons import create_season
 from referee.clients import GrpcBotClient
-from referee.games import spec
+from referee.games import games, spec
+from referee.games.conformance import conformance
 from store import open_store
 from workers.local import run_local
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_EXAMPLE = ROOT / "examples" / "node"
-GAMES = ("slippery-sam", "svara", "rummy")
-#: Short games: a season of each game is one rotation of a 3-seat table.
-SEASON_PARAMS = {"slippery-sam": {"orbits": 1}, "svara": {"hands": 6}, "rummy": {"turn_limit": 25}}
+GAMES = games()
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +87,7 @@ def test_the_node_example_plays_a_season_without_a_fault(node_bot: str, referenc
     for ref in spec(game).opponents:  # the game's validation opponents
         endpoint = reference_bots[ref].endpoint
         names.append(register_or_update(store, ref, endpoint, GrpcBotClient(endpoint).describe()))
-    season = create_season(store, f"node-{game}", game, names, [3], 3, seed=11, params=SEASON_PARAMS[game])
+    season = create_season(store, f"node-{game}", game, names, [3], 3, seed=11, params=conformance(game).season_params)  # one short game each
     ids = store.next_pending(season, 100)
     assert len(ids) == 3
     run_local(db_url, ids, processes=1)

@@ -7,10 +7,13 @@ import sys
 from pathlib import Path
 
 import grpc
+import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from referee.bots import load_bot
 from cardarena.v1 import bot_pb2, bot_pb2_grpc
+from referee.games import games, spec
+from referee.games.conformance import conformance
 
 ROOT = Path(__file__).resolve().parents[1]
 V1 = ROOT / "proto" / "cardarena" / "v1"
@@ -54,24 +57,24 @@ def _self_explanatory(text: str) -> bool:
     return "_UNSPECIFIED = 0" in text or text == "message DescribeRequest {}"
 
 
-def test_a_served_bot_answers_describe_and_health(bot_server) -> None:
-    endpoint = bot_server(load_bot("odds"))
+@pytest.mark.parametrize("game", games())
+def test_a_served_bot_answers_describe_and_health(bot_server, game: str) -> None:
+    strong = conformance(game).strong_bot
+    endpoint = bot_server(load_bot(strong))
     with grpc.insecure_channel(endpoint) as channel:
         described = bot_pb2_grpc.BotStub(channel).Describe(bot_pb2.DescribeRequest(), timeout=5)
         health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service="cardarena.v1.Bot"), timeout=5)
-    assert described.name == "odds" and list(described.games) == [bot_pb2.GAME_SLIPPERY_SAM]
+    assert described.name == strong and list(described.games) == [spec(game).proto_enum]
     assert health.status == health_pb2.HealthCheckResponse.SERVING
 
 
 def test_a_busy_port_is_an_error_not_a_shared_port(bot_server) -> None:
     """gRPC's default SO_REUSEPORT would let two bot servers split one port's traffic silently."""
-    import pytest
-
     from botsdk import serve
 
     endpoint = bot_server(load_bot("random"))
     with pytest.raises(RuntimeError, match="cannot bind"):
-        serve(load_bot("odds"), port=int(endpoint.rsplit(":", 1)[1]))
+        serve(load_bot("random"), port=int(endpoint.rsplit(":", 1)[1]))
 
 
 def test_protos_cite_only_what_the_repository_holds() -> None:
@@ -100,10 +103,10 @@ def test_every_enum_starts_with_its_unspecified_zero() -> None:
     """Every enum's zero value is <ENUM_PREFIX>_UNSPECIFIED, so an unset field never reads as a real value."""
     import re
 
-    from cardarena.v1 import arena_pb2, rummy_pb2, slippery_sam_pb2, svara_pb2
+    from cardarena.v1 import arena_pb2
 
     bad = []
-    for module in (bot_pb2, arena_pb2, rummy_pb2, slippery_sam_pb2, svara_pb2):
+    for module in (bot_pb2, arena_pb2, *game_modules()):
         for enum in module.DESCRIPTOR.enum_types_by_name.values():
             prefix = re.sub(r"(?<!^)(?=[A-Z])", "_", enum.name).upper()
             zero = enum.values_by_number.get(0)
@@ -112,14 +115,26 @@ def test_every_enum_starts_with_its_unspecified_zero() -> None:
     assert not bad, "\n".join(bad)
 
 
-def test_fields_whose_absence_means_none_have_presence() -> None:
-    """Seat-valued fields that can be "none", the take-it limits and a lay-off's meld are proto3 optional."""
-    from cardarena.v1 import rummy_pb2, svara_pb2
+def game_modules() -> list:
+    """The generated module of every registered game's messages (the file of its view message)."""
+    import importlib
 
-    for message, name in ((svara_pb2.SvaraView, "dealer"), (svara_pb2.SvaraView, "proposer"),
-                          (rummy_pb2.RummyView, "take_it_limit"), (rummy_pb2.RummyView, "take_its_left"),
-                          (rummy_pb2.RummyLayOff, "meld_id")):
-        assert message.DESCRIPTOR.fields_by_name[name].has_presence, f"{message.DESCRIPTOR.name}.{name}"
+    files = {bot_pb2.ActRequest.DESCRIPTOR.fields_by_name[spec(g).proto_field].message_type.file.name for g in games()}
+    return [importlib.import_module(name.removesuffix(".proto").replace("/", ".") + "_pb2") for name in sorted(files)]
+
+
+@pytest.mark.parametrize("game", games())
+def test_fields_whose_absence_means_none_have_presence(game: str) -> None:
+    """Each game's fields that can be "none" (its ``Conformance.presence_fields``) are proto3 optional."""
+    from google.protobuf import descriptor_pool
+
+    for message, name in conformance(game).presence_fields:
+        found = descriptor_pool.Default().FindMessageTypeByName(f"cardarena.v1.{message}")
+        assert found.fields_by_name[name].has_presence, f"{message}.{name}"
+
+
+def test_every_game_has_its_own_generated_module() -> None:
+    assert len(game_modules()) == len(games())
 
 
 def test_the_protocol_guide_shows_what_the_platform_sends_now() -> None:
@@ -149,6 +164,7 @@ def test_the_protocol_stays_wire_compatible() -> None:
     lock = _wire_lock()
     locked, current = lock.read_lock(), lock.entries()
     assert not lock.problems(locked, current), "\n".join(lock.problems(locked, current))
+    assert not lock.keyword_names(current), "\n".join(lock.keyword_names(current))
     new = sorted(set(current) - set(locked))
     assert not new, f"new fields or values not locked yet, run `python proto/wire_lock.py` and commit: {new}"
 
@@ -161,3 +177,12 @@ def test_the_wire_lock_finds_what_breaks_old_bots() -> None:
     assert lock.problems(locked, {"v1.M.a": "1 uint32"}) == ["v1.M.b = 2 string was removed (reserve its number instead)"]
     assert lock.problems(locked, {"v1.M.a": "1 uint32", "v1.M.b": "2 string", "v1.M.z": "2 bool"}) == [
         "v1.M.z reuses number 2 of v1.M.b"]
+
+
+def test_the_wire_lock_refuses_names_that_are_python_keywords() -> None:
+    lock = _wire_lock()
+    current = {"v1.M.pass": "1 bool", "v1.M.passes": "2 bool", "v1.E.None": "0", "v1.M.match": "3 bool"}
+    assert lock.keyword_names(current) == [
+        "v1.M.pass is named after the Python keyword 'pass'; choose another name",
+        "v1.E.None is named after the Python keyword 'None'; choose another name"]
+    assert lock.keyword_names(current, {"v1.M.pass": "published before the check", "v1.E.None": "idem"}) == []

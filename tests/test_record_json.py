@@ -11,11 +11,9 @@ from referee.bots import load_bot
 from cardarena.v1 import bot_pb2
 from referee.clients import InProcessBotClient
 from referee.games import games, make_params, spec
+from referee.games.conformance import conformance
 from referee.record import GameRecord
 from referee.referee import play
-
-SMALL = {"slippery-sam": {"orbits": 1}, "svara": {"hands": 3}, "rummy": {"turn_limit": 30}}
-
 
 def short_record(game: str, seed: int) -> GameRecord:
     """A short game of three random bots and a fourth that never sends an action (so faults too)."""
@@ -23,7 +21,7 @@ def short_record(game: str, seed: int) -> GameRecord:
         return bot_pb2.ActResponse()  # no action: a MALFORMED fault each time, then retired
 
     clients = [InProcessBotClient(load_bot("random", seed + s).act) for s in range(3)] + [InProcessBotClient(wrong_game)]
-    return play(spec(game), make_params(game, SMALL[game]), 4, seed, clients)
+    return play(spec(game), make_params(game, conformance(game).short_params), 4, seed, clients)
 
 
 @pytest.mark.parametrize("game", games())
@@ -35,8 +33,9 @@ def test_to_json_equals_asdict(game: str) -> None:
         assert GameRecord.from_json(record.to_json()) == record
 
 
-def test_editing_the_dict_leaves_the_record_alone() -> None:
-    record = short_record("slippery-sam", 0)
+@pytest.mark.parametrize("game", games())
+def test_editing_the_dict_leaves_the_record_alone(game: str) -> None:
+    record = short_record(game, 0)
     data = record.to_json()
     data["decisions"][0]["view"] = {"decoded": True}
     data["events"][0]["kind"] = "edited"

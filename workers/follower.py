@@ -75,11 +75,11 @@ class BrokerUnreachable(Exception):
 
 @dataclass
 class FollowStats:
-    """What the follower did: messages sent, re-sent after a used-up or lost task, games swept."""
+    """What the follower did: messages sent, re-sent after a used-up task (a deferral), games swept.
+    (Re-sends of lost tasks are not counted: nothing reads such a count.)"""
 
     sent: int = 0
     resent_used: int = 0
-    resent_lost: int = 0
     swept: list[int] = field(default_factory=list)
 
 
@@ -300,11 +300,9 @@ class SeasonFollower:
                 self._sent[gid] = (now, pending[gid])
                 self._deferrals_sent[gid] = deferrals.get(gid, 0)
                 self._resend_at.pop(gid, None)
-                if gid in lost_set:
-                    self.stats.resent_lost += 1
-                elif gid in used_set:
+                if gid in used_set and gid not in lost_set:
                     self.stats.resent_used += 1
-                else:
+                elif gid not in lost_set:  # a lost task sent again is neither
                     self.stats.sent += 1
         state = (tuple(sorted(progress.items())), sum(pending.values()), sum(deferrals.values()))
         if state != self._last_state:

@@ -9,8 +9,10 @@ import pytest
 from botsdk import Bot
 from referee.bots import load_bot
 from cardarena.v1 import slippery_sam_pb2
-from league.entry import check_endpoint, latency_summary, run_entry_checks
+from league.entry import MAX_VALIDATION_GAMES, MIN_CANDIDATE_DECISIONS, check_endpoint, latency_summary, run_entry_checks
 from league.netpolicy import NetworkPolicy
+from referee.games import games
+from referee.games.conformance import conformance
 from referee.timecontrol import TimeControl
 from referee.record import FaultKind
 from tests.arena.conftest import IllegalSamBot, SvaraOnlyBot
@@ -41,9 +43,9 @@ class RaisingSamBot(Bot):
         return slippery_sam_pb2.SlipperySamAction(amount=view.min_amount)
 
 
-@pytest.mark.parametrize(("bot", "game"), [("odds", "slippery-sam"), ("points", "svara"), ("greedy", "rummy")])
-def test_the_reference_bots_pass(bot_server, bot: str, game: str) -> None:
-    endpoint = bot_server(load_bot(bot))
+@pytest.mark.parametrize("game", games())
+def test_the_reference_bots_pass(bot_server, game: str) -> None:
+    endpoint = bot_server(load_bot(conformance(game).strong_bot))
     report = check_endpoint(endpoint, [game], LOCAL)
     assert report.passed, report.render()
     assert [c.name for c in report.checks] == ["policy", "health", "describe", f"game:{game}"]
@@ -54,8 +56,8 @@ def test_the_reference_bots_pass(bot_server, bot: str, game: str) -> None:
 
 
 def test_one_bot_checked_for_every_game(bot_server) -> None:
-    report = run_entry_checks(bot_server(load_bot("random")), ["slippery-sam", "svara", "rummy"])
-    assert report.passed and [c.name for c in report.checks][-3:] == ["game:slippery-sam", "game:svara", "game:rummy"]
+    report = run_entry_checks(bot_server(load_bot("random")), games())
+    assert report.passed and [c.name for c in report.checks][-len(games()):] == [f"game:{g}" for g in games()]
 
 
 def test_nothing_listening(dead_endpoint: str) -> None:
@@ -122,3 +124,16 @@ def test_a_bot_over_the_deadline_passes_while_its_time_bank_lasts_but_is_warned(
 def test_a_fast_bot_gets_no_deadline_warning(bot_server) -> None:
     report = run_entry_checks(bot_server(load_bot("odds")), ["slippery-sam"])
     assert report.over_deadline() == (0, 0.0) and "WARNING" not in report.render()
+
+
+@pytest.mark.parametrize("game", games())
+def test_the_candidate_makes_enough_decisions_in_its_validation_games(bot_server, game: str) -> None:
+    """A validation game in which the candidate is out early is followed by another, so the checks see
+    at least MIN_CANDIDATE_DECISIONS of its decisions (or MAX_VALIDATION_GAMES games)."""
+    endpoint = bot_server(load_bot("random"))
+    for seed in range(6):
+        report = run_entry_checks(endpoint, [game], seed=seed)
+        assert report.passed, report.render()
+        detail = report.checks[-1].detail
+        assert len(report.latencies_ms) >= MIN_CANDIDATE_DECISIONS or f"{MAX_VALIDATION_GAMES} " in detail, detail
+        assert f"{len(report.latencies_ms)} decisions" in detail

@@ -1,4 +1,4 @@
-"""The replay page's table state, run by node over many real games of all three games and
+"""The replay page's table state, run by node over many real games of every game and
 checked against the engines at every event (tokens and cards conserved, no card drawn in a
 hand that does not hold it; the same table as the engine's wherever the engine stopped).
 
@@ -22,6 +22,7 @@ from dashboard.game_assets import replay_module
 from referee.bots import load_bot
 from referee.clients import InProcessBotClient
 from referee.games import games, make_params, spec
+from referee.games.conformance import conformance
 from referee.record import GameRecord
 from referee.referee import play
 from referee.replay import rerun
@@ -36,44 +37,14 @@ def module_path(game: str) -> Path:
     """The game's replay module, as a file."""
     return Path(str(replay_module(game)))
 
-#: (game, bots in seat order, parameters, seeds): short games, every table size the game allows.
+#: (game, bots in seat order, parameters, seeds): short games, every table size the game allows, each
+#: game's own (``Conformance.replay_cases``).
 GAMES: list[tuple[str, list[str], dict[str, Any], range]] = [
-    ("slippery-sam", ["random", "odds", "random"], {"orbits": 2, "starting_tokens": 60}, range(1, 4)),
-    ("slippery-sam", ["odds", "random", "random", "odds", "random"], {"orbits": 2, "starting_tokens": 100}, range(4, 6)),
-    ("slippery-sam", ["random"] * 8, {"orbits": 1, "starting_tokens": 80}, range(6, 7)),
-    ("svara", ["random", "points", "random"], {"hands": 12, "starting_tokens": 120, "svaras_per_bank": 3}, range(1, 4)),
-    ("svara", ["points", "random", "random", "points", "random", "random"], {"hands": 8, "starting_tokens": 200}, range(4, 6)),
-    ("svara", ["random"] * 8, {"hands": 6, "min_stake": 20, "starting_tokens": 100}, range(6, 7)),
-    ("svara", ["random", "random", "points", "random"], {"hands": 25, "svaras_per_bank": 0}, range(13, 14)),  # seed 13: a tie split at once
-    ("rummy", ["greedy", "greedy", "random"], {"turn_limit": 40}, range(1, 3)),
-    ("rummy", ["random", "random", "random"], {"turn_limit": 110}, range(9, 10)),
-    ("rummy", ["greedy", "random", "greedy", "random"], {"turn_limit": 30, "take_it_limit": 3}, range(3, 4)),
-    ("rummy", ["greedy"] * 5 + ["random"], {"turn_limit": 25}, range(4, 5)),
-    # long rounds that empty the stock: the live top card drawn without a decision (rules §3.6)
-    ("rummy", ["random"] * 5, {"turn_limit": 100}, range(1, 2)),
-]
+    (g, list(case.bots), dict(case.params), case.seeds) for g in games() for case in conformance(g).replay_cases]
 
 
 #: Events the games above must hold, so that every way tokens or cards move is exercised.
-MUST_COVER = {
-    "slippery-sam": {"kitty", "deal", "hand", "bet", "shoot", "turn", "turn_end", "skip", "out", "game_over"},
-    "svara": {"ante", "bottom_penalty", "deal", "dealt", "stake", "see", "fold", "show", "win", "split", "svara",
-              "join", "decline", "no_betting", "proposal_accepted", "out", "game_over"},
-    "rummy": {"round", "hand", "upcard", "draw", "drawn_card", "take_it", "penalty_card", "rebuild", "discard",
-              "go_down", "lay_off", "round_end", "game_over"},
-}
-
-
-def forced_top_card_draws(case: dict[str, Any]) -> int:
-    """Rummy draws of the discard pile's live top card with the stock empty (rules §3.6): the
-    engine's stock was empty where it last stopped before the draw."""
-    settled = sorted(int(k) for k in case["truth"]["settled"])
-    count = 0
-    for i, e in enumerate(case["record"]["events"]):
-        if e["kind"] == "draw" and e["data"]["source"] == "discard_pile":
-            before = max(k for k in settled if k <= i)
-            count += case["truth"]["settled"][before]["stock"] == 0
-    return count
+MUST_COVER = {g: set(conformance(g).replay_events) for g in games()}
 
 
 def play_with(game: str, bots: list[str], params: dict[str, Any], seed: int) -> GameRecord:
@@ -82,20 +53,10 @@ def play_with(game: str, bots: list[str], params: dict[str, Any], seed: int) -> 
 
 
 def engine_table(game: str, state: Any) -> dict[str, Any]:
-    """What the engine holds now: hands, each seat's figure (tokens outside the kitty or bank,
-    or rummy points), the kitty or bank, and for rummy the discard pile, stock and melds."""
-    n = state.num_seats
-    if game == "slippery-sam":
-        hands = [list(h) for h in state.hands] or [[] for _ in range(n)]
-        return {"hands": hands, "scores": list(state.tokens), "pot": state.kitty}
-    if game == "svara":
-        hands = [list(c) for c in state.cards] or [[] for _ in range(n)]
-        return {"hands": hands, "scores": list(state.tokens), "pot": state.bank}
-    dealt = bool(state.hands)
-    return {"hands": [list(h) for h in state.hands] or [[] for _ in range(n)],
-            "scores": list(state.totals) or [0] * n, "pot": 0, "pile": list(state.pile),
-            "stock": len(state.stock) if dealt else None,
-            "melds": {str(m.id): " ".join(m.cards) for m in state.melds}}
+    """What the engine holds now, as the game's ``Conformance.engine_table`` reads it."""
+    reader = conformance(game).engine_table
+    assert reader is not None, f"{game} declares no engine_table for the replay state checker"
+    return reader(state)
 
 
 def truths(record: GameRecord) -> dict[str, Any]:
@@ -135,7 +96,7 @@ def cases() -> list[dict[str, Any]]:
     for game, bots, params, seeds in GAMES:
         for seed in seeds:
             record = play_with(game, bots, params, seed)
-            out.append({"record": record.to_json(), "truth": truths(record)})
+            out.append({"record": record.to_json(), "truth": truths(record), "checks": sorted(conformance(game).replay_checks)})
     return out
 
 
@@ -145,9 +106,12 @@ needs_node = pytest.mark.skipif(NODE is None, reason="the replay state test runs
 @needs_node
 def test_the_replay_table_matches_the_engine_at_every_event(cases: list[dict[str, Any]], tmp_path: Path) -> None:
     for game, kinds in MUST_COVER.items():
+        assert kinds, f"{game} declares no replay_events"
         seen = {e["kind"] for c in cases if c["record"]["game"] == game for e in c["record"]["events"]}
         assert kinds <= seen, f"{game}: no {sorted(kinds - seen)} in these games"
-    assert sum(forced_top_card_draws(c) for c in cases if c["record"]["game"] == "rummy") > 0
+        holds = conformance(game).replay_holds
+        problem = holds([c for c in cases if c["record"]["game"] == game]) if holds else None
+        assert problem is None, f"{game}: {problem}"
     events = sum(len(c["record"]["events"]) for c in cases)
     result = run_checker(cases, tmp_path)
     assert result["failures"] == []
@@ -231,27 +195,27 @@ def test_a_game_without_a_module_replays_the_common_vocabulary() -> None:
 def test_the_checker_needs_the_game_modules(cases: list[dict[str, Any]], tmp_path: Path) -> None:
     empty = tmp_path / "empty.js"
     empty.write_text("")
-    svara = [c for c in cases if c["record"]["game"] == "svara"][:1]
-    result = run_checker(svara, tmp_path, {module_path("svara"): empty})
-    assert "no replay module defines svara" in " ".join(result["failures"])
+    for game in games():
+        one = [c for c in cases if c["record"]["game"] == game][:1]
+        result = run_checker(one, tmp_path, {module_path(game): empty})
+        assert f"no replay module defines {game}" in " ".join(result["failures"])
+
+
+#: Lines of the page's own file (every game) whose breaking the checker must catch, besides each game's
+#: ``Conformance.replay_breaks`` in its module.
+PAGE_BREAKS = [
+    # private events shown to every viewer
+    ("return seat === null || !e.visible_to || e.visible_to.includes(seat);", "return true;",
+     "which no event this viewer saw names"),
+    # a pot won not paid to its winner
+    ("t.scores[d.seat] += d.amount; t.pot = null;", "t.pot = null;", "tokens add up"),
+]
 
 
 @needs_node
 @pytest.mark.parametrize(("game", "line", "instead", "why"), [
-    # Slippery Sam: a turn's end that leaves the hands (the next dealer drawn with old cards)
-    ("slippery-sam", "t.dealer = null;\n        RS.clearHands(t);\n", "t.dealer = null;\n", "the dealer, seat"),
-    # Slippery Sam: the kitty still shown after it went back to the dealer
-    ("slippery-sam", "t.scores[d.dealer] += d.returned; t.pot = null;", "t.scores[d.dealer] += d.returned;",
-     "tokens add up"),
-    # Svara: a see that does not charge the seat
-    ("svara", "RS.pay(t, d.seat, d.amount); t.pot = { label: \"bank\", amount: d.bank };", "", "tokens add up"),
-    # rummy: a penalty card not counted
-    ("rummy", "t.stock -= 1; t.hands[d.seat].hidden += 1; showPile(t);", "", "cards on the table add up"),
-    # every game (the page's own file): private events shown to every viewer
-    (None, "return seat === null || !e.visible_to || e.visible_to.includes(seat);", "return true;",
-     "which no event this viewer saw names"),
-    # every game: a pot won not paid to its winner
-    (None, "t.scores[d.seat] += d.amount; t.pot = null;", "t.pot = null;", "tokens add up"),
+    *((g, *broken) for g in games() for broken in conformance(g).replay_breaks),
+    *((None, *broken) for broken in PAGE_BREAKS),
 ])
 def test_the_checker_catches_a_misdrawn_table(cases: list[dict[str, Any]], tmp_path: Path, game: str | None,
                                               line: str, instead: str, why: str) -> None:
@@ -261,6 +225,5 @@ def test_the_checker_catches_a_misdrawn_table(cases: list[dict[str, Any]], tmp_p
     assert source.count(line) == 1, line
     broken = tmp_path / target.name
     broken.write_text(source.replace(line, instead))
-    games = ("svara",) if game is None else (game,)
-    result = run_checker([c for c in cases if c["record"]["game"] in games], tmp_path, {target: broken})
+    result = run_checker([c for c in cases if game is None or c["record"]["game"] == game], tmp_path, {target: broken})
     assert any(why in f for f in result["failures"]), result["failures"][:3]

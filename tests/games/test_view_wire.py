@@ -17,11 +17,15 @@ from typing import Any
 
 import pytest
 
-from cardarena.v1 import bot_pb2, rummy_pb2, slippery_sam_pb2, svara_pb2
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message_factory import GetMessageClass
+
+from cardarena.v1 import bot_pb2
 from referee.chance import draw
 from referee.driver import Driver
 from referee.engine import IllegalAction
 from referee.games import games, make_params, spec
+from referee.games.conformance import conformance
 from referee.wire import History, ViewCodec, ViewEncoder, act_header, act_request
 
 GAMES = games()
@@ -136,22 +140,26 @@ def test_the_header_refuses_a_number_a_uint32_cannot_hold(bad: int) -> None:
 
 
 def test_a_view_message_with_a_oneof_is_refused() -> None:
-    codec = ViewCodec(bot_pb2.ActRequest, lambda v: {}, (History("slippery_sam", lambda v: (), lambda x: x),))
+    codec = ViewCodec(bot_pb2.ActRequest, lambda v: {}, (History(spec(GAMES[0]).proto_field, lambda v: (), lambda x: x),))
     with pytest.raises(ValueError, match="oneofs"):
         codec.encoder()
 
 
-#: Edge values of the fields written directly (no message built): zeros of fields with and without
-#: presence, the largest uint32, enum numbers unknown to the enum (a negative one takes 10 bytes),
-#: strings beyond ASCII, repeated bools and strings, empty repeated fields.
-EDGE_VIEWS = [
-    (svara_pb2.SvaraView, {"dealer": 0, "proposer": 0, "bank": 0, "szacha": "", "looked": False, "in_play": ()}),
-    (svara_pb2.SvaraView, {"dealer": 7, "bank": 2**32 - 1, "decision": -1, "szacha": "6c", "looked": True,
-                           "in_play": (True, False, True), "hand": ("Ah", "6c", "Td")}),
-    (rummy_pb2.RummyView, {"take_it_limit": 0, "take_its_left": None, "discard_top": "é", "decision": 99,
-                           "scores": (0, 300, 2**31), "hand": ()}),
-    (slippery_sam_pb2.SlipperySamView, {"tokens": (0, 1, 127, 128, 16384), "out": (False,) * 8, "orbit": 128}),
-]
+def view_message(game: str) -> type:
+    """The protocol view message class of ``game`` (its member of the ``view`` oneof)."""
+    return GetMessageClass(bot_pb2.ActRequest.DESCRIPTOR.fields_by_name[spec(game).proto_field].message_type)
+
+
+#: Edge values of the fields written directly (no message built), each game's own
+#: (``Conformance.wire_edge_views``): zeros of fields with and without presence, the largest uint32, enum
+#: numbers unknown to the enum (a negative one takes 10 bytes), strings beyond ASCII, repeated bools and
+#: strings, empty repeated fields.
+EDGE_VIEWS = [(view_message(g), values) for g in GAMES for values in conformance(g).wire_edge_views]
+
+
+def _field(message_type, kind: int, repeated: bool = False) -> str:
+    """The first field of ``message_type`` of protobuf type ``kind`` (repeated or not)."""
+    return next(f.name for f in message_type.DESCRIPTOR.fields if f.type == kind and f.is_repeated == repeated)
 
 
 def _unset(message_type) -> dict[str, object]:
@@ -167,11 +175,18 @@ def test_fields_written_directly_are_the_bytes_protobuf_writes(message_type, val
     assert ViewCodec(message_type, dict, ()).encoder().encode(view) == expected
 
 
-@pytest.mark.parametrize(("name", "value"), [("bank", -1), ("bank", 2**32), ("bank", "10"), ("hand", (3,))])
-def test_a_value_the_field_cannot_hold_is_refused(name: str, value: object) -> None:
-    encoder = ViewCodec(svara_pb2.SvaraView, dict, ()).encoder()
-    with pytest.raises((TypeError, ValueError)):
-        encoder.encode({**_unset(svara_pb2.SvaraView), name: value})
+def test_every_game_declares_edge_views() -> None:
+    assert {message for message, _ in EDGE_VIEWS} == {view_message(g) for g in GAMES}
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_value_the_field_cannot_hold_is_refused(game: str) -> None:
+    message_type = view_message(game)
+    encoder = ViewCodec(message_type, dict, ()).encoder()
+    number, strings = _field(message_type, FieldDescriptor.TYPE_UINT32), _field(message_type, FieldDescriptor.TYPE_STRING, True)
+    for name, value in ((number, -1), (number, 2**32), (number, "10"), (strings, (3,))):
+        with pytest.raises((TypeError, ValueError)):
+            encoder.encode({**_unset(message_type), name: value})
 
 
 class _Big(enum.IntEnum):
@@ -181,9 +196,12 @@ class _Big(enum.IntEnum):
     BELOW = -1_000_000_009
 
 
+@pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("member", list(_Big))
-def test_an_int_enum_member_in_an_enum_field_is_written_as_its_number(member: _Big) -> None:
+def test_an_int_enum_member_in_an_enum_field_is_written_as_its_number(member: _Big, game: str) -> None:
     # an int subclass is range-checked by comparison: ``in range(...)`` looks for it one number at a time
-    view = {**_unset(svara_pb2.SvaraView), "decision": member}
-    expected = svara_pb2.SvaraView(decision=int(member)).SerializeToString()
-    assert ViewCodec(svara_pb2.SvaraView, dict, ()).encoder().encode(view) == expected
+    message_type = view_message(game)
+    name = _field(message_type, FieldDescriptor.TYPE_ENUM)
+    view = {**_unset(message_type), name: member}
+    expected = message_type(**{name: int(member)}).SerializeToString()
+    assert ViewCodec(message_type, dict, ()).encoder().encode(view) == expected

@@ -28,8 +28,9 @@ def test_stored_json_is_the_records_json(game: str) -> None:
         assert decode_record(blob) == record
 
 
-def test_a_record_stored_with_zlib_is_read() -> None:
-    record = short_record("svara", 1)
+@pytest.mark.parametrize("game", games())
+def test_a_record_stored_with_zlib_is_read(game: str) -> None:
+    record = short_record(game, 1)
     old = zlib.compress(json.dumps(record.to_json(), separators=(",", ":")).encode(), 6)
     assert decode_record(old) == record
     # no zlib stream, whatever its level and window, starts as a Zstandard frame does
@@ -39,15 +40,17 @@ def test_a_record_stored_with_zlib_is_read() -> None:
             assert (compressor.compress(b"{}") + compressor.flush())[:4] != ZSTD_MAGIC
 
 
-def test_non_string_keys_are_written_as_json_writes_them() -> None:
-    record = short_record("slippery-sam", 0)
+@pytest.mark.parametrize("game", games())
+def test_non_string_keys_are_written_as_json_writes_them(game: str) -> None:
+    record = short_record(game, 0)
     record.params = {**record.params, 7: "seven"}  # type: ignore[dict-item]
     blob, _ = encode_record(record)
     assert decode_json(blob)["params"] == json.loads(json.dumps(record.to_json()))["params"]
 
 
-def test_an_integer_beyond_64_bits_is_kept() -> None:
-    record = short_record("svara", 0)
+@pytest.mark.parametrize("game", games())
+def test_an_integer_beyond_64_bits_is_kept(game: str) -> None:
+    record = short_record(game, 0)
     record.events[0] = {**record.events[0], "data": {"big": 2**70}}
     blob, size = encode_record(record)
     assert decode_record(blob) == record and size == len(json.dumps(record.to_json(), separators=(",", ":")))
@@ -60,7 +63,8 @@ def test_bytes_that_are_no_record_raise() -> None:
         decode_json(ZSTD_MAGIC + b"not a frame")
 
 
-def test_a_record_is_smaller_stored() -> None:
-    record = short_record("rummy", 2)
+@pytest.mark.parametrize("game", games())
+def test_a_record_is_smaller_stored(game: str) -> None:
+    record = short_record(game, 2)
     blob, size = encode_record(record)
     assert len(blob) < size / 4

@@ -8,7 +8,7 @@ from referee.cards import BadCard
 from referee.engine import Ask, BadParameters, IllegalAction, Shuffle
 from referee.games.slippery_sam import SlipperySamAction, SlipperySamParams, SlipperySamRules, beats
 from referee.games.slippery_sam.rules import Decision, Phase
-from tests.games.sam_helpers import act, deal_order, jack_order
+from referee.games.slippery_sam.tests.sam_helpers import act, deal_order, jack_order
 
 
 @pytest.mark.parametrize(
@@ -155,3 +155,12 @@ def test_default_actions_follow_rules_4_2() -> None:
 def test_impossible_parameters_are_refused(params: dict, seats: int) -> None:
     with pytest.raises(BadParameters):
         SlipperySamRules(SlipperySamParams(**params), seats)
+
+
+def test_the_default_thinking_budget() -> None:
+    """Rules §4.1: the seat's thinking budget of a season that sets none (moved from the platform's time-budget tests)."""
+    from referee.games import spec
+    from referee.timecontrol import TimeControl
+
+    game = "slippery-sam"
+    assert TimeControl.for_game(game).budget_s == spec(game).default_budget_s == 120.0

@@ -594,3 +594,12 @@ def test_views_mark_none_by_presence_and_carry_the_parameters() -> None:
     assert all(bool(v.in_svara) == (v.decision == svara_pb2.SVARA_DECISION_JOIN) for v in seen)
     assert all(list(v.in_svara) == list(v.in_play) for v in seen if v.decision == svara_pb2.SVARA_DECISION_JOIN)
     assert all(v.svaras_per_bank == 2 and v.starting_tokens == 500 for v in seen)
+
+
+def test_the_default_thinking_budget() -> None:
+    """Rules §4.1: the seat's thinking budget of a season that sets none (moved from the platform's time-budget tests)."""
+    from referee.games import spec
+    from referee.timecontrol import TimeControl
+
+    game = "svara"
+    assert TimeControl.for_game(game).budget_s == spec(game).default_budget_s == 300.0

@@ -607,3 +607,12 @@ def test_a_game_starts_at_a_later_round_only_before_the_first_deal() -> None:
     assert all(len(h) == 11 for h in st.hands)
     with pytest.raises(IllegalAction):
         rules.start_at_round(st, 6)  # already dealt
+
+
+def test_the_default_thinking_budget() -> None:
+    """Rules §4.1: the seat's thinking budget of a season that sets none (moved from the platform's time-budget tests)."""
+    from referee.games import spec
+    from referee.timecontrol import TimeControl
+
+    game = "rummy"
+    assert TimeControl.for_game(game).budget_s == spec(game).default_budget_s == 900.0

@@ -1,0 +1,63 @@
+"""What the conformance checks (:mod:`referee.conformance`) need of rummy."""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from referee.games.conformance import Conformance, ReplayCase
+
+
+def engine_table(state: Any) -> dict[str, Any]:
+    """The hands, each seat's points, no pot, and the discard pile, stock and melds."""
+    n = state.num_seats
+    dealt = bool(state.hands)
+    return {"hands": [list(h) for h in state.hands] or [[] for _ in range(n)],
+            "scores": list(state.totals) or [0] * n, "pot": 0, "pile": list(state.pile),
+            "stock": len(state.stock) if dealt else None,
+            "melds": {str(m.id): " ".join(m.cards) for m in state.melds}}
+
+
+def forced_top_card_draws(case: Mapping[str, Any]) -> int:
+    """Draws of the discard pile's live top card with the stock empty (rules §3.6): the
+    engine's stock was empty where it last stopped before the draw."""
+    settled = sorted(int(k) for k in case["truth"]["settled"])
+    count = 0
+    for i, e in enumerate(case["record"]["events"]):
+        if e["kind"] == "draw" and e["data"]["source"] == "discard_pile":
+            before = max(k for k in settled if k <= i)
+            count += case["truth"]["settled"][before]["stock"] == 0
+    return count
+
+
+def forced_top_card_drawn(cases: Sequence[Mapping[str, Any]]) -> str | None:
+    """The replay cases reach a forced draw of the live top card, or say they do not."""
+    return None if sum(forced_top_card_draws(c) for c in cases) > 0 else "no forced draw of the live top card (rules §3.6)"
+
+
+CONFORMANCE = Conformance(
+    strong_bot="greedy",
+    short_params={"turn_limit": 30},
+    season_params={"turn_limit": 25},
+    deals_params={"turn_limit": 40},
+    wire_edge_views=(
+        {"take_it_limit": 0, "take_its_left": None, "discard_top": "é", "decision": 99, "scores": (0, 300, 2**31), "hand": ()},
+    ),
+    # fields whose absence means "none" (proto3 optional)
+    presence_fields=(("RummyView", "take_it_limit"), ("RummyView", "take_its_left"), ("RummyLayOff", "meld_id")),
+    replay_cases=(
+        ReplayCase(("greedy", "greedy", "random"), {"turn_limit": 40}, range(1, 3)),
+        ReplayCase(("random", "random", "random"), {"turn_limit": 110}, range(9, 10)),
+        ReplayCase(("greedy", "random", "greedy", "random"), {"turn_limit": 30, "take_it_limit": 3}, range(3, 4)),
+        ReplayCase(("greedy",) * 5 + ("random",), {"turn_limit": 25}, range(4, 5)),
+        # long rounds that empty the stock: the live top card drawn without a decision (rules §3.6)
+        ReplayCase(("random",) * 5, {"turn_limit": 100}, range(1, 2)),
+    ),
+    replay_events=frozenset({"round", "hand", "upcard", "draw", "drawn_card", "take_it", "penalty_card", "rebuild",
+                             "discard", "go_down", "lay_off", "round_end", "game_over"}),
+    replay_holds=forced_top_card_drawn,
+    engine_table=engine_table,
+    replay_checks=frozenset({"cards-add-up"}),
+    replay_breaks=(
+        # a penalty card not counted
+        ("t.stock -= 1; t.hands[d.seat].hidden += 1; showPile(t);", "", "cards on the table add up"),
+    ),
+)
