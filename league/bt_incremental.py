@@ -41,12 +41,11 @@ two Newton steps) and the pending games: a few hundred kilobytes for 100 bots.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from operator import mul
 from typing import Any
 
+from league.linalg import cholesky, cholesky_solve, inverse, matmul, project
 from league.ratings_ml import ANCHOR, PRIOR_SD_ELO, SCALE, Game, MLRatings, log_sigmoid, pairwise_results, sigmoid
 
 #: The version of the checkpoint's JSON layout.
@@ -143,8 +142,8 @@ class BTAccumulator:
             for y in range(n):
                 row[y] *= factor
             row[x] += lam
-        cov = _project(matmul(matmul(inv, meat), inv))
-        model = _project(inv)
+        cov = project(matmul(matmul(inv, meat), inv))
+        model = project(inv)
         s2 = SCALE * SCALE
         rating = {bot: ANCHOR + SCALE * theta[index[bot]] for bot in bots}
         covariance = {bot: {o: s2 * cov[index[bot]][index[o]] for o in bots} for bot in bots}
@@ -258,60 +257,3 @@ def _newton(wins: list[list[float]], count: list[list[float]], lam: float, start
     return [x - mean for x in theta]
 
 
-def cholesky(a: list[list[float]]) -> list[list[float]]:
-    """The lower Cholesky factor of a symmetric positive definite matrix (rows as lists)."""
-    n = len(a)
-    low: list[list[float]] = [[] for _ in range(n)]
-    for i in range(n):
-        li = low[i]
-        for j in range(i + 1):
-            s = a[i][j] - sum(map(mul, li[:j], low[j][:j]))
-            li.append(math.sqrt(max(s, 1e-300)) if i == j else s / low[j][j])
-    return low
-
-
-def cholesky_solve(low: list[list[float]], b: list[float]) -> list[float]:
-    """Solve ``L L' x = b`` for the factor ``low`` of :func:`cholesky`."""
-    n = len(b)
-    y = [0.0] * n
-    for i in range(n):
-        y[i] = (b[i] - sum(map(mul, low[i][:i], y[:i]))) / low[i][i]
-    x = [0.0] * n
-    for i in reversed(range(n)):
-        x[i] = (y[i] - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
-    return x
-
-
-def inverse(a: list[list[float]]) -> list[list[float]]:
-    """The inverse of a symmetric positive definite matrix: ``L^-T L^-1`` from one Cholesky factor."""
-    low = cholesky(a)
-    n = len(a)
-    linv = [[0.0] * n for _ in range(n)]  # lower triangular
-    for c in range(n):
-        linv[c][c] = 1.0 / low[c][c]
-        for i in range(c + 1, n):
-            li = low[i]
-            linv[i][c] = -sum(li[k] * linv[k][c] for k in range(c, i)) / li[i]
-    cols = [list(col) for col in zip(*linv, strict=True)]  # cols[k][i] = linv[i][k]
-    out = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        ci = cols[i]
-        for j in range(i, n):
-            v = sum(map(mul, ci[j:], cols[j][j:]))
-            out[i][j] = out[j][i] = v
-    return out
-
-
-def matmul(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
-    """The product of two square matrices (rows as lists)."""
-    bt = [list(col) for col in zip(*b, strict=True)]
-    return [[sum(map(mul, row, col)) for col in bt] for row in a]
-
-
-def _project(c: list[list[float]]) -> list[list[float]]:
-    """``P c P`` with ``P = I - 11'/n``: the covariance of ratings constrained to sum to zero."""
-    n = len(c)
-    row = [sum(r) / n for r in c]
-    col = [sum(c[i][j] for i in range(n)) / n for j in range(n)]
-    tot = sum(row) / n
-    return [[c[i][j] - row[i] - col[j] + tot for j in range(n)] for i in range(n)]

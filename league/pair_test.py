@@ -52,7 +52,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from league.bt_incremental import cholesky, cholesky_solve
+from league.linalg import cholesky, cholesky_solve
 from league.ratings_ml import ANCHOR, PRIOR_SD_ELO, SCALE, Game, MLRatings, log_sigmoid, pairwise_results, sigmoid
 
 #: The verdicts of :func:`pair_verdict`.

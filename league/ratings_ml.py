@@ -76,6 +76,8 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from league.linalg import inverse, matmul, project, solve
+
 #: Elo points per logit.
 SCALE: float = 400.0 / math.log(10.0)
 #: The mean rating of a season's rated bots.
@@ -186,7 +188,7 @@ def fit_bradley_terry(games: Iterable[Game], prior_sd_elo: float = PRIOR_SD_ELO)
     lam = (SCALE / prior_sd_elo) ** 2  # prior precision, per logit^2
     theta = _newton(wins, count, lam)
     info = _information(theta, count, lam)
-    inv = _inverse(info)
+    inv = inverse(info)
     meat = [[0.0] * n for _ in range(n)]
     for results in per_game:  # canonical order: the covariance does not depend on game order
         u = [0.0] * n
@@ -205,8 +207,8 @@ def fit_bradley_terry(games: Iterable[Game], prior_sd_elo: float = PRIOR_SD_ELO)
         for y in range(n):
             meat[x][y] *= factor
         meat[x][x] += lam  # the prior's information: see "Intervals" in the module docstring
-    cov = _project(_mul(_mul(inv, meat), inv))
-    model = _project(inv)
+    cov = project(matmul(matmul(inv, meat), inv))
+    model = project(inv)
     rating = {bot: ANCHOR + SCALE * theta[index[bot]] for bot in bots}
     covariance = {bot: {other: SCALE * SCALE * cov[index[bot]][index[other]] for other in bots} for bot in bots}
     covariance_model = {bot: {other: SCALE * SCALE * model[index[bot]][index[other]] for other in bots} for bot in bots}
@@ -309,53 +311,6 @@ def _newton(wins: list[list[float]], count: list[list[float]], lam: float,
             break
     mean = sum(theta) / n
     return [x - mean for x in theta]
-
-
-def solve(a: list[list[float]], b: list[float]) -> list[float]:
-    """Solve ``a x = b`` for a symmetric positive definite ``a`` (Cholesky)."""
-    low = _cholesky(a)
-    n = len(b)
-    y = [0.0] * n
-    for i in range(n):
-        y[i] = (b[i] - sum(low[i][k] * y[k] for k in range(i))) / low[i][i]
-    x = [0.0] * n
-    for i in reversed(range(n)):
-        x[i] = (y[i] - sum(low[k][i] * x[k] for k in range(i + 1, n))) / low[i][i]
-    return x
-
-
-def _cholesky(a: list[list[float]]) -> list[list[float]]:
-    n = len(a)
-    low = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        for j in range(i + 1):
-            s = a[i][j] - sum(low[i][k] * low[j][k] for k in range(j))
-            if i == j:
-                low[i][i] = math.sqrt(max(s, 1e-300))
-            else:
-                low[i][j] = s / low[j][j]
-    return low
-
-
-def _inverse(a: list[list[float]]) -> list[list[float]]:
-    n = len(a)
-    cols = [solve(a, [1.0 if r == c else 0.0 for r in range(n)]) for c in range(n)]
-    return [[cols[c][r] for c in range(n)] for r in range(n)]
-
-
-def _mul(a: list[list[float]], b: list[list[float]]) -> list[list[float]]:
-    n = len(a)
-    bt = list(zip(*b, strict=True))
-    return [[sum(x * y for x, y in zip(a[i], bt[j], strict=True)) for j in range(n)] for i in range(n)]
-
-
-def _project(c: list[list[float]]) -> list[list[float]]:
-    """``P c P`` with ``P = I - 11'/n``: the covariance of ratings constrained to sum to zero."""
-    n = len(c)
-    row = [sum(r) / n for r in c]
-    col = [sum(c[i][j] for i in range(n)) / n for j in range(n)]
-    tot = sum(row) / n
-    return [[c[i][j] - row[i] - col[j] + tot for j in range(n)] for i in range(n)]
 
 
 #: Seasons whose ratings :func:`season_ratings` keeps (a standings page is read far more often than a game ends).

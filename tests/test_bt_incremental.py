@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from league.bt_incremental import BTAccumulator, inverse, matmul
+from league.bt_incremental import BTAccumulator
+from league.linalg import inverse, matmul
 from league.ratings_ml import fit_bradley_terry
 from tests.test_ratings_ml import TRUE_ELO, simulate
 
