@@ -114,9 +114,10 @@ class Feed:
         if now < self._next_probe:
             return set(self._paused)
         self._next_probe = now + PROBE_EVERY_S
-        marked = self.runner.marked()
+        # the open epoch's marks, and the bots paused before: a bot down at an epoch's change stays paused
+        # in the next epoch until it answers (rules §5.3), instead of being seated there again
+        marked = {**self._paused, **self.runner.marked()}
         if not marked:
-            self._paused = {}
             return set()
         from store import SeatBot
         from workers.service import health_cache
@@ -303,7 +304,8 @@ def _luck(r) -> str:
 def _status(r, ladder) -> str:
     if r.status != "active":
         return r.status
-    return f"placing: {r.games} games" if r.placing else "placed"
+    placed = f"placing: {r.games} games" if r.placing else "placed"
+    return f"{placed}; paused: not answering" if r.paused else placed
 
 
 @app.command("standings")

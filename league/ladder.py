@@ -414,13 +414,14 @@ class LadderRunner:
         entrants = store.ladders.sync_entrants(self.ladder_id)
         epoch = current_epoch(store, self.ladder, settings, now)
         compares = plan_compares(store, self.ladder_id, entrants, settings)  # version A/B: look, then plan (rules §5.5)
-        pending, open_tables = store.ladders.open_games(self.ladder_id)
+        if paused is None:
+            paused = set(store.ladders.marked_bots(epoch.id))
+        # a table waiting for a paused bot holds up neither the window nor its other bots (rules §5.3)
+        pending, open_tables = store.ladders.open_games(self.ladder_id, stalled_by=paused)
         if pending >= self.window:
             return RefillResult(0, epoch.epoch, "enough games pending")
         by_version, latest = entrant_index(entrants)
         self._follow(by_version, latest)
-        if paused is None:
-            paused = set(store.ladders.marked_bots(epoch.id))
         fit = self.fit()
         ready = []
         for e in entrants:
@@ -478,7 +479,8 @@ class LadderRow:
     done games, ``placing`` while it has played fewer than the ladder's placement games, ``latest``: the
     bot's latest version (the main table; the others are its history), ``status`` ``active``,
     ``superseded`` or ``retired``; the luck-adjusted change per game with its interval where the game has
-    an estimator (``league.luck``)."""
+    an estimator (``league.luck``); ``paused``: why the open epoch marks the bot as not answering (paused
+    in the ladder until it answers, rules §5.3), else None."""
 
     entrant_id: int
     bot_id: int
@@ -494,6 +496,7 @@ class LadderRow:
     luck_change: float | None = None
     luck_low: float | None = None
     luck_high: float | None = None
+    paused: str | None = None
 
     @property
     def label(self) -> str:
@@ -510,6 +513,8 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
     fit, counts = ladder_fit_and_counts(store, ladder_id)
     entrants = store.ladders.entrants(ladder_id)
     by_version, latest = entrant_index(entrants)
+    epoch = store.ladders.current_epoch(ladder_id)
+    marked = store.ladders.marked_bots(epoch.id) if epoch is not None else {}
     luck = {}
     if with_luck and spec(ladder.game).luck is not None:
         seats_of = {(g.season_id, g.number): g.seats for g in store.ladders.ladder_games(ladder_id, status=_DONE)}
@@ -532,7 +537,8 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
                               counts.get(e.id, 0) < settings.placement_games,
                               fit.rating[e.id] if rated else None, low, high,
                               summary.mean if summary else None, summary.low if summary else None,
-                              summary.high if summary else None))
+                              summary.high if summary else None,
+                              marked.get(e.bot_id) if not (e.retired_at or e.superseded_at) else None))
     rows.sort(key=lambda r: (r.rating is None, -(r.rating or 0.0), r.name, r.entrant_id))
     return rows
 

@@ -19,7 +19,7 @@ marks its other versions superseded, and its entrants retired once it is.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -351,21 +351,38 @@ class Ladders:
 
     # ------------------------------------------------------------- games
 
-    def open_games(self, ladder_id: int) -> tuple[int, dict[int, int]]:
+    def open_games(self, ladder_id: int, stalled_by: Collection[int] = ()) -> tuple[int, dict[int, int]]:
         """``(pending games, {bot id: its tables pending or running})`` over all the ladder's epochs; a table
-        is a deal group (a duplicate table's rotations are played one after another, ``store.sealing``)."""
+        is a deal group (a duplicate table's rotations are played one after another, ``store.sealing``).
+        ``stalled_by``: bots paused in the ladder (down, rules §5.3): a table none of whose games has started
+        and that seats one of them counts neither in the pending games nor in its other bots' tables, so
+        the runner goes on seating the others while those games wait for the bot (or are not played)."""
         open_ = (GameStatus.PENDING, GameStatus.RUNNING)
         ids = select(Season.id).where(Season.ladder_id == ladder_id).scalar_subquery()
         with self._db.read_rows() as conn:
-            pending = conn.scalar(select(func.count()).select_from(Game)
-                                  .where(Game.season_id.in_(ids), Game.status == GameStatus.PENDING)) or 0
             rows = conn.execute(
-                select(GameSeat.bot_id, Game.season_id, Game.deal_group).distinct()
+                select(GameSeat.bot_id, Game.season_id, Game.deal_group, Game.status, func.count())
                 .join(Game, Game.id == GameSeat.game_id)
-                .where(Game.season_id.in_(ids), Game.status.in_(open_))).all()
-        per_bot: dict[int, int] = {}
-        for bot, _, _ in rows:
-            per_bot[bot] = per_bot.get(bot, 0) + 1
+                .where(Game.season_id.in_(ids), Game.status.in_(open_))
+                .group_by(GameSeat.bot_id, Game.season_id, Game.deal_group, Game.status)).all()
+        tables: dict[tuple[int, int], set[int]] = {}
+        waiting: dict[tuple[int, int], int] = {}  # pending games of each table
+        started: set[tuple[int, int]] = set()
+        for bot, season_id, group, status, n in rows:
+            table = (season_id, group)
+            tables.setdefault(table, set()).add(bot)
+            if GameStatus(status) == GameStatus.RUNNING:
+                started.add(table)
+            else:  # every seat of a game is one row: the table's pending games, counted once per seat
+                waiting[table] = max(waiting.get(table, 0), n)
+        stalled = set(stalled_by)
+        pending, per_bot = 0, {}
+        for table, bots in tables.items():
+            if table not in started and bots & stalled:
+                continue
+            pending += waiting.get(table, 0)
+            for bot in bots:
+                per_bot[bot] = per_bot.get(bot, 0) + 1
         return pending, per_bot
 
     def chain_start(self, season_id: int, entries: int = 2) -> list[dict[str, Any]]:

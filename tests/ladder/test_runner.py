@@ -154,3 +154,35 @@ def test_progress_keeps_counting_right_once_closed_epochs_are_kept(store: Store,
         assert fresh.ladders.ladder_progress(lid) == by_epochs()
     finally:
         fresh.close()
+
+
+def test_a_bot_that_goes_down_holds_up_no_one_else(store: Store, bots: list[int]) -> None:
+    """Tables waiting for a paused bot count neither in the window nor in the other bots' capacity (rules
+    §5.3): the ladder goes on seating the others, and those tables are played once the bot answers."""
+    a, b, c, d = bots
+    lid = make(store, window=4)
+    runner = LadderRunner(store, lid)
+    assert runner.refill().added > 0
+    epoch = store.ladders.current_epoch(lid)
+    waiting = {g.id for g in store.ladders.ladder_games(lid, status=[GameStatus.PENDING])
+               if d in {s.bot_id for s in store.get_game(g.id).seats}}
+    assert waiting and runner.refill().added == 0  # the window is full while d answers
+    store.mark_down(epoch.id, {d: "refused"})
+    added = runner.refill()  # d is paused: the others get new tables without it
+    assert added.added > 0
+    new = [g for g in store.ladders.ladder_games(lid, status=[GameStatus.PENDING]) if g.id not in waiting]
+    assert all(d not in {s.bot_id for s in store.get_game(g.id).seats} for g in new if g.id > max(waiting))
+    pending, per_bot = store.ladders.open_games(lid, stalled_by={d})
+    assert pending <= 4 and all(n <= 2 for n in per_bot.values())  # the window and capacities hold for the rest
+    assert {g.id for g in store.ladders.ladder_games(lid, status=[GameStatus.PENDING])} >= waiting  # kept waiting
+
+
+def test_standings_say_which_bot_is_paused(store: Store, bots: list[int]) -> None:
+    a, b, c, d = bots
+    lid = make(store, window=4)
+    LadderRunner(store, lid).refill()
+    play_all(store, lid)
+    assert all(r.paused is None for r in ladder_standings(store, lid, with_luck=False))
+    store.mark_down(store.ladders.current_epoch(lid).id, {d: "refused"})
+    rows = {r.bot_id: r for r in ladder_standings(store, lid, with_luck=False) if r.latest}
+    assert rows[d].paused == "refused" and all(rows[x].paused is None for x in (a, b, c))
