@@ -186,6 +186,15 @@ def stale_refusals(dep: Deployment) -> int:
     return len(re.findall(r"game \d+: stale", dep.workers["worker-a"].log.read_text(errors="replace")))
 
 
+def wait_stale_refusals(dep: Deployment, more_than: int, timeout_s: float = 30.0) -> int:
+    """worker-a's refused late attempts, once more than ``more_than`` (or after ``timeout_s``): a restored
+    host's TCP retransmits back off, so its late attempts may be refused after the run has ended."""
+    deadline = time.monotonic() + timeout_s
+    while stale_refusals(dep) <= more_than and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return stale_refusals(dep)
+
+
 def test_a_worker_host_cut_past_its_lease(deployment: Deployment, store: Store) -> None:
     def cut_worker(season_id: int) -> float:
         return cut_worker_a(deployment, store, lambda: [season_id])
@@ -202,7 +211,7 @@ def test_a_worker_host_cut_past_its_lease(deployment: Deployment, store: Store) 
         # worker-a is back, and its late attempts were refused: stopped before a bot call, or their result
         # rejected (the service's outcome "stale": nothing stored)
         assert deployment.workers["worker-a"].alive()
-        assert stale_refusals(deployment) >= trial + 1, "worker-a's late attempts were not refused"
+        assert wait_stale_refusals(deployment, trial) >= trial + 1, "worker-a's late attempts were not refused"
 
 
 def test_the_bot_host_cut_briefly(deployment: Deployment, store: Store) -> None:
@@ -297,10 +306,7 @@ def test_a_ladder_across_the_cluster_with_a_worker_host_cut(deployment: Deployme
     pids = {host: children(proc.process.pid) for host, proc in deployment.workers.items()}
     owners = {int(a.worker.rsplit(":", 1)[1]) for g in run.audit.attempts for a in store.attempts(g)}
     assert all(owners & kids for kids in pids.values()), (owners, pids)
-    deadline = time.monotonic() + 30
-    while stale_refusals(deployment) <= refused and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert stale_refusals(deployment) > refused, "worker-a's late attempts were not refused"
+    assert wait_stale_refusals(deployment, refused) > refused, "worker-a's late attempts were not refused"
     # every closed epoch verifies (keys, seeds, replays, chains); the last may still be open
     closed = len(epochs) - 1
     assert closed >= LADDER_GAMES // EPOCH_GAMES - 1, [e.epoch for e in epochs]
