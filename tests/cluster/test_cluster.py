@@ -1,6 +1,8 @@
 """The deploy guide run as a cluster of hosts (network namespaces, deploy.cluster), and the network cut
-between them: a worker host, the bot host, the store host, the broker host. Each season is audited:
-games per status, attempts, results per game, stored Elo against Elo recomputed, faults charged to bots.
+between them: a worker host, the bot host, the store host, the broker host; and a ladder (the guide's
+ladder commands) with a worker host cut. Each season, and each of the ladder's epochs, is audited:
+games per status, attempts, results per game, stored Elo against Elo recomputed, faults charged to bots;
+the ladder's closed epochs are verified and its standings' totals checked against the store.
 
 Needs root and ``ip netns`` (CI runs as root) and PostgreSQL's initdb/pg_ctl; skips saying which is
 missing otherwise. ``CARDARENA_CLUSTER_PROFILE=long`` plays longer seasons and repeats each fault
