@@ -100,7 +100,8 @@ def test_every_cardarena_variable_is_a_setting() -> None:
 
 def test_the_guides_cluster_commands_exist() -> None:
     block = guide_commands()
-    assert {"worker", "server", "bot", "register", "season create", "season run"} <= set(block)
+    assert {"worker", "server", "bot", "register", "season create", "season run", "ladder create", "ladder run",
+            "ladder standings", "ladder verify"} <= set(block)
     for role, line in block.items():
         words = line.split()
         if words[0] == "cardarena":

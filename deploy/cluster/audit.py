@@ -57,6 +57,25 @@ class Audit:
                    {r.names[b]: e for b, e in r.elo.items()}, {r.names[b]: e for b, e in recomputed.items()},
                    dict(faults), voided)
 
+    @classmethod
+    def combined(cls, audits: list[Audit]) -> Audit:
+        """Several seasons' audits (a ladder's epochs) as one, for the fault table's row: statuses, attempts,
+        results, faults and voided attempts added up; Elo left out (each season's ``problems`` checks its own)."""
+        statuses: Counter[str] = Counter()
+        faults: Counter[str] = Counter()
+        voided: Counter[str] = Counter()
+        attempts: dict[int, int] = {}
+        results: dict[int, int] = {}
+        done: dict[int, int] = {}
+        for a in audits:
+            statuses.update(a.statuses)
+            faults.update(a.faults)
+            voided.update(a.voided)
+            attempts |= a.attempts
+            results |= a.results
+            done |= a.done_attempts
+        return cls(dict(statuses), attempts, results, done, {}, {}, dict(faults), voided)
+
     @property
     def lost(self) -> int:
         """Games lost: failed (a platform failure three times, rules §4.3), or done without a stored result."""

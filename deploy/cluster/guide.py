@@ -1,9 +1,11 @@
 """The deploy guide's cluster commands: read from ``deploy/README.md``, so the harness runs what the guide says.
 
-The guide holds one fenced block between ``<!-- cluster commands: begin -->`` and
-``<!-- cluster commands: end -->``; in it, each ``# cluster: ROLE`` line names the role of the
-command on the next line (``broker``, ``server``, ``bot``, ``register``, ``worker``,
-``season create``, ``season run``), and ``$NAME`` placeholders are filled in per host.
+The guide holds fenced blocks between ``<!-- cluster commands: begin -->`` and
+``<!-- cluster commands: end -->`` (one for the deployment and its season, one for the organiser's
+ladder); in them, each ``# cluster: ROLE`` line names the role of the command on the next line
+(``broker``, ``server``, ``bot``, ``register``, ``worker``, ``season create``, ``season run``,
+``ladder create``, ``ladder run``, ``ladder standings``, ``ladder verify``), and ``$NAME``
+placeholders are filled in per host. A role given twice is an error.
 """
 
 from __future__ import annotations
@@ -24,14 +26,14 @@ class GuideError(ValueError):
 
 @lru_cache(maxsize=1)
 def commands(path: Path = GUIDE) -> dict[str, str]:
-    """``{role: command line}`` of the guide's cluster block. Raises GuideError."""
+    """``{role: command line}`` of the guide's cluster blocks, all of them. Raises GuideError."""
     text = path.read_text()
     if BEGIN not in text or END not in text:
         raise GuideError(f"{path.name} has no cluster block ({BEGIN} ... {END})")
-    block = text.split(BEGIN, 1)[1].split(END, 1)[0]
+    blocks = [part.split(END, 1)[0] for part in text.split(BEGIN)[1:]]
     found: dict[str, str] = {}
     role = None
-    for line in block.splitlines():
+    for line in "\n".join(blocks).splitlines():
         line = line.strip()
         if not line or line.startswith("```"):
             continue
@@ -40,6 +42,8 @@ def commands(path: Path = GUIDE) -> dict[str, str]:
             role = match.group(1).strip()
         elif role is None:
             raise GuideError(f"{path.name}: a cluster command with no '# cluster: ROLE' line above it: {line}")
+        elif role in found:
+            raise GuideError(f"{path.name}: the cluster role '{role}' is given twice")
         else:
             found[role], role = line, None
     return found

@@ -288,6 +288,26 @@ class Deployment:
         argv = self.cardarena("season run", {"SEASON": name, "STALL_TIMEOUT": f"{stall_timeout_s:g}"})
         return self.cluster.start("organiser", "season-run", argv, self.env())
 
+    def ladder_create(self, name: str, epoch_games: int, suspend_after_s: float = 600.0) -> None:
+        """Create a ladder of slippery-sam with the guide's command, on the organiser host: every bot
+        registered for the game is an entrant (README "Ladders"). Raises RuntimeError."""
+        argv = self.cardarena("ladder create", {"LADDER": name, "EPOCH_GAMES": str(epoch_games),
+                                                "SUSPEND_AFTER": f"{suspend_after_s:g}"})
+        done = self.cluster.run("organiser", argv, self.env())
+        if done.returncode != 0:
+            raise RuntimeError(f"ladder create failed: {done.stdout[-1500:]}{done.stderr[-1500:]}")
+
+    def ladder_run(self, name: str, games: int, stall_timeout_s: float = 120.0) -> Proc:
+        """Start the guide's ``ladder run --broker`` on the organiser host, ending once ``games`` games
+        of the run are final; returns it running."""
+        argv = self.cardarena("ladder run", {"LADDER": name, "GAMES": str(games),
+                                             "STALL_TIMEOUT": f"{stall_timeout_s:g}"})
+        return self.cluster.start("organiser", "ladder-run", argv, self.env())
+
+    def ladder(self, role: str, name: str) -> subprocess.CompletedProcess[str]:
+        """Run the guide's ``ladder standings`` or ``ladder verify`` on the organiser host to its end."""
+        return self.cluster.run("organiser", self.cardarena(role, {"LADDER": name}), self.env())
+
 
 def _start_store(cluster: Cluster) -> str:
     """A private PostgreSQL cluster on the store host (database ``arena``, user ``arena``, trust from

@@ -1,6 +1,8 @@
 """The deploy guide run as a cluster of hosts (network namespaces, deploy.cluster), and the network cut
-between them: a worker host, the bot host, the store host, the broker host. Each season is audited:
-games per status, attempts, results per game, stored Elo against Elo recomputed, faults charged to bots.
+between them: a worker host, the bot host, the store host, the broker host; and a ladder (the guide's
+ladder commands) with a worker host cut. Each season, and each of the ladder's epochs, is audited:
+games per status, attempts, results per game, stored Elo against Elo recomputed, faults charged to bots;
+the ladder's closed epochs are verified and its standings' totals checked against the store.
 
 Needs root and ``ip netns`` (CI runs as root) and PostgreSQL's initdb/pg_ctl; skips saying which is
 missing otherwise. ``CARDARENA_CLUSTER_PROFILE=long`` plays longer seasons and repeats each fault
@@ -15,6 +17,7 @@ import json
 import os
 import re
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,35 +150,56 @@ def children(pid: int) -> set[int]:
     return kids
 
 
-def test_a_worker_host_cut_past_its_lease(deployment: Deployment, store: Store) -> None:
-    def on_worker_a(season_id: int) -> set[int]:
+def cut_worker_a(dep: Deployment, store: Store, season_ids: Callable[[], list[int]]) -> float:
+    """Cut worker-a's link while it holds a game of the seasons ``season_ids()`` names, for the lease and
+    6 s more, then restore it; returns the seconds from the cut to the last done attempt of a game played
+    again (0 if none)."""
+    def on_worker_a() -> set[int]:
         """Ids of the games running now on worker-a's pool processes (their lease owner is host:pid)."""
-        kids = children(deployment.workers["worker-a"].process.pid)
-        return {g.id for g in store.list_games(season_id, status=GameStatus.RUNNING, limit=10**6)
+        kids = children(dep.workers["worker-a"].process.pid)
+        return {g.id for sid in season_ids() for g in store.list_games(sid, status=GameStatus.RUNNING, limit=10**6)
                 if g.lease_owner and int(g.lease_owner.rsplit(":", 1)[1]) in kids}
 
+    # cut while worker-a holds a game: cut as soon as one runs there, and if every game it held
+    # finished before the link went down, restore and try again
+    for _ in range(200):
+        if not on_worker_a():
+            time.sleep(0.02)
+            continue
+        cut_at = time.time()
+        dep.cluster.cut("worker-a")
+        time.sleep(0.5)  # a commit already on its way lands: a game still running now is held there
+        if on_worker_a():
+            break
+        dep.cluster.restore("worker-a")
+    else:
+        raise AssertionError("worker-a never held a game long enough to be cut")
+    time.sleep(LEASE_S + 6)
+    dep.cluster.restore("worker-a")
+    # its games were voided (lease expired) and done again on worker-b: seconds from the cut to the last
+    games = [g for sid in season_ids() for g in store.list_games(sid, limit=10**6) if len(store.attempts(g.id)) > 1]
+    ends = [a.ended_at.timestamp() for g in games for a in store.attempts(g.id) if a.ended_at and
+            str(a.outcome) == "done"]
+    return max(ends) - cut_at if ends else 0.0
+
+
+def stale_refusals(dep: Deployment) -> int:
+    """How many late attempts worker-a's log says were refused (the service's outcome "stale")."""
+    return len(re.findall(r"game \d+: stale", dep.workers["worker-a"].log.read_text(errors="replace")))
+
+
+def wait_stale_refusals(dep: Deployment, more_than: int, timeout_s: float = 30.0) -> int:
+    """worker-a's refused late attempts, once more than ``more_than`` (or after ``timeout_s``): a restored
+    host's TCP retransmits back off, so its late attempts may be refused after the run has ended."""
+    deadline = time.monotonic() + timeout_s
+    while stale_refusals(dep) <= more_than and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return stale_refusals(dep)
+
+
+def test_a_worker_host_cut_past_its_lease(deployment: Deployment, store: Store) -> None:
     def cut_worker(season_id: int) -> float:
-        # cut while worker-a holds a game: cut as soon as one runs there, and if every game it held
-        # finished before the link went down, restore and try again
-        for _ in range(200):
-            if not on_worker_a(season_id):
-                time.sleep(0.02)
-                continue
-            cut_at = time.time()
-            deployment.cluster.cut("worker-a")
-            time.sleep(0.5)  # a commit already on its way lands: a game still running now is held there
-            if on_worker_a(season_id):
-                break
-            deployment.cluster.restore("worker-a")
-        else:
-            raise AssertionError("worker-a never held a game long enough to be cut")
-        time.sleep(LEASE_S + 6)
-        deployment.cluster.restore("worker-a")
-        # its games were voided (lease expired) and done again on worker-b: seconds from the cut to the last
-        games = [g for g in store.list_games(season_id, limit=10**6) if len(store.attempts(g.id)) > 1]
-        ends = [a.ended_at.timestamp() for g in games for a in store.attempts(g.id) if a.ended_at and
-                str(a.outcome) == "done"]
-        return max(ends) - cut_at if ends else 0.0
+        return cut_worker_a(deployment, store, lambda: [season_id])
 
     for trial in range(TRIALS):
         run = play(deployment, store, f"worker-cut-{trial}", cut_worker)
@@ -189,8 +213,7 @@ def test_a_worker_host_cut_past_its_lease(deployment: Deployment, store: Store) 
         # worker-a is back, and its late attempts were refused: stopped before a bot call, or their result
         # rejected (the service's outcome "stale": nothing stored)
         assert deployment.workers["worker-a"].alive()
-        log = deployment.workers["worker-a"].log.read_text(errors="replace")
-        assert len(re.findall(r"game \d+: stale", log)) >= trial + 1, "worker-a's late attempts were not refused"
+        assert wait_stale_refusals(deployment, trial) >= trial + 1, "worker-a's late attempts were not refused"
 
 
 def test_the_bot_host_cut_briefly(deployment: Deployment, store: Store) -> None:
@@ -238,6 +261,75 @@ def test_the_store_or_the_broker_host_cut_and_restored(deployment: Deployment, s
         record(deployment, f"{host} host cut 5 s", run)
         assert_clean(run)
         assert run.audit.statuses == {"done": sum(run.audit.statuses.values())}
+
+
+#: The ladder's run: games (``ladder run --games``) and games per epoch (``--epoch-games``).
+LADDER_GAMES = 120 if LONG else 60
+EPOCH_GAMES = 20
+
+
+def test_a_ladder_across_the_cluster_with_a_worker_host_cut(deployment: Deployment, store: Store) -> None:
+    """The guide's ladder commands on the organiser host (every bot of the bot host an entrant), played by
+    both worker hosts on Celery, worker-a cut past its lease mid-run: every epoch audited, the closed
+    epochs verified, the standings' totals the store's. Before the clock test, which adds a bot."""
+    name = "ladder-0"
+    deployment.ladder_create(name, EPOCH_GAMES)
+    ladder = store.ladders.get_ladder_by_name(name)
+    assert ladder is not None
+    epoch_ids = lambda: [e.id for e in store.ladders.epochs(ladder.id)]  # noqa: E731
+    refused = stale_refusals(deployment)
+    runner = deployment.ladder_run(name, LADDER_GAMES, stall_timeout_s=90)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and runner.alive():
+        try:
+            if store.ladders.ladder_progress(ladder.id)["done"] >= 10:
+                break
+        except Exception:  # noqa: BLE001 - read again
+            pass
+        time.sleep(0.05)
+    assert runner.alive(), f"the ladder run ended before its fault:\n{runner.log.read_text()[-2000:]}"
+    recovery = cut_worker_a(deployment, store, epoch_ids)
+    runner.process.wait(300)
+    output = runner.log.read_text(errors="replace")
+    epochs = store.ladders.epochs(ladder.id)
+    audits = {e.epoch: Audit.of(store, e.id) for e in epochs}
+    run = Run(runner.process.returncode, output, Audit.combined(list(audits.values())), recovery)
+    record(deployment, f"ladder, worker host cut {LEASE_S + 6:g} s (lease {LEASE_S:g} s, epochs of {EPOCH_GAMES})", run)
+    assert run.code == 0, output[-3000:]
+    for number, audit in audits.items():
+        assert audit.problems() == [], (number, audit.problems())
+    total = run.audit.statuses
+    assert set(total) == {"done"} and total["done"] >= LADDER_GAMES, total
+    assert [g for g, n in run.audit.attempts.items() if n > 1], "no game was running on worker-a when it was cut"
+    assert run.audit.voided, run.audit.voided
+    assert sum(run.audit.faults.values()) == 0  # the cut worker's bot calls failed, charged to no bot
+    # both worker hosts played the ladder, and worker-a's late attempts were refused once it was back
+    # (attempts name their pool processes, host name:pid; the hosts share one host name)
+    pids = {host: children(proc.process.pid) for host, proc in deployment.workers.items()}
+    owners = {int(a.worker.rsplit(":", 1)[1]) for g in run.audit.attempts for a in store.attempts(g)}
+    assert all(owners & kids for kids in pids.values()), (owners, pids)
+    assert wait_stale_refusals(deployment, refused) > refused, "worker-a's late attempts were not refused"
+    # every closed epoch verifies (keys, seeds, replays, chains); the last may still be open
+    closed = len(epochs) - 1
+    assert closed >= LADDER_GAMES // EPOCH_GAMES - 1, [e.epoch for e in epochs]
+    verify = deployment.ladder("ladder verify", name)
+    assert verify.returncode == 0, verify.stdout[-3000:] + verify.stderr[-2000:]
+    verified = int(re.search(r"(\d+) epoch\(s\) verified, 0 failed", verify.stdout).group(1))
+    assert verified >= closed, verify.stdout[-3000:]
+    # the standings' totals are the store's: games per status, and each bot's done games
+    shown = deployment.ladder("ladder standings", name)
+    assert shown.returncode == 0, shown.stderr[-2000:]
+    standings = json.loads(shown.stdout)
+    assert {k: n for k, n in standings["progress"].items() if k != "total" and n} == total, standings["progress"]
+    assert standings["progress"]["total"] == sum(total.values())
+    seats: Counter[str] = Counter()
+    for e in epochs:
+        r = store.season_results(e.id)
+        seats.update(r.names[bot] for _number, bot, _place in r.placings)
+    games: Counter[str] = Counter()
+    for row in standings["standings"]:
+        games[row["name"]] += row["games"]
+    assert +games == seats and set(seats) == set(deployment.bots), (games, seats)
 
 
 @pytest.mark.parametrize("skew_s", [60])
