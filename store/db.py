@@ -9,9 +9,10 @@ SQLite (the default) and PostgreSQL run the same code:
   queue on the lock up front rather than failing on a read-to-write upgrade.
 - PostgreSQL (``postgresql+psycopg://``): READ COMMITTED; the repository's
   conditional UPDATEs and row locks give the same guarantees. A session left idle
-  in a transaction is ended by the server after ``PG_IDLE_IN_TRANSACTION_S``
-  seconds unless the server (or the database) sets its own
-  ``idle_in_transaction_session_timeout``: a worker whose host loses its network
+  in a transaction, or whose client stops acknowledging what the server sends, is
+  ended by the server after ``PG_IDLE_IN_TRANSACTION_S`` seconds unless the server
+  (or the database) sets its own ``idle_in_transaction_session_timeout`` /
+  ``tcp_user_timeout``: a worker whose host loses its network
   between two statements would otherwise hold its row locks (a season's, its
   bots') until TCP gives up, hours later, and every claim would wait behind them.
 
@@ -182,9 +183,10 @@ def _configure_postgresql(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         with dbapi_connection.cursor() as cur:
-            cur.execute("SHOW idle_in_transaction_session_timeout")
-            if cur.fetchone()[0] in ("0", "0ms"):  # the server sets none: ours, for this session only
-                cur.execute(f"SET idle_in_transaction_session_timeout = '{PG_IDLE_IN_TRANSACTION_S}s'")
+            for setting in ("idle_in_transaction_session_timeout", "tcp_user_timeout"):
+                cur.execute(f"SHOW {setting}")
+                if cur.fetchone()[0] in ("0", "0ms"):  # the server sets none: ours, for this session only
+                    cur.execute(f"SET {setting} = '{PG_IDLE_IN_TRANSACTION_S}s'")
         dbapi_connection.commit()
 
 

@@ -21,17 +21,19 @@ def pg_url(pg_database: PgDatabase) -> str:
     return pg_database.url
 
 
-def show(url: str) -> str:
+def show(url: str, setting: str = "idle_in_transaction_session_timeout") -> str:
     engine = store_db.create_store_engine(url)
     try:
         with engine.connect() as conn:
-            return str(conn.execute(text("SHOW idle_in_transaction_session_timeout")).scalar())
+            return str(conn.execute(text(f"SHOW {setting}")).scalar())
     finally:
         engine.dispose()
 
 
 def test_the_store_sets_a_timeout_where_the_server_has_none(pg_url: str) -> None:
     assert show(pg_url) == f"{store_db.PG_IDLE_IN_TRANSACTION_S}s"
+    # a client that stops acknowledging (its host cut off while the server sends) is dropped as soon
+    assert show(pg_url, "tcp_user_timeout") == f"{store_db.PG_IDLE_IN_TRANSACTION_S * 1000}"  # milliseconds
 
 
 def test_a_timeout_the_server_sets_is_kept(pg_url: str) -> None:
