@@ -52,6 +52,8 @@ class LadderStanding:
     high: float | None = field(metadata=_doc("upper end of the rating's 95% interval"))
     rated_games: int | None = field(metadata=_doc("rated games of the whole ladder when this rating was stored"))
     joined_at: datetime
+    paused: str | None = field(default=None, metadata=_doc(
+        "why the bot is paused in the ladder (it did not answer at game start, rules §5.3); null while it answers"))
 
 
 def entrant_status(e: Any) -> str:
@@ -72,6 +74,7 @@ def board(reads: Any, ladder: Any) -> list[LadderStanding]:
     _, latest = entrant_index(entrants)
     snap = reads.latest_ratings(ladder.id, [e.id for e in entrants])
     placement = placement_games(ladder)
+    paused = reads.paused_bots(ladder.id)
     games = {e.id: snap[e.id][1] if e.id in snap else 0 for e in entrants}
     for e in entrants:
         if games[e.id] < placement:
@@ -88,6 +91,6 @@ def board(reads: Any, ladder: Any) -> list[LadderStanding]:
             e.id, e.bot_id, e.name, e.version, entrant_status(e), latest.get(e.bot_id) == e.id, rank, games[e.id],
             games[e.id] < placement, rating,
             None if rating is None else rating - Z95 * sd, None if rating is None else rating + Z95 * sd,
-            at, e.joined_at))
+            at, e.joined_at, paused.get(e.bot_id) if entrant_status(e) == "active" else None))
     rows.sort(key=lambda r: (not r.latest, r.rating is None, -(r.rating or 0.0), r.name, r.entrant_id))
     return rows

@@ -131,6 +131,12 @@ class LadderReads:
             raise NotFound(f"no ladder named {name!r}")
         return ladder
 
+    def paused_bots(self, ladder_id: int) -> dict[int, str]:
+        """``{bot id: why}`` of the bots the ladder's open epoch marks as not answering: paused in the ladder
+        until they answer (rules §5.3); empty before the first epoch."""
+        epoch = self._ladders.current_epoch(ladder_id)
+        return self._ladders.marked_bots(epoch.id) if epoch is not None else {}
+
     def summaries(self) -> list[LadderSummary]:
         """Every ladder, by id."""
         out = []

@@ -185,3 +185,17 @@ def test_a_stored_compare_is_shown_on_the_page_and_in_the_api(lw: LadderWorld) -
     section = page.split('id="ab-results"')[1].split("</div>")[0]
     assert "a@1.0" in section and "b@1.0" in section and "better" in section and "+120 [+40, +201]" in section
     assert "No A/B comparison yet" not in section
+
+
+def test_a_paused_bot_is_marked_on_the_page_and_in_the_api(lw: LadderWorld) -> None:
+    """A bot the open epoch marks as not answering is paused in the ladder (rules §5.3), and shown so."""
+    epoch = lw.store.ladders.current_epoch(lw.ladder_id)
+    c_bot = lw.store.get_bot_by_name("c")
+    lw.store.mark_down(epoch.id, {c_bot.id: "connection refused"})
+    with TestClient(create_app(Settings(db_url=lw.url))) as client:
+        rows = client.get(f"/api/v1/ladders/{NAME}").json()["standings"]
+        page = client.get(f"/ladders/{NAME}").text
+    paused = {(r["name"], r["version"]): r["paused"] for r in rows if r["latest"]}
+    assert paused[("c", "1.0")] == "connection refused"
+    assert all(why is None for (name, _), why in paused.items() if name != "c")
+    assert page.count("paused: not answering") == 1
