@@ -30,7 +30,7 @@ def test_ladder_compare_answers_within_the_zone_and_better(tmp_path: Path) -> No
         store = open_store(db, policy=POLICY)
         odds, twin, weak, _ = register(store, procs)  # odds-0, odds-1 (the same bot again), random-2, random-3
         made = cli("ladder", "create", "lad", "--game", "slippery-sam", "--tables", "3", "--duplicate",
-                   "--param", "orbits=1", "--window", "12", "--db", db)
+                   "--param", "orbits=1", "--pending", "12", "--db", db)
         assert made.returncode == 0, made.stderr + made.stdout
         bad = cli("ladder", "compare", "lad", f"{odds}@9.9", twin, "--db", db)
         assert bad.returncode == 2 and f"serves version {store.get_bot_by_name(odds).version} now, not 9.9" in bad.stderr
