@@ -45,8 +45,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from league.linalg import cholesky, cholesky_solve, inverse, matmul, project
-from league.ratings_ml import ANCHOR, PRIOR_SD_ELO, SCALE, Game, MLRatings, log_sigmoid, pairwise_results, sigmoid
+from league.linalg import inverse, matmul, project
+from league.ratings_ml import (ANCHOR, PRIOR_SD_ELO, SCALE, Game, MLRatings, information, log_sigmoid, newton,
+                               pairwise_results, sigmoid)
 
 #: The version of the checkpoint's JSON layout.
 FORMAT = 1
@@ -126,10 +127,10 @@ class BTAccumulator:
             wins[i][j], wins[j][i] = w, c - w
             count[i][j] = count[j][i] = c
         lam = (SCALE / self.prior_sd_elo) ** 2
-        theta = _newton(wins, count, lam, [self.theta.get(bot, 0.0) for bot in bots], tol, max_iter)
+        theta = newton(wins, count, lam, [self.theta.get(bot, 0.0) for bot in bots], tol, max_iter)
         self.theta = {bot: theta[index[bot]] for bot in bots}
         self._fold(theta, index)
-        info = _information(theta, count, lam)
+        info = information(theta, count, lam)
         inv = inverse(info)
         meat = [[0.0] * n for _ in range(n)]
         for (a, b), v in self.meat.items():
@@ -198,62 +199,5 @@ class BTAccumulator:
         acc.add_many(games)
         acc.fit()
         return acc
-
-
-def _objective(theta: list[float], wins: list[list[float]], lam: float) -> float:
-    """The penalised log-likelihood (to maximise)."""
-    n = len(theta)
-    total = -0.5 * lam * sum(t * t for t in theta)
-    for i in range(n):
-        ti, row = theta[i], wins[i]
-        for j in range(n):
-            if row[j]:
-                total += row[j] * log_sigmoid(ti - theta[j])
-    return total
-
-
-def _information(theta: list[float], count: list[list[float]], lam: float) -> list[list[float]]:
-    """The observed information (negative Hessian) of the penalised log-likelihood."""
-    n = len(theta)
-    h = [[0.0] * n for _ in range(n)]
-    for i in range(n):
-        ti, row, hi = theta[i], count[i], h[i]
-        diag = lam
-        for j in range(n):
-            if row[j]:
-                p = sigmoid(ti - theta[j])
-                w = row[j] * p * (1.0 - p)
-                hi[j] = -w
-                diag += w
-        hi[i] = diag
-    return h
-
-
-def _newton(wins: list[list[float]], count: list[list[float]], lam: float, start: list[float],
-            tol: float, max_iter: int) -> list[float]:
-    """Newton's method with step halving from ``start``; the maximum, shifted to mean 0."""
-    n = len(wins)
-    theta = list(start)
-    value = _objective(theta, wins, lam)
-    for _ in range(max_iter):
-        grad = [-lam * t for t in theta]
-        for i in range(n):
-            ti, w, c = theta[i], wins[i], count[i]
-            for j in range(n):
-                if c[j]:
-                    grad[i] += w[j] - c[j] * sigmoid(ti - theta[j])
-        step = cholesky_solve(cholesky(_information(theta, count, lam)), grad)
-        t = 1.0
-        while True:
-            candidate = [theta[i] + t * step[i] for i in range(n)]
-            new_value = _objective(candidate, wins, lam)
-            if new_value >= value - 1e-12 or t < 1e-6:
-                break
-            t /= 2
-        theta, value = candidate, new_value
-        if max(abs(t * s) for s in step) < tol:
-            break
-    mean = sum(theta) / n
-    return [x - mean for x in theta]
 
 

@@ -186,8 +186,8 @@ def fit_bradley_terry(games: Iterable[Game], prior_sd_elo: float = PRIOR_SD_ELO)
             count[i][j] += 1.0
             count[j][i] += 1.0
     lam = (SCALE / prior_sd_elo) ** 2  # prior precision, per logit^2
-    theta = _newton(wins, count, lam)
-    info = _information(theta, count, lam)
+    theta = newton(wins, count, lam)
+    info = information(theta, count, lam)
     inv = inverse(info)
     meat = [[0.0] * n for _ in range(n)]
     for results in per_game:  # canonical order: the covariance does not depend on game order
@@ -260,49 +260,55 @@ def log_sigmoid(x: float) -> float:
     return -math.log1p(math.exp(-x)) if x >= 0 else x - math.log1p(math.exp(x))
 
 
-def _objective(theta: list[float], wins: list[list[float]], count: list[list[float]], lam: float) -> float:
-    """Penalised log-likelihood (to maximise)."""
+def _objective(theta: list[float], wins: list[list[float]], lam: float) -> float:
+    """The penalised log-likelihood (to maximise)."""
     n = len(theta)
     total = -0.5 * lam * sum(t * t for t in theta)
     for i in range(n):
+        ti, row = theta[i], wins[i]
         for j in range(n):
-            if i != j and wins[i][j]:
-                total += wins[i][j] * log_sigmoid(theta[i] - theta[j])
+            if row[j]:
+                total += row[j] * log_sigmoid(ti - theta[j])
     return total
 
 
-def _information(theta: list[float], count: list[list[float]], lam: float) -> list[list[float]]:
-    """Observed information (negative Hessian) of the penalised log-likelihood."""
+def information(theta: list[float], count: list[list[float]], lam: float) -> list[list[float]]:
+    """The observed information (negative Hessian) of the penalised log-likelihood."""
     n = len(theta)
     h = [[0.0] * n for _ in range(n)]
     for i in range(n):
-        h[i][i] = lam
+        ti, row, hi = theta[i], count[i], h[i]
+        diag = lam
         for j in range(n):
-            if i != j and count[i][j]:
-                p = sigmoid(theta[i] - theta[j])
-                w = count[i][j] * p * (1.0 - p)
-                h[i][j] -= w
-                h[i][i] += w
+            if row[j]:
+                p = sigmoid(ti - theta[j])
+                w = row[j] * p * (1.0 - p)
+                hi[j] = -w
+                diag += w
+        hi[i] = diag
     return h
 
 
-def _newton(wins: list[list[float]], count: list[list[float]], lam: float,
-            tol: float = 1e-10, max_iter: int = 200) -> list[float]:
-    """Maximise the penalised log-likelihood by Newton's method with step halving."""
+def newton(wins: list[list[float]], count: list[list[float]], lam: float, start: list[float] | None = None,
+           tol: float = 1e-10, max_iter: int = 200) -> list[float]:
+    """The penalised maximum by Newton's method with step halving from ``start`` (None: all 0), shifted to mean 0.
+    ``wins[i][j]``/``count[i][j]``: ``i``'s summed score against ``j`` and their results (diagonal 0);
+    ``lam``: the prior's precision (per logit squared)."""
     n = len(wins)
-    theta = [0.0] * n
-    value = _objective(theta, wins, count, lam)
+    theta = list(start) if start is not None else [0.0] * n
+    value = _objective(theta, wins, lam)
     for _ in range(max_iter):
-        grad = [-lam * theta[i] for i in range(n)]
+        grad = [-lam * t for t in theta]
         for i in range(n):
+            ti, w, c = theta[i], wins[i], count[i]
             for j in range(n):
-                if i != j and count[i][j]:
-                    grad[i] += wins[i][j] - count[i][j] * sigmoid(theta[i] - theta[j])
-        step = solve(_information(theta, count, lam), grad)
+                if c[j]:
+                    grad[i] += w[j] - c[j] * sigmoid(ti - theta[j])
+        step = solve(information(theta, count, lam), grad)
         t = 1.0
         while True:
             candidate = [theta[i] + t * step[i] for i in range(n)]
-            new_value = _objective(candidate, wins, count, lam)
+            new_value = _objective(candidate, wins, lam)
             if new_value >= value - 1e-12 or t < 1e-6:
                 break
             t /= 2
