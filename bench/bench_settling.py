@@ -194,19 +194,23 @@ def copies_season(game: str, params: dict, sizes: tuple[int, ...], bots: tuple, 
     names = [name for name, _ in bots]
     group_end, groups = 0, 0
     out: dict = {}
-    while group_end < len(schedule):
-        for _ in range(batch):
-            if group_end >= len(schedule):
-                break
-            group_end += sizes[groups % len(sizes)]
-            groups += 1
-        for g in schedule[len(played):group_end]:
+
+    def play_to(end: int) -> None:
+        """Play the schedule's games up to ``end`` not played yet, in process, and keep their places."""
+        for g in schedule[len(played):end]:
             seats = list(g.seats)
             r = rules[len(seats)]
             state = r.new_state()
             Playout(r, gs, random.Random(g.seed), [bots[b][1](k) for k, b in enumerate(seats)]).play(state)
             played.append((seats, list(places_of([r.rank_key(state, k) for k in range(len(seats))],
                                                  [False] * len(seats)))))
+    while group_end < len(schedule):
+        for _ in range(batch):
+            if group_end >= len(schedule):
+                break
+            group_end += sizes[groups % len(sizes)]
+            groups += 1
+        play_to(group_end)
         fit = fit_bradley_terry(played)
         order = sorted(fit.bots, key=lambda b: -fit.rating[b])
         pairs = verdicts(rule, played, fit, order)
@@ -222,13 +226,7 @@ def copies_season(game: str, params: dict, sizes: tuple[int, ...], bots: tuple, 
         while group_end < len(schedule):
             group_end = min(len(schedule), group_end + sum(sizes[(groups + i) % len(sizes)] for i in range(batch)))
             groups += batch
-            for g in schedule[len(played):group_end]:
-                seats = list(g.seats)
-                r = rules[len(seats)]
-                state = r.new_state()
-                Playout(r, gs, random.Random(g.seed), [bots[b][1](k) for k, b in enumerate(seats)]).play(state)
-                played.append((seats, list(places_of([r.rank_key(state, k) for k in range(len(seats))],
-                                                     [False] * len(seats)))))
+            play_to(group_end)
             fit = fit_bradley_terry(played)
             order = sorted(fit.bots, key=lambda b: -fit.rating[b])
             pairs = verdicts(rule, played, fit, order)
