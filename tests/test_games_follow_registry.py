@@ -66,7 +66,6 @@ NAMING: dict[str, str] = {
     "test_luck.py": _SEASONS,
     "test_match.py": _SEASONS,
     "test_quiet_output.py": _SEASONS,
-    "test_readme.py": "the README's own commands, run as written",
     "test_recheck.py": _SEASONS,
     "test_reconnect.py": _SEASONS,
     "test_referee_answers.py": _SEASONS,
