@@ -526,10 +526,10 @@ def audit_lines(store, season, rows=None) -> list[str]:
         flags = {names.get(bot, str(bot)): lines for bot, lines in audit_of(store, season.id, season.game).items()}
     if not flags:
         return ["Duplicate audit: no bot did better in the rotations of a deal it had already played than in the first "
-                "(tests at a 1% family-wise false-alarm rate; README: duplicate seasons)."]
+                "(tests at a 1% family-wise false-alarm rate; docs/fair-play.md, The duplicate audit)."]
     return [f"Duplicate audit FLAG: {name}: {line}" for name, lines in sorted(flags.items()) for line in lines] + [
         "Duplicate audit: a flag means the bot's results depend on the earlier rotations of the same deal: it remembers "
-        "the cards (1% family-wise false-alarm rate; README: duplicate seasons)."]
+        "the cards (1% family-wise false-alarm rate; docs/fair-play.md, The duplicate audit)."]
 
 
 def settling_line(config: dict, progress: dict[str, int]) -> str | None:

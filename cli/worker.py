@@ -47,7 +47,7 @@ def worker(
     app = configure(broker_url)
     # prefork: a game in a child process, which the hard time limit can kill and the worker replace,
     # requeuing its message. The solo pool hands a game over 0.4-0.7 ms faster but keeps no time
-    # limit, nor does the threads pool (docs/design.md, "Celery's cost per game").
+    # limit, nor does the threads pool (docs/measurements.md, "bench_celery").
     argv = ["worker", "--queues", queues, "--loglevel", loglevel, "--hostname", name or f"cardarena-{os.getpid()}@%h",
             "--pool", "prefork"]
     if concurrency:

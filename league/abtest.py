@@ -21,7 +21,7 @@ comparison) and answers with the three-hypothesis test of
 better (or worse) with probability at most ``alpha`` each; versions at least
 ``delta`` apart are called within the zone with probability at most
 ``alpha``, and the wrong way round with about ``alpha^2``. Measured on
-simulated trials (``python -m bench.ladder_ab``): see ``docs/design.md``.
+simulated trials (``python -m bench.ladder_ab``): see ``docs/measurements.md``.
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ class StandingRow:
     audit: tuple[str, ...] = field(default=(), metadata=_doc(
         "duplicate seasons: the duplicate audit's flags, one line each (empty when clean): the bot did better in "
         "the rotations of a deal it had already played than in the first, or had luck where an honest bot has "
-        "none, beyond a 1% family-wise false-alarm rate (league.audit; README: duplicate seasons)"))
+        "none, beyond a 1% family-wise false-alarm rate (league.audit; docs/fair-play.md, The duplicate audit)"))
 
 
 def group_games(rows: Iterable[tuple[int, int, int]]) -> list[tuple[list[int], list[int]]]:

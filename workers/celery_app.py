@@ -59,7 +59,7 @@ def make_app(broker_url: str | None = None) -> Celery:
         # prefetch of 2 shortened the hand-off between a process's games by ~0.3 ms of ~1.7 ms
         # in one round and not at all in the next (1.98-2.26 ms against 2.12-2.24: in half the
         # hand-offs the main process still sent its next BRPOP and took in that message between
-        # the ack and the child's next start); docs/design.md, "Celery's cost per game".
+        # the ack and the child's next start); docs/measurements.md, "bench_celery".
         worker_prefetch_multiplier=1,
         # A game is bounded by its time control; these catch a hung referee. The soft limit
         # raises inside the game (the attempt is voided and re-run), the hard one kills the
@@ -79,7 +79,7 @@ def make_app(broker_url: str | None = None) -> Celery:
             # visibility timeout (large thinking budgets) delivered a second time. Measured on a
             # busy machine, 6 alternated pairs: broker commands per game 13.5 -> 6.8, and Celery's
             # extra hand-off between two games of a worker process, over the pool's, 3.2 -> 1.8 ms
-            # (medians; docs/design.md, "Celery's cost per game").
+            # (medians; docs/measurements.md, "bench_celery").
             "ack_emulation": False,
             # Game ids sent again (a lost or voided attempt) carry priority 0 and go ahead of
             # the new games (priority 9, workers.follower): these are kombu's default steps,

@@ -46,8 +46,8 @@ HOSTS = {"broker": 2, "store": 3, "worker-a": 4, "worker-b": 5, "bots": 6, "orga
 BOTS = (("odds", "odds-a", 50061, 1), ("random", "random-b", 50062, 2), ("odds", "odds-c", 50063, 3),
         ("examples.python.bot:ExampleBot", "example-d", 50064, 4))
 PG_PORT = 5432
-#: PostgreSQL's idle_in_transaction_session_timeout on the store host, ms (deploy/README.md, "A host cut
-#: off mid-transaction"): a worker host cut off between two statements of a transaction leaves its
+#: PostgreSQL's idle_in_transaction_session_timeout on the store host, ms (deploy/README.md, "The store's
+#: PostgreSQL must end sessions left idle in a transaction"): a worker host cut off between two statements of a transaction leaves its
 #: session holding row locks (the season's, its bots') until TCP gives up, hours later, and every
 #: claim and the sweeper wait behind them; the server ends such a session after this.
 IDLE_IN_TRANSACTION_MS = 3000
@@ -290,7 +290,7 @@ class Deployment:
 
     def ladder_create(self, name: str, epoch_games: int, suspend_after_s: float = 600.0) -> None:
         """Create a ladder of slippery-sam with the guide's command, on the organiser host: every bot
-        registered for the game is an entrant (README "Ladders"). Raises RuntimeError."""
+        registered for the game is an entrant (docs/organising.md, "Ladders"). Raises RuntimeError."""
         argv = self.cardarena("ladder create", {"LADDER": name, "EPOCH_GAMES": str(epoch_games),
                                                 "SUSPEND_AFTER": f"{suspend_after_s:g}"})
         done = self.cluster.run("organiser", argv, self.env())
