@@ -37,10 +37,16 @@ def sealed(game: Any = Game) -> ColumnElement[bool]:
 def sealed_groups(season_id: int | None = None) -> Select[Any]:
     """SQL: ``(season_id, deal_group)`` of the groups (of one season, or all) with a game still
     to be played and a game already final: the groups whose final games are sealed. A few in
-    flight at a time; computed once per statement (not per row, as :func:`sealed` is)."""
-    g = aliased(Game)
-    q = (select(g.season_id, g.deal_group).where(g.deal_group.is_not(None)).group_by(g.season_id, g.deal_group)
-         .having(func.count(case((g.status.in_(OPEN), 1))) > 0, func.count(case((g.status.not_in(OPEN), 1))) > 0))
+    flight at a time; computed once per statement (not per row, as :func:`sealed` is). It reads
+    only the games still to be played (``ix_games_status_lease_expires_at``) and probes each one's
+    group for a final game (``ix_games_season_id_deal_group_status``), so its cost follows the games
+    in flight, not the games stored: grouping every stored game instead made each per-bot aggregate
+    of a ladder of 200,000 games take about 0.6 s."""
+    g, final = aliased(Game), aliased(Game)
+    q = (select(g.season_id, g.deal_group).distinct()
+         .where(g.deal_group.is_not(None), g.status.in_(OPEN),
+                exists().where(final.season_id == g.season_id, final.deal_group == g.deal_group,
+                               final.status.not_in(OPEN))))
     return q.where(g.season_id == season_id) if season_id is not None else q
 
 
