@@ -259,18 +259,15 @@ def documents() -> list[Path]:
     return sorted({p for pattern in DOCS for p in ROOT.glob(pattern) if p.is_file()})
 
 
+def stale_blocks(text: str, path: Path) -> list[str]:
+    """The NAMEs of the blocks of ``text`` (the document at ``path``) that ``--write`` would change."""
+    return [name for (name, a), (_, b) in zip(_contents(text), _contents(updated(text, path))) if a != b]
+
+
 def stale() -> list[str]:
-    """``"path: NAME"`` of every block whose content is not what ``--write`` writes."""
-    found = []
-    for path in documents():
-        text = path.read_text(encoding="utf-8")
-        new = updated(text, path)
-        if new != text:
-            rel = path.relative_to(ROOT).as_posix()
-            old_blocks = _contents(text)
-            new_blocks = _contents(new)
-            found += [f"{rel}: {name}" for (name, a), (_, b) in zip(old_blocks, new_blocks) if a != b]
-    return found
+    """``"path: NAME"`` of every block of every document that ``--write`` would change."""
+    return [f"{path.relative_to(ROOT).as_posix()}: {name}"
+            for path in documents() for name in stale_blocks(path.read_text(encoding="utf-8"), path)]
 
 
 def _contents(text: str) -> list[tuple[str, str]]:
