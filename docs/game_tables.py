@@ -22,6 +22,7 @@ game added to the registry appears in every block at the next ``--write``. The b
 - ``default-actions``: each game's default actions, the text of its rules document's section
   ``Default actions`` (rules §4.2).
 - ``replay-modules``: each game's replay page module and the events its ``events`` object handles.
+- ``optional-fields``: the proto3 ``optional`` fields of each game's protocol messages.
 
 An unknown NAME, a block without its end marker, or a ``params`` block outside a game's rules
 document raises :class:`BlockError`.
@@ -218,6 +219,27 @@ def replay_modules(here: Path) -> str:
     return "\n".join(items)
 
 
+def _optional_fields(message: Any) -> Iterator[str]:
+    """``Message.field`` of every proto3 ``optional`` field of ``message`` and its nested messages."""
+    for f in message.fields:
+        oneof = f.containing_oneof
+        if oneof is not None and oneof.name == f"_{f.name}" and len(oneof.fields) == 1:
+            yield f"{message.name}.{f.name}"
+    for nested in message.nested_types:
+        yield from _optional_fields(nested)
+
+
+def optional_fields(here: Path) -> str:
+    views = {f.name: f.message_type for f in bot_pb2.ActRequest.DESCRIPTOR.oneofs_by_name["view"].fields}
+    items = []
+    for gs in _specs():
+        proto = views[gs.proto_field].file
+        found = [name for message in proto.message_types_by_name.values() for name in _optional_fields(message)]
+        item = f"- `{gs.name}` (`{Path(proto.name).name}`): " + (", ".join(f"`{n}`" for n in found) or "none")
+        items.append(textwrap.fill(item, WIDTH, subsequent_indent="  ", break_on_hyphens=False, break_long_words=False))
+    return "\n".join(items)
+
+
 #: Every block, by NAME: its content for the document it is in.
 BLOCKS: dict[str, Callable[[Path], str]] = {
     "games-list": games_list,
@@ -227,6 +249,7 @@ BLOCKS: dict[str, Callable[[Path], str]] = {
     "budgets": budgets,
     "default-actions": default_actions,
     "replay-modules": replay_modules,
+    "optional-fields": optional_fields,
 }
 
 

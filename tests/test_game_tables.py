@@ -4,6 +4,7 @@ ranges they show are the ones the params dataclasses enforce (referee/params.py)
 from __future__ import annotations
 
 import dataclasses
+import re
 import importlib.util
 import sys
 from pathlib import Path
@@ -80,10 +81,20 @@ def test_the_tables_follow_the_registry(monkeypatch: pytest.MonkeyPatch) -> None
     fewer = T.games_list(readme)
     assert f"`{first}`" not in fewer and fewer.count("\n") == table.count("\n") - 1
     gone = (f"`{first}`", T.chapter(spec(first)).title, spec(first).description)
-    for block in ("protocol-games", "chapters", "budgets", "default-actions", "replay-modules"):
+    for block in ("protocol-games", "chapters", "budgets", "default-actions", "replay-modules", "optional-fields"):
         text = T.BLOCKS[block](ROOT / "docs" / "x.md")
         assert all(any(w in text for w in (f"`{g}`", T.chapter(spec(g)).title, spec(g).description)) for g in rest), block
         assert not any(words in text for words in gone), block
+
+
+def test_the_optional_fields_are_those_the_games_declare() -> None:
+    from referee.games.conformance import conformance
+
+    listed = T.optional_fields(ROOT / "docs" / "protocol.md")
+    for g in games():
+        line = next(item for item in listed.split("\n- ") if item.lstrip("- ").startswith(f"`{g}`"))
+        fields = set(re.findall(r"`([A-Z]\w*\.\w+)`", line))
+        assert fields == {f"{m}.{f}" for m, f in conformance(g).presence_fields}, g
 
 
 def test_the_generator_names_no_game() -> None:
