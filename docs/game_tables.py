@@ -140,7 +140,8 @@ def chapters(here: Path) -> str:
     rows = ["| chapter | document | game | seats |", "|---|---|---|---|"]
     for gs in sorted(_specs(), key=lambda gs: chapter(gs).number):
         ch = chapter(gs)
-        rows.append(f"| §{ch.number} | [`{ch.doc.name}`]({_link(ch.doc, here)}) | {gs.description} (`{gs.name}`) | {_seats(gs)} |")
+        doc = f"[`{ch.doc.name}`]({_link(ch.doc, here)})"
+        rows.append(f"| §{ch.number} | {doc} | {gs.description} (`{gs.name}`) | {_seats(gs)} |")
     return "\n".join(rows)
 
 

@@ -25,7 +25,6 @@ from dataclasses import dataclass, field
 
 from referee.cards import JOKER, RANKS, SUITS, is_card, pack
 from referee.engine import Ask, BadParameters, BaseState, DrawLot, GameName, IllegalAction, Shuffle, Step, ask_one
-from referee.params import check_each, param
 from referee.games.rummy.melds import (
     Meld,
     MeldKind,
@@ -35,6 +34,7 @@ from referee.games.rummy.melds import (
     lay_off,
     new_meld,
 )
+from referee.params import check_each, param
 
 MIN_SEATS, MAX_SEATS = 3, 6
 ROUNDS = 7
