@@ -125,13 +125,14 @@ def games_list(here: Path) -> str:
 def protocol_games(here: Path) -> str:
     views = {f.name: f.message_type for f in bot_pb2.ActRequest.DESCRIPTOR.oneofs_by_name["view"].fields}
     actions = {f.name: f.message_type for f in bot_pb2.ActResponse.DESCRIPTOR.oneofs_by_name["action"].fields}
-    rows = ["| game | oneof member | view / action | file | rules | seats |",
-            "|---|---|---|---|---|---|"]
+    rows = ["| game | `Game` (in `Describe`) | oneof member | view / action | file | rules | seats |",
+            "|---|---|---|---|---|---|---|"]
     for gs in _specs():
         ch = chapter(gs)
         view, action = views[gs.proto_field], actions[gs.proto_field]
         proto = ROOT / "proto" / view.file.name
-        rows.append(f"| `{gs.name}` | `{gs.proto_field}` | `{view.name}` / `{action.name}` | "
+        enum = f"`{bot_pb2.Game.Name(gs.proto_enum)}` ({gs.proto_enum})"
+        rows.append(f"| `{gs.name}` | {enum} | `{gs.proto_field}` | `{view.name}` / `{action.name}` | "
                     f"[`{proto.name}`]({_link(proto, here)}) | [§{ch.number}]({_link(ch.doc, here)}) | {_seats(gs)} |")
     return "\n".join(rows)
 
