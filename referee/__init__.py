@@ -1,4 +1,4 @@
-"""The rules engines of the three games and the referee that plays them against bots."""
+"""The rules engines of the games (one package each under ``referee.games``) and the referee that plays them against bots."""
 
 from botsdk.runtime import configure_grpc
 

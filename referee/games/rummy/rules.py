@@ -34,6 +34,7 @@ from referee.games.rummy.melds import (
     lay_off,
     new_meld,
 )
+from referee.params import check_each, param
 
 MIN_SEATS, MAX_SEATS = 3, 6
 ROUNDS = 7
@@ -52,29 +53,25 @@ def deck(jokers: int) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class RummyParams:
-    """Parameters of rules §3, with their defaults.
+    """Parameters of rules §3, with their defaults; each field's range and meaning are declared with
+    :func:`referee.params.param` (the rules' parameter table is written from them).
 
-    - ``jokers``: jokers in the deck, 4 to 6; ``None`` means 4 for 3-4 seats
-      and 6 for 5-6 seats (rules §3).
-    - ``turn_limit``: turns in a round after which it ends and every player
-      scores his hand (rules §3.9; default 200, 1..10000).
-    - ``take_it_limit``: take-its per player per round; ``None`` = unlimited
-      (rules §3.5), else 0..100.
+    - ``jokers``: jokers in the deck; ``None`` means 4 for 3-4 seats and 6 for 5-6 seats (rules §3).
+    - ``turn_limit``: turns in a round after which it ends and every player scores his hand (rules §3.9).
+    - ``take_it_limit``: take-its per player per round; ``None`` = unlimited (rules §3.5).
 
     Raises BadParameters for impossible values.
     """
 
-    jokers: int | None = None
-    turn_limit: int = 200
-    take_it_limit: int | None = None
+    jokers: int | None = param(None, "jokers in the deck; `None`: 4 for 3–4 seats, 6 for 5–6", "§3, §3.25",
+                               low=4, high=6, none=" for the default")
+    turn_limit: int = param(200, "turns in a round after which it ends and every hand is scored", "§3.9, §3.21, §3.25",
+                            low=1, high=10_000, unit="turns")
+    take_it_limit: int | None = param(None, "take-its per player per round", "§3.5, §3.24, §3.25", low=0, high=100,
+                                      none=": unlimited", note="0: the seat is never asked to call")
 
     def __post_init__(self) -> None:
-        if self.jokers is not None and (type(self.jokers) is not int or not 4 <= self.jokers <= 6):
-            raise BadParameters(f"jokers must be a whole number from 4 to 6 (or None for the default), got {self.jokers!r}")
-        if type(self.turn_limit) is not int or not 1 <= self.turn_limit <= 10_000:
-            raise BadParameters(f"turn_limit must be a whole number of turns from 1 to 10000, got {self.turn_limit!r}")
-        if self.take_it_limit is not None and (type(self.take_it_limit) is not int or not 0 <= self.take_it_limit <= 100):
-            raise BadParameters(f"take_it_limit must be a whole number from 0 to 100 (or None: unlimited), got {self.take_it_limit!r}")
+        check_each(self)
 
 
 class Phase(enum.Enum):

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from referee.cards import JOKER, RANKS, check, pack
 from referee.engine import BadParameters, BaseState, GameName, IllegalAction, Shuffle, Step, ask_one
+from referee.params import check_each, param
 
 PACK = pack()
 #: The one chance request of Slippery Sam: a shuffle of the pack (immutable, so shared).
@@ -31,22 +32,20 @@ MAX_TOKENS = 100_000_000
 
 @dataclass(frozen=True)
 class SlipperySamParams:
-    """Parameters of rules §1, with their defaults.
+    """Parameters of rules §1, with their defaults; each field's range and meaning are declared with
+    :func:`referee.params.param` (the rules' parameter table is written from them).
 
-    ``starting_tokens``: tokens each seat starts with (default 300; at least
-    10 x seats, checked by :class:`SlipperySamRules`). ``orbits``: how many
-    times the deal goes round the table before the game ends (default 2).
-    Raises BadParameters for impossible values.
+    ``starting_tokens``: tokens each seat starts with (at least 10 x seats too, checked by
+    :class:`SlipperySamRules`). ``orbits``: how many times the deal goes round the table before
+    the game ends. Raises BadParameters for impossible values.
     """
 
-    starting_tokens: int = 300
-    orbits: int = 2
+    starting_tokens: int = param(300, "tokens each seat starts with", "§1.1, §1.17", low=1, high=MAX_TOKENS,
+                                 unit="tokens", note=f"at least {KITTY_PER_SEAT} × seats too")
+    orbits: int = param(2, "times the deal goes round the table before the game ends", "§1.10, §1.17", low=1, high=100)
 
     def __post_init__(self) -> None:
-        if type(self.starting_tokens) is not int or not 1 <= self.starting_tokens <= MAX_TOKENS:
-            raise BadParameters(f"starting_tokens must be a whole number of tokens from 1 to {MAX_TOKENS:,}, got {self.starting_tokens!r}")
-        if type(self.orbits) is not int or not 1 <= self.orbits <= 100:
-            raise BadParameters(f"orbits must be a whole number from 1 to 100, got {self.orbits!r}")
+        check_each(self)
 
 
 class Phase(enum.Enum):

@@ -66,6 +66,7 @@ from functools import lru_cache
 from referee.cards import pack
 from referee.engine import Ask, BadParameters, BaseState, DrawLot, GameName, IllegalAction, Shuffle, Step, ask_one
 from referee.games.svara.points import SVARA_RANKS, hand_points, is_svara_card
+from referee.params import check_by_stage, param
 
 #: Seats at a Svara table (rules §2.3).
 MIN_SEATS = 3
@@ -78,45 +79,32 @@ PACK: tuple[str, ...] = pack(SVARA_RANKS)
 _SHUFFLES = {False: Shuffle(PACK), True: Shuffle(PACK, aside=True)}
 
 
+#: Most tokens a stake or a seat's start may be: every amount must fit the protocol's uint32 fields.
+MAX_AMOUNT = 100_000_000
+
+
 @dataclass(frozen=True)
 class SvaraParams:
-    """Svara parameters (rules §2.1, 2.3). Amounts are tokens.
+    """Svara parameters (rules §2.1, 2.3), with their defaults; each field's range and meaning are
+    declared with :func:`referee.params.param` (the rules' parameter table is written from them).
+    Amounts are tokens; the upper bounds keep amounts within the protocol's uint32 fields and a game
+    within reasonable time.
 
     Raises BadParameters naming the parameter for impossible values.
     """
 
-    szacha: str = "6c"
-    min_stake: int = 10
-    max_stake: int = 100
-    starting_tokens: int = 1000
-    hands: int = 30
-    circuits: int = 3
-    svaras_per_bank: int = 3
+    szacha: str = param("6c", "the wild card", "§2.1", kind="a card of the 36-card pack (6..A, suits cdhs)",
+                        valid=is_svara_card)
+    min_stake: int = param(10, "the minimum stake", "§2.3", low=1)
+    max_stake: int = param(100, "the maximum stake", "§2.3", at_least="min_stake", high=MAX_AMOUNT)
+    starting_tokens: int = param(1000, "tokens each seat starts with", "§2.3", at_least="min_stake", high=MAX_AMOUNT)
+    hands: int = param(30, "hands per game", "§2.3, §2.11", low=1, high=10_000)
+    circuits: int = param(3, "circuits of betting before a forced show", "§2.3, §2.6", low=1, high=1_000)
+    svaras_per_bank: int = param(3, "svaras a bank may be played again before a tie splits it", "§2.3, §2.8, §2.19",
+                                 low=0, high=100, note="0: ties split at once, no proposals")
 
     def __post_init__(self) -> None:
-        if not is_svara_card(self.szacha):
-            raise BadParameters(f"szacha must be a card of the 36-card pack (6..A, suits cdhs), not {self.szacha!r}")
-        for name in ("min_stake", "max_stake", "starting_tokens", "hands", "circuits", "svaras_per_bank"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise BadParameters(f"{name} must be an integer, not {value!r}")
-        if self.min_stake < 1:
-            raise BadParameters(f"min_stake must be at least 1, not {self.min_stake}")
-        if self.max_stake < self.min_stake:
-            raise BadParameters(f"max_stake ({self.max_stake}) must be at least min_stake ({self.min_stake})")
-        if self.starting_tokens < self.min_stake:
-            raise BadParameters(f"starting_tokens ({self.starting_tokens}) must be at least min_stake ({self.min_stake})")
-        if self.hands < 1:
-            raise BadParameters(f"hands must be at least 1, not {self.hands}")
-        if self.circuits < 1:
-            raise BadParameters(f"circuits must be at least 1, not {self.circuits}")
-        if self.svaras_per_bank < 0:
-            raise BadParameters(f"svaras_per_bank must be at least 0, not {self.svaras_per_bank}")
-        # upper bounds: every amount must fit the protocol's uint32 fields, and a game must end in reasonable time
-        for name, most in (("starting_tokens", 100_000_000), ("max_stake", 100_000_000), ("hands", 10_000),
-                           ("circuits", 1_000), ("svaras_per_bank", 100)):
-            if getattr(self, name) > most:
-                raise BadParameters(f"{name} must be at most {most:,}, not {getattr(self, name)}")
+        check_by_stage(self)
 
 
 class SvaraMove(enum.IntEnum):
