@@ -18,13 +18,16 @@ from pathlib import Path
 
 import pytest
 
+from cardarena.v1 import bot_pb2
+from referee.games import games, scaffold, spec
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "adding-a-game.md"
 NAME, FIELD = "toy-cards", "toy_cards"
 GAME_DIR = f"referee/games/{FIELD}/"
 BOT_PROTO = "proto/cardarena/v1/bot.proto"
 
-#: The generators of step 5 that write files or blocks from the registry, as the checklist gives them.
+#: The generators of the checklist's step 6 (files or blocks written from the registry), as it gives them.
 GENERATORS: list[str] = ["python docs/protocol_examples.py"]
 
 #: The checklist's commands this test runs, as the document writes them (``<name>``: the game's name).
@@ -38,7 +41,7 @@ COMMANDS = [
     "python -m pytest referee/games/<field>",
 ]
 
-#: Files outside the game's folder still edited by hand, each with the one line the scaffold prints for it.
+#: Files outside the game's folder still edited by hand (one line each, printed by the scaffold), and why.
 HAND_ROWS = {"docs/rules/README.md": "the chapter table's row (tests/test_rules_docs.py reads the chapters from it)"}
 
 #: A block a generator writes: from a line ``<!-- ... written by ... -->`` to the next ``<!-- end ... -->``.
@@ -84,6 +87,57 @@ def insert_protocol_lines(text: str, lines: list[str]) -> str:
 def without_blocks(text: str) -> str:
     """``text`` with every generated block (:data:`_BLOCK`) emptied."""
     return _BLOCK.sub("<!-- block -->", text)
+
+
+def test_a_name_gives_every_spelling_and_bad_names_are_refused() -> None:
+    n = scaffold.names("high-card2", None, 9)
+    assert (n.name, n.field, n.camel, n.upper, n.title, n.chapter) == ("high-card2", "high_card2", "HighCard2",
+                                                                       "HIGH_CARD2", "High card2", 9)
+    assert scaffold.names("go", "Go the card game", 1).title == "Go the card game"
+    for bad in ("High-card", "high_card", "2-high", "high-2", "high--card", "", "pass", "conformance", "x" * 25):
+        with pytest.raises(scaffold.ScaffoldError):
+            scaffold.names(bad, None, 1)
+    with pytest.raises(scaffold.ScaffoldError, match="not a title"):
+        scaffold.names("go", 'Go" + x', 1)
+
+
+def test_the_scaffold_takes_the_next_free_numbers_and_refuses_a_taken_game() -> None:
+    enum_value, member = scaffold.next_numbers(ROOT)
+    assert enum_value == max(bot_pb2.Game.values()) + 1
+    assert member == max(f.number for f in bot_pb2.ActRequest.DESCRIPTOR.oneofs_by_name["view"].fields) + 1
+    assert scaffold.next_chapter(ROOT) > max(int(m) for m in re.findall(r"^\| §(\d+) ", (ROOT / "docs/rules/README.md").read_text(), re.M))
+    taken = spec(games()[0])
+    with pytest.raises(scaffold.ScaffoldError, match="already a game"):
+        scaffold.plan(ROOT, scaffold.names(taken.name, None, 99))
+
+
+def test_the_template_fills_every_placeholder_and_writes_only_new_files(tmp_path: Path) -> None:
+    n = scaffold.names("high-card", None, 99)
+    files = scaffold.plan(ROOT, n)
+    assert sorted(p.as_posix() for p in files if not p.as_posix().startswith("referee/games/high_card/")) == [
+        "docs/rules/high-card.md", "proto/cardarena/v1/high_card.proto"]
+    assert {"__init__.py", "rules.py", "codec.py", "bots.py", "replay.js", "examples.py", "conformance.py"} <= {
+        p.name for p in files if p.parent.as_posix() == "referee/games/high_card"}
+    assert not [p for p, text in files.items() if "{{" in text or "}}" in text], "a placeholder left"
+    assert "# 99 High card" in files[Path("docs/rules/high-card.md")]
+    lines = [line for _, line in scaffold.protocol_lines(n, 7, 17)]
+    assert lines == ['import "cardarena/v1/high_card.proto";', "GAME_HIGH_CARD = 7;  // High card",
+                     "HighCardView high_card = 17;  // a High card decision",
+                     "HighCardAction high_card = 17;  // answers a high_card view"]
+    # the lines go where they are printed to go: the enum and the oneofs' last members, after the imports
+    text = insert_protocol_lines((ROOT / BOT_PROTO).read_text(), lines)
+    assert re.search(r"GAME_HIGH_CARD = 7;[^\n]*\n}", text) and text.count("high_card = 17;") == 2
+    (tmp_path / "docs/rules").mkdir(parents=True)
+    (tmp_path / "docs/rules/high-card.md").write_text("")
+    with pytest.raises(scaffold.ScaffoldError, match="exist already"):
+        _plan_over(tmp_path, n)
+
+
+def _plan_over(root: Path, n: scaffold.Names) -> None:
+    """The scaffold's plan for a root whose template and protocol are this checkout's, some files existing."""
+    for part in (scaffold.TEMPLATE, Path(BOT_PROTO).parent):
+        shutil.copytree(ROOT / part, root / part, dirs_exist_ok=True)
+    scaffold.plan(root, n)
 
 
 def test_the_block_rule_sees_what_is_outside_a_block() -> None:
@@ -132,14 +186,14 @@ def test_a_game_made_by_the_checklist_is_played_and_touches_only_its_files(tmp_p
     assert len(proto_lines) == 4 and proto_lines[0] == f'import "cardarena/v1/{FIELD}.proto";', printed
     readme_row = re.search(r"^  (\| §\d+ \|.*)$", printed, re.MULTILINE)
     assert readme_row, printed
-    # 2. the protocol lines, and the chapter's row
+    # 2. the protocol lines; 4. the chapter's row
     bot = copy / BOT_PROTO
     bot.write_text(insert_protocol_lines(bot.read_text(), proto_lines))
     readme = copy / "docs" / "rules" / "README.md"
     rows = readme.read_text().splitlines(keepends=True)
     last_row = max(i for i, line in enumerate(rows) if re.match(r"\| §\d+ \|", line))
     readme.write_text("".join(rows[:last_row + 1] + [readme_row[1] + "\n"] + rows[last_row + 1:]))
-    # 3. make proto; 5. the generators; 6. the golden playthrough
+    # 3. make proto; 6. the generators; 7. the golden playthrough
     for command in COMMANDS[1:-1]:
         follow(command)
     _git(copy, "add", "-A")  # what the maintainer commits (the rules tests read the tracked files)

@@ -34,6 +34,7 @@ WIRE_LOCK = Path("proto/wire.lock")
 RULES = Path("docs/rules")
 
 _NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*")
+_TITLE = re.compile(r"[A-Za-z0-9][A-Za-z0-9 '.-]{0,39}")
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 _HEADING = re.compile(r"^#{1,6}[ \t]+(\d+)(?:\.\d+)?[ \t]", re.MULTILINE)
 
@@ -72,6 +73,8 @@ def names(name: str, title: str | None, chapter: int) -> Names:
     field = name.replace("-", "_")
     if keyword.iskeyword(field) or field in {"conformance", "scaffold"}:
         raise ScaffoldError(f"{name!r} cannot be a game: {field!r} is taken by Python or by referee.games")
+    if title is not None and not _TITLE.fullmatch(title):
+        raise ScaffoldError(f"{title!r} is not a title: 1 to 40 letters, digits, spaces and ' . -, starting with a letter or digit")
     camel = "".join(word.capitalize() for word in name.split("-"))
     return Names(name, field, camel, field.upper(), title or name.replace("-", " ").capitalize(), chapter)
 
@@ -170,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def chapter_row(n: Names) -> str:
     """The new chapter's row of the chapter table of docs/rules/README.md."""
-    return f"| §{n.chapter} | [`{n.name}.md`]({n.name}.md) | {n.title}, made from the game template |"
+    return f"| §{n.chapter} | [`{n.name}.md`]({n.name}.md) | {n.title} |"
 
 
 if __name__ == "__main__":
