@@ -61,8 +61,8 @@ def _copy_tree(target: Path) -> None:
 
 
 def _git(copy: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], cwd=copy,
-                          capture_output=True, text=True, check=True).stdout
+    config = ["-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false"]
+    return subprocess.run(["git", *config, *args], cwd=copy, capture_output=True, text=True, check=True).stdout
 
 
 def insert_protocol_lines(text: str, lines: list[str]) -> str:
