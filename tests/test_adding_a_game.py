@@ -1,0 +1,232 @@
+"""Adding a game is what docs/adding-a-game.md says: its steps, followed in a copy of the repository, make a
+game from the template that the platform plays, and touch nothing outside the game's folder but the files
+the checklist names.
+
+The copy holds the working tree's tracked (and untracked, not ignored) files, in a git repository of its own
+whose first commit is the state before the steps; Python runs there with the copy first on its path, so
+the copy's modules are the ones imported (checked), not those of the editable install.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cardarena.v1 import bot_pb2
+from referee.games import games, scaffold, spec
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "adding-a-game.md"
+NAME, FIELD = "toy-cards", "toy_cards"
+GAME_DIR = f"referee/games/{FIELD}/"
+BOT_PROTO = "proto/cardarena/v1/bot.proto"
+
+#: The generators of the checklist's step 6 (files or blocks written from the registry), as it gives them.
+GENERATORS: list[str] = ["python docs/protocol_examples.py"]
+
+#: The checklist's commands this test runs, as the document writes them (``<name>``: the game's name).
+COMMANDS = [
+    "python -m referee.games.scaffold <name>",
+    "python proto/generate.py",
+    "python proto/wire_lock.py",
+    *GENERATORS,
+    "python -m referee.conformance --write --game <name>",
+    "python -m referee.conformance --check --game <name>",
+    "python -m pytest referee/games/<field>",
+]
+
+#: Files outside the game's folder still edited by hand (one line each, printed by the scaffold), and why.
+HAND_ROWS = {"docs/rules/README.md": "the chapter table's row (tests/test_rules_docs.py reads the chapters from it)"}
+
+#: A block a generator writes: from a line ``<!-- ... written by ... -->`` to the next ``<!-- end ... -->``.
+_BLOCK = re.compile(r"^<!--[^\n]*written by[^\n]*-->$.*?^<!-- end[^\n]*-->$", re.MULTILINE | re.DOTALL)
+
+
+def _copy_tree(target: Path) -> None:
+    """The working tree's tracked and untracked (not ignored) files, copied to ``target``; but this file, which
+    names the toy game (in the copy, a test that names a game: tests/test_games_follow_registry.py)."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file() and source != Path(__file__).resolve():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+
+
+def _git(copy: Path, *args: str) -> str:
+    config = ["-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false"]
+    return subprocess.run(["git", *config, *args], cwd=copy, capture_output=True, text=True, check=True).stdout
+
+
+def insert_protocol_lines(text: str, lines: list[str]) -> str:
+    """bot.proto with the scaffold's four lines where it says: the import after the last import, the enum
+    value and the two oneof members each as the last member of its block, indented as its neighbours."""
+    import_line, enum_line, view_line, action_line = lines
+    out = text.splitlines(keepends=True)
+
+    def last_member(opening: str) -> int:
+        start = next(i for i, line in enumerate(out) if line.strip() == opening)
+        return next(i for i in range(start, len(out)) if out[i].strip() == "}") - 1
+
+    for opening, line in (("oneof action {", action_line), ("oneof view {", view_line), ("enum Game {", enum_line)):
+        at = last_member(opening)
+        indent = re.match(r"\s*", out[at])[0]  # type: ignore[index]
+        out.insert(at + 1, f"{indent}{line}\n")
+    at = max(i for i, line in enumerate(out) if line.startswith("import "))
+    out.insert(at + 1, import_line + "\n")
+    return "".join(out)
+
+
+def without_blocks(text: str) -> str:
+    """``text`` with every generated block (:data:`_BLOCK`) emptied."""
+    return _BLOCK.sub("<!-- block -->", text)
+
+
+def test_a_name_gives_every_spelling_and_bad_names_are_refused() -> None:
+    n = scaffold.names("high-card2", None, 9)
+    assert (n.name, n.field, n.camel, n.upper, n.title, n.chapter) == ("high-card2", "high_card2", "HighCard2",
+                                                                       "HIGH_CARD2", "High card2", 9)
+    assert scaffold.names("go", "Go the card game", 1).title == "Go the card game"
+    for bad in ("High-card", "high_card", "2-high", "high-2", "high--card", "", "pass", "conformance", "x" * 25):
+        with pytest.raises(scaffold.ScaffoldError):
+            scaffold.names(bad, None, 1)
+    with pytest.raises(scaffold.ScaffoldError, match="not a title"):
+        scaffold.names("go", 'Go" + x', 1)
+
+
+def test_the_scaffold_takes_the_next_free_numbers_and_refuses_a_taken_game() -> None:
+    enum_value, member = scaffold.next_numbers(ROOT)
+    assert enum_value == max(bot_pb2.Game.values()) + 1
+    assert member == max(f.number for f in bot_pb2.ActRequest.DESCRIPTOR.oneofs_by_name["view"].fields) + 1
+    assert scaffold.next_chapter(ROOT) > max(int(m) for m in re.findall(r"^\| §(\d+) ", (ROOT / "docs/rules/README.md").read_text(), re.M))
+    taken = spec(games()[0])
+    with pytest.raises(scaffold.ScaffoldError, match="already a game"):
+        scaffold.plan(ROOT, scaffold.names(taken.name, None, 99))
+
+
+def test_the_template_fills_every_placeholder_and_writes_only_new_files(tmp_path: Path) -> None:
+    n = scaffold.names("high-card", None, 99)
+    files = scaffold.plan(ROOT, n)
+    assert sorted(p.as_posix() for p in files if not p.as_posix().startswith("referee/games/high_card/")) == [
+        "docs/rules/high-card.md", "proto/cardarena/v1/high_card.proto"]
+    assert {"__init__.py", "rules.py", "codec.py", "bots.py", "replay.js", "examples.py", "conformance.py"} <= {
+        p.name for p in files if p.parent.as_posix() == "referee/games/high_card"}
+    assert not [p for p, text in files.items() if "{{" in text or "}}" in text], "a placeholder left"
+    assert "# 99 High card" in files[Path("docs/rules/high-card.md")]
+    lines = [line for _, line in scaffold.protocol_lines(n, 7, 17)]
+    assert lines == ['import "cardarena/v1/high_card.proto";', "GAME_HIGH_CARD = 7;  // High card",
+                     "HighCardView high_card = 17;  // a High card decision",
+                     "HighCardAction high_card = 17;  // answers a high_card view"]
+    # the lines go where they are printed to go: the enum and the oneofs' last members, after the imports
+    text = insert_protocol_lines((ROOT / BOT_PROTO).read_text(), lines)
+    assert re.search(r"GAME_HIGH_CARD = 7;[^\n]*\n}", text) and text.count("high_card = 17;") == 2
+    (tmp_path / "docs/rules").mkdir(parents=True)
+    (tmp_path / "docs/rules/high-card.md").write_text("")
+    with pytest.raises(scaffold.ScaffoldError, match="exist already"):
+        _plan_over(tmp_path, n)
+
+
+def _plan_over(root: Path, n: scaffold.Names) -> None:
+    """The scaffold's plan for a root whose template and protocol are this checkout's, some files existing."""
+    for part in (scaffold.TEMPLATE, Path(BOT_PROTO).parent):
+        shutil.copytree(ROOT / part, root / part, dirs_exist_ok=True)
+    scaffold.plan(root, n)
+
+
+def test_the_block_rule_sees_what_is_outside_a_block() -> None:
+    before = "a\n<!-- x: written by g.py -->\nold\n<!-- end of x -->\nb\n"
+    assert without_blocks(before) == without_blocks(before.replace("old", "new\nlines"))
+    assert without_blocks(before) != without_blocks(before.replace("b\n", "c\n"))
+
+
+def test_every_command_is_in_the_checklist() -> None:
+    text = DOC.read_text()
+    missing = [c for c in COMMANDS if c not in text]
+    assert not missing, f"docs/adding-a-game.md does not give these commands: {missing}"
+    make = ROOT.joinpath("Makefile").read_text().split("\nproto:", 1)[1].split("\n\n", 1)[0]
+    assert "proto/generate.py" in make and "proto/wire_lock.py" in make  # `make proto` is the same two commands
+
+
+@pytest.mark.slow
+def test_a_game_made_by_the_checklist_is_played_and_touches_only_its_files(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed: the copy's changes are found with git")
+    copy = tmp_path / "repo"
+    _copy_tree(copy)
+    _git(copy, "init", "-q")
+    _git(copy, "add", "-A")
+    _git(copy, "commit", "-q", "-m", "before the game")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(copy), str(copy / "proto")]), "PYTHONDONTWRITEBYTECODE": "1"}
+
+    def run(*args: str) -> str:
+        """``python ARGS`` (this interpreter) in the copy; its output."""
+        done = subprocess.run([sys.executable, *args], cwd=copy, env=env, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, f"{args}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        return done.stdout
+
+    def follow(command: str) -> str:
+        """One of the checklist's commands (:data:`COMMANDS`), for the toy game."""
+        words = command.replace("<name>", NAME).replace("<field>", FIELD).split()
+        assert words[0] == "python", command
+        return run(*words[1:])
+
+    where = run("-c", "import cardarena, referee.games; print(cardarena.__file__); print(referee.games.__file__)")
+    assert all(Path(line).is_relative_to(copy) for line in where.split()), where
+
+    # 1. the template, and what it says to add by hand
+    printed = follow(COMMANDS[0])
+    proto_lines = re.findall(r"^    (.+)$", printed, re.MULTILINE)
+    assert len(proto_lines) == 4 and proto_lines[0] == f'import "cardarena/v1/{FIELD}.proto";', printed
+    readme_row = re.search(r"^  (\| §\d+ \|.*)$", printed, re.MULTILINE)
+    assert readme_row, printed
+    # 2. the protocol lines; 4. the chapter's row
+    bot = copy / BOT_PROTO
+    bot.write_text(insert_protocol_lines(bot.read_text(), proto_lines))
+    readme = copy / "docs" / "rules" / "README.md"
+    rows = readme.read_text().splitlines(keepends=True)
+    last_row = max(i for i, line in enumerate(rows) if re.match(r"\| §\d+ \|", line))
+    readme.write_text("".join(rows[:last_row + 1] + [readme_row[1] + "\n"] + rows[last_row + 1:]))
+    # 3. make proto; 6. the generators; 7. the golden playthrough
+    for command in COMMANDS[1:-1]:
+        follow(command)
+    _git(copy, "add", "-A")  # what the maintainer commits (the rules tests read the tracked files)
+
+    # the registry lists the game, the harness passed on it (above); its tests and the tests over every game pass
+    assert run("-c", "from referee.games import games; print(games()[-1])").strip() == NAME
+    follow(COMMANDS[-1])
+    run("-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/games", "tests/test_proto.py", "tests/test_rules_docs.py",
+        "tests/test_games_follow_registry.py")
+
+    # what changed outside the game's folder: only what the checklist names
+    status = dict(line.split("\t", 1)[::-1] for line in _git(copy, "diff", "--cached", "--name-status", "HEAD").splitlines())
+    outside = {path: kind for path, kind in status.items() if not path.startswith(GAME_DIR)}
+    stubs = {f"proto/cardarena/v1/{FIELD}{suffix}" for suffix in ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py")}
+    assert {p for p, kind in outside.items() if kind == "A"} == {f"proto/cardarena/v1/{FIELD}.proto", f"docs/rules/{NAME}.md", *stubs}
+    modified = {p for p, kind in outside.items() if kind == "M"}
+    assert set(outside.values()) == {"A", "M"} and {BOT_PROTO, "proto/wire.lock", "docs/protocol.md"} <= modified
+
+    def diff(path: str) -> tuple[list[str], list[str]]:
+        """The lines added to and removed from ``path``."""
+        lines = _git(copy, "diff", "--cached", "-U0", "HEAD", "--", path).splitlines()[4:]
+        return ([x[1:] for x in lines if x.startswith("+")], [x[1:] for x in lines if x.startswith("-")])
+
+    for path in sorted(modified):
+        added, removed = diff(path)
+        if path == BOT_PROTO:  # exactly the four protocol lines
+            assert removed == [] and [line.strip() for line in added] == proto_lines, (added, removed)
+        elif path in HAND_ROWS:  # exactly the row the scaffold printed
+            assert removed == [] and added == [readme_row[1]], (path, added, removed)
+        elif path == "proto/wire.lock":  # appended: the new game's fields and values
+            assert removed == [] and added and all(re.search(rf"{FIELD}|{FIELD.upper()}|ToyCards", x) for x in added), added
+        elif path in {"proto/cardarena/v1/bot_pb2.py", "proto/cardarena/v1/bot_pb2.pyi"}:
+            pass  # regenerated (tests/test_proto.py, run above, checks the stubs are protoc's output)
+        else:  # a file with generated blocks: nothing changed outside them
+            before = _git(copy, "show", f"HEAD:{path}")
+            assert without_blocks(before) == without_blocks((copy / path).read_text()), f"{path} changed outside its blocks"
