@@ -1,8 +1,11 @@
 """The example bots of examples/: the Node.js bot (installed with `npm ci`, run with node, the
-protos loaded at run time) and the Python SDK bot pass the entry checks of every game, and the
-Node bot plays a short season of each game against the reference bots without a fault.
+protos loaded at run time) and the Python SDK bot each declare (``Describe``) at least one game,
+only registered games, and pass the entry checks of every game they declare; the Node bot plays a
+short season of each game it declares against the reference bots without a fault.
 
-Skipped, saying so, only when ``node`` or ``npm`` is not installed (`apt-get install nodejs npm`).
+A registered game an example does not declare is skipped, saying so: teaching the examples a new game
+is optional (docs/adding-a-game.md). The Node tests are skipped, saying so, only when ``node`` or
+``npm`` is not installed (`apt-get install nodejs npm`).
 """
 
 from __future__ import annotations
@@ -21,14 +24,26 @@ from cli.main import main
 from league.policy import POLICY
 from league.seasons import create_season
 from referee.clients import GrpcBotClient
-from referee.games import games, spec
+from referee.games import game_for_enum, games, spec
 from referee.games.conformance import conformance
 from store import open_store
 from workers.local import run_local
 
 ROOT = Path(__file__).resolve().parents[1]
 NODE_EXAMPLE = ROOT / "examples" / "node"
+PYTHON_EXAMPLE = ROOT / "examples" / "python" / "bot.py"
 GAMES = games()
+
+
+def declared(endpoint: str) -> list[int]:
+    """The ``cardarena.v1.Game`` numbers the bot at ``endpoint`` declares in ``Describe``."""
+    return list(GrpcBotClient(endpoint).describe().games)
+
+
+def played_or_skipped(endpoint: str, example: str, game: str) -> None:
+    """Skip the test, saying so, when the example at ``endpoint`` does not declare ``game``."""
+    if spec(game).proto_enum not in declared(endpoint):
+        pytest.skip(f"{example} does not declare {game} (teaching the examples a game is optional)")
 
 
 @pytest.fixture(scope="module")
@@ -62,17 +77,45 @@ def node_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def reference_bots() -> Iterator[dict[str, BotProcess]]:
-    """The validation opponents of GAMES as gRPC servers in their own processes."""
-    names = sorted({name for game in GAMES for name in spec(game).opponents})
+def python_bot(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The Python example serving on a free port."""
+    log_path = tmp_path_factory.mktemp("python-example") / "bot.log"
+    log = log_path.open("w")
+    process = subprocess.Popen([sys.executable, str(PYTHON_EXAMPLE), "--port", "0"], stdout=subprocess.PIPE, stderr=log,
+                               text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert " listening on 127.0.0.1:" in line, f"the Python example did not start: {line!r}, {log_path.read_text()}"
+        yield line.split()[-1]
+    finally:
+        process.terminate()
+        process.wait(10)
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def reference_bots(node_bot: str) -> Iterator[dict[str, BotProcess]]:
+    """The validation opponents of the games the Node example declares, as gRPC servers in their own processes."""
+    names = sorted({name for number in declared(node_bot) for name in spec(game_for_enum(number)).opponents})
     processes = {name: start_bot_process(name, seed=k) for k, name in enumerate(names)}
     yield processes
     for process in processes.values():
         process.stop()
 
 
+@pytest.mark.parametrize("example", ["node_bot", "python_bot"])
+def test_each_example_declares_registered_games(example: str, request: pytest.FixtureRequest) -> None:
+    numbers = declared(request.getfixturevalue(example))
+    assert numbers, f"{example}: the example declares no game"
+    registered = {spec(game).proto_enum: game for game in GAMES}
+    assert [n for n in numbers if n not in registered] == [], f"{example}: declares games that are not registered"
+    assert [game_for_enum(n) for n in numbers] == [registered[n] for n in numbers]
+
+
 @pytest.mark.parametrize("game", GAMES)
 def test_the_node_example_passes_the_entry_checks(node_bot: str, game: str, capsys: pytest.CaptureFixture[str]) -> None:
+    played_or_skipped(node_bot, "examples/node/bot.js", game)
     assert main(["bot", "check", node_bot, "--game", game]) == 0, capsys.readouterr().out
     out = capsys.readouterr().out
     assert f"ok    game:{game}" in out and out.rstrip().endswith("PASSED: the bot may enter seasons")
@@ -81,6 +124,7 @@ def test_the_node_example_passes_the_entry_checks(node_bot: str, game: str, caps
 @pytest.mark.parametrize("game", GAMES)
 def test_the_node_example_plays_a_season_without_a_fault(node_bot: str, reference_bots: dict[str, BotProcess],
                                                           game: str, tmp_path: Path) -> None:
+    played_or_skipped(node_bot, "examples/node/bot.js", game)
     db_url = f"sqlite:///{tmp_path / 'season.db'}"
     store = open_store(db_url, policy=POLICY)
     names = [register_or_update(store, "node-example", node_bot, GrpcBotClient(node_bot).describe())]
@@ -102,17 +146,8 @@ def test_the_node_example_plays_a_season_without_a_fault(node_bot: str, referenc
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_the_python_example_passes_the_entry_checks(game: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    log = (tmp_path / "bot.log").open("w")
-    process = subprocess.Popen([sys.executable, str(ROOT / "examples" / "python" / "bot.py"), "--port", "0"],
-                               stdout=subprocess.PIPE, stderr=log, text=True)
-    try:
-        assert process.stdout is not None
-        line = process.stdout.readline()
-        assert " listening on 127.0.0.1:" in line, f"the Python example did not start: {line!r}, {(tmp_path / 'bot.log').read_text()}"
-        assert main(["bot", "check", line.split()[-1], "--game", game]) == 0, capsys.readouterr().out
-        assert capsys.readouterr().out.rstrip().endswith("PASSED: the bot may enter seasons")
-    finally:
-        process.terminate()
-        process.wait(10)
-        log.close()
+def test_the_python_example_passes_the_entry_checks(python_bot: str, game: str, capsys: pytest.CaptureFixture[str]) -> None:
+    played_or_skipped(python_bot, "examples/python/bot.py", game)
+    assert main(["bot", "check", python_bot, "--game", game]) == 0, capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"ok    game:{game}" in out and out.rstrip().endswith("PASSED: the bot may enter seasons")

@@ -58,8 +58,11 @@ class GameSpec:
 
     - ``name``: the game name (``"a-game"``), which must be the registry's name of
       the package's protocol field (:func:`spec` checks it).
-    - ``params_type``: a frozen dataclass of the game's parameters, with defaults;
-      its ``__post_init__`` raises BadParameters for impossible values.
+    - ``params_type``: a frozen dataclass of the game's parameters, each field declared
+      with :func:`referee.params.param` (its default, meaning, rules sections and range;
+      ``docs/game_tables.py`` writes the rules chapter's parameter table from them); its
+      ``__post_init__`` validates through :func:`referee.params.check_each` or
+      :func:`referee.params.check_by_stage`, raising BadParameters for impossible values.
     - ``make_rules(params, num_seats)``: the game's :class:`~referee.engine.Rules`.
     - ``proto_field``: the name of the game's member in the ``view``/``action``
       oneofs of ``ActRequest``/``ActResponse`` (the game name with ``_`` for ``-``).

@@ -6,7 +6,8 @@ module, protocol-guide examples, conformance declaration and tests), its protoco
 in ``referee/games/_template/`` (a folder that is no package: the registry, pytest and the import contracts
 never see it). The template's game is real and tiny (one card each, bet or fold, the highest card wins), so
 the new game passes the conformance harness before its rules are changed. Then it prints what is left to do
-by hand: the four lines of ``proto/cardarena/v1/bot.proto`` (with the next free numbers) and the steps of
+by hand outside the game's folder: the four lines of ``proto/cardarena/v1/bot.proto`` (with the next free
+numbers); the docs' tables of the games, the rules chapter table included, are written by the generators of
 ``docs/adding-a-game.md``.
 
 ``NAME`` is the game's name (``a-game``: lowercase words of letters and digits joined by ``-``, each word
@@ -166,14 +167,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nadd these four lines to {BOT_PROTO.as_posix()}:")
     for where, line in protocol_lines(n, enum_value, member):
         print(f"  {where}:\n    {line}")
-    print(f"\nadd this row to the chapter table of {(RULES / 'README.md').as_posix()}:\n  {chapter_row(n)}")
     print("\nthen follow docs/adding-a-game.md from step 3 (make proto, the generators, the playthrough, the tests)")
     return 0
-
-
-def chapter_row(n: Names) -> str:
-    """The new chapter's row of the chapter table of docs/rules/README.md."""
-    return f"| §{n.chapter} | [`{n.name}.md`]({n.name}.md) | {n.title} |"
 
 
 if __name__ == "__main__":
