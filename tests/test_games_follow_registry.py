@@ -76,21 +76,7 @@ NAMING: dict[str, str] = {
     "test_sdk_install.py": _SEASONS,
     "test_season_cancel.py": _SEASONS,
     "test_verify_tampering.py": _SEASONS,
-    "workers/conftest.py": _SEASONS,
     "workers/slowbots.py": "slow bots answering one game's views",
-    "workers/test_bots_down.py": _SEASONS,
-    "workers/test_busy_retry_clock.py": _SEASONS,
-    "workers/test_capacity.py": _SEASONS,
-    "workers/test_celery_ladder.py": _SEASONS,
-    "workers/test_claims.py": _SEASONS,
-    "workers/test_cli_params.py": _SEASONS,
-    "workers/test_identity.py": _SEASONS,
-    "workers/test_ladder_compare_cli.py": _SEASONS,
-    "workers/test_leases.py": _SEASONS,
-    "workers/test_live.py": _SEASONS,
-    "workers/test_sequential_season.py": _SEASONS,
-    "workers/test_time_limits.py": _SEASONS,
-    "workers/test_visibility.py": _SEASONS,
 }
 
 
