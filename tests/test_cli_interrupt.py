@@ -15,8 +15,8 @@ from referee.bots import load_bot
 from league.policy import POLICY
 from league.seasons import create_season
 from store import open_store
-from workers.local import INTERRUPTED
 from tests.a_game import GAME, SHORT, STRONG
+from workers.local import INTERRUPTED
 
 REPO = Path(__file__).parents[1]
 #: Seconds a held decision waits at most (the test releases it long before).

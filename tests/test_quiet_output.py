@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
 from tests.a_game import GAME
 
 ROOT = Path(__file__).parents[1]

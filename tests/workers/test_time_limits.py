@@ -9,8 +9,8 @@ from league.policy import POLICY
 from league.seasons import create_season
 from referee.timecontrol import TimeControl
 from store import open_store
-from workers.follower import game_time_limits
 from tests.a_game import GAME
+from workers.follower import game_time_limits
 
 
 def _season(tmp_path: Path, tables: list[int], budget_s: float) -> tuple[object, int]:
