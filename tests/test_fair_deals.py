@@ -37,6 +37,7 @@ from league.verify import CannotVerify, verify_season
 from referee.chance import PER_DEAL
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
+from referee.games.conformance import conformance
 from referee.live import LiveView
 from referee.record import GameRecord
 from referee.referee import play
@@ -44,7 +45,7 @@ from referee.timecontrol import TimeControl
 from store import MAX_ATTEMPTS, GameStatus, Store, open_store
 from store.replays import decode_json
 from store.sealing import SEALED_MESSAGE
-from tests.a_game import GAME, SHORT
+from tests.a_game import GAME, SHORT, game_with
 from tests.store.conftest import bots, db_url, finish, pg_database, store  # noqa: F401  (fixtures: SQLite and PostgreSQL)
 from workers.service import Outcome, run_game
 
@@ -423,7 +424,9 @@ def test_season_verify_on_the_command_line(league: League) -> None:
 
 
 def test_a_sealed_group_closed_by_a_failed_game_is_rated(store: Store, bots: list[int]) -> None:  # noqa: F811
-    sid = store.create_season("d", GAME, dict(SHORT), {}, 1, {"duplicate": True},
+    # the store fixture's records (tests.store.conftest.finish) hold made-up events: a game whose standings read no luck
+    game = game_with(lambda s: s.luck is None, "without a luck estimator, for the store fixture's made-up records")
+    sid = store.create_season("d", game, dict(conformance(game).short_params), {}, 1, {"duplicate": True},
                               [(5, bots[:3]), (5, bots[1:4])], deal_groups=[0, 0])
     g0, g1 = store.list_games(sid)
     finish(store, g0.id, [1, 2, 3])
