@@ -54,3 +54,14 @@ def param_arg(params: Mapping[str, Any]) -> list[str]:
         text = str(value).lower() if isinstance(value, bool) else str(value)
         args += ["--param", f"{name}={text}"]
     return args
+
+
+# --- seasons, CLI and workers ---
+
+
+def scaled(params: Mapping[str, Any], factor: int) -> dict[str, Any]:
+    """``params`` with each whole-number value times ``factor`` (booleans and other values as they are):
+    from :data:`QUICK`, a game about ``factor`` times as long, as a game's short parameters bound its
+    length (rounds, hands, turns); for tests that need a game to outlast a lease or a timeout."""
+    return {name: value * factor if isinstance(value, int) and not isinstance(value, bool) else value
+            for name, value in params.items()}

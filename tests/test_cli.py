@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import subprocess
@@ -15,6 +16,7 @@ from referee.games import names_text
 from referee.record import GameRecord
 from referee.replay import verify
 from store import open_store
+from tests.a_game import GAME, SPEC
 
 CLI = [sys.executable, "-m", "cli.main"]
 
@@ -66,7 +68,7 @@ def test_an_unknown_season_is_one_line(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", [["standings", "--season", "x"], ["season", "list"], ["season", "run", "x"],
-                                     ["season", "create", "x", "--game", "svara", "--bots", "a,b,c"]])
+                                     ["season", "create", "x", "--game", GAME, "--bots", "a,b,c"]])
 def test_reading_a_store_that_does_not_exist_names_it_and_creates_nothing(command: list[str], tmp_path: Path) -> None:
     missing = tmp_path / "typo" / "arena.db"
     result = run(*command, "--db", f"sqlite:///{missing}")
@@ -77,27 +79,30 @@ def test_reading_a_store_that_does_not_exist_names_it_and_creates_nothing(comman
 
 
 def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
-    """The main job, small: real bot processes over gRPC, local worker processes, SQLite, standings."""
+    """The main job, small: real bot processes over gRPC, local worker processes, SQLite, standings. The
+    default game's demo lineup (``GameSpec.demo``), one table of each of its sizes in all its rotations."""
+    bots = [f"{name}-{seed}" for name, seed in SPEC.demo.bots]
+    n = sum(SPEC.demo.tables)  # games: one table of each size, in each of its rotations
     db = f"sqlite:///{tmp_path / 'demo.db'}"
-    result = run("demo", "--games", "18", "--workers", "2", "--db", db)
+    result = run("demo", "--games", str(n), "--workers", "2", "--db", db)
     assert result.returncode == 0, result.stderr
-    assert "Elo" in result.stdout and "odds-1" in result.stdout
-    assert re.search(r"^demo-slippery-sam-[\d-]+: 18 done, 0 failed, 0 not played, 0 cancelled, 0 pending, 0 running in ",
+    assert "Elo" in result.stdout and bots[0] in result.stdout
+    assert re.search(rf"^demo-{GAME}-[\d-]+: {n} done, 0 failed, 0 not played, 0 cancelled, 0 pending, 0 running in ",
                      result.stdout, re.M), result.stdout
     # piped, it says what it is doing as it goes: the bots, then the games, before the standings
     lines = result.stdout.splitlines()
-    assert lines[0] == "starting 6 bot servers for slippery-sam and running their entry checks..."
-    assert [line.split()[0] for line in lines[1:7]] == ["odds-1", "random-1", "odds-2", "random-2", "odds-3", "random-3"]
-    assert all("entry checks passed" in line for line in lines[1:7])
-    progress = [line for line in lines if re.fullmatch(r"demo-slippery-sam-[\d-]+: \d+/18 games \(\d+ s\)", line)]
-    assert progress[0].split()[1] == "0/18" and progress[-1].split()[1] == "18/18" and len(progress) >= 3
+    assert lines[0] == f"starting {len(bots)} bot servers for {GAME} and running their entry checks..."
+    assert [line.split()[0] for line in lines[1:len(bots) + 1]] == bots
+    assert all("entry checks passed" in line for line in lines[1:len(bots) + 1])
+    progress = [line for line in lines if re.fullmatch(rf"demo-{GAME}-[\d-]+: \d+/{n} games \(\d+ s\)", line)]
+    assert progress[0].split()[1] == f"0/{n}" and progress[-1].split()[1] == f"{n}/{n}" and len(progress) >= 3
     store = open_store(db, policy=POLICY)
     (season,) = store.list_seasons()
-    assert store.season_progress(season.id).get("done") == 18
+    assert store.season_progress(season.id).get("done") == n
     # every game stored exactly once, every replay re-runs to the same result
     games = store.list_games(season.id, limit=100)
     games = games.items if hasattr(games, "items") else games
-    assert len(games) == 18 and len({g.id for g in games}) == 18
+    assert len(games) == n and len({g.id for g in games}) == n
     for game in games[:6]:
         record = store.get_replay(game.id)
         assert isinstance(record, GameRecord) and record.faults == []
@@ -107,36 +112,34 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     rows = data["standings"]
-    assert {r["name"] for r in rows} == {"odds-1", "odds-2", "odds-3", "random-1", "random-2", "random-3"}
-    # one table each of 3, 4, 5 and 6 seats, every table in all its rotations: 86 seats, shared fairly
+    assert {r["name"] for r in rows} == set(bots)
+    # one table of each size, every table in all its rotations: a table of k seats holds k seats k times, shared fairly
     counts = [r["games"] for r in rows]
-    assert sum(counts) == 3 * 3 + 4 * 4 + 5 * 5 + 6 * 6 and max(counts) - min(counts) <= 2, rows
+    assert sum(counts) == sum(k * k for k in SPEC.demo.tables) and max(counts) - min(counts) <= 2, rows
     # ranked by the season's ML rating, and each row is more likely than not better than the next
-    assert [r["rank"] for r in rows] == list(range(1, 7))
+    assert [r["rank"] for r in rows] == list(range(1, len(bots) + 1))
     assert [r["ml_rating"] for r in rows] == sorted((r["ml_rating"] for r in rows), reverse=True)
     assert all(r["p_better"] >= 0.5 for r in rows[:-1]) and rows[-1]["p_better"] is None
     again = run("season", "run", season.name, "--db", db)
-    assert again.returncode == 0 and f"nothing to run: season {season.name} is finished (18 done)" in again.stdout
+    assert again.returncode == 0 and f"nothing to run: season {season.name} is finished ({n} done)" in again.stdout
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["season", "create", "[/]", "--game", "slippery-sam", "--bots", "a,b,c"], "bad season name '[/]'"),
-        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--games", "2000000"], "1 to 1,000,000 games"),
-        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--param", "starting_tokens=4294967296"], "starting_tokens must be"),
-        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--param", "orbits=true"], "orbits must be"),
-        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--seed", "99999999999999999999999"], "Invalid value for '--seed'"),
+        (["season", "create", "[/]", "--game", GAME, "--bots", "a,b,c"], "bad season name '[/]'"),
+        (["season", "create", "s", "--game", GAME, "--bots", "a,b,c", "--games", "2000000"], "1 to 1,000,000 games"),
+        (["season", "create", "s", "--game", GAME, "--bots", "a,b,c", "--seed", "99999999999999999999999"], "Invalid value for '--seed'"),
         (["season", "list", "--db", "postgresql+psycopg://u@127.0.0.1:abc/db"], "bad database URL"),
-        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--max-games", "50"], "--max-games goes with --until-settled"),
-        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--until-settled"], "--until-settled needs --max-games"),
-        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--until-settled", "--max-games", "50",
+        (["season", "create", "s", "--game", GAME, "--bots", "a,b,c", "--max-games", "50"], "--max-games goes with --until-settled"),
+        (["season", "create", "s", "--game", GAME, "--bots", "a,b,c", "--until-settled"], "--until-settled needs --max-games"),
+        (["season", "create", "s", "--game", GAME, "--bots", "a,b,c", "--until-settled", "--max-games", "50",
           "--top", "1"], "--top must be a whole number of at least 2"),
-        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--until-settled", "--max-games", "50",
+        (["season", "create", "s", "--game", GAME, "--bots", "a,b,c", "--until-settled", "--max-games", "50",
           "--confidence", "1.5"], "--confidence must be above 0.5 and below 1"),
-        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--until-settled", "--max-games", "50",
+        (["season", "create", "s", "--game", GAME, "--bots", "a,b,c", "--until-settled", "--max-games", "50",
           "--batch", "0"], "--batch must be a whole number of at least 1"),
-        (["season", "create", "s", "--game", "slippery-sam", "--bots", "a,b,c", "--until-settled", "--max-games", "50",
+        (["season", "create", "s", "--game", GAME, "--bots", "a,b,c", "--until-settled", "--max-games", "50",
           "--indifference", "0"], "--indifference must be above 0 and at most 1000 Elo points"),
     ],
 )
@@ -150,11 +153,33 @@ def test_hostile_values_get_one_line_errors(args: list[str], message: str, tmp_p
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in result.stderr, result.stderr
 
 
+def _whole_number_params() -> list[str]:
+    """The parameters of GAME whose default is a whole number (not a boolean)."""
+    return [f.name for f in dataclasses.fields(SPEC.params_type)
+            if isinstance(f.default, int) and not isinstance(f.default, bool)]
+
+
+@pytest.mark.parametrize("name", _whole_number_params())
+def test_hostile_parameter_values_get_one_line_errors_naming_the_parameter(name: str, tmp_path: Path) -> None:
+    """A whole-number parameter given a boolean is refused as "NAME must be ..."; given a value beyond
+    uint32, the one line names the parameter and what it must be (the game's params dataclass checks)."""
+    open_store(f"sqlite:///{tmp_path / 'h.db'}", policy=POLICY).close()
+    for value in ("true", "4294967296"):
+        result = run("season", "create", "s", "--game", GAME, "--bots", "a,b,c", "--param", f"{name}={value}",
+                     "--db", f"sqlite:///{tmp_path / 'h.db'}")
+        assert result.returncode in (1, 2), result
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and name in lines[0] and "must be" in lines[0] and "Traceback" not in result.stderr, \
+            result.stderr
+        if value == "true":
+            assert f"{name} must be" in lines[0], lines
+
+
 def test_ctrl_c_exits_130_and_says_so(tmp_path: Path) -> None:
     import signal
     import time
 
-    process = subprocess.Popen([*CLI, "demo", "--game", "rummy", "--games", "30", "--db", f"sqlite:///{tmp_path / 'c.db'}"],
+    process = subprocess.Popen([*CLI, "demo", "--game", GAME, "--games", "30", "--db", f"sqlite:///{tmp_path / 'c.db'}"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1])
     time.sleep(6)
     process.send_signal(signal.SIGINT)

@@ -15,6 +15,7 @@ from referee.bots import load_bot
 from league.policy import POLICY
 from league.seasons import create_season
 from store import open_store
+from tests.a_game import GAME, SHORT, STRONG
 from workers.local import INTERRUPTED
 
 REPO = Path(__file__).parents[1]
@@ -23,24 +24,24 @@ HOLD_MAX_S = 120.0
 
 
 class HeldBot(Bot):
-    """Plays Svara as `points` does, but while ``hold`` is set each decision waits (``waiting`` is set)."""
+    """Plays GAME as its strong reference bot does, but while ``hold`` is set each decision waits (``waiting`` is set)."""
 
     name = "held"
-    games = ("svara",)
+    games = (GAME,)
     capacity = 4
 
     def __init__(self, seed: int) -> None:
         super().__init__(seed)
-        self.inner = load_bot("points", seed)
+        self.inner = load_bot(STRONG, seed)
         self.hold = threading.Event()
         self.waiting = threading.Event()
         self.released = threading.Event()
 
-    def svara(self, view, ctx):
+    def decide(self, field, view, ctx):
         if self.hold.is_set():
             self.waiting.set()
             self.released.wait(HOLD_MAX_S)
-        return self.inner.svara(view, ctx)
+        return self.inner.decide(field, view, ctx)
 
 
 def _wait_for(condition, what: str, limit_s: float = 300.0) -> None:
@@ -56,11 +57,11 @@ def test_sigterm_stops_season_run_cleanly_releases_its_game_and_the_rerun_counts
     url = f"sqlite:///{tmp_path / 'stop.db'}"
     store = open_store(url, policy=POLICY)
     held = HeldBot(1)
-    endpoints = [bot_server(held), bot_server(load_bot("points", 2)), bot_server(load_bot("random", 3))]
+    endpoints = [bot_server(held), bot_server(load_bot(STRONG, 2)), bot_server(load_bot("random", 3))]
     names = ["held", "p2", "r3"]
     for name, endpoint in zip(names, endpoints, strict=True):
-        store.register_bot(name, endpoint, "1", "tests", ["svara"], capacity=4)
-    season_id = create_season(store, "stop-me", "svara", names, [3], 6, 1, params={"hands": 3})
+        store.register_bot(name, endpoint, "1", "tests", [GAME], capacity=4)
+    season_id = create_season(store, "stop-me", GAME, names, [3], 6, 1, params=dict(SHORT))
     command = [sys.executable, "-m", "cli.main", "season", "run", "stop-me", "--workers", "1", "--db", url]
 
     first = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -105,8 +106,8 @@ def test_a_game_interrupted_again_and_again_goes_back_to_pending_not_to_failed(t
     from workers.local import release_interrupted
 
     store = open_store(f"sqlite:///{tmp_path / 'again.db'}", policy=POLICY)
-    ids = [store.register_bot(n, "127.0.0.1:1", "1", "t", ["svara"]) for n in ("a", "b", "c")]
-    season_id = store.create_season("again", "svara", {}, {}, 1, {}, [(5, ids)])
+    ids = [store.register_bot(n, "127.0.0.1:1", "1", "t", [GAME]) for n in ("a", "b", "c")]
+    season_id = store.create_season("again", GAME, {}, {}, 1, {}, [(5, ids)])
     (gid,) = store.next_pending(season_id)
     for attempt in range(1, MAX_ATTEMPTS + 2):
         claim = store.claim_game(gid, "host:1", 60)

@@ -13,6 +13,7 @@ from referee.chance import Chance, draw
 from referee.driver import BadStep, Driver, IllegalChance, answer_chance, check_chance
 from referee.engine import Ask, DrawLot, Shuffle
 from referee.games import games, make_params, spec
+from tests.a_game import GAME, QUICK, SPEC
 
 GAMES = games()
 
@@ -81,13 +82,15 @@ def test_check_chance_takes_a_lot_as_one_of_its_seats() -> None:
             check_chance(DrawLot((1, 3)), bad)
 
 
-def test_answer_chance_needs_a_pending_chance_request() -> None:
-    gs = spec("svara")
-    rules = gs.make_rules(make_params("svara"), 3)
-    state = rules.new_state()
-    answer_chance(rules, state, 0)                      # the first dealer, by lot
-    answer_chance(rules, state, Chance(1).answer(rules.step(state)))  # the deal
-    assert isinstance(rules.step(state), Ask)
+@pytest.mark.parametrize("game", GAMES)
+def test_answer_chance_needs_a_pending_chance_request(game: str) -> None:
+    """Chance answered up to the first decision: with a decision pending, an answer is refused, state unchanged."""
+    gs = spec(game)
+    rules = gs.make_rules(make_params(game), gs.min_seats)
+    state, chance = rules.new_state(), Chance(1)
+    while not isinstance(request := rules.step(state), Ask):
+        assert request is not None, f"{game} ended before its first decision"
+        answer_chance(rules, state, chance.answer(request))
     before = copy.deepcopy(state)
     with pytest.raises(IllegalChance, match="no chance request is pending"):
         answer_chance(rules, state, 1)
@@ -95,8 +98,7 @@ def test_answer_chance_needs_a_pending_chance_request() -> None:
 
 
 def test_decisions_go_to_decide_and_the_game_ends() -> None:
-    gs = spec("slippery-sam")
-    rules = gs.make_rules(make_params("slippery-sam", {"orbits": 1}), 3)
+    rules = SPEC.make_rules(make_params(GAME, QUICK), 3)
     asked: list[tuple[int, ...]] = []
 
     def decide(state: Any, seats: tuple[int, ...]) -> dict[int, Any]:
@@ -119,8 +121,7 @@ def test_a_step_the_driver_does_not_know_is_a_bad_step() -> None:
 
 
 def test_run_stops_at_the_step_limit() -> None:
-    gs = spec("svara")
-    rules = gs.make_rules(make_params("svara"), 3)
+    rules = SPEC.make_rules(make_params(GAME), 3)
     state = rules.new_state()
     assert not Driver(rules, Chance(2).answer, _defaults(rules)).run(state, 3)
     assert rules.step(state) is not None
@@ -151,5 +152,5 @@ def test_the_referee_stops_before_a_decision_once_cancelled() -> None:
 
     clients = [InProcessBotClient(counted(b)) for b in bots]
     with pytest.raises(GameCancelled, match="before decision 6"):
-        play(spec("slippery-sam"), make_params("slippery-sam"), 3, 4, clients, cancelled=cancelled)
+        play(SPEC, make_params(GAME), 3, 4, clients, cancelled=cancelled)
     assert calls == 5

@@ -37,6 +37,7 @@ from league.verify import CannotVerify, verify_season
 from referee.chance import PER_DEAL
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
+from referee.games.conformance import conformance
 from referee.live import LiveView
 from referee.record import GameRecord
 from referee.referee import play
@@ -44,12 +45,13 @@ from referee.timecontrol import TimeControl
 from store import MAX_ATTEMPTS, GameStatus, Store, open_store
 from store.replays import decode_json
 from store.sealing import SEALED_MESSAGE
+from tests.a_game import GAME, SHORT, game_with
 from tests.store.conftest import bots, db_url, finish, pg_database, store  # noqa: F401  (fixtures: SQLite and PostgreSQL)
 from workers.service import Outcome, run_game
 
 CLI = [sys.executable, "-m", "cli.main"]
 ROOT = Path(__file__).parents[1]
-GAME, PARAMS, BOTS = "svara", {"hands": 3}, ("alpha", "bravo", "charlie")
+PARAMS, BOTS = dict(SHORT), ("alpha", "bravo", "charlie")
 
 
 class RecordingBot(RandomBot):
@@ -422,7 +424,9 @@ def test_season_verify_on_the_command_line(league: League) -> None:
 
 
 def test_a_sealed_group_closed_by_a_failed_game_is_rated(store: Store, bots: list[int]) -> None:  # noqa: F811
-    sid = store.create_season("d", "svara", {"hands": 3}, {}, 1, {"duplicate": True},
+    # the store fixture's records (tests.store.conftest.finish) hold made-up events: a game whose standings read no luck
+    game = game_with(lambda s: s.luck is None, "without a luck estimator, for the store fixture's made-up records")
+    sid = store.create_season("d", game, dict(conformance(game).short_params), {}, 1, {"duplicate": True},
                               [(5, bots[:3]), (5, bots[1:4])], deal_groups=[0, 0])
     g0, g1 = store.list_games(sid)
     finish(store, g0.id, [1, 2, 3])
@@ -443,11 +447,11 @@ def test_migrating_a_populated_store_keeps_every_row_and_marks_old_seasons(db_ur
     db.migrate(engine, "0004")
     with engine.begin() as conn:
         conn.execute(text("INSERT INTO bots (id, name, endpoint, version, author, games, capacity, created_at) VALUES "
-                          "(1, 'a', 'h:1', '1', 't', '[\"svara\"]', 1, '2026-01-01'), "
-                          "(2, 'b', 'h:2', '1', 't', '[\"svara\"]', 1, '2026-01-01')"))
+                          "(1, 'a', 'h:1', '1', 't', :games, 1, '2026-01-01'), "
+                          "(2, 'b', 'h:2', '1', 't', :games, 1, '2026-01-01')"), {"games": json.dumps([GAME])})
         conn.execute(text("INSERT INTO seasons (id, name, game, params, time_control, seed, config, status, "
-                          "rated_through, created_at) VALUES (1, 'old', 'svara', '{}', '{}', 7, '{}', 'scheduled', -1, "
-                          "'2026-01-01')"))
+                          "rated_through, created_at) VALUES (1, 'old', :game, '{}', '{}', 7, '{}', 'scheduled', -1, "
+                          "'2026-01-01')"), {"game": GAME})
         conn.execute(text("INSERT INTO games (id, season_id, number, seed, status, attempts, created_at) VALUES "
                           "(1, 1, 0, 99, 'pending', 0, '2026-01-01'), (2, 1, 1, 98, 'done', 1, '2026-01-01')"))
         conn.execute(text("INSERT INTO game_seats (game_id, seat, bot_id) VALUES (1, 0, 1), (1, 1, 2), (2, 0, 2), (2, 1, 1)"))

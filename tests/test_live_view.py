@@ -7,6 +7,7 @@ from __future__ import annotations
 from referee.engine import Event
 from referee.live import LiveView
 from referee.record import Fault, FaultKind
+from tests.a_game import GAME
 
 
 def _full(events: list[Event], faults: list[Fault]) -> tuple[list[dict], list[dict]]:
@@ -20,7 +21,7 @@ def test_snapshots_along_a_game_equal_a_full_translation() -> None:
     assert live.snapshot() is None
     events: list[Event] = []
     faults: list[Fault] = []
-    live.attach({"game": "slippery-sam", "params": {}, "num_seats": 3, "game_id": "g"}, events, faults)
+    live.attach({"game": GAME, "params": {}, "num_seats": 3, "game_id": "g"}, events, faults)
     earlier = []
     for i in range(60):
         hidden = (i % 3,) if i % 4 == 0 else None

@@ -16,6 +16,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tests.a_game import GAME
+
 ROOT = Path(__file__).parents[1]
 
 
@@ -34,17 +36,14 @@ def test_a_season_run_prints_no_grpc_core_log_line(tmp_path: Path) -> None:
     assert leaked == [], leaked[:3]
 
 
-MYBOT = textwrap.dedent('''
+#: A bot of GAME as a user writes one (it is never asked to play here: the test is about its first line).
+MYBOT = textwrap.dedent(f'''
     import sys
     from botsdk import Bot, serve_forever
-    from cardarena.v1 import slippery_sam_pb2 as ss
 
     class Cautious(Bot):
         name = "cautious"
-        games = ("slippery-sam",)
-
-        def slippery_sam(self, view, ctx):
-            return ss.SlipperySamAction(amount=view.min_amount)
+        games = ({GAME!r},)
 
     if __name__ == "__main__":
         serve_forever(Cautious(), port=int(sys.argv[1]))
@@ -60,7 +59,7 @@ def test_python_mybot_says_where_it_listens_and_a_busy_port_is_one_line(tmp_path
                              stderr=subprocess.PIPE, text=True, env=_env(PYTHONPATH=str(ROOT)))
     try:
         assert first.stdout is not None
-        assert first.stdout.readline().strip() == f"bot cautious (slippery-sam) listening on 127.0.0.1:{port}"
+        assert first.stdout.readline().strip() == f"bot cautious ({GAME}) listening on 127.0.0.1:{port}"
         second = subprocess.run([sys.executable, "mybot.py", str(port)], cwd=tmp_path, capture_output=True, text=True,
                                 timeout=60, env=_env(PYTHONPATH=str(ROOT)))
         assert second.returncode == 1 and second.stdout == ""

@@ -11,11 +11,12 @@ from cardarena.v1 import bot_pb2
 from referee.bots import RandomBot
 from referee.chance import attempt_seed
 from referee.clients import InProcessBotClient
-from referee.games import make_params, spec
+from referee.games import games, make_params, spec
 from referee.record import FaultKind, GameRecord
 from referee.recheck import recheck
 from referee.referee import play
 from referee.timecontrol import TimeControl
+from tests.a_game import GAME
 
 
 class Faulty(RandomBot):
@@ -48,7 +49,8 @@ def test_attempt_seeds() -> None:
         attempt_seed(123, 0)
 
 
-@pytest.mark.parametrize(("game", "seats"), [("slippery-sam", 4), ("svara", 3)])
+@pytest.mark.parametrize(("game", "seats"), sorted({(g, n) for g in games() for n in (spec(g).min_seats, 4)
+                                                      if spec(g).min_seats <= n <= spec(g).max_seats}))
 def test_faults_timeouts_and_retirement_recheck_clean(game: str, seats: int) -> None:
     record, tc = faulty_game(game, seats)
     kinds = {f.kind for f in record.faults}
@@ -59,7 +61,7 @@ def test_faults_timeouts_and_retirement_recheck_clean(game: str, seats: int) -> 
 
 
 def test_a_timeout_forged_on_a_quick_answer_and_a_bank_rewritten_are_caught() -> None:
-    record, tc = faulty_game("slippery-sam", 4)
+    record, tc = faulty_game(GAME, 4)
     forged = copy.deepcopy(record)
     i, d = next((i, d) for i, d in enumerate(forged.decisions) if d.fault is FaultKind.MALFORMED)
     d.fault = FaultKind.TIMEOUT

@@ -1,5 +1,5 @@
 """``season cancel`` and ``season delete`` (rules §4.11), one count vocabulary, seasons by name, and
-"did you mean": a Slippery Sam season part played through the worker's own path against reference bots
+"did you mean": a season of GAME (tests/a_game.py) part played through the worker's own path against reference bots
 over gRPC on 127.0.0.1, then cancelled, verified, listed and shown."""
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ from league.policy import POLICY
 from league.seasons import create_season
 from referee.bots import RandomBot
 from store import CANCELLED, GameStatus, open_store
+from tests.a_game import GAME
 from tests.store.conftest import db_url, pg_database  # noqa: F401  (fixtures: SQLite and PostgreSQL)
 from workers.service import Outcome, run_game
 
 CLI = [sys.executable, "-m", "cli.main"]
 ROOT = Path(__file__).parents[1]
-GAME, BOTS = "slippery-sam", ("alpha", "bravo", "charlie")
+BOTS = ("alpha", "bravo", "charlie")
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -145,9 +146,10 @@ def test_a_misspelt_season_is_one_line_with_did_you_mean(half_played) -> None:
 
 def test_a_misspelt_bot_or_game_in_season_create_is_one_line_with_did_you_mean(half_played) -> None:
     url, *_ = half_played
-    out = cli("season", "create", "new", "--game", "slippery-sam", "--bots", "alpha,bravoo,charlie", "--db", url)
+    out = cli("season", "create", "new", "--game", GAME, "--bots", "alpha,bravoo,charlie", "--db", url)
     assert out.returncode == 2
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and "no bot named 'bravoo'" in lines[0] and "did you mean 'bravo'?" in lines[0], out.stderr
-    out = cli("season", "create", "new", "--game", "slipery-sam", "--bots", "alpha,bravo,charlie", "--db", url)
-    assert out.returncode == 2 and "did you mean 'slippery-sam'?" in out.stderr
+    misspelt = GAME[:3] + GAME[4:]  # a letter left out
+    out = cli("season", "create", "new", "--game", misspelt, "--bots", "alpha,bravo,charlie", "--db", url)
+    assert out.returncode == 2 and f"did you mean '{GAME}'?" in out.stderr

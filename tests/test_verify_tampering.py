@@ -40,12 +40,13 @@ from referee.timecontrol import TimeControl
 from store import GameStatus, Store, open_store
 from store.chain import GENESIS, entry_text
 from store.replays import decode_json, encode_record
+from tests.a_game import GAME
 from tests.store.conftest import db_url, pg_database  # noqa: F401  (fixtures: SQLite and PostgreSQL)
 from workers.service import Outcome, run_game
 
 CLI = [sys.executable, "-m", "cli.main"]
 ROOT = Path(__file__).parents[1]
-GAME, BOTS, GAMES = "slippery-sam", ("alpha", "bravo", "charlie"), 6
+BOTS, GAMES = ("alpha", "bravo", "charlie"), 6
 #: What each tampering test saw ``season verify`` say: ``{test: (exit code, first MISMATCH line)}``
 #: (printed at the end of a run with ``-s``: the tampering table).
 SEEN: dict[str, tuple[int, str]] = {}

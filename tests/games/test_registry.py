@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import importlib
+
 import pytest
 
 from cardarena.v1 import bot_pb2
 from referee.bots import RandomBot, reference_bots
-from referee.games import game_for_enum, games, names_text, spec
+from referee.games import game_for_enum, games, names_text, package, spec
 
 
 def test_the_games_are_the_members_of_the_view_oneof_in_order() -> None:
@@ -26,11 +28,19 @@ def test_each_game_has_its_protocol_enum_number(game: str) -> None:
     assert all(name in reference_bots() for name, _ in gs.demo.bots) and all(o in reference_bots() for o in gs.opponents)
 
 
+@pytest.mark.parametrize("game", games())
+def test_each_game_is_the_package_of_its_protocol_field(game: str) -> None:
+    gs = spec(game)
+    assert package(game) == f"referee.games.{gs.proto_field}"
+    assert importlib.import_module(package(game)).SPEC is gs
+    if gs.proto_field != game:
+        with pytest.raises(ValueError, match="unknown game"):
+            spec(gs.proto_field)  # the field name is not the game name
+
+
 def test_unknown_games_and_numbers_are_refused() -> None:
     with pytest.raises(ValueError, match="unknown game"):
         spec("go-fish")
-    with pytest.raises(ValueError, match="unknown game"):
-        spec("slippery_sam")  # the field name is not the game name
     with pytest.raises(ValueError, match="unknown game number"):
         game_for_enum(bot_pb2.GAME_UNSPECIFIED)
 

@@ -31,11 +31,12 @@ from league.policy import POLICY
 from league.seasons import create_season
 from referee.clients import GrpcBotClient
 from store import Store, open_store
+from tests.a_game import GAME, QUICK, STRONG
 from tests.store.conftest import PgDatabase, pg_database  # noqa: F401  (the session's PostgreSQL database)
 
 REPO = Path(__file__).resolve().parents[2]
-#: The four deterministic reference bots of the seasons here: (reference name, seed).
-LINEUP = (("odds", 0), ("random", 1), ("odds", 1), ("random", 2))
+#: The four deterministic reference bots of the seasons here (GAME's): (reference name, seed).
+LINEUP = ((STRONG, 0), ("random", 1), (STRONG, 1), ("random", 2))
 
 
 def free_port() -> int:
@@ -244,10 +245,10 @@ def register(store: Store, processes: list[BotProcess], prefix: str = "") -> lis
 
 def make_season(db_url: str, processes: list[BotProcess], name: str, games: int, seed: int = 7,
                 tables: tuple[int, ...] = (3, 4)) -> tuple[Store, int]:
-    """Open the store, register the bots, create a Slippery Sam season (orbits=1); returns (store, season id)."""
+    """Open the store, register the bots, create a season of GAME (its quick parameters); returns (store, season id)."""
     store = open_store(db_url, policy=POLICY)
     names = register(store, processes)
-    return store, create_season(store, name, "slippery-sam", names, list(tables), games, seed, params={"orbits": 1})
+    return store, create_season(store, name, GAME, names, list(tables), games, seed, params=dict(QUICK))
 
 
 @pytest.fixture

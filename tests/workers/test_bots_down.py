@@ -18,11 +18,12 @@ from league.seasons import create_season
 from league.standings import standings_of
 from referee.clients import GrpcBotClient
 from store import GameStatus, Store, open_store
+from tests.a_game import GAME, QUICK, STRONG
 from tests.workers.conftest import REPO, free_port_outside_the_ephemeral_range
 from workers.local import run_local
 from workers.service import Outcome
 
-LINEUP = (("odds", 0), ("random", 1), ("odds", 1), ("random", 2))
+LINEUP = ((STRONG, 0), ("random", 1), (STRONG, 1), ("random", 2))
 
 
 @pytest.fixture
@@ -38,7 +39,7 @@ def season(db_url: str, bots: list[BotProcess], name: str, games: int, suspend_a
     store = open_store(db_url, policy=POLICY)
     names = [register_or_update(store, f"{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
              for i, b in enumerate(bots)]
-    sid = create_season(store, name, "slippery-sam", names, [3], games, 7, params={"orbits": 1},
+    sid = create_season(store, name, GAME, names, [3], games, 7, params=dict(QUICK),
                         suspend_after_s=suspend_after_s)
     return store, sid, names
 

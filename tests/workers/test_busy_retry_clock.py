@@ -16,6 +16,7 @@ from league.policy import POLICY
 from league.seasons import create_season
 from referee.botprocess import BotProcess, start_bot_process
 from store import open_store
+from tests.a_game import GAME, QUICK
 from tests.workers.conftest import Workers, register
 from tests.workers.test_celery_season import assert_each_game_once
 from tests.workers.test_clocks import LIBFAKETIME, process_clock_offset, shifted
@@ -65,7 +66,7 @@ def test_a_worker_a_minute_off_does_not_hold_games_refused_for_capacity(
         store = open_store(pg_url, policy=POLICY)
         names = register(store, [*reference_bots, slow])
         assert store.get_bot_by_name(names[4]).capacity == 1
-        season_id = create_season(store, "busy-skew", "slippery-sam", names, [3], 30, 3, params={"orbits": 1})
+        season_id = create_season(store, "busy-skew", GAME, names, [3], 30, 3, params=dict(QUICK))
         on_time.start(concurrency=2)
         off.start(concurrency=2)
         # lost_after_s out of the way: a held retry is not rescued by the follower sending its game again

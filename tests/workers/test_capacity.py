@@ -8,6 +8,7 @@ from pathlib import Path
 from referee.botprocess import BotProcess, start_bot_process
 from league.policy import POLICY
 from store import open_store
+from tests.a_game import GAME, QUICK
 from tests.workers.conftest import register
 from tests.workers.test_celery_season import assert_each_game_once
 from tests.workers.test_failures import Follow
@@ -42,7 +43,7 @@ def test_a_capacity_1_bot_plays_one_game_at_a_time_on_two_workers(
         store = open_store(db_url, policy=POLICY)
         names = register(store, [*reference_bots, slow])
         assert store.get_bot_by_name(names[4]).capacity == 1  # from its Describe
-        season_id = create_season(store, "capacity", "slippery-sam", names, [3], 30, 3, params={"orbits": 1})
+        season_id = create_season(store, "capacity", GAME, names, [3], 30, 3, params=dict(QUICK))
         workers.start(concurrency=2)
         workers.start(concurrency=2)
         progress = Follow(store, broker, season_id).join()
@@ -58,7 +59,7 @@ def test_the_local_pool_respects_capacity_too(tmp_path: Path, reference_bots: li
         db_url = f"sqlite:///{tmp_path / 'pool.db'}"
         store = open_store(db_url, policy=POLICY)
         names = register(store, [*reference_bots, slow])
-        season_id = create_season(store, "capacity-pool", "slippery-sam", names, [3], 16, 4, params={"orbits": 1})
+        season_id = create_season(store, "capacity-pool", GAME, names, [3], 16, 4, params=dict(QUICK))
         results = run_local(db_url, store.next_pending(season_id, 100), processes=3)
         assert sorted(r.game_id for r in results) == sorted(g.id for g in store.list_games(season_id))
         assert check_one_at_a_time(db_url, season_id, names[4]) >= 6

@@ -19,6 +19,7 @@ from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
 from store import GameStatus, Store, open_store
 from store.models import GameAttempt, Replay
+from tests.a_game import GAME, QUICK, STRONG
 from tests.workers.conftest import REPO, Workers, free_port_outside_the_ephemeral_range
 
 GAMES = 48
@@ -39,15 +40,15 @@ def wait_for(what: str, check, timeout_s: float = 90.0) -> None:  # type: ignore
 def test_a_ladder_on_celery_with_bots_joining_updating_crashing_and_retiring(
         workers: Workers, db_url: str, broker: str, tmp_path: Path) -> None:
     port = free_port_outside_the_ephemeral_range()
-    procs = {"odds": start_bot_process("odds", 0), "random": start_bot_process("random", 1),
-             "crasher": start_bot_process("odds", 2), "versioned": start_bot_process(
+    procs = {"strong": start_bot_process(STRONG, 0), "random": start_bot_process("random", 1),
+             "crasher": start_bot_process(STRONG, 2), "versioned": start_bot_process(
                  "tests.workers.identity_bots:VersionOne", 3, port=port)}
     late = None
     run = None
     try:
         store = open_store(db_url, policy=POLICY)
         ids = {name: register(store, name, p) for name, p in procs.items()}
-        lid = create_ladder(store, "lad", "slippery-sam", [3], params={"orbits": 1}, suspend_after_s=4.0,
+        lid = create_ladder(store, "lad", GAME, [3], params=dict(QUICK), suspend_after_s=4.0,
                             epoch_games=16, window=6)
         workers.start(concurrency=2)
         log = (tmp_path / "run.log").open("w")

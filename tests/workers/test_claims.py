@@ -13,6 +13,7 @@ from referee.bots import load_bot
 from league.policy import POLICY
 from league.seasons import create_season
 from store import BotsBusy, Claim, Store, open_store
+from tests.a_game import GAME, QUICK
 from tests.workers.slowbots import SleepyOdds
 from workers.service import Outcome, run_game
 from workers.sweeper import sweep
@@ -27,10 +28,10 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 
 
 def season(store: Store, capacity: int, games: int) -> tuple[int, list[int]]:
-    """A svara season of ``games`` games, all with bot 'x' (capacity ``capacity``) and two roomy bots."""
-    x = store.register_bot("x", "127.0.0.1:1", "1", "t", ["svara"], capacity=capacity)
-    others = [store.register_bot(n, "127.0.0.1:2", "1", "t", ["svara"], capacity=100) for n in ("y", "z")]
-    sid = store.create_season("s", "svara", {}, {}, 1, {}, [(i, [x, *others]) for i in range(games)])
+    """A season of GAME, of ``games`` games, all with bot 'x' (capacity ``capacity``) and two roomy bots."""
+    x = store.register_bot("x", "127.0.0.1:1", "1", "t", [GAME], capacity=capacity)
+    others = [store.register_bot(n, "127.0.0.1:2", "1", "t", [GAME], capacity=100) for n in ("y", "z")]
+    sid = store.create_season("s", GAME, {}, {}, 1, {}, [(i, [x, *others]) for i in range(games)])
     return sid, store.next_pending(sid, games)
 
 
@@ -82,9 +83,9 @@ def test_the_heartbeat_keeps_a_long_game_through_the_sweeper(store: Store, bot_s
     names = []
     for i in range(3):
         endpoint = bot_server(Slow(seed=i), threads=4)
-        store.register_bot(f"slow{i}", endpoint, "1", "t", ["slippery-sam"], capacity=4)
+        store.register_bot(f"slow{i}", endpoint, "1", "t", [GAME], capacity=4)
         names.append(f"slow{i}")
-    season_id = create_season(store, "long", "slippery-sam", names, [3], 1, 1, params={"orbits": 1})
+    season_id = create_season(store, "long", GAME, names, [3], 1, 1, params=dict(QUICK))
     (game_id,) = store.next_pending(season_id, 1)
     stop = threading.Event()
     swept: list[int] = []

@@ -12,7 +12,11 @@ import pytest
 from referee.bots import load_bot
 from league.policy import POLICY
 from store import open_store
+from tests.a_game import GAME, other_game
 from tests.workers.conftest import REPO
+
+#: Stands for a registered game the bots are not registered for (:func:`tests.a_game.other_game`).
+OTHER = "<another game>"
 
 
 def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -22,28 +26,31 @@ def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def db_with_bots(tmp_path: Path, bot_server) -> str:  # type: ignore[no-untyped-def]
-    """A store with bots a, b, c, each a real gRPC server (they answer their health checks)."""
+    """A store with bots a, b, c registered for GAME, each a real gRPC server (they answer their health checks)."""
     url = f"sqlite:///{tmp_path / 'bad.db'}"
     store = open_store(url, policy=POLICY)
     for i, name in enumerate(("a", "b", "c")):
-        store.register_bot(name, bot_server(load_bot("random", i)), "1", "tests", ["slippery-sam", "svara"])
+        store.register_bot(name, bot_server(load_bot("random", i)), "1", "tests", [GAME])
     store.close()
     return url
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["--game", "svara", "--bots", "a,b,c", "--tables", "4"], r"a table of 4 seats needs at least 4 bots, got 3$"),
+    (["--game", GAME, "--bots", "a,b,c", "--tables", "4"], r"a table of 4 seats needs at least 4 bots, got 3$"),
     (["--game", "chess", "--bots", "a,b,c"], r"unknown game 'chess'"),
-    (["--game", "svara", "--bots", "a,b,c", "--tables", "3", "--games", "0"], r"(at least 1 game, got|1 to [\d,]+ games, not) 0$"),
-    (["--game", "svara", "--bots", "a,b,zed", "--tables", "3"], r"no bot named 'zed' is registered"),
-    (["--game", "svara", "--bots", "a,yod,b,zed", "--tables", "3"], r"no bot named 'yod', 'zed' is registered in this store"),
-    (["--game", "svara", "--bots", "a,b,a,c,b", "--tables", "3"], r"listed more than once: a, b "),
-    (["--game", "rummy", "--bots", "a,b,c", "--tables", "3"], r"not registered for rummy: a, b, c \(a registration covers the games it names; "
-                                                              r"`cardarena bot update NAME --game rummy` adds one\)$"),
-    (["--game", "svara", "--bots", "a,b,c", "--tables", "3,x"], r"--tables must be whole numbers"),
+    (["--game", GAME, "--bots", "a,b,c", "--tables", "3", "--games", "0"], r"(at least 1 game, got|1 to [\d,]+ games, not) 0$"),
+    (["--game", GAME, "--bots", "a,b,zed", "--tables", "3"], r"no bot named 'zed' is registered"),
+    (["--game", GAME, "--bots", "a,yod,b,zed", "--tables", "3"], r"no bot named 'yod', 'zed' is registered in this store"),
+    (["--game", GAME, "--bots", "a,b,a,c,b", "--tables", "3"], r"listed more than once: a, b "),
+    (["--game", OTHER, "--bots", "a,b,c", "--tables", "3"], rf"not registered for {OTHER}: a, b, c \(a registration covers the games "
+                                                            rf"it names; `cardarena bot update NAME --game {OTHER}` adds one\)$"),
+    (["--game", GAME, "--bots", "a,b,c", "--tables", "3,x"], r"--tables must be whole numbers"),
 ])
 def test_impossible_seasons_get_one_clear_line_and_nothing_is_stored(args: list[str], message: str,
                                                                      db_with_bots: str) -> None:
+    if OTHER in args:  # a game the bots are not registered for
+        other = other_game()
+        args, message = [other if a == OTHER else a for a in args], message.replace(OTHER, re.escape(other))
     result = cli("season", "create", "bad", *args, "--db", db_with_bots)
     assert result.returncode == 2, result.stdout + result.stderr
     lines = result.stderr.strip().splitlines()
@@ -52,7 +59,7 @@ def test_impossible_seasons_get_one_clear_line_and_nothing_is_stored(args: list[
 
 
 def test_a_season_with_no_worker_says_which_games_are_stuck_and_why(db_with_bots: str, broker: str) -> None:
-    created = cli("season", "create", "lonely", "--game", "svara", "--bots", "a,b,c", "--tables", "3", "--games", "3",
+    created = cli("season", "create", "lonely", "--game", GAME, "--bots", "a,b,c", "--tables", "3", "--games", "3",
                   "--db", db_with_bots)
     assert created.returncode == 0, created.stderr
     result = cli("season", "run", "lonely", "--broker", broker, "--stall-timeout", "2", "--db", db_with_bots)
@@ -75,7 +82,7 @@ def test_a_worker_needs_a_broker(tmp_path: Path) -> None:
 
 
 def test_a_broker_that_does_not_answer_is_one_line_at_once(db_with_bots: str, dead_endpoint: str) -> None:
-    created = cli("season", "create", "nobroker", "--game", "svara", "--bots", "a,b,c", "--tables", "3", "--games", "3",
+    created = cli("season", "create", "nobroker", "--game", GAME, "--bots", "a,b,c", "--tables", "3", "--games", "3",
                   "--db", db_with_bots)
     assert created.returncode == 0, created.stderr
     # the stall timeout (its message says "is stuck") would take 120 s; this is the check at the start
@@ -88,7 +95,7 @@ def test_a_broker_that_does_not_answer_is_one_line_at_once(db_with_bots: str, de
 
 
 def test_season_run_exits_1_naming_the_games_that_failed(db_with_bots: str) -> None:
-    created = cli("season", "create", "unlucky", "--game", "svara", "--bots", "a,b,c", "--tables", "3", "--games", "3",
+    created = cli("season", "create", "unlucky", "--game", GAME, "--bots", "a,b,c", "--tables", "3", "--games", "3",
                   "--db", db_with_bots)
     assert created.returncode == 0, created.stderr
     store = open_store(db_with_bots, policy=POLICY)

@@ -22,6 +22,7 @@ from league.standings import standings_of
 from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
 from store import GameStatus, Store, open_store
+from tests.a_game import GAME, QUICK, STRONG
 from tests.workers.conftest import REPO, free_port_outside_the_ephemeral_range
 from tests.workers.identity_bots import CAPACITY_FILE_ENV
 from workers.identity import DESCRIBE_CACHE_S, IdentityCheck
@@ -34,7 +35,7 @@ BOTS = "tests.workers.identity_bots"
 @pytest.fixture
 def others() -> Iterator[list[BotProcess]]:
     """Three reference bots of this test alone."""
-    started = [start_bot_process(name, seed) for name, seed in (("odds", 0), ("random", 1), ("odds", 2))]
+    started = [start_bot_process(name, seed) for name, seed in ((STRONG, 0), ("random", 1), (STRONG, 2))]
     yield started
     for bot in started:
         bot.stop()
@@ -70,7 +71,7 @@ def season(db_url: str, others: list[BotProcess], bot: Swappable, name: str, gam
     names = [register_or_update(store, f"{name}-{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
              for i, b in enumerate(others)]
     names.append(register_or_update(store, f"{name}-swapped", bot.endpoint, GrpcBotClient(bot.endpoint).describe()))
-    sid = create_season(store, name, "slippery-sam", names, [3], games, 11, params={"orbits": 1},
+    sid = create_season(store, name, GAME, names, [3], games, 11, params=dict(QUICK),
                         suspend_after_s=suspend_after_s)
     return store, sid, names
 

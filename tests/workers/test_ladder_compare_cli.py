@@ -14,6 +14,7 @@ from pathlib import Path
 from league.policy import POLICY
 from referee.botprocess import start_bot_process
 from store import open_store
+from tests.a_game import GAME, QUICK, STRONG, param_arg
 from tests.workers.conftest import REPO, register
 
 
@@ -24,18 +25,18 @@ def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
 
 def test_ladder_compare_answers_within_the_zone_and_better(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'ab.db'}"
-    procs = [start_bot_process(name, seed) for name, seed in (("odds", 0), ("odds", 1), ("random", 2), ("random", 3))]
+    procs = [start_bot_process(name, seed) for name, seed in ((STRONG, 0), (STRONG, 1), ("random", 2), ("random", 3))]
     run = None
     try:
         store = open_store(db, policy=POLICY)
-        odds, twin, weak, _ = register(store, procs)  # odds-0, odds-1 (the same bot again), random-2, random-3
-        made = cli("ladder", "create", "lad", "--game", "slippery-sam", "--tables", "3", "--duplicate",
-                   "--param", "orbits=1", "--pending", "12", "--db", db)
+        best, twin, weak, _ = register(store, procs)  # STRONG-0, STRONG-1 (the same bot again), random-2, random-3
+        made = cli("ladder", "create", "lad", "--game", GAME, "--tables", "3", "--duplicate",
+                   *param_arg(QUICK), "--pending", "12", "--db", db)
         assert made.returncode == 0, made.stderr + made.stdout
-        bad = cli("ladder", "compare", "lad", f"{odds}@9.9", twin, "--db", db)
-        assert bad.returncode == 2 and f"serves version {store.get_bot_by_name(odds).version} now, not 9.9" in bad.stderr
+        bad = cli("ladder", "compare", "lad", f"{best}@9.9", twin, "--db", db)
+        assert bad.returncode == 2 and f"serves version {store.get_bot_by_name(best).version} now, not 9.9" in bad.stderr
         version = store.get_bot_by_name(twin).version
-        for base, candidate in ((odds, f"{twin}@{version}"), (weak, odds)):
+        for base, candidate in ((best, f"{twin}@{version}"), (weak, best)):
             started = cli("ladder", "compare", "lad", base, candidate, "--delta", "150", "--confidence", "0.99",
                           "--max-games", "600",
                           "--db", db)
@@ -55,13 +56,13 @@ def test_ladder_compare_answers_within_the_zone_and_better(tmp_path: Path) -> No
             run.kill()
         for p in procs:
             p.stop()
-    same = cli("ladder", "compare", "lad", odds, twin, "--db", db)
-    assert same.returncode == 0 and f"{twin}@{version} against {odds}@" in same.stdout, same.stderr
+    same = cli("ladder", "compare", "lad", best, twin, "--db", db)
+    assert same.returncode == 0 and f"{twin}@{version} against {best}@" in same.stdout, same.stderr
     assert ": within the zone in " in same.stdout and "candidate - base" in same.stdout, same.stdout
     listed = json.loads(cli("ladder", "compares", "lad", "--json", "--db", db).stdout)["compares"]
     verdicts = {(c["base"].split("@")[0], c["candidate"].split("@")[0]): c for c in listed}
-    assert verdicts[(odds, twin)]["status"] == "within_zone"
-    strong = verdicts[(weak, odds)]
+    assert verdicts[(best, twin)]["status"] == "within_zone"
+    strong = verdicts[(weak, best)]
     assert strong["status"] == "better" and strong["difference"] > 0 and 0 < strong["games"] < 600, strong
     # the compare's games were played as whole rotation groups of one deal each
     for c in store.compares.list_compares(lid):

@@ -13,6 +13,7 @@ from referee.botprocess import BotProcess, start_bot_process
 from league.policy import POLICY
 from league.seasons import create_season
 from store import GameStatus, Store, open_store
+from tests.a_game import GAME, QUICK, scaled
 from tests.workers.conftest import Workers, register
 from tests.workers.slowbots import IN_FLIGHT_LOG_ENV
 from tests.workers.test_celery_season import assert_each_game_once
@@ -58,7 +59,7 @@ def test_a_stalled_attempt_stops_calling_bots_when_its_game_is_played_again(
         store = open_store(db_url, policy=POLICY)
         names = register(store, [counting, *sleepy_bots[:2]])
         assert store.get_bot_by_name(names[0]).capacity == 1  # type: ignore[union-attr]
-        season_id = create_season(store, "stall", "slippery-sam", names, [3], 3, 5, params={"orbits": 10})
+        season_id = create_season(store, "stall", GAME, names, [3], 3, 5, params=scaled(QUICK, 10))
         first, second = workers.start(concurrency=1), workers.start(concurrency=1)
         follow = Follow(store, broker, season_id)
         pid, game_id = freeze_a_running_game(store, season_id, [*first.children(), *second.children()])

@@ -9,6 +9,7 @@ import time
 from dashboard.replays import load_replay
 from league.seasons import create_season
 from store import GameStatus, Store
+from tests.a_game import GAME, QUICK
 from tests.workers.test_claims import Slow, store  # noqa: F401  (the SQLite/PostgreSQL store fixture)
 from workers.service import Outcome, run_game
 
@@ -16,9 +17,9 @@ from workers.service import Outcome, run_game
 def test_a_running_game_shows_its_public_events_as_they_happen(store: Store, bot_server) -> None:  # noqa: F811
     names = []
     for i in range(3):
-        store.register_bot(f"slow{i}", bot_server(Slow(seed=i), threads=4), "1", "t", ["slippery-sam"], capacity=4)
+        store.register_bot(f"slow{i}", bot_server(Slow(seed=i), threads=4), "1", "t", [GAME], capacity=4)
         names.append(f"slow{i}")
-    season_id = create_season(store, "live", "slippery-sam", names, [3], 1, 1, params={"orbits": 1})
+    season_id = create_season(store, "live", GAME, names, [3], 1, 1, params=dict(QUICK))
     (game_id,) = store.next_pending(season_id, 1)
     results = []
     worker = threading.Thread(target=lambda: results.append(run_game(store, game_id, lease_s=1.0)))
@@ -59,12 +60,12 @@ def test_a_running_game_shows_its_public_events_as_they_happen(store: Store, bot
 
 def test_a_voided_attempt_leaves_no_progress_behind(store: Store) -> None:  # noqa: F811
     for name in ("a", "b", "c"):
-        store.register_bot(name, "127.0.0.1:1", "1", "t", ["slippery-sam"])
-    season_id = create_season(store, "void", "slippery-sam", ["a", "b", "c"], [3], 1, 1)
+        store.register_bot(name, "127.0.0.1:1", "1", "t", [GAME])
+    season_id = create_season(store, "void", GAME, ["a", "b", "c"], [3], 1, 1)
     (game_id,) = store.next_pending(season_id, 1)
     claim = store.claim_game(game_id, "w", 60)
     assert claim is not None
-    progress = {"game": "slippery-sam", "events": [{"kind": "ante", "data": {}, "visible_to": None}], "faults": []}
+    progress = {"game": GAME, "events": [{"kind": "ante", "data": {}, "visible_to": None}], "faults": []}
     assert store.renew_lease(game_id, claim.attempt, 60, live=progress)
     assert store.live_record(game_id) == progress
     store.void_game(game_id, claim.attempt, "platform failure: test")

@@ -16,15 +16,16 @@ from league import fairness
 from league.policy import POLICY
 from league.schedule import build_schedule
 from store import open_store
+from tests.a_game import GAME, QUICK, STRONG, param_arg
 from tests.workers.conftest import REPO, Workers, register
 
 MAX_GAMES = 240
 
 
 @pytest.fixture(scope="module")
-def odds_and_randoms() -> Iterator[list[BotProcess]]:
-    """One odds bot and two random ones: the odds bot is far ahead, so the top pair settles quickly."""
-    processes = [start_bot_process(name, seed) for name, seed in (("odds", 0), ("random", 1), ("random", 2))]
+def strong_and_randoms() -> Iterator[list[BotProcess]]:
+    """GAME's strong reference bot and two random ones: the strong bot is far ahead, so the top pair settles quickly."""
+    processes = [start_bot_process(name, seed) for name, seed in ((STRONG, 0), ("random", 1), ("random", 2))]
     yield processes
     for process in processes:
         process.stop()
@@ -39,8 +40,8 @@ def create(db_url: str, processes: list[BotProcess], name: str) -> list[str]:
     store = open_store(db_url, policy=POLICY)
     names = register(store, processes, prefix=f"{name}-")
     store.close()
-    result = cli("season", "create", name, "--game", "slippery-sam", "--bots", ",".join(names), "--tables", "3",
-                 "--param", "orbits=1", "--seed", "11", "--until-settled", "--top", "2", "--max-games", str(MAX_GAMES),
+    result = cli("season", "create", name, "--game", GAME, "--bots", ",".join(names), "--tables", "3",
+                 *param_arg(QUICK), "--seed", "11", "--until-settled", "--top", "2", "--max-games", str(MAX_GAMES),
                  "--batch", "2", "--db", db_url)
     assert result.returncode == 0, result.stderr + result.stdout
     assert "6 games pending (the first batch; until settled, at most 240 games)" in result.stdout
@@ -56,7 +57,7 @@ def assert_settled_by_itself(db_url: str, name: str, names: list[str], run_outpu
     assert settling["stop"] == "settled" and len(settling["looks"]) >= 2, settling
     assert progress["pending"] == progress["running"] == 0
     assert settling["games_used"] == progress["done"] == progress["total"] < MAX_GAMES
-    assert data["standings"][0]["name"] == names[0]  # the odds bot on top
+    assert data["standings"][0]["name"] == names[0]  # the strong bot on top
     last = settling["looks"][-1]
     assert last["weakest"] >= last["threshold"] > 0 and settling["indifference"] == 50.0
     # the top pair with its verdict, in the JSON and in `season run`'s line
@@ -73,9 +74,9 @@ def assert_settled_by_itself(db_url: str, name: str, names: list[str], run_outpu
     store.close()
 
 
-def test_on_the_local_pool(tmp_path: Path, odds_and_randoms: list[BotProcess]) -> None:
+def test_on_the_local_pool(tmp_path: Path, strong_and_randoms: list[BotProcess]) -> None:
     db_url = f"sqlite:///{tmp_path / 'seq.db'}"
-    names = create(db_url, odds_and_randoms, "seq-local")
+    names = create(db_url, strong_and_randoms, "seq-local")
     result = cli("season", "run", "seq-local", "--workers", "2", "--db", db_url)
     assert result.returncode == 0, result.stderr + result.stdout
     assert_settled_by_itself(db_url, "seq-local", names, result.stdout)
@@ -83,8 +84,8 @@ def test_on_the_local_pool(tmp_path: Path, odds_and_randoms: list[BotProcess]) -
     assert again.returncode == 0 and "nothing to run" in again.stdout, again.stdout
 
 
-def test_on_celery(workers: Workers, db_url: str, broker: str, odds_and_randoms: list[BotProcess]) -> None:
-    names = create(db_url, odds_and_randoms, "seq-celery")
+def test_on_celery(workers: Workers, db_url: str, broker: str, strong_and_randoms: list[BotProcess]) -> None:
+    names = create(db_url, strong_and_randoms, "seq-celery")
     workers.start(concurrency=2)
     result = cli("season", "run", "seq-celery", "--broker", broker, "--db", db_url, "--stall-timeout", "60")
     assert result.returncode == 0, result.stderr + result.stdout

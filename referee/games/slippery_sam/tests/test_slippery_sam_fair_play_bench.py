@@ -1,4 +1,4 @@
-"""The fair-play benchmark (``bench.bench_fair_play``) can see a leak, and can fail.
+"""The fair-play benchmark (``bench.bench_fair_play``, a Slippery Sam cheater) can see a leak, and can fail.
 
 Its cheater predicts with the platform's own chance code; handed the season key (the
 positive control) it must name the stack cards and win, and without it it must name them
@@ -27,7 +27,7 @@ from referee.games import make_params, spec
 from referee.games.slippery_sam.bots import OddsBot
 from referee.referee import play
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[4]  # the repository
 
 
 class Reader(OddsBot):
