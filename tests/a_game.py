@@ -54,3 +54,18 @@ def param_arg(params: Mapping[str, Any]) -> list[str]:
         text = str(value).lower() if isinstance(value, bool) else str(value)
         args += ["--param", f"{name}={text}"]
     return args
+
+
+# --- dashboard, ladder and store ---
+
+
+def game_without_luck() -> GameName:
+    """The first game without a luck estimator (``GameSpec.luck`` None), for tests that finish games with
+    made-up records (``tests/store/conftest.py``'s ``make_record``): no standings read their events as the
+    game's. Skips the calling test when every game has an estimator."""
+    return game_with(lambda s: s.luck is None, "without a luck estimator")
+
+
+def games_of(game: GameName) -> list[GameName]:
+    """``game`` and, when the registry has another, the first other game: the games a test bot registers for."""
+    return [game, *[g for g in games() if g != game][:1]]
