@@ -32,8 +32,6 @@ NAMING: dict[str, str] = {
     "arena/test_entry.py": "hand-written faulty bots of one game (illegal, raising, slow answers)",
     "dashboard/conftest.py": _SEASONS,
     "dashboard/test_api.py": _SEASONS,
-    "dashboard/test_browser_replay.py": "per-game checks of the replay page's drawing",
-    "dashboard/test_browser_replay_marks.py": _SEASONS,
     "games/test_registry.py": "the registry itself: the protocol's game names and their packages",
     "test_audit.py": _SEASONS,
     "test_bench_fair_play.py": _SEASONS,
