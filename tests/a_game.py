@@ -65,3 +65,18 @@ def scaled(params: Mapping[str, Any], factor: int) -> dict[str, Any]:
     length (rounds, hands, turns); for tests that need a game to outlast a lease or a timeout."""
     return {name: value * factor if isinstance(value, int) and not isinstance(value, bool) else value
             for name, value in params.items()}
+
+
+# --- dashboard, ladder and store ---
+
+
+def game_without_luck() -> GameName:
+    """The first game without a luck estimator (``GameSpec.luck`` None), for tests that finish games with
+    made-up records (``tests/store/conftest.py``'s ``make_record``): no standings read their events as the
+    game's. Skips the calling test when every game has an estimator."""
+    return game_with(lambda s: s.luck is None, "without a luck estimator")
+
+
+def games_of(game: GameName) -> list[GameName]:
+    """``game`` and, when the registry has another, the first other game: the games a test bot registers for."""
+    return [game, *[g for g in games() if g != game][:1]]

@@ -1,6 +1,6 @@
 """A small ladder of real store rows for the dashboard's and the Arena's ladder tests (rules §5).
 
-Four bots of known strength (``a`` best) play a Svara ladder through its runner
+Four bots of known strength (``a`` best) play a ladder of :func:`~tests.a_game.game_without_luck` through its runner
 (``league.ladder.LadderRunner``): tables of 3, epochs of 12 games, so several epochs close and
 publish their keys; then ``d`` declares version 2.0 (a new entrant, placing) and a last refill
 leaves games pending in the open epoch (their seeds and its key must stay hidden).
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from league.ladder import LadderRunner, create_ladder, ladder_fit, played_counts
 from league.policy import POLICY
 from store import GameStatus, Store, open_store
+from tests.a_game import game_without_luck
 from tests.store.conftest import finish
 
 NAME = "lad"
@@ -25,6 +26,7 @@ class LadderWorld:
     ladder_id: int
     bots: dict[str, int]
     pending_ids: list[int]
+    game: str
 
 
 def play_pending(store: Store, lid: int, order: dict[int, int]) -> int:
@@ -40,11 +42,12 @@ def play_pending(store: Store, lid: int, order: dict[int, int]) -> int:
 
 
 def build_ladder_world(url: str, games: int = 72) -> LadderWorld:
+    game = game_without_luck()
     store = open_store(url, policy=POLICY)
-    bots = {n: store.register_bot(n, f"127.0.0.1:{5100 + i}", "1.0", "tests", ["svara"], capacity=2)
+    bots = {n: store.register_bot(n, f"127.0.0.1:{5100 + i}", "1.0", "tests", [game], capacity=2)
             for i, n in enumerate("abcd")}
     order = {bots[n]: i for i, n in enumerate("abcd")}
-    lid = create_ladder(store, NAME, "svara", [3], window=4, epoch_games=12)
+    lid = create_ladder(store, NAME, game, [3], window=4, epoch_games=12)
     runner = LadderRunner(store, lid)
     played = 0
     while played < games:
@@ -59,4 +62,4 @@ def build_ladder_world(url: str, games: int = 72) -> LadderWorld:
     store.ladders.add_rating_points(lid, store.ladders.ladder_progress(lid)["done"],
                                     {e: (counts.get(e, 0), fit.rating[e], fit.sd(e)) for e in fit.bots})
     pending = [g.id for g in store.ladders.ladder_games(lid, status=(GameStatus.PENDING,))]
-    return LadderWorld(url, store, lid, bots, pending)
+    return LadderWorld(url, store, lid, bots, pending, game)

@@ -1,6 +1,7 @@
-"""The duplicate audit on a real store: a duplicate Slippery Sam season played by the referee with a
-remembering bot of our own among honest ones; its flag in the standings rows, the JSON API, the season
-page, `cardarena standings` (table and --json) and `cardarena season verify`."""
+"""The duplicate audit on a real store: a duplicate season of a game with a luck estimator played by the
+referee with a remembering bot of our own (``bench.bench_audit``'s, for that game) among honest ones; its flag
+in the standings rows, the JSON API, the season page, `cardarena standings` (table and --json) and
+`cardarena season verify`."""
 
 from __future__ import annotations
 
@@ -13,8 +14,7 @@ from pathlib import Path
 from cardarena.v1 import bot_pb2
 from fastapi.testclient import TestClient
 
-from bench.bench_audit import RememberingSam
-from bench.bench_duplicate import sloppy
+from bench.bench_audit import MATCHES, _opponents
 from config import Settings
 from dashboard.main import create_app
 from league.policy import POLICY
@@ -24,48 +24,59 @@ from league.standings import standings_json, standings_of
 from referee.bots import load_bot
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
+from referee.games.conformance import conformance
 from referee.referee import play
 from store import open_store
+from tests.a_game import game_with
 
-GAME = "slippery-sam"
-PARAMS = {"orbits": 1}
 ROOT = Path(__file__).parents[2]
+BOTS = ("memo", "strong", "weaker", "sloppy")
 
 
-def _policy_client(policy):
-    """An in-process client answering with a ``(view, rng) -> action`` policy."""
+def audited_game() -> str:
+    """A game with a luck estimator (the audit's luck test) and a remembering bot in ``bench.bench_audit``."""
+    return game_with(lambda s: s.luck is not None and s.name in MATCHES, "with a luck estimator and a remembering bot")
+
+
+def _policy_client(game: str, policy):
+    """An in-process client answering ``game``'s views with a ``(view, rng) -> action`` policy."""
     rng = random.Random(0)
-    return InProcessBotClient(lambda req: bot_pb2.ActResponse(slippery_sam=policy(req.slippery_sam, rng)))
+    field = spec(game).proto_field
+    return InProcessBotClient(lambda req: bot_pb2.ActResponse(**{field: policy(getattr(req, field), rng)}))
 
 
 def _play_season(store, name: str, remember: bool) -> int:
-    """A 64-game duplicate season of 4 bots (16 deal groups), every game played and stored."""
-    for i, bot in enumerate(("memo", "odds", "halfodds", "sloppy")):
+    """A 64-game duplicate season of 4 bots (16 deal groups) of :func:`audited_game` (its very short
+    parameters), every game played and stored: the remembering bot (or its twin), the game's strong
+    reference bot, and the bench's weaker and sloppy honest bots."""
+    game = audited_game()
+    params = dict(conformance(game).short_params)
+    for i, bot in enumerate(BOTS):
         if store.get_bot_by_name(bot) is None:
-            store.register_bot(bot, f"127.0.0.1:{7000 + i}", "1.0", "tests", [GAME])
-    sid = create_season(store, name, GAME, ["memo", "odds", "halfodds", "sloppy"], [4], 64, seed=17, duplicate=True,
-                        params=PARAMS)
-    names = {store.get_bot_by_name(n).id: n for n in ("memo", "odds", "halfodds", "sloppy")}
-    memo = RememberingSam(remember)
+            store.register_bot(bot, f"127.0.0.1:{7000 + i}", "1.0", "tests", [game])
+    sid = create_season(store, name, game, list(BOTS), [4], 64, seed=17, duplicate=True, params=params)
+    names = {store.get_bot_by_name(n).id: n for n in BOTS}
+    memo = MATCHES[game][1](remember)
+    _, weaker, sloppy = _opponents(game)
     deals = {number: group for _, number, group, _, _ in store.season_deals(sid)}
-    for game in store.list_games(sid):
-        claim = store.claim_game(game.id, "test", 60)
+    for row in store.list_games(sid):
+        claim = store.claim_game(row.id, "test", 60)
         assert claim is not None
-        scheduled = ScheduledGame(game.number, claim.seed, tuple(s.bot_id for s in claim.seats), deals[game.number])
+        scheduled = ScheduledGame(row.number, claim.seed, tuple(s.bot_id for s in claim.seats), deals[row.number])
         clients = []
         for seat, s in enumerate(claim.seats):
             who = names[s.bot_id]
             if who == "memo":
-                clients.append(_policy_client(memo.policy(seat, scheduled)))
-            elif who == "odds":
-                clients.append(InProcessBotClient(load_bot("odds", seat).act))
-            elif who == "halfodds":
-                from referee.games.slippery_sam.bots import odds_policy
-                clients.append(_policy_client(odds_policy(seat, 0.5)))
+                clients.append(_policy_client(game, memo.policy(seat, scheduled)))
+            elif who == "strong":
+                clients.append(InProcessBotClient(load_bot(conformance(game).strong_bot, seat).act))
             else:
-                clients.append(_policy_client(sloppy("odds", GAME, seat)))
-        record = play(spec(GAME), make_params(GAME, PARAMS), 4, claim.seed, clients, game_id=f"{sid}/{game.number}")
-        assert store.finish_game(game.id, claim.attempt, record)
+                clients.append(_policy_client(game, (weaker if who == "weaker" else sloppy).policy(seat, scheduled)))
+        record = play(spec(game), make_params(game, params), 4, claim.seed, clients, game_id=f"{sid}/{row.number}")
+        assert store.finish_game(row.id, claim.attempt, record)
+        learn = getattr(memo, "learn", None)  # a bot told every deal once played (bench.bench_audit)
+        if learn is not None:
+            learn(scheduled, record.events)
     assert memo.known > 0 or not remember
     return sid
 

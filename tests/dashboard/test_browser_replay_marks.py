@@ -2,22 +2,22 @@
 
 - all seats: the seats asked a decision after the events shown are marked "to act", and no other;
 - the event counter ("event k / N") and the highlighted row of the event list (numbered k) agree;
+- the results table says its score change is lower-is-better exactly for a game that counts penalty
+  points (``GameSpec.higher_score_is_better`` False);
 - one seat: the panel shows the view of its last decision only within the same deal: after a new
-  deal, until the seat is asked again, it says so instead of showing the last deal's view;
-- Svara: the szacha (the wild card, rules §2.1) is shown on the table;
-- rummy: the results table says its score change is lower-is-better (rules §3.9-3.11).
+  deal, until the seat is asked again, it says so instead of showing the last deal's view. The events
+  that start a deal are each game's (its rules), so each game's folder checks this with
+  :func:`assert_no_view_of_an_earlier_deal` (``referee/games/<game>/tests/test_replay_page.py``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
+from referee.games import spec
 from tests.dashboard.test_browser import page, serve  # noqa: F401  (the page fixture)
-from tests.dashboard.test_browser_replay import Replays, replays, site  # noqa: F401  (fixtures)
-
-#: Events after which every seat's cards went in (a new deal): as each game's rules log them
-#: (Slippery Sam rules §1.4, 1.9; Svara §2.4, 2.8; rummy §3.3).
-NEW_DEAL = {"slippery-sam": {"deal", "turn_end"}, "svara": {"hand", "svara", "out"}, "rummy": {"round"}}
+from tests.dashboard.test_browser_replay import Played, Replays, replays, site  # noqa: F401  (fixtures)
 
 #: Steps through every position with the page's own buttons and reads the marks at each.
 READ = """() => {
@@ -41,7 +41,8 @@ READ = """() => {
 }"""
 
 
-def _open(page: Any, site: str, game_id: int) -> list[str]:
+def open_replay(page: Any, site: str, game_id: int) -> list[str]:
+    """Opens the replay of game ``game_id``; the page's errors (a list that grows)."""
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.goto(f"{site}/games/{game_id}")
@@ -51,7 +52,7 @@ def _open(page: Any, site: str, game_id: int) -> list[str]:
 
 def test_whose_turn_is_marked_and_the_counter_matches_the_row(page: Any, site: str, replays: Replays) -> None:
     for game, played in replays.games.items():
-        errors = _open(page, site, played.game_id)
+        errors = open_replay(page, site, played.game_id)
         seen = page.evaluate(READ)
         record, n = played.record, len(played.record.events)
         assert len(seen) == n + 1 and not errors, errors
@@ -66,39 +67,38 @@ def test_whose_turn_is_marked_and_the_counter_matches_the_row(page: Any, site: s
         assert marked > 5, game
 
 
-def test_the_seat_panel_shows_no_view_of_an_earlier_deal(page: Any, site: str, replays: Replays) -> None:
+def assert_no_view_of_an_earlier_deal(page: Any, site: str, played: Played, new_deal: Collection[str]) -> None:
+    """For each seat: the panel shows the view of its last decision only if no event of a kind in
+    ``new_deal`` (after which every seat's cards went in, as the game's rules log it) that the seat saw
+    came after it; else it says there is no decision this deal."""
+    game, record = played.record.game, played.record
+    for seat in range(record.num_seats):
+        open_replay(page, site, played.game_id)
+        page.select_option("#mode", str(seat))
+        seen = page.evaluate(READ)
+        mine = [d for d in record.decisions if d.seat == seat]
+        hidden_after_new_deal = 0
+        for pos, at in enumerate(seen):
+            last = next((d for d in reversed(mine) if d.event_index <= pos), None)
+            if last is None:
+                assert at["decision"] is None and not at["notThisDeal"], (game, seat, pos)
+                continue
+            between = [e for e in record.events[last.event_index:pos]
+                       if e["kind"] in new_deal and (e["visible_to"] is None or seat in e["visible_to"])]
+            if between:
+                assert at["decision"] is None and at["notThisDeal"], \
+                    f"{game} seat {seat} after event {pos}: decision {at['decision']} of an earlier deal shown"
+                hidden_after_new_deal += 1
+            else:
+                assert at["decision"] == last.decision, (game, seat, pos, at)
+        assert hidden_after_new_deal > 0 or len(mine) <= 1, (game, seat)
+
+
+def test_the_change_column_says_lower_is_better_for_penalty_points(page: Any, site: str, replays: Replays) -> None:
     for game, played in replays.games.items():
-        record = played.record
-        for seat in range(record.num_seats):
-            _open(page, site, played.game_id)
-            page.select_option("#mode", str(seat))
-            seen = page.evaluate(READ)
-            mine = [d for d in record.decisions if d.seat == seat]
-            hidden_after_new_deal = 0
-            for pos, at in enumerate(seen):
-                last = next((d for d in reversed(mine) if d.event_index <= pos), None)
-                if last is None:
-                    assert at["decision"] is None and not at["notThisDeal"], (game, seat, pos)
-                    continue
-                between = [e for e in record.events[last.event_index:pos]
-                           if e["kind"] in NEW_DEAL[game] and (e["visible_to"] is None or seat in e["visible_to"])]
-                if between:
-                    assert at["decision"] is None and at["notThisDeal"], \
-                        f"{game} seat {seat} after event {pos}: decision {at['decision']} of an earlier deal shown"
-                    hidden_after_new_deal += 1
-                else:
-                    assert at["decision"] == last.decision, (game, seat, pos, at)
-            assert hidden_after_new_deal > 0 or len(mine) <= 1, (game, seat)
-
-
-def test_svara_shows_its_szacha_and_rummy_its_lower_is_better_change(page: Any, site: str, replays: Replays) -> None:
-    svara = replays.games["svara"]
-    _open(page, site, svara.game_id)
-    szacha = page.locator("#table #szacha")
-    assert szacha.count() == 1 and "szacha" in szacha.inner_text()
-    assert szacha.locator(".card").get_attribute("title") == svara.record.params["szacha"]
-    assert "lower is better" not in page.locator("#change-head").inner_text()
-    rummy = replays.games["rummy"]
-    _open(page, site, rummy.game_id)
-    assert page.locator("#change-head").inner_text() == "Change (lower is better)"
-    assert page.locator("#table #szacha").count() == 0
+        open_replay(page, site, played.game_id)
+        head = page.locator("#change-head").inner_text()
+        if spec(game).higher_score_is_better:
+            assert "lower is better" not in head, (game, head)
+        else:
+            assert head == "Change (lower is better)", (game, head)

@@ -30,7 +30,7 @@ def client(lw: LadderWorld) -> Iterator[TestClient]:
 
 def test_ladders_list_and_detail(client: TestClient, lw: LadderWorld) -> None:
     [lad] = client.get("/api/v1/ladders").json()
-    assert lad["name"] == NAME and lad["game"] == "svara" and lad["entrants"] == 4 and lad["rated_games"] > 0
+    assert lad["name"] == NAME and lad["game"] == lw.game and lad["entrants"] == 4 and lad["rated_games"] > 0
     body = client.get(f"/api/v1/ladders/{NAME}").json()
     rows = body["standings"]
     main = [r for r in rows if r["latest"]]

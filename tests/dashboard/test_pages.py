@@ -8,7 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from dashboard.game_assets import replay_module
-from referee.games import games
+from referee.games import games, spec
+from tests.a_game import GAME
 from tests.dashboard.conftest import World
 
 MISSING = 999_999
@@ -28,7 +29,8 @@ def test_season_page_has_standings_and_crosstable(client: TestClient, world: Wor
     for name in ("alpha", "bravo", "charlie"):
         assert f">{name}</a>" in r.text
     assert r.text.count('class="h2h"') == 6
-    assert "Avg tokens change" in r.text
+    unit = spec(world.store.get_season(world.season_id).game).score_unit
+    assert f"Avg {unit} change" in r.text
 
 
 def test_bot_page(client: TestClient, world: World) -> None:
@@ -95,7 +97,7 @@ def test_each_game_s_replay_module_is_served_from_its_package(client: TestClient
     assert r.content == replay_module(game).read_bytes()
 
 
-@pytest.mark.parametrize("name", ["nowhere", "..%2Fmain", "SVARA"])
+@pytest.mark.parametrize("name", ["nowhere", "..%2Fmain", GAME.upper()])
 def test_an_unknown_game_has_no_replay_module(client: TestClient, name: str) -> None:
     assert client.get(f"/static/games/{name}.js").status_code == 404
 
@@ -110,7 +112,8 @@ def test_the_api_reference_is_a_local_page(client: TestClient) -> None:
 
 
 def test_bot_page_header_and_latency_tail(client: TestClient, world: World) -> None:
-    nameless = world.store.register_bot("nameless", "127.0.0.1:5999", "0.1.0", "", ["svara"])
+    game = world.store.get_season(world.season_id).game
+    nameless = world.store.register_bot("nameless", "127.0.0.1:5999", "0.1.0", "", [game])
     h1 = re.search(r"<h1>(.*?)</h1>", client.get(f"/bots/{nameless}").text, re.S).group(1)  # type: ignore[union-attr]
     assert "v0.1.0" in h1 and " by" not in h1  # no author, no "by"
     page = client.get(f"/bots/{world.bot_ids['alpha']}").text

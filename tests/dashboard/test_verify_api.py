@@ -19,6 +19,7 @@ from urllib.request import urlopen
 
 import pytest
 
+from tests.a_game import GAME, SPEC
 from tests.dashboard.test_browser import serve
 
 ROOT = Path(__file__).parents[2]
@@ -79,7 +80,9 @@ def test_a_season_not_over_or_unknown_is_one_line(played: tuple[Path, str], tmp_
     copy = tmp_path / "more.db"
     shutil.copy(path, copy)
     url = f"sqlite:///{copy}"
-    created = cli("season", "create", "later", "--game", "slippery-sam", "--bots", "odds-1,random-1,odds-2",
+    # the demo's game (its first, the default) and three of the bots the demo registered for it
+    demo_bots = ",".join(f"{name}-{seed}" for name, seed in SPEC.demo.bots[:3])
+    created = cli("season", "create", "later", "--game", GAME, "--bots", demo_bots,
                   "--tables", "3", "--games", "3", "--db", url)
     assert created.returncode == 0, created.stderr
     with serve(url) as base:

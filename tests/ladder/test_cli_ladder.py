@@ -16,17 +16,19 @@ from cli.main import main
 from league.policy import POLICY
 from referee.bots import load_bot
 from store import open_store
+from tests.a_game import GAME, SHORT, SPEC, STRONG, param_arg
 
 REPO = Path(__file__).parents[2]
 
 
 @pytest.fixture
 def lite(tmp_path: Path, bot_server) -> str:
-    """A SQLite store with three Slippery Sam bots served on 127.0.0.1 (real gRPC servers)."""
+    """A SQLite store with three bots of :data:`~tests.a_game.GAME` (its strong reference bot, ``random``, the
+    strong one again) served on 127.0.0.1 (real gRPC servers)."""
     url = f"sqlite:///{tmp_path / 'ladder.db'}"
     store = open_store(url, policy=POLICY)
-    for i, name in enumerate(("odds", "random", "odds")):
-        store.register_bot(f"{name}-{i}", bot_server(load_bot(name, i)), "1", "tests", ["slippery-sam"], capacity=4)
+    for i, name in enumerate((STRONG, "random", STRONG)):
+        store.register_bot(f"{name}-{i}", bot_server(load_bot(name, i)), "1", "tests", [GAME], capacity=4)
     store.close()
     return url
 
@@ -38,21 +40,22 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
 
 
 def test_ladder_create_refuses_bad_input_in_one_line(lite: str, capsys: pytest.CaptureFixture[str]) -> None:
-    for args, words in [(["--game", "chess"], "unknown game"), (["--game", "slippery-sam", "--tables", "9"], "seats"),
-                        (["--game", "slippery-sam", "--tables", "x"], "whole numbers"),
-                        (["--game", "slippery-sam", "--suspend-after", "0"], "--suspend-after")]:
+    too_many = str(SPEC.max_seats + 1)
+    for args, words in [(["--game", "chess"], "unknown game"), (["--game", GAME, "--tables", too_many], "seats"),
+                        (["--game", GAME, "--tables", "x"], "whole numbers"),
+                        (["--game", GAME, "--suspend-after", "0"], "--suspend-after")]:
         code, out, err = cli(capsys, "ladder", "create", "lad", *args, "--db", lite)
         assert code == 2 and words in err and len(err.strip().splitlines()) == 1, (args, err)
-    assert cli(capsys, "ladder", "create", "lad", "--game", "slippery-sam", "--tables", "3", "--db", lite)[0] == 0
-    code, _, err = cli(capsys, "ladder", "create", "lad", "--game", "slippery-sam", "--db", lite)
+    assert cli(capsys, "ladder", "create", "lad", "--game", GAME, "--tables", "3", "--db", lite)[0] == 0
+    code, _, err = cli(capsys, "ladder", "create", "lad", "--game", GAME, "--db", lite)
     assert code == 2 and "exists already" in err
     code, _, err = cli(capsys, "ladder", "standings", "nope", "--db", lite)
     assert code == 1 and "no ladder named 'nope'" in err
 
 
 def test_run_standings_list_verify_and_resume_after_sigterm(lite: str, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = cli(capsys, "ladder", "create", "lad", "--game", "slippery-sam", "--tables", "3", "--param",
-                       "orbits=1", "--epoch-games", "6", "--pending", "3", "--db", lite)
+    code, out, _ = cli(capsys, "ladder", "create", "lad", "--game", GAME, "--tables", "3", *param_arg(SHORT),
+                       "--epoch-games", "6", "--pending", "3", "--db", lite)
     assert code == 0 and "3 entrant(s)" in out and "commitment" in out
     code, out, _ = cli(capsys, "ladder", "run", "lad", "--workers", "1", "--games", "8", "--db", lite)
     assert code == 0 and "final in this run" in out and "placing: " in out
@@ -88,7 +91,7 @@ def test_run_standings_list_verify_and_resume_after_sigterm(lite: str, capsys: p
     assert sum(row["games"] for row in data["standings"]) == 3 * data["progress"]["done"]
     assert any(row["history"] for row in data["standings"])
     code, out, _ = cli(capsys, "ladder", "list", "--db", lite)
-    assert code == 0 and "lad" in out and "slippery-sam" in out
+    assert code == 0 and "lad" in out and GAME in out
     code, out, _ = cli(capsys, "ladder", "verify", "lad", "--db", lite)
     assert code == 0 and ": verified" in out and "0 failed" in out, out
     store.close()

@@ -17,13 +17,15 @@ from league.matchmaking import Entrant, MatchState
 from league.ladder import LadderRunner, create_ladder
 from league.ratings_ml import ANCHOR, SCALE
 from store import Store
+from tests.a_game import game_without_luck, other_game
 from tests.store.conftest import finish
 
 
 def ladder(store: Store, bots: list[int], *, duplicate: bool = False, tables=(4,), window: int = 4) -> int:
     for name in ("e", "f"):
-        store.register_bot(name, f"127.0.0.1:{5100 + len(name)}", "1.0", "tests", ["svara"], capacity=2)
-    return create_ladder(store, "lad", "svara", list(tables), duplicate=duplicate, window=window)
+        store.register_bot(name, f"127.0.0.1:{5100 + len(name)}", "1.0", "tests", [game_without_luck()],
+                           capacity=2)
+    return create_ladder(store, "lad", game_without_luck(), list(tables), duplicate=duplicate, window=window)
 
 
 def play(store: Store, lid: int, elo: dict[int, float], rng: random.Random) -> int:
@@ -163,11 +165,12 @@ def test_a_new_version_stops_a_compare_and_auto_follows_the_next(store: Store, b
 
 def test_bad_compares_get_one_line(store: Store, bots: list[int]) -> None:
     lid = ladder(store, bots)
-    store.register_bot("other", "127.0.0.1:5999", "1.0", "tests", ["rummy"], capacity=1)
+    game = game_without_luck()
+    store.register_bot("other", "127.0.0.1:5999", "1.0", "tests", [other_game(game)], capacity=1)
     for base, cand, kw, words in [
             ("a@0.9", "b", {}, "serves version 1.0 now, not 0.9"), ("zz", "b", {}, "no bot named 'zz'"),
             ("a", "a@1.0", {}, "named twice"), ("a", "b", {"delta": 0.0}, "indifference zone"),
-            ("a", "other", {}, "not registered for svara"), ("a", "b c", {}, "bad entrant"),
+            ("a", "other", {}, f"not registered for {game}"), ("a", "b c", {}, "bad entrant"),
             ("a", "b", {"max_games": 0}, "max_games")]:
         with pytest.raises(CompareError, match=words):
             start_compare(store, lid, base, cand, **kw)

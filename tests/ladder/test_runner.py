@@ -10,11 +10,13 @@ import pytest
 from league.ladder import LadderError, LadderRunner, create_ladder, ladder_fit, ladder_standings
 from league.policy import POLICY
 from store import GameStatus, Store, open_store
+from referee.games import spec
+from tests.a_game import game_without_luck
 from tests.store.conftest import finish
 
 
 def make(store: Store, **kw) -> int:
-    return create_ladder(store, "lad", "svara", kw.pop("tables", [3]), window=kw.pop("window", 4), **kw)
+    return create_ladder(store, "lad", game_without_luck(), kw.pop("tables", [3]), window=kw.pop("window", 4), **kw)
 
 
 def play_all(store: Store, lid: int, order: dict[int, int] | None = None) -> int:
@@ -30,11 +32,12 @@ def play_all(store: Store, lid: int, order: dict[int, int] | None = None) -> int
 
 
 def test_bad_ladders_are_refused_with_one_line(store: Store, bots: list[int]) -> None:
-    for kw, words in [({"tables": [9]}, "seats"), ({"epoch_games": 0}, "--epoch-games"), ({"window": 0}, "--pending")]:
+    too_many = spec(game_without_luck()).max_seats + 1
+    for kw, words in [({"tables": [too_many]}, "seats"), ({"epoch_games": 0}, "--epoch-games"), ({"window": 0}, "--pending")]:
         with pytest.raises(LadderError, match=words):
             make(store, **kw)
     with pytest.raises(LadderError, match="bad ladder name"):
-        create_ladder(store, "a b", "svara", [3])
+        create_ladder(store, "a b", game_without_luck(), [3])
     make(store)
     with pytest.raises(LadderError, match="exists already"):
         make(store)
@@ -82,7 +85,7 @@ def test_a_new_version_is_a_new_entrant_and_the_old_one_stops(store: Store, bots
 
 def test_a_retired_bot_leaves_and_a_paused_bot_is_not_seated(store: Store, bots: list[int]) -> None:
     a, b, c, d = bots
-    store.register_bot("e", "127.0.0.1:5100", "1", "t", ["svara"], capacity=2)
+    store.register_bot("e", "127.0.0.1:5100", "1", "t", [game_without_luck()], capacity=2)
     lid = make(store, window=8)
     runner = LadderRunner(store, lid)
     runner.refill()

@@ -24,8 +24,10 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from league.policy import POLICY
+from referee.games import spec
 from referee.record import DecisionLog, EndReason, Fault, FaultKind, GameRecord, SeatResult
 from store import Claim, Store, open_store
+from tests.a_game import game_without_luck, games_of
 
 DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 DEFAULT_PG_PREFIX = "cardarena_test"
@@ -111,25 +113,34 @@ def store(db_url: str) -> Iterator[Store]:
 
 @pytest.fixture
 def bots(store: Store) -> list[int]:
-    """Four registered bots, ids in name order a, b, c, d."""
-    return [store.register_bot(n, f"127.0.0.1:{5000 + i}", "1.0", "tests", ["svara", "rummy"], capacity=2)
+    """Four registered bots, ids in name order a, b, c, d, each for :func:`~tests.a_game.game_without_luck`
+    (the game of the store's tests) and, when there is one, a second game."""
+    return [store.register_bot(n, f"127.0.0.1:{5000 + i}", "1.0", "tests", games_of(game_without_luck()),
+                               capacity=2)
             for i, n in enumerate("abcd")]
 
 
 @pytest.fixture
 def make_season(store: Store) -> Callable[..., int]:
-    """Create a svara season: ``make_season(tables, name=...)``, ``tables`` a list of
+    """Create a season of :func:`~tests.a_game.game_without_luck` (its short parameters,
+    ``GameSpec.quick_params``): ``make_season(tables, name=...)``, ``tables`` a list of
     bot-id lists; game ``i`` gets seed ``1000 + i``."""
     counter = iter(range(10**6))
+    game = game_without_luck()
 
     def make(tables: Sequence[Sequence[int]], name: str | None = None) -> int:
         return store.create_season(
-            name or f"season-{next(counter)}", "svara", {"hands": 5}, {"deadline_ms": 1000}, 42,
+            name or f"season-{next(counter)}", game, quick_params(game), {"deadline_ms": 1000}, 42,
             {"table_size": len(tables[0]), "duplicate": False},
             [(1000 + i, list(t)) for i, t in enumerate(tables)],
         )
 
     return make
+
+
+def quick_params(game: str) -> dict[str, object]:
+    """The short parameters of ``game`` (``GameSpec.quick_params``), as a fresh dict."""
+    return dict(spec(game).quick_params)
 
 
 def make_record(claim: Claim, places: Sequence[int], changes: Sequence[int] | None = None,

@@ -6,13 +6,15 @@ from datetime import UTC, datetime, timedelta
 
 from league.standings import standings_of
 from store import GameStatus, SeasonStatus, Store
-from tests.store.conftest import finish
+from tests.a_game import game_without_luck
+from tests.store.conftest import finish, quick_params
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
 
 def season_with_limit(store: Store, tables: list[list[int]], suspend_after_s: float) -> int:
-    return store.create_season(f"s-{suspend_after_s}", "svara", {"hands": 5}, {"deadline_ms": 1000}, 42,
+    game = game_without_luck()
+    return store.create_season(f"s-{suspend_after_s}", game, quick_params(game), {"deadline_ms": 1000}, 42,
                                {"suspend_after_s": suspend_after_s},
                                [(1000 + i, list(t)) for i, t in enumerate(tables)])
 

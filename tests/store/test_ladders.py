@@ -6,13 +6,15 @@ from __future__ import annotations
 from league import fairness
 from store import GameStatus, Store
 from store.db import NameTaken
-from tests.store.conftest import finish
+from tests.a_game import game_without_luck, other_game
+from tests.store.conftest import finish, quick_params
 
 CONFIG = {"table_sizes": [3], "duplicate": False, "suspend_after_s": 60.0}
 
 
 def ladder(store: Store, name: str = "lad") -> tuple[int, int, bytes]:
-    lid = store.ladders.create_ladder(name, "svara", {"hands": 5}, {"deadline_ms": 1000}, dict(CONFIG))
+    game = game_without_luck()
+    lid = store.ladders.create_ladder(name, game, quick_params(game), {"deadline_ms": 1000}, dict(CONFIG))
     key = fairness.key_from_seed(7)
     sid = store.ladders.open_epoch(lid, 1, key, dict(CONFIG))
     assert sid is not None
@@ -22,7 +24,7 @@ def ladder(store: Store, name: str = "lad") -> tuple[int, int, bytes]:
 def test_a_ladder_name_is_unique_and_its_epoch_is_a_season(store: Store, bots: list[int]) -> None:
     lid, sid, key = ladder(store)
     try:
-        store.ladders.create_ladder("lad", "svara", {}, {}, {})
+        store.ladders.create_ladder("lad", game_without_luck(), {}, {}, {})
     except NameTaken as exc:
         assert "lad" in str(exc)
     else:
@@ -62,7 +64,8 @@ def test_append_is_compare_and_append_and_closed_epochs_take_nothing(store: Stor
 
 def test_entrants_are_bot_versions(store: Store, bots: list[int]) -> None:
     a, b, c, d = bots
-    other = store.register_bot("e", "127.0.0.1:5999", "1", "tests", ["rummy"])  # not for svara: not entered
+    # not for the ladder's game: not entered
+    other = store.register_bot("e", "127.0.0.1:5999", "1", "tests", [other_game(game_without_luck())])
     lid, sid, _ = ladder(store)
     entrants = store.ladders.sync_entrants(lid)
     assert sorted(e.bot_id for e in entrants) == sorted(bots) and other not in {e.bot_id for e in entrants}

@@ -14,6 +14,7 @@ from league.policy import POLICY
 from store import db, open_store
 from store.db import enable_wal
 from store.models import Base
+from tests.a_game import GAME
 
 TABLES = {"bots", "seasons", "games", "game_seats", "game_attempts", "replays", "ratings"}
 
@@ -72,7 +73,7 @@ def test_sqlite_pragmas(tmp_path) -> None:
 def _open_and_register(url: str, name: str, start, out) -> None:  # type: ignore[no-untyped-def]
     start.wait(30)
     st = open_store(url, policy=POLICY)
-    out.put(st.register_bot(name, "h:1", "1", "t", ["svara"]))
+    out.put(st.register_bot(name, "h:1", "1", "t", [GAME]))
     st.close()
 
 

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from league.elo import START, K, expected, season_elo, update
 from league.standings import SeatOutcome, compute_standings, core_standings, standings_json, standings_of
 from store import Store
-from tests.store.conftest import finish, make_record
+from tests.a_game import game_without_luck
+from tests.store.conftest import finish, make_record, quick_params
 
 # ------------------------------------------------------------ pure Elo
 
@@ -211,7 +212,8 @@ def test_ratings_equal_a_full_replay_under_any_interleaving(store: Store, bots: 
     rng = random.Random(seed)
     if duplicate:
         tables, groups = _rotation_groups(rng, bots, 30)
-        sid = store.create_season(f"dup-{seed}", "svara", {"hands": 5}, {"deadline_ms": 1000}, 42,
+        game = game_without_luck()
+        sid = store.create_season(f"dup-{seed}", game, quick_params(game), {"deadline_ms": 1000}, 42,
                                   {"duplicate": True}, [(1000 + i, t) for i, t in enumerate(tables)],
                                   deal_groups=groups)
     else:

@@ -20,7 +20,9 @@ from store import (
     Store,
     VoidResult,
 )
-from tests.store.conftest import finish, make_record
+from referee.games import games as registered_games
+from tests.a_game import GAME, game_without_luck, games_of
+from tests.store.conftest import finish, make_record, quick_params
 
 T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -29,15 +31,15 @@ T0 = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
 
 def test_register_and_read_bots(store: Store) -> None:
-    bot_id = store.register_bot("alpha", "10.0.0.1:50051", "2.1", "ann", ["svara"], capacity=4, token_hash="h")
+    bot_id = store.register_bot("alpha", "10.0.0.1:50051", "2.1", "ann", [GAME], capacity=4, token_hash="h")
     bot = store.get_bot(bot_id)
     assert bot is not None
     assert (bot.name, bot.endpoint, bot.version, bot.author, bot.games, bot.capacity, bot.token_hash) == (
-        "alpha", "10.0.0.1:50051", "2.1", "ann", ("svara",), 4, "h")
+        "alpha", "10.0.0.1:50051", "2.1", "ann", (GAME,), 4, "h")
     assert bot.created_at.tzinfo is not None and bot.retired_at is None
     assert store.get_bot_by_name("alpha") == bot
     assert store.get_bot(999) is None and store.get_bot_by_name("nobody") is None
-    other = store.register_bot("beta", "h:2", "1", "bob", ["rummy", "slippery-sam"])
+    other = store.register_bot("beta", "h:2", "1", "bob", [g for g in registered_games() if g != GAME] or [GAME])
     assert store.get_bot(other).capacity == 1  # type: ignore[union-attr]
     store.retire_bot(other)
     assert [b.name for b in store.list_bots()] == ["alpha", "beta"]
@@ -45,10 +47,10 @@ def test_register_and_read_bots(store: Store) -> None:
 
 
 def test_update_bot(store: Store) -> None:
-    bot_id = store.register_bot("alpha", "h:1", "1", "ann", ["svara"])
-    bot = store.update_bot(bot_id, endpoint="h:2", version="2", games=["svara", "rummy"], capacity=3)
+    bot_id = store.register_bot("alpha", "h:1", "1", "ann", [GAME])
+    bot = store.update_bot(bot_id, endpoint="h:2", version="2", games=games_of(GAME), capacity=3)
     assert (bot.endpoint, bot.version, bot.author, bot.games, bot.capacity) == ("h:2", "2", "ann",
-                                                                                ("svara", "rummy"), 3)
+                                                                                tuple(games_of(GAME)), 3)
     assert store.get_bot(bot_id) == bot
     assert store.update_bot(bot_id) == bot  # nothing to change
     with pytest.raises(NotFound):
@@ -58,13 +60,13 @@ def test_update_bot(store: Store) -> None:
 
 
 def test_name_taken(store: Store) -> None:
-    store.register_bot("alpha", "h:1", "1", "ann", ["svara"])
+    store.register_bot("alpha", "h:1", "1", "ann", [GAME])
     with pytest.raises(NameTaken, match="alpha"):
-        store.register_bot("alpha", "h:2", "2", "bob", ["svara"])
+        store.register_bot("alpha", "h:2", "2", "bob", [GAME])
     assert len(store.list_bots()) == 1
 
 
-@pytest.mark.parametrize(("games", "capacity"), [(["poker"], 1), (["svara"], 0)])
+@pytest.mark.parametrize(("games", "capacity"), [(["poker"], 1), ([GAME], 0)])
 def test_register_rejects_bad_values(store: Store, games: list[str], capacity: int) -> None:
     with pytest.raises(ValueError):
         store.register_bot("x", "h:1", "1", "a", games, capacity=capacity)
@@ -76,12 +78,13 @@ def test_register_rejects_bad_values(store: Store, games: list[str], capacity: i
 def test_create_season_writes_all_games(store: Store, bots: list[int]) -> None:
     a, b, c, d = bots
     tables = [[a, b, c], [b, c, d], [c, d, a], [d, a, b]]
-    sid = store.create_season("s1", "svara", {"hands": 5}, {"deadline_ms": 800}, 7, {"table_size": 3},
+    game, clock = game_without_luck(), {"deadline_ms": 800}
+    sid = store.create_season("s1", game, quick_params(game), clock, 7, {"table_size": 3},
                               [(100 + i, t) for i, t in enumerate(tables)])
     season = store.get_season(sid)
     assert season is not None and season == store.get_season_by_name("s1")
     assert (season.game, season.params, season.time_control, season.seed, season.config, season.status) == (
-        "svara", {"hands": 5}, {"deadline_ms": 800}, 7, {"table_size": 3}, SeasonStatus.SCHEDULED)
+        game, quick_params(game), clock, 7, {"table_size": 3}, SeasonStatus.SCHEDULED)
     assert store.season_progress(sid) == {"pending": 4, "running": 0, "done": 0, "failed": 0, "not_played": 0, "cancelled": 0,
                                              "total": 4}
     games = store.list_games(sid)
@@ -104,16 +107,16 @@ def test_create_season_refusals(store: Store, bots: list[int], make_season: Call
     with pytest.raises(ValueError, match="unknown game"):
         store.create_season("x", "chess", {}, {}, 1, {}, [(1, bots[:2])])
     with pytest.raises(ValueError):
-        store.create_season("x", "svara", {}, {}, 1, {}, [])
+        store.create_season("x", game_without_luck(), {}, {}, 1, {}, [])
     with pytest.raises(ValueError):
-        store.create_season("x", "svara", {}, {}, 1, {}, [(2**63, bots[:2])])
+        store.create_season("x", game_without_luck(), {}, {}, 1, {}, [(2**63, bots[:2])])
     assert [s.name for s in store.list_seasons()] == ["taken"]  # nothing half-written
     with pytest.raises(NotFound):
         store.season_progress(12345)
 
 
 def test_big_seeds_round_trip(store: Store, bots: list[int]) -> None:
-    sid = store.create_season("big", "svara", {}, {}, 2**63 - 1, {}, [(2**63 - 2, bots[:3])])
+    sid = store.create_season("big", game_without_luck(), {}, {}, 2**63 - 1, {}, [(2**63 - 2, bots[:3])])
     assert store.get_season(sid).seed == 2**63 - 1  # type: ignore[union-attr]
     assert store.list_games(sid)[0].seed == 2**63 - 2
 
@@ -128,7 +131,8 @@ def test_claim_holds_everything_to_referee_the_game(store: Store, bots: list[int
     claim = store.claim_game(gid, "host:1", 30, now=T0)
     assert claim is not None
     assert (claim.game_id, claim.season_id, claim.season_name, claim.number, claim.attempt) == (gid, sid, "one", 0, 1)
-    assert (claim.game, claim.params, claim.time_control, claim.seed) == ("svara", {"hands": 5},
+    game = game_without_luck()
+    assert (claim.game, claim.params, claim.time_control, claim.seed) == (game, quick_params(game),
                                                                           {"deadline_ms": 1000}, 1000)
     assert [(s.seat, s.bot_id, s.name, s.endpoint, s.capacity) for s in claim.seats] == [
         (0, bots[0], "a", "127.0.0.1:5000", 2), (1, bots[1], "b", "127.0.0.1:5001", 2),

@@ -10,7 +10,8 @@ from league.schedule import build_schedule
 from league.sequential import KEY, advance, create_sequential_season, settling_json
 from league.settling import SettlingRule, StopReason
 from store import NotFound, SeasonStatus, Store
-from tests.store.conftest import finish
+from tests.a_game import game_without_luck
+from tests.store.conftest import finish, quick_params
 
 
 def _play_all(store: Store, season_id: int, first: int) -> None:
@@ -25,8 +26,9 @@ def _play_all(store: Store, season_id: int, first: int) -> None:
 
 def test_a_sequential_season_adds_batches_until_the_top_pair_is_settled(store: Store, bots: list[int]) -> None:
     rule = SettlingRule(top=2, confidence=0.95, max_games=300)
-    sid = create_sequential_season(store, "seq", "svara", ["a", "b", "c", "d"], [3], rule, batch_groups=2, seed=5,
-                                   params={"hands": 5})
+    game = game_without_luck()
+    sid = create_sequential_season(store, "seq", game, ["a", "b", "c", "d"], [3], rule, batch_groups=2, seed=5,
+                                   params=quick_params(game))
     assert store.season_progress(sid)["total"] == 6  # the first batch: 2 rotation groups of 3
     assert advance(store, sid).games == 6  # games still pending: no look
     looks = 0
@@ -58,8 +60,9 @@ def test_a_sequential_season_adds_batches_until_the_top_pair_is_settled(store: S
 
 def test_a_season_that_does_not_settle_stops_at_the_budget(store: Store, bots: list[int]) -> None:
     rule = SettlingRule(top=2, confidence=0.95, max_games=6)
-    sid = create_sequential_season(store, "seq-budget", "svara", ["a", "b", "c", "d"], [3], rule, batch_groups=1,
-                                   seed=5, params={"hands": 5})
+    game = game_without_luck()
+    sid = create_sequential_season(store, "seq-budget", game, ["a", "b", "c", "d"], [3], rule, batch_groups=1,
+                                   seed=5, params=quick_params(game))
     for _ in range(10):
         _play_all(store, sid, first=bots[0])
         settling = advance(store, sid)
@@ -110,8 +113,9 @@ def test_the_season_page_and_api_say_why_it_stopped(tmp_path, db_url: str, store
     from dashboard.main import create_app
 
     rule = SettlingRule(top=2, confidence=0.95, max_games=300)
-    sid = create_sequential_season(store, "seq-page", "svara", ["a", "b", "c", "d"], [3], rule, batch_groups=2,
-                                   seed=5, params={"hands": 5})
+    game = game_without_luck()
+    sid = create_sequential_season(store, "seq-page", game, ["a", "b", "c", "d"], [3], rule, batch_groups=2,
+                                   seed=5, params=quick_params(game))
     with TestClient(create_app(Settings(db_url=db_url, latency_games=50))) as client:
         running = client.get(f"/api/v1/seasons/{sid}").json()["settling"]
         assert running["stop"] is None and running["games_scheduled"] == 6 and running["games_used"] == 0
