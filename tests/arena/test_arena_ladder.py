@@ -13,6 +13,7 @@ from arena.registry import Registry
 from arena.service import start_arena_server
 from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from league.ladder import ladder_standings
+from referee.games import spec
 from tests.arena.conftest import make_config
 from tests.ladder_world import NAME, LadderWorld, build_ladder_world
 
@@ -43,7 +44,7 @@ def test_an_author_reads_each_version_of_their_bot(stub: arena_pb2_grpc.ArenaStu
     fitted = {(r.name, r.version): r for r in ladder_standings(lw.store, lw.ladder_id, with_luck=False)}
     main = sorted((r for r in fitted.values() if r.latest and r.rating is not None), key=lambda r: -r.rating)
     a = stub.GetLadderStanding(arena_pb2.GetLadderStandingRequest(ladder=NAME, bot="a"), timeout=10)
-    assert a.ladder == NAME and a.game == bot_pb2.GAME_SVARA and a.bot == "a" and a.table_size == 4
+    assert a.ladder == NAME and a.game == spec(lw.game).proto_enum and a.bot == "a" and a.table_size == 4
     assert a.current.version == "1.0" and a.current.latest and a.current.status == "active"
     assert a.current.rank == [r.name for r in main].index("a") + 1
     assert a.current.rating == pytest.approx(fitted[("a", "1.0")].rating, abs=0.01)
