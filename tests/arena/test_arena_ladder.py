@@ -11,7 +11,7 @@ import pytest
 
 from arena.registry import Registry
 from arena.service import start_arena_server
-from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
+from cardarena.v1 import arena_pb2, arena_pb2_grpc
 from league.ladder import ladder_standings
 from referee.games import spec
 from tests.arena.conftest import make_config
