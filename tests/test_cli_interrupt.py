@@ -21,6 +21,8 @@ from workers.local import INTERRUPTED
 REPO = Path(__file__).parents[1]
 #: Seconds a held decision waits at most (the test releases it long before).
 HOLD_MAX_S = 120.0
+#: Games of the season: enough that games are left to stop when the first two are done, however short a game is.
+GAMES = 12
 
 
 class HeldBot(Bot):
@@ -61,7 +63,7 @@ def test_sigterm_stops_season_run_cleanly_releases_its_game_and_the_rerun_counts
     names = ["held", "p2", "r3"]
     for name, endpoint in zip(names, endpoints, strict=True):
         store.register_bot(name, endpoint, "1", "tests", [GAME], capacity=4)
-    season_id = create_season(store, "stop-me", GAME, names, [3], 6, 1, params=dict(SHORT))
+    season_id = create_season(store, "stop-me", GAME, names, [3], GAMES, 1, params=dict(SHORT))
     command = [sys.executable, "-m", "cli.main", "season", "run", "stop-me", "--workers", "1", "--db", url]
 
     first = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -82,8 +84,8 @@ def test_sigterm_stops_season_run_cleanly_releases_its_game_and_the_rerun_counts
     assert err.strip() == "", err  # the stopped line says it all: no "aborted", no traceback, no leaked-semaphore warning
     progress = store.season_progress(season_id)
     played = progress["done"] + progress["failed"]
-    assert progress["running"] == 0 and progress["pending"] == 6 - played  # released on the way out, not left running
-    assert (f"stopped: {played} of 6 games played ({played} done, {6 - played} pending); the season is paused: run "
+    assert progress["running"] == 0 and progress["pending"] == GAMES - played  # released on the way out, not left running
+    assert (f"stopped: {played} of {GAMES} games played ({played} done, {GAMES - played} pending); the season is paused: run "
             f"cardarena season run stop-me --db {url} again to resume it") in out
     assert out.rstrip().endswith("again to resume it")
     assert store.get_season(season_id).state == "paused"
@@ -94,10 +96,10 @@ def test_sigterm_stops_season_run_cleanly_releases_its_game_and_the_rerun_counts
     again = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0, again.stderr
     lines = [line for line in again.stdout.splitlines() if line.startswith("season stop-me: ")]
-    assert lines[0].startswith(f"season stop-me: {played}/6 games") and lines[-1].startswith("season stop-me: 6/6 games")
-    assert store.season_progress(season_id)["done"] == 6
+    assert lines[0].startswith(f"season stop-me: {played}/{GAMES} games") and lines[-1].startswith(f"season stop-me: {GAMES}/{GAMES} games")
+    assert store.season_progress(season_id)["done"] == GAMES
     assert store.get_season(season_id).state == "done"
-    assert "this run: " in again.stdout and "whole season stop-me: 6 done, 0 failed, 0 not played" in again.stdout
+    assert "this run: " in again.stdout and f"whole season stop-me: {GAMES} done, 0 failed, 0 not played" in again.stdout
     store.close()
 
 
