@@ -11,13 +11,17 @@ property (a luck estimator, penalty points, more than one game) asks :func:`game
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
+from google.protobuf.message import Message
 
+from botsdk.bot import Bot, Context
+from cardarena.v1 import bot_pb2
 from referee.games import GameName, GameSpec, games, spec
-from referee.games.conformance import Conformance, conformance
+from referee.games.conformance import Conformance, ConformanceError, conformance
 
 #: The game the platform's tests play when any game will do: the protocol's first game.
 GAME: GameName = games()[0]
@@ -54,3 +58,60 @@ def param_arg(params: Mapping[str, Any]) -> list[str]:
         text = str(value).lower() if isinstance(value, bool) else str(value)
         args += ["--param", f"{name}={text}"]
     return args
+
+
+# --- arena and bot faults ---
+
+
+def action_class(game: GameName = GAME) -> type[Message]:
+    """The protocol action message class of ``game``: its member of ``ActResponse``'s ``action`` oneof."""
+    field_ = bot_pb2.ActResponse.DESCRIPTOR.fields_by_name[spec(game).proto_field]
+    return field_.message_type._concrete_class  # type: ignore[no-any-return]
+
+
+def wrong_game_answer(game: GameName = GAME) -> bot_pb2.ActResponse:
+    """A malformed answer to a view of ``game``: an empty action of another game (skips when there is none)."""
+    other = other_game(game)
+    return bot_pb2.ActResponse(**{spec(other).proto_field: action_class(other)()})
+
+
+def illegal_or_legal(view: Message, rng: random.Random, game: GameName = GAME) -> Message:
+    """The game's declared illegal answer at ``view`` (:attr:`Conformance.illegal_answer`), or a random legal
+    one where the view leaves none; raises ConformanceError for a game that declares no illegal answer."""
+    declared = conformance(game).illegal_answer
+    if declared is None:
+        raise ConformanceError(f"{game}: its conformance declares no illegal_answer")
+    answer = declared(view)
+    return spec(game).random_action(view, rng) if answer is None else answer
+
+
+class GameBot(Bot):
+    """A bot of one game (``game``, default :data:`GAME`) whose answer is :meth:`answer`; subclasses override it.
+
+    ``games`` lists the game; a view of any other game is refused (NotImplementedError, UNIMPLEMENTED)."""
+
+    name = "game-bot"
+
+    def __init__(self, seed: int = 0, game: GameName = GAME) -> None:
+        super().__init__(seed)
+        self.game = game
+        self.games = (game,)
+
+    def decide(self, field_: str, view: Message, ctx: Context) -> Any:
+        """:meth:`answer` for a view of the bot's game; raises NotImplementedError for another game's."""
+        if field_ != spec(self.game).proto_field:
+            return super().decide(field_, view, ctx)
+        return self.answer(view, ctx)
+
+    def answer(self, view: Message, ctx: Context) -> Message:
+        """A random legal answer (``GameSpec.random_action`` drawn from ``ctx.rng``)."""
+        return spec(self.game).random_action(view, ctx.rng)
+
+
+class IllegalBot(GameBot):
+    """Answers every view with :func:`illegal_or_legal`: illegal answers fault it (rules §4.2)."""
+
+    name = "illegal"
+
+    def answer(self, view: Message, ctx: Context) -> Message:
+        return illegal_or_legal(view, ctx.rng, self.game)

@@ -25,11 +25,6 @@ TESTS = Path(__file__).resolve().parent
 #: next step. Only shrink this list.
 _SEASONS = "integration test: plays a season or a game of one concrete game to exercise the platform"
 NAMING: dict[str, str] = {
-    "arena/conftest.py": "fixture bots answering one game's views wrongly on purpose",
-    "arena/test_arena_grpc.py": _SEASONS,
-    "arena/test_arena_http.py": _SEASONS,
-    "arena/test_cli_arena.py": _SEASONS,
-    "arena/test_entry.py": "hand-written faulty bots of one game (illegal, raising, slow answers)",
     "dashboard/conftest.py": _SEASONS,
     "dashboard/test_api.py": _SEASONS,
     "dashboard/test_audit_column.py": _SEASONS,

@@ -12,6 +12,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from google.protobuf.message import Message
+
 from referee.games import GameName, package
 
 
@@ -57,6 +59,10 @@ class Conformance:
       tokens, are conserved: hands, melds, discard pile and stock), ``"dealer-holds-nothing"``.
     - ``replay_breaks``: ``(line, instead, why)``: a line of the game's ``replay.js`` whose replacement by
       ``instead`` the state checker must catch with a failure naming ``why``.
+    - ``illegal_answer(view)``: an answer to the game's protocol view message that is well-formed (it decodes
+      to an action of the game) but that the rules refuse at this view, or None when the view leaves no such
+      answer; fixture bots that fault on purpose play it (the rules section is cited where each game
+      defines it).
     - ``extra``: anything further a game-specific part of a cross-cutting test reads, by name.
     """
 
@@ -74,6 +80,7 @@ class Conformance:
     engine_table: EngineTable | None = None
     replay_checks: frozenset[str] = frozenset()
     replay_breaks: tuple[tuple[str, str, str], ...] = ()
+    illegal_answer: Callable[[Message], Message | None] | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 

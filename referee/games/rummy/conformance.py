@@ -3,6 +3,7 @@
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from cardarena.v1 import rummy_pb2
 from referee.games.conformance import Conformance, ReplayCase
 
 
@@ -33,6 +34,18 @@ def forced_top_card_drawn(cases: Sequence[Mapping[str, Any]]) -> str | None:
     return None if sum(forced_top_card_draws(c) for c in cases) > 0 else "no forced draw of the live top card (rules §3.6)"
 
 
+def illegal_answer(view: rummy_pb2.RummyView) -> rummy_pb2.RummyAction | None:
+    """At a PLAY, the discard of a card the hand does not hold (rules §3.7, §3.28); at a DRAW whose discard pile
+    has no live top card, a draw from the pile (rules §3.6); None otherwise (every CALL answer is legal)."""
+    if view.decision == rummy_pb2.RUMMY_DECISION_PLAY:
+        held = set(view.hand)
+        card = next(r + s for r in "A23456789TJQK" for s in "shdc" if r + s not in held)
+        return rummy_pb2.RummyAction(discard=card)
+    if view.decision == rummy_pb2.RUMMY_DECISION_DRAW and not (view.discard_top and view.discard_live):
+        return rummy_pb2.RummyAction(draw=rummy_pb2.RUMMY_DRAW_SOURCE_DISCARD_PILE)
+    return None
+
+
 CONFORMANCE = Conformance(
     strong_bot="greedy",
     short_params={"turn_limit": 30},
@@ -55,6 +68,7 @@ CONFORMANCE = Conformance(
                              "discard", "go_down", "lay_off", "round_end", "game_over"}),
     replay_holds=forced_top_card_drawn,
     engine_table=engine_table,
+    illegal_answer=illegal_answer,
     replay_checks=frozenset({"cards-add-up"}),
     replay_breaks=(
         # a penalty card not counted

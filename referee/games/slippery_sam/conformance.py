@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from cardarena.v1 import slippery_sam_pb2
 from referee.games.conformance import Conformance, ReplayCase
 
 
@@ -9,6 +10,11 @@ def engine_table(state: Any) -> dict[str, Any]:
     """The hands, each seat's tokens outside the kitty, and the kitty."""
     hands = [list(h) for h in state.hands] or [[] for _ in range(state.num_seats)]
     return {"hands": hands, "scores": list(state.tokens), "pot": state.kitty}
+
+
+def illegal_answer(view: slippery_sam_pb2.SlipperySamView) -> slippery_sam_pb2.SlipperySamAction:
+    """One token more than the view allows: a kitty or a bet outside its legal range (rules §1.3, §1.5)."""
+    return slippery_sam_pb2.SlipperySamAction(amount=view.max_amount + 1)
 
 
 CONFORMANCE = Conformance(
@@ -24,6 +30,7 @@ CONFORMANCE = Conformance(
     replay_events=frozenset({"kitty", "deal", "hand", "bet", "shoot", "turn", "turn_end", "skip", "out", "game_over"}),
     engine_table=engine_table,
     replay_checks=frozenset({"dealer-holds-nothing"}),
+    illegal_answer=illegal_answer,
     replay_breaks=(
         # a turn's end that leaves the hands (the next dealer drawn with old cards)
         ("t.dealer = null;\n        RS.clearHands(t);\n", "t.dealer = null;\n", "the dealer, seat"),

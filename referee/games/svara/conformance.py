@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from cardarena.v1 import svara_pb2
 from referee.games.conformance import Conformance, ReplayCase
 
 
@@ -9,6 +10,16 @@ def engine_table(state: Any) -> dict[str, Any]:
     """The hands, each seat's tokens outside the bank, and the bank."""
     hands = [list(c) for c in state.cards] or [[] for _ in range(state.num_seats)]
     return {"hands": hands, "scores": list(state.tokens), "pot": state.bank}
+
+
+def illegal_answer(view: svara_pb2.SvaraView) -> svara_pb2.SvaraAction | None:
+    """The first of SEE, JOIN and ACCEPT that ``view.legal.moves`` does not list (rules §2.18, §2.20, §2.21,
+    §2.6), or None when all three are legal."""
+    legal = set(view.legal.moves)
+    for move in (svara_pb2.SVARA_MOVE_SEE, svara_pb2.SVARA_MOVE_JOIN, svara_pb2.SVARA_MOVE_ACCEPT):
+        if move not in legal:
+            return svara_pb2.SvaraAction(move=move)
+    return None
 
 
 CONFORMANCE = Conformance(
@@ -34,6 +45,7 @@ CONFORMANCE = Conformance(
     replay_events=frozenset({"ante", "bottom_penalty", "deal", "dealt", "stake", "see", "fold", "show", "win", "split",
                              "svara", "join", "decline", "no_betting", "proposal_accepted", "out", "game_over"}),
     engine_table=engine_table,
+    illegal_answer=illegal_answer,
     replay_breaks=(
         # a see that does not charge the seat
         ("RS.pay(t, d.seat, d.amount); t.pot = { label: \"bank\", amount: d.bank };", "", "tokens add up"),
