@@ -11,6 +11,7 @@ property (a luck estimator, penalty points, more than one game) asks :func:`game
 
 from __future__ import annotations
 
+import base64
 import random
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -115,3 +116,26 @@ class IllegalBot(GameBot):
 
     def answer(self, view: Message, ctx: Context) -> Message:
         return illegal_or_legal(view, ctx.rng, self.game)
+
+
+def view_class(game: GameName = GAME) -> type[Message]:
+    """The protocol view message class of ``game``: its member of ``ActRequest``'s ``view`` oneof."""
+    field_ = bot_pb2.ActRequest.DESCRIPTOR.fields_by_name[spec(game).proto_field]
+    return field_.message_type._concrete_class  # type: ignore[no-any-return]
+
+
+def first_request(game: GameName = GAME, seed: int = 1) -> bot_pb2.ActRequest:
+    """The ActRequest of the first decision of a short game of ``game`` (its ``short_params``, its fewest
+    seats, ``random`` bots, seed ``seed``): a real view a bot of the game can answer (game id ``"t"``)."""
+    from referee.bots import load_bot
+    from referee.clients import InProcessBotClient
+    from referee.games import make_params
+    from referee.referee import play
+
+    gs = spec(game)
+    seats = gs.min_seats
+    clients = [InProcessBotClient(load_bot("random", s).act) for s in range(seats)]
+    record = play(gs, make_params(game, conformance(game).short_params), seats, seed, clients)
+    first = record.decisions[0]
+    view = view_class(game).FromString(base64.b64decode(first.view))
+    return bot_pb2.ActRequest(game_id="t", seat=first.seat, decision=0, **{gs.proto_field: view})

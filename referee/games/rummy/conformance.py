@@ -1,10 +1,11 @@
 """What the conformance checks (:mod:`referee.conformance`) need of rummy."""
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cardarena.v1 import rummy_pb2
-from referee.games.conformance import Conformance, ReplayCase
+from referee.games.conformance import Conformance, RefusalProbe, ReplayCase
 
 
 def engine_table(state: Any) -> dict[str, Any]:
@@ -46,6 +47,23 @@ def illegal_answer(view: rummy_pb2.RummyView) -> rummy_pb2.RummyAction | None:
     return None
 
 
+def random_answers(view: rummy_pb2.RummyView, rng: random.Random) -> list[rummy_pb2.RummyAction]:
+    """Twelve actions of random calls, draws, melds of held cards, lay-offs and discards: most not legal at the
+    view (rules §3.5-3.8, §3.28)."""
+    hand = list(view.hand) or ["Ah"]
+    out = []
+    for _ in range(12):
+        action = rummy_pb2.RummyAction(call=rng.random() < 0.5, draw=rng.choice([1, 2]))
+        for _ in range(rng.choice([0, 0, 1, 2, 3])):
+            action.go_down.add(kind=rng.choice([1, 2]), cards=rng.sample(hand, min(len(hand), rng.randint(1, 5))))
+        for _ in range(rng.choice([0, 0, 1, 2])):
+            action.lay_offs.add(meld_id=rng.randint(0, len(view.melds) + 1), end=rng.choice([0, 1, 2]),
+                                cards=rng.sample(hand, min(len(hand), rng.randint(1, 2))))
+        action.discard = rng.choice([*hand, "", "Ah", "Jk"])
+        out.append(action)
+    return out
+
+
 CONFORMANCE = Conformance(
     strong_bot="greedy",
     short_params={"turn_limit": 30},
@@ -69,6 +87,7 @@ CONFORMANCE = Conformance(
     replay_holds=forced_top_card_drawn,
     engine_table=engine_table,
     illegal_answer=illegal_answer,
+    refusal_probe=RefusalProbe(random_answers, games=4, kinds=8),
     replay_checks=frozenset({"cards-add-up"}),
     replay_breaks=(
         # a penalty card not counted

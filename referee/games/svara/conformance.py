@@ -1,9 +1,10 @@
 """What the conformance checks (:mod:`referee.conformance`) need of svara."""
 
+import random
 from typing import Any
 
 from cardarena.v1 import svara_pb2
-from referee.games.conformance import Conformance, ReplayCase
+from referee.games.conformance import Conformance, RefusalProbe, ReplayCase
 
 
 def engine_table(state: Any) -> dict[str, Any]:
@@ -20,6 +21,12 @@ def illegal_answer(view: svara_pb2.SvaraView) -> svara_pb2.SvaraAction | None:
         if move not in legal:
             return svara_pb2.SvaraAction(move=move)
     return None
+
+
+def random_answers(view: svara_pb2.SvaraView, rng: random.Random) -> list[svara_pb2.SvaraAction]:
+    """Every move (1..9) with a random amount of 0..300 tokens: most not legal at the view (rules §2.5-2.9,
+    §2.17-2.21)."""
+    return [svara_pb2.SvaraAction(move=m, amount=rng.randint(0, 300)) for m in range(1, 10)]
 
 
 CONFORMANCE = Conformance(
@@ -46,6 +53,7 @@ CONFORMANCE = Conformance(
                              "svara", "join", "decline", "no_betting", "proposal_accepted", "out", "game_over"}),
     engine_table=engine_table,
     illegal_answer=illegal_answer,
+    refusal_probe=RefusalProbe(random_answers, games=8, kinds=2),
     replay_breaks=(
         # a see that does not charge the seat
         ("RS.pay(t, d.seat, d.amount); t.pot = { label: \"bank\", amount: d.bank };", "", "tokens add up"),
