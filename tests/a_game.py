@@ -11,18 +11,13 @@ property (a luck estimator, penalty points, more than one game) asks :func:`game
 
 from __future__ import annotations
 
-import base64
-import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
-from google.protobuf.message import Message
 
-from botsdk.bot import Bot, Context
-from cardarena.v1 import bot_pb2
 from referee.games import GameName, GameSpec, games, spec
-from referee.games.conformance import Conformance, ConformanceError, conformance
+from referee.games.conformance import Conformance, conformance
 
 #: The game the platform's tests play when any game will do: the protocol's first game.
 GAME: GameName = games()[0]
@@ -62,6 +57,15 @@ def param_arg(params: Mapping[str, Any]) -> list[str]:
 
 
 # --- arena and bot faults ---
+
+import base64  # noqa: E402 (this part's imports, kept with it)
+import random  # noqa: E402
+
+from google.protobuf.message import Message  # noqa: E402
+
+from botsdk.bot import Bot, Context  # noqa: E402
+from cardarena.v1 import bot_pb2  # noqa: E402
+from referee.games.conformance import ConformanceError  # noqa: E402
 
 
 def action_class(game: GameName = GAME) -> type[Message]:

@@ -25,8 +25,6 @@ TESTS = Path(__file__).resolve().parent
 #: next step. Only shrink this list.
 _SEASONS = "integration test: plays a season or a game of one concrete game to exercise the platform"
 NAMING: dict[str, str] = {
-    "dashboard/conftest.py": _SEASONS,
-    "dashboard/test_api.py": _SEASONS,
     "dashboard/test_audit_column.py": _SEASONS,
     "dashboard/test_bot_filters.py": _SEASONS,
     "dashboard/test_browser_replay.py": "per-game checks of the replay page's drawing",
