@@ -9,9 +9,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from config import Settings
-from dashboard.main import create_app
 from tests.dashboard.conftest import World, build_world
+from tests.dashboard.conftest import client  # noqa: F401 (the fixture: the dashboard app over ``world`` below)
 
 
 @pytest.fixture
@@ -22,20 +21,13 @@ def world(tmp_path: Path) -> Iterator[World]:
     w.store.close()
 
 
-@pytest.fixture
-def client(world: World) -> Iterator[TestClient]:
-    """A TestClient on the dashboard over ``world``'s store."""
-    with TestClient(create_app(Settings(db_url=world.url, latency_games=50))) as c:
-        yield c
-
-
-def test_an_illegal_move_is_shown_as_answered(client: TestClient, world: World) -> None:
+def test_an_illegal_move_is_shown_as_answered(client: TestClient, world: World) -> None:  # noqa: F811
     [illegal] = client.get(f"/api/v1/bots/{world.bot_ids['charlie']}").json()["faults"]
     assert illegal["kind"] == "illegal"
     assert illegal["answer"]["svara"]["move"] in ("SVARA_MOVE_SEE", "SVARA_MOVE_JOIN", "SVARA_MOVE_ACCEPT")
 
 
-def test_replay_views_show_every_field_as_the_bot_received_it(client: TestClient, world: World) -> None:
+def test_replay_views_show_every_field_as_the_bot_received_it(client: TestClient, world: World) -> None:  # noqa: F811
     """A zero, false or empty field is shown (issue: a first view without ``looked``, ``bank`` or ``hand``)."""
     from cardarena.v1 import svara_pb2
 
