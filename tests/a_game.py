@@ -11,13 +11,18 @@ property (a luck estimator, penalty points, more than one game) asks :func:`game
 
 from __future__ import annotations
 
+import base64
+import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
+from google.protobuf.message import Message
 
+from botsdk.bot import Bot, Context
+from cardarena.v1 import bot_pb2
 from referee.games import GameName, GameSpec, games, spec
-from referee.games.conformance import Conformance, conformance
+from referee.games.conformance import Conformance, ConformanceError, conformance
 
 #: The game the platform's tests play when any game will do: the protocol's first game.
 GAME: GameName = games()[0]
@@ -56,7 +61,7 @@ def param_arg(params: Mapping[str, Any]) -> list[str]:
     return args
 
 
-# --- seasons, CLI and workers ---
+# Seasons, CLI and workers
 
 
 def scaled(params: Mapping[str, Any], factor: int) -> dict[str, Any]:
@@ -67,7 +72,7 @@ def scaled(params: Mapping[str, Any], factor: int) -> dict[str, Any]:
             for name, value in params.items()}
 
 
-# --- dashboard, ladder and store ---
+# Dashboard, ladder and store
 
 
 def game_without_luck() -> GameName:
@@ -80,3 +85,83 @@ def game_without_luck() -> GameName:
 def games_of(game: GameName) -> list[GameName]:
     """``game`` and, when the registry has another, the first other game: the games a test bot registers for."""
     return [game, *[g for g in games() if g != game][:1]]
+
+
+# Arena and bot faults
+
+
+def action_class(game: GameName = GAME) -> type[Message]:
+    """The protocol action message class of ``game``: its member of ``ActResponse``'s ``action`` oneof."""
+    field_ = bot_pb2.ActResponse.DESCRIPTOR.fields_by_name[spec(game).proto_field]
+    return field_.message_type._concrete_class  # type: ignore[no-any-return]
+
+
+def wrong_game_answer(game: GameName = GAME) -> bot_pb2.ActResponse:
+    """A malformed answer to a view of ``game``: an empty action of another game (skips when there is none)."""
+    other = other_game(game)
+    return bot_pb2.ActResponse(**{spec(other).proto_field: action_class(other)()})
+
+
+def illegal_or_legal(view: Message, rng: random.Random, game: GameName = GAME) -> Message:
+    """The game's declared illegal answer at ``view`` (:attr:`Conformance.illegal_answer`), or a random legal
+    one where the view leaves none; raises ConformanceError for a game that declares no illegal answer."""
+    declared = conformance(game).illegal_answer
+    if declared is None:
+        raise ConformanceError(f"{game}: its conformance declares no illegal_answer")
+    answer = declared(view)
+    return spec(game).random_action(view, rng) if answer is None else answer
+
+
+class GameBot(Bot):
+    """A bot of one game (``game``, default :data:`GAME`) whose answer is :meth:`answer`; subclasses override it.
+
+    ``games`` lists the game; a view of any other game is refused (NotImplementedError, UNIMPLEMENTED)."""
+
+    name = "game-bot"
+
+    def __init__(self, seed: int = 0, game: GameName = GAME) -> None:
+        super().__init__(seed)
+        self.game = game
+        self.games = (game,)
+
+    def decide(self, field_: str, view: Message, ctx: Context) -> Any:
+        """:meth:`answer` for a view of the bot's game; raises NotImplementedError for another game's."""
+        if field_ != spec(self.game).proto_field:
+            return super().decide(field_, view, ctx)
+        return self.answer(view, ctx)
+
+    def answer(self, view: Message, ctx: Context) -> Message:
+        """A random legal answer (``GameSpec.random_action`` drawn from ``ctx.rng``)."""
+        return spec(self.game).random_action(view, ctx.rng)
+
+
+class IllegalBot(GameBot):
+    """Answers every view with :func:`illegal_or_legal`: illegal answers fault it (rules §4.2)."""
+
+    name = "illegal"
+
+    def answer(self, view: Message, ctx: Context) -> Message:
+        return illegal_or_legal(view, ctx.rng, self.game)
+
+
+def view_class(game: GameName = GAME) -> type[Message]:
+    """The protocol view message class of ``game``: its member of ``ActRequest``'s ``view`` oneof."""
+    field_ = bot_pb2.ActRequest.DESCRIPTOR.fields_by_name[spec(game).proto_field]
+    return field_.message_type._concrete_class  # type: ignore[no-any-return]
+
+
+def first_request(game: GameName = GAME, seed: int = 1) -> bot_pb2.ActRequest:
+    """The ActRequest of the first decision of a short game of ``game`` (its ``short_params``, its fewest
+    seats, ``random`` bots, seed ``seed``): a real view a bot of the game can answer (game id ``"t"``)."""
+    from referee.bots import load_bot
+    from referee.clients import InProcessBotClient
+    from referee.games import make_params
+    from referee.referee import play
+
+    gs = spec(game)
+    seats = gs.min_seats
+    clients = [InProcessBotClient(load_bot("random", s).act) for s in range(seats)]
+    record = play(gs, make_params(game, conformance(game).short_params), seats, seed, clients)
+    first = record.decisions[0]
+    view = view_class(game).FromString(base64.b64decode(first.view))
+    return bot_pb2.ActRequest(game_id="t", seat=first.seat, decision=0, **{gs.proto_field: view})

@@ -5,82 +5,98 @@ from __future__ import annotations
 
 import base64
 import random
+from collections.abc import Callable
 from typing import Any
 
 import grpc
 import pytest
 
-from botsdk import Bot
-from cardarena.v1 import bot_pb2, rummy_pb2, slippery_sam_pb2, svara_pb2
+from google.protobuf.message import Message
+
+from botsdk.bot import Context
+from cardarena.v1 import bot_pb2
 from referee.bots import load_bot
 from referee.clients import GrpcBotClient, InProcessBotClient
 from referee.engine import IllegalAction
 from referee.games import MalformedAction, games, make_params, spec
+from referee.games.conformance import conformance
 from referee.record import FaultKind
 from referee.referee import play
 from referee.replay import rerun
+from tests.a_game import GAME, SPEC, GameBot, view_class
 
 
-def _candidates(game: str, view_b64: str, rng: random.Random) -> list[Any]:
-    """Well-formed answers drawn at random for a decision, most of them illegal there."""
-    if game == "slippery-sam":
-        return [slippery_sam_pb2.SlipperySamAction(amount=rng.randint(0, 1000)) for _ in range(6)]
-    if game == "svara":
-        return [svara_pb2.SvaraAction(move=m, amount=rng.randint(0, 300)) for m in range(1, 10)]
-    view = rummy_pb2.RummyView.FromString(base64.b64decode(view_b64))
-    hand = list(view.hand) or ["Ah"]
-    out = []
-    for _ in range(12):
-        action = rummy_pb2.RummyAction(call=rng.random() < 0.5, draw=rng.choice([1, 2]))
-        for _ in range(rng.choice([0, 0, 1, 2, 3])):
-            action.go_down.add(kind=rng.choice([1, 2]), cards=rng.sample(hand, min(len(hand), rng.randint(1, 5))))
-        for _ in range(rng.choice([0, 0, 1, 2])):
-            action.lay_offs.add(meld_id=rng.randint(0, len(view.melds) + 1), end=rng.choice([0, 1, 2]),
-                                cards=rng.sample(hand, min(len(hand), rng.randint(1, 2))))
-        action.discard = rng.choice([*hand, "", "Ah", "Jk"])
-        out.append(action)
-    return out
+def _views(game: str, seeds: range, check: Callable[[Any, Any, int, Message], None]) -> None:
+    """``check(rules, state, seat, view message)`` at every decision of real games of ``random`` bots, one
+    per seed of ``seeds`` (the demo's first table size, default parameters)."""
+    gs = spec(game)
+    seats = gs.demo.tables[0]
+    for seed in seeds:
+        bots = [load_bot("random", seed * 10 + s) for s in range(seats)]
+        record = play(gs, make_params(game), seats, seed, [InProcessBotClient(b.act) for b in bots])
+
+        def at(rules: Any, state: Any, logged: Any) -> None:
+            check(rules, state, logged.seat, view_class(game).FromString(base64.b64decode(logged.view)))
+
+        for _ in rerun(record, at):
+            pass
 
 
 @pytest.mark.parametrize("game", games())
 def test_every_illegal_answer_cites_its_rule(game: str) -> None:
-    """Random well-formed answers at every decision of real games: each one the rules refuse says
-    why with a rules § reference (the detail an illegal fault records)."""
-    gs, rng = spec(game), random.Random(27)
-    seats = gs.demo.tables[0]
+    """Random well-formed answers at every decision of real games (the game's Conformance.refusal_probe):
+    each one the rules refuse says why with a rules § reference (the detail an illegal fault records)."""
+    gs, probe, rng = spec(game), conformance(game).refusal_probe, random.Random(27)
+    assert probe is not None, f"{game} declares no refusal_probe"
     refused: dict[str, str] = {}
-    for seed in range(4 if game == "rummy" else 8):
-        bots = [load_bot("random", seed * 10 + s) for s in range(seats)]
-        record = play(gs, make_params(game), seats, seed, [InProcessBotClient(b.act) for b in bots])
 
-        def try_answers(rules: Any, state: Any, logged: Any) -> None:
-            for message in _candidates(game, logged.view, rng):
-                try:
-                    rules.check(state, logged.seat, gs.decode_action(message))
-                except MalformedAction:
-                    continue
-                except IllegalAction as exc:
-                    refused.setdefault(str(exc).split(":")[0][:40], str(exc))
+    def try_answers(rules: Any, state: Any, seat: int, view: Message) -> None:
+        for message in probe.answers(view, rng):
+            try:
+                rules.check(state, seat, gs.decode_action(message))
+            except MalformedAction:
+                continue
+            except IllegalAction as exc:
+                refused.setdefault(str(exc).split(":")[0][:40], str(exc))
 
-        for _ in rerun(record, try_answers):
-            pass
-    assert len(refused) >= (8 if game == "rummy" else 2), refused
+    _views(game, range(probe.games), try_answers)
+    assert len(refused) >= probe.kinds, refused
     uncited = sorted(m for m in refused.values() if "rules §" not in m)
     assert uncited == [], uncited
 
 
-class _Raises(Bot):
-    name, games = "raises", ("slippery-sam",)
+@pytest.mark.parametrize("game", games())
+def test_the_declared_illegal_answer_is_well_formed_and_refused_with_its_rule(game: str) -> None:
+    """Conformance.illegal_answer, which fixture bots play to fault on purpose: at every decision of real
+    games it decodes (well-formed) and the rules refuse it citing a rules §, or it is None; it is not None
+    at some decisions."""
+    gs, declared = spec(game), conformance(game).illegal_answer
+    assert declared is not None, f"{game} declares no illegal_answer"
+    refusals: list[str] = []
 
-    def slippery_sam(self, view: Any, ctx: Any) -> Any:
+    def check(rules: Any, state: Any, seat: int, view: Message) -> None:
+        answer = declared(view)
+        if answer is None:
+            return
+        with pytest.raises(IllegalAction) as refused:
+            rules.check(state, seat, gs.decode_action(answer))
+        refusals.append(str(refused.value))
+
+    _views(game, range(2), check)
+    assert refusals and all("rules §" in r for r in refusals), refusals[:3]
+
+
+class _Raises(GameBot):
+    name = "raises"
+
+    def answer(self, view: Message, ctx: Context) -> Message:
         raise ValueError("my own bug")
 
 
 def test_a_bots_own_error_status_reads_as_the_bots(bot_server: Any) -> None:
     endpoint = bot_server(_Raises())
-    gs = spec("slippery-sam")
     clients = [GrpcBotClient(endpoint)] + [InProcessBotClient(load_bot("random", s).act) for s in range(2)]
-    record = play(gs, make_params("slippery-sam"), 3, 1, clients)
+    record = play(SPEC, make_params(GAME), 3, 1, clients)
     errors = [f for f in record.faults if f.kind == FaultKind.ERROR]
     assert errors, record.faults
     assert errors[0].detail == "the bot returned an error of its own, status INVALID_ARGUMENT: my own bug", errors[0].detail

@@ -5,8 +5,8 @@ so a new game is covered without editing them.
 A file "names a game" when, outside comments and docstrings, a string holds a registered game's name as a
 word (``"svara"``, ``"--game rummy"``), or a name is a game's module (``slippery_sam``, ``svara_pb2``); in a
 ``.js`` file, when the text holds one. Words that are also field terms (a svara, the tie of rules §3) in
-comments and docstrings do not count. ``NAMING`` lists the files that still name a game, each with why: it
-may only shrink (a file listed that names no game any more fails, so the list is kept exact).
+comments and docstrings do not count. No file under ``tests/`` may name one: a test that needs *a* game
+takes it from ``tests/a_game.py``.
 """
 
 from __future__ import annotations
@@ -19,30 +19,6 @@ from pathlib import Path
 from referee.games import games, spec
 
 TESTS = Path(__file__).resolve().parent
-
-#: Files under tests/ that still name a game, and why. Integration tests that need *some* real game to run a
-#: season, a worker or a page use a concrete one; moving each to ``games()[0]`` or a game's folder is the
-#: next step. Only shrink this list.
-_SEASONS = "integration test: plays a season or a game of one concrete game to exercise the platform"
-NAMING: dict[str, str] = {
-    "arena/conftest.py": "fixture bots answering one game's views wrongly on purpose",
-    "arena/test_arena_grpc.py": _SEASONS,
-    "arena/test_arena_http.py": _SEASONS,
-    "arena/test_cli_arena.py": _SEASONS,
-    "arena/test_entry.py": "hand-written faulty bots of one game (illegal, raising, slow answers)",
-    "dashboard/conftest.py": _SEASONS,
-    "dashboard/test_api.py": _SEASONS,
-    "test_fault_details.py": _SEASONS,
-    "test_match.py": _SEASONS,
-    "test_reconnect.py": _SEASONS,
-    "test_referee_answers.py": _SEASONS,
-    "test_referee_grpc.py": _SEASONS,
-    "test_referee_hostile.py": _SEASONS,
-    "test_rules_docs.py": "the rules documents of each game (docs/rules/)",
-    "test_sdk_install.py": _SEASONS,
-    "workers/slowbots.py": "slow bots answering one game's views",
-}
-
 
 def _words() -> tuple[list[str], set[str]]:
     """The registered games' names (as words in strings) and module names (``<field>``, ``<field>_pb2``)."""
@@ -78,12 +54,10 @@ def naming_files(root: Path = TESTS) -> dict[str, set[str]]:
 
 
 def test_no_test_outside_a_games_folder_names_a_game() -> None:
-    naming = naming_files()
-    new = {path: sorted(found) for path, found in naming.items() if path not in NAMING}
-    assert not new, ("these tests name a game; run them over referee.games.games() and read the game's "
-                     f"conformance declaration, or move them to the game's tests/ folder: {new}")
-    stale = sorted(set(NAMING) - set(naming))
-    assert not stale, f"these files name no game any more: remove them from NAMING: {stale}"
+    naming = {path: sorted(found) for path, found in naming_files().items()}
+    assert not naming, ("these tests name a game; take it from tests/a_game.py or run them over "
+                        "referee.games.games(), reading the game's conformance declaration, or move them to the "
+                        f"game's tests/ folder: {naming}")
 
 
 def test_the_scan_finds_what_it_should() -> None:

@@ -13,27 +13,30 @@ from pathlib import Path
 from typing import Any
 from urllib.request import urlopen
 
-from botsdk import Bot
-from cardarena.v1 import slippery_sam_pb2 as ss
+from google.protobuf.message import Message
+
+from botsdk.bot import Context
+from tests.a_game import GAME, SPEC, STRONG, GameBot
 
 ROOT = Path(__file__).parents[1]
 CLI = [sys.executable, "-m", "cli.main"]
 
 
-class Cautious(Bot):
-    """Bets the minimum; its first answer is an error of its own (an ERROR fault, rules §4.7)."""
+class Cautious(GameBot):
+    """Plays GAME at random (seeded by the decision); its first answer is an error of its own (an ERROR
+    fault, rules §4.7)."""
 
-    name, version, games = "cautious", "1.2", ("slippery-sam",)
+    name, version = "cautious", "1.2"
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
         self.calls = 0
 
-    def slippery_sam(self, view: Any, ctx: Any) -> Any:
+    def answer(self, view: Message, ctx: Context) -> Message:
         self.calls += 1
         if self.calls == 1:
             raise RuntimeError("first call fails")
-        return ss.SlipperySamAction(amount=view.min_amount)
+        return super().answer(view, ctx)
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -42,35 +45,38 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_a_match_between_an_endpoint_and_reference_bots(bot_server: Any) -> None:
     endpoint = bot_server(Cautious(), threads=4)
-    result = run("match", endpoint, "random", "odds", "--game", "slippery-sam", "--games", "3", "--seed", "5",
+    result = run("match", endpoint, "random", STRONG, "--game", GAME, "--games", "3", "--seed", "5",
                  "--workers", "1")
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert re.search(rf"match of slippery-sam: 3 games between cautious \({endpoint}\), random \(127\.0\.0\.1:\d+\), "
-                     rf"odds \(127\.0\.0\.1:\d+\)", out), out
+    assert re.search(rf"match of {GAME}: 3 games between cautious \({endpoint}\), random \(127\.0\.0\.1:\d+\), "
+                     rf"{STRONG} \(127\.0\.0\.1:\d+\)", out), out
     games = [line for line in out.splitlines() if line.startswith("game ")]
     assert len(games) == 3, out
     for line in games:  # every seat's place and score in every game
         assert sorted(re.findall(r"(\w+) (\d)(?:st|nd|rd|th) \(", line)) == sorted(
             [(n, p) for n, p in re.findall(r"(\w+) (\d)(?:st|nd|rd|th) \(", line)]) and len(
-            re.findall(r"(?:st|nd|rd|th) \(\d+ tokens, [+-]\d+\)", line)) == 3, line
+            re.findall(rf"(?:st|nd|rd|th) \(\d+ {SPEC.score_unit}, [+-]\d+\)", line)) == 3, line
     assert "[1 fault]" in out  # the referee's faults, as in a season: the endpoint's own error
     rows = {m.group(1): m.group(2) for m in re.finditer(r"│ (\w+)\s+│ (\S+)\s+│\s+3 │", out)}
-    assert rows == {"cautious": endpoint, "random": "random", "odds": "odds"}, out
-    # the same seed, the same bots: the same games
-    again = run("match", endpoint, "random", "odds", "--game", "slippery-sam", "--games", "3", "--seed", "5",
-                "--workers", "1")
-    def results(lines: list[str]) -> list[str]:  # the first answer failed only in the first match (the bot's state)
-        return [line.split(": ", 1)[1].replace(" [1 fault]", "") for line in lines if line.startswith("game ")]
+    assert rows == {"cautious": endpoint, "random": "random", STRONG: STRONG}, out
+    # the same seed, the same bots (a fresh one, whose first answer fails again): the same games
+    again = run("match", bot_server(Cautious(), threads=4), "random", STRONG, "--game", GAME, "--games", "3",
+                "--seed", "5", "--workers", "1")
+    assert again.returncode == 0, again.stderr
+
+    def results(lines: list[str]) -> list[str]:
+        return [line.split(": ", 1)[1] for line in lines if line.startswith("game ")]
 
     assert results(again.stdout.splitlines()) == results(games)
 
 
 def test_bad_targets_are_one_line() -> None:
-    for args, message in [(["nobody", "random", "odds"], "target 'nobody' is neither host:port nor a reference bot"),
-                          (["random", "odds"], "slippery-sam is played by 3 to 8 seats"),
-                          (["127.0.0.1:9", "random", "odds"], "target 127.0.0.1:9 (127.0.0.1:9) does not answer Describe")]:
-        result = run("match", *args, "--game", "slippery-sam")
+    too_few = ["random"] * (SPEC.min_seats - 2) + [STRONG]
+    for args, message in [(["nobody", "random", STRONG], "target 'nobody' is neither host:port nor a reference bot"),
+                          (too_few, f"{GAME} is played by {SPEC.min_seats} to {SPEC.max_seats} seats"),
+                          (["127.0.0.1:9", "random", STRONG], "target 127.0.0.1:9 (127.0.0.1:9) does not answer Describe")]:
+        result = run("match", *args, "--game", GAME)
         assert result.returncode in (1, 2) and result.stderr.count("\n") == 1, result.stderr
         assert message in result.stderr, result.stderr
 
@@ -83,7 +89,7 @@ def _free_port() -> int:
 
 def test_match_serve_opens_the_dashboard_on_its_replays() -> None:
     port, grpc_port = _free_port(), _free_port()
-    process = subprocess.Popen([*CLI, "match", "random", "random", "odds", "--game", "slippery-sam", "--seed", "1",
+    process = subprocess.Popen([*CLI, "match", "random", "random", STRONG, "--game", GAME, "--seed", "1",
                                 "--workers", "1", "--serve", "--port", str(port), "--grpc-port", str(grpc_port)],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -102,7 +108,7 @@ def test_match_serve_opens_the_dashboard_on_its_replays() -> None:
                 time.sleep(0.1)
         assert page["total"] == 3 and {g["status"] for g in page["items"]} == {"done"}
         names = {s["bot_name"] for g in page["items"] for s in g["seats"]}
-        assert names == {"random", "random-2", "odds"}
+        assert names == {"random", "random-2", STRONG}
         replay = json.load(urlopen(f"http://127.0.0.1:{port}/api/v1/replays/{page['items'][0]['id']}"))
         assert replay["record"]["decisions"]
         assert urlopen(url).status == 200

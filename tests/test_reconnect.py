@@ -14,15 +14,17 @@ import pytest
 
 from referee.botprocess import BotProcess, start_bot_process
 from cardarena.v1 import bot_pb2, bot_pb2_grpc
-from cardarena.v1 import slippery_sam_pb2 as ss
 from referee.clients import BotCallError, GrpcBotClient, tcp_probe
 from referee.record import FaultKind
+from tests.a_game import SPEC, first_request
 from tests.workers.conftest import free_port_outside_the_ephemeral_range
+
+#: A real first decision of GAME, which every bot here (``random``, ``Stalls``) answers.
+_REQUEST = first_request()
 
 
 def request() -> bot_pb2.ActRequest:
-    view = ss.SlipperySamView(decision=ss.SLIPPERY_SAM_DECISION_BET, hand=["Ah", "Kd", "2c"], min_amount=1, max_amount=10)
-    return bot_pb2.ActRequest(game_id="t", seat=0, decision=0, slippery_sam=view)
+    return _REQUEST
 
 
 def fault_of(endpoint: str, timeout_s: float = 0.5, concurrent: bool = False) -> FaultKind | None:
@@ -133,9 +135,9 @@ def test_one_games_channel_reset_never_fails_another_games_call(bot_on_port: lis
     time.sleep(0.3)  # the call is in the bot (2 s per decision)
     fresh = reset_channel(bot.endpoint, shared)
     assert fresh is not shared and channel_for(bot.endpoint) is fresh
-    assert in_progress.result(15).WhichOneof("action") == "slippery_sam"
-    assert other.call(request(), 10.0).WhichOneof("action") == "slippery_sam"  # still on the old channel
-    assert resetting.call(request(), 10.0).WhichOneof("action") == "slippery_sam"
+    assert in_progress.result(15).WhichOneof("action") == SPEC.proto_field
+    assert other.call(request(), 10.0).WhichOneof("action") == SPEC.proto_field  # still on the old channel
+    assert resetting.call(request(), 10.0).WhichOneof("action") == SPEC.proto_field
 
 
 def test_a_call_on_a_channel_closed_under_it_is_sent_on_the_current_one(bot_on_port: list[BotProcess],
@@ -148,8 +150,8 @@ def test_a_call_on_a_channel_closed_under_it_is_sent_on_the_current_one(bot_on_p
     bot_on_port.append(bot)
     blocking, concurrent = GrpcBotClient(bot.endpoint), GrpcBotClient(bot.endpoint)
     close_channels()
-    assert blocking.call(request(), 5.0).WhichOneof("action") == "slippery_sam"
-    assert concurrent.act(request(), 5.0).result(10).WhichOneof("action") == "slippery_sam"
+    assert blocking.call(request(), 5.0).WhichOneof("action") == SPEC.proto_field
+    assert concurrent.act(request(), 5.0).result(10).WhichOneof("action") == SPEC.proto_field
     assert concurrent.health(2.0) is None
 
 

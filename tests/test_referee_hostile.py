@@ -15,21 +15,37 @@ from concurrent import futures
 import grpc
 import pytest
 
+import random
+
+from google.protobuf.descriptor import FieldDescriptor
+
 from referee.bots import load_bot
 from cardarena.v1 import bot_pb2
-from cardarena.v1 import slippery_sam_pb2 as ss
 from referee.clients import MAX_KEPT_ANSWER_BYTES, GrpcBotClient
-from referee.games import make_params, spec
+from referee.games import games, make_params, spec
 from referee.record import FaultKind
 from referee.referee import play
 from referee.replay import verify
 from referee.timecontrol import TimeControl
-
-SAM = spec("slippery-sam")
+from tests.a_game import GAME, SHORT, SPEC, STRONG, action_class
 
 
 def legal(request: bot_pb2.ActRequest) -> bytes:
-    return bot_pb2.ActResponse(slippery_sam=ss.SlipperySamAction(amount=request.slippery_sam.min_amount)).SerializeToString()
+    """A legal answer of GAME to ``request``, drawn at random from a generator seeded by its decision."""
+    view = getattr(request, SPEC.proto_field)
+    action = SPEC.random_action(view, random.Random(request.decision))
+    return bot_pb2.ActResponse(**{SPEC.proto_field: action}).SerializeToString()
+
+
+def padded_string_answer(size: int) -> bytes:
+    """An ActResponse whose one string field (of the first game's action with a string field at its top level)
+    holds ``size`` bytes: a known field, padded; fails the test when no game's action has a string field."""
+    for game in games():
+        for field in action_class(game).DESCRIPTOR.fields:
+            if field.type == FieldDescriptor.TYPE_STRING and not field.is_repeated:
+                action = action_class(game)(**{field.name: "x" * size})
+                return bot_pb2.ActResponse(**{spec(game).proto_field: action}).SerializeToString()
+    raise AssertionError("no game's action has a string field to pad")
 
 
 def unknown_field(size: int) -> bytes:
@@ -66,8 +82,8 @@ def raw_bot() -> Iterator[Callable[[Callable[[bot_pb2.ActRequest, grpc.ServicerC
 
 
 def game(endpoint: str, bot_server, tc: TimeControl = TimeControl()):
-    others = [bot_server(load_bot("random", 1)), bot_server(load_bot("odds"))]
-    record = play(SAM, make_params("slippery-sam", {"orbits": 1}), 3, 4, [GrpcBotClient(endpoint)] + [GrpcBotClient(e) for e in others], tc)
+    others = [bot_server(load_bot("random", 1)), bot_server(load_bot(STRONG))]
+    record = play(SPEC, make_params(GAME, SHORT), 3, 4, [GrpcBotClient(endpoint)] + [GrpcBotClient(e) for e in others], tc)
     verify(record)
     return record
 
@@ -93,7 +109,7 @@ def test_an_answer_over_the_wire_limit_is_malformed(raw_bot, bot_server) -> None
 
 
 def test_a_known_field_padded_past_the_kept_limit_is_malformed(raw_bot, bot_server) -> None:
-    padded = lambda request, context: bot_pb2.ActResponse(rummy={"discard": "x" * (MAX_KEPT_ANSWER_BYTES + 10)}).SerializeToString()
+    padded = lambda request, context: padded_string_answer(MAX_KEPT_ANSWER_BYTES + 10)
     record = game(raw_bot(padded), bot_server)
     faults = [f for f in record.faults if f.seat == 0]
     assert [f.kind for f in faults] == [FaultKind.MALFORMED] * 3 and "at most" in faults[0].detail

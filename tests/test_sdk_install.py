@@ -8,6 +8,7 @@ served from that venv on 127.0.0.1 answers Describe and Act, called from here.
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import subprocess
 import venv
@@ -16,8 +17,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from cardarena.v1 import bot_pb2, bot_pb2_grpc, svara_pb2
-from cardarena.v1 import slippery_sam_pb2 as ss
+from cardarena.v1 import bot_pb2, bot_pb2_grpc
+from referee.games import spec
+from tests.a_game import GAME, SPEC, action_class, first_request, other_game, view_class
 
 pytestmark = pytest.mark.sdk_install
 
@@ -25,20 +27,27 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Seconds allowed for `pip install` (pip's cache makes later runs quick).
 PIP_TIMEOUT_S = 600
 
-BOT = '''
+#: A real view of GAME and a legal answer to it, as bytes: the bot checks it receives the view and answers that.
+REQUEST = first_request()
+VIEW = getattr(REQUEST, SPEC.proto_field)
+ANSWER = SPEC.random_action(VIEW, random.Random(0))
+
+BOT = f'''
 import sys
 
 from botsdk import Bot, serve
-from cardarena.v1 import slippery_sam_pb2 as ss
+from cardarena.v1 import {view_class().__module__.rsplit(".", 1)[1]} as game_pb2
 
 
 class Minimal(Bot):
     name = "minimal"
     version = "1.2.3"
-    games = ("slippery-sam",)
+    games = ({GAME!r},)
 
-    def slippery_sam(self, view, ctx):
-        return ss.SlipperySamAction(amount=view.min_amount)
+    def {SPEC.proto_field}(self, view, ctx):
+        if view != game_pb2.{view_class().__name__}.FromString({VIEW.SerializeToString()!r}):
+            raise ValueError("not the view sent")
+        return game_pb2.{action_class().__name__}.FromString({ANSWER.SerializeToString()!r})
 
 
 server, port = serve(Minimal(), port=0)
@@ -91,13 +100,14 @@ def test_a_bot_served_from_the_sdk_venv_answers_describe_and_act(sdk_python: Pat
         with grpc.insecure_channel(f"127.0.0.1:{int(line)}") as channel:
             stub = bot_pb2_grpc.BotStub(channel)
             described = stub.Describe(bot_pb2.DescribeRequest(), timeout=10)
-            assert (described.name, described.version, list(described.games)) == ("minimal", "1.2.3", [bot_pb2.GAME_SLIPPERY_SAM])
-            view = ss.SlipperySamView(decision=ss.SLIPPERY_SAM_DECISION_BET, min_amount=2, max_amount=9)
-            answer = stub.Act(bot_pb2.ActRequest(game_id="g", seat=1, decision=4, slippery_sam=view), timeout=10)
-            assert answer.WhichOneof("action") == "slippery_sam" and answer.slippery_sam.amount == 2
+            assert (described.name, described.version, list(described.games)) == ("minimal", "1.2.3", [SPEC.proto_enum])
+            answer = stub.Act(bot_pb2.ActRequest(game_id="g", seat=1, decision=4, **{SPEC.proto_field: VIEW}), timeout=10)
+            assert answer.WhichOneof("action") == SPEC.proto_field and getattr(answer, SPEC.proto_field) == ANSWER
+            other = other_game()
             with pytest.raises(grpc.RpcError) as refused:
-                stub.Act(bot_pb2.ActRequest(game_id="g", seat=1, decision=5, svara=svara_pb2.SvaraView()), timeout=10)
-            assert refused.value.code() == grpc.StatusCode.UNIMPLEMENTED and "svara" in (refused.value.details() or "")
+                stub.Act(bot_pb2.ActRequest(game_id="g", seat=1, decision=5, **{spec(other).proto_field: view_class(other)()}),
+                         timeout=10)
+            assert refused.value.code() == grpc.StatusCode.UNIMPLEMENTED and other in (refused.value.details() or "")
     finally:
         if bot.stdin:
             bot.stdin.close()

@@ -8,9 +8,12 @@ game, not in a table in a test.
 from __future__ import annotations
 
 import importlib
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from google.protobuf.message import Message
 
 from referee.games import GameName, package
 
@@ -23,6 +26,17 @@ class ReplayCase:
     bots: tuple[str, ...]
     params: Mapping[str, Any]
     seeds: range
+
+
+@dataclass(frozen=True)
+class RefusalProbe:
+    """Random well-formed answers tried at every decision of ``games`` real games of random bots (seeds 0..,
+    the demo's first table size): ``answers(view, rng)`` draws some for a protocol view (most of them illegal
+    there); the rules must refuse them in at least ``kinds`` different ways, each citing its rules section."""
+
+    answers: Callable[[Message, random.Random], Sequence[Message]]
+    games: int = 8
+    kinds: int = 2
 
 
 #: What the engine's state holds for the replay page's state checker (``tests/dashboard/``): ``hands``
@@ -57,6 +71,11 @@ class Conformance:
       tokens, are conserved: hands, melds, discard pile and stock), ``"dealer-holds-nothing"``.
     - ``replay_breaks``: ``(line, instead, why)``: a line of the game's ``replay.js`` whose replacement by
       ``instead`` the state checker must catch with a failure naming ``why``.
+    - ``illegal_answer(view)``: an answer to the game's protocol view message that is well-formed (it decodes
+      to an action of the game) but that the rules refuse at this view, or None when the view leaves no such
+      answer; fixture bots that fault on purpose play it (the rules section is cited where each game
+      defines it).
+    - ``refusal_probe``: the game's :class:`RefusalProbe` (every illegal answer's refusal cites its rule).
     - ``extra``: anything further a game-specific part of a cross-cutting test reads, by name.
     """
 
@@ -74,6 +93,8 @@ class Conformance:
     engine_table: EngineTable | None = None
     replay_checks: frozenset[str] = frozenset()
     replay_breaks: tuple[tuple[str, str, str], ...] = ()
+    illegal_answer: Callable[[Message], Message | None] | None = None
+    refusal_probe: RefusalProbe | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 

@@ -11,34 +11,24 @@ import pytest
 from arena.registry import Registry, RegistryConfig
 from arena.service import start_arena_server
 from botsdk import Bot
-from cardarena.v1 import arena_pb2_grpc, bot_pb2_grpc, slippery_sam_pb2, svara_pb2
+from cardarena.v1 import arena_pb2_grpc, bot_pb2_grpc
 from league.netpolicy import NetworkPolicy
 from league.policy import POLICY
+from referee.games import GameName, spec
 from referee.record import EndReason, GameRecord, SeatResult
 from store import Store, open_store
+from tests.a_game import GAME, GameBot, IllegalBot
+
+__all__ = ["IllegalBot", "OneGameOnly"]
 
 #: Per-call deadline of the tests' Arena calls, seconds (registration runs a validation game).
 CALL_TIMEOUT_S = 60.0
 
 
-class IllegalSamBot(Bot):
-    """Plays Slippery Sam, always betting one token more than allowed: faults in the validation game."""
+class OneGameOnly(GameBot):
+    """Says it plays only its ``game`` (built with ``game=other_game()``: not the tests' GAME); answers at random."""
 
-    name = "illegal"
-    games = ("slippery-sam",)
-
-    def slippery_sam(self, view, ctx):
-        return slippery_sam_pb2.SlipperySamAction(amount=view.max_amount + 1)
-
-
-class SvaraOnlyBot(Bot):
-    """Says it plays only Svara (folds every time it may)."""
-
-    name = "svara-only"
-    games = ("svara",)
-
-    def svara(self, view, ctx):
-        return svara_pb2.SvaraAction(move=svara_pb2.SVARA_MOVE_FOLD)
+    name = "one-game-only"
 
 
 @pytest.fixture
@@ -101,9 +91,11 @@ def bare_bot_server() -> Iterator[Callable[[Bot], str]]:
         server.stop(0)
 
 
-def play_season(store: Store, name: str, bot_ids: Sequence[int], tables: Sequence[tuple[Sequence[int], Sequence[int]]]) -> int:
-    """A svara season whose games (``(seat indexes into bot_ids, places)``) are all done; returns its id."""
-    sid = store.create_season(name, "svara", {"hands": 5}, {}, 7, {},
+def play_season(store: Store, name: str, bot_ids: Sequence[int], tables: Sequence[tuple[Sequence[int], Sequence[int]]],
+                game: GameName = GAME) -> int:
+    """A season of ``game`` (its short parameters) whose games (``(seat indexes into bot_ids, places)``) are all
+    done, their records without events; returns its id."""
+    sid = store.create_season(name, game, dict(spec(game).quick_params), {}, 7, {},
                               [(100 + i, [bot_ids[k] for k in seats]) for i, (seats, _) in enumerate(tables)])
     for game_id, (_, places) in zip(store.next_pending(sid, limit=len(tables)), tables, strict=True):
         claim = store.claim_game(game_id, "test", 60)

@@ -12,7 +12,8 @@ from arena.http import get_registry, router
 from arena.registry import Registry, RegistryConfig
 from referee.bots import load_bot
 from store import Store
-from tests.arena.conftest import IllegalSamBot, make_config, play_season
+from tests.a_game import GAME, SPEC, STRONG, other_game
+from tests.arena.conftest import IllegalBot, make_config, play_season
 
 
 @pytest.fixture
@@ -40,13 +41,13 @@ def bearer(token: str) -> dict[str, str]:
 
 def test_register_update_retire_over_http(http, bot_server, store: Store) -> None:
     client = http()
-    endpoint = bot_server(load_bot("points"))
-    r = client.post("/api/v1/arena/bots", json={"name": "web-bot", "endpoint": endpoint, "games": ["svara"]})
+    endpoint = bot_server(load_bot(STRONG))
+    r = client.post("/api/v1/arena/bots", json={"name": "web-bot", "endpoint": endpoint, "games": [GAME]})
     assert r.status_code == 201, r.text
     body = r.json()
     token = body["token"]
-    assert body["bot"]["name"] == "web-bot" and body["bot"]["endpoint"] == endpoint and body["bot"]["games"] == ["svara"]
-    assert body["report"]["passed"] and [c["name"] for c in body["report"]["checks"]] == ["health", "describe", "game:svara"]
+    assert body["bot"]["name"] == "web-bot" and body["bot"]["endpoint"] == endpoint and body["bot"]["games"] == [GAME]
+    assert body["report"]["passed"] and [c["name"] for c in body["report"]["checks"]] == ["health", "describe", f"game:{GAME}"]
     assert body["report"]["decisions"] > 0 and body["report"]["latency_ms"]["max"] > 0
 
     r = client.patch("/api/v1/arena/bots/web-bot", json={"version": "7"}, headers=bearer(token))
@@ -66,11 +67,11 @@ def test_register_update_retire_over_http(http, bot_server, store: Store) -> Non
 
 def test_every_error_has_its_status_and_message(http, bot_server, dead_endpoint: str, store: Store) -> None:
     client = http()
-    token = client.post("/api/v1/arena/bots", json={"name": "first", "endpoint": bot_server(load_bot("points")),
-                                                    "games": ["svara"]}).json()["token"]
+    token = client.post("/api/v1/arena/bots", json={"name": "first", "endpoint": bot_server(load_bot(STRONG)),
+                                                    "games": [GAME]}).json()["token"]
 
     def post(**body):
-        return client.post("/api/v1/arena/bots", json={"endpoint": dead_endpoint, "games": ["svara"], **body})
+        return client.post("/api/v1/arena/bots", json={"endpoint": dead_endpoint, "games": [GAME], **body})
 
     r = post(name="first", endpoint=bot_server(load_bot("random")))
     assert (r.status_code, r.json()) == (409, {"detail": "a bot named 'first' is already registered", "code": "ALREADY_EXISTS"})
@@ -78,17 +79,17 @@ def test_every_error_has_its_status_and_message(http, bot_server, dead_endpoint:
     assert r.status_code == 422 and r.json()["code"] == "INVALID_ARGUMENT" and "bad bot name" in r.json()["detail"]
     r = post(name="ok", games=["chess"])
     assert r.status_code == 422 and "unknown game(s) 'chess'" in r.json()["detail"]
-    r = client.post("/api/v1/arena/bots", json={"name": "ok", "games": ["svara"]})  # no endpoint: malformed body
+    r = client.post("/api/v1/arena/bots", json={"name": "ok", "games": [GAME]})  # no endpoint: malformed body
     assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "endpoint"]
-    r = client.post("/api/v1/arena/bots", json={"name": "ok", "endpoint": "h:1", "games": ["svara"], "token": "x"})
+    r = client.post("/api/v1/arena/bots", json={"name": "ok", "endpoint": "h:1", "games": [GAME], "token": "x"})
     assert r.status_code == 422  # unknown fields are refused, not ignored
     r = post(name="ghost")
     assert r.status_code == 400 and r.json()["code"] == "FAILED_PRECONDITION"
     assert r.json()["report"]["checks"][0]["name"] == "health" and not r.json()["report"]["passed"]
-    r = post(name="cheat", endpoint=bot_server(IllegalSamBot()), games=["slippery-sam"])
-    assert r.status_code == 400 and "game:slippery-sam check failed" in r.json()["detail"]
+    r = post(name="cheat", endpoint=bot_server(IllegalBot()), games=[GAME])
+    assert r.status_code == 400 and f"game:{GAME} check failed" in r.json()["detail"]
     fault = r.json()["report"]["faults"][0]
-    assert fault["kind"] == "illegal" and "slippery_sam" in fault["answer"]
+    assert fault["kind"] == "illegal" and SPEC.proto_field in fault["answer"]
     assert [b.name for b in store.list_bots()] == ["first"]  # nothing half-registered
 
     r = client.patch("/api/v1/arena/bots/first", json={"version": "2"})
@@ -106,18 +107,18 @@ def test_every_error_has_its_status_and_message(http, bot_server, dead_endpoint:
 
 def test_policy_and_rate_limit_over_http(http, bot_server, dead_endpoint: str, store: Store) -> None:
     r = http(make_config(allowed="private")).post(
-        "/api/v1/arena/bots", json={"name": "local", "endpoint": bot_server(load_bot("points")), "games": ["svara"]})
+        "/api/v1/arena/bots", json={"name": "local", "endpoint": bot_server(load_bot(STRONG)), "games": [GAME]})
     assert (r.status_code, r.json()["code"]) == (403, "PERMISSION_DENIED")
     assert "127.0.0.1 is outside the allowed networks" in r.json()["detail"]
     limited = http(make_config(limit=1))
-    assert limited.post("/api/v1/arena/bots", json={"name": "a", "endpoint": dead_endpoint, "games": ["svara"]}).status_code == 400
-    r = limited.post("/api/v1/arena/bots", json={"name": "b", "endpoint": dead_endpoint, "games": ["svara"]})
+    assert limited.post("/api/v1/arena/bots", json={"name": "a", "endpoint": dead_endpoint, "games": [GAME]}).status_code == 400
+    r = limited.post("/api/v1/arena/bots", json={"name": "b", "endpoint": dead_endpoint, "games": [GAME]})
     assert r.status_code == 429 and r.json()["code"] == "RESOURCE_EXHAUSTED" and int(r.headers["Retry-After"]) > 3000
     assert store.list_bots() == []
 
 
 def test_standings_over_http(http, store: Store) -> None:
-    ids = [store.register_bot(n, "127.0.0.1:5000", "1", "t", ["svara"]) for n in ("a", "b", "c")]
+    ids = [store.register_bot(n, "127.0.0.1:5000", "1", "t", [GAME]) for n in ("a", "b", "c")]
     play_season(store, "s", ids, [((0, 1, 2), (1, 2, 3)), ((1, 2, 0), (2, 1, 3)), ((2, 0, 1), (1, 2, 2))])
     r = http().get("/api/v1/arena/standings", params={"season": "s"})
     assert r.status_code == 200
@@ -144,11 +145,11 @@ def test_the_server_app_mounts_the_arena_beside_the_read_only_dashboard(tmp_path
 
 
 def test_a_game_is_added_over_http(http, bot_server, store: Store) -> None:
-    client = http()
+    client, added = http(), other_game()
     r = client.post("/api/v1/arena/bots", json={"name": "web-2", "endpoint": bot_server(load_bot("random")),
-                                                "games": ["svara"]})
+                                                "games": [GAME]})
     assert r.status_code == 201, r.text
-    r = client.patch("/api/v1/arena/bots/web-2", json={"games": ["rummy"]}, headers=bearer(r.json()["token"]))
+    r = client.patch("/api/v1/arena/bots/web-2", json={"games": [added]}, headers=bearer(r.json()["token"]))
     assert r.status_code == 200, r.text
-    assert r.json()["bot"]["games"] == ["svara", "rummy"] and r.json()["report"]["checks"][-1]["name"] == "game:rummy"
-    assert store.get_bot_by_name("web-2").games == ("svara", "rummy")
+    assert r.json()["bot"]["games"] == [GAME, added] and r.json()["report"]["checks"][-1]["name"] == f"game:{added}"
+    assert store.get_bot_by_name("web-2").games == (GAME, added)

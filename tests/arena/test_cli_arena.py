@@ -12,7 +12,8 @@ from arena.service import start_arena_server
 from referee.bots import load_bot
 from cli.main import main
 from store import Store
-from tests.arena.conftest import IllegalSamBot, make_config
+from tests.a_game import GAME, STRONG, other_game
+from tests.arena.conftest import IllegalBot, OneGameOnly, make_config
 
 
 @pytest.fixture
@@ -24,59 +25,59 @@ def arena_at(store: Store) -> Iterator[str]:
 
 
 def test_bot_check_reports_a_good_bot(bot_server, capsys) -> None:
-    endpoint = bot_server(load_bot("points"))
-    assert main(["bot", "check", endpoint, "--game", "svara"]) == 0
+    endpoint = bot_server(load_bot(STRONG))
+    assert main(["bot", "check", endpoint, "--game", GAME]) == 0
     out = capsys.readouterr().out
-    assert f"entry checks for {endpoint} (svara)" in out and "ok    game:svara" in out
+    assert f"entry checks for {endpoint} ({GAME})" in out and f"ok    game:{GAME}" in out
     assert re.search(r"latency of \d+ decisions: median [\d.]+ ms, p99 [\d.]+ ms, max [\d.]+ ms", out)
     assert out.rstrip().endswith("PASSED: the bot may enter seasons")
 
 
 def test_bot_check_reports_a_faulting_bot(bot_server, capsys) -> None:
-    assert main(["bot", "check", bot_server(IllegalSamBot()), "--game", "slippery-sam"]) == 1
+    assert main(["bot", "check", bot_server(IllegalBot()), "--game", GAME]) == 1
     out = capsys.readouterr().out
-    assert "FAIL  game:slippery-sam" in out and "fault at decision 0: illegal" in out and "answer: {" in out
+    assert f"FAIL  game:{GAME}" in out and "fault at decision 0: illegal" in out and "answer: {" in out
     assert main(["bot", "check", "127.0.0.1:1", "--game", "chess"]) == 2
 
 
 def test_bot_register_prints_the_token_once_and_retire_uses_it(store: Store, bot_server, arena_at: str, capsys) -> None:
     arena = arena_at
-    endpoint = bot_server(load_bot("points"))
-    assert main(["bot", "register", "cli-bot", "--endpoint", endpoint, "--game", "svara", "--server", arena]) == 0
+    endpoint = bot_server(OneGameOnly(game=GAME))
+    assert main(["bot", "register", "cli-bot", "--endpoint", endpoint, "--game", GAME, "--server", arena]) == 0
     out = capsys.readouterr().out
     bot = store.get_bot_by_name("cli-bot")
-    assert bot is not None and f"registered bot cli-bot (id {bot.id}) at {endpoint} for svara;" in out
+    assert bot is not None and f"registered bot cli-bot (id {bot.id}) at {endpoint} for {GAME};" in out
     token = re.search(r"^token: (\S+)$", out, re.M).group(1)
     assert main(["bot", "update", "cli-bot", "--version", "9.9", "--token", token, "--server", arena]) == 0
     assert store.get_bot_by_name("cli-bot").version == "9.9"
-    assert main(["bot", "update", "cli-bot", "--game", "slippery-sam", "--token", token, "--server", arena]) == 1
-    assert "FAIL  describe" in capsys.readouterr().err  # `points` plays Svara only: nothing is added
-    assert store.get_bot_by_name("cli-bot").games == ("svara",)
+    assert main(["bot", "update", "cli-bot", "--game", other_game(), "--token", token, "--server", arena]) == 1
+    assert "FAIL  describe" in capsys.readouterr().err  # the bot plays GAME only: nothing is added
+    assert store.get_bot_by_name("cli-bot").games == (GAME,)
     assert main(["bot", "retire", "cli-bot", "--token", "wrong", "--server", arena]) == 1
     assert "cardarena: error: UNAUTHENTICATED: wrong token for bot 'cli-bot'" in capsys.readouterr().err
     assert main(["bot", "retire", "cli-bot", "--token", token, "--server", arena]) == 0
     assert store.get_bot_by_name("cli-bot").retired_at is not None
 
-    assert main(["bot", "register", "bad", "--endpoint", bot_server(IllegalSamBot()), "--game", "slippery-sam",
+    assert main(["bot", "register", "bad", "--endpoint", bot_server(IllegalBot()), "--game", GAME,
                  "--server", arena]) == 1
     err = capsys.readouterr().err
-    assert "FAIL  game:slippery-sam" in err and "cardarena: error: FAILED_PRECONDITION: entry checks failed" in err
+    assert f"FAIL  game:{GAME}" in err and "cardarena: error: FAILED_PRECONDITION: entry checks failed" in err
     assert store.get_bot_by_name("bad") is None
 
 
 def test_bot_register_without_a_server(dead_endpoint: str, capsys) -> None:
-    assert main(["bot", "register", "x", "--endpoint", "127.0.0.1:5000", "--game", "svara", "--server", dead_endpoint]) == 1
+    assert main(["bot", "register", "x", "--endpoint", "127.0.0.1:5000", "--game", GAME, "--server", dead_endpoint]) == 1
     assert f"cannot reach the Arena service at {dead_endpoint}" in capsys.readouterr().err
 
 
 def test_bot_update_adds_a_game(store: Store, bot_server, arena_at: str, capsys) -> None:
     arena = arena_at
-    endpoint = bot_server(load_bot("random"))
-    assert main(["bot", "register", "two-games", "--endpoint", endpoint, "--game", "svara", "--server", arena]) == 0
+    endpoint, added = bot_server(load_bot("random")), other_game()
+    assert main(["bot", "register", "two-games", "--endpoint", endpoint, "--game", GAME, "--server", arena]) == 0
     token = re.search(r"^token: (\S+)$", capsys.readouterr().out, re.M).group(1)
-    assert main(["bot", "update", "two-games", "--game", "rummy", "--token", token, "--server", arena]) == 0
-    assert "registered for svara, rummy" in capsys.readouterr().out
-    assert store.get_bot_by_name("two-games").games == ("svara", "rummy")
+    assert main(["bot", "update", "two-games", "--game", added, "--token", token, "--server", arena]) == 0
+    assert f"registered for {GAME}, {added}" in capsys.readouterr().out
+    assert store.get_bot_by_name("two-games").games == (GAME, added)
 
 
 def test_bot_register_waits_for_an_arena_that_is_starting(store: Store, bot_server, capsys) -> None:
@@ -88,10 +89,10 @@ def test_bot_register_waits_for_an_arena_that_is_starting(store: Store, bot_serv
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    endpoint = bot_server(load_bot("points"))
+    endpoint = bot_server(load_bot(STRONG))
     codes: list[int] = []
     client = threading.Thread(target=lambda: codes.append(main(
-        ["bot", "register", "early", "--endpoint", endpoint, "--game", "svara", "--server", f"127.0.0.1:{port}"])))
+        ["bot", "register", "early", "--endpoint", endpoint, "--game", GAME, "--server", f"127.0.0.1:{port}"])))
     client.start()
     time.sleep(0.5)  # not a margin the test needs: the client waits up to ARENA_CONNECT_S for the Arena
     server, _ = start_arena_server("unused://", "127.0.0.1", port, registry=Registry(store, make_config()))
@@ -109,15 +110,16 @@ def test_bot_list_through_the_arena_shows_endpoints_games_played_and_availabilit
 
     from league.policy import POLICY  # noqa: F401  (the store's policy is the fixture's)
 
-    live = bot_server(load_bot("points"))
-    assert main(["bot", "register", "pointy", "--endpoint", live, "--game", "svara", "--server", arena_at]) == 0
-    gone = store.register_bot("gone", dead_endpoint, "2.0", "tests", ["svara", "rummy"], capacity=3)
+    live = bot_server(load_bot(STRONG))
+    assert main(["bot", "register", "pointy", "--endpoint", live, "--game", GAME, "--server", arena_at]) == 0
+    two = [GAME, other_game()]
+    gone = store.register_bot("gone", dead_endpoint, "2.0", "tests", two, capacity=3)
     capsys.readouterr()
     assert main(["bot", "list", "--json", "--server", arena_at]) == 0
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
-    assert rows["pointy"]["endpoint"] == live and rows["pointy"]["games"] == ["svara"]  # a loopback caller sees endpoints
+    assert rows["pointy"]["endpoint"] == live and rows["pointy"]["games"] == [GAME]  # a loopback caller sees endpoints
     assert rows["pointy"]["availability"] == "answering" and rows["pointy"]["games_played"] == 0
-    assert rows["gone"]["id"] == gone and rows["gone"]["games"] == ["svara", "rummy"] and rows["gone"]["capacity"] == 3
+    assert rows["gone"]["id"] == gone and rows["gone"]["games"] == two and rows["gone"]["capacity"] == 3
     assert rows["gone"]["version"] == "2.0" and rows["gone"]["availability"].startswith("not answering: ")
     assert main(["bot", "list", "--no-check", "--server", arena_at]) == 0
     table = capsys.readouterr().out
@@ -126,28 +128,28 @@ def test_bot_list_through_the_arena_shows_endpoints_games_played_and_availabilit
 
 def test_bot_register_if_missing_is_idempotent_and_names_a_conflict(store: Store, bot_server, arena_at: str,
                                                                     capsys) -> None:
-    endpoint = bot_server(load_bot("points"))
-    args = ["bot", "register", "again", "--endpoint", endpoint, "--game", "svara", "--server", arena_at, "--if-missing"]
+    endpoint = bot_server(load_bot(STRONG))
+    args = ["bot", "register", "again", "--endpoint", endpoint, "--game", GAME, "--server", arena_at, "--if-missing"]
     assert main(args) == 0 and "token: " in capsys.readouterr().out
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert f"bot again (id {store.get_bot_by_name('again').id}) is registered already at {endpoint} for svara" in out
+    assert f"bot again (id {store.get_bot_by_name('again').id}) is registered already at {endpoint} for {GAME}" in out
     assert "token" not in out
-    moved = ["bot", "register", "again", "--endpoint", "127.0.0.1:9", "--game", "svara", "--server", arena_at,
+    moved = ["bot", "register", "again", "--endpoint", "127.0.0.1:9", "--game", GAME, "--server", arena_at,
              "--if-missing"]
     assert main(moved) == 1
     err = capsys.readouterr().err.strip()
     assert err == (f"cardarena: error: bot 'again' is registered already at {endpoint}, not 127.0.0.1:9 "
                    "(`cardarena bot update again --endpoint 127.0.0.1:9` moves it)")
-    assert main(["bot", "register", "again", "--endpoint", endpoint, "--game", "svara", "--server", arena_at]) == 1
+    assert main(["bot", "register", "again", "--endpoint", endpoint, "--game", GAME, "--server", arena_at]) == 1
     assert "ALREADY_EXISTS" in capsys.readouterr().err  # without --if-missing: as before
 
 
 def test_a_misspelt_bot_or_season_name_gets_did_you_mean(store: Store, bot_server, arena_at: str, capsys) -> None:
-    endpoint = bot_server(load_bot("points"))
-    assert main(["bot", "register", "pointy", "--endpoint", endpoint, "--game", "svara", "--server", arena_at]) == 0
+    endpoint = bot_server(load_bot(STRONG))
+    assert main(["bot", "register", "pointy", "--endpoint", endpoint, "--game", GAME, "--server", arena_at]) == 0
     capsys.readouterr()
     assert main(["bot", "retire", "ponty", "--token", "x", "--server", arena_at]) == 1
     assert capsys.readouterr().err.strip() == "cardarena: error: NOT_FOUND: no bot named 'ponty'; did you mean 'pointy'?"
-    assert main(["bot", "check", endpoint, "--game", "svra"]) == 2
-    assert "did you mean 'svara'?" in capsys.readouterr().err
+    assert main(["bot", "check", endpoint, "--game", GAME[:2] + GAME[3:]]) == 2  # one letter dropped
+    assert f"did you mean '{GAME}'?" in capsys.readouterr().err

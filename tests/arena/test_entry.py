@@ -6,41 +6,40 @@ import time
 
 import pytest
 
-from botsdk import Bot
+from botsdk.bot import Context
+from google.protobuf.message import Message
 from referee.bots import load_bot
-from cardarena.v1 import slippery_sam_pb2
 from league.entry import MAX_VALIDATION_GAMES, MIN_CANDIDATE_DECISIONS, check_endpoint, latency_summary, run_entry_checks
 from league.netpolicy import NetworkPolicy
 from referee.games import games
 from referee.games.conformance import conformance
 from referee.timecontrol import TimeControl
 from referee.record import FaultKind
-from tests.arena.conftest import IllegalSamBot, SvaraOnlyBot
+from tests.a_game import GAME, SPEC, STRONG, GameBot, other_game
+from tests.arena.conftest import IllegalBot, OneGameOnly
 
 LOCAL = NetworkPolicy.from_strings("loopback,private", "link-local")
 
 
-class SlowSamBot(Bot):
+class SlowBot(GameBot):
     """Answers legally, each answer after ~110 ms: over a 50 ms deadline every time."""
 
     name = "slowpoke"
-    games = ("slippery-sam",)
 
-    def slippery_sam(self, view, ctx):
+    def answer(self, view: Message, ctx: Context) -> Message:
         time.sleep(0.11)
-        return slippery_sam_pb2.SlipperySamAction(amount=view.min_amount)
+        return super().answer(view, ctx)
 
 
-class RaisingSamBot(Bot):
+class RaisingBot(GameBot):
     """Raises on its third decision: one ERROR fault."""
 
     name = "raiser"
-    games = ("slippery-sam",)
 
-    def slippery_sam(self, view, ctx):
+    def answer(self, view: Message, ctx: Context) -> Message:
         if ctx.decision == 2:
             raise RuntimeError("boom")
-        return slippery_sam_pb2.SlipperySamAction(amount=view.min_amount)
+        return super().answer(view, ctx)
 
 
 @pytest.mark.parametrize("game", games())
@@ -61,46 +60,48 @@ def test_one_bot_checked_for_every_game(bot_server) -> None:
 
 
 def test_nothing_listening(dead_endpoint: str) -> None:
-    report = check_endpoint(dead_endpoint, ["svara"], LOCAL)
+    report = check_endpoint(dead_endpoint, [GAME], LOCAL)
     assert not report.passed and [(c.name, c.passed) for c in report.checks] == [("policy", True), ("health", False)]
     assert report.failure.startswith("health check failed: endpoint unreachable")
 
 
 def test_no_health_service(bare_bot_server) -> None:
-    report = run_entry_checks(bare_bot_server(load_bot("points")), ["svara"])
+    report = run_entry_checks(bare_bot_server(load_bot(STRONG)), [GAME])
     assert [(c.name, c.passed) for c in report.checks] == [("health", False)]
     assert "no grpc.health.v1.Health service" in report.failure
 
 
 def test_describe_without_the_game(bot_server) -> None:
-    report = run_entry_checks(bot_server(SvaraOnlyBot()), ["rummy"])
+    other = other_game()
+    report = run_entry_checks(bot_server(OneGameOnly(game=other)), [GAME])
     assert [(c.name, c.passed) for c in report.checks] == [("health", True), ("describe", False)]
-    assert report.failure == ("describe check failed: Describe does not list rummy "
-                              "(svara-only 0.1.0; games: svara; capacity 1)")
+    assert report.failure == (f"describe check failed: Describe does not list {GAME} "
+                              f"(one-game-only 0.1.0; games: {other}; capacity 1)")
 
 
 def test_a_bot_with_illegal_answers_fails_with_the_answers_shown(bot_server) -> None:
-    report = run_entry_checks(bot_server(IllegalSamBot()), ["slippery-sam"])
-    assert not report.passed and report.checks[-1].name == "game:slippery-sam"
+    report = run_entry_checks(bot_server(IllegalBot()), [GAME])
+    assert not report.passed and report.checks[-1].name == f"game:{GAME}"
     assert [f.kind for f in report.faults] == [FaultKind.ILLEGAL] * 3
-    assert all(f.answer and "slippery_sam" in f.answer for f in report.faults)
+    assert all(f.answer and SPEC.proto_field in f.answer for f in report.faults)
     text = report.render()
-    assert 'fault at decision 0: illegal:' in text and 'answer: {"slippery_sam":{"amount":' in text
-    assert text.splitlines()[-1].startswith("FAILED: game:slippery-sam check failed: 3 fault(s) (illegal)")
+    first = report.faults[0].decision
+    assert f'fault at decision {first}: illegal:' in text and f'answer: {{"{SPEC.proto_field}":{{' in text
+    assert text.splitlines()[-1].startswith(f"FAILED: game:{GAME} check failed: 3 fault(s) (illegal)")
 
 
 def test_a_bot_that_raises_once_fails(bot_server) -> None:
-    report = run_entry_checks(bot_server(RaisingSamBot()), ["slippery-sam"])
+    report = run_entry_checks(bot_server(RaisingBot()), [GAME])
     assert not report.passed and [f.kind for f in report.faults] == [FaultKind.ERROR]
     assert "boom" in report.faults[0].detail and report.faults[0].answer is None
     assert "answer: none" in report.render()
 
 
 def test_policy_refusals_are_reported() -> None:
-    report = check_endpoint("127.0.0.1:5000", ["svara"], NetworkPolicy.from_strings("private"))
+    report = check_endpoint("127.0.0.1:5000", [GAME], NetworkPolicy.from_strings("private"))
     assert [(c.name, c.passed) for c in report.checks] == [("policy", False)]
     assert "outside the allowed networks" in report.failure
-    report = check_endpoint("https://example.com", ["svara"], LOCAL)
+    report = check_endpoint("https://example.com", [GAME], LOCAL)
     assert "without a scheme" in report.failure
 
 
@@ -113,7 +114,7 @@ def test_latency_summary() -> None:
 
 def test_a_bot_over_the_deadline_passes_while_its_time_bank_lasts_but_is_warned(bot_server) -> None:
     tc = TimeControl(deadline_s=0.05, time_bank_s=30.0, budget_s=120.0, max_faults=3)
-    report = run_entry_checks(bot_server(SlowSamBot()), ["slippery-sam"], time_control=tc)
+    report = run_entry_checks(bot_server(SlowBot()), [GAME], time_control=tc)
     assert report.passed, report.render()
     slow, drawn = report.over_deadline()
     assert slow == len(report.latencies_ms) > 0 and drawn >= slow * 0.05
@@ -122,7 +123,7 @@ def test_a_bot_over_the_deadline_passes_while_its_time_bank_lasts_but_is_warned(
 
 
 def test_a_fast_bot_gets_no_deadline_warning(bot_server) -> None:
-    report = run_entry_checks(bot_server(load_bot("odds")), ["slippery-sam"])
+    report = run_entry_checks(bot_server(load_bot(STRONG)), [GAME])
     assert report.over_deadline() == (0, 0.0) and "WARNING" not in report.render()
 
 

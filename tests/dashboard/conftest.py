@@ -1,8 +1,8 @@
 """Fixtures: a small store of real games (played by the referee with in-process bots) and the app on it.
 
-Each test gets its own store: a Svara season of three bots where three games are
-done (in the first, bravo faults once by answering with an error, and charlie
-once by answering an illegal move),
+Each test gets its own store: a season of :data:`WORLD_GAME` (its short parameters) of three
+bots where three games are done (in the first, bravo faults once by answering with an error,
+and charlie once by answering an illegal move, the game's ``Conformance.illegal_answer``),
 one game is running, its progress stored as a worker's heartbeat stores it from a
 game holding private events (``referee.live``), and one is pending.
 """
@@ -16,19 +16,24 @@ import pytest
 from fastapi.testclient import TestClient
 
 from referee.bots import load_bot
-from cardarena.v1 import bot_pb2, svara_pb2
+from cardarena.v1 import bot_pb2
 from config import Settings
 from dashboard.main import create_app
 from league.policy import POLICY
 from referee.clients import InProcessBotClient
 from referee.engine import Event
-from referee.games import make_params, spec
+from referee.games import GameName, games, make_params, spec
+from referee.games.conformance import conformance
 from referee.live import LiveView
 from referee.record import GameRecord
 from referee.referee import play
 from store import Store, open_store
 
-GAME = "svara"
+#: The game of the world's season: the registry's first game without a luck estimator, so that the pages show
+#: no luck column (a season of a game with one is ``tests/dashboard/test_luck_column.py``'s); None when every
+#: game has one (the fixture then skips).
+WORLD_GAME: GameName | None = next((g for g in games() if spec(g).luck is None), None)
+
 BOTS = ("alpha", "bravo", "charlie")
 
 
@@ -46,6 +51,7 @@ class World:
     pending_id: int
     running_record: GameRecord
     faulty_bot: str
+    game: GameName
 
 
 def faulty(act: Callable[[bot_pb2.ActRequest], bot_pb2.ActResponse]) -> Callable[[bot_pb2.ActRequest], bot_pb2.ActResponse]:
@@ -61,46 +67,57 @@ def faulty(act: Callable[[bot_pb2.ActRequest], bot_pb2.ActResponse]) -> Callable
     return handler
 
 
-def illegal_once(act: Callable[[bot_pb2.ActRequest], bot_pb2.ActResponse]) -> Callable[[bot_pb2.ActRequest], bot_pb2.ActResponse]:
-    """A handler whose first answer is a well-formed move the view does not allow (an ILLEGAL fault)."""
+def illegal_once(act: Callable[[bot_pb2.ActRequest], bot_pb2.ActResponse],
+                 game: GameName) -> Callable[[bot_pb2.ActRequest], bot_pb2.ActResponse]:
+    """A handler whose first answer, where the view leaves one, is a well-formed answer of ``game`` the view does
+    not allow (its ``Conformance.illegal_answer``: an ILLEGAL fault)."""
     done = [False]
+    field_, declared = spec(game).proto_field, conformance(game).illegal_answer
+    assert declared is not None, f"{game} declares no illegal_answer"
 
     def handler(request: bot_pb2.ActRequest) -> bot_pb2.ActResponse:
-        if not done[0] and request.HasField("svara"):
-            legal = set(request.svara.legal.moves)
-            illegal = [m for m in (svara_pb2.SVARA_MOVE_SEE, svara_pb2.SVARA_MOVE_JOIN, svara_pb2.SVARA_MOVE_ACCEPT)
-                       if m not in legal]
-            if illegal:
+        if not done[0] and request.HasField(field_):
+            illegal = declared(getattr(request, field_))
+            if illegal is not None:
                 done[0] = True
-                return bot_pb2.ActResponse(svara=svara_pb2.SvaraAction(move=illegal[0]))
+                return bot_pb2.ActResponse(**{field_: illegal})
         return act(request)
 
     return handler
 
 
 def play_game(claim_seats: list[int], seed: int, bot_names: dict[int, str], faulty_bot: str | None,
-              illegal_bot: str | None = None) -> GameRecord:
-    """Play one Svara game between the reference random bots; ``faulty_bot`` errs once,
-    ``illegal_bot`` answers one illegal move."""
+              illegal_bot: str | None = None, game: GameName | None = None) -> GameRecord:
+    """Play one game of ``game`` (default WORLD_GAME; its short parameters) between the reference random bots;
+    ``faulty_bot`` errs once, ``illegal_bot`` answers one illegal move."""
+    game = game or _world_game()
     clients = []
     for seat, bot_id in enumerate(claim_seats):
         act = load_bot("random", seed + seat).act
         name = bot_names[bot_id]
-        clients.append(InProcessBotClient(faulty(act) if name == faulty_bot else illegal_once(act) if name == illegal_bot else act))
-    gs = spec(GAME)
-    return play(gs, make_params(GAME, {"hands": 4}), len(claim_seats), seed, clients)
+        clients.append(InProcessBotClient(faulty(act) if name == faulty_bot else illegal_once(act, game) if name == illegal_bot
+                                          else act))
+    return play(spec(game), make_params(game, spec(game).quick_params), len(claim_seats), seed, clients)
 
 
-def build_world(url: str) -> World:
-    """Create the store described in the module docstring."""
+def _world_game() -> GameName:
+    """WORLD_GAME; skips the calling test when there is none."""
+    if WORLD_GAME is None:
+        pytest.skip("every registered game has a luck estimator")
+    return WORLD_GAME
+
+
+def build_world(url: str, game: GameName | None = None) -> World:
+    """Create the store described in the module docstring (a season of ``game``, default WORLD_GAME)."""
+    played = game or _world_game()
     store = open_store(url, policy=POLICY)
-    ids = {name: store.register_bot(name, f"127.0.0.1:{5000 + i}", "1.0", "tests", [GAME])
+    ids = {name: store.register_bot(name, f"127.0.0.1:{5000 + i}", "1.0", "tests", [played])
            for i, name in enumerate(BOTS)}
     names = {v: k for k, v in ids.items()}
     a, b, c = ids["alpha"], ids["bravo"], ids["charlie"]
     schedule = [(11, [a, b, c]), (12, [b, c, a]), (13, [c, a, b]), (14, [a, c, b]), (15, [b, a, c])]
     season_name = "test-season"
-    season_id = store.create_season(season_name, GAME, {"hands": 4}, {}, 7, {"table_sizes": [3]}, schedule)
+    season_id = store.create_season(season_name, played, dict(spec(played).quick_params), {}, 7, {"table_sizes": [3]}, schedule)
     games = store.list_games(season_id)
     done = []
     for game in games[:3]:
@@ -108,13 +125,13 @@ def build_world(url: str) -> World:
         assert claim is not None
         first = not done
         record = play_game([s.bot_id for s in claim.seats], claim.seed, names, "bravo" if first else None,
-                           "charlie" if first else None)
+                           "charlie" if first else None, played)
         assert store.finish_game(game.id, claim.attempt, record)
         done.append(game.id)
     running = games[3]
     claim = store.claim_game(running.id, "test", 600)
     assert claim is not None
-    partial = play_game([s.bot_id for s in claim.seats], claim.seed, names, None)
+    partial = play_game([s.bot_id for s in claim.seats], claim.seed, names, None, game=played)
     # The running game's progress as its worker's heartbeat stores it: through a LiveView over
     # the game's events, private ones included (a dealt hand), and faults.
     live = LiveView()
@@ -123,7 +140,7 @@ def build_world(url: str) -> World:
     live.attach({"game": partial.game, "params": partial.params, "num_seats": partial.num_seats,
                  "game_id": partial.game_id}, events, partial.faults)
     assert store.renew_lease(running.id, claim.attempt, 600, live=live.snapshot())
-    return World(url, store, season_id, season_name, ids, done, running.id, games[4].id, partial, "bravo")
+    return World(url, store, season_id, season_name, ids, done, running.id, games[4].id, partial, "bravo", played)
 
 
 @pytest.fixture

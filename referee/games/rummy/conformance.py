@@ -1,9 +1,11 @@
 """What the conformance checks (:mod:`referee.conformance`) need of rummy."""
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from referee.games.conformance import Conformance, ReplayCase
+from cardarena.v1 import rummy_pb2
+from referee.games.conformance import Conformance, RefusalProbe, ReplayCase
 
 
 def engine_table(state: Any) -> dict[str, Any]:
@@ -33,6 +35,35 @@ def forced_top_card_drawn(cases: Sequence[Mapping[str, Any]]) -> str | None:
     return None if sum(forced_top_card_draws(c) for c in cases) > 0 else "no forced draw of the live top card (rules §3.6)"
 
 
+def illegal_answer(view: rummy_pb2.RummyView) -> rummy_pb2.RummyAction | None:
+    """At a PLAY, the discard of a card the hand does not hold (rules §3.7, §3.28); at a DRAW whose discard pile
+    has no live top card, a draw from the pile (rules §3.6); None otherwise (every CALL answer is legal)."""
+    if view.decision == rummy_pb2.RUMMY_DECISION_PLAY:
+        held = set(view.hand)
+        card = next(r + s for r in "A23456789TJQK" for s in "shdc" if r + s not in held)
+        return rummy_pb2.RummyAction(discard=card)
+    if view.decision == rummy_pb2.RUMMY_DECISION_DRAW and not (view.discard_top and view.discard_live):
+        return rummy_pb2.RummyAction(draw=rummy_pb2.RUMMY_DRAW_SOURCE_DISCARD_PILE)
+    return None
+
+
+def random_answers(view: rummy_pb2.RummyView, rng: random.Random) -> list[rummy_pb2.RummyAction]:
+    """Twelve actions of random calls, draws, melds of held cards, lay-offs and discards: most not legal at the
+    view (rules §3.5-3.8, §3.28)."""
+    hand = list(view.hand) or ["Ah"]
+    out = []
+    for _ in range(12):
+        action = rummy_pb2.RummyAction(call=rng.random() < 0.5, draw=rng.choice([1, 2]))
+        for _ in range(rng.choice([0, 0, 1, 2, 3])):
+            action.go_down.add(kind=rng.choice([1, 2]), cards=rng.sample(hand, min(len(hand), rng.randint(1, 5))))
+        for _ in range(rng.choice([0, 0, 1, 2])):
+            action.lay_offs.add(meld_id=rng.randint(0, len(view.melds) + 1), end=rng.choice([0, 1, 2]),
+                                cards=rng.sample(hand, min(len(hand), rng.randint(1, 2))))
+        action.discard = rng.choice([*hand, "", "Ah", "Jk"])
+        out.append(action)
+    return out
+
+
 CONFORMANCE = Conformance(
     strong_bot="greedy",
     short_params={"turn_limit": 30},
@@ -55,6 +86,8 @@ CONFORMANCE = Conformance(
                              "discard", "go_down", "lay_off", "round_end", "game_over"}),
     replay_holds=forced_top_card_drawn,
     engine_table=engine_table,
+    illegal_answer=illegal_answer,
+    refusal_probe=RefusalProbe(random_answers, games=4, kinds=8),
     replay_checks=frozenset({"cards-add-up"}),
     replay_breaks=(
         # a penalty card not counted
