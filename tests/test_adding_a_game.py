@@ -42,9 +42,11 @@ COMMANDS = [
 ]
 
 #: The tests run in the copy once the game is made: the game's own (its folder) and these, over every game.
-#: Not yet tests/test_fault_details.py, which still names each game's faults.
 TESTS_OVER_EVERY_GAME = ["tests/games", "tests/test_proto.py", "tests/test_rules_docs.py",
-                         "tests/test_games_follow_registry.py", "tests/test_game_tables.py", "tests/test_examples.py"]
+                         "tests/test_games_follow_registry.py", "tests/test_game_tables.py", "tests/test_examples.py",
+                         "tests/test_fault_details.py", "tests/test_time_budget.py", "tests/test_chance.py",
+                         "tests/test_record_json.py", "tests/store/test_replay_format.py",
+                         "tests/dashboard/test_replay_state.py"]
 
 #: A block a generator writes: from a line ``<!-- ... written by ... -->`` (docs/protocol_examples.py) or
 #: ``<!-- begin generated ... -->`` (docs/game_tables.py) to the next ``<!-- end ... -->``.

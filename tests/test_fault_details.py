@@ -61,6 +61,8 @@ def test_every_illegal_answer_cites_its_rule(game: str) -> None:
 
     _views(game, range(probe.games), try_answers)
     assert len(refused) >= probe.kinds, refused
+    if probe.kinds == 0:  # a game that declares every well-formed answer legal: the probe confirms it
+        assert refused == {}, refused
     uncited = sorted(m for m in refused.values() if "rules §" not in m)
     assert uncited == [], uncited
 
@@ -69,9 +71,13 @@ def test_every_illegal_answer_cites_its_rule(game: str) -> None:
 def test_the_declared_illegal_answer_is_well_formed_and_refused_with_its_rule(game: str) -> None:
     """Conformance.illegal_answer, which fixture bots play to fault on purpose: at every decision of real
     games it decodes (well-formed) and the rules refuse it citing a rules §, or it is None; it is not None
-    at some decisions."""
+    at some decisions. A game whose every well-formed answer is legal declares none (and a probe expecting
+    no refusal)."""
     gs, declared = spec(game), conformance(game).illegal_answer
-    assert declared is not None, f"{game} declares no illegal_answer"
+    if declared is None:  # none exists: the game's refusal probe must expect none (and finds none, test above)
+        probe = conformance(game).refusal_probe
+        assert probe is not None and probe.kinds == 0, f"{game} declares no illegal_answer but expects refusals"
+        return
     refusals: list[str] = []
 
     def check(rules: Any, state: Any, seat: int, view: Message) -> None:

@@ -74,7 +74,8 @@ class Conformance:
     - ``illegal_answer(view)``: an answer to the game's protocol view message that is well-formed (it decodes
       to an action of the game) but that the rules refuse at this view, or None when the view leaves no such
       answer; fixture bots that fault on purpose play it (the rules section is cited where each game
-      defines it).
+      defines it). None (the default) for a game whose every well-formed answer is legal at every decision;
+      its ``refusal_probe`` then expects no refusal (``kinds=0``), which the checks confirm.
     - ``refusal_probe``: the game's :class:`RefusalProbe` (every illegal answer's refusal cites its rule).
     - ``extra``: anything further a game-specific part of a cross-cutting test reads, by name.
     """
