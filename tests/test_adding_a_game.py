@@ -162,6 +162,9 @@ def test_every_command_is_in_the_checklist() -> None:
     assert not missing, f"docs/adding-a-game.md does not give these commands: {missing}"
     make = ROOT.joinpath("Makefile").read_text().split("\nproto:", 1)[1].split("\n\n", 1)[0]
     assert "proto/generate.py" in make and "proto/wire_lock.py" in make  # `make proto` is the same two commands
+    step8 = text.split("8. **", 1)[1].split("\n9. ", 1)[0].split("\n## ", 1)[0]
+    unlisted = [path for path in TESTS_OVER_EVERY_GAME if path not in step8]
+    assert not unlisted, f"step 8 of docs/adding-a-game.md does not run these tests over every game: {unlisted}"
 
 
 @pytest.mark.slow
