@@ -71,6 +71,10 @@ class Conformance:
       tokens, are conserved: hands, melds, discard pile and stock), ``"dealer-holds-nothing"``.
     - ``replay_breaks``: ``(line, instead, why)``: a line of the game's ``replay.js`` whose replacement by
       ``instead`` the state checker must catch with a failure naming ``why``.
+    - ``replay_opening``: ``(first, skip)``: the replay page opens after the first event of kind ``first``
+      and the events of kind ``skip`` (or None) that follow it: the first deal, cards on the table.
+    - ``replay_new_deal``: the event kinds after which every seat's cards went in (a new deal, as the game's
+      rules log it): the replay's seat panel shows no view of a decision from before such an event.
     - ``illegal_answer(view)``: an answer to the game's protocol view message that is well-formed (it decodes
       to an action of the game) but that the rules refuse at this view, or None when the view leaves no such
       answer; fixture bots that fault on purpose play it (the rules section is cited where each game
@@ -94,6 +98,8 @@ class Conformance:
     engine_table: EngineTable | None = None
     replay_checks: frozenset[str] = frozenset()
     replay_breaks: tuple[tuple[str, str, str], ...] = ()
+    replay_opening: tuple[str, str | None] = ("deal", None)
+    replay_new_deal: frozenset[str] = frozenset({"deal"})
     illegal_answer: Callable[[Message], Message | None] | None = None
     refusal_probe: RefusalProbe | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)

@@ -2,12 +2,12 @@
 registered game (its first ``Conformance.replay_cases`` game): the table drawn at every event, read from
 the page as a person sees it.
 
-- Every replay opens with cards on the table, and ``#event-N`` opens it after N events; the event
-  list reads as words and cards, not raw structures; a fault link opens the decision it names.
-- Each game's drawing (what its table must show at every event, by its rules) and the event its replay
-  opens at are checked in the game's folder (``referee/games/<game>/tests/test_replay_page.py``),
-  with the helpers here: :func:`served_game`, :func:`walk`, :func:`figure`, :func:`pot`,
-  :func:`assert_opens_after`.
+- Every replay opens after its first deal (``Conformance.replay_opening``) with cards on the table, and
+  ``#event-N`` opens it after N events; the event list reads as words and cards, not raw structures; a
+  fault link opens the decision it names.
+- Each game's drawing (what its table must show at every event, by its rules) is checked in the game's
+  folder (``referee/games/<game>/tests/test_replay_page.py``), with the helpers here:
+  :func:`served_game`, :func:`walk`, :func:`figure`, :func:`pot`.
 """
 
 from __future__ import annotations
@@ -143,8 +143,8 @@ def pot(text: str) -> int:
 
 
 def assert_opens_after(page: Any, site: str, played: Played, first: str, skip: str | None = None) -> None:
-    """The replay opens at its first deal: after the first event of kind ``first`` and the events of kind
-    ``skip`` that follow it (the game's rules say which)."""
+    """The replay opens at its first deal, with cards on the table: after the first event of kind ``first``
+    and the events of kind ``skip`` that follow it (the game's rules say which)."""
     events = played.record.events
     opening = 1 + next(i for i, e in enumerate(events) if e["kind"] == first)
     while skip is not None and events[opening]["kind"] == skip:
@@ -152,6 +152,12 @@ def assert_opens_after(page: Any, site: str, played: Played, first: str, skip: s
     page.goto(f"{site}/games/{played.game_id}")
     page.wait_for_selector("#table .seat-box")
     assert page.locator("#position").inner_text() == f"event {opening} / {len(events)}"
+    assert page.locator("#table .seat-box .card").count() > 0  # cards on the table
+
+
+def test_a_replay_opens_after_its_first_deal(page: Any, site: str, replays: Replays) -> None:
+    for game, played in replays.games.items():
+        assert_opens_after(page, site, played, *conformance(game).replay_opening)
 
 
 def test_a_replay_opens_with_cards_on_the_table_or_at_the_event_linked(page: Any, site: str,

@@ -6,8 +6,8 @@
   points (``GameSpec.higher_score_is_better`` False);
 - one seat: the panel shows the view of its last decision only within the same deal: after a new
   deal, until the seat is asked again, it says so instead of showing the last deal's view. The events
-  that start a deal are each game's (its rules), so each game's folder checks this with
-  :func:`assert_no_view_of_an_earlier_deal` (``referee/games/<game>/tests/test_replay_page.py``).
+  that start a deal are each game's (its rules), declared in its conformance module
+  (``Conformance.replay_new_deal``).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Collection
 from typing import Any
 
 from referee.games import spec
+from referee.games.conformance import conformance
 from tests.dashboard.test_browser import page, serve  # noqa: F401  (the page fixture)
 from tests.dashboard.test_browser_replay import Played, Replays, replays, site  # noqa: F401  (fixtures)
 
@@ -92,6 +93,11 @@ def assert_no_view_of_an_earlier_deal(page: Any, site: str, played: Played, new_
             else:
                 assert at["decision"] == last.decision, (game, seat, pos, at)
         assert hidden_after_new_deal > 0 or len(mine) <= 1, (game, seat)
+
+
+def test_the_seat_panel_shows_no_view_of_an_earlier_deal(page: Any, site: str, replays: Replays) -> None:
+    for game, played in replays.games.items():
+        assert_no_view_of_an_earlier_deal(page, site, played, conformance(game).replay_new_deal)
 
 
 def test_the_change_column_says_lower_is_better_for_penalty_points(page: Any, site: str, replays: Replays) -> None:

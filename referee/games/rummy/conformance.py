@@ -89,6 +89,8 @@ CONFORMANCE = Conformance(
     illegal_answer=illegal_answer,
     refusal_probe=RefusalProbe(random_answers, games=4, kinds=8),
     replay_checks=frozenset({"cards-add-up"}),
+    replay_opening=("upcard", None),
+    replay_new_deal=frozenset({"round"}),  # a new deal (rules §3.3)
     replay_breaks=(
         # a penalty card not counted
         ("t.stock -= 1; t.hands[d.seat].hidden += 1; showPile(t);", "", "cards on the table add up"),

@@ -38,6 +38,8 @@ CONFORMANCE = Conformance(
     replay_checks=frozenset({"dealer-holds-nothing"}),
     illegal_answer=illegal_answer,
     refusal_probe=RefusalProbe(random_answers, games=8, kinds=2),
+    replay_opening=("deal", "hand"),
+    replay_new_deal=frozenset({"deal", "turn_end"}),  # a new deal (rules §1.4, §1.9)
     replay_breaks=(
         # a turn's end that leaves the hands (the next dealer drawn with old cards)
         ("t.dealer = null;\n        RS.clearHands(t);\n", "t.dealer = null;\n", "the dealer, seat"),

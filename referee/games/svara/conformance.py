@@ -54,6 +54,8 @@ CONFORMANCE = Conformance(
     engine_table=engine_table,
     illegal_answer=illegal_answer,
     refusal_probe=RefusalProbe(random_answers, games=8, kinds=2),
+    replay_opening=("dealt", None),
+    replay_new_deal=frozenset({"hand", "svara", "out"}),  # a new deal (rules §2.4, §2.8)
     replay_breaks=(
         # a see that does not charge the seat
         ("RS.pay(t, d.seat, d.amount); t.pot = { label: \"bank\", amount: d.bank };", "", "tokens add up"),

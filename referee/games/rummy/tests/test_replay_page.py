@@ -3,8 +3,8 @@ browser tests, which cover every game alike): one real game, the table drawn at 
 
 Hands, melds, discard pile and stock always hold the whole deck (rules §3); the round and its contract
 are shown; the figures say they are points; the results table says its score change is lower-is-better
-(rules §3.9-3.11) and no szacha is shown; the replay opens after the up-card; the seat panel shows no
-view of an earlier round.
+(rules §3.9-3.11) and no szacha is shown. Where its replay opens and what starts a deal are declared in
+its conformance module and checked with every game's.
 """
 
 from __future__ import annotations
@@ -16,11 +16,8 @@ from typing import Any
 import pytest
 
 from tests.dashboard.test_browser import page, shot  # noqa: F401  (the page fixture)
-from tests.dashboard.test_browser_replay import Played, assert_opens_after, figure, served_game, walk
-from tests.dashboard.test_browser_replay_marks import assert_no_view_of_an_earlier_deal, open_replay
-
-#: Events after which every seat's cards went in (a new deal), as the rules log them (§3.3).
-NEW_DEAL = {"round"}
+from tests.dashboard.test_browser_replay import Played, figure, served_game, walk
+from tests.dashboard.test_browser_replay_marks import open_replay
 
 
 @pytest.fixture(scope="module")
@@ -58,16 +55,6 @@ def test_rummy_cards_round_and_contract(page: Any, replay: tuple[str, Played]) -
         assert cards == deck, f"{where}: {cards} cards on the table, not {deck}"
     assert rounds == 7
     shot(page, "replay-rummy")
-
-
-def test_a_rummy_replay_opens_after_the_up_card(page: Any, replay: tuple[str, Played]) -> None:
-    site, played = replay
-    assert_opens_after(page, site, played, "upcard")
-    assert page.locator("#table .seat-box .card").count() > 0  # cards on the table
-
-
-def test_the_seat_panel_shows_no_view_of_an_earlier_round(page: Any, replay: tuple[str, Played]) -> None:
-    assert_no_view_of_an_earlier_deal(page, *replay, NEW_DEAL)
 
 
 def test_rummy_shows_its_lower_is_better_change_and_no_szacha(page: Any, replay: tuple[str, Played]) -> None:

@@ -3,8 +3,8 @@ platform's browser tests, which cover every game alike): one real game, the tabl
 
 A dealer holds no cards and is marked; nobody holds cards between turns or at the end; a kitty returned
 to the dealer is no longer shown; every card drawn in a hand was dealt to that seat in this deal; seats
-plus kitty always hold every token (rules §1.3-1.9); the replay opens after the first deal's hands; the
-seat panel shows no view of an earlier deal.
+plus kitty always hold every token (rules §1.3-1.9). Where its replay opens and what starts a deal are
+declared in its conformance module and checked with every game's.
 """
 
 from __future__ import annotations
@@ -15,11 +15,7 @@ from typing import Any
 import pytest
 
 from tests.dashboard.test_browser import page, shot  # noqa: F401  (the page fixture)
-from tests.dashboard.test_browser_replay import Played, assert_opens_after, figure, pot, served_game, walk
-from tests.dashboard.test_browser_replay_marks import assert_no_view_of_an_earlier_deal
-
-#: Events after which every seat's cards went in (a new deal), as the rules log them (§1.4, 1.9).
-NEW_DEAL = {"deal", "turn_end"}
+from tests.dashboard.test_browser_replay import Played, figure, pot, served_game, walk
 
 
 @pytest.fixture(scope="module")
@@ -66,11 +62,3 @@ def test_slippery_sam_dealer_hands_and_kitty(page: Any, replay: tuple[str, Playe
     shot(page, "replay-slippery-sam")
 
 
-def test_a_slippery_sam_replay_opens_after_the_first_deal_s_hands(page: Any, replay: tuple[str, Played]) -> None:
-    site, played = replay
-    assert_opens_after(page, site, played, "deal", skip="hand")
-    assert page.locator("#table .seat-box .card").count() > 0  # cards on the table
-
-
-def test_the_seat_panel_shows_no_view_of_an_earlier_deal(page: Any, replay: tuple[str, Played]) -> None:
-    assert_no_view_of_an_earlier_deal(page, *replay, NEW_DEAL)

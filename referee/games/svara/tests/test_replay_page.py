@@ -3,8 +3,8 @@ browser tests, which cover every game alike): one real game, the table drawn at 
 
 Seats plus bank always hold every token, and every ante, stake, see and join is taken from its seat at
 that event (rules §2.4-2.8); seat figures say they are tokens; a seat dealt in is marked until it looks
-at its cards (rules §2.5); the szacha (the wild card, rules §2.1) is shown on the table; the replay
-opens after the cards are dealt; the seat panel shows no view of an earlier deal.
+at its cards (rules §2.5); the szacha (the wild card, rules §2.1) is shown on the table. Where its
+replay opens and what starts a deal are declared in its conformance module and checked with every game's.
 """
 
 from __future__ import annotations
@@ -15,11 +15,8 @@ from typing import Any
 import pytest
 
 from tests.dashboard.test_browser import page, shot  # noqa: F401  (the page fixture)
-from tests.dashboard.test_browser_replay import Played, assert_opens_after, figure, pot, served_game, walk
-from tests.dashboard.test_browser_replay_marks import assert_no_view_of_an_earlier_deal, open_replay
-
-#: Events after which every seat's cards went in (a new deal), as the rules log them (§2.4, 2.8).
-NEW_DEAL = {"hand", "svara", "out"}
+from tests.dashboard.test_browser_replay import Played, figure, pot, served_game, walk
+from tests.dashboard.test_browser_replay_marks import open_replay
 
 
 @pytest.fixture(scope="module")
@@ -51,16 +48,6 @@ def test_svara_tokens_follow_every_event(page: Any, replay: tuple[str, Played]) 
             assert "not looked" not in after["seats"][e["data"]["seat"]]["head"], where
     assert paid > 0
     shot(page, "replay-svara")
-
-
-def test_a_svara_replay_opens_after_the_cards_are_dealt(page: Any, replay: tuple[str, Played]) -> None:
-    site, played = replay
-    assert_opens_after(page, site, played, "dealt")
-    assert page.locator("#table .seat-box .card").count() > 0  # cards on the table
-
-
-def test_the_seat_panel_shows_no_view_of_an_earlier_deal(page: Any, replay: tuple[str, Played]) -> None:
-    assert_no_view_of_an_earlier_deal(page, *replay, NEW_DEAL)
 
 
 def test_svara_shows_its_szacha(page: Any, replay: tuple[str, Played]) -> None:
