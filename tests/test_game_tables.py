@@ -5,30 +5,21 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from referee.engine import BadParameters
 from referee.games import games, spec
 from referee.params import KEY, check_by_stage, check_each, param, params_of
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _tables() -> ModuleType:
-    found = importlib.util.spec_from_file_location("game_tables", ROOT / "docs" / "game_tables.py")
-    assert found and found.loader
-    module = importlib.util.module_from_spec(found)
-    sys.modules[found.name] = module  # its dataclasses look their module up
-    found.loader.exec_module(module)
-    return module
 
 
-T = _tables()
+T = load_script("docs/game_tables.py")
 
 
 def test_every_generated_block_of_the_docs_is_current() -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import grpc
@@ -14,17 +12,14 @@ from referee.bots import load_bot
 from cardarena.v1 import bot_pb2, bot_pb2_grpc
 from referee.games import games, spec
 from referee.games.conformance import conformance
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 V1 = ROOT / "proto" / "cardarena" / "v1"
 
 
 def test_generated_stubs_are_current(tmp_path: Path) -> None:
-    spec = importlib.util.spec_from_file_location("proto_generate", ROOT / "proto" / "generate.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.generate(tmp_path)
+    load_script("proto/generate.py").generate(tmp_path)
     generated = sorted((tmp_path / "cardarena" / "v1").glob("*_pb2*.py*"))
     assert generated, "protoc produced nothing"
     committed = sorted(V1.glob("*_pb2*.py*"))
@@ -139,11 +134,7 @@ def test_every_game_has_its_own_generated_module() -> None:
 
 def test_the_protocol_guide_shows_what_the_platform_sends_now() -> None:
     """docs/protocol.md's requests and answers are the replays of real games as the platform plays them now."""
-    spec = importlib.util.spec_from_file_location("protocol_examples", ROOT / "docs" / "protocol_examples.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up
-    spec.loader.exec_module(module)
+    module = load_script("docs/protocol_examples.py")
     text = module.DOC.read_text()
     assert module.updated(text) == text, "docs/protocol.md is stale: run `python docs/protocol_examples.py`"
     shown = {(example.record.game, example.title) for example in module.examples()}
@@ -154,11 +145,7 @@ def test_the_protocol_guide_shows_what_the_platform_sends_now() -> None:
 
 
 def _wire_lock():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("wire_lock", ROOT / "proto" / "wire_lock.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("proto/wire_lock.py")
 
 
 def test_the_protocol_stays_wire_compatible() -> None:
