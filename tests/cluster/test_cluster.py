@@ -169,12 +169,19 @@ def cut_worker_a(dep: Deployment, store: Store, season_ids: Callable[[], list[in
         cut_at = time.time()
         dep.cluster.cut("worker-a")
         time.sleep(0.5)  # a commit already on its way lands: a game still running now is held there
-        if on_worker_a():
+        held = on_worker_a()
+        if held:
             break
         dep.cluster.restore("worker-a")
     else:
         raise AssertionError("worker-a never held a game long enough to be cut")
     time.sleep(LEASE_S + 6)
+    # a held game's result is refused only once another worker has claimed it again (a late result of an
+    # expired lease nobody took is still its game's, store.lifecycle); on a loaded machine the sweep may come
+    # after the 6 s above, so the host stays cut until one was claimed again (a bound, not a margin)
+    end = time.monotonic() + 120
+    while time.monotonic() < end and not any(len(store.attempts(g)) > 1 for g in held):
+        time.sleep(0.2)
     dep.cluster.restore("worker-a")
     # its games were voided (lease expired) and done again on worker-b: seconds from the cut to the last
     games = [g for sid in season_ids() for g in store.list_games(sid, limit=10**6) if len(store.attempts(g.id)) > 1]
