@@ -41,7 +41,7 @@ by chance with the tail probability, and the cheater's and its twin's token chan
     python -m bench.bench_fair_play [--games 120] [--leak] [--json FILE]
 
 ``--leak`` hands the cheater the blind season's key too: the bench must then fail (the
-negative test has power). ``tests/test_bench_fair_play.py`` runs a short version.
+negative test has power). ``referee/games/slippery_sam/tests/test_slippery_sam_fair_play_bench.py`` runs a short version.
 """
 
 from __future__ import annotations
