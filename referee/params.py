@@ -119,12 +119,13 @@ def check_each(params: Any) -> None:
             raise BadParameters(f"{name} must be a whole number{unit}{span}{none}, got {value!r}")
 
 
-def check_by_stage(params: Any) -> None:
+def check_by_stage(params: Any, upper_first: tuple[str, ...] = ()) -> None:
     """Validate ``params`` in three stages, each over the fields in declaration order: the kinds
     (``"hands must be an integer, not 'x'"``; an integer is not a bool), then the lower bounds
     (``"hands must be at least 1, not 0"``, ``"max_stake (5) must be at least min_stake (10)"``),
-    then the upper bounds (``"hands must be at most 10,000, not 20000"``). Raises BadParameters for
-    the first failure."""
+    then the upper bounds (``"hands must be at most 10,000, not 20000"``), those of ``upper_first``
+    (field names) before the others, so that a game keeps which of two bad values its error names.
+    Raises BadParameters for the first failure."""
     fields = list(params_of(type(params)))
     for name, _, p in fields:
         value = getattr(params, name)
@@ -139,7 +140,7 @@ def check_by_stage(params: Any) -> None:
             raise BadParameters(f"{name} must be at least {p.low}, not {value}")
         if p.whole and p.at_least is not None and value < getattr(params, p.at_least):
             raise BadParameters(f"{name} ({value}) must be at least {p.at_least} ({getattr(params, p.at_least)})")
-    for name, _, p in fields:
+    for name, _, p in sorted(fields, key=lambda f: f[0] not in upper_first):
         value = getattr(params, name)
         if p.whole and p.high is not None and value > p.high:
             raise BadParameters(f"{name} must be at most {p.high:,}, not {value}")

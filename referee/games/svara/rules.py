@@ -104,7 +104,7 @@ class SvaraParams:
                                  low=0, high=100, note="0: ties split at once, no proposals")
 
     def __post_init__(self) -> None:
-        check_by_stage(self)
+        check_by_stage(self, upper_first=("starting_tokens",))
 
 
 class SvaraMove(enum.IntEnum):
