@@ -14,7 +14,6 @@ from typing import Any
 
 from google.protobuf import json_format
 from google.protobuf.message import Message
-from google.protobuf.message_factory import GetMessageClass
 
 from cardarena.v1 import bot_pb2
 from referee.chance import Chance
@@ -26,13 +25,6 @@ from referee.record import DecisionLog, GameRecord
 
 class ReplayMismatch(Exception):
     """The re-run differs from the record; the message says where."""
-
-
-def _message_types(field: str) -> tuple[type[Message], type[Message]]:
-    """The view and action message classes of the game whose oneof member is ``field``."""
-    view = bot_pb2.ActRequest.DESCRIPTOR.fields_by_name[field].message_type
-    action = bot_pb2.ActResponse.DESCRIPTOR.fields_by_name[field].message_type
-    return GetMessageClass(view), GetMessageClass(action)
 
 
 def _decode(cls: type[Message], b64: str) -> Message:
@@ -52,7 +44,8 @@ def expand(record: GameRecord) -> dict[str, Any]:
     """The record as JSON with every decision's view, answer and action decoded to protobuf JSON,
     every field shown (zero, false and empty ones too; see :func:`_json`), and each fault's answer
     as its decision's (undecodable bytes stay as the record lists them: ``raw_base64``, ``bytes``)."""
-    view_cls, action_cls = _message_types(spec(record.game).proto_field)
+    gs = spec(record.game)
+    view_cls, action_cls = gs.view_type, gs.action_type
     data = record.to_json()
     for d in data["decisions"]:
         d["view"] = _json(_decode(view_cls, d["view"]))
@@ -81,7 +74,7 @@ def rerun(record: GameRecord, on_decision: Callable[[Rules[Any, Any, Any], Any, 
         raise ReplayMismatch(str(exc)) from None
     chance = iter(record.chance)
     decisions = iter(record.decisions)
-    _, action_cls = _message_types(gs.proto_field)
+    action_cls = gs.action_type
     n_chance = 0
 
     def answer(request: Shuffle | DrawLot) -> Any:

@@ -91,9 +91,8 @@ def games_of(game: GameName) -> list[GameName]:
 
 
 def action_class(game: GameName = GAME) -> type[Message]:
-    """The protocol action message class of ``game``: its member of ``ActResponse``'s ``action`` oneof."""
-    field_ = bot_pb2.ActResponse.DESCRIPTOR.fields_by_name[spec(game).proto_field]
-    return field_.message_type._concrete_class  # type: ignore[no-any-return]
+    """The protocol action message class of ``game`` (``GameSpec.action_type``)."""
+    return spec(game).action_type
 
 
 def wrong_game_answer(game: GameName = GAME) -> bot_pb2.ActResponse:
@@ -145,9 +144,8 @@ class IllegalBot(GameBot):
 
 
 def view_class(game: GameName = GAME) -> type[Message]:
-    """The protocol view message class of ``game``: its member of ``ActRequest``'s ``view`` oneof."""
-    field_ = bot_pb2.ActRequest.DESCRIPTOR.fields_by_name[spec(game).proto_field]
-    return field_.message_type._concrete_class  # type: ignore[no-any-return]
+    """The protocol view message class of ``game`` (``GameSpec.view_type``)."""
+    return spec(game).view_type
 
 
 def first_request(game: GameName = GAME, seed: int = 1) -> bot_pb2.ActRequest:

@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf.message import Message
+from google.protobuf.message_factory import GetMessageClass
 
 from botsdk.bot import Bot
 from cardarena import games as protocol_games
+from cardarena.v1 import bot_pb2
 from referee.engine import BadParameters, GameName, Rules
 from referee.wire import ViewCodec
 
@@ -127,6 +129,17 @@ class GameSpec:
     def proto_enum(self) -> int:
         """The game's ``cardarena.v1.Game`` number (``GAME_<FIELD>``, read from the protocol)."""
         return protocol_games.enum_of(self.name)
+
+    @property
+    def view_type(self) -> type[Message]:
+        """The game's view message class: its member of ``ActRequest``'s ``view`` oneof."""
+        return self.view_codec.message_type
+
+    @property
+    def action_type(self) -> type[Message]:
+        """The game's action message class: its member of ``ActResponse``'s ``action`` oneof."""
+        field_ = bot_pb2.ActResponse.DESCRIPTOR.fields_by_name[self.proto_field]
+        return GetMessageClass(field_.message_type)  # type: ignore[no-any-return]
 
 
 def games() -> list[GameName]:
