@@ -176,10 +176,11 @@ def test_hostile_parameter_values_get_one_line_errors_naming_the_parameter(name:
 
 
 def test_ctrl_c_exits_130_and_says_so(tmp_path: Path) -> None:
+    # a season far longer than the 6 s before the signal, however short the registry's first game is
     import signal
     import time
 
-    process = subprocess.Popen([*CLI, "demo", "--game", GAME, "--games", "30", "--db", f"sqlite:///{tmp_path / 'c.db'}"],
+    process = subprocess.Popen([*CLI, "demo", "--game", GAME, "--games", "5000", "--db", f"sqlite:///{tmp_path / 'c.db'}"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=Path(__file__).parents[1])
     time.sleep(6)
     process.send_signal(signal.SIGINT)
