@@ -47,7 +47,7 @@ def trial(workers: Workers, victim: Worker, main: bool, db_url: str, names: list
     assert progress["done"] == progress["total"], progress
     delays = []
     for game_id in games_lost_by(store, season_id, pids):
-        attempts = store.attempts(game_id)
+        attempts = store.game_reads.attempts(game_id)
         delays.append((attempts[-1].started_at - killed_at).total_seconds())
     store.close()
     return delays

@@ -163,7 +163,7 @@ def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool
         names = [register_or_update(store, f"{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
                  for i, b in enumerate(bots)]
         season_id = create_season(store, f"bench-{game}", game, names, TABLE_SIZES, games, 17)
-        ids = store.next_pending(season_id, 10**7)
+        ids = store.seasons.next_pending(season_id, 10**7)
         cpu_before = sum(cpu_seconds(b.process.pid) for b in bots if b.process.pid is not None)
         start = time.perf_counter()
         finished, store_s = [], 0.0
@@ -173,13 +173,13 @@ def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool
             store_s += result.store_s
         wall = time.perf_counter() - start
         bots_cpu = sum(cpu_seconds(b.process.pid) for b in bots if b.process.pid is not None) - cpu_before
-        progress = store.season_progress(season_id)
+        progress = store.seasons.season_progress(season_id)
         if progress["done"] != len(ids):
             raise RuntimeError(f"{game}: {progress} after the season")
         in_games = calls_ms = 0.0
         decisions = 0
         for gid in ids:
-            record = store.get_replay(gid)
+            record = store.replays.get_replay(gid)
             assert record is not None
             in_games += record.finished_at - record.started_at
             decisions += len(record.decisions)

@@ -102,13 +102,13 @@ def insert_done_games(store, lid: int, bots: Sequence[int], games: Sequence[tupl
             cur.execute("SELECT coalesce(max(id), 0) FROM games")
             next_id = cur.fetchone()[0] + 1
         epoch = store.ladders.current_epoch(lid)
-        used = store.season_progress(epoch.id)["total"]
+        used = store.seasons.season_progress(epoch.id)["total"]
         pos = 0
         while pos < len(games):
             if used >= epoch_games:
                 store.ladders.open_epoch(lid, epoch.epoch + 1, fairness.new_key(), settings.epoch_config())
                 epoch, used = store.ladders.current_epoch(lid), 0
-            key = store.schedule_key(epoch.id)
+            key = store.seasons.schedule_key(epoch.id)
             take = games[pos:pos + epoch_games - used]
             ids = range(next_id, next_id + len(take))
             copy_rows(raw, "games", ["id", "season_id", "number", "seed", "deal_group", "status", "attempts",
@@ -135,7 +135,7 @@ def insert_done_games(store, lid: int, bots: Sequence[int], games: Sequence[tupl
 def finish_one(store, lid: int, rng: random.Random) -> None:
     """Claim the ladder's oldest pending game (the store's claim: versions recorded) and mark it done."""
     gid = min(g for g in store.ladders.pending_attempts(lid))
-    claim = store.claim_game(gid, "bench", 60)
+    claim = store.games.claim_game(gid, "bench", 60)
     assert claim is not None
     places = rng.sample(range(1, SEATS + 1), SEATS)
     raw = store.engine.raw_connection()
@@ -170,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with throwaway_database(args.pg_url, args.keep) as url:
         store = open_store(url, policy=POLICY)
         try:
-            bots = [store.register_bot(f"sim{k:03d}", f"127.0.0.1:{20000 + k}", "1.0", "bench", ["svara"],
+            bots = [store.bots.register_bot(f"sim{k:03d}", f"127.0.0.1:{20000 + k}", "1.0", "bench", ["svara"],
                                        capacity=2) for k in range(args.entrants)]
             lid = create_ladder(store, "scale", "svara", [SEATS], epoch_games=args.epoch_games, window=8)
             store.ladders.sync_entrants(lid)

@@ -75,7 +75,7 @@ def no_season(name: str, db: str | None, store=None) -> NoReturn:  # store: stor
     from league.names import did_you_mean
     from store.db import describe_url
 
-    hint = did_you_mean(name, [s.name for s in store.list_seasons()]) if store is not None else ""
+    hint = did_you_mean(name, [s.name for s in store.seasons.list_seasons()]) if store is not None else ""
     fail(f"no season named {name!r} in {describe_url(db_url(db))}{hint} (see: cardarena season list --db URL)")
 
 

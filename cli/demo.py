@@ -84,11 +84,11 @@ def demo(
             for process in processes:
                 process.stop()
         elapsed = time.perf_counter() - started
-        print_standings(store, store.get_season(season_id))
+        print_standings(store, store.seasons.get_season(season_id))
         from cli.season import counts_text
 
         del outcomes  # counted from the store, as `season run` does (one vocabulary, store.PROGRESS_KEYS)
-        summary = f"{season_name}: {counts_text(store.season_progress(season_id), all_counts=True)}"
+        summary = f"{season_name}: {counts_text(store.seasons.season_progress(season_id), all_counts=True)}"
         again = f"cardarena standings --season {season_name}" + (f" --db {db}" if db else "")
         console.print(f"{summary} in {elapsed:.1f} s. Again: [bold]{escape(again)}[/]", highlight=False)
     if serve:
@@ -101,10 +101,10 @@ def register_or_update(store, name: str, endpoint: str, described) -> str:
     """Register the demo bot for the games its Describe lists, or point its existing registration at the
     new endpoint; returns its name."""
     games = [g for g in registered_games() if spec(g).proto_enum in described.games]
-    existing = store.get_bot_by_name(name)
+    existing = store.bots.get_bot_by_name(name)
     if existing is None:
-        store.register_bot(name, endpoint, described.version, described.author, games, max(1, described.capacity))
+        store.bots.register_bot(name, endpoint, described.version, described.author, games, max(1, described.capacity))
     else:
-        store.update_bot(existing.id, endpoint=endpoint, version=described.version, games=games,
+        store.bots.update_bot(existing.id, endpoint=endpoint, version=described.version, games=games,
                          capacity=max(1, described.capacity))
     return name

@@ -122,7 +122,7 @@ class Feed:
         from store import SeatBot
         from workers.service import health_cache
 
-        bots = [b for b in (self.store.get_bot(bot_id) for bot_id in marked) if b is not None and b.retired_at is None]
+        bots = [b for b in (self.store.bots.get_bot(bot_id) for bot_id in marked) if b is not None and b.retired_at is None]
         down = health_cache().problems([SeatBot(0, b.id, b.name, b.endpoint, b.capacity) for b in bots])
         names = {b.id: b.name for b in bots}
         for bot_id in set(self._paused) - set(down):
@@ -180,7 +180,7 @@ class LadderScope:
     def games(self, status, limit: int) -> list:
         out: list = []
         for epoch in self.store.ladders.epochs(self.ladder_id):
-            out += self.store.list_games(epoch.id, status=status, limit=limit - len(out))
+            out += self.store.game_reads.list_games(epoch.id, status=status, limit=limit - len(out))
             if len(out) >= limit:
                 break
         return out

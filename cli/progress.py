@@ -22,7 +22,7 @@ WATCH_EVERY_S = 1.0
 @dataclass
 class AvailabilityWatch:
     """Names the season's bots as they go down, come back or are suspended (rules §4.9), one line
-    each, while ``season run`` plays: read from the store (``Store.season_availability``, which
+    each, while ``season run`` plays: read from the store (``store.seasons.season_availability``, which
     every worker writes) at most every ``every_s`` seconds, so the local pool and Celery say the
     same. ``suspend_after_s``: the season's setting, said with a bot that goes down."""
 
@@ -43,7 +43,7 @@ class AvailabilityWatch:
         from store import StoreError
 
         try:
-            return list(self.store.season_availability(self.season_id))  # type: ignore[attr-defined]
+            return list(self.store.seasons.season_availability(self.season_id))  # type: ignore[attr-defined]
         except StoreError:  # looked at again at the next poll
             return []
 
@@ -137,7 +137,7 @@ def stopped_line(store, season_id: int, resume: str) -> str:
     another while the season is paused), and the command that resumes it."""
     from cli.season import counts_text
 
-    p = store.season_progress(season_id)
+    p = store.seasons.season_progress(season_id)
     running = (f"; {p['running']} game(s) still running on the workers finish and count, no new one starts"
                if p["running"] else "")
     return (f"stopped: {final_games(p)} of {p['total']} games played ({counts_text(p)}){running}; "
@@ -147,7 +147,7 @@ def stopped_line(store, season_id: int, resume: str) -> str:
 @contextmanager
 def _resumable(store, season_id: int, resume: str) -> Iterator[None]:
     """On Ctrl-C or SIGTERM: mark the season paused (no worker claims its games until a run follows
-    it again, ``Store.set_paused``), say what is true and how to go on (``resume``: the command), and
+    it again, ``store.seasons.set_paused``), say what is true and how to go on (``resume``: the command), and
     stop with :class:`cli.common.Stopped` (exit 130, no further line). Without ``resume`` the
     KeyboardInterrupt propagates."""
     from cli.common import Stopped
@@ -157,7 +157,7 @@ def _resumable(store, season_id: int, resume: str) -> Iterator[None]:
     except KeyboardInterrupt:
         if not resume:
             raise
-        store.set_paused(season_id, True)
+        store.seasons.set_paused(season_id, True)
         console.print(escape(stopped_line(store, season_id, resume)), highlight=False)
         raise Stopped(130) from None
 
@@ -192,8 +192,8 @@ def run_pending_locally(store, season_id: int, db_url: str, processes: int | Non
     from workers.sweeper import sweep
 
     sweep(store)  # games left running by a run that was killed: pending again once their lease ran out
-    pending = store.next_pending(season_id, limit=10**9)
-    first = store.season_progress(season_id)
+    pending = store.seasons.next_pending(season_id, limit=10**9)
+    first = store.seasons.season_progress(season_id)
     outcomes: Counter[str] = Counter()
     watch = _watch(store, season_id)
     with _resumable(store, season_id, resume), _bar() as bar:
@@ -209,7 +209,7 @@ def _watch(store, season_id: int) -> AvailabilityWatch:  # store: store.Store
     """The availability watch of a season run, with the season's suspension setting."""
     from league.availability import suspend_after_s
 
-    season = store.get_season(season_id)
+    season = store.seasons.get_season(season_id)
     return AvailabilityWatch(store, season_id, suspend_after_s(season.config if season else None))
 
 
@@ -230,7 +230,7 @@ def follow_on_celery(store, season_id: int, broker_url: str, description: str, *
     follower.check_broker()
     if once_connected is not None:  # e.g. the bots' health checks, after the broker's
         once_connected()
-    first = store.season_progress(season_id)
+    first = store.seasons.season_progress(season_id)
     watch = _watch(store, season_id)
 
     def progress(p: dict[str, int]) -> None:

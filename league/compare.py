@@ -65,7 +65,7 @@ def resolve_entrant(store, ladder, entrants: Sequence[Any], text: str):
     CompareError when the bot is unknown, retired, not registered for the ladder's game, or declares another
     version now (an endpoint serves one version at a time: the other version is another registered bot)."""
     name, version = parse_entrant(text)
-    bot = store.get_bot_by_name(name)
+    bot = store.bots.get_bot_by_name(name)
     if bot is None:
         raise CompareError(f"no bot named {name!r} (see: cardarena bot list)")
     if bot.retired_at is not None:

@@ -105,7 +105,7 @@ def create_ladder(store, name: str, game: str, table_sizes: Sequence[int], *, du
         raise LadderError(f"--epoch-seconds must be 1 to {366 * 86400}, not {epoch_seconds:g}")
     if not 1 <= window <= 10_000:
         raise LadderError(f"--pending must be 1 to 10,000, not {window}")
-    if store.ladders.get_ladder_by_name(name) is not None or store.get_season_by_name(name) is not None:
+    if store.ladders.get_ladder_by_name(name) is not None or store.seasons.get_season_by_name(name) is not None:
         raise LadderError(f"a ladder or season named {name!r} exists already")
     settings = LadderSettings(tuple(table_sizes), duplicate, epoch_games, float(epoch_seconds), suspend_after_s, window)
     tc = time_control or TimeControl.for_game(game_spec.name)
@@ -127,7 +127,7 @@ def current_epoch(store, ladder, settings: LadderSettings, now: datetime | None 
     if epoch is None:
         store.ladders.open_epoch(ladder.id, 1, fairness.new_key(), settings.epoch_config())
         return store.ladders.current_epoch(ladder.id)
-    games = store.season_progress(epoch.id)["total"]
+    games = store.seasons.season_progress(epoch.id)["total"]
     if epoch_due(settings, games, epoch.created_at, now or datetime.now(UTC)):
         store.ladders.open_epoch(ladder.id, epoch.epoch + 1, fairness.new_key(), settings.epoch_config())
         epoch = store.ladders.current_epoch(ladder.id)
@@ -434,9 +434,9 @@ class LadderRunner:
             ready.append(Entrant(e.id, fit.rating[e.id] if rated else START_RATING,
                                  fit.sd(e.id) if rated else PRIOR_SD_ELO, room))
         bot_of = {e.id: e.bot_id for e in entrants}
-        count = store.season_progress(epoch.id)["total"]
+        count = store.seasons.season_progress(epoch.id)["total"]
         if self._key is None or self._key[0] != epoch.id:
-            self._key = (epoch.id, store.schedule_key(epoch.id))
+            self._key = (epoch.id, store.seasons.schedule_key(epoch.id))
         key = self._key[1]
         rng = random.Random(fairness.derive(key, f"ladder-table:{count}"))
         scratch = _copy_state(self.state)
@@ -520,7 +520,7 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
         seats_of = {(g.season_id, g.number): g.seats for g in store.ladders.ladder_games(ladder_id, status=_DONE)}
         records = []
         for epoch in store.ladders.epochs(ladder_id):
-            for _, record in store.season_records(epoch.id):
+            for _, record in store.replays.season_records(epoch.id):
                 seats = seats_of.get((epoch.id, game_number(record)))
                 ids = seat_entrants(seats, by_version, latest) if seats else None
                 if ids is not None:
@@ -578,7 +578,7 @@ def verify_ladder(store, ladder_id: int) -> list[EpochCheck]:
     the published key against the commitment, every seed, replay, result and the chain), and that each
     epoch's chain opens with its commitment and then the previous epoch's commitment and chain head,
     before any game (rules §5.1). The open epoch and closed ones still playing are listed, not verified."""
-    from league.verify import CannotVerify, verify_season
+    from league.verify import CannotVerify, StoreSource, verify_season
 
     checks: list[EpochCheck] = []
     previous = None
@@ -603,11 +603,11 @@ def verify_ladder(store, ladder_id: int) -> list[EpochCheck]:
         elif not closed:
             check.lines = [f"open: its commitment {epoch.commitment} is published; its key is shown once it "
                            "closes and its games are final"]
-        elif store.revealed_key(epoch.id) is None:
+        elif store.seasons.revealed_key(epoch.id) is None:
             check.state, check.lines = "playing", ["closed; games still to play: its key is not published yet"]
         else:
             try:
-                report = verify_season(store, epoch)
+                report = verify_season(StoreSource(store), epoch)
             except CannotVerify as exc:
                 check.state, check.lines = "failed", [str(exc)]
             else:

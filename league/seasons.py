@@ -82,15 +82,15 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
                           "season id); add a letter, e.g. s" + name)
     if not 1 <= games <= MAX_GAMES:
         raise SeasonError(f"a season has 1 to {MAX_GAMES:,} games, not {games}")
-    if store.get_season_by_name(name) is not None:
+    if store.seasons.get_season_by_name(name) is not None:
         raise SeasonError(f"a season named {name!r} exists already")
     twice = sorted({n for n in bot_names if list(bot_names).count(n) > 1})
     if twice:
         raise SeasonError(f"listed more than once: {', '.join(twice)} (a bot takes one seat per table)")
-    found = {n: store.get_bot_by_name(n) for n in bot_names}
+    found = {n: store.bots.get_bot_by_name(n) for n in bot_names}
     missing = [n for n, bot in found.items() if bot is None]
     if missing:
-        known = [b.name for b in store.list_bots()]
+        known = [b.name for b in store.bots.list_bots()]
         hints = "".join(did_you_mean(n, known) for n in missing)
         raise SeasonError(f"no bot named {', '.join(repr(n) for n in missing)} is registered in this store{hints} "
                           "(see: cardarena bot register, or check --db)")
@@ -110,6 +110,6 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
     tc = time_control or TimeControl.for_game(game_spec.name)
     config = {"table_sizes": list(table_sizes), "games_requested": games, "duplicate": duplicate,
               "bots": [b.name for b in bots], "suspend_after_s": suspend_after_s, **(extra_config or {})}
-    return store.create_season(name, game_spec.name, asdict(game_params), tc.to_json(), seed, config,
+    return store.seasons.create_season(name, game_spec.name, asdict(game_params), tc.to_json(), seed, config,
                                [(g.seed, list(g.seats)) for g in schedule], key=key,
                                deal_groups=[g.deal_group for g in schedule])

@@ -95,10 +95,10 @@ def advance(store, season_id: int) -> SettlingStatus | None:
     batch was added). Safe to call from several processes: the store appends a batch only once.
     Raises store.NotFound for an unknown season.
     """
-    info = store.get_season(season_id)
+    info = store.seasons.get_season(season_id)
     if info is not None and (info.config or {}).get("cancelled"):
         return None
-    progress = store.season_progress(season_id)
+    progress = store.seasons.season_progress(season_id)
     current = status(info.config, progress["total"]) if info is not None else None
     if info is None or current is None or current.stop is not None or progress["pending"] + progress["running"]:
         return current
@@ -118,9 +118,9 @@ def advance(store, season_id: int) -> SettlingStatus | None:
     stop = verdict.stop or (None if games else StopReason.BUDGET)
     new = {**seq, "looked_at": total, "stop": stop.value if stop else None,
            "looks": [*seq["looks"], record]}
-    if not store.extend_season(season_id, {**info.config, KEY: new}, games, total,
+    if not store.seasons.extend_season(season_id, {**info.config, KEY: new}, games, total,
                                deal_groups=[g.deal_group for g in batch]):
-        return status(store.get_season(season_id).config, store.season_progress(season_id)["total"])
+        return status(store.seasons.get_season(season_id).config, store.seasons.season_progress(season_id)["total"])
     return status({KEY: new}, total + len(games))
 
 
@@ -128,7 +128,7 @@ def _verdicts(store, season_id: int, rule: SettlingRule, order: list[int]) -> li
     """The top pairs' verdicts (``league.settling.verdicts``) over the season's done games, rows in
     standings ``order`` (bot ids)."""
     games = [([seat.bot_id for seat in g.seats], [seat.place for seat in g.seats])
-             for g in store.list_games(season_id, status="done", limit=10**9)]
+             for g in store.game_reads.list_games(season_id, status="done", limit=10**9)]
     return verdicts(rule, games, fit_bradley_terry(games), order)
 
 
@@ -147,9 +147,9 @@ def _next_batch(store, info, total: int, batch_groups: int) -> list[ScheduledGam
 
 def _schedule(store, info) -> list:
     """The season's whole schedule at ``max_games`` games, as ``league.seasons.create_season`` builds it."""
-    bots = [store.get_bot_by_name(name).id for name in info.config["bots"]]
+    bots = [store.bots.get_bot_by_name(name).id for name in info.config["bots"]]
     return build_schedule(bots, list(info.config["table_sizes"]), info.config[KEY]["max_games"],
-                          store.schedule_key(info.id), bool(info.config.get("duplicate")))
+                          store.seasons.schedule_key(info.id), bool(info.config.get("duplicate")))
 
 
 def settling_json(config: dict[str, Any], progress: dict[str, int]) -> dict[str, Any] | None:

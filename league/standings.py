@@ -202,18 +202,37 @@ def _round(value: float | None, digits: int) -> float | None:
 CORE_STANDING_FIELDS = frozenset({"bot_id", "name", "games", "avg_place", "avg_change", "faults", "retired", "elo"})
 
 
-class ResultsSource(Protocol):
-    """Where a season's results are read from (``store.Store``)."""
+class SeasonResultsReads(Protocol):
+    """The store's season read model (``store.season_reads``)."""
 
     def season_results(self, season_id: int) -> Any:
         """``store.reads.seasons.SeasonResults``: game, names, outcomes, elo, placings, suspended."""
         ...
 
+
+class SeasonRecords(Protocol):
+    """The store's replays (``store.replays``)."""
+
     def season_records(self, season_id: int) -> list[tuple[list[int], GameRecord]]: ...
+
+
+class SeasonDeals(Protocol):
+    """The store's seasons (``store.seasons``)."""
 
     def season_deals(self, season_id: int) -> list[tuple[int, int, int, int, Any]]:
         """``(game id, number, deal group, seed, status)`` of every game of the season."""
         ...
+
+
+class ResultsSource(Protocol):
+    """Where a season's results are read from (``store.Store``), by the store's areas."""
+
+    @property
+    def season_reads(self) -> SeasonResultsReads: ...
+    @property
+    def replays(self) -> SeasonRecords: ...
+    @property
+    def seasons(self) -> SeasonDeals: ...
 
 
 #: ``(bot id, name, games, sum of places, sum of changes, faults, retired seats, Elo or None)`` of one bot.
@@ -312,10 +331,10 @@ def audit_of(source: ResultsSource, season_id: int, game: str,
     """The duplicate audit's flags of a season from the store (:func:`duplicate_audit`); ``{}`` for a
     season whose games all have deals of their own (nothing read but the schedule). ``records``: the
     season's done records if the caller has read them already."""
-    deals = source.season_deals(season_id)
+    deals = source.seasons.season_deals(season_id)
     if len({d[2] for d in deals}) == len(deals):
         return {}
-    records = records if records is not None else source.season_records(season_id)
+    records = records if records is not None else source.replays.season_records(season_id)
     return duplicate_audit(game, audit_games(deals, records))
 
 
@@ -325,8 +344,8 @@ def standings_of(source: ResultsSource, season_id: int, with_luck: bool = True) 
     the published games (:mod:`league.ratings_ml`) and, for a game with a luck estimator, the luck-adjusted changes from
     the done games' replays, and in a duplicate season the duplicate audit's flags (:func:`audit_of`; ``with_luck=False``
 skips reading the replays for both). Raises ``store.NotFound``."""
-    r = source.season_results(season_id)
+    r = source.season_reads.season_results(season_id)
     lucky = spec(r.game).luck is not None  # a game with a luck estimator (league.luck)
-    records = source.season_records(season_id) if with_luck and lucky else None
+    records = source.replays.season_records(season_id) if with_luck and lucky else None
     audit = audit_of(source, season_id, r.game, records) if with_luck else None
     return season_standings(r.names, r.outcomes, r.elo, r.placings, r.suspended, records, audit)

@@ -1,6 +1,6 @@
 """Checking a finished season from its published key (``cardarena season verify``).
 
-Once a season is over its key is published (``Store.revealed_key``); then
+Once a season is over its key is published (``store.seasons.revealed_key``); then
 :func:`verify_season` checks, as anyone could from the published data, everything
 the season's standings depend on:
 
@@ -108,7 +108,8 @@ class ChainFindings(Protocol):
 
 
 class DealsSource(Protocol):
-    """Where a season's key, games, replays, ratings and chain are read from (``store.Store``)."""
+    """Where a season's key, games, replays, ratings and chain are read from: the store
+    (:class:`StoreSource`) or the public API (``league.verify_api.ApiSource``)."""
 
     def revealed_key(self, season_id: int) -> bytes | None:
         """The season's key once published, else None."""
@@ -137,6 +138,35 @@ class DealsSource(Protocol):
     def chain_audit(self, season_id: int, heads: Sequence[str] = ()) -> ChainFindings:
         """The season's chain checked against its rows and the ``heads`` seen before."""
         ...
+
+
+@dataclass(frozen=True)
+class StoreSource:
+    """A :class:`DealsSource` over the store (``store.Store``), each read in the store's area that
+    holds it; the league imports no store, so ``store`` is typed by what is read of it."""
+
+    store: Any
+
+    def revealed_key(self, season_id: int) -> bytes | None:
+        return self.store.seasons.revealed_key(season_id)
+
+    def season_progress(self, season_id: int) -> dict[str, int]:
+        return self.store.seasons.season_progress(season_id)
+
+    def stored_games(self, season_id: int) -> Sequence[StoredGameRow]:
+        return self.store.seasons.stored_games(season_id)
+
+    def get_replay(self, game_id: int) -> GameRecord | None:
+        return self.store.replays.get_replay(game_id)
+
+    def ratings(self, season_id: int) -> dict[int, float]:
+        return self.store.season_reads.ratings(season_id)
+
+    def season_availability(self, season_id: int) -> Sequence[Suspension]:
+        return self.store.seasons.season_availability(season_id)
+
+    def chain_audit(self, season_id: int, heads: Sequence[str] = ()) -> ChainFindings:
+        return self.store.chain.audit(season_id, heads)
 
 
 class CannotVerify(Exception):

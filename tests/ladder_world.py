@@ -33,8 +33,8 @@ def play_pending(store: Store, lid: int, order: dict[int, int]) -> int:
     """Finish every pending game of the ladder, each table placed by ``order`` (bot id -> strength rank)."""
     n = 0
     for epoch in store.ladders.epochs(lid):
-        for gid in store.next_pending(epoch.id, limit=1000):
-            seats = [s.bot_id for s in store.get_game(gid).seats]
+        for gid in store.seasons.next_pending(epoch.id, limit=1000):
+            seats = [s.bot_id for s in store.game_reads.get_game(gid).seats]
             ranked = sorted(seats, key=lambda b: order[b])
             finish(store, gid, [ranked.index(b) + 1 for b in seats])
             n += 1
@@ -44,7 +44,7 @@ def play_pending(store: Store, lid: int, order: dict[int, int]) -> int:
 def build_ladder_world(url: str, games: int = 72) -> LadderWorld:
     game = game_without_luck()
     store = open_store(url, policy=POLICY)
-    bots = {n: store.register_bot(n, f"127.0.0.1:{5100 + i}", "1.0", "tests", [game], capacity=2)
+    bots = {n: store.bots.register_bot(n, f"127.0.0.1:{5100 + i}", "1.0", "tests", [game], capacity=2)
             for i, n in enumerate("abcd")}
     order = {bots[n]: i for i, n in enumerate("abcd")}
     lid = create_ladder(store, NAME, game, [3], window=4, epoch_games=12)
@@ -53,7 +53,7 @@ def build_ladder_world(url: str, games: int = 72) -> LadderWorld:
     while played < games:
         runner.refill()
         played += play_pending(store, lid, order)
-    store.update_bot(bots["d"], version="2.0")
+    store.bots.update_bot(bots["d"], version="2.0")
     runner.refill()
     play_pending(store, lid, order)
     runner.refill()

@@ -95,7 +95,7 @@ def game_time_limits(store: Store, season_id: int) -> tuple[float, float]:
     from referee.timecontrol import TimeControl
 
     settings = get_settings()
-    season = store.get_season(season_id)
+    season = store.seasons.get_season(season_id)
     seats = max((season.config or {}).get("table_sizes") or [8]) if season else 8
     budget = TimeControl.from_json(season.time_control if season else None).budget_s
     soft = max(settings.game_soft_limit_s, seats * budget + 120.0)
@@ -127,16 +127,16 @@ class SeasonScope:
     season_id: int
 
     def pending_attempts(self) -> dict[int, int]:
-        return self.store.pending_attempts(self.season_id)
+        return self.store.seasons.pending_attempts(self.season_id)
 
     def progress(self) -> dict[str, int]:
-        return self.store.season_progress(self.season_id)
+        return self.store.seasons.season_progress(self.season_id)
 
     def pending_deferrals(self) -> dict[int, int]:
-        return self.store.pending_deferrals(self.season_id)
+        return self.store.seasons.pending_deferrals(self.season_id)
 
     def games(self, status: GameStatus, limit: int) -> list[GameInfo]:
-        return self.store.list_games(self.season_id, status=status, limit=limit)
+        return self.store.game_reads.list_games(self.season_id, status=status, limit=limit)
 
     def refill(self) -> None:
         """A season's schedule is stored before it runs: nothing to add each tick."""
@@ -398,7 +398,7 @@ class SeasonFollower:
         if game.detail:
             why.append(f"last attempt: {game.detail}")
         for seat in game.seats:
-            bot = self.store.get_bot(seat.bot_id)
+            bot = self.store.bots.get_bot(seat.bot_id)
             if bot is not None and busy.get(bot.id, 0) >= bot.capacity:
                 why.append(f"waiting for {bot.name} (capacity {bot.capacity}, in {busy[bot.id]} running game(s))")
         if game.id not in self._sent:

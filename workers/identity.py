@@ -19,11 +19,11 @@ channel, about 0.3-0.8 ms on 127.0.0.1 (``bench/bench_identity.py``); the
 table's endpoints to read are asked at the same time.
 
 - another bot's name at the endpoint: the bot's games are deferred as for a
-  bot that does not answer (``store.defer_game``), with the problem
+  bot that does not answer (``store.games.defer_game``), with the problem
   ``endpoint serves another bot: X``, so nothing is played or rated under the
   registered name; ``season run`` and the season page name it like a bot that
   does not answer;
-- a changed capacity or version: stored at once (``Store.update_bot``), so
+- a changed capacity or version: stored at once (``store.bots.update_bot``), so
   the claim that follows counts the new capacity and records the new version
   on the game's seats.
 
@@ -175,7 +175,7 @@ class IdentityCheck:
             elif verdict.changes:
                 log.info("%s at %s declares %s", seat.name, seat.endpoint,
                          ", ".join(f"{k} {v}" for k, v in verdict.changes.items()))
-                store.update_bot(seat.bot_id, **verdict.changes)  # type: ignore[arg-type]
+                store.bots.update_bot(seat.bot_id, **verdict.changes)  # type: ignore[arg-type]
         return found
 
 
@@ -193,7 +193,7 @@ def bots_of(store: Store, bot_ids: Sequence[int]) -> list[SeatBot]:
     check outside a game's table (``season run``'s check before it starts)."""
     seats = []
     for bot_id in bot_ids:
-        b = store.get_bot(bot_id)
+        b = store.bots.get_bot(bot_id)
         if b is not None:
             seats.append(SeatBot(0, b.id, b.name, b.endpoint, b.capacity, b.version, b.described_name,
                                  b.described_version, b.described_capacity))

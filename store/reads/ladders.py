@@ -8,7 +8,7 @@ entrant's latest rating snapshot (``store.models.LadderRating``, written by the 
 games of an entrant still placing are counted live from its bot's newest seats (a bounded index
 scan); recent games are read newest first by id, keyset-paged (``before``), never counted. Games
 come out as ``store.reads.games.GameRow`` (the one place a sealed game's results and a game's seed
-are withheld, ``store.sealing``); an epoch's key only through ``store.Store.revealed_key`` (once the
+are withheld, ``store.sealing``); an epoch's key only through ``store.seasons.revealed_key`` (once the
 epoch is closed and all its games are final, rules §5.1).
 """
 
@@ -244,7 +244,7 @@ class LadderReads:
 
     def epochs(self, ladder_id: int, revealed_key: Any, limit: int = 10) -> tuple[int, list[EpochRow]]:
         """``(epochs in all, the newest ``limit`` newest first)``; ``revealed_key(season id)`` is
-        ``store.Store.revealed_key`` (the one rule for publishing a key)."""
+        ``store.seasons.revealed_key`` (the one rule for publishing a key)."""
         with self._db.read_rows() as conn:
             count = conn.scalar(select(func.count()).select_from(Season).where(Season.ladder_id == ladder_id)) or 0
             rows = conn.execute(select(Season.id, Season.epoch, Season.name, Season.status, Season.config,

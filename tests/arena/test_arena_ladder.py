@@ -78,7 +78,7 @@ def test_games_page_on_and_hide_pending_seeds(stub: arena_pb2_grpc.ArenaStub, lw
     pending = set(lw.pending_ids)
     assert pending
     for g in seen:
-        stored = lw.store.get_game(g.id)
+        stored = lw.store.game_reads.get_game(g.id)
         if g.id in pending:
             assert g.status == "pending" and not g.HasField("seed")
             assert not any(s.HasField("place") for s in g.seats)
