@@ -5,9 +5,9 @@ The Arena gRPC service (``arena.service``) and the HTTP API
 rule lives here:
 
 - **Names** are 1-40 characters of ``[A-Za-z0-9_.-]``; **endpoints** are
-  ``host:port`` and must pass the network policy (``league.netpolicy``);
+  ``host:port`` and must pass the network policy (``league.entry.netpolicy``);
   **games** must be games of the platform.
-- **Entry checks** (``league.entry``) run against the address the policy
+- **Entry checks** (``league.entry.checks``) run against the address the policy
   accepted, before anything is written: *nothing is half-registered*. The
   bot row is written only after every check passed, and a name taken while
   the checks ran is still refused (the store's unique name).
@@ -42,12 +42,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from config import Settings, get_settings
-from league.entry import EntryReport, run_entry_checks
-from league.identity import MAX_VERSION_CHARS, capacity_of
-from league.ladder_board import LadderStanding, board, placement_games
+from league.competition.ladder_board import LadderStanding, board, placement_games
+from league.competition.standings import StandingRow, standings_of
+from league.entry.checks import EntryReport, run_entry_checks
+from league.entry.identity import MAX_VERSION_CHARS, capacity_of
+from league.entry.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from league.names import did_you_mean
-from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
-from league.standings import StandingRow, standings_of
 from referee.games import games as registered_games, names_text
 from store import BotInfo, NameTaken, NotFound, SeasonInfo, Store, StoreError, StoreUnavailable
 from store.ladders import LadderInfo
@@ -254,7 +254,7 @@ class Registry:
     """Register, update, retire and list bots in ``store`` under ``config``.
 
     ``checker(target, games, shown_as=..., seed=...)`` runs the entry checks
-    (default :func:`league.entry.run_entry_checks`; tests may pass another).
+    (default :func:`league.entry.checks.run_entry_checks`; tests may pass another).
     Thread-safe: a gRPC server and an HTTP server may share one.
     """
 
@@ -474,7 +474,7 @@ class Registry:
                                 f"CARDARENA_REGISTER_LIMIT, CARDARENA_REGISTER_WINDOW_S)", retry_after_s=wait)
 
     def _target(self, endpoint: str) -> str:
-        """The address to dial for ``endpoint`` after the network policy (see ``league.netpolicy``)."""
+        """The address to dial for ``endpoint`` after the network policy (see ``league.entry.netpolicy``)."""
         try:
             parsed = parse_endpoint(endpoint)
         except EndpointError as exc:

@@ -34,8 +34,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from cli.demo import register_or_update
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
 from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
 from store import GameStatus, Store, open_store

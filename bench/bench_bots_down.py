@@ -19,11 +19,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from referee.botprocess import start_bot_process
 from cli.demo import register_or_update
+from league.competition.seasons import create_season
+from league.competition.standings import standings_of
 from league.policy import POLICY
-from league.seasons import create_season
-from league.standings import standings_of
+from referee.botprocess import start_bot_process
 from referee.clients import GrpcBotClient
 from store import open_store
 from workers.local import run_local

@@ -48,10 +48,10 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from bench.bench_season import cpu_seconds, tree_cpu_seconds
-from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
 from store import Store, open_store
 from workers.celery_app import configure

@@ -122,7 +122,7 @@ def fill_ladder(url: str, games: int, entrants: int, history_every: int, seed: i
     (all done but the last 8, pending) and rating snapshots every ``history_every`` games; bulk COPY."""
     import math
 
-    from league.ladder import create_ladder
+    from league.competition.ladder import create_ladder
     from store.models import utcnow
 
     rng = random.Random(seed)

@@ -8,8 +8,8 @@ service's public calls, and every view its own seat was sent. It keeps every int
 every 64-hex-digit string it finds and tries each as:
 
 - the deal seed of its game;
-- the ``--seed`` of a reproducible season (``league.fairness.key_from_seed``), whose key
-  gives the game's deal seed (``league.fairness.deal_seed``);
+- the ``--seed`` of a reproducible season (``league.integrity.fairness.key_from_seed``), whose key
+  gives the game's deal seed (``league.integrity.fairness.deal_seed``);
 - a season key (the commitment and any published key among them).
 
 A deal seed is tried with the platform's own chance code (``referee.chance.Chance``, under
@@ -68,7 +68,7 @@ from typing import Any
 
 from botsdk.bot import Context
 from cardarena.v1 import slippery_sam_pb2 as pb
-from league import fairness
+from league.integrity import fairness
 from referee.chance import SCHEMES, Chance
 from referee.games.slippery_sam.bots import OddsBot
 from referee.games.slippery_sam.rules import PACK, SlipperySamParams, SlipperySamRules, beats

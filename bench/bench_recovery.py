@@ -23,9 +23,9 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from referee.botprocess import start_bot_process
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.botprocess import start_bot_process
 from store import open_store
 from tests.workers.conftest import RedisServer, Worker, Workers, free_port_outside_the_ephemeral_range, register
 from tests.workers.test_failures import Follow, games_lost_by, kill_while_running

@@ -40,11 +40,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from config import get_settings
-from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
+from config import get_settings
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
 from referee.record import DecisionLog
 from store import open_store

@@ -24,8 +24,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
 from referee.bots import load_bot
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec

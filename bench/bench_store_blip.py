@@ -25,8 +25,8 @@ from pathlib import Path
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from referee.botprocess import start_bot_process
 from league.policy import POLICY
+from referee.botprocess import start_bot_process
 from store import GameStatus, open_store
 from tests.store.conftest import DEFAULT_PG_URL
 from tests.workers.conftest import RedisServer, Workers, free_port_outside_the_ephemeral_range, make_season

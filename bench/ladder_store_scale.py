@@ -6,7 +6,7 @@ Usage: python -m bench.ladder_store_scale [--entrants 100] [--games 100000] [--n
 Builds a throwaway PostgreSQL database (``<prefix>_scale_<pid>_<hex>``, the prefix from
 ``CARDARENA_TEST_PG_PREFIX``, default ``cardarena_bench``; the server from ``--pg-url`` or
 ``CARDARENA_TEST_PG_URL``, default the local one), dropped at the end unless ``--keep``.
-In it: ``--entrants`` bots registered for Svara, a ladder of tables of 4 (``league.ladder``)
+In it: ``--entrants`` bots registered for Svara, a ladder of tables of 4 (``league.competition.ladder``)
 with its epochs opened by the store (``Ladders.open_epoch``: keys, commitments, the chain's
 first entries), and ``--games`` done games bulk-inserted with COPY, as the store writes them:
 ``games`` (number, deal seed from the epoch's key, deal group, status done, an attempt, times)
@@ -17,7 +17,7 @@ bulk epochs would fail). Places come from simulated strengths (Plackett-Luce rac
 
 Timed, in this order:
 
-1. *cold refit*: ``league.ladder.ladder_fit`` with no checkpoint (reads every game once, folds
+1. *cold refit*: ``league.competition.ladder.ladder_fit`` with no checkpoint (reads every game once, folds
    them into the checkpoint, saves it);
 2. *refit from the checkpoint*: ``--new`` more done games are inserted, then ``ladder_fit``
    (the checkpoint, the new games read after it, one fit), and ``ladder_standings`` once more
@@ -49,8 +49,8 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from bench.ladder_scale import make_games
-from league import fairness
-from league.ladder import LadderRunner, LadderSettings, create_ladder, ladder_fit, ladder_standings
+from league.competition.ladder import LadderRunner, LadderSettings, create_ladder, ladder_fit, ladder_standings
+from league.integrity import fairness
 from league.policy import POLICY
 from store import open_store
 

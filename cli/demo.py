@@ -33,11 +33,11 @@ def demo(
         help="Arena gRPC port (bot registration) with --serve.", min=1, max=65535)] = 50050,
 ) -> None:
     """Run a demo season: reference bots over gRPC, refereed, stored, rated and ranked."""
-    from referee.botprocess import start_bot_process
     from cli.progress import run_pending_locally
     from cli.season import print_standings
-    from league.seasons import SeasonError, create_season
-    from league.entry import run_entry_checks
+    from league.competition.seasons import SeasonError, create_season
+    from league.entry.checks import run_entry_checks
+    from referee.botprocess import start_bot_process
 
     if game == "all":
         chosen = registered_games()

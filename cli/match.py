@@ -117,7 +117,7 @@ def match(
     """Play games between TARGETs on demand, without registering them: the same referee, time control and
     faults as a season, on a throwaway store; print each game's places and scores and each target's totals."""
     from cli.progress import run_pending_locally
-    from league.seasons import SeasonError, create_season
+    from league.competition.seasons import SeasonError, create_season
     from league.policy import POLICY
     from store import open_store
 

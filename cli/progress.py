@@ -207,7 +207,7 @@ def run_pending_locally(store, season_id: int, db_url: str, processes: int | Non
 
 def _watch(store, season_id: int) -> AvailabilityWatch:  # store: store.Store
     """The availability watch of a season run, with the season's suspension setting."""
-    from league.availability import suspend_after_s
+    from league.competition.availability import suspend_after_s
 
     season = store.seasons.get_season(season_id)
     return AvailabilityWatch(store, season_id, suspend_after_s(season.config if season else None))

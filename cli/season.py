@@ -12,8 +12,8 @@ from rich.table import Table
 
 from cli import options
 from cli.common import DbOption, console, db_url, err_console, fail, no_season, open_db
-from league.availability import suspend_after_s
-from league.standings import standings_json, standings_of
+from league.competition.availability import suspend_after_s
+from league.competition.standings import standings_json, standings_of
 from referee.games import names_text, spec
 
 app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True, rich_markup_mode=None)
@@ -79,7 +79,7 @@ def create(
     db: DbOption = None,
 ) -> None:
     """Schedule a season: every game is stored as pending before anything runs (with --until-settled, each batch)."""
-    from league.seasons import SeasonError, create_season
+    from league.competition.seasons import SeasonError, create_season
 
     tc = options.time_control(game, deadline, time_bank, budget)
     rule = settling_rule(until_settled, top, confidence, max_games, indifference)
@@ -96,7 +96,7 @@ def create(
             season_id = create_season(store, name, game, bot_names, sizes, games, seed, duplicate, parse_params(param), tc,
                                       suspend_after_s=suspend_after)
         else:
-            from league.sequential import create_sequential_season
+            from league.competition.sequential import create_sequential_season
 
             season_id = create_sequential_season(store, name, game, bot_names, sizes, rule, batch, seed,
                                                  duplicate=duplicate, params=parse_params(param), time_control=tc,
@@ -112,7 +112,7 @@ def create(
 
 def settling_rule(until_settled: bool, top: int, confidence: float, max_games: int | None, indifference: float = 50.0):
     """The stopping rule of ``season create --until-settled`` (None without it); exits 2 with one line for bad values."""
-    from league.settling import SettlingRule
+    from league.ratings.settling import SettlingRule
 
     if not until_settled:
         if max_games is not None:
@@ -177,7 +177,7 @@ def run(
     before = store.seasons.season_progress(season.id)
     progress = before
     if progress["pending"] + progress["running"] == 0:
-        from league.sequential import advance
+        from league.competition.sequential import advance
 
         advance(store, season.id)  # a sequential season left between two batches: its next batch, or why it stopped
         progress = store.seasons.season_progress(season.id)
@@ -197,7 +197,7 @@ def run(
             fail(f"season {name!r} is stuck (see above)")
         console.print(run_summary(name, before, store.seasons.season_progress(season.id)), highlight=False, markup=False)
     else:
-        from league.sequential import advance
+        from league.competition.sequential import advance
 
         _ready(store, season)
         outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}",
@@ -420,8 +420,8 @@ def verify(
     of stored records against the rows and the heads seen before. Exit 0 when all verify, 1 otherwise.
     A duplicate season's audit (did a bot do better in the rotations of a deal it had already
     played?) is printed too; its flags do not change the exit status. With --api URL the same checks
-    read the public API alone (league.verify_api), but for the chain (its entries are not public)."""
-    from league.verify import CannotVerify, StoreSource, verify_season
+    read the public API alone (league.integrity.verify_api), but for the chain (its entries are not public)."""
+    from league.integrity.verify import CannotVerify, StoreSource, verify_season
 
     if api is not None:
         _verify_from_api(name, api, bool(head or heads), db)
@@ -450,9 +450,9 @@ def verify(
 
 
 def _verify_from_api(name: str, api: str, heads_given: bool, db: str | None) -> None:
-    """``season verify NAME --api URL``: the checks of ``league.verify`` over the public API."""
-    from league.verify import CannotVerify, verify_season
-    from league.verify_api import ApiError, ApiSource
+    """``season verify NAME --api URL``: the checks of ``league.integrity.verify`` over the public API."""
+    from league.integrity.verify import CannotVerify, verify_season
+    from league.integrity.verify_api import ApiError, ApiSource
 
     if heads_given or db:
         fail("--api verifies from the public API alone: --head, --heads and --db need the store "
@@ -513,9 +513,9 @@ def print_standings(store, season) -> None:
 
 
 def audit_lines(store, season, rows=None) -> list[str]:
-    """The duplicate audit of a duplicate season (``league.audit``): a line per flag, or one line saying
+    """The duplicate audit of a duplicate season (``league.integrity.audit``): a line per flag, or one line saying
     it is clean; nothing for a season without shared deals."""
-    from league.standings import audit_of
+    from league.competition.standings import audit_of
 
     if not (season.config or {}).get("duplicate"):
         return []
@@ -535,7 +535,7 @@ def audit_lines(store, season, rows=None) -> list[str]:
 def settling_line(config: dict, progress: dict[str, int]) -> str | None:
     """One line on a sequential season: why it stopped (settled / budget) or where it stands, the games used
     and each top pair's verdict at the last look (higher, lower, within the zone or open)."""
-    from league.sequential import settling_json
+    from league.competition.sequential import settling_json
 
     info = settling_json(config, progress)
     if info is None:
@@ -581,7 +581,7 @@ def standings(
     if info is None:
         no_season(season, db, store)
     if as_json:
-        from league.sequential import settling_json
+        from league.competition.sequential import settling_json
 
         progress = store.seasons.season_progress(info.id)
         print(json.dumps({"season": info.name, "game": info.game, "progress": progress,

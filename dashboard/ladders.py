@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dashboard.schemas import LadderDetailOut, LadderGamesOut, LadderHistoryOut, LadderOut
+from league.competition.ladder_board import LadderStanding, board, placement_games
 from store import Store
-from league.ladder_board import LadderStanding, board, placement_games
 from store.reads.ladders import LadderReads
 
 #: Entrants drawn in the ladder page's rating chart (the main table's best).

@@ -28,9 +28,9 @@ from dashboard.schemas import (
     VerificationOut,
 )
 from dashboard.params import path_id
+from league.competition.sequential import settling_json
+from league.competition.standings import core_standings, rank_key
 from league.names import did_you_mean
-from league.sequential import settling_json
-from league.standings import core_standings, rank_key
 from referee.games import spec
 from store import BotInfo, NotFound, Store
 from store.reads.games import GameFilter, GameRow
@@ -150,7 +150,7 @@ class NotOverYet(LookupError):
 
 
 def verification(store: Store, season_id: int) -> VerificationOut:
-    """Every stored field ``league.verify`` checks of the season's games, with its key and ratings.
+    """Every stored field ``league.integrity.verify`` checks of the season's games, with its key and ratings.
     Raises NotFound for an unknown season, NotOverYet while its key is not published."""
     season = season_detail(store, season_id)
     if season.key is None:
@@ -175,11 +175,11 @@ def _wait(done: tuple[int, int], sync_limit: int) -> bool:
 
 
 def standings(store: Store, refresher: Refresher, season_id: int, sync_limit: int) -> list[StandingOut]:
-    """The season's standings in ``league.standings.rank_key`` order (by the ML rating once it
+    """The season's standings in ``league.competition.standings.rank_key`` order (by the ML rating once it
     is fitted, by Elo until then). The SQL columns are current (recomputed when a
     game becomes final, ~0.3 s at 100,000 games, else served from the refresher); the season
     ratings (maximum likelihood with interval, P(better), openskill) come from
-    ``league.standings.standings_of`` through the refresher (``ml_games``: the done games they cover)."""
+    ``league.competition.standings.standings_of`` through the refresher (``ml_games``: the done games they cover)."""
     done = store.season_reads.done_count(season_id)  # first: a result stored meanwhile only makes the rows newer
     rows, _ = refresher.get(("core", season_id), done, lambda: _core(store, season_id), wait=True)
     if rows is None:  # wait=True always computes
@@ -199,7 +199,7 @@ def standings(store: Store, refresher: Refresher, season_id: int, sync_limit: in
 
 
 def _core(store: Store, season_id: int) -> list[dict[str, Any]]:
-    """The standings columns summed in SQL (``league.standings.core_standings``), best Elo first."""
+    """The standings columns summed in SQL (``league.competition.standings.core_standings``), best Elo first."""
     return core_standings(store.season_reads.seat_totals(season_id))
 
 

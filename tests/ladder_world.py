@@ -1,7 +1,7 @@
 """A small ladder of real store rows for the dashboard's and the Arena's ladder tests (rules §5).
 
 Four bots of known strength (``a`` best) play a ladder of :func:`~tests.a_game.game_without_luck` through its runner
-(``league.ladder.LadderRunner``): tables of 3, epochs of 12 games, so several epochs close and
+(``league.competition.ladder.LadderRunner``): tables of 3, epochs of 12 games, so several epochs close and
 publish their keys; then ``d`` declares version 2.0 (a new entrant, placing) and a last refill
 leaves games pending in the open epoch (their seeds and its key must stay hidden).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from league.ladder import LadderRunner, create_ladder, ladder_fit, played_counts
+from league.competition.ladder import LadderRunner, create_ladder, ladder_fit, played_counts
 from league.policy import POLICY
 from store import GameStatus, Store, open_store
 from tests.a_game import game_without_luck

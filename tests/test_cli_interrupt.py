@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 from botsdk import Bot
-from referee.bots import load_bot
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.bots import load_bot
 from store import open_store
 from tests.a_game import GAME, SHORT, STRONG
 from workers.local import INTERRUPTED

@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
 from cli.main import main
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
 from referee.games import game_for_enum, games, spec
 from referee.games.conformance import conformance

@@ -25,15 +25,15 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from arena.service import start_arena_server
-from referee.bots import RandomBot
 from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from config import Settings
 from dashboard.main import create_app
-from league import fairness
+from league.competition.seasons import SeasonError, create_season
+from league.competition.standings import standings_of
+from league.integrity import fairness
+from league.integrity.verify import CannotVerify, StoreSource, verify_season
 from league.policy import POLICY
-from league.seasons import SeasonError, create_season
-from league.standings import standings_of
-from league.verify import CannotVerify, StoreSource, verify_season
+from referee.bots import RandomBot
 from referee.chance import PER_DEAL
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec

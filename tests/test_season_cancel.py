@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
 from referee.bots import RandomBot
 from store import CANCELLED, GameStatus, open_store
 from tests.a_game import GAME

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import load_bot
 from league.policy import POLICY
+from referee.bots import load_bot
 from referee.clients import InProcessBotClient
-from referee.games import games, make_params, spec
 from referee.conformance import lineup
+from referee.games import games, make_params, spec
 from referee.games.conformance import conformance
 from referee.referee import play
 from referee.timecontrol import TimeControl

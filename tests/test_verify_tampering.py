@@ -24,11 +24,11 @@ from google.protobuf import json_format
 from sqlalchemy import text
 
 from cardarena.v1 import bot_pb2
-from league import chain as chain_links
-from league import elo
+from league.competition.seasons import create_season
+from league.integrity import chain as chain_links
+from league.integrity.verify import StoreSource, verify_season
 from league.policy import POLICY
-from league.seasons import create_season
-from league.verify import StoreSource, verify_season
+from league.ratings import elo
 from referee import referee as referee_module
 from referee.bots import RandomBot
 from referee.chance import PER_DEAL, SINGLE, Chance
@@ -403,7 +403,7 @@ def test_a_season_from_before_the_chain_verifies_with_a_note(finished: Finished)
     # as migration 0007 leaves a season created before it: no scheme, a commitment of the key alone, no chain
     key = finished.store.seasons.revealed_key(finished.season_id)
     assert key is not None
-    from league.fairness import commitment
+    from league.integrity.fairness import commitment
     finished.sql("UPDATE seasons SET chance_scheme = NULL, commitment = :c, chain_head = NULL, chain_length = 0 "
                  "WHERE id = :s", c=commitment(key), s=finished.season_id)
     finished.sql("DELETE FROM chain_entries WHERE season_id = :s", s=finished.season_id)

@@ -31,7 +31,7 @@ A duplicate message is harmless (the claim skips a game that is not pending),
 so the follower errs on the side of sending. What it drives is a :class:`FollowScope`: one
 season's games (:class:`SeasonScope`) or a ladder's over its epochs, whose ``refill`` adds
 games at every tick (``cli.ladder``). When no game is pending or running
-it lets a sequential season take its look (``league.sequential.advance``) and
+it lets a sequential season take its look (``league.competition.sequential.advance``) and
 follows the batch that adds; it returns when nothing was added, and raises :class:`SeasonStuck` naming every unfinished game and why
 when nothing changed for ``stall_s`` seconds.
 """
@@ -48,8 +48,8 @@ from celery import Celery
 from kombu import Connection
 from kombu.exceptions import OperationalError as BrokerError
 
-from league.availability import defer_backoff_s
-from league.sequential import advance
+from league.competition.availability import defer_backoff_s
+from league.competition.sequential import advance
 from store import GameInfo, GameStatus, Store, StoreError
 from workers.celery_app import GAMES_QUEUE
 from workers.sweeper import sweep
@@ -121,7 +121,7 @@ class FollowScope(Protocol):
 
 @dataclass
 class SeasonScope:
-    """One season's games; ``next_batch`` lets a sequential season take its look (``league.sequential.advance``)."""
+    """One season's games; ``next_batch`` lets a sequential season take its look (``league.competition.sequential.advance``)."""
 
     store: Store
     season_id: int
@@ -143,7 +143,7 @@ class SeasonScope:
 
     def next_batch(self) -> bool:
         """For a sequential season whose games are all final: look, and add its next batch if it is not
-        settled (``league.sequential.advance``). True when games were added (the follower goes on)."""
+        settled (``league.competition.sequential.advance``). True when games were added (the follower goes on)."""
         settling = advance(self.store, self.season_id)
         return settling is not None and settling.stop is None
 

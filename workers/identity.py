@@ -1,7 +1,7 @@
 """Does each endpoint of a table still serve the bot registered there? Describe before a claim.
 
 Before every claim a worker compares each seat's ``Describe`` answer with
-the store (``league.identity``, rules §4.9). The answer is read again
+the store (``league.entry.identity``, rules §4.9). The answer is read again
 whenever it may have changed:
 
 - the first time this process sees the endpoint (a season run's pool
@@ -44,8 +44,8 @@ from dataclasses import dataclass
 import grpc
 
 from cardarena.v1 import bot_pb2, bot_pb2_grpc
-from league.availability import HEALTH_TIMEOUT_S
-from league.identity import Declared, Expected, review
+from league.competition.availability import HEALTH_TIMEOUT_S
+from league.entry.identity import Declared, Expected, review
 from referee.clients import GrpcBotClient, channel_for
 from store import SeatBot, Store
 

@@ -40,12 +40,12 @@ from functools import lru_cache
 from typing import TypeVar
 
 from config import get_settings
-from league.availability import defer_backoff_s
-from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
+from league.competition.availability import defer_backoff_s
+from league.entry.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from referee.clients import BotClient, GrpcBotClient, UnreachableBotClient
 from referee.games import make_params, spec
-from referee.record import FaultKind
 from referee.live import LiveView
+from referee.record import FaultKind
 from referee.record import GameRecord
 from referee.referee import GameCancelled, play
 from referee.timecontrol import TimeControl

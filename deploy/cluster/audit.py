@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
 
-from league.elo import season_elo
+from league.ratings.elo import season_elo
 from store import Store
 from store.models import GameAttempt, Replay
 

@@ -1,10 +1,10 @@
 """Read models of a ladder for its page, its JSON API and the Arena (rules §5): the entrants' stored
-rating snapshots (``league.ladder_board`` makes the standings of them), the rating history sampled
+rating snapshots (``league.competition.ladder_board`` makes the standings of them), the rating history sampled
 for a chart, recent games, epochs.
 
 Fast by construction at a million games: nothing here fits a rating. The standings read each
 entrant's latest rating snapshot (``store.models.LadderRating``, written by the ladder's runner,
-``league.ladder.LadderRunner.fit``), one index lookup per entrant on ``(entrant_id, games)``; the
+``league.competition.ladder.LadderRunner.fit``), one index lookup per entrant on ``(entrant_id, games)``; the
 games of an entrant still placing are counted live from its bot's newest seats (a bounded index
 scan); recent games are read newest first by id, keyset-paged (``before``), never counted. Games
 come out as ``store.reads.games.GameRow`` (the one place a sealed game's results and a game's seed
@@ -183,7 +183,7 @@ class LadderReads:
         return self._ladders.entrants(ladder_id)
 
     def history(self, ladder_id: int, entrants: Sequence[Any], points: int = 60) -> list[EntrantHistory]:
-        """The rating history of ``entrants`` (``league.ladder_board.LadderStanding`` rows: their
+        """The rating history of ``entrants`` (``league.competition.ladder_board.LadderStanding`` rows: their
         ``entrant_id``, ``name``, ``version`` and ``rated_games``), each sampled at up to ``points``
         evenly spaced ladder game counts (the latest snapshot at or before each; one index lookup per
         point), so a chart stays small whatever the ladder's length."""

@@ -12,7 +12,7 @@ from arena.registry import Registry, RegistryConfig
 from arena.service import start_arena_server
 from botsdk import Bot
 from cardarena.v1 import arena_pb2_grpc, bot_pb2_grpc
-from league.netpolicy import NetworkPolicy
+from league.entry.netpolicy import NetworkPolicy
 from league.policy import POLICY
 from referee.games import GameName, spec
 from referee.record import EndReason, GameRecord, SeatResult

@@ -7,14 +7,14 @@ import pytest
 
 from arena.registry import token_matches
 from arena.service import REPORT_METADATA_KEY
-from referee.bots import load_bot
 from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
-from league.standings import standings_of
+from league.competition.standings import standings_of
+from referee.bots import load_bot
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
+from referee.games.conformance import conformance
 from referee.referee import play
 from store import Store
-from referee.games.conformance import conformance
 from tests.a_game import GAME, SPEC, STRONG, game_with, other_game
 from tests.arena.conftest import CALL_TIMEOUT_S, IllegalBot, OneGameOnly, make_config, play_season
 
@@ -302,7 +302,7 @@ def test_concurrent_registrations_of_one_name_register_it_once(arena, bot_server
 
 
 def test_a_registration_covers_several_games_and_update_adds_one(arena, bot_server, store: Store) -> None:
-    from league.seasons import SeasonError, create_season
+    from league.competition.seasons import SeasonError, create_season
 
     stub = arena()
     second = other_game()

@@ -12,7 +12,7 @@ import pytest
 from arena.registry import Registry
 from arena.service import start_arena_server
 from cardarena.v1 import arena_pb2, arena_pb2_grpc
-from league.ladder import ladder_standings
+from league.competition.ladder import ladder_standings
 from referee.games import spec
 from tests.arena.conftest import make_config
 from tests.ladder_world import NAME, LadderWorld, build_ladder_world

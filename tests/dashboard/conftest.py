@@ -15,11 +15,11 @@ from dataclasses import dataclass
 import pytest
 from fastapi.testclient import TestClient
 
-from referee.bots import load_bot
 from cardarena.v1 import bot_pb2
 from config import Settings
 from dashboard.main import create_app
 from league.policy import POLICY
+from referee.bots import load_bot
 from referee.clients import InProcessBotClient
 from referee.engine import Event
 from referee.games import GameName, games, make_params, spec

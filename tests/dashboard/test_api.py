@@ -7,7 +7,7 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
-from league.standings import standings_json, standings_of
+from league.competition.standings import standings_json, standings_of
 from referee.games import spec
 from tests.a_game import action_class, view_class
 from tests.dashboard.conftest import World

@@ -17,10 +17,10 @@ from fastapi.testclient import TestClient
 from bench.bench_audit import MATCHES, _opponents
 from config import Settings
 from dashboard.main import create_app
+from league.competition.schedule import ScheduledGame
+from league.competition.seasons import create_season
+from league.competition.standings import standings_json, standings_of
 from league.policy import POLICY
-from league.schedule import ScheduledGame
-from league.seasons import create_season
-from league.standings import standings_json, standings_of
 from referee.bots import load_bot
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from config import Settings
 from dashboard.main import create_app
-from league.ladder import ladder_standings
+from league.competition.ladder import ladder_standings
 from store import GameStatus
 from tests.ladder_world import NAME, LadderWorld, build_ladder_world
 

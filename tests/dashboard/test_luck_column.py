@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from referee.bots import load_bot
 from config import Settings
 from dashboard.main import create_app
-from league.luck import adjusted_changes, mean_interval
+from league.competition.standings import standings_of
 from league.policy import POLICY
-from league.standings import standings_of
+from league.ratings.luck import adjusted_changes, mean_interval
+from referee.bots import load_bot
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
 from referee.games.conformance import conformance

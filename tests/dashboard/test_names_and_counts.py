@@ -55,7 +55,7 @@ def test_a_bot_by_name_and_a_misspelt_one(client: TestClient, world: World) -> N
 
 
 def test_an_all_digit_season_name_is_refused_with_one_line(world: World) -> None:
-    from league.seasons import SeasonError, create_season
+    from league.competition.seasons import SeasonError, create_season
 
     try:
         create_season(world.store, "2026", world.store.seasons.get_season(world.season_id).game, ["alpha", "bravo", "charlie"],

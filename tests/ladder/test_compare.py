@@ -11,11 +11,11 @@ import pytest
 
 from types import SimpleNamespace
 
-from league import fairness
-from league.compare import CompareError, ComparePlanner, Look, plan, start_compare
-from league.matchmaking import Entrant, MatchState
-from league.ladder import LadderRunner, create_ladder
-from league.ratings_ml import ANCHOR, SCALE
+from league.competition.compare import CompareError, ComparePlanner, Look, plan, start_compare
+from league.competition.ladder import LadderRunner, create_ladder
+from league.competition.matchmaking import Entrant, MatchState
+from league.integrity import fairness
+from league.ratings.ratings_ml import ANCHOR, SCALE
 from store import Store
 from tests.a_game import game_without_luck, other_game
 from tests.store.conftest import finish

@@ -10,9 +10,9 @@ import random
 
 import pytest
 
-import league.ladder as ladder_mod
-from league import fairness
-from league.ladder import (
+import league.competition.ladder as ladder_mod
+from league.integrity import fairness
+from league.competition.ladder import (
     LadderRunner,
     create_ladder,
     entrant_index,
@@ -21,8 +21,8 @@ from league.ladder import (
     played_counts,
     seat_entrants,
 )
-from league.matchmaking import MatchState
-from league.ratings_ml import fit_bradley_terry
+from league.competition.matchmaking import MatchState
+from league.ratings.ratings_ml import fit_bradley_terry
 from store import GameStatus, Store
 from tests.a_game import game_without_luck
 from tests.store.conftest import finish

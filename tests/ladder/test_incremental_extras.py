@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cli.main import main
-from league.ladder import LadderRunner, create_ladder
+from league.competition.ladder import LadderRunner, create_ladder
 from league.policy import POLICY
 from store import GameStatus, Store, open_store
 from tests.a_game import game_without_luck

@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from league.ladder import LadderError, LadderRunner, create_ladder, ladder_fit, ladder_standings
+from league.competition.ladder import LadderError, LadderRunner, create_ladder, ladder_fit, ladder_standings
 from league.policy import POLICY
-from store import GameStatus, Store, open_store
 from referee.games import spec
+from store import GameStatus, Store, open_store
 from tests.a_game import game_without_luck
 from tests.store.conftest import finish
 

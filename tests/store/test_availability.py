@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from league.standings import standings_of
+from league.competition.standings import standings_of
 from store import GameStatus, SeasonStatus, Store
 from tests.a_game import game_without_luck
 from tests.store.conftest import finish, quick_params

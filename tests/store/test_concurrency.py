@@ -60,7 +60,7 @@ def test_each_game_claimed_exactly_once(store: Store, db_url: str, bots: list[in
 
 def test_concurrent_finishes_rate_every_game_in_schedule_order(store: Store, db_url: str, bots: list[int],
                                                                make_season: Callable[..., int]) -> None:
-    from league.elo import season_elo
+    from league.ratings.elo import season_elo
 
     tables = [bots[i % 4:] + bots[:i % 4] for i in range(40)]
     sid = make_season(tables)

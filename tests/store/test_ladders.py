@@ -3,7 +3,7 @@ entrants as bot versions, retirement in one transaction, keys published only for
 
 from __future__ import annotations
 
-from league import fairness
+from league.integrity import fairness
 from store import GameStatus, Store
 from store.db import NameTaken
 from tests.a_game import game_without_luck, other_game

@@ -1,4 +1,4 @@
-"""Elo (league.elo) by hand, standings, and ratings that do not depend on finish order."""
+"""Elo (league.ratings.elo) by hand, standings, and ratings that do not depend on finish order."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from league.elo import START, K, expected, season_elo, update
-from league.standings import SeatOutcome, compute_standings, core_standings, standings_json, standings_of
+from league.competition.standings import SeatOutcome, compute_standings, core_standings, standings_json, standings_of
+from league.ratings.elo import START, K, expected, season_elo, update
 from store import Store
 from tests.a_game import game_without_luck
 from tests.store.conftest import finish, make_record, quick_params
@@ -98,10 +98,10 @@ def test_compute_standings_pure() -> None:
     # without games (no season ratings) the rows are ranked by Elo
     assert standings_json(rows)[0] == {"rank": 1, "bot_id": 2, "name": "two", "games": 1, "avg_place": 2.0,
                                        "avg_change": -10.0, "faults": 3, "retired": 1, "elo": 1510.0,
-                                       # no games given: no season ratings (league.ratings_ml)
+                                       # no games given: no season ratings (league.ratings.ratings_ml)
                                        "ml_rating": None, "ml_low": None, "ml_high": None, "p_better": None,
                                        "openskill_mu": None, "openskill_sigma": None, "suspended": False,
-                                       # no luck summaries given (league.luck: Slippery Sam only)
+                                       # no luck summaries given (league.ratings.luck: Slippery Sam only)
                                        "luck_change": None, "luck_low": None, "luck_high": None, "audit": []}
 
 

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from league.standings import standings_of
+from league.competition.standings import standings_of
 from referee.record import EndReason
 from store import (
     AttemptInfo,

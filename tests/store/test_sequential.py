@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from league import fairness
-from league.schedule import build_schedule
-from league.sequential import KEY, advance, create_sequential_season, settling_json
-from league.settling import SettlingRule, StopReason
+from league.competition.schedule import build_schedule
+from league.competition.sequential import KEY, advance, create_sequential_season, settling_json
+from league.integrity import fairness
+from league.ratings.settling import SettlingRule, StopReason
 from store import NotFound, SeasonStatus, Store
 from tests.a_game import game_without_luck
 from tests.store.conftest import finish, quick_params

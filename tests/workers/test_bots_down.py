@@ -11,11 +11,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
+from league.competition.seasons import create_season
+from league.competition.standings import standings_of
 from league.policy import POLICY
-from league.seasons import create_season
-from league.standings import standings_of
+from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
 from store import GameStatus, Store, open_store
 from tests.a_game import GAME, QUICK, STRONG

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
 from referee.botprocess import BotProcess, start_bot_process
 from store import open_store
 from tests.a_game import GAME, QUICK

@@ -5,17 +5,17 @@ from __future__ import annotations
 from itertools import combinations
 from pathlib import Path
 
-from referee.botprocess import BotProcess, start_bot_process
+from league.competition.seasons import create_season
 from league.policy import POLICY
+from referee.botprocess import BotProcess, start_bot_process
 from store import open_store
 from tests.a_game import GAME, QUICK
+from tests.workers.conftest import Workers
 from tests.workers.conftest import register
 from tests.workers.test_celery_season import assert_each_game_once
 from tests.workers.test_failures import Follow
-from league.seasons import create_season
 from workers.local import run_local
 from workers.tasks import BUSY_COUNTDOWN_S
-from tests.workers.conftest import Workers
 
 
 def check_one_at_a_time(db_url: str, season_id: int, slow: str) -> int:

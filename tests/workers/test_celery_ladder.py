@@ -13,7 +13,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from cli.demo import register_or_update
-from league.ladder import create_ladder, ladder_standings, verify_ladder
+from league.competition.ladder import create_ladder, ladder_standings, verify_ladder
 from league.policy import POLICY
 from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from sqlalchemy import func, select
 
+from league.competition.standings import standings_of
 from referee.botprocess import BotProcess
-from league.standings import standings_of
 from store import GameStatus, Store
 from store.models import GameAttempt, Replay
 from tests.workers.conftest import REPO, Workers, make_season

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import load_bot
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.bots import load_bot
 from store import BotsBusy, Claim, Store, open_store
 from tests.a_game import GAME, QUICK
 from tests.workers.slowbots import SleepyOdds

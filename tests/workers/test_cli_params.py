@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import load_bot
 from league.policy import POLICY
+from referee.bots import load_bot
 from store import open_store
 from tests.a_game import GAME, other_game
 from tests.workers.conftest import REPO

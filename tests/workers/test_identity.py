@@ -15,10 +15,10 @@ from fastapi.testclient import TestClient
 from cli.demo import register_or_update
 from config import Settings
 from dashboard.main import create_app
-from league.identity import ANOTHER_BOT
+from league.competition.seasons import create_season
+from league.competition.standings import standings_of
+from league.entry.identity import ANOTHER_BOT
 from league.policy import POLICY
-from league.seasons import create_season
-from league.standings import standings_of
 from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
 from store import GameStatus, Store, open_store

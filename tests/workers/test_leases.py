@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.botprocess import BotProcess, start_bot_process
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.botprocess import BotProcess, start_bot_process
 from store import GameStatus, Store, open_store
 from tests.a_game import GAME, QUICK, scaled
 from tests.workers.conftest import Workers, register

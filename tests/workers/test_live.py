@@ -7,7 +7,7 @@ import threading
 import time
 
 from dashboard.replays import load_replay
-from league.seasons import create_season
+from league.competition.seasons import create_season
 from store import GameStatus, Store
 from tests.a_game import GAME, QUICK
 from tests.workers.test_claims import Slow, store  # noqa: F401  (the SQLite/PostgreSQL store fixture)

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from referee.botprocess import BotProcess, start_bot_process
-from league import fairness
+from league.competition.schedule import build_schedule
+from league.integrity import fairness
 from league.policy import POLICY
-from league.schedule import build_schedule
+from referee.botprocess import BotProcess, start_bot_process
 from store import open_store
 from tests.a_game import GAME, QUICK, STRONG, param_arg
 from tests.workers.conftest import REPO, Workers, register

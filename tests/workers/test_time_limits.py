@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from config import get_settings
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
 from referee.timecontrol import TimeControl
 from store import open_store
 from tests.a_game import GAME

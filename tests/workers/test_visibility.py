@@ -14,9 +14,9 @@ from pathlib import Path
 
 import redis
 
-from referee.botprocess import start_bot_process
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.botprocess import start_bot_process
 from store import open_store
 from tests.a_game import GAME, QUICK, scaled
 from tests.workers.conftest import REPO, register

@@ -1,12 +1,12 @@
 """Sequential seasons: played in batches of rotation groups until the top of the table is settled.
 
 A season created with ``--until-settled`` stores only its first batch of games and,
-in its config under ``"until_settled"``, the stopping rule (``league.settling``) and
+in its config under ``"until_settled"``, the stopping rule (``league.ratings.settling``) and
 the looks taken so far. Whoever runs the season (the local pool, or the Celery
 follower) calls :func:`advance` each time no game of it is pending or running: it
 refits the standings, takes a look, and either records why the season stopped
 (``settled``: every adjacent pair of the top K rows settled by its three-hypothesis
-sequential test, ``league.settling``: higher, lower or within the zone; ``budget``:
+sequential test, ``league.ratings.settling``: higher, lower or within the zone; ``budget``:
 ``max_games`` scheduled) or appends the next batch. Each look is kept with the
 verdict of every top pair.
 The batches are slices of the schedule the season would have with ``max_games``
@@ -20,12 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from league.pair_test import PairVerdict
-from league.schedule import ScheduledGame, build_schedule
-from league.seasons import MAX_GAMES, SeasonError, create_season
-from league.ratings_ml import fit_bradley_terry
-from league.settling import INDIFFERENCE, SEQUENTIAL_KEY, SettlingRule, StopReason, look, verdicts
-from league.standings import standings_of
+from league.competition.schedule import ScheduledGame, build_schedule
+from league.competition.seasons import MAX_GAMES, SeasonError, create_season
+from league.competition.standings import standings_of
+from league.ratings.pair_test import PairVerdict
+from league.ratings.ratings_ml import fit_bradley_terry
+from league.ratings.settling import INDIFFERENCE, SEQUENTIAL_KEY, SettlingRule, StopReason, look, verdicts
 
 #: The season config key of a sequential season.
 KEY = SEQUENTIAL_KEY
@@ -37,7 +37,7 @@ BATCH_GROUPS = 4
 class SettlingStatus:
     """Where a sequential season stands: ``stop`` is None while it goes on, else why it stopped;
     ``games`` the games scheduled so far; ``looks`` every look as ``{"games", "threshold", "weakest", "pairs"}``
-    (``league.settling.Look.as_json``; ``weakest``: the smallest strength among the top pairs, None if a
+    (``league.ratings.settling.Look.as_json``; ``weakest``: the smallest strength among the top pairs, None if a
     row is unrated; ``threshold`` the log likelihood ratio each verdict needs; seasons created before the
     three-hypothesis test have no ``pairs`` and kept the two-sided ratio, or P(better), in ``weakest``)."""
 
@@ -65,7 +65,7 @@ def create_sequential_season(store, name: str, game: str, bot_names: Sequence[st
                              rule: SettlingRule, batch_groups: int = BATCH_GROUPS, seed: int | None = None,
                              **kwargs: Any) -> int:
     """Validate and store a sequential season with its first batch of ``batch_groups`` rotation groups;
-    returns its id. ``kwargs`` go to ``league.seasons.create_season`` (duplicate, params,
+    returns its id. ``kwargs`` go to ``league.competition.seasons.create_season`` (duplicate, params,
     time_control, suspend_after_s). Raises SeasonError (nothing written)."""
     if rule.max_games > MAX_GAMES:
         raise SeasonError(f"--max-games must be at most {MAX_GAMES:,}, got {rule.max_games}")
@@ -125,7 +125,7 @@ def advance(store, season_id: int) -> SettlingStatus | None:
 
 
 def _verdicts(store, season_id: int, rule: SettlingRule, order: list[int]) -> list[PairVerdict | None]:
-    """The top pairs' verdicts (``league.settling.verdicts``) over the season's done games, rows in
+    """The top pairs' verdicts (``league.ratings.settling.verdicts``) over the season's done games, rows in
     standings ``order`` (bot ids)."""
     games = [([seat.bot_id for seat in g.seats], [seat.place for seat in g.seats])
              for g in store.game_reads.list_games(season_id, status="done", limit=10**9)]
@@ -146,7 +146,7 @@ def _next_batch(store, info, total: int, batch_groups: int) -> list[ScheduledGam
 
 
 def _schedule(store, info) -> list:
-    """The season's whole schedule at ``max_games`` games, as ``league.seasons.create_season`` builds it."""
+    """The season's whole schedule at ``max_games`` games, as ``league.competition.seasons.create_season`` builds it."""
     bots = [store.bots.get_bot_by_name(name).id for name in info.config["bots"]]
     return build_schedule(bots, list(info.config["table_sizes"]), info.config[KEY]["max_games"],
                           store.seasons.schedule_key(info.id), bool(info.config.get("duplicate")))

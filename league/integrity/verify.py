@@ -5,9 +5,9 @@ Once a season is over its key is published (``store.seasons.revealed_key``); the
 the season's standings depend on:
 
 1. the commitment published at the season's creation is ``SHA-256(key + scheme)``
-   (``league.fairness.commitment``): the key and the chance scheme were fixed then;
+   (``league.integrity.fairness.commitment``): the key and the chance scheme were fixed then;
 2. every game's stored deal seed is the seed derived from the key
-   (``league.fairness.deal_seed`` of the game's number, or of its rotation group
+   (``league.integrity.fairness.deal_seed`` of the game's number, or of its rotation group
    in a duplicate season);
 3. every game's status is one the store can prove, with the reason it gives (rules §4.3, §4.9):
 
@@ -23,7 +23,7 @@ the season's standings depend on:
      was cancelled and the detail gives its recorded reason (rules §4.11);
    - any other status, or a game without a replay that is not failed or not played, fails;
 
-4. the stored Elo ratings are those of the verified results in schedule order (``league.elo``);
+4. the stored Elo ratings are those of the verified results in schedule order (``league.ratings.elo``);
 5. the season's chain (``store.chain``): every entry linked to the one before, every stored
    row as it was when its entry was stored, every final game in it, and every chain head
    seen before (``heads``) one of its entries: a result changed or removed after it was
@@ -37,7 +37,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from league import elo, fairness
+from league.integrity import fairness
+from league.ratings import elo
 from referee.games import make_params
 from referee.recheck import recheck
 from referee.record import GameRecord
@@ -109,7 +110,7 @@ class ChainFindings(Protocol):
 
 class DealsSource(Protocol):
     """Where a season's key, games, replays, ratings and chain are read from: the store
-    (:class:`StoreSource`) or the public API (``league.verify_api.ApiSource``)."""
+    (:class:`StoreSource`) or the public API (``league.integrity.verify_api.ApiSource``)."""
 
     def revealed_key(self, season_id: int) -> bytes | None:
         """The season's key once published, else None."""
