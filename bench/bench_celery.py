@@ -47,7 +47,7 @@ import redis
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from bench.bench_season import cpu_seconds, tree_cpu_seconds
+from bench.cputime import cpu_seconds, machine_cpu_seconds, tree_cpu_seconds
 from cli.demo import register_or_update
 from league.competition.seasons import create_season
 from league.policy import POLICY
@@ -141,13 +141,6 @@ class StatementCount:
 def command_calls(client: redis.Redis) -> dict[str, int]:
     """Calls so far per Redis command (INFO commandstats), e.g. ``{"lpush": 402}``."""
     return {name.removeprefix("cmdstat_"): int(stats["calls"]) for name, stats in client.info("commandstats").items()}
-
-
-def machine_cpu_seconds() -> float:
-    """CPU seconds every core of this machine has been busy since boot (Linux /proc/stat: all but idle and iowait)."""
-    with open("/proc/stat") as f:
-        ticks = [int(x) for x in f.readline().split()[1:9]]  # user nice system idle iowait irq softirq steal
-    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
 
 
 def own_cpu_seconds() -> tuple[float, float]:

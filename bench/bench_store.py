@@ -33,7 +33,7 @@ from referee.referee import play
 from store import open_store
 from store.replays import encode_record
 
-from bench.bench_season import LINEUPS, TABLE_SIZES
+from bench.lineups import LINEUPS, TABLE_SIZES
 
 
 @dataclass

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from cli.common import DbOption, console, db_url, fail, open_db
+from cli.common import DbOption, console, counts_text, db_url, fail, open_db
 from referee.games import games as registered_games, names_text, spec
 
 
@@ -85,8 +85,6 @@ def demo(
                 process.stop()
         elapsed = time.perf_counter() - started
         print_standings(store, store.seasons.get_season(season_id))
-        from cli.season import counts_text
-
         del outcomes  # counted from the store, as `season run` does (one vocabulary, store.PROGRESS_KEYS)
         summary = f"{season_name}: {counts_text(store.seasons.season_progress(season_id), all_counts=True)}"
         again = f"cardarena standings --season {season_name}" + (f" --db {db}" if db else "")

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from cli.common import console
+from cli.common import console, counts_text
 
 #: Without a terminal, a progress line at least this often, seconds (and at every tenth of the games).
 LINE_EVERY_S = 30.0
@@ -135,8 +135,6 @@ def stopped_line(store, season_id: int, resume: str) -> str:
     """What is true after a stop, read from the store: the season's final games (those finished during
     the stop included), the games still running on workers (they finish and count; no worker starts
     another while the season is paused), and the command that resumes it."""
-    from cli.season import counts_text
-
     p = store.seasons.season_progress(season_id)
     running = (f"; {p['running']} game(s) still running on the workers finish and count, no new one starts"
                if p["running"] else "")
@@ -169,7 +167,6 @@ def resumable(progress: Callable[[], dict[str, int]], resume: str, what: str) ->
     :class:`cli.common.Stopped` (exit 130, no further line). Without ``resume`` the KeyboardInterrupt
     propagates."""
     from cli.common import Stopped
-    from cli.season import counts_text
 
     try:
         yield

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from cli import options
-from cli.common import DbOption, console, db_url, err_console, fail, no_season, open_db
+from cli.common import DbOption, console, counts_text, db_url, err_console, fail, no_season, open_db
 from league.competition.availability import suspend_after_s
 from league.competition.standings import standings_json, standings_of
 from referee.games import names_text, spec
@@ -216,15 +216,6 @@ def run(
         count = store.seasons.season_progress(season.id)["failed"]
         fail(f"season {name!r}: {count} game(s) failed (not rated): "
              + ", ".join(str(g.number) for g in failed) + (", ..." if count > len(failed) else ""))
-
-
-def counts_text(progress: dict[str, int], *, all_counts: bool = False) -> str:
-    """``"137 done, 1 failed, 162 not played"``: the counts of ``progress`` in the order of
-    ``store.PROGRESS_KEYS``, zeros left out unless ``all_counts`` (``"0 games"`` when all are zero)."""
-    from store import PROGRESS_KEYS
-
-    parts = [f"{progress.get(k, 0)} {k.replace('_', ' ')}" for k in PROGRESS_KEYS if all_counts or progress.get(k, 0)]
-    return ", ".join(parts) or "0 games"
 
 
 def run_summary(name: str, before: dict[str, int], after: dict[str, int]) -> str:

@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from league.competition.entrants import entrant_index, seat_entrants
 from league.competition.matchmaking import Entrant, MatchState, choose_table, seat_order
 from league.ratings.abtest import CONFIDENCE, ABTest
 from league.ratings.bt_incremental import BTAccumulator
@@ -138,8 +139,6 @@ def feed(store, c, by_version: Mapping[tuple[int, str], int], latest: Mapping[in
     sufficient statistics (``acc``), ``through`` (every game of the compare up to this id is fed or left
     out) and ``fed`` (groups fed above it). Status: the verdict when decided; ``budget`` at ``max_games``,
     or when no game is open and less than ``min_table_games`` of the budget is left."""
-    from league.competition.ladder import seat_entrants
-
     state = dict(c.state)
     through = max(c.after_game, int(state.get("through", 0)))
     fed = {tuple(k) for k in state.get("fed", [])}
@@ -205,8 +204,6 @@ def look(store, ladder_id: int, entrants: Sequence[Any], table_sizes: Sequence[i
     """Look at every compare of the ladder that runs or follows its candidate (rules §5.5): stop those whose
     entrant left, start the next compare of those following a bot that declared a new version, feed the
     running ones (:func:`feed`). Returns the compares still running with their budget left."""
-    from league.competition.ladder import entrant_index
-
     compares = store.compares.list_compares(ladder_id, active=True)
     if not compares:
         return []

@@ -28,6 +28,7 @@ from typing import Any
 
 from league.competition.availability import SUSPEND_AFTER_S, check_suspend_after
 from league.competition.compare import plan as plan_compares
+from league.competition.entrants import entrant_index, seat_entrants
 from league.competition.matchmaking import Entrant, MatchState, choose_table, pair
 from league.competition.schedule import rotations
 from league.competition.seasons import SEASON_NAME, SeasonError, game_setup
@@ -134,30 +135,7 @@ def current_epoch(store, ladder, settings: LadderSettings, now: datetime | None 
     return epoch
 
 
-# ------------------------------------------------------------------ entrants and ratings
-
-
-def entrant_index(entrants: Sequence[Any]) -> tuple[dict[tuple[int, str], int], dict[int, int]]:
-    """``({(bot id, version): entrant id}, {bot id: its latest entrant id})`` of ``store.ladders.EntrantInfo``s:
-    a bot's latest entrant is its active one, else (retired) its last."""
-    by_version = {(e.bot_id, e.version): e.id for e in entrants}
-    latest: dict[int, int] = {}
-    for e in sorted(entrants, key=lambda e: (e.active, e.id)):
-        latest[e.bot_id] = e.id
-    return by_version, latest
-
-
-def seat_entrants(seats: Sequence[tuple[int, str | None, int | None]], by_version: Mapping[tuple[int, str], int],
-                  latest: Mapping[int, int]) -> list[int] | None:
-    """The entrant of each seat of a ladder game: by the version it played, or before a claim the bot's
-    latest entrant; None if a seat has no entrant."""
-    out = []
-    for bot, version, _ in seats:
-        entrant = by_version.get((bot, version)) if version is not None else latest.get(bot)
-        if entrant is None:
-            return None
-        out.append(entrant)
-    return out
+# ------------------------------------------------------------------ ratings
 
 
 #: The fit's checkpoint advances by blocks of this many games of the ladder (by id, every one final).
