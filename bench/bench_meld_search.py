@@ -1,4 +1,4 @@
-"""Benchmark of the bots' meld search (botsdk.melds.find_go_down); not a test.
+"""Benchmark of the bots' meld search (referee.games.rummy.meld_search.find_go_down); not a test.
 
 Usage: python bench/bench_meld_search.py [--random N] [--seed S]
 
@@ -17,8 +17,8 @@ import random
 import statistics
 import time
 
-from botsdk import melds
-from botsdk.melds import find_go_down
+from referee.games.rummy import meld_search
+from referee.games.rummy.meld_search import find_go_down
 
 CONTRACTS = {1: (2, 0), 2: (1, 1), 3: (0, 2), 4: (3, 0), 5: (2, 1), 6: (1, 2), 7: (3, 1)}
 RANKS = "23456789TJQKA"
@@ -68,7 +68,7 @@ def time_one(hand: list[str], rnd: int) -> float:
     sets, runs = CONTRACTS[rnd]
     best = float("inf")
     for _ in range(3):
-        melds._suit_runs.cache_clear()
+        meld_search._suit_runs.cache_clear()
         start = time.perf_counter()
         find_go_down(hand, sets, runs, whole_hand=rnd == 7)
         best = min(best, time.perf_counter() - start)

@@ -1,7 +1,7 @@
 """Reference policies for contract rummy (rules §3): ``random_action`` and the ``greedy`` bot.
 
 Both read only the protocol view (``cardarena.v1.RummyView``) and answer a
-legal ``RummyAction``; both use :mod:`botsdk.melds` to find a way to go down.
+legal ``RummyAction``; both use :mod:`referee.games.rummy.meld_search` to find a way to go down.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from functools import lru_cache
 from cardarena.v1 import rummy_pb2 as pb
 
 from botsdk.bot import REFERENCE_CAPACITY, Bot, Context
-from botsdk.melds import FoundLayOff, FoundMeld, TableMeld, find_go_down, find_lay_offs
+from referee.games.rummy.meld_search import FoundLayOff, FoundMeld, TableMeld, find_go_down, find_lay_offs
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"

@@ -1,4 +1,4 @@
-"""The bots' meld search (botsdk.melds): exact against a brute force, fast on adversarial hands."""
+"""The bots' meld search (referee.games.rummy.meld_search): exact against a brute force, fast on adversarial hands."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from botsdk.melds import FoundMeld, TableMeld, find_go_down, find_lay_offs
+from referee.games.rummy.meld_search import FoundMeld, TableMeld, find_go_down, find_lay_offs
 from referee.games.rummy import is_run, is_set
 from referee.games.rummy.melds import MeldKind, RunEnd, lay_off, new_meld
 from referee.games.rummy.rules import CONTRACTS

@@ -31,7 +31,9 @@ How it stays fast (the search works on counts, never on card lists):
   ranks, which prunes almost every window at once.
 
 Run cards are returned low to high with jokers at their positions, ready
-for ``RummyNewMeld``.
+for ``RummyNewMeld``. The reference bots (:mod:`referee.games.rummy.bots`) search with it; the
+engine's own checks of melds as laid are :mod:`referee.games.rummy.melds`. It imports nothing
+but the standard library.
 """
 
 from __future__ import annotations
