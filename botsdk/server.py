@@ -73,7 +73,9 @@ def start_grpc_server(add_servicers: Callable[[grpc.Server], None], service: str
 
     Returns ``(server, port)`` (``port=0`` picks a free one). No SO_REUSEPORT
     (gRPC turns it on by default, letting a second server bind the same port
-    and silently share its traffic): a busy port raises RuntimeError.
+    and silently share its traffic): a busy port raises RuntimeError. A ``host`` of
+    ``unix:PATH`` listens on that Unix socket instead (``port`` is ignored; 0 is returned):
+    a hosted bot, which the platform dials through its sandbox (``botsdk.hosted``).
     """
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name),
@@ -83,22 +85,24 @@ def start_grpc_server(add_servicers: Callable[[grpc.Server], None], service: str
             ("grpc.max_send_message_length", max_message_bytes),
         ],
     )
-    busy = port_busy(host, port)
+    unix = host.startswith("unix:")
+    address = host if unix else f"{host}:{port}"
+    busy = None if unix else port_busy(host, port)
     if busy:
-        raise RuntimeError(f"cannot bind {host}:{port}: {busy}")
+        raise RuntimeError(f"cannot bind {address}: {busy}")
     add_servicers(server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     try:
-        bound = server.add_insecure_port(f"{host}:{port}")
+        bound = server.add_insecure_port(address)
     except RuntimeError:  # grpcio raises on a failed bind (older releases returned 0)
         bound = 0
     if bound == 0:
-        raise RuntimeError(f"cannot bind {host}:{port}: the port is in use or the address is not this machine's")
+        raise RuntimeError(f"cannot bind {address}: the port is in use or the address is not this machine's")
     server.start()
     health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
-    return server, bound
+    return server, 0 if unix else bound
 
 
 def serve(bot: Bot, port: int = 0, host: str = "127.0.0.1", threads: int | None = None) -> tuple[grpc.Server, int]:

@@ -42,6 +42,18 @@ class Settings(BaseSettings):
     deployment sets ``allowed_networks=any`` and ``denied_networks=loopback,private,link-local``.
     ``register_limit`` registrations per client address per ``register_window_s`` seconds.
 
+    Hosted bots (``hosting``): ``hosting_dir``: the directory of the artifact cache, the Python runtime and the
+    sockets (default ``var/hosting`` under the working directory; the sandbox's user ``nobody`` must be able
+    to traverse it); every sandbox's limits: ``hosted_memory_mb`` (MiB, swap included), ``hosted_cpus`` (the
+    same fixed CPU share for every bot, rules §4.12), ``hosted_pids`` (tasks), ``hosted_tmp_mb`` (its
+    ``/tmp``, MiB); a submission's size: ``hosted_max_mb`` (MiB as submitted and as stored, compressed) and
+    ``hosted_max_unpacked_mb`` (MiB unpacked; a built Python environment too); ``hosted_idle_s``: seconds
+    without a game before a worker stops a bot; ``hosted_start_timeout_s``: seconds a bot has to answer
+    its health check after it is started; ``hosted_copies``: copies of one bot a machine runs at most
+    (0: one per core); ``hosted_output_kb``: KiB of a bot's stderr kept per game for its author;
+    ``hosted_build_timeout_s``: seconds a Python environment's build may take; ``hosted_index_url``: the
+    package index builds install from (empty: pip's default, PyPI).
+
     Dashboard: ``refresh_s``: seconds between the home page's polls while a season runs.
     ``page_size``: games per page by default. ``latency_games``: how many of a bot's recent
     games its latency statistics read (each is a replay to decompress). ``sync_limit``:
@@ -68,6 +80,20 @@ class Settings(BaseSettings):
     # an entry check costs a validation game: bound what one address can make us do
     register_limit: int = 10
     register_window_s: float = 3600.0
+    # hosted bots
+    hosting_dir: str = "var/hosting"
+    hosted_memory_mb: int = Field(default=512, ge=32)
+    hosted_cpus: float = Field(default=1.0, gt=0.0)
+    hosted_pids: int = Field(default=128, ge=8)
+    hosted_tmp_mb: int = Field(default=64, ge=1)
+    hosted_max_mb: int = Field(default=32, ge=1)
+    hosted_max_unpacked_mb: int = Field(default=256, ge=1)
+    hosted_idle_s: float = Field(default=120.0, gt=0.0)
+    hosted_start_timeout_s: float = Field(default=10.0, gt=0.0)
+    hosted_copies: int = Field(default=0, ge=0)
+    hosted_output_kb: int = Field(default=64, ge=1)
+    hosted_build_timeout_s: float = Field(default=300.0, gt=0.0)
+    hosted_index_url: str = ""
     # dashboard
     refresh_s: float = 3.0
     page_size: int = 50
