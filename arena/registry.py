@@ -40,8 +40,12 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from arena import submissions
+from arena.submissions import BuildLog, Submitted
 from config import Settings, get_settings
+from hosting.launch import HostingConfig
 from league.entry import EntryReport, run_entry_checks
 from league.identity import MAX_VERSION_CHARS, capacity_of
 from league.ladder_board import LadderStanding, board, placement_games
@@ -50,6 +54,7 @@ from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveE
 from league.standings import StandingRow, standings_of
 from referee.games import games as registered_games, names_text
 from store import BotInfo, NameTaken, NotFound, SeasonInfo, Store, StoreError, StoreUnavailable
+from store.artifacts import OutputInfo, hosted_sha
 from store.ladders import LadderInfo
 from store.reads.games import GameRow
 from store.reads.ladders import LadderReads
@@ -105,15 +110,16 @@ class LadderStandingView:
 
 class RegistryError(Exception):
     """A refused request: ``kind``, a one-line message, the entry report when the checks failed,
-    and ``retry_after_s`` for the rate limit."""
+    ``retry_after_s`` for the rate limit, and a submission's ``log`` (its build, what the bot wrote)."""
 
     def __init__(self, kind: ErrorKind, message: str, *, report: EntryReport | None = None,
-                 retry_after_s: float | None = None) -> None:
+                 retry_after_s: float | None = None, log: str | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
         self.report = report
         self.retry_after_s = retry_after_s
+        self.log = log
 
 
 @dataclass(frozen=True)
@@ -261,10 +267,17 @@ class Registry:
     store: Store
     config: RegistryConfig
     checker: Callable[..., EntryReport] = run_entry_checks
+    hosting: HostingConfig | None = None
     limiter: RateLimiter = field(init=False)
 
     def __post_init__(self) -> None:
         self.limiter = RateLimiter(self.config.register_limit, self.config.register_window_s)
+
+    def hosting_config(self) -> HostingConfig:
+        """Where and how submitted code is built and checked (default: the settings', ``hosting.launch``)."""
+        if self.hosting is None:
+            self.hosting = HostingConfig.from_settings()
+        return self.hosting
 
     # ------------------------------------------------------------ writes
 
@@ -321,6 +334,10 @@ class Registry:
         if endpoint or games:
             self._limit(client)
         bot = self._authorised(name, token)
+        if hosted_sha(bot.endpoint) is not None and not endpoint and (games or version):
+            raise RegistryError(ErrorKind.INVALID_ARGUMENT,
+                                f"{name!r} is a hosted bot: its version is its code's hash, and it enters more games "
+                                f"with its code (cardarena bot submit {name} --game GAME PATH)")
         added = [g for g in check_games(games) if g not in bot.games] if games else []
         if not endpoint and not version and not added:
             registered = f"; {name!r} is registered for {', '.join(bot.games)} already" if games else ""
@@ -348,6 +365,20 @@ class Registry:
                                             described_name=described_name, described_version=described_version,
                                             described_capacity=capacity)
         return Updated(updated, report)
+
+    def submit(self, name: str, games: Sequence[str], source: bytes | Path, token: str = "",
+               client: str = "") -> Submitted:
+        """Submit code (an archive's bytes, or a directory) for the bot ``name``: a new hosted bot, or a new
+        version of a registered one (its token). See ``arena.submissions``."""
+        return submissions.submit(self, name, games, source, token, client)
+
+    def build_log(self, name: str, token: str) -> BuildLog:
+        """A hosted bot's build log and submissions, for its author (``arena.submissions.build_log``)."""
+        return submissions.build_log(self, name, token)
+
+    def game_output(self, name: str, token: str, game_id: int) -> list[OutputInfo]:
+        """What a hosted bot wrote in a game, for its author (``arena.submissions.game_output``)."""
+        return submissions.game_output(self, name, token, game_id)
 
     def retire(self, name: str, token: str) -> BotInfo:
         """Retire a bot (idempotent). Raises RegistryError: INVALID_ARGUMENT, UNAUTHENTICATED,
@@ -396,6 +427,8 @@ class Registry:
 
         from referee.clients import health_problem
 
+        if hosted_sha(endpoint) is not None:
+            return "hosted: started by a worker when a game needs it"
         try:
             target = self._target(endpoint)
         except RegistryError as exc:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -219,15 +220,15 @@ class Hierarchy:
         _write(dirs["cpu"] / "cpu.shares", "1024")
         _write(dirs["pids"] / "pids.max", str(limits.pids))
 
-    def sweep(self, alive: set[str]) -> None:
-        """Remove the empty sandbox cgroups left by dead processes (names not in ``alive``; a busy one stays)."""
+    def sweep(self, keep: Callable[[str], bool]) -> None:
+        """Remove the empty sandbox cgroups left by dead processes (the names ``keep`` refuses; a busy one stays)."""
         for parent in self.parents.values():
             try:
                 children = list(parent.iterdir())
             except OSError:
                 continue
             for child in children:
-                if child.is_dir() and child.name not in alive:
+                if child.is_dir() and not keep(child.name):
                     try:
                         child.rmdir()
                     except OSError:

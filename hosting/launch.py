@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +28,7 @@ from hosting.artifact import Limits
 from hosting.cgroups import ResourceLimits
 from hosting.manifest import Manifest
 from hosting.runtime import runtime_dir
-from hosting.sandbox import CODE, ENV, RUNTIME, SOCKET, Bind, Sandbox, SandboxSpec, SandboxUnavailable, environment, launch
+from hosting.sandbox import CODE, ENV, RUNTIME, SOCKET, Bind, Sandbox, SandboxSpec, environment, launch
 from referee.clients import health_problem
 
 #: The TCP port a ``{port}`` bot listens on inside its own network namespace.
@@ -165,11 +166,14 @@ def bot_spec(name: str, manifest: Manifest, code: Path, env: Path | None, config
                        environment(extra, pythonpath))
 
 
-def start_bot(spec: SandboxSpec, timeout_s: float) -> RunningBot:
-    """Launch ``spec`` and wait until the bot answers its health check on its socket (``timeout_s``).
-    Raises StartError (the bot exited, or did not answer in time; it is stopped) or SandboxUnavailable."""
+def start_bot(spec: SandboxSpec, timeout_s: float,
+              launcher: Callable[[SandboxSpec], Sandbox] = launch) -> RunningBot:
+    """Launch ``spec`` (with ``launcher``: the supervisor starts every sandbox from one long-lived thread, since
+    a sandbox dies with the thread that started it) and wait until the bot answers its health check on its
+    socket (``timeout_s``). Raises StartError (the bot exited, or did not answer in time; it is stopped) or
+    SandboxUnavailable."""
     started = time.monotonic()
-    sandbox = launch(spec)
+    sandbox = launcher(spec)
     output = OutputLog(sandbox.output)
     socket = sandbox.root() + SOCKET
     deadline = started + timeout_s

@@ -190,8 +190,19 @@ def reset_channel(endpoint: str, failed: grpc.Channel) -> grpc.Channel:
 
 
 def tcp_probe(endpoint: str, timeout_s: float) -> str | None:
-    """Try one TCP connection to ``endpoint`` ("host:port" or "[v6]:port") within ``timeout_s``
-    seconds: None if it was accepted, else why not (one line: refused, no route, timed out)."""
+    """Try one TCP connection to ``endpoint`` ("host:port" or "[v6]:port"; "unix:PATH" a Unix socket
+    connection, as to a hosted bot) within ``timeout_s`` seconds: None if it was accepted, else why
+    not (one line: refused, no route, timed out)."""
+    if endpoint.startswith("unix:"):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as unix:
+            unix.settimeout(max(timeout_s, 0.001))
+            try:
+                unix.connect(endpoint.removeprefix("unix:"))
+                return None
+            except TimeoutError:
+                return f"no connection within {timeout_s:.3f} s"
+            except OSError as exc:
+                return f"cannot connect: {exc.strerror or exc}"
     host, _, port = endpoint.rpartition(":")
     host = host.strip("[]")
     try:

@@ -14,6 +14,8 @@ can cross processes and outlive the session:
 - ``store.chain`` (:class:`~store.chain.ChainReads`): each season's chain of stored records, its head and audit;
 - ``store.ladders`` (:class:`~store.ladders.Ladders`): ladders, their epochs (seasons), entrants and rating history;
 - ``store.compares`` (:class:`~store.compares.Compares`): the ladders' version A/B tests (rules §5.5);
+- ``store.artifacts`` (:class:`~store.artifacts.Artifacts`): hosted bots' artifacts, builds, submissions and
+  per-game output;
 - ``store.reads`` (:class:`~store.reads.games.GameReads`, :class:`~store.reads.seasons.SeasonReads`,
   :class:`~store.reads.bots.BotReads`): the read models of the dashboard, the CLI and the workers.
 
@@ -28,6 +30,7 @@ from __future__ import annotations
 from sqlalchemy import Engine
 
 from store import db
+from store.artifacts import Artifacts
 from store.availability import BotMarks
 from store.bots import Bots
 from store.chain import ChainReads
@@ -82,6 +85,7 @@ class Store:
         self.chain = ChainReads(self.db, policy)
         self.ladders = Ladders(self.db, policy, self.seasons)
         self.compares = Compares(self.db)  # the ladders' version A/B tests (rules §5.5)
+        self.artifacts = Artifacts(self.db)  # hosted bots (no alias below: callers name the area)
         # bots
         self.register_bot = self.bots.register_bot
         self.update_bot = self.bots.update_bot
