@@ -8,7 +8,9 @@ It holds what a submission does not ship:
   the platform was tested with; a bot's own environment (``/bot/env``) comes first on ``PYTHONPATH``;
 - ``tools/``: pip, for the builds of Python environments (:mod:`hosting.build`);
 - ``forward.py``: the forwarder of a bot that listens on a TCP port of its own network namespace
-  (:mod:`hosting.forward`).
+  (:mod:`hosting.forward`);
+- ``proto/``: the protocol's ``.proto`` files (``proto/cardarena/v1/*.proto``), for bots that load them at
+  run time (the Node example: ``--proto /opt/cardarena/proto``).
 
 The directory is named by the SHA-256 of its files (``runtime/<hash>`` under the hosting directory),
 made once per machine (atomically: several worker processes may race) and never changed. The sandbox
@@ -81,6 +83,8 @@ def _files() -> dict[str, Path]:
         for path in sorted(root.rglob("*.py")):
             if "tests" not in path.relative_to(root).parts:
                 out[f"python/{name}/{path.relative_to(root)}"] = path
+    for path in sorted(Path(cardarena.__file__).parent.rglob("*.proto")):
+        out[f"proto/cardarena/{path.relative_to(Path(cardarena.__file__).parent)}"] = path
     out["forward.py"] = Path(__file__).with_name("forward.py")
     return out
 
