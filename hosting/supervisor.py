@@ -14,7 +14,7 @@ table is checked and played), it:
   and a process that finds every slot taken uses a copy another process runs (the slot's file names
   its socket) rather than start one more.
 
-The endpoint is ``unix:<hosting dir>/run/<pid>/<n>.sock``: a symbolic link, replaced atomically when the
+The endpoint is ``unix:<hosting dir>/run/<pid>.<k>/<n>.sock``: a symbolic link, replaced atomically when the
 copy is, to ``/proc/<worker pid>/fd/<fd>/tmp/cardarena.sock``, where ``fd`` is this process's handle on the
 sandbox's root. A dead copy's socket therefore refuses connections (unreachable, as a remote bot that is
 down) and never leads to another process's sandbox, even once its pids are reused.
@@ -26,6 +26,7 @@ A thread stops each copy that has had no lookup and used no CPU for ``HostingCon
 from __future__ import annotations
 
 import fcntl
+import itertools
 import logging
 import os
 import threading
@@ -48,6 +49,7 @@ log = logging.getLogger(__name__)
 FAILED_START_S = 2.0
 #: Longest Unix socket path (sun_path holds 108 bytes with its terminating zero).
 MAX_SOCKET_PATH = 107
+_instances = itertools.count(1)
 
 
 class HostingError(RuntimeError):
@@ -107,7 +109,7 @@ class Supervisor:
         self._lock = threading.Lock()
         self._count = 0
         self._pid = os.getpid()
-        self._run = config.directory / "run" / str(self._pid)
+        self._run = config.directory / "run" / f"{self._pid}.{next(_instances)}"
         self._launcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hosted-launcher")
         self._reaper: threading.Thread | None = None
         self._closed = threading.Event()
@@ -179,7 +181,8 @@ class Supervisor:
         """This process's run directory (a stale one of a dead process of the same pid is replaced)."""
         private_dir(self._run.parent)
         for stale in self._run.parent.iterdir():
-            if stale.name.isdigit() and (stale == self._run or not _alive(int(stale.name))):
+            pid = stale.name.partition(".")[0]
+            if pid.isdigit() and (stale == self._run or not _alive(int(pid))):
                 for item in stale.iterdir():
                     item.unlink(missing_ok=True)
                 stale.rmdir()
