@@ -2,6 +2,7 @@
 //
 //   npm ci
 //   node bot.js --port 50061        # or --port 0: a free port; prints "listening on 127.0.0.1:PORT"
+//   node bot.js --socket PATH       # a Unix socket: how the platform runs it when submitted (cardarena.toml)
 //
 // The .proto files are loaded at run time (from ../../proto, or --proto DIR). Field names are kept
 // as in the .proto files (keepCase), enums are their names ("SVARA_MOVE_LOOK"), unset scalars read
@@ -297,7 +298,8 @@ function act(call, callback) {
   }
 }
 
-function serve(port, protoDir) {
+// `address` is a port on 127.0.0.1, or `unix:PATH`: the Unix socket the platform gives a submitted bot.
+function serve(address, protoDir) {
   const definition = protoLoader.loadSync('cardarena/v1/bot.proto', {
     includeDirs: [protoDir], keepCase: true, enums: String, defaults: true, oneofs: true,
   });
@@ -307,12 +309,13 @@ function serve(port, protoDir) {
   // The platform checks grpc.health.v1 before entry and before every game: "" or "cardarena.v1.Bot" SERVING.
   const health = new HealthImplementation({ '': 'SERVING', 'cardarena.v1.Bot': 'SERVING' });
   health.addToServer(server);
-  server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+  const target = String(address).startsWith('unix:') ? address : `127.0.0.1:${address}`;
+  server.bindAsync(target, grpc.ServerCredentials.createInsecure(), (err, bound) => {
     if (err) {
-      console.error(`cannot listen on 127.0.0.1:${port}: ${err.message}`);
+      console.error(`cannot listen on ${target}: ${err.message}`);
       process.exit(1);
     }
-    console.log(`listening on 127.0.0.1:${bound}`);
+    console.log(target.startsWith('unix:') ? `listening on ${target}` : `listening on 127.0.0.1:${bound}`);
   });
   return server;
 }
@@ -323,7 +326,9 @@ function option(name, fallback) {
 }
 
 if (require.main === module) {
-  const server = serve(Number(option('--port', '50061')), option('--proto', path.join(__dirname, '..', '..', 'proto')));
+  const socket = option('--socket', '');  // a submitted bot: where the platform says (cardarena.toml)
+  const server = serve(socket ? `unix:${socket}` : Number(option('--port', '50061')),
+                       option('--proto', path.join(__dirname, '..', '..', 'proto')));
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.tryShutdown(() => process.exit(0)));
 }
 
