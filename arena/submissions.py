@@ -128,7 +128,7 @@ def _check_and_store(registry: Registry, name: str, games: Sequence[str], prepar
 
     sha = prepared.sha256
     code, env = prepared.blobs()
-    if existing is not None and existing.endpoint == hosted_endpoint(sha) and set(games) <= set(existing.games):
+    if existing is not None and existing.endpoint == hosted_endpoint(existing.id, sha) and set(games) <= set(existing.games):
         return Submitted(existing, "", None, sha, len(code.data), prepared.code.unpacked_bytes, prepared.log,
                          prepared.installed, changed=False)
     try:

@@ -4,13 +4,14 @@ A worker process (a local pool process, a Celery pool process) has one :class:`S
 a hosted bot's endpoint (:meth:`Supervisor.endpoint`, from the worker's ``client_for`` when a game's
 table is checked and played), it:
 
-- **reuses** its running copy of the bot (the code artifact of that hash);
+- **reuses** its running copy of the bot (the bot's code artifact of that hash; two bots that submitted
+  the same files each run in copies of their own, so no two bots ever share a process);
 - **restarts** a copy that exited (a crash is logged with its last lines; it cost only the games that
   were in flight on it, which saw the bot unreachable, rules §4.2);
 - else **starts** one: fetches the build and artifacts from the store by hash into the machine's cache
   (:mod:`hosting.cache`), launches the sandbox (:mod:`hosting.launch`) and waits for its health check;
 - never runs more than ``HostingConfig.copies`` copies of one bot on the machine (one per core by
-  default): a copy holds one of that many slot locks (``<hosting dir>/slots/<sha>/<k>``, ``flock``),
+  default): a copy holds one of that many slot locks (``<hosting dir>/slots/<bot>-<sha>/<k>``, ``flock``),
   and a process that finds every slot taken uses a copy another process runs (the slot's file names
   its socket) rather than start one more.
 
@@ -41,7 +42,7 @@ from hosting.cache import ArtifactCache, CacheError, private_dir
 from hosting.launch import HostingConfig, OutputLog, RunningBot, StartError, bot_spec, start_bot
 from hosting.manifest import Manifest
 from hosting.sandbox import SOCKET, Sandbox, SandboxSpec, SandboxUnavailable, cgroups, launch, require
-from store.artifacts import BuildInfo
+from store.artifacts import BuildInfo, Hosted
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +79,7 @@ class Mark:
 
 @dataclass
 class _Copy:
-    sha: str
+    hosted: Hosted
     bot: RunningBot
     slot: int  # the slot lock's fd
     root: int  # an O_PATH fd of the sandbox's root
@@ -103,9 +104,9 @@ class Supervisor:
         self.config = config
         self.clock = clock
         self.cache = ArtifactCache(config.directory / "artifacts", config.artifact_limits)
-        self._copies: dict[str, _Copy] = {}
-        self._links: dict[str, _Link] = {}
-        self._failed: dict[str, tuple[float, str]] = {}
+        self._copies: dict[Hosted, _Copy] = {}
+        self._links: dict[Hosted, _Link] = {}
+        self._failed: dict[Hosted, tuple[float, str]] = {}
         self._lock = threading.Lock()
         self._count = 0
         self._pid = os.getpid()
@@ -117,55 +118,55 @@ class Supervisor:
 
     # ------------------------------------------------------------ lookups
 
-    def endpoint(self, sha: str) -> str:
-        """The gRPC target of hosted bot ``sha`` (``unix:PATH``), running now: this process's copy (started or
+    def endpoint(self, hosted: Hosted) -> str:
+        """The gRPC target of the hosted bot (``unix:PATH``), running now: this process's copy (started or
         restarted if needed), or another process's when every slot is taken. Raises HostingError."""
-        link = self._link(sha)
+        link = self._link(hosted)
         with link.lock:
             with self._lock:
-                copy = self._copies.get(sha)
+                copy = self._copies.get(hosted)
             if copy is not None and copy.bot.alive():
                 copy.used = self.clock()
                 return f"unix:{link.path}"
             if copy is not None:
                 self._crashed(copy)
-            failed = self._failed.get(sha)
+            failed = self._failed.get(hosted)
             if failed is not None and self.clock() - failed[0] < FAILED_START_S:
                 raise HostingError(failed[1])
-            slot = copy.slot if copy is not None else self._take_slot(sha)
+            slot = copy.slot if copy is not None else self._take_slot(hosted)
             if slot is None:
-                borrowed = self._borrow(sha)
+                borrowed = self._borrow(hosted)
                 if borrowed is None:
-                    raise HostingError(f"no room for hosted bot {sha[:12]} on this machine: {self.config.copies} "
+                    raise HostingError(f"no room for hosted bot {hosted.sha256[:12]} on this machine: {self.config.copies} "
                                        "copies of it run already")
                 return borrowed
             try:
-                started = self._start(sha, link, slot, copy.restarts + 1 if copy is not None else 0)
+                self._start(hosted, link, slot, copy.restarts + 1 if copy is not None else 0)
             except HostingError as exc:
                 os.close(slot)
                 with self._lock:
-                    self._copies.pop(sha, None)
-                self._failed[sha] = (self.clock(), str(exc))
+                    self._copies.pop(hosted, None)
+                self._failed[hosted] = (self.clock(), str(exc))
                 raise
-            self._failed.pop(sha, None)
+            self._failed.pop(hosted, None)
             return f"unix:{link.path}"
 
-    def mark(self, sha: str) -> Mark | None:
-        """Where this process's copy of ``sha`` has got to in its output (None: no copy of its own)."""
+    def mark(self, hosted: Hosted) -> Mark | None:
+        """Where this process's copy of the hosted bot has got to in its output (None: no copy of its own)."""
         with self._lock:
-            copy = self._copies.get(sha)
+            copy = self._copies.get(hosted)
         return Mark(copy.bot.output, copy.bot.output.offset) if copy is not None else None
 
-    def running(self) -> dict[str, Sandbox]:
-        """The sandboxes this process runs now, by hash (tests)."""
+    def running(self) -> dict[Hosted, Sandbox]:
+        """The sandboxes this process runs now, by hosted bot (tests)."""
         with self._lock:
-            return {sha: c.bot.sandbox for sha, c in self._copies.items()}
+            return {hosted: c.bot.sandbox for hosted, c in self._copies.items()}
 
     # ------------------------------------------------------------- copies
 
-    def _link(self, sha: str) -> _Link:
+    def _link(self, hosted: Hosted) -> _Link:
         with self._lock:
-            link = self._links.get(sha)
+            link = self._links.get(hosted)
             if link is None:
                 if not self._links:
                     self._prepare()
@@ -174,7 +175,7 @@ class Supervisor:
                 if len(str(path)) > MAX_SOCKET_PATH:
                     raise HostingError(f"the hosting directory's path is too long for a Unix socket ({path}); set "
                                        "CARDARENA_HOSTING_DIR to a shorter one")
-                link = self._links[sha] = _Link(path)
+                link = self._links[hosted] = _Link(path)
             return link
 
     def _prepare(self) -> None:
@@ -192,9 +193,9 @@ class Supervisor:
         except SandboxUnavailable:
             pass
 
-    def _take_slot(self, sha: str) -> int | None:
-        """A free slot lock for a copy of ``sha`` on this machine (its fd, held while the copy runs), or None."""
-        slots = private_dir(self.config.directory / "slots" / sha)
+    def _take_slot(self, hosted: Hosted) -> int | None:
+        """A free slot lock for a copy of the bot on this machine (its fd, held while the copy runs), or None."""
+        slots = private_dir(self.config.directory / "slots" / hosted.key)
         for k in range(max(1, self.config.copies)):
             fd = os.open(slots / str(k), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
             try:
@@ -205,9 +206,9 @@ class Supervisor:
             return fd
         return None
 
-    def _borrow(self, sha: str) -> str | None:
-        """Another process's running copy of ``sha`` (every slot taken), or None."""
-        slots = self.config.directory / "slots" / sha
+    def _borrow(self, hosted: Hosted) -> str | None:
+        """Another process's running copy of the bot (every slot taken), or None."""
+        slots = self.config.directory / "slots" / hosted.key
         for k in range(max(1, self.config.copies)):
             try:
                 path = (slots / str(k)).read_text().strip()
@@ -217,8 +218,9 @@ class Supervisor:
                 return f"unix:{path}"
         return None
 
-    def _start(self, sha: str, link: _Link, slot: int, restarts: int) -> _Copy:
+    def _start(self, hosted: Hosted, link: _Link, slot: int, restarts: int) -> _Copy:
         require()
+        sha = hosted.sha256
         build = self.source.build(sha)
         if build is None:
             raise HostingError(f"hosted bot {sha[:12]} was never submitted here (no build in the store)")
@@ -229,7 +231,7 @@ class Supervisor:
             raise HostingError(str(exc)) from None
         manifest = Manifest.from_json(build.manifest)
         self._count += 1
-        spec = bot_spec(f"{self._pid}-{self._count}-{sha[:8]}", manifest, code, env, self.config)
+        spec = bot_spec(f"{self._pid}-{self._count}-{hosted.bot_id}", manifest, code, env, self.config)
         try:
             bot = start_bot(spec, self.config.start_timeout_s, self._launch)
         except (StartError, SandboxUnavailable) as exc:
@@ -245,12 +247,12 @@ class Supervisor:
         os.rename(temporary, link.path)
         os.ftruncate(slot, 0)
         os.pwrite(slot, str(link.path).encode(), 0)
-        copy = _Copy(sha, bot, slot, root, self.clock(), bot.sandbox.cgroup.cpu_usage_ns(), restarts)
+        copy = _Copy(hosted, bot, slot, root, self.clock(), bot.sandbox.cgroup.cpu_usage_ns(), restarts)
         with self._lock:
-            self._copies[sha] = copy
+            self._copies[hosted] = copy
             self.starts += 1
         self._start_reaper()
-        log.info("hosted bot %s started in %.2f s%s", sha[:12], time.monotonic() - bot.started,
+        log.info("hosted bot %s (bot %s) started in %.2f s%s", sha[:12], hosted.bot_id, time.monotonic() - bot.started,
                  f" (restart {restarts})" if restarts else "")
         return copy
 
@@ -261,7 +263,7 @@ class Supervisor:
     def _crashed(self, copy: _Copy) -> None:
         code = copy.bot.sandbox.process.returncode
         oom = copy.bot.sandbox.cgroup.oom_kills()
-        log.warning("hosted bot %s exited (status %s%s): %s", copy.sha[:12], code,
+        log.warning("hosted bot %s (bot %s) exited (status %s%s): %s", copy.hosted.sha256[:12], copy.hosted.bot_id, code,
                     f", {oom} task(s) killed for memory" if oom else "", copy.bot.output.tail() or "no output")
         self._stop_copy(copy, keep_slot=True)
 
@@ -272,8 +274,8 @@ class Supervisor:
             os.ftruncate(copy.slot, 0)
             os.close(copy.slot)
             with self._lock:
-                if self._copies.get(copy.sha) is copy:
-                    del self._copies[copy.sha]
+                if self._copies.get(copy.hosted) is copy:
+                    del self._copies[copy.hosted]
         return emptied
 
     # --------------------------------------------------------- idle stops
@@ -293,8 +295,8 @@ class Supervisor:
             except Exception:  # noqa: BLE001 - the reaper must go on
                 log.exception("stopping idle hosted bots")
 
-    def reap_idle(self) -> list[str]:
-        """Stop every copy that had no lookup and used no CPU for ``idle_s`` seconds; their hashes."""
+    def reap_idle(self) -> list[Hosted]:
+        """Stop every copy that had no lookup and used no CPU for ``idle_s`` seconds; their bots."""
         now = self.clock()
         with self._lock:
             copies = list(self._copies.values())
@@ -307,30 +309,31 @@ class Supervisor:
                 continue
             if now - copy.used < self.config.idle_s:
                 continue
-            link = self._link(copy.sha)
+            link = self._link(copy.hosted)
             with link.lock:
-                if self._copies.get(copy.sha) is copy and self.clock() - copy.used >= self.config.idle_s:
+                if self._copies.get(copy.hosted) is copy and self.clock() - copy.used >= self.config.idle_s:
                     self._stop_copy(copy)
-                    stopped.append(copy.sha)
-                    log.info("hosted bot %s stopped: idle for %.0f s", copy.sha[:12], self.config.idle_s)
+                    stopped.append(copy.hosted)
+                    log.info("hosted bot %s (bot %s) stopped: idle for %.0f s", copy.hosted.sha256[:12],
+                             copy.hosted.bot_id, self.config.idle_s)
         return stopped
 
-    def stop(self, sha: str) -> bool:
-        """Stop this process's copy of ``sha`` now (tests, shutdown); True if nothing of it is left."""
+    def stop(self, hosted: Hosted) -> bool:
+        """Stop this process's copy of the hosted bot now (tests, shutdown); True if nothing of it is left."""
         with self._lock:
-            copy = self._copies.get(sha)
+            copy = self._copies.get(hosted)
         if copy is None:
             return True
-        with self._link(sha).lock:
+        with self._link(hosted).lock:
             return self._stop_copy(copy)
 
     def close(self) -> None:
         """Stop every copy (at the process's exit)."""
         self._closed.set()
         with self._lock:
-            shas = list(self._copies)
-        for sha in shas:
-            self.stop(sha)
+            running = list(self._copies)
+        for hosted in running:
+            self.stop(hosted)
         self._launcher.shutdown(wait=False)
 
 

@@ -1,7 +1,8 @@
 """Hosted bots' artifacts, builds, submissions and per-game output (migration 0011).
 
-A hosted bot is a bot row whose endpoint is ``hosted:<sha256>`` (:func:`hosted_endpoint`) and whose
-version is that hash: its code is the artifact of that name. The artifact's bytes (a canonical tar,
+A hosted bot is a bot row whose endpoint is ``hosted:<bot id>/<sha256>`` (:func:`hosted_endpoint`) and whose
+version is that hash: its code is the artifact of that name. The bot's id is part of the endpoint so that two
+bots submitting the same files still run apart, each in sandboxes of its own (no shared memory between bots). The artifact's bytes (a canonical tar,
 Zstandard-compressed, ``hosting.artifact``), the build that says how it runs (its manifest, its Python
 environment's artifact, the packages installed, the build log) and each submission are stored here, so
 every worker can fetch a bot by its hash. :meth:`Artifacts.submit` writes a submission and the bot's row
@@ -24,18 +25,40 @@ from store.models import Artifact, Bot, BotSubmission, Game, GameOutput, HostedB
 from store.sealing import published
 from store.session import Database
 
-#: How a hosted bot's endpoint starts; the rest is its code artifact's SHA-256.
+#: How a hosted bot's endpoint starts; the rest is ``<bot id>/<sha256 of its code>``.
 HOSTED_PREFIX = "hosted:"
 
 
-def hosted_endpoint(sha256: str) -> str:
-    """The endpoint of the hosted bot whose code is the artifact ``sha256``."""
-    return f"{HOSTED_PREFIX}{sha256}"
+@dataclass(frozen=True)
+class Hosted:
+    """A hosted bot as its endpoint names it: the bot ``bot_id`` running the code artifact ``sha256``."""
+
+    bot_id: int
+    sha256: str
+
+    @property
+    def key(self) -> str:
+        """``<bot id>-<sha256>``: a name for its slots and logs."""
+        return f"{self.bot_id}-{self.sha256}"
+
+
+def hosted_endpoint(bot_id: int, sha256: str) -> str:
+    """The endpoint of the hosted bot ``bot_id`` whose code is the artifact ``sha256``."""
+    return f"{HOSTED_PREFIX}{bot_id}/{sha256}"
+
+
+def hosted_of(endpoint: str) -> Hosted | None:
+    """The hosted bot an endpoint names, None for a remote bot's endpoint (or a malformed one)."""
+    if not endpoint.startswith(HOSTED_PREFIX):
+        return None
+    bot, _, sha = endpoint[len(HOSTED_PREFIX):].partition("/")
+    return Hosted(int(bot), sha) if bot.isdigit() and len(sha) == 64 else None
 
 
 def hosted_sha(endpoint: str) -> str | None:
     """The code artifact's SHA-256 of a hosted bot's endpoint, None for a remote bot's."""
-    return endpoint[len(HOSTED_PREFIX):] if endpoint.startswith(HOSTED_PREFIX) else None
+    found = hosted_of(endpoint)
+    return found.sha256 if found is not None else None
 
 
 @dataclass(frozen=True)
@@ -143,20 +166,24 @@ class Artifacts:
                 if s.get(HostedBuild, code.sha256) is None:
                     s.add(HostedBuild(code_sha256=code.sha256, env_sha256=build.env_sha256, manifest=build.manifest,
                                       installed=build.installed, log=build.log))
-                values = {"endpoint": hosted_endpoint(code.sha256), "version": code.sha256, "games": games,
+                values = {"version": code.sha256, "games": games,
                           "capacity": fields.capacity, "described_name": fields.described_name,
                           "described_version": fields.described_version, "described_capacity": fields.capacity}
                 if bot_id is None:
                     if s.scalar(select(Bot.id).where(Bot.name == fields.name)) is not None:
                         raise NameTaken(f"a bot named {fields.name!r} is already registered")
-                    bot = Bot(name=fields.name, author=fields.author, token_hash=fields.token_hash, **values)
+                    bot = Bot(name=fields.name, author=fields.author, token_hash=fields.token_hash,
+                              endpoint=HOSTED_PREFIX, **values)
                     s.add(bot)
+                    s.flush()
+                    bot.endpoint = hosted_endpoint(bot.id, code.sha256)
                 else:
                     bot = s.get(Bot, bot_id)
                     if bot is None:
                         raise NotFound(f"no bot with id {bot_id}")
                     for key, value in values.items():
                         setattr(bot, key, value)
+                    bot.endpoint = hosted_endpoint(bot.id, code.sha256)
                     bot.author = fields.author or bot.author
                 s.flush()
                 s.add(BotSubmission(bot_id=bot.id, code_sha256=code.sha256))

@@ -3,7 +3,7 @@
 A process that plays games (a local pool process, a Celery pool process, anything calling
 ``workers.service.run_game``) hosts the bots its games need: :func:`attach` gives it a
 :class:`hosting.supervisor.Supervisor` over its store, and :func:`client` turns a hosted bot's endpoint
-(``hosted:<sha256>``) into the referee's ordinary gRPC client on the bot's Unix socket, so the health
+(``hosted:<bot id>/<sha256>``) into the referee's ordinary gRPC client on the bot's Unix socket, so the health
 check, the identity check and the game itself reach a hosted bot exactly as they reach a remote one. A
 bot that cannot be started is a client that is unreachable with the reason (its table is deferred,
 rules §4.9). A process that plays no game (``season run``'s checks before it starts, a ladder's runner)
@@ -30,7 +30,7 @@ from hosting.supervisor import HostingError, Mark, Supervisor
 from referee.clients import BotCallError, BotClient, GrpcBotClient, UnreachableBotClient
 from referee.record import FaultKind
 from store import SeatBot, Store, StoreError
-from store.artifacts import OutputInfo, hosted_sha
+from store.artifacts import OutputInfo, hosted_of
 
 log = logging.getLogger(__name__)
 
@@ -81,17 +81,19 @@ class NotHere:
 
 
 def client(endpoint: str) -> BotClient | NotHere:
-    """The referee's client for the hosted bot at ``endpoint`` (``hosted:<sha256>``): its running copy's
+    """The referee's client for the hosted bot at ``endpoint`` (``hosted:<bot id>/<sha256>``): its running copy's
     Unix socket, started now if needed; unreachable, with the reason, if it cannot run here."""
-    sha = hosted_sha(endpoint) or ""
+    hosted = hosted_of(endpoint)
+    if hosted is None:
+        return UnreachableBotClient(f"malformed hosted endpoint {endpoint[:80]!r}")
     current = supervisor()
     if current is None:
-        return NotHere(sha)
+        return NotHere(hosted.sha256)
     why = unavailable()
     if why is not None:
         return UnreachableBotClient(why)
     try:
-        return GrpcBotClient(current.endpoint(sha))
+        return GrpcBotClient(current.endpoint(hosted))
     except HostingError as exc:
         log.warning("%s", exc)
         return UnreachableBotClient(str(exc))
@@ -104,8 +106,8 @@ def marks(seats: Sequence[SeatBot]) -> dict[int, tuple[int, Mark]]:
         return {}
     out = {}
     for seat in seats:
-        sha = hosted_sha(seat.endpoint)
-        mark = current.mark(sha) if sha else None
+        hosted = hosted_of(seat.endpoint)
+        mark = current.mark(hosted) if hosted is not None else None
         if mark is not None:
             out[seat.seat] = (seat.bot_id, mark)
     return out

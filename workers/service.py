@@ -50,7 +50,7 @@ from referee.record import GameRecord
 from referee.referee import GameCancelled, play
 from referee.timecontrol import TimeControl
 from store import BotsBusy, Claim, GameStatus, Store, StoreError, StoreUnavailable
-from store.artifacts import hosted_sha
+from store.artifacts import HOSTED_PREFIX
 from workers import hosted
 from workers.availability import HealthCache
 from workers.identity import IdentityCheck
@@ -113,7 +113,7 @@ def _policy() -> NetworkPolicy:
 def client_for(endpoint: str) -> BotClient:
     """The referee's client for a seat, its endpoint resolved under the network policy now, at play time.
 
-    A hosted bot's endpoint (``hosted:<sha256>``) is its copy's Unix socket in this process's sandboxes,
+    A hosted bot's endpoint (``hosted:<bot id>/<sha256>``) is its copy's Unix socket in this process's sandboxes,
     started if needed (``workers.hosted``).
 
     Registration checked the endpoint once; resolving again before every game
@@ -122,7 +122,7 @@ def client_for(endpoint: str) -> BotClient:
     refused or unresolvable endpoint plays as unreachable: the seat's fault
     (rules §4.2), not the platform's.
     """
-    if hosted_sha(endpoint) is not None:
+    if endpoint.startswith(HOSTED_PREFIX):
         return hosted.client(endpoint)  # type: ignore[return-value]
     try:
         parsed = parse_endpoint(endpoint)

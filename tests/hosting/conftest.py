@@ -31,7 +31,7 @@ from hosting.sandbox import unavailable
 from hosting.supervisor import Supervisor
 from league.policy import POLICY
 from store import Store, open_store
-from store.artifacts import Blob, BuildInfo, HostedBotFields, now
+from store.artifacts import Blob, BuildInfo, Hosted, HostedBotFields, now
 
 #: Every test's sandbox limits: small, so that the attacks meet them fast.
 LIMITS = ResourceLimits(memory_bytes=256 << 20, cpus=1.0, pids=64)
@@ -117,19 +117,19 @@ def hostile_dir(tmp_path: Path, attack: str) -> Path:
 
 
 def store_bot(store: Store, path: Path, config: HostingConfig, name: str | None = None,
-              games: tuple[str, ...] = ("svara",)) -> str:
+              games: tuple[str, ...] = ("svara",)) -> Hosted:
     """Store the submission at ``path`` as a hosted bot (no entry checks: a hostile bot need not pass them);
-    its SHA-256."""
+    the bot and its code's SHA-256."""
     artifact = pack(path, config.artifact_limits)
     manifest = of(artifact)
-    store.artifacts.submit(None, HostedBotFields(name or f"bot-{artifact.sha256[:8]}", games, "", 2, "hostile", "1",
+    bot_id = store.artifacts.submit(None, HostedBotFields(name or f"bot-{artifact.sha256[:8]}", games, "", 2, "hostile", "1",
                                                  None),
                            Blob(artifact.sha256, "code", stored_bytes(artifact), artifact.unpacked_bytes), None,
                            BuildInfo(artifact.sha256, None, manifest.to_json(), [], "", now()))
-    return artifact.sha256
+    return Hosted(bot_id, artifact.sha256)
 
 
-def report(supervisor: Supervisor, sha: str, timeout_s: float = 60.0) -> Any:
+def report(supervisor: Supervisor, sha: Hosted, timeout_s: float = 60.0) -> Any:
     """Start hosted bot ``sha`` and run its attack: what its ``describe()`` reported (JSON; a channel of its own,
     whose answers may be larger than the referee's 64 KiB)."""
     with grpc.insecure_channel(supervisor.endpoint(sha), options=[("grpc.max_receive_message_length", 64 << 20)]) as ch:

@@ -149,10 +149,10 @@ def test_an_artifact_swapped_in_the_store_is_never_run(tmp_path: Path, store: St
     from hosting.artifact import stored_bytes
 
     with store.db.write() as s:  # another program's bytes under the bot's hash
-        s.execute(update(ArtifactRow).where(ArtifactRow.sha256 == good).values(data=stored_bytes(other)))
+        s.execute(update(ArtifactRow).where(ArtifactRow.sha256 == good.sha256).values(data=stored_bytes(other)))
     with pytest.raises(HostingError, match="hash to"):
         supervisor.endpoint(good)
-    assert not (config.directory / "artifacts" / good).exists()
+    assert not (config.directory / "artifacts" / good.sha256).exists()
     assert supervisor.running() == {}
 
 

@@ -143,7 +143,7 @@ def test_a_hosted_bot_writes_nowhere_but_its_tmp(tmp_path: Path, store: Store, c
              "/proc/sys/kernel/hostname", "/proc/self/root/escaped", "/sys/escaped",
              str(config.directory / "escaped"), str(tmp_path / "escaped")]
     sha = store_bot(store, hostile_dir(tmp_path, WRITES.format(paths=paths)), config)
-    code = config.directory / "artifacts" / sha
+    code = config.directory / "artifacts" / sha.sha256
 
     def digest() -> str:
         return hashlib.sha256(b"".join(p.read_bytes() for p in sorted(code.rglob("*")) if p.is_file())).hexdigest()

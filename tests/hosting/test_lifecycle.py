@@ -111,3 +111,13 @@ def test_the_copies_of_a_stopped_process_are_gone(tmp_path: Path, store: Store, 
     while time.monotonic() < deadline and any(Path(f"/proc/{p}").exists() for p in tasks):
         time.sleep(0.05)
     assert not cgroup.pids()
+
+
+def test_two_bots_of_the_same_files_never_share_a_process(tmp_path: Path, store: Store, supervisor: Supervisor,
+                                                         config: HostingConfig) -> None:
+    path = bot_dir(tmp_path, PLAIN)
+    one, two = store_bot(store, path, config, "one"), store_bot(store, path, config, "two")
+    assert one.sha256 == two.sha256 and one.bot_id != two.bot_id
+    assert supervisor.endpoint(one) != supervisor.endpoint(two)
+    sandboxes = supervisor.running()
+    assert sandboxes[one].pid != sandboxes[two].pid and not sandboxes[one].cgroup.pids() & sandboxes[two].cgroup.pids()

@@ -81,7 +81,7 @@ def test_a_hosted_bot_reads_no_store_no_key_no_environment_no_other_process_no_o
     other = store_bot(store, bot_dir(tmp_path, "from botsdk import Bot\nclass Hostile(Bot):\n    games = ('svara',)\n",
                                      files={"secret.txt": other_secret}), config)
     supervisor.endpoint(other)
-    other_files = config.directory / "artifacts" / other
+    other_files = config.directory / "artifacts" / other.sha256
     assert (other_files / "secret.txt").read_text() == other_secret
     worker = os.getpid()
     denied = [str(store_path), str(store_path.parent), f"/proc/{worker}/environ", f"/proc/{worker}/cmdline",

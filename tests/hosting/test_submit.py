@@ -64,7 +64,7 @@ def test_submit_a_new_bot_then_new_versions_over_grpc(tmp_path: Path, store: Sto
                                                       archive=archive(example(tmp_path), config)), timeout=120)
     assert first.token and first.changed and first.report.checks[-1].passed
     assert first.bot.hosted and first.bot.version == first.sha256 and re.fullmatch("[0-9a-f]{64}", first.sha256)
-    assert store.get_bot_by_name("py").endpoint == hosted_endpoint(first.sha256)
+    assert store.get_bot_by_name("py").endpoint == hosted_endpoint(first.bot.id, first.sha256)
     assert [b.hosted for b in stub.ListBots(arena_pb2.ListBotsRequest()).bots] == [True]
 
     again = stub.SubmitBot(arena_pb2.SubmitBotRequest(name="py", token=first.token,
