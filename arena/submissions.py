@@ -20,8 +20,6 @@ version (a new ladder entrant, rules §5.2). The same files again change nothing
 
 from __future__ import annotations
 
-import itertools
-import os
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -32,7 +30,7 @@ from hosting.artifact import ArtifactError
 from hosting.build import BuildError
 from hosting.launch import StartError
 from hosting.manifest import ManifestError
-from hosting.sandbox import SandboxUnavailable, unavailable
+from hosting.sandbox import SandboxUnavailable, unavailable, unique_name
 from hosting.submit import Prepared, prepare
 from league.entry import EntryReport
 from league.identity import MAX_VERSION_CHARS, capacity_of, clean
@@ -44,7 +42,6 @@ if TYPE_CHECKING:
 
 #: Bytes of what the bot wrote during its entry checks added to a failed submission's log.
 CHECK_OUTPUT_BYTES = 16 << 10
-_names = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -106,7 +103,7 @@ def submit(registry: Registry, name: str, games: Sequence[str], source: bytes | 
     if why is not None:
         raise _error("FAILED_PRECONDITION", f"this platform {why}")
     config = registry.hosting_config()
-    label = f"{os.getpid()}-submission-{next(_names)}"
+    label = unique_name("submission")
     try:
         with _store_errors():
             prepared = prepare(source, config, registry.store.artifacts.build, registry.store.artifacts.blob, label)

@@ -29,6 +29,7 @@ cgroups, user namespaces refused): the platform then refuses hosted bots, it nev
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -224,17 +225,32 @@ def launch(spec: SandboxSpec) -> Sandbox:
                 os.close(fd)
 
 
-@lru_cache(maxsize=1)
+_names = itertools.count(1)
+_check_lock = threading.Lock()
+
+
+def unique_name(what: str) -> str:
+    """A cgroup name no other sandbox of this machine has now: ``<pid>-<n>-<what>``."""
+    return f"{os.getpid()}-{next(_names)}-{what}"
+
+
 def unavailable() -> str | None:
     """Why hosted bots cannot run on this machine (one line), or None when they can: bubblewrap is installed,
-    cgroups can limit memory, CPU and tasks, and a trial sandbox runs. Checked once per process."""
+    cgroups can limit memory, CPU and tasks, and a trial sandbox runs. Checked once per process (several
+    threads asking at once wait for the one check)."""
+    with _check_lock:
+        return _unavailable()
+
+
+@lru_cache(maxsize=1)
+def _unavailable() -> str | None:
     if shutil.which("bwrap") is None:
         return "cannot run hosted bots: bubblewrap is not installed (apt-get install bubblewrap)"
     if os.geteuid() == 0 and shutil.which("setpriv") is None:
         return "cannot run hosted bots: setpriv (util-linux) is not installed"
     try:
         cgroups()
-        trial = launch(SandboxSpec(f"trial-{os.getpid()}", ("/usr/bin/true",), (), ResourceLimits(64 << 20, 0.5, 16),
+        trial = launch(SandboxSpec(unique_name("trial"), ("/usr/bin/true",), (), ResourceLimits(64 << 20, 0.5, 16),
                                    1 << 20, cwd="/"))
         code = trial.wait(SETUP_S)
         output = trial.output.read().decode("utf-8", "replace").strip() if trial.output else ""
@@ -267,3 +283,6 @@ def environment(extra: Mapping[str, str], pythonpath: Sequence[str] = ()) -> dic
         env["PYTHONPATH"] = ":".join(pythonpath)
     env.update(extra)
     return env
+
+
+unavailable.cache_clear = _unavailable.cache_clear  # type: ignore[attr-defined]  # tests: check again

@@ -41,7 +41,7 @@ from typing import Protocol
 from hosting.cache import ArtifactCache, CacheError, private_dir
 from hosting.launch import HostingConfig, OutputLog, RunningBot, StartError, bot_spec, start_bot
 from hosting.manifest import Manifest
-from hosting.sandbox import SOCKET, Sandbox, SandboxSpec, SandboxUnavailable, cgroups, launch, require
+from hosting.sandbox import SOCKET, Sandbox, SandboxSpec, SandboxUnavailable, cgroups, launch, require, unique_name
 from store.artifacts import BuildInfo, Hosted
 
 log = logging.getLogger(__name__)
@@ -188,7 +188,7 @@ class Supervisor:
                     item.unlink(missing_ok=True)
                 stale.rmdir()
         self._run.mkdir(mode=0o700)
-        try:  # the empty cgroups of dead processes (named <pid>-<n>-<hash>)
+        try:  # the empty cgroups of dead processes (named <pid>-<n>-<what>)
             cgroups().sweep(lambda name: name.partition("-")[0].isdigit() and _alive(int(name.partition("-")[0])))
         except SandboxUnavailable:
             pass
@@ -219,6 +219,14 @@ class Supervisor:
         return None
 
     def _start(self, hosted: Hosted, link: _Link, slot: int, restarts: int) -> _Copy:
+        try:
+            return self._start_copy(hosted, link, slot, restarts)
+        except SandboxUnavailable as exc:
+            raise HostingError(str(exc)) from None
+        except OSError as exc:  # the machine's own trouble (disk, files): this worker cannot run it now
+            raise HostingError(f"hosted bot {hosted.sha256[:12]} cannot be started here: {exc}") from None
+
+    def _start_copy(self, hosted: Hosted, link: _Link, slot: int, restarts: int) -> _Copy:
         require()
         sha = hosted.sha256
         build = self.source.build(sha)
@@ -230,8 +238,7 @@ class Supervisor:
         except CacheError as exc:
             raise HostingError(str(exc)) from None
         manifest = Manifest.from_json(build.manifest)
-        self._count += 1
-        spec = bot_spec(f"{self._pid}-{self._count}-{hosted.bot_id}", manifest, code, env, self.config)
+        spec = bot_spec(unique_name(f"bot{hosted.bot_id}"), manifest, code, env, self.config)
         try:
             bot = start_bot(spec, self.config.start_timeout_s, self._launch)
         except (StartError, SandboxUnavailable) as exc:
