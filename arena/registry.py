@@ -5,9 +5,9 @@ The Arena gRPC service (``arena.service``) and the HTTP API
 rule lives here:
 
 - **Names** are 1-40 characters of ``[A-Za-z0-9_.-]``; **endpoints** are
-  ``host:port`` and must pass the network policy (``league.netpolicy``);
+  ``host:port`` and must pass the network policy (``league.entry.netpolicy``);
   **games** must be games of the platform.
-- **Entry checks** (``league.entry``) run against the address the policy
+- **Entry checks** (``league.entry.checks``) run against the address the policy
   accepted, before anything is written: *nothing is half-registered*. The
   bot row is written only after every check passed, and a name taken while
   the checks ran is still refused (the store's unique name).
@@ -43,15 +43,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena import submissions
+from arena.errors import HTTP_STATUS, ErrorKind, RegistryError
+from arena.errors import store_errors as _store_errors
 from arena.submissions import BuildLog, Submitted
 from config import Settings, get_settings
 from hosting.launch import HostingConfig
-from league.entry import EntryReport, run_entry_checks
-from league.identity import MAX_VERSION_CHARS, capacity_of
-from league.ladder_board import LadderStanding, board, placement_games
+from league.competition.ladder_board import LadderStanding, board, placement_games
+from league.competition.standings import StandingRow, standings_of
+from league.entry.checks import EntryReport, run_entry_checks
+from league.entry.identity import MAX_VERSION_CHARS, capacity_of
+from league.entry.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from league.names import did_you_mean
-from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
-from league.standings import StandingRow, standings_of
 from referee.games import games as registered_games, names_text
 from store import BotInfo, NameTaken, NotFound, SeasonInfo, Store, StoreError, StoreUnavailable
 from store.artifacts import OutputInfo, hosted_sha
@@ -69,32 +71,6 @@ MAX_TOKEN_CHARS = 128
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 
 
-class ErrorKind(enum.StrEnum):
-    """What went wrong, named after the gRPC status code each maps to."""
-
-    INVALID_ARGUMENT = "INVALID_ARGUMENT"        # malformed request: name, endpoint, games, version
-    UNAUTHENTICATED = "UNAUTHENTICATED"          # token missing or wrong
-    PERMISSION_DENIED = "PERMISSION_DENIED"      # endpoint refused by the network policy; bot has no token
-    ALREADY_EXISTS = "ALREADY_EXISTS"            # name taken
-    NOT_FOUND = "NOT_FOUND"                      # no such bot, season or ladder
-    FAILED_PRECONDITION = "FAILED_PRECONDITION"  # entry checks failed; bot retired
-    RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"    # rate limit
-    UNAVAILABLE = "UNAVAILABLE"                  # the store is down
-
-
-#: HTTP status of each error kind.
-HTTP_STATUS: dict[ErrorKind, int] = {
-    ErrorKind.INVALID_ARGUMENT: 422,
-    ErrorKind.UNAUTHENTICATED: 401,
-    ErrorKind.PERMISSION_DENIED: 403,
-    ErrorKind.ALREADY_EXISTS: 409,
-    ErrorKind.NOT_FOUND: 404,
-    ErrorKind.FAILED_PRECONDITION: 400,
-    ErrorKind.RESOURCE_EXHAUSTED: 429,
-    ErrorKind.UNAVAILABLE: 503,
-}
-
-
 @dataclass(frozen=True)
 class LadderStandingView:
     """Where a bot stands in a ladder: its latest version's row, every version's (newest first), the
@@ -106,20 +82,6 @@ class LadderStandingView:
     table_size: int
     placement_games: int
     rated_games: int
-
-
-class RegistryError(Exception):
-    """A refused request: ``kind``, a one-line message, the entry report when the checks failed,
-    ``retry_after_s`` for the rate limit, and a submission's ``log`` (its build, what the bot wrote)."""
-
-    def __init__(self, kind: ErrorKind, message: str, *, report: EntryReport | None = None,
-                 retry_after_s: float | None = None, log: str | None = None) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-        self.report = report
-        self.retry_after_s = retry_after_s
-        self.log = log
 
 
 @dataclass(frozen=True)
@@ -260,7 +222,7 @@ class Registry:
     """Register, update, retire and list bots in ``store`` under ``config``.
 
     ``checker(target, games, shown_as=..., seed=...)`` runs the entry checks
-    (default :func:`league.entry.run_entry_checks`; tests may pass another).
+    (default :func:`league.entry.checks.run_entry_checks`; tests may pass another).
     Thread-safe: a gRPC server and an HTTP server may share one.
     """
 
@@ -299,7 +261,7 @@ class Registry:
         check_version(version)
         target = self._target(endpoint)
         with _store_errors():
-            if self.store.get_bot_by_name(name) is not None:
+            if self.store.bots.get_bot_by_name(name) is not None:
                 raise RegistryError(ErrorKind.ALREADY_EXISTS, f"a bot named {name!r} is already registered")
         report = self._entry_checks(target, endpoint, games)
         described = report.describe
@@ -307,7 +269,7 @@ class Registry:
         with _store_errors():
             try:
                 declared = _clean(described.version, MAX_VERSION_CHARS) if described else ""
-                bot_id = self.store.register_bot(
+                bot_id = self.store.bots.register_bot(
                     name, endpoint, version or declared,
                     _clean(described.author if described else "", MAX_AUTHOR_CHARS), list(games),
                     capacity=capacity_of(described.capacity if described else 1),
@@ -318,7 +280,7 @@ class Registry:
                     described_capacity=capacity_of(described.capacity) if described else None)
             except NameTaken:
                 raise RegistryError(ErrorKind.ALREADY_EXISTS, f"a bot named {name!r} is already registered") from None
-            bot = self.store.get_bot(bot_id)
+            bot = self.store.bots.get_bot(bot_id)
         if bot is None:  # deleted under us: only an operator could
             raise RegistryError(ErrorKind.UNAVAILABLE, f"bot {name!r} vanished right after registration")
         return Registered(bot, token, report)
@@ -360,7 +322,7 @@ class Registry:
                 if endpoint:  # a new endpoint: the bot there, checked now, is the bot's identity
                     described_name = _clean(report.describe.name, 64)
         with _store_errors():
-            updated = self.store.update_bot(bot.id, endpoint=endpoint or None, version=version or None,
+            updated = self.store.bots.update_bot(bot.id, endpoint=endpoint or None, version=version or None,
                                             capacity=capacity, games=[*bot.games, *added] if added else None,
                                             described_name=described_name, described_version=described_version,
                                             described_capacity=capacity)
@@ -368,17 +330,42 @@ class Registry:
 
     def submit(self, name: str, games: Sequence[str], source: bytes | Path, token: str = "",
                client: str = "") -> Submitted:
-        """Submit code (an archive's bytes, or a directory) for the bot ``name``: a new hosted bot, or a new
-        version of a registered one (its token). See ``arena.submissions``."""
-        return submissions.submit(self, name, games, source, token, client)
+        """Submit code (an archive's bytes, or a directory) for the bot ``name``: a new hosted bot (``games``: at
+        least one), or a new version of a registered one (its ``token``; ``games`` are added to its own). It
+        counts against ``client``'s rate limit like a registration; see ``arena.submissions`` for the rest.
+        Raises RegistryError: RESOURCE_EXHAUSTED, INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED,
+        NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION (with ``log``), UNAVAILABLE."""
+        self._limit(client)
+        check_name(name)
+        if name.isdigit():
+            raise RegistryError(ErrorKind.INVALID_ARGUMENT,
+                                f"bad bot name {name!r}: not all digits (the dashboard reads /bots/{name} as a bot id)")
+        wanted = check_games(games) if games else ()
+        with _store_errors():
+            existing = self.store.bots.get_bot_by_name(name)
+        new_token = ""
+        if existing is not None:
+            existing = self._authorised(name, token)
+            if existing.retired_at is not None:
+                raise RegistryError(ErrorKind.FAILED_PRECONDITION, f"bot {name!r} is retired")
+            wanted = tuple(dict.fromkeys([*existing.games, *wanted]))
+        elif not wanted:
+            raise RegistryError(ErrorKind.INVALID_ARGUMENT, "name the games a new bot plays (at least one game)")
+        else:
+            new_token = secrets.token_urlsafe(32)
+        return submissions.submit(self.store, self.hosting_config(), name, wanted, source, existing,
+                                  lambda target, shown, games_: self._entry_checks(target, shown, games_),
+                                  new_token, hash_token(new_token) if new_token else None)
 
     def build_log(self, name: str, token: str) -> BuildLog:
-        """A hosted bot's build log and submissions, for its author (``arena.submissions.build_log``)."""
-        return submissions.build_log(self, name, token)
+        """A hosted bot's build log and submissions, for its author (its token). Raises RegistryError:
+        INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND, UNAVAILABLE."""
+        return submissions.build_log(self.store, self._authorised(name, token))
 
     def game_output(self, name: str, token: str, game_id: int) -> list[OutputInfo]:
-        """What a hosted bot wrote in a game, for its author (``arena.submissions.game_output``)."""
-        return submissions.game_output(self, name, token, game_id)
+        """What a hosted bot wrote in a game, for its author (its token), once the game is published. Raises
+        RegistryError: INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND, UNAVAILABLE."""
+        return submissions.game_output(self.store, self._authorised(name, token), game_id)
 
     def retire(self, name: str, token: str) -> BotInfo:
         """Retire a bot (idempotent). Raises RegistryError: INVALID_ARGUMENT, UNAUTHENTICATED,
@@ -386,8 +373,8 @@ class Registry:
         bot = self._authorised(name, token)
         with _store_errors():
             if bot.retired_at is None:
-                self.store.retire_bot(bot.id)
-            retired = self.store.get_bot(bot.id)
+                self.store.games.retire_bot(bot.id)
+            retired = self.store.bots.get_bot(bot.id)
         if retired is None:
             raise RegistryError(ErrorKind.NOT_FOUND, f"no bot named {name!r}")
         return retired
@@ -397,7 +384,7 @@ class Registry:
     def list_bots(self, include_retired: bool = False) -> list[BotInfo]:
         """Registered bots by id. Raises RegistryError(UNAVAILABLE)."""
         with _store_errors():
-            return self.store.list_bots(include_retired=include_retired)
+            return self.store.bots.list_bots(include_retired=include_retired)
 
     def listing(self, include_retired: bool = False, check: bool = False,
                 timeout_s: float = HEALTH_TIMEOUT_S) -> list[ListedBot]:
@@ -419,7 +406,7 @@ class Registry:
     def _close_bots(self, name: str) -> str:
         """"; did you mean 'x'?" for the bots whose names are close to ``name`` (a typo), else ""."""
         with _store_errors():
-            return did_you_mean(name, [b.name for b in self.store.list_bots(include_retired=True)])
+            return did_you_mean(name, [b.name for b in self.store.bots.list_bots(include_retired=True)])
 
     def _availability(self, endpoint: str, timeout_s: float) -> str:
         """``answering``, or ``not answering: WHY`` for the bot at ``endpoint`` now."""
@@ -442,10 +429,10 @@ class Registry:
         if not season:
             raise RegistryError(ErrorKind.INVALID_ARGUMENT, "name the season")
         with _store_errors():
-            info = self.store.get_season_by_name(season)
+            info = self.store.seasons.get_season_by_name(season)
             if info is None:
                 raise RegistryError(ErrorKind.NOT_FOUND, f"no season named {season!r}" + did_you_mean(
-                    season, [s.name for s in self.store.list_seasons()]))
+                    season, [s.name for s in self.store.seasons.list_seasons()]))
             return info, standings_of(self.store, info.id)
 
     def ladder_standing(self, ladder: str, bot: str) -> LadderStandingView:
@@ -485,7 +472,7 @@ class Registry:
             info = reads.ladder(ladder)
             bot_id = None
             if bot:
-                found = self.store.get_bot_by_name(bot)
+                found = self.store.bots.get_bot_by_name(bot)
                 if found is None:
                     raise RegistryError(ErrorKind.NOT_FOUND, f"no bot named {bot!r}")
                 bot_id = found.id
@@ -507,7 +494,7 @@ class Registry:
                                 f"CARDARENA_REGISTER_LIMIT, CARDARENA_REGISTER_WINDOW_S)", retry_after_s=wait)
 
     def _target(self, endpoint: str) -> str:
-        """The address to dial for ``endpoint`` after the network policy (see ``league.netpolicy``)."""
+        """The address to dial for ``endpoint`` after the network policy (see ``league.entry.netpolicy``)."""
         try:
             parsed = parse_endpoint(endpoint)
         except EndpointError as exc:
@@ -535,7 +522,7 @@ class Registry:
         if len(token) > MAX_TOKEN_CHARS:
             raise RegistryError(ErrorKind.UNAUTHENTICATED, f"wrong token for bot {name!r}")
         with _store_errors():
-            bot = self.store.get_bot_by_name(name)
+            bot = self.store.bots.get_bot_by_name(name)
         if bot is None:
             raise RegistryError(ErrorKind.NOT_FOUND, f"no bot named {name!r}" + self._close_bots(name))
         if bot.token_hash is None:
@@ -544,17 +531,3 @@ class Registry:
         if not token_matches(token, bot.token_hash):
             raise RegistryError(ErrorKind.UNAUTHENTICATED, f"wrong token for bot {name!r}")
         return bot
-
-
-class _store_errors:
-    """Context manager turning store failures into RegistryError (NOT_FOUND, UNAVAILABLE)."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> bool:
-        if isinstance(exc, NotFound):
-            raise RegistryError(ErrorKind.NOT_FOUND, str(exc)) from exc
-        if isinstance(exc, (StoreUnavailable, StoreError)) and not isinstance(exc, NameTaken):
-            raise RegistryError(ErrorKind.UNAVAILABLE, f"the store is unavailable: {exc}") from exc
-        return False

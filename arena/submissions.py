@@ -20,25 +20,21 @@ version (a new ladder entrant, rules §5.2). The same files again change nothing
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from arena.errors import ErrorKind, RegistryError, store_errors
 from hosting.artifact import ArtifactError
 from hosting.build import BuildError
-from hosting.launch import StartError
+from hosting.launch import HostingConfig, StartError
 from hosting.manifest import ManifestError
 from hosting.sandbox import SandboxUnavailable, unavailable, unique_name
 from hosting.submit import Prepared, prepare
-from league.entry import EntryReport
-from league.identity import MAX_VERSION_CHARS, capacity_of, clean
-from store import BotInfo, NameTaken
+from league.entry.checks import EntryReport
+from league.entry.identity import MAX_VERSION_CHARS, capacity_of, clean
+from store import BotInfo, NameTaken, Store
 from store.artifacts import BuildInfo, HostedBotFields, OutputInfo, SubmissionInfo, hosted_endpoint, hosted_sha
-
-if TYPE_CHECKING:
-    from arena.registry import Registry
 
 #: Bytes of what the bot wrote during its entry checks added to a failed submission's log.
 CHECK_OUTPUT_BYTES = 16 << 10
@@ -71,67 +67,44 @@ class BuildLog:
     submissions: list[SubmissionInfo]
 
 
-def _error(kind: str, message: str, **extra: object) -> Exception:
-    from arena.registry import ErrorKind, RegistryError
-
-    return RegistryError(ErrorKind(kind), message, **extra)  # type: ignore[arg-type]
-
-
-def submit(registry: Registry, name: str, games: Sequence[str], source: bytes | Path, token: str = "",
-           client: str = "") -> Submitted:
-    """Submit code for the bot ``name`` (see the module docstring). Raises RegistryError: RESOURCE_EXHAUSTED,
-    INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION
-    (no sandbox here, the build, the start or the entry checks failed: ``log`` says more), UNAVAILABLE."""
-    from arena.registry import _store_errors, check_games, check_name
-
-    registry._limit(client)
-    check_name(name)
-    if name.isdigit():
-        raise _error("INVALID_ARGUMENT", f"bad bot name {name!r}: not all digits (the dashboard reads /bots/{name} "
-                                         "as a bot id)")
-    wanted = check_games(games) if games else ()
-    with _store_errors():
-        existing = registry.store.get_bot_by_name(name)
-    if existing is not None:
-        existing = registry._authorised(name, token)
-        if existing.retired_at is not None:
-            raise _error("FAILED_PRECONDITION", f"bot {name!r} is retired")
-        wanted = tuple(dict.fromkeys([*existing.games, *wanted]))
-    elif not wanted:
-        raise _error("INVALID_ARGUMENT", "name the games a new bot plays (at least one game)")
+def submit(store: Store, config: HostingConfig, name: str, games: Sequence[str], source: bytes | Path,
+           existing: BotInfo | None, check: Callable[[str, str, Sequence[str]], EntryReport],
+           token: str, token_hash: str | None) -> Submitted:
+    """Steps 1 to 5 of the module docstring for the bot ``name`` (``existing``: its row, already authorised by
+    the registry; None for a new bot, which gets ``token`` and ``token_hash``), for ``games``; ``check(target,
+    shown_as, games)`` runs the entry checks (the registry's, raising RegistryError). Raises RegistryError:
+    INVALID_ARGUMENT, ALREADY_EXISTS, FAILED_PRECONDITION (``log`` says more), UNAVAILABLE."""
     why = unavailable()
     if why is not None:
-        raise _error("FAILED_PRECONDITION", f"this platform {why}")
-    config = registry.hosting_config()
+        raise RegistryError(ErrorKind.FAILED_PRECONDITION, f"this platform {why}")
     label = unique_name("submission")
     try:
-        with _store_errors():
-            prepared = prepare(source, config, registry.store.artifacts.build, registry.store.artifacts.blob, label)
+        with store_errors():
+            prepared = prepare(source, config, store.artifacts.build, store.artifacts.blob, label)
     except (ArtifactError, ManifestError) as exc:
-        raise _error("INVALID_ARGUMENT", f"bad submission: {exc}") from None
+        raise RegistryError(ErrorKind.INVALID_ARGUMENT, f"bad submission: {exc}") from None
     except BuildError as exc:
-        raise _error("FAILED_PRECONDITION", str(exc), log=exc.log) from None
+        raise RegistryError(ErrorKind.FAILED_PRECONDITION, str(exc), log=exc.log) from None
     except SandboxUnavailable as exc:
-        raise _error("FAILED_PRECONDITION", f"this platform {exc}") from None
+        raise RegistryError(ErrorKind.FAILED_PRECONDITION, f"this platform {exc}") from None
     try:
-        return _check_and_store(registry, name, wanted, prepared, existing, label)
+        return _check_and_store(store, config, name, games, prepared, existing, label, check, token, token_hash)
     finally:
         prepared.cleanup()
 
 
-def _check_and_store(registry: Registry, name: str, games: Sequence[str], prepared: Prepared,
-                     existing: BotInfo | None, label: str) -> Submitted:
-    from arena.registry import ErrorKind, RegistryError, _store_errors, hash_token
-
+def _check_and_store(store: Store, config: HostingConfig, name: str, games: Sequence[str], prepared: Prepared,
+                     existing: BotInfo | None, label: str, check: Callable[[str, str, Sequence[str]], EntryReport],
+                     token: str, token_hash: str | None) -> Submitted:
     sha = prepared.sha256
     code, env = prepared.blobs()
     if existing is not None and existing.endpoint == hosted_endpoint(existing.id, sha) and set(games) <= set(existing.games):
         return Submitted(existing, "", None, sha, len(code.data), prepared.code.unpacked_bytes, prepared.log,
                          prepared.installed, changed=False)
     try:
-        with prepared.running(registry.hosting_config(), f"{label}-check") as bot:
+        with prepared.running(config, f"{label}-check") as bot:
             try:
-                report = registry._entry_checks(f"unix:{bot.socket}", f"hosted:{sha[:12]}", games)
+                report = check(f"unix:{bot.socket}", f"hosted:{sha[:12]}", games)
             except RegistryError as exc:
                 said, cut = bot.output.since(0, CHECK_OUTPUT_BYTES)
                 raise RegistryError(exc.kind, exc.message, report=exc.report,
@@ -143,48 +116,38 @@ def _check_and_store(registry: Registry, name: str, games: Sequence[str], prepar
     except SandboxUnavailable as exc:
         raise RegistryError(ErrorKind.FAILED_PRECONDITION, f"this platform {exc}") from None
     described = report.describe
-    declared_capacity = capacity_of(described.capacity if described else 1)
-    token = secrets.token_urlsafe(32) if existing is None else ""
     fields = HostedBotFields(
-        name, games, clean(described.author, 80) if described else "", declared_capacity,
+        name, games, clean(described.author, 80) if described else "", capacity_of(described.capacity if described else 1),
         clean(described.name, 64) if described else "", clean(described.version, MAX_VERSION_CHARS) if described else "",
-        hash_token(token) if token else None)
-    with _store_errors():
+        token_hash if existing is None else None)
+    with store_errors():
         try:
-            bot_id = registry.store.artifacts.submit(existing.id if existing else None, fields, code, env,
-                                                     prepared.build_info())
+            bot_id = store.artifacts.submit(existing.id if existing else None, fields, code, env, prepared.build_info())
         except NameTaken:
             raise RegistryError(ErrorKind.ALREADY_EXISTS, f"a bot named {name!r} is already registered") from None
-        bot = registry.store.get_bot(bot_id)
+        bot = store.bots.get_bot(bot_id)
     if bot is None:
         raise RegistryError(ErrorKind.UNAVAILABLE, f"bot {name!r} vanished right after its submission")
-    return Submitted(bot, token, report, sha, len(code.data), prepared.code.unpacked_bytes, prepared.log,
-                     prepared.installed)
+    return Submitted(bot, token if existing is None else "", report, sha, len(code.data), prepared.code.unpacked_bytes,
+                     prepared.log, prepared.installed)
 
 
-def build_log(registry: Registry, name: str, token: str) -> BuildLog:
-    """The bot's current build and its submissions, for its author (token). Raises RegistryError:
-    INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND, UNAVAILABLE."""
-    from arena.registry import _store_errors
-
-    bot = registry._authorised(name, token)
+def build_log(store: Store, bot: BotInfo) -> BuildLog:
+    """The bot's current build and its submissions (the registry authorised its author). Raises RegistryError
+    (UNAVAILABLE)."""
     sha = hosted_sha(bot.endpoint)
-    with _store_errors():
-        build = registry.store.artifacts.build(sha) if sha else None
-        return BuildLog(bot, build, registry.store.artifacts.submissions(bot.id))
+    with store_errors():
+        build = store.artifacts.build(sha) if sha else None
+        return BuildLog(bot, build, store.artifacts.submissions(bot.id))
 
 
-def game_output(registry: Registry, name: str, token: str, game_id: int) -> list[OutputInfo]:
-    """What the bot wrote in game ``game_id`` (each of its seats), for its author (token), once the game is
-    published (done, and not sealed: its output shows its cards, as the replay does). Raises RegistryError:
-    INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND (no such game, or not published yet),
-    UNAVAILABLE."""
-    from arena.registry import _store_errors
-
-    bot = registry._authorised(name, token)
-    with _store_errors():
-        outputs = registry.store.artifacts.outputs(game_id, bot.id)
+def game_output(store: Store, bot: BotInfo, game_id: int) -> list[OutputInfo]:
+    """What the bot wrote in game ``game_id`` (each of its seats; the registry authorised its author), once the
+    game is published (done, and not sealed: its output shows its cards, as the replay does). Raises
+    RegistryError: NOT_FOUND (no such game, or not published yet), UNAVAILABLE."""
+    with store_errors():
+        outputs = store.artifacts.outputs(game_id, bot.id)
     if outputs is None:
-        raise _error("NOT_FOUND", f"game {game_id} is not done, or sealed until its duplicate group is played: its "
-                                  "output is shown with its replay")
+        raise RegistryError(ErrorKind.NOT_FOUND, f"game {game_id} is not done, or sealed until its duplicate group "
+                                                 "is played: its output is shown with its replay")
     return outputs

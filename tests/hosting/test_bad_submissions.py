@@ -118,7 +118,7 @@ def test_the_arena_refuses_a_bad_archive_and_stores_nothing(case: str, store: St
         registry.submit("bad-bot", ["svara"], BAD[case][0])
     assert raised.value.kind is ErrorKind.INVALID_ARGUMENT
     assert BAD[case][1] in raised.value.message
-    assert store.get_bot_by_name("bad-bot") is None
+    assert store.bots.get_bot_by_name("bad-bot") is None
     with store.db.read() as s:
         assert s.query(ArtifactRow).count() == 0
 
@@ -137,7 +137,7 @@ def test_a_manifest_or_requirements_file_that_links_to_the_machine_is_refused(wh
         registry.submit("linky", ["svara"], tar_of(members))
     assert raised.value.kind is ErrorKind.INVALID_ARGUMENT
     assert "link" in raised.value.message or "points out" in raised.value.message
-    assert store.get_bot_by_name("linky") is None
+    assert store.bots.get_bot_by_name("linky") is None
 
 
 def test_an_artifact_swapped_in_the_store_is_never_run(tmp_path: Path, store: Store, config: HostingConfig,

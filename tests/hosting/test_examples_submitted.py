@@ -43,7 +43,7 @@ def submit_all_games(store: Store, config: HostingConfig, name: str, path: Path)
     if more:  # the same files again, for the rest of its games: the entry checks of those
         again = registry.submit(name, more, path, token=done.token)
         assert again.changed and again.report is not None and again.report.passed
-    bot = store.get_bot_by_name(name)
+    bot = store.bots.get_bot_by_name(name)
     assert bot is not None and sorted(bot.games) == sorted(declared) and bot.version == done.sha256
 
 

@@ -48,8 +48,8 @@ def remotes() -> Iterator[list[BotProcess]]:
 
 
 def ladder_games(store: Store, name: str) -> list:
-    seasons = [s for s in store.list_seasons() if s.name.startswith(f"{name}:epoch-")]
-    return [g for s in seasons for g in store.list_games(s.id, limit=10**5)]
+    seasons = [s for s in store.seasons.list_seasons() if s.name.startswith(f"{name}:epoch-")]
+    return [g for s in seasons for g in store.game_reads.list_games(s.id, limit=10**5)]
 
 
 def wait_for(condition, what: str, timeout_s: float, runner: subprocess.Popen[str]) -> float:
@@ -66,7 +66,7 @@ def test_a_newcomer_submitted_while_the_ladder_runs_plays_there_and_each_submiss
         tmp_path: Path, store: Store, config: HostingConfig, remotes: list[BotProcess]) -> None:
     url = str(store.engine.url)
     for k, process in enumerate(remotes):
-        store.register_bot(f"remote-{k}", process.endpoint, "1", "tests", ["svara"], capacity=8)
+        store.bots.register_bot(f"remote-{k}", process.endpoint, "1", "tests", ["svara"], capacity=8)
     assert main(["ladder", "create", "lad", "--game", "svara", "--tables", "3", "--pending", "4", "--db", url]) == 0
     runner = subprocess.Popen([sys.executable, "-m", "cli.main", "ladder", "run", "lad", "--workers", "2", "--db", url],
                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
@@ -101,7 +101,7 @@ def test_a_compare_between_two_submissions(tmp_path: Path, store: Store, config:
     registry = Registry(store, RegistryConfig.from_settings(), hosting=config)
     base = registry.submit("mine", ["svara"], example(tmp_path, "base"))
     candidate = registry.submit("mine-next", ["svara"], example(tmp_path, "next", "# tuned\n"))
-    store.register_bot("remote-0", remotes[0].endpoint, "1", "tests", ["svara"], capacity=8)  # a table of 3
+    store.bots.register_bot("remote-0", remotes[0].endpoint, "1", "tests", ["svara"], capacity=8)  # a table of 3
     assert main(["ladder", "create", "ab", "--game", "svara", "--tables", "3", "--db", url]) == 0
     assert main(["ladder", "run", "ab", "--workers", "1", "--games", "3", "--db", url]) == 0  # entrants join
     assert main(["ladder", "compare", "ab", f"mine@{base.sha256}", f"mine-next@{candidate.sha256}",

@@ -18,7 +18,7 @@ from sqlalchemy import select
 
 from hosting.launch import HostingConfig
 from hosting.supervisor import Supervisor
-from league.seasons import create_season
+from league.competition.seasons import create_season
 from store import Store
 from store.models import Season
 from tests.hosting.conftest import bot_dir, hostile_dir, report, store_bot
@@ -69,9 +69,9 @@ def test_a_hosted_bot_reads_no_store_no_key_no_environment_no_other_process_no_o
     monkeypatch.setenv("CARDARENA_DB_URL", url_secret)  # the worker's environment holds its store's URL
     monkeypatch.setenv("CARDARENA_TEST_SECRET", env_secret)
     # a season: its secret key is in the store
-    store.register_bot("a", "127.0.0.1:1", "1", "x", ["svara"])
-    store.register_bot("b", "127.0.0.1:2", "1", "x", ["svara"])
-    store.register_bot("c", "127.0.0.1:3", "1", "x", ["svara"])
+    store.bots.register_bot("a", "127.0.0.1:1", "1", "x", ["svara"])
+    store.bots.register_bot("b", "127.0.0.1:2", "1", "x", ["svara"])
+    store.bots.register_bot("c", "127.0.0.1:3", "1", "x", ["svara"])
     season_id = create_season(store, "secret-season", "svara", ["a", "b", "c"], [3], 3)
     with store.db.read() as s:
         season_key = s.scalar(select(Season.deal_key).where(Season.id == season_id))

@@ -15,8 +15,8 @@ from arena.registry import ErrorKind, Registry, RegistryConfig, RegistryError
 from cli.main import main
 from config import get_settings
 from hosting.launch import HostingConfig
-from league.identity import Declared, Expected, review
-from league.standings import standings_of
+from league.entry.identity import Declared, Expected, review
+from league.competition.standings import standings_of
 from referee.botprocess import BotProcess, start_bot_process
 from referee.record import FaultKind
 from store import GameStatus, Store
@@ -79,19 +79,19 @@ def test_a_duplicate_season_of_hosted_and_remote_bots_is_played_verified_and_log
     registry = Registry(store, RegistryConfig.from_settings(), hosting=config)
     a = registry.submit("hosted-a", ["svara"], example(tmp_path, "a", CHATTY))
     b = registry.submit("hosted-b", ["svara"], example(tmp_path, "b"))
-    store.register_bot("remote", remote.endpoint, "1", "tests", ["svara"], capacity=8)
+    store.bots.register_bot("remote", remote.endpoint, "1", "tests", ["svara"], capacity=8)
     assert main(["season", "create", "mixed", "--game", "svara", "--bots", "hosted-a,hosted-b,remote",
                  "--tables", "3", "--games", "9", "--duplicate", "--db", url]) == 0
     assert main(["season", "run", "mixed", "--workers", "2", "--db", url]) == 0
     out = capsys.readouterr().out
-    season = store.get_season_by_name("mixed")
-    progress = store.season_progress(season.id)
+    season = store.seasons.get_season_by_name("mixed")
+    progress = store.seasons.season_progress(season.id)
     assert progress["done"] == progress["total"] == 9, out
     rows = {r.name: r for r in standings_of(store, season.id)}
     assert rows["hosted-a"].games == rows["hosted-b"].games == 9 and rows["hosted-a"].faults == 0
     assert main(["season", "verify", "mixed", "--db", url]) == 0, capsys.readouterr()
 
-    games = store.list_games(season.id, limit=100)
+    games = store.game_reads.list_games(season.id, limit=100)
     seat_of_a = {g.id: next(s.seat for s in g.seats if s.bot_id == a.bot.id) for g in games}
     game_id = games[0].id
     outputs = registry.game_output("hosted-a", a.token, game_id)
@@ -107,19 +107,19 @@ def test_a_crash_costs_only_the_game_in_flight(tmp_path: Path, store: Store, con
                                                remote: BotProcess, monkeypatch: pytest.MonkeyPatch) -> None:
     url = str(store.engine.url)
     registry = Registry(store, RegistryConfig.from_settings(), hosting=config)
-    store.register_bot("remote", remote.endpoint, "1", "tests", ["svara"], capacity=8)
-    store.register_bot("remote-2", remote.endpoint, "1", "tests", ["svara"], capacity=8)
+    store.bots.register_bot("remote", remote.endpoint, "1", "tests", ["svara"], capacity=8)
+    store.bots.register_bot("remote-2", remote.endpoint, "1", "tests", ["svara"], capacity=8)
     registry.submit("crashy", ["svara"], example(tmp_path, "crashy", CRASH_IN.format(game_id="1/2")))
     monkeypatch.setenv("CARDARENA_GAMES_PER_PROCESS", "1")  # one game in flight at a time
     get_settings.cache_clear()
     assert main(["season", "create", "crash", "--game", "svara", "--bots", "crashy,remote,remote-2",
                  "--tables", "3", "--games", "6", "--seed", "5", "--db", url]) == 0
-    season = store.get_season_by_name("crash")
+    season = store.seasons.get_season_by_name("crash")
     assert season.id == 1  # the game ids its bot knows: "1/<number>"
     assert main(["season", "run", "crash", "--workers", "1", "--db", url]) == 0
-    games = store.list_games(season.id, limit=100)
+    games = store.game_reads.list_games(season.id, limit=100)
     assert all(g.status == GameStatus.DONE for g in games)
-    crashy = store.get_bot_by_name("crashy").id
+    crashy = store.bots.get_bot_by_name("crashy").id
     faulted = {}
     for g in games:
         record = store.replays.get_replay(g.id)
@@ -138,12 +138,12 @@ def test_a_hosted_bot_keeps_its_hash_as_its_version_whatever_it_declares(tmp_pat
     url = str(store.engine.url)
     registry = Registry(store, RegistryConfig.from_settings(), hosting=config)
     done = registry.submit("shifty", ["svara"], example(tmp_path, "shifty", NEW_VERSION_EACH_START))
-    store.register_bot("remote", remote.endpoint, "1", "tests", ["svara"], capacity=8)
-    store.register_bot("remote-2", remote.endpoint, "1", "tests", ["svara"], capacity=8)
+    store.bots.register_bot("remote", remote.endpoint, "1", "tests", ["svara"], capacity=8)
+    store.bots.register_bot("remote-2", remote.endpoint, "1", "tests", ["svara"], capacity=8)
     assert main(["season", "create", "shift", "--game", "svara", "--bots", "shifty,remote,remote-2",
                  "--tables", "3", "--games", "3", "--db", url]) == 0
     assert main(["season", "run", "shift", "--workers", "1", "--db", url]) == 0
-    bot = store.get_bot_by_name("shifty")
+    bot = store.bots.get_bot_by_name("shifty")
     assert bot.version == done.sha256
-    season = store.get_season_by_name("shift")
-    assert {s.version for g in store.list_games(season.id, limit=10) for s in g.seats if s.bot_id == bot.id} == {done.sha256}
+    season = store.seasons.get_season_by_name("shift")
+    assert {s.version for g in store.game_reads.list_games(season.id, limit=10) for s in g.seats if s.bot_id == bot.id} == {done.sha256}

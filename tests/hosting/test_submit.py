@@ -64,7 +64,7 @@ def test_submit_a_new_bot_then_new_versions_over_grpc(tmp_path: Path, store: Sto
                                                       archive=archive(example(tmp_path), config)), timeout=120)
     assert first.token and first.changed and first.report.checks[-1].passed
     assert first.bot.hosted and first.bot.version == first.sha256 and re.fullmatch("[0-9a-f]{64}", first.sha256)
-    assert store.get_bot_by_name("py").endpoint == hosted_endpoint(first.bot.id, first.sha256)
+    assert store.bots.get_bot_by_name("py").endpoint == hosted_endpoint(first.bot.id, first.sha256)
     assert [b.hosted for b in stub.ListBots(arena_pb2.ListBotsRequest()).bots] == [True]
 
     again = stub.SubmitBot(arena_pb2.SubmitBotRequest(name="py", token=first.token,
@@ -97,7 +97,7 @@ def test_a_submission_that_fails_its_entry_checks_is_not_stored_and_says_why(
     assert "entry checks failed" in refused.value.details()
     trailing = dict(refused.value.trailing_metadata())
     assert "RuntimeError: oops" in trailing["cardarena-build-log-bin"].decode()  # what the bot wrote, for its author
-    assert store.get_bot_by_name("broken") is None
+    assert store.bots.get_bot_by_name("broken") is None
 
 
 @pytest.mark.package_index
@@ -147,7 +147,7 @@ def test_cardarena_bot_submit(tmp_path: Path, store: Store, config: HostingConfi
         out = capsys.readouterr().out
         assert code == 0, out
         assert "submitted bot cli-py" in out and "token: " in out
-        bot = store.get_bot_by_name("cli-py")
+        bot = store.bots.get_bot_by_name("cli-py")
         assert bot is not None and bot.endpoint.startswith("hosted:")
         bad = tmp_path / "nothing"
         bad.mkdir()
@@ -171,7 +171,7 @@ def test_a_platform_without_bubblewrap_says_so_in_one_line_and_runs_nothing(
         from workers.hosted import warning
 
         assert warning() is not None and "\n" not in warning()
-        assert store.get_bot_by_name("nowhere") is None
+        assert store.bots.get_bot_by_name("nowhere") is None
     finally:
         monkeypatch.undo()
         sandbox.unavailable.cache_clear()
