@@ -11,9 +11,10 @@ quota, 512 MiB), reached through its Unix socket. Every part alternates the two 
 A, B ...) on this (shared, noisy) machine, and reports ratios.
 
 - ``roundtrip``: Svara games played by the referee in this process (``referee.play``), seat 0 the bot under
-  test, the other seats in-process reference bots; each seed once remote, once hosted. The per-decision
-  time the referee charges (its ``latency_ms``: request out, answer in), median and mean of each form, and
-  the ratio hosted/remote.
+  test, the other seats in-process reference bots; each seed once in each form, in alternating order. The
+  per-decision time the referee charges (its ``latency_ms``: request out, answer in), median, mean and p90 of
+  each form, and the ratios. *remote* runs on the sandbox's interpreter (``/usr/bin/python3``) with the same SDK
+  files, so that only the transport and the sandbox differ; *remote-venv* on this process's Python.
 - ``coldstart``: the hosted bot stopped and asked for again ``--starts`` times: seconds from the request to
   a bot that answers its health check (sandbox, Python, grpc, the bot's import, the health call).
 - ``celery``: a Svara season of three copies of the bot (tables of 3) on two ``cardarena worker
@@ -46,6 +47,7 @@ from arena.registry import Registry, RegistryConfig
 from bench.bench_celery import free_port, start_worker, steady_ms_per_game, wait_ready
 from config import get_settings
 from hosting.launch import HostingConfig
+from hosting.runtime import SANDBOX_PYTHON, runtime_dir
 from hosting.sandbox import unavailable
 from hosting.supervisor import Supervisor
 from league.policy import POLICY
@@ -64,10 +66,11 @@ EXAMPLE = REPO / "examples" / "python"
 PARTS = ("roundtrip", "coldstart", "celery", "submit")
 
 
-def remote_example() -> tuple[subprocess.Popen[str], str]:
-    """The Python example served over TCP on 127.0.0.1, as its author runs it."""
-    process = subprocess.Popen([sys.executable, str(EXAMPLE / "bot.py"), "--port", "0"], stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, text=True, process_group=0)
+def remote_example(python: str = sys.executable, env: dict[str, str] | None = None) -> tuple[subprocess.Popen[str], str]:
+    """The Python example served over TCP on 127.0.0.1, as its author runs it (with ``python``; ``env``: its
+    whole environment, None: this process's)."""
+    process = subprocess.Popen([python, str(EXAMPLE / "bot.py"), "--port", "0"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True, process_group=0, env=env)
     line = process.stdout.readline() if process.stdout else ""
     if " listening on " not in line:
         raise RuntimeError(f"the example did not start: {line!r}")
@@ -94,22 +97,32 @@ def decision_ms(client: object, seed: int) -> list[float]:
 def roundtrip(registry: Registry, supervisor: Supervisor, games: int) -> None:
     done = registry.submit("rt-hosted", ["svara"], EXAMPLE)
     hosted = GrpcBotClient(supervisor.endpoint(hosted_of(done.bot.endpoint)))  # type: ignore[arg-type]
-    process, endpoint = remote_example()
+    # the same bot and the same interpreter and SDK files as the sandbox's, served over TCP; and on this
+    # process's own Python (the platform's virtual environment), as an author who runs the platform might
+    runtime = runtime_dir(supervisor.config.directory)
+    same = remote_example(SANDBOX_PYTHON, {"PATH": "/usr/bin:/bin", "PYTHONPATH": f"{runtime}/python"})
+    venv = remote_example()
     try:
-        remote = GrpcBotClient(endpoint)
-        decision_ms(remote, 999), decision_ms(hosted, 999)  # warm both
-        times: dict[str, list[float]] = {"remote": [], "hosted": []}
+        clients = {"remote": GrpcBotClient(same[1]), "remote-venv": GrpcBotClient(venv[1]), "hosted": hosted}
+        for client in clients.values():
+            decision_ms(client, 999)  # warm every channel and bot
+        times: dict[str, list[float]] = {form: [] for form in clients}
         for seed in range(games):
-            for form, client in (("remote", remote), ("hosted", hosted)) if seed % 2 == 0 else \
-                    (("hosted", hosted), ("remote", remote)):
+            order = list(clients.items())
+            for form, client in order if seed % 2 == 0 else reversed(order):
                 times[form] += decision_ms(client, seed)
     finally:
-        stop(process)
+        stop(same[0])
+        stop(venv[0])
     med = {f: statistics.median(v) for f, v in times.items()}
     mean = {f: statistics.fmean(v) for f, v in times.items()}
-    print(f"roundtrip: {len(times['remote'])} decisions each; remote TCP median {med['remote']:.3f} ms, mean "
-          f"{mean['remote']:.3f} ms; hosted Unix socket median {med['hosted']:.3f} ms, mean {mean['hosted']:.3f} ms; "
-          f"hosted/remote median {med['hosted'] / med['remote']:.2f}, mean {mean['hosted'] / mean['remote']:.2f}")
+    p90 = {f: sorted(v)[int(0.9 * len(v))] for f, v in times.items()}
+    for form in times:
+        print(f"roundtrip {form}: {len(times[form])} decisions, median {med[form]:.3f} ms, mean {mean[form]:.3f} ms, "
+              f"p90 {p90[form]:.3f} ms")
+    print(f"roundtrip: hosted/remote (same Python, TCP) median {med['hosted'] / med['remote']:.2f}, mean "
+          f"{mean['hosted'] / mean['remote']:.2f}; hosted/remote-venv median {med['hosted'] / med['remote-venv']:.2f}, "
+          f"mean {mean['hosted'] / mean['remote-venv']:.2f}")
 
 
 def coldstart(registry: Registry, supervisor: Supervisor, starts: int) -> None:
