@@ -27,6 +27,23 @@ class CacheError(RuntimeError):
     """An artifact that cannot be had (not in the store, corrupt); the message says which and why."""
 
 
+def unreachable(path: Path) -> str | None:
+    """Why the sandbox's user (``nobody``, when the worker is root) cannot pass through to ``path``, or None: every
+    existing parent must be executable by others (``o+x``). One line naming the first that is not."""
+    if os.geteuid() != 0:
+        return None  # the sandbox runs as the worker's own user
+    for parent in [*reversed(path.absolute().parents), path.absolute()]:
+        try:
+            mode = parent.stat().st_mode
+        except FileNotFoundError:
+            return None  # made by the platform, 0711
+        if not mode & 0o001:
+            return (f"the hosting directory {path} is out of the sandbox's reach: {parent} is mode {mode & 0o777:o}, "
+                    f"which its user nobody cannot pass through (chmod o+x {parent}, or set CARDARENA_HOSTING_DIR "
+                    "elsewhere)")
+    return None
+
+
 def private_dir(path: Path) -> Path:
     """``path`` made (with its parents) and set to 0711: traversable by the sandbox's user, not listable."""
     path.mkdir(parents=True, exist_ok=True)

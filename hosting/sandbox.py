@@ -40,7 +40,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from pathlib import Path
 
+from hosting.cache import unreachable
 from hosting.cgroups import Cgroup, CgroupUnavailable, Hierarchy, ResourceLimits, hierarchy
 
 #: The Unix socket a hosted bot listens on, inside its sandbox.
@@ -262,9 +264,13 @@ def _unavailable() -> str | None:
     return None
 
 
-def require() -> None:
-    """Raise SandboxUnavailable (one line) unless hosted bots can run here."""
+def require(directory: Path | None = None) -> None:
+    """Raise SandboxUnavailable (one line) unless hosted bots can run here (from the hosting ``directory``,
+    if given, which the sandbox's user must be able to reach)."""
     why = unavailable()
+    if why is None and directory is not None:
+        why = unreachable(directory)
+        why = f"cannot run hosted bots: {why}" if why else None
     if why is not None:
         raise SandboxUnavailable(why)
 

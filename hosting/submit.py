@@ -86,7 +86,7 @@ def prepare(source: Path | bytes, config: HostingConfig, earlier: Callable[[str]
     """Pack ``source`` (a directory or an archive's bytes), read its manifest and build its environment
     (``earlier(sha)``: a build stored before for the same hash, reused with its environment from ``fetch``).
     ``name`` names the build's cgroup. Raises ArtifactError, ManifestError, BuildError, SandboxUnavailable."""
-    require()
+    require(config.directory)
     code = pack(source, config.artifact_limits)
     manifest = of(code)
     if manifest.python:

@@ -227,7 +227,7 @@ class Supervisor:
             raise HostingError(f"hosted bot {hosted.sha256[:12]} cannot be started here: {exc}") from None
 
     def _start_copy(self, hosted: Hosted, link: _Link, slot: int, restarts: int) -> _Copy:
-        require()
+        require(self.config.directory)
         sha = hosted.sha256
         build = self.source.build(sha)
         if build is None:

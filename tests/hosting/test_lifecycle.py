@@ -121,3 +121,21 @@ def test_two_bots_of_the_same_files_never_share_a_process(tmp_path: Path, store:
     assert supervisor.endpoint(one) != supervisor.endpoint(two)
     sandboxes = supervisor.running()
     assert sandboxes[one].pid != sandboxes[two].pid and not sandboxes[one].cgroup.pids() & sandboxes[two].cgroup.pids()
+
+
+def test_a_hosting_directory_the_sandbox_cannot_reach_is_one_line(tmp_path: Path, store: Store,
+                                                                  config: HostingConfig) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only a root worker runs sandboxes as another user (nobody)")
+    closed = tmp_path / "closed"
+    closed.mkdir(mode=0o700)
+    hidden = HostingConfig(closed / "hosting", config.limits, config.tmp_bytes, config.artifact_limits)
+    sup = Supervisor(store.artifacts, hidden)
+    try:
+        sha = store_bot(store, bot_dir(tmp_path, PLAIN), config)
+        with pytest.raises(HostingError) as refused:
+            sup.endpoint(sha)
+        said = str(refused.value)  # the first parent the sandbox cannot pass (pytest's own tmp root is 0700 too)
+        assert "is mode 700" in said and "nobody cannot pass through" in said and "\n" not in said
+    finally:
+        sup.close()
