@@ -163,11 +163,14 @@ class Cluster:
         _ip("link", "set", self.hosts[host].veth, "up")
 
     def start(self, host: str, role: str, argv: list[str], env: dict[str, str] | None = None,
-              user: str | None = None) -> Proc:
+              user: str | None = None, cgroups: bool = False) -> Proc:
         """Start ``argv`` on ``host`` (in its namespace, a session of its own, in the repository), its
-        output to a log under the workdir."""
+        output to a log under the workdir. ``cgroups``: a process that runs hosted bots' sandboxes, which needs
+        the machine's cgroup mounts: it enters only the host's network namespace (``nsenter --net``), where
+        ``ip netns exec`` would also mount a /sys of its own, without /sys/fs/cgroup."""
         log = self.workdir / f"{host}-{role}-{len(self.procs)}.log"
-        prefix = ["ip", "netns", "exec", self.hosts[host].netns]
+        prefix = (["nsenter", f"--net=/run/netns/{self.hosts[host].netns}", "--"] if cgroups
+                  else ["ip", "netns", "exec", self.hosts[host].netns])
         if user:
             prefix += ["runuser", "-u", user, "--"]
         with log.open("wb") as out:
@@ -267,7 +270,7 @@ class Deployment:
         """Start the guide's worker on ``host`` (``extra_env`` added to its environment, e.g. a clock
         shifted by libfaketime) and wait until it consumes. Raises RuntimeError."""
         argv = self.cardarena("worker", {"CONCURRENCY": str(concurrency), "WORKER_NAME": f"{host}@cluster"})
-        proc = self.cluster.start(host, "worker", argv, {**self.host_env(host), **(extra_env or {})})
+        proc = self.cluster.start(host, "worker", argv, {**self.host_env(host), **(extra_env or {})}, cgroups=True)
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             if b" ready." in proc.log.read_bytes():
@@ -358,7 +361,8 @@ def start_deployment(cluster: Cluster, lease_s: float = 10.0, worker_hosts: tupl
     db_url = _start_store(cluster)
     dep = Deployment(cluster, db_url, f"redis://{broker_addr}:{REDIS_PORT}/0", [], {}, lease_s)
     server_addr = cluster.addr("organiser")
-    cluster.start("organiser", "server", dep.cardarena("server", {"SERVER_ADDR": server_addr}), dep.host_env("organiser"))
+    cluster.start("organiser", "server", dep.cardarena("server", {"SERVER_ADDR": server_addr}), dep.host_env("organiser"),
+                  cgroups=True)
     wait_port(server_addr, 50050, 120, "the server's Arena on the organiser host")
     bot_addr = cluster.addr("bots")
     for bot, name, port, seed in BOTS:
