@@ -44,7 +44,7 @@ from pathlib import Path
 import redis
 
 from arena.registry import Registry, RegistryConfig
-from bench.bench_celery import free_port, start_worker, steady_ms_per_game, wait_ready
+from bench.bench_celery import free_port, start_worker, steady_ms_per_game, stop_workers, wait_ready
 from config import get_settings
 from hosting.launch import HostingConfig
 from hosting.runtime import SANDBOX_PYTHON, runtime_dir
@@ -163,13 +163,7 @@ def celery_season(tmp: Path, form: str, broker: str, games: int, k: int, remotes
         assert progress["done"] == len(ids), progress
         return len(ids) / elapsed, steady_ms_per_game(store, ids)
     finally:
-        for w in workers:
-            w.send_signal(signal.SIGTERM)
-        for w in workers:
-            try:
-                w.wait(20)
-            except subprocess.TimeoutExpired:
-                os.killpg(w.pid, signal.SIGKILL)
+        stop_workers(workers, 20.0)
         store.close()
 
 
