@@ -291,4 +291,7 @@ def environment(extra: Mapping[str, str], pythonpath: Sequence[str] = ()) -> dic
     return env
 
 
-unavailable.cache_clear = _unavailable.cache_clear  # type: ignore[attr-defined]  # tests: check again
+def recheck() -> None:
+    """Forget this process's answer of :func:`unavailable`: the next call checks again (a tool just installed)."""
+    with _check_lock:
+        _unavailable.cache_clear()

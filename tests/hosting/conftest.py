@@ -69,7 +69,7 @@ def hosting_root() -> Iterator[Path]:
 
 
 @pytest.fixture
-def config(hosting_root: Path, monkeypatch: pytest.MonkeyPatch) -> HostingConfig:
+def config(hosting_root: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HostingConfig]:
     """The tests' hosting config (also in the settings, for the code that reads them)."""
     monkeypatch.setenv("CARDARENA_HOSTING_DIR", str(hosting_root))
     monkeypatch.setenv("CARDARENA_HOSTED_MEMORY_MB", str(LIMITS.memory_bytes >> 20))

@@ -161,7 +161,7 @@ def test_cardarena_bot_submit(tmp_path: Path, store: Store, config: HostingConfi
 def test_a_platform_without_bubblewrap_says_so_in_one_line_and_runs_nothing(
         tmp_path: Path, store: Store, config: HostingConfig, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))  # a machine without bwrap on its PATH
-    sandbox.unavailable.cache_clear()
+    sandbox.recheck()
     try:
         registry = Registry(store, RegistryConfig.from_settings(), hosting=config)
         with pytest.raises(Exception) as refused:
@@ -174,7 +174,7 @@ def test_a_platform_without_bubblewrap_says_so_in_one_line_and_runs_nothing(
         assert store.bots.get_bot_by_name("nowhere") is None
     finally:
         monkeypatch.undo()
-        sandbox.unavailable.cache_clear()
+        sandbox.recheck()
 
 
 def test_a_tar_with_the_manifest_in_a_folder_is_refused_with_what_to_write(tmp_path: Path, store: Store,
