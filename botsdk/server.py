@@ -1,12 +1,23 @@
-"""Serve a :class:`~botsdk.bot.Bot` over gRPC, with the standard health service."""
+"""Serve a :class:`~botsdk.bot.Bot` over gRPC, with the standard health service.
+
+The bot answers ``Act`` (one call per decision) and ``ActStream`` (bot.proto: the referee's one
+stream per worker process, carrying the decisions of all its games, each request with an id).
+On the stream a reader thread takes the requests as they come and hands each to the bot's pool of
+``threads`` threads; each answer is sent, with its request's id, as soon as it is ready: the
+requests of several games are answered at the same time, as concurrent Act calls are. An open
+stream holds a thread of the gRPC server for its whole life (one per worker process playing the
+bot), so the server's own pool has room for :data:`MAX_STREAMS` of them beside the Act calls.
+"""
 
 from __future__ import annotations
 
 import logging
+import queue
 import signal
 import socket
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from concurrent import futures
 
 import grpc
@@ -19,28 +30,99 @@ log = logging.getLogger("botsdk")
 
 #: Largest request or answer a bot server accepts, bytes (views are a few KiB).
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+#: ActStreams a bot server serves at once (one per worker process playing the bot; its threads are
+#: made as streams open).
+MAX_STREAMS = 256
+
+
+def answer(bot: Bot, request: bot_pb2.ActRequest) -> bot_pb2.ActResponse | tuple[grpc.StatusCode, str]:
+    """``bot``'s answer to ``request``, or the error status the referee is to get instead: UNIMPLEMENTED
+    for a game the bot does not play, INVALID_ARGUMENT for a ValueError (a request the bot cannot
+    read), UNKNOWN with the exception's type and text for any other exception (logged with its
+    traceback: the referee records an ERROR fault with the text, the author sees the traceback here)."""
+    try:
+        return bot.act(request)
+    except NotImplementedError as exc:
+        return grpc.StatusCode.UNIMPLEMENTED, str(exc)
+    except ValueError as exc:
+        log.exception("game %s seat %s decision %s", request.game_id, request.seat, request.decision)
+        return grpc.StatusCode.INVALID_ARGUMENT, str(exc)
+    except Exception as exc:
+        log.exception("game %s seat %s decision %s", request.game_id, request.seat, request.decision)
+        return grpc.StatusCode.UNKNOWN, f"{type(exc).__name__}: {exc}"
+
+
+#: The end of a stream's answers (its requests are over and every one is answered).
+_END = object()
 
 
 class _Servicer(bot_pb2_grpc.BotServicer):
-    def __init__(self, bot: Bot) -> None:
+    """The Bot service over ``bot``: Act calls answered on the server's threads, at most ``threads`` at
+    once; ActStream requests on a pool of ``threads`` threads."""
+
+    def __init__(self, bot: Bot, threads: int) -> None:
         self.bot = bot
+        self.pool = futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix=f"bot-{bot.name}-act")
+        self.slots = threading.BoundedSemaphore(threads)
 
     def Describe(self, request: bot_pb2.DescribeRequest, context: grpc.ServicerContext) -> bot_pb2.DescribeResponse:
         return self.bot.describe()
 
     def Act(self, request: bot_pb2.ActRequest, context: grpc.ServicerContext) -> bot_pb2.ActResponse:
+        with self.slots:
+            answered = answer(self.bot, request)
+        if isinstance(answered, tuple):
+            context.abort(*answered)
+        return answered
+
+    def ActStream(self, request_iterator: Iterator[bot_pb2.ActStreamRequest],
+                  context: grpc.ServicerContext) -> Iterator[bot_pb2.ActStreamResponse]:
+        """Every request of the stream answered on the pool, each answer sent as it is ready."""
+        answers: queue.SimpleQueue[object] = queue.SimpleQueue()
+        reader = threading.Thread(target=self._read, args=(request_iterator, answers), daemon=True,
+                                  name=f"bot-{self.bot.name}-stream")
+        reader.start()
+        while (item := answers.get()) is not _END:
+            yield item  # type: ignore[misc]
+
+    def _read(self, requests: Iterator[bot_pb2.ActStreamRequest], answers: queue.SimpleQueue[object]) -> None:
+        """Hand each request of the stream to the pool as it comes; put _END once they are over and answered."""
+        left = [1]  # the reader's own share, and one per request not answered yet
+        lock = threading.Lock()
+
+        def finish() -> None:
+            with lock:
+                left[0] -= 1
+                over = left[0] == 0
+            if over:
+                answers.put(_END)
+
+        def run(stream_request: bot_pb2.ActStreamRequest) -> None:
+            try:
+                answered = answer(self.bot, stream_request.request)
+                if isinstance(answered, tuple):
+                    code, message = answered
+                    reply = bot_pb2.ActStreamResponse(
+                        id=stream_request.id, error=bot_pb2.ActStreamError(code=code.value[0], message=message))
+                else:
+                    reply = bot_pb2.ActStreamResponse(id=stream_request.id, response=answered)
+                answers.put(reply)
+            finally:
+                finish()
+
         try:
-            return self.bot.act(request)
-        except NotImplementedError as exc:
-            context.abort(grpc.StatusCode.UNIMPLEMENTED, str(exc))
-        except ValueError as exc:
-            log.exception("game %s seat %s decision %s", request.game_id, request.seat, request.decision)
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        except Exception as exc:
-            # the referee records an ERROR fault with this text; the author sees the traceback here, once
-            log.exception("game %s seat %s decision %s", request.game_id, request.seat, request.decision)
-            context.abort(grpc.StatusCode.UNKNOWN, f"{type(exc).__name__}: {exc}")
-        raise AssertionError("unreachable")  # context.abort raises
+            for stream_request in requests:
+                with lock:
+                    left[0] += 1
+                try:
+                    self.pool.submit(run, stream_request)
+                except RuntimeError:  # the server is stopping
+                    finish()
+                    break
+        except grpc.RpcError:
+            pass  # the referee ended the stream, or its connection is gone
+        finally:
+            finish()
 
 
 def port_busy(host: str, port: int) -> str | None:
@@ -104,14 +186,15 @@ def start_grpc_server(add_servicers: Callable[[grpc.Server], None], service: str
 def serve(bot: Bot, port: int = 0, host: str = "127.0.0.1", threads: int | None = None) -> tuple[grpc.Server, int]:
     """Start serving ``bot`` and return ``(server, port)``.
 
-    ``port=0`` picks a free port. ``threads`` is the size of the server's
-    thread pool (default: the bot's ``capacity``): calls beyond it queue
-    inside the server and spend the caller's time. Raises RuntimeError when
-    the address cannot be bound. Stop with ``server.stop(grace)``.
+    ``port=0`` picks a free port. ``threads`` is how many decisions the bot
+    computes at once (default: the bot's ``capacity``), on Act calls and on
+    each transport alike: requests beyond it wait inside the server and spend the
+    caller's time. Serves ``Act`` and ``ActStream`` (module docstring). Raises
+    RuntimeError when the address cannot be bound. Stop with ``server.stop(grace)``.
     """
-    return start_grpc_server(lambda server: bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot), server),
-                             "cardarena.v1.Bot", host, port, threads or max(1, bot.capacity), MAX_MESSAGE_BYTES,
-                             f"bot-{bot.name}")
+    size = threads or max(1, bot.capacity)
+    return start_grpc_server(lambda server: bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot, size), server),
+                             "cardarena.v1.Bot", host, port, size + MAX_STREAMS, MAX_MESSAGE_BYTES, f"bot-{bot.name}")
 
 
 def serve_forever(bot: Bot, port: int = 50051, host: str = "127.0.0.1", threads: int | None = None) -> None:
