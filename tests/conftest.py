@@ -11,7 +11,7 @@ import pytest
 from hypothesis import settings
 
 from botsdk import Bot, serve
-from referee.clients import close_channels
+from referee.clients import TRANSPORTS, close_channels
 
 # Property tests draw the same examples on every run (CI must not fail on a fresh draw) and
 # keep no example database between runs; a test's own @settings still sets its example count.
@@ -42,3 +42,10 @@ def dead_endpoint() -> str:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     return f"127.0.0.1:{port}"
+
+
+@pytest.fixture(params=TRANSPORTS)
+def transport(request: pytest.FixtureRequest) -> str:
+    """Each transport of the referee's bot client in turn (``referee.clients.TRANSPORTS``): ``stream``
+    (the bot's ActStream, where it serves it) and ``unary`` (one Act call per decision)."""
+    return str(request.param)
