@@ -85,9 +85,14 @@ def stream_handler(answer: Answer, counted: Callable[[], None] = lambda: None,
     return handle
 
 
-def serve_raw(answer: Answer, stream: bool = True, threads: int = 8) -> RawBot:
-    """Serve ``answer`` as ``Act`` (and as ``ActStream`` with ``stream``) on an ephemeral port of
-    127.0.0.1. Stop it with ``bot.server.stop(0)``."""
+StreamHandler = Callable[[Iterator[bot_pb2.ActStreamRequest], Any], Iterator[bytes]]
+
+
+def serve_raw(answer: Answer, stream: bool | StreamHandler = True, threads: int = 8,
+              address: str = "127.0.0.1:0") -> RawBot:
+    """Serve ``answer`` as ``Act`` and, with ``stream``, as ``ActStream`` (``stream`` may be a handler of
+    its own, yielding each message's bytes), on ``address`` (an ephemeral port of 127.0.0.1, or a
+    ``unix:PATH``). Stop it with ``bot.server.stop(0)``."""
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=threads))
     lock = threading.Lock()
     bot = RawBot(server, "")
@@ -103,11 +108,11 @@ def serve_raw(answer: Answer, stream: bool = True, threads: int = 8) -> RawBot:
     handlers = {"Act": grpc.unary_unary_rpc_method_handler(act, request_deserializer=bot_pb2.ActRequest.FromString,
                                                            response_serializer=None)}
     if stream:
+        handler = stream_handler(answer, lambda: count("stream_requests")) if stream is True else stream
         handlers["ActStream"] = grpc.stream_stream_rpc_method_handler(
-            stream_handler(answer, lambda: count("stream_requests")),
-            request_deserializer=bot_pb2.ActStreamRequest.FromString, response_serializer=None)
+            handler, request_deserializer=bot_pb2.ActStreamRequest.FromString, response_serializer=None)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("cardarena.v1.Bot", handlers),))
-    port = server.add_insecure_port("127.0.0.1:0")
+    port = server.add_insecure_port(address)
     server.start()
-    bot.endpoint = f"127.0.0.1:{port}"
+    bot.endpoint = address if address.startswith("unix:") else f"127.0.0.1:{port}"
     return bot
