@@ -1,18 +1,15 @@
 """Serve a :class:`~botsdk.bot.Bot` over gRPC, with the standard health service.
 
 The bot answers ``Act`` (one call per decision) and ``ActStream`` (bot.proto: the referee's one
-stream per worker process, carrying the decisions of all its games, each request with an id).
-On the stream a reader thread takes the requests as they come and hands each to the bot's pool of
-``threads`` threads; each answer is sent, with its request's id, as soon as it is ready: the
-requests of several games are answered at the same time, as concurrent Act calls are. An open
-stream holds a thread of the gRPC server for its whole life (one per worker process playing the
-bot), so the server's own pool has room for :data:`MAX_STREAMS` of them beside the Act calls.
+stream per worker process, carrying the decisions of all its games, each request with an id),
+answered by :mod:`botsdk.stream`. An open stream holds a thread of the gRPC server for its whole
+life (one per worker process playing the bot), so the server's own pool has room for
+:data:`MAX_STREAMS` of them beside the Act calls.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
 import signal
 import socket
 import sys
@@ -25,6 +22,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from cardarena.v1 import bot_pb2, bot_pb2_grpc
 from botsdk.bot import Bot
+from botsdk.stream import INLINE_S, StreamAnswers
 
 log = logging.getLogger("botsdk")
 
@@ -52,18 +50,18 @@ def answer(bot: Bot, request: bot_pb2.ActRequest) -> bot_pb2.ActResponse | tuple
         return grpc.StatusCode.UNKNOWN, f"{type(exc).__name__}: {exc}"
 
 
-#: The end of a stream's answers (its requests are over and every one is answered).
-_END = object()
-
-
 class _Servicer(bot_pb2_grpc.BotServicer):
     """The Bot service over ``bot``: Act calls answered on the server's threads, at most ``threads`` at
-    once; ActStream requests on a pool of ``threads`` threads."""
+    once; ActStream by :class:`botsdk.stream.StreamAnswers`."""
 
-    def __init__(self, bot: Bot, threads: int) -> None:
+    def __init__(self, bot: Bot, threads: int, inline_s: float) -> None:
         self.bot = bot
-        self.pool = futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix=f"bot-{bot.name}-act")
         self.slots = threading.BoundedSemaphore(threads)
+        self.streams = StreamAnswers(self.answer, threads, inline_s, bot.name)
+
+    def answer(self, request: bot_pb2.ActRequest) -> bot_pb2.ActResponse | tuple[grpc.StatusCode, str]:
+        """:func:`answer` of this servicer's bot."""
+        return answer(self.bot, request)
 
     def Describe(self, request: bot_pb2.DescribeRequest, context: grpc.ServicerContext) -> bot_pb2.DescribeResponse:
         return self.bot.describe()
@@ -76,53 +74,25 @@ class _Servicer(bot_pb2_grpc.BotServicer):
         return answered
 
     def ActStream(self, request_iterator: Iterator[bot_pb2.ActStreamRequest],
-                  context: grpc.ServicerContext) -> Iterator[bot_pb2.ActStreamResponse]:
-        """Every request of the stream answered on the pool, each answer sent as it is ready."""
-        answers: queue.SimpleQueue[object] = queue.SimpleQueue()
-        reader = threading.Thread(target=self._read, args=(request_iterator, answers), daemon=True,
-                                  name=f"bot-{self.bot.name}-stream")
-        reader.start()
-        while (item := answers.get()) is not _END:
-            yield item  # type: ignore[misc]
+                  context: grpc.ServicerContext) -> Iterator[bytes]:  # type: ignore[override]
+        return self.streams.serve(request_iterator, context)
 
-    def _read(self, requests: Iterator[bot_pb2.ActStreamRequest], answers: queue.SimpleQueue[object]) -> None:
-        """Hand each request of the stream to the pool as it comes; put _END once they are over and answered."""
-        left = [1]  # the reader's own share, and one per request not answered yet
-        lock = threading.Lock()
 
-        def finish() -> None:
-            with lock:
-                left[0] -= 1
-                over = left[0] == 0
-            if over:
-                answers.put(_END)
-
-        def run(stream_request: bot_pb2.ActStreamRequest) -> None:
-            try:
-                answered = answer(self.bot, stream_request.request)
-                if isinstance(answered, tuple):
-                    code, message = answered
-                    reply = bot_pb2.ActStreamResponse(
-                        id=stream_request.id, error=bot_pb2.ActStreamError(code=code.value[0], message=message))
-                else:
-                    reply = bot_pb2.ActStreamResponse(id=stream_request.id, response=answered)
-                answers.put(reply)
-            finally:
-                finish()
-
-        try:
-            for stream_request in requests:
-                with lock:
-                    left[0] += 1
-                try:
-                    self.pool.submit(run, stream_request)
-                except RuntimeError:  # the server is stopping
-                    finish()
-                    break
-        except grpc.RpcError:
-            pass  # the referee ended the stream, or its connection is gone
-        finally:
-            finish()
+def add_bot_servicer(servicer: _Servicer, server: grpc.Server) -> None:
+    """Register the Bot service as ``bot_pb2_grpc.add_BotServicer_to_server`` does, but with ActStream's
+    answers sent as the bytes :func:`botsdk.stream.reply` writes (no copy of each answer into a message)."""
+    handlers = {
+        "Describe": grpc.unary_unary_rpc_method_handler(
+            servicer.Describe, request_deserializer=bot_pb2.DescribeRequest.FromString,
+            response_serializer=bot_pb2.DescribeResponse.SerializeToString),
+        "Act": grpc.unary_unary_rpc_method_handler(
+            servicer.Act, request_deserializer=bot_pb2.ActRequest.FromString,
+            response_serializer=bot_pb2.ActResponse.SerializeToString),
+        "ActStream": grpc.stream_stream_rpc_method_handler(
+            servicer.ActStream, request_deserializer=bot_pb2.ActStreamRequest.FromString, response_serializer=None),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("cardarena.v1.Bot", handlers),))
+    server.add_registered_method_handlers("cardarena.v1.Bot", handlers)
 
 
 def port_busy(host: str, port: int) -> str | None:
@@ -183,17 +153,21 @@ def start_grpc_server(add_servicers: Callable[[grpc.Server], None], service: str
     return server, bound
 
 
-def serve(bot: Bot, port: int = 0, host: str = "127.0.0.1", threads: int | None = None) -> tuple[grpc.Server, int]:
+def serve(bot: Bot, port: int = 0, host: str = "127.0.0.1", threads: int | None = None,
+          inline_s: float = INLINE_S) -> tuple[grpc.Server, int]:
     """Start serving ``bot`` and return ``(server, port)``.
 
     ``port=0`` picks a free port. ``threads`` is how many decisions the bot
     computes at once (default: the bot's ``capacity``), on Act calls and on
-    each transport alike: requests beyond it wait inside the server and spend the
-    caller's time. Serves ``Act`` and ``ActStream`` (module docstring). Raises
-    RuntimeError when the address cannot be bound. Stop with ``server.stop(grace)``.
+    the streams' pool: requests beyond it wait inside the server and spend the
+    caller's time. Serves ``Act`` and ``ActStream``; a stream's requests are
+    answered on its own thread while each decision takes less than ``inline_s``
+    seconds, then concurrently on the pool (:mod:`botsdk.stream`; 0: on the pool
+    from the start). Raises RuntimeError when the address cannot be bound. Stop
+    with ``server.stop(grace)``.
     """
     size = threads or max(1, bot.capacity)
-    return start_grpc_server(lambda server: bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot, size), server),
+    return start_grpc_server(lambda server: add_bot_servicer(_Servicer(bot, size, inline_s), server),
                              "cardarena.v1.Bot", host, port, size + MAX_STREAMS, MAX_MESSAGE_BYTES, f"bot-{bot.name}")
 
 

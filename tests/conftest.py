@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import botsdk  # first: it sets gRPC's runtime before grpc is imported (botsdk.runtime)
 import grpc
@@ -21,11 +22,12 @@ settings.load_profile("cardarena")
 
 @pytest.fixture
 def bot_server() -> Iterator[Callable[[Bot], str]]:
-    """Start bots as real gRPC servers on ephemeral ports; returns "127.0.0.1:PORT"; stops them at teardown."""
+    """Start bots as real gRPC servers on ephemeral ports (``serve``'s options too); returns "127.0.0.1:PORT";
+    stops them at teardown."""
     servers: list[grpc.Server] = []
 
-    def start(bot: Bot, threads: int | None = None) -> str:
-        server, port = serve(bot, port=0, threads=threads)
+    def start(bot: Bot, threads: int | None = None, **options: Any) -> str:
+        server, port = serve(bot, port=0, threads=threads, **options)
         servers.append(server)
         return f"127.0.0.1:{port}"
 

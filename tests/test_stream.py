@@ -98,18 +98,24 @@ def test_an_answer_that_cannot_be_read_is_kept_unread_and_bytes_that_are_no_repl
 
 
 class Sleeps(GameBot):
-    """Answers legally after ``game_id``'s number of tenths of a second (``"slow-5"``: 0.5 s)."""
+    """Answers legally after ``game_id``'s number of tenths of a second (``"slow-5"``: 0.5 s), noting the
+    thread each decision was made on."""
 
     name = "sleeps"
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[str] = []
+
     def answer(self, view: Any, ctx: Context) -> Any:
+        self.threads.append(threading.current_thread().name)
         if ctx.game_id.startswith("slow-"):
             time.sleep(int(ctx.game_id[5:]) / 10)
         return super().answer(view, ctx)
 
 
 def test_the_games_of_a_process_share_one_stream_and_are_answered_out_of_order(bot_server) -> None:
-    endpoint = bot_server(Sleeps(), threads=4)
+    endpoint = bot_server(Sleeps(), threads=4, inline_s=0)  # concurrently from the start (botsdk.stream)
     clients = [GrpcBotClient(endpoint) for _ in range(3)]
     took: dict[str, float] = {}
 
@@ -129,7 +135,7 @@ def test_the_games_of_a_process_share_one_stream_and_are_answered_out_of_order(b
 
 
 def test_each_request_is_timed_on_its_own_and_a_late_answer_is_thrown_away(bot_server) -> None:
-    endpoint = bot_server(Sleeps(), threads=4)
+    endpoint = bot_server(Sleeps(), threads=4, inline_s=0)
     results: dict[str, object] = {}
 
     def ask(game_id: str, timeout_s: float, submit: bool) -> None:
@@ -157,6 +163,33 @@ def test_each_request_is_timed_on_its_own_and_a_late_answer_is_thrown_away(bot_s
             assert kind is FaultKind.TIMEOUT and timeout_s <= after < timeout_s + 0.15, (game_id, after)
     time.sleep(0.6)  # the late answers come in, and are thrown away
     assert GrpcBotClient(endpoint).call(request_of("fast"), 2.0).WhichOneof("action") == SPEC.proto_field
+
+
+def test_the_sdk_answers_on_the_streams_thread_until_a_decision_takes_long(bot_server) -> None:
+    """botsdk.stream: quick decisions on the stream's own thread, one after the other; from the first one
+    that took longer than inline_s, every request on the pool, concurrently."""
+    bot = Sleeps()
+    endpoint = bot_server(bot, threads=4)
+    client = GrpcBotClient(endpoint)
+    for _ in range(3):
+        client.call(request_of("fast"), 2.0)
+    assert not any("-stream" in name for name in bot.threads)  # the gRPC server's thread of the stream
+    client.call(request_of("slow-1"), 2.0)  # 0.1 s: longer than inline_s
+    took: dict[str, float] = {}
+
+    def ask(game_id: str) -> None:
+        t0 = time.monotonic()
+        GrpcBotClient(endpoint).call(request_of(game_id), 5.0)
+        took[game_id] = time.monotonic() - t0
+
+    threads = [threading.Thread(target=ask, args=(g,)) for g in ("slow-5", "fast")]
+    for thread in threads:
+        thread.start()
+        time.sleep(0.05)
+    for thread in threads:
+        thread.join(10)
+    assert took["fast"] < 0.3 < took["slow-5"], took  # answered while the slow one thinks
+    assert all("-stream" in name for name in bot.threads[4:])  # on the pool
 
 
 def test_one_games_oversized_answer_never_fails_another_games_request(raw: list[RawBot]) -> None:
