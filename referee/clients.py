@@ -247,6 +247,7 @@ class GrpcBotClient:
         self.endpoint = endpoint
         self.transport = transport
         self.used: str | None = None
+        self._kept_stream: ActStream | None = None
         self._bind(channel_for(endpoint))
 
     def _bind(self, channel: grpc.Channel) -> None:
@@ -309,6 +310,13 @@ class GrpcBotClient:
     def _stream(self) -> ActStream | None:
         """The bound channel's ActStream (opened now if it has none), on this process's current
         channel if the bound one was closed; None when the bot does not serve it (or no channel is open)."""
+        kept = self._kept_stream
+        if kept is not None and kept.open and kept.channel is self._channel:
+            return kept
+        self._kept_stream = self._find_stream()
+        return self._kept_stream
+
+    def _find_stream(self) -> ActStream | None:
         try:
             return stream_for(self._channel)
         except ValueError:  # the bound channel was closed under this client (only at shutdown)

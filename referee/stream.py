@@ -161,8 +161,8 @@ def read_reply(data: bytes) -> tuple[int, bytes, BotStatus | None]:
 
 class _Waiter:
     """One request on the stream: its deadline (monotonic seconds), and its outcome once it is done.
-    A blocking caller waits on ``gate`` (a lock held until it is released once: the answer came, or
-    the caller is made the leader); a submitted request has a ``future`` instead."""
+    A blocking caller that does not lead at once waits on ``gate`` (a lock held until it is released
+    once: the answer came, or the caller is made the leader); a submitted request has a ``future``."""
 
     __slots__ = ("id", "deadline", "gate", "future", "answer", "failure", "done", "lead")
 
@@ -171,9 +171,6 @@ class _Waiter:
         self.deadline = deadline
         self.future = future
         self.gate: threading.Lock | None = None
-        if future is None:
-            self.gate = threading.Lock()
-            self.gate.acquire()
         self.answer: bytes | None = None
         self.failure: Exception | None = None
         self.done = False
@@ -270,6 +267,7 @@ class ActStream:
         self._ended: StreamBroken | None = None
         self._helper: threading.Thread | None = None
         self._on_end = on_end
+        self._channel = weakref.ref(channel)  # not a strong reference: the registry's key is the channel
         self._watchdog = watchdog
         self.wake_at: float | None = None
         cy_channel = channel._channel  # type: ignore[attr-defined]  # grpcio's core channel (module docstring)
@@ -287,6 +285,11 @@ class ActStream:
     def open(self) -> bool:
         """False once the stream has ended."""
         return self._ended is None
+
+    @property
+    def channel(self) -> grpc.Channel | None:
+        """The channel the stream is on (None once it is gone)."""
+        return self._channel()
 
     # sending
 
@@ -319,6 +322,9 @@ class ActStream:
             if self._leader is not None:
                 if waiter.future is not None:
                     self._submitted += 1
+                else:  # a follower: it waits on its gate
+                    waiter.gate = threading.Lock()
+                    waiter.gate.acquire()
                 return False
             if waiter.future is None:
                 self._leader = waiter
@@ -396,7 +402,7 @@ class ActStream:
         if self._ended is not None:
             return
         for waiter in self._pending.values():
-            if waiter.gate is not None and not waiter.done:
+            if waiter.gate is not None and not waiter.done:  # a caller waiting (a follower)
                 self._leader = waiter
                 waiter.lead = True
                 waiter.gate.release()
@@ -469,12 +475,10 @@ class ActStream:
         tag = event.tag  # type: ignore[attr-defined]
         if tag is _RECV:
             data = event.batch_operations[0].message()  # type: ignore[attr-defined]
-            with self._lock:
-                self._ops -= 1
-                if data is None:  # the stream is ending: its status follows
-                    return
-                self._answered = True
-                self._operate((cygrpc.ReceiveMessageOperation(_FLAGS),), _RECV)
+            if data is None:  # the stream is ending: its status follows
+                with self._lock:
+                    self._ops -= 1
+                return
             self._reply(data)
         elif tag is _SENT:
             with self._lock:
@@ -492,17 +496,22 @@ class ActStream:
                 self._ops -= 1
 
     def _reply(self, data: bytes) -> None:
-        """One message from the bot: its request's outcome, or the stream cancelled when it cannot be read."""
+        """One message from the bot (the receive is started again for the next one): its request's
+        outcome, or the stream cancelled when it cannot be read."""
         try:
             request_id, answer, error = read_reply(data)
         except ValueError as exc:
             with self._lock:
+                self._ops -= 1
                 if self._cancelled is None:
                     self._cancelled = (grpc.StatusCode.INTERNAL,
                                        f"the bot sent {len(data)} bytes that are not an ActStreamResponse: {exc}")
             self._call.cancel(cygrpc.StatusCode.cancelled, "unreadable message")
             return
         with self._lock:
+            self._ops -= 1
+            self._answered = True
+            self._operate((cygrpc.ReceiveMessageOperation(_FLAGS),), _RECV)
             waiter = self._pending.pop(request_id, None)
             if waiter is None:  # late (its deadline passed), or an id never sent: thrown away
                 return
