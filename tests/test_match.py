@@ -23,18 +23,19 @@ CLI = [sys.executable, "-m", "cli.main"]
 
 
 class Cautious(GameBot):
-    """Plays GAME at random (seeded by the decision); its first answer is an error of its own (an ERROR
-    fault, rules §4.7)."""
+    """Plays GAME at random (seeded by the decision); its first answer in each game is an error of its own
+    (an ERROR fault, rules §4.7). Per game, not per process: which game a pool claims first is a race, and
+    the same seed with the same answers must give the same games."""
 
     name, version = "cautious", "1.2"
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
-        self.calls = 0
+        self.games_seen: set[str] = set()
 
     def answer(self, view: Message, ctx: Context) -> Message:
-        self.calls += 1
-        if self.calls == 1:
+        if ctx.game_id not in self.games_seen:
+            self.games_seen.add(ctx.game_id)
             raise RuntimeError("first call fails")
         return super().answer(view, ctx)
 
@@ -57,10 +58,11 @@ def test_a_match_between_an_endpoint_and_reference_bots(bot_server: Any) -> None
         assert sorted(re.findall(r"(\w+) (\d)(?:st|nd|rd|th) \(", line)) == sorted(
             [(n, p) for n, p in re.findall(r"(\w+) (\d)(?:st|nd|rd|th) \(", line)]) and len(
             re.findall(rf"(?:st|nd|rd|th) \(\d+ {SPEC.score_unit}, [+-]\d+\)", line)) == 3, line
-    assert "[1 fault]" in out  # the referee's faults, as in a season: the endpoint's own error
+    # the referee's faults, as in a season: the endpoint's own error, once in each game
+    assert all("[1 fault]" in line for line in games), out
     rows = {m.group(1): m.group(2) for m in re.finditer(r"│ (\w+)\s+│ (\S+)\s+│\s+3 │", out)}
     assert rows == {"cautious": endpoint, "random": "random", STRONG: STRONG}, out
-    # the same seed, the same bots (a fresh one, whose first answer fails again): the same games
+    # the same seed, the same bots (a fresh one, whose first answer in each game fails again): the same games
     again = run("match", bot_server(Cautious(), threads=4), "random", STRONG, "--game", GAME, "--games", "3",
                 "--seed", "5", "--workers", "1")
     assert again.returncode == 0, again.stderr
