@@ -21,6 +21,7 @@ import pytest
 from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
 from cli.main import main
+from league.entry import TRANSPORTS as ENTRY_TRANSPORTS
 from league.policy import POLICY
 from league.seasons import create_season
 from referee.clients import GrpcBotClient
@@ -119,6 +120,7 @@ def test_the_node_example_passes_the_entry_checks(node_bot: str, game: str, caps
     assert main(["bot", "check", node_bot, "--game", game]) == 0, capsys.readouterr().out
     out = capsys.readouterr().out
     assert f"ok    game:{game}" in out and out.rstrip().endswith("PASSED: the bot may enter seasons")
+    assert f"transport: {ENTRY_TRANSPORTS['stream']}" in out  # called on its ActStream
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -151,3 +153,4 @@ def test_the_python_example_passes_the_entry_checks(python_bot: str, game: str, 
     assert main(["bot", "check", python_bot, "--game", game]) == 0, capsys.readouterr().out
     out = capsys.readouterr().out
     assert f"ok    game:{game}" in out and out.rstrip().endswith("PASSED: the bot may enter seasons")
+    assert f"transport: {ENTRY_TRANSPORTS['stream']}" in out  # the SDK serves ActStream
