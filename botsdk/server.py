@@ -54,7 +54,7 @@ class _Servicer(bot_pb2_grpc.BotServicer):
     """The Bot service over ``bot``: Act calls answered on the server's threads, at most ``threads`` at
     once; ActStream by :class:`botsdk.stream.StreamAnswers`."""
 
-    def __init__(self, bot: Bot, threads: int, inline_s: float) -> None:
+    def __init__(self, bot: Bot, threads: int = 1, inline_s: float = INLINE_S) -> None:
         self.bot = bot
         self.slots = threading.BoundedSemaphore(threads)
         self.streams = StreamAnswers(self.answer, threads, inline_s, bot.name)
