@@ -310,3 +310,36 @@ def test_the_stream_works_over_a_unix_socket(raw: list[RawBot], tmp_path: Path) 
         assert client.call(REQUEST, 2.0).WhichOneof("action") == SPEC.proto_field
     assert client.act(REQUEST, 2.0).result(5).WhichOneof("action") == SPEC.proto_field
     assert (client.used, raw[0].stream_requests, raw[0].act_calls) == ("stream", 4, 0)
+
+
+def test_a_bot_swapped_behind_its_endpoint_is_called_on_the_transport_the_new_one_speaks(
+        raw: list[RawBot], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A stream bot replaced on its port by one serving Act alone, then by a stream bot again: each next
+    decision reaches the bot now there and faults nothing, on the stream again once the refusal's time
+    (REFUSED_RETRY_S, shortened here) is up."""
+    monkeypatch.setattr(stream_module, "REFUSED_RETRY_S", 1.0)
+    from referee.botprocess import start_bot_process
+    from tests.workers.conftest import free_port_outside_the_ephemeral_range
+
+    port = free_port_outside_the_ephemeral_range()
+    endpoint = f"127.0.0.1:{port}"
+    first = start_bot_process("random", 1, port=port)
+    try:
+        client = GrpcBotClient(endpoint)
+        client.call(REQUEST, 2.0)
+        assert client.used == "stream"
+    finally:
+        first.stop()
+    raw.append(serve_raw(lambda request, context: legal(request), stream=False, address=endpoint))
+    for _ in range(3):  # the stream broke: Act (a fresh channel); then the new bot refuses the stream: Act
+        assert GrpcBotClient(endpoint).call(REQUEST, 2.0).WhichOneof("action") == SPEC.proto_field
+    assert raw[0].act_calls == 3
+    raw[0].server.stop(0)
+    back = start_bot_process("random", 2, port=port)
+    try:
+        assert GrpcBotClient(endpoint).call(REQUEST, 2.0).WhichOneof("action") == SPEC.proto_field
+        time.sleep(1.1)
+        again = GrpcBotClient(endpoint)
+        assert again.call(REQUEST, 2.0).WhichOneof("action") == SPEC.proto_field and again.used == "stream"
+    finally:
+        back.stop()
