@@ -1,7 +1,7 @@
 """The Arena: where bots enter the platform (register, update, retire; public standings).
 
 - :mod:`arena.registry`: every rule of bot submission (names, the network policy, the
-  entry checks of ``league.entry``, tokens, the rate limit), over the store.
+  entry checks of ``league.entry.checks``, tokens, the rate limit), over the store.
 - :mod:`arena.service`: the gRPC service ``cardarena.v1.Arena`` (``arena.proto``).
 - :mod:`arena.http`: the same operations over HTTP under ``/api/v1/arena``.
 

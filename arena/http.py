@@ -33,7 +33,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from arena.registry import HTTP_STATUS, ErrorKind, Registry, RegistryError
-from league.entry import EntryReport
+from league.entry.checks import EntryReport
 from referee.games import names_text
 from store import BotInfo
 
@@ -157,14 +157,14 @@ def list_bots(registry: RegistryDep, include_retired: bool = False) -> JSONRespo
 
 @router.get("/standings", summary="A season's standings with 95% rating intervals")
 def get_standings(registry: RegistryDep, season: Annotated[str, Query(max_length=200)]) -> JSONResponse:
-    from league.standings import standings_json
+    from league.competition.standings import standings_json
 
     return _answer(lambda: registry.standings(season),
                    lambda r: {"season": r[0].name, "game": r[0].game, "reproducible": r[0].reproducible,
                               "commitment": r[0].commitment, "standings": standings_json(r[1])})
 
 
-def _ladder_row_json(row: Any) -> dict[str, Any]:  # league.ladder_board.LadderStanding
+def _ladder_row_json(row: Any) -> dict[str, Any]:  # league.competition.ladder_board.LadderStanding
     return {k: getattr(row, k) for k in ("version", "status", "latest", "rank", "games", "placing", "rating", "low",
                                          "high")}
 

@@ -5,9 +5,9 @@ The Arena gRPC service (``arena.service``) and the HTTP API
 rule lives here:
 
 - **Names** are 1-40 characters of ``[A-Za-z0-9_.-]``; **endpoints** are
-  ``host:port`` and must pass the network policy (``league.netpolicy``);
+  ``host:port`` and must pass the network policy (``league.entry.netpolicy``);
   **games** must be games of the platform.
-- **Entry checks** (``league.entry``) run against the address the policy
+- **Entry checks** (``league.entry.checks``) run against the address the policy
   accepted, before anything is written: *nothing is half-registered*. The
   bot row is written only after every check passed, and a name taken while
   the checks ran is still refused (the store's unique name).
@@ -42,12 +42,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from config import Settings, get_settings
-from league.entry import EntryReport, run_entry_checks
-from league.identity import MAX_VERSION_CHARS, capacity_of
-from league.ladder_board import LadderStanding, board, placement_games
+from league.competition.ladder_board import LadderStanding, board, placement_games
+from league.competition.standings import StandingRow, standings_of
+from league.entry.checks import EntryReport, run_entry_checks
+from league.entry.identity import MAX_VERSION_CHARS, capacity_of
+from league.entry.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from league.names import did_you_mean
-from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
-from league.standings import StandingRow, standings_of
 from referee.games import games as registered_games, names_text
 from store import BotInfo, NameTaken, NotFound, SeasonInfo, Store, StoreError, StoreUnavailable
 from store.ladders import LadderInfo
@@ -254,7 +254,7 @@ class Registry:
     """Register, update, retire and list bots in ``store`` under ``config``.
 
     ``checker(target, games, shown_as=..., seed=...)`` runs the entry checks
-    (default :func:`league.entry.run_entry_checks`; tests may pass another).
+    (default :func:`league.entry.checks.run_entry_checks`; tests may pass another).
     Thread-safe: a gRPC server and an HTTP server may share one.
     """
 
@@ -286,7 +286,7 @@ class Registry:
         check_version(version)
         target = self._target(endpoint)
         with _store_errors():
-            if self.store.get_bot_by_name(name) is not None:
+            if self.store.bots.get_bot_by_name(name) is not None:
                 raise RegistryError(ErrorKind.ALREADY_EXISTS, f"a bot named {name!r} is already registered")
         report = self._entry_checks(target, endpoint, games)
         described = report.describe
@@ -294,7 +294,7 @@ class Registry:
         with _store_errors():
             try:
                 declared = _clean(described.version, MAX_VERSION_CHARS) if described else ""
-                bot_id = self.store.register_bot(
+                bot_id = self.store.bots.register_bot(
                     name, endpoint, version or declared,
                     _clean(described.author if described else "", MAX_AUTHOR_CHARS), list(games),
                     capacity=capacity_of(described.capacity if described else 1),
@@ -305,7 +305,7 @@ class Registry:
                     described_capacity=capacity_of(described.capacity) if described else None)
             except NameTaken:
                 raise RegistryError(ErrorKind.ALREADY_EXISTS, f"a bot named {name!r} is already registered") from None
-            bot = self.store.get_bot(bot_id)
+            bot = self.store.bots.get_bot(bot_id)
         if bot is None:  # deleted under us: only an operator could
             raise RegistryError(ErrorKind.UNAVAILABLE, f"bot {name!r} vanished right after registration")
         return Registered(bot, token, report)
@@ -343,7 +343,7 @@ class Registry:
                 if endpoint:  # a new endpoint: the bot there, checked now, is the bot's identity
                     described_name = _clean(report.describe.name, 64)
         with _store_errors():
-            updated = self.store.update_bot(bot.id, endpoint=endpoint or None, version=version or None,
+            updated = self.store.bots.update_bot(bot.id, endpoint=endpoint or None, version=version or None,
                                             capacity=capacity, games=[*bot.games, *added] if added else None,
                                             described_name=described_name, described_version=described_version,
                                             described_capacity=capacity)
@@ -355,8 +355,8 @@ class Registry:
         bot = self._authorised(name, token)
         with _store_errors():
             if bot.retired_at is None:
-                self.store.retire_bot(bot.id)
-            retired = self.store.get_bot(bot.id)
+                self.store.games.retire_bot(bot.id)
+            retired = self.store.bots.get_bot(bot.id)
         if retired is None:
             raise RegistryError(ErrorKind.NOT_FOUND, f"no bot named {name!r}")
         return retired
@@ -366,7 +366,7 @@ class Registry:
     def list_bots(self, include_retired: bool = False) -> list[BotInfo]:
         """Registered bots by id. Raises RegistryError(UNAVAILABLE)."""
         with _store_errors():
-            return self.store.list_bots(include_retired=include_retired)
+            return self.store.bots.list_bots(include_retired=include_retired)
 
     def listing(self, include_retired: bool = False, check: bool = False,
                 timeout_s: float = HEALTH_TIMEOUT_S) -> list[ListedBot]:
@@ -388,7 +388,7 @@ class Registry:
     def _close_bots(self, name: str) -> str:
         """"; did you mean 'x'?" for the bots whose names are close to ``name`` (a typo), else ""."""
         with _store_errors():
-            return did_you_mean(name, [b.name for b in self.store.list_bots(include_retired=True)])
+            return did_you_mean(name, [b.name for b in self.store.bots.list_bots(include_retired=True)])
 
     def _availability(self, endpoint: str, timeout_s: float) -> str:
         """``answering``, or ``not answering: WHY`` for the bot at ``endpoint`` now."""
@@ -409,10 +409,10 @@ class Registry:
         if not season:
             raise RegistryError(ErrorKind.INVALID_ARGUMENT, "name the season")
         with _store_errors():
-            info = self.store.get_season_by_name(season)
+            info = self.store.seasons.get_season_by_name(season)
             if info is None:
                 raise RegistryError(ErrorKind.NOT_FOUND, f"no season named {season!r}" + did_you_mean(
-                    season, [s.name for s in self.store.list_seasons()]))
+                    season, [s.name for s in self.store.seasons.list_seasons()]))
             return info, standings_of(self.store, info.id)
 
     def ladder_standing(self, ladder: str, bot: str) -> LadderStandingView:
@@ -452,7 +452,7 @@ class Registry:
             info = reads.ladder(ladder)
             bot_id = None
             if bot:
-                found = self.store.get_bot_by_name(bot)
+                found = self.store.bots.get_bot_by_name(bot)
                 if found is None:
                     raise RegistryError(ErrorKind.NOT_FOUND, f"no bot named {bot!r}")
                 bot_id = found.id
@@ -474,7 +474,7 @@ class Registry:
                                 f"CARDARENA_REGISTER_LIMIT, CARDARENA_REGISTER_WINDOW_S)", retry_after_s=wait)
 
     def _target(self, endpoint: str) -> str:
-        """The address to dial for ``endpoint`` after the network policy (see ``league.netpolicy``)."""
+        """The address to dial for ``endpoint`` after the network policy (see ``league.entry.netpolicy``)."""
         try:
             parsed = parse_endpoint(endpoint)
         except EndpointError as exc:
@@ -502,7 +502,7 @@ class Registry:
         if len(token) > MAX_TOKEN_CHARS:
             raise RegistryError(ErrorKind.UNAUTHENTICATED, f"wrong token for bot {name!r}")
         with _store_errors():
-            bot = self.store.get_bot_by_name(name)
+            bot = self.store.bots.get_bot_by_name(name)
         if bot is None:
             raise RegistryError(ErrorKind.NOT_FOUND, f"no bot named {name!r}" + self._close_bots(name))
         if bot.token_hash is None:

@@ -20,10 +20,10 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from arena.registry import ErrorKind, Registry, RegistryConfig, RegistryError
 from botsdk.server import start_grpc_server
 from cardarena.v1 import arena_pb2, arena_pb2_grpc
-from league.entry import EntryReport
+from league.competition.ladder_board import LadderStanding
+from league.competition.standings import StandingRow
+from league.entry.checks import EntryReport
 from league.policy import POLICY
-from league.ladder_board import LadderStanding
-from league.standings import StandingRow
 from referee.games import game_for_enum, games, spec
 from store import BotInfo, open_store
 from store.reads.games import GameRow

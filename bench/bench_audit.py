@@ -3,7 +3,7 @@
 Usage: python -m bench.bench_audit [--seasons N] [--games-per-season 96] [--seed S]
                                    [--games slippery-sam,svara,rummy]
 
-Each season is a duplicate season of 4 bots on tables of 4 (``league.schedule``: 24 deal
+Each season is a duplicate season of 4 bots on tables of 4 (``league.competition.schedule``: 24 deal
 groups of 4 rotations for 96 games, each table's rotations in the key's random order), played
 in-process (the rules engine and the referee's chance streams, ``referee.playout``; no RPC).
 Bot 0 is the bot under test; the other three are honest: the game's reference bot, a weaker
@@ -41,11 +41,11 @@ from typing import Any
 
 from cardarena.v1 import rummy_pb2, slippery_sam_pb2, svara_pb2
 
-from botsdk.bot import Context
-from league.audit import INFORMED, INFORMED_PLAY, LATER, LUCK, AuditGame, audit_season
-from league.fairness import key_from_seed
-from league.schedule import ScheduledGame, build_schedule
 from bench.bench_duplicate import bot_policy, sloppy, tight_policy
+from botsdk.bot import Context
+from league.competition.schedule import ScheduledGame, build_schedule
+from league.integrity.audit import INFORMED, INFORMED_PLAY, LATER, LUCK, AuditGame, audit_season
+from league.integrity.fairness import key_from_seed
 from referee.chance import PER_DEAL, Chance
 from referee.games import make_params, spec
 from referee.games.rummy.bots import GreedyBot, deficiency, points

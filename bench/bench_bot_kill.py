@@ -34,8 +34,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from cli.demo import register_or_update
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
 from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
 from store import GameStatus, Store, open_store
@@ -67,7 +67,7 @@ def season(db_url: str, bots: list[BotProcess], games: int, suspend_after_s: flo
 
 
 def running(store: Store, sid: int) -> set[int]:
-    return {g.id for g in store.list_games(sid, status=GameStatus.RUNNING, limit=10**6)}
+    return {g.id for g in store.game_reads.list_games(sid, status=GameStatus.RUNNING, limit=10**6)}
 
 
 def kill_loop(store: Store, sid: int, bots: list[BotProcess], victim: str, args: argparse.Namespace,
@@ -75,7 +75,7 @@ def kill_loop(store: Store, sid: int, bots: list[BotProcess], victim: str, args:
     """Kill and restart the victim ``args.kills`` times while ``runner`` plays; per kill, the games
     running just after it (with the victim at the table, and in all)."""
     kills: list[dict[str, object]] = []
-    while store.season_progress(sid)["done"] < args.warmup and runner.is_alive():
+    while store.seasons.season_progress(sid)["done"] < args.warmup and runner.is_alive():
         time.sleep(0.05)
     for _ in range(args.kills):
         if not runner.is_alive():
@@ -83,7 +83,7 @@ def kill_loop(store: Store, sid: int, bots: list[BotProcess], victim: str, args:
         bots[VICTIM].process.kill()
         killed = time.monotonic()
         at = datetime.now(UTC)
-        flying = store.list_games(sid, status=GameStatus.RUNNING, limit=10**6)
+        flying = store.game_reads.list_games(sid, status=GameStatus.RUNNING, limit=10**6)
         kills.append({"at": at, "in_flight": len(flying),
                       "with_victim": sum(victim in {s.bot_name for s in g.seats} for g in flying)})
         time.sleep(max(0.0, args.down - (time.monotonic() - killed)))
@@ -93,17 +93,17 @@ def kill_loop(store: Store, sid: int, bots: list[BotProcess], victim: str, args:
 
 
 def report(store: Store, sid: int, victim: str, kills: list[dict[str, object]], seconds: float) -> None:
-    games = store.list_games(sid, limit=10**6)
+    games = store.game_reads.list_games(sid, limit=10**6)
     forfeits = [g for g in games if g.status == GameStatus.DONE
                 and any(s.bot_name == victim and s.retired for s in g.seats)]
-    voided = sum(sum(1 for a in store.attempts(g.id) if a.outcome == "voided") for g in games if g.attempts > 1)
+    voided = sum(sum(1 for a in store.game_reads.attempts(g.id) if a.outcome == "voided") for g in games if g.attempts > 1)
     failed = sum(g.status == GameStatus.FAILED for g in games)
-    progress = store.season_progress(sid)
+    progress = store.seasons.season_progress(sid)
     flying = [int(k["with_victim"]) for k in kills]  # type: ignore[call-overload]
     times = sorted(k["at"] for k in kills)  # type: ignore[type-var]
     late = []
     for g in forfeits:  # how long after the last kill before it the forfeited game started
-        first = store.attempts(g.id)[0].started_at
+        first = store.game_reads.attempts(g.id)[0].started_at
         before = [t for t in times if t <= first + _GRACE]  # type: ignore[operator]
         late.append((first - before[-1]).total_seconds() if before else float("nan"))  # type: ignore[operator]
     print(f"season: {progress['done']} done, {failed} failed, {progress['not_played']} not played of "
@@ -125,7 +125,7 @@ def run_local_kills(args: argparse.Namespace) -> None:
     bots = start_bots()
     try:
         store, sid, names = season(db, bots, args.games, args.suspend_after)
-        ids = store.next_pending(sid, 10**6)
+        ids = store.seasons.next_pending(sid, 10**6)
         started = time.monotonic()
         runner = threading.Thread(target=lambda: run_local(db, ids, processes=2), daemon=True)
         runner.start()

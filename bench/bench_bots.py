@@ -3,7 +3,7 @@
 Usage: python -m bench.bench_bots [--games N] [--calls N] [--rounds N] [--pin] [--transports unary,stream]
 
 For each game, ``--games`` games are played in-process with the season
-benchmark's lineup (``bench.bench_season.LINEUPS``, tables of 3 to 6) and
+benchmark's lineup (``bench.lineups.LINEUPS``, tables of 3 to 6) and
 every Act request each bot gets is kept as wire bytes. Then, per reference
 bot (the first seed of each name):
 
@@ -14,7 +14,7 @@ bot (the first seed of each name):
 - ``server CPU``: the bot as a real gRPC server in its own process
   (:func:`referee.botprocess.start_bot_process`), sent ``--calls`` of its kept
   requests one after the other as bare bytes-in, bytes-out Act calls; the CPU
-  seconds that process used (``/proc``, :func:`bench.bench_season.cpu_seconds`)
+  seconds that process used (``/proc``, :func:`bench.cputime.cpu_seconds`)
   per call, the lowest of ``--rounds`` passes; and the mean wall time per call;
 - ``serving``: the server CPU less the in-process work, i.e. gRPC's own cost per call;
 - with ``--pin``, the same for a second server of the bot running on one CPU
@@ -39,7 +39,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bench.bench_season import LINEUPS, TABLE_SIZES, cpu_seconds
+from bench.cputime import cpu_seconds
+from bench.lineups import LINEUPS, TABLE_SIZES
 from cardarena.v1 import bot_pb2
 from referee.botprocess import start_bot_process
 from referee.bots import load_bot

@@ -19,11 +19,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from referee.botprocess import start_bot_process
 from cli.demo import register_or_update
+from league.competition.seasons import create_season
+from league.competition.standings import standings_of
 from league.policy import POLICY
-from league.seasons import create_season
-from league.standings import standings_of
+from referee.botprocess import start_bot_process
 from referee.clients import GrpcBotClient
 from store import open_store
 from workers.local import run_local
@@ -67,7 +67,7 @@ def main() -> None:
                             suspend_after_s=args.suspend_after)
         down = names[1]
         bots[1].stop()
-        ids = store.next_pending(sid, 10**6)
+        ids = store.seasons.next_pending(sid, 10**6)
         started = time.monotonic()
         runner = threading.Thread(target=lambda: run_local(db, ids, processes=2), daemon=True)
         runner.start()
@@ -78,7 +78,7 @@ def main() -> None:
         runner.join()
         print(f"season done in {time.monotonic() - started:.1f} s; {down} was down first")
         print(f"{'game':>4}  {'status':10}  attempts  deferrals  table")
-        games = store.list_games(sid, limit=10**6)
+        games = store.game_reads.list_games(sid, limit=10**6)
         deferrals = {g.id: d for g, d in ((g, _deferrals(store, g.id)) for g in games)}
         for g in games:
             table = ", ".join(s.bot_name for s in g.seats)
@@ -87,7 +87,7 @@ def main() -> None:
         faults = sum(s.faults or 0 for g in games for s in g.seats if s.bot_name == down)
         rows = {r.name: r for r in standings_of(store, sid)}
         print(f"{down}: {rows[down].games} rated games, {faults} faults, suspended={rows[down].suspended}; "
-              f"availability: {store.season_availability(sid)}")
+              f"availability: {store.seasons.season_availability(sid)}")
     finally:
         for bot in bots:
             bot.stop()

@@ -47,11 +47,11 @@ import redis
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from bench.bench_season import cpu_seconds, tree_cpu_seconds
-from referee.botprocess import BotProcess, start_bot_process
+from bench.cputime import cpu_seconds, machine_cpu_seconds, tree_cpu_seconds
 from cli.demo import register_or_update
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
 from store import Store, open_store
 from workers.celery_app import configure
@@ -143,13 +143,6 @@ def command_calls(client: redis.Redis) -> dict[str, int]:
     return {name.removeprefix("cmdstat_"): int(stats["calls"]) for name, stats in client.info("commandstats").items()}
 
 
-def machine_cpu_seconds() -> float:
-    """CPU seconds every core of this machine has been busy since boot (Linux /proc/stat: all but idle and iowait)."""
-    with open("/proc/stat") as f:
-        ticks = [int(x) for x in f.readline().split()[1:9]]  # user nice system idle iowait irq softirq steal
-    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
-
-
 def own_cpu_seconds() -> tuple[float, float]:
     """(this process, its children waited for) in CPU seconds: the pool's processes are waited for when it closes."""
     t = os.times()
@@ -158,7 +151,7 @@ def own_cpu_seconds() -> tuple[float, float]:
 
 def steady_ms_per_game(store: Store, ids: list[int]) -> float:
     """Milliseconds per game from the first game stored to the last (the store's finished_at)."""
-    done = sorted(g.finished_at for g in map(store.get_game, ids) if g is not None and g.finished_at is not None)
+    done = sorted(g.finished_at for g in map(store.game_reads.get_game, ids) if g is not None and g.finished_at is not None)
     return 1000 * (done[-1] - done[0]).total_seconds() / (len(done) - 1) if len(done) > 1 else 0.0
 
 
@@ -169,7 +162,7 @@ def handoff_ms(store: Store, ids: list[int]) -> float:
     0.5 s) rather than a median of whole milliseconds."""
     by_worker: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for game_id in ids:
-        for a in store.attempts(game_id):
+        for a in store.game_reads.attempts(game_id):
             if a.ended_at is not None:
                 by_worker[a.worker].append((a.started_at.timestamp(), a.ended_at.timestamp()))
     gaps = sorted(1000 * (nxt[0] - prev[1]) for spans in by_worker.values()
@@ -181,14 +174,14 @@ def on_pool(tmp: Path, bots: list[BotProcess], games: int, orbits: int, processe
     db_url = f"sqlite:///{tmp / f'pool{processes}.db'}"
     season_id = new_season(db_url, bots, games, orbits)
     store = open_store(db_url, policy=POLICY)
-    ids = store.next_pending(season_id, 10**6)
+    ids = store.seasons.next_pending(season_id, 10**6)
     cpu = [sum(cpu_seconds(b.process.pid or 0) for b in bots), *own_cpu_seconds(), machine_cpu_seconds()]
     start = time.perf_counter()
     with StatementCount() as statements:
         run_local(db_url, ids, processes, games_per_process=1)  # one game at a time, as a worker process plays
     elapsed = time.perf_counter() - start
     after = [sum(cpu_seconds(b.process.pid or 0) for b in bots), *own_cpu_seconds(), machine_cpu_seconds()]
-    assert store.season_progress(season_id)["done"] == len(ids)
+    assert store.seasons.season_progress(season_id)["done"] == len(ids)
     bots_s, driver_s, pool_s, machine_s = (a - b for a, b in zip(after, cpu))
     return Run(len(ids), elapsed, steady_ms_per_game(store, ids), bots_cpu_s=bots_s, workers_cpu_s=pool_s,
                driver_cpu_s=driver_s, machine_cpu_s=machine_s, driver_statements=statements.count,
@@ -205,7 +198,7 @@ def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker
     try:
         wait_ready(app, names)
         store = open_store(db_url, policy=POLICY)
-        ids = store.next_pending(season_id, 10**6)
+        ids = store.seasons.next_pending(season_id, 10**6)
         def sample() -> list[float]:
             return [sum(cpu_seconds(b.process.pid or 0) for b in bots), cpu_seconds(redis_pid),
                     sum(tree_cpu_seconds(w.pid) for w in workers), own_cpu_seconds()[0], machine_cpu_seconds(),

@@ -26,8 +26,8 @@ from pathlib import Path
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
 from referee.botprocess import start_bot_process
 from store import open_store
 from tests.store.conftest import DEFAULT_PG_URL

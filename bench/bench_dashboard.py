@@ -45,7 +45,7 @@ REPEATS = 7
 def fill(url: str, games: int, seed: int = 1) -> int:
     """A season of ``games`` done games with seats, results and ratings; returns its id."""
     store = open_store(url, policy=POLICY)
-    bot_ids = [store.register_bot(f"bot-{i:02d}", f"127.0.0.1:{6000 + i}", "1", "bench", ["svara"])
+    bot_ids = [store.bots.register_bot(f"bot-{i:02d}", f"127.0.0.1:{6000 + i}", "1", "bench", ["svara"])
                for i in range(BOTS)]
     rng = random.Random(seed)
     now = datetime.now(UTC).replace(tzinfo=None).isoformat(sep=" ")
@@ -122,20 +122,20 @@ def fill_ladder(url: str, games: int, entrants: int, history_every: int, seed: i
     (all done but the last 8, pending) and rating snapshots every ``history_every`` games; bulk COPY."""
     import math
 
-    from league.ladder import create_ladder
+    from league.competition.ladder import create_ladder
     from store.models import utcnow
 
     rng = random.Random(seed)
     store = open_store(url, policy=POLICY)
     early = entrants - 2
-    bots = [store.register_bot(f"bot-{i:03d}", f"127.0.0.1:{7000 + i}", "1.0", "bench", ["svara"], capacity=4)
+    bots = [store.bots.register_bot(f"bot-{i:03d}", f"127.0.0.1:{7000 + i}", "1.0", "bench", ["svara"], capacity=4)
             for i in range(early)]
     lid = create_ladder(store, LADDER, "svara", [4], epoch_games=EPOCH_GAMES)
     store.ladders.sync_entrants(lid)
     movers = bots[:10]
     for b in movers:
-        store.update_bot(b, version="2.0")
-    late = [store.register_bot(f"late-{i}", f"127.0.0.1:{7900 + i}", "1.0", "bench", ["svara"], capacity=4)
+        store.bots.update_bot(b, version="2.0")
+    late = [store.bots.register_bot(f"late-{i}", f"127.0.0.1:{7900 + i}", "1.0", "bench", ["svara"], capacity=4)
             for i in range(2)]
     store.ladders.sync_entrants(lid)
     entrant_ids = {(e.bot_id, e.version): e.id for e in store.ladders.entrants(lid)}

@@ -8,8 +8,8 @@ service's public calls, and every view its own seat was sent. It keeps every int
 every 64-hex-digit string it finds and tries each as:
 
 - the deal seed of its game;
-- the ``--seed`` of a reproducible season (``league.fairness.key_from_seed``), whose key
-  gives the game's deal seed (``league.fairness.deal_seed``);
+- the ``--seed`` of a reproducible season (``league.integrity.fairness.key_from_seed``), whose key
+  gives the game's deal seed (``league.integrity.fairness.deal_seed``);
 - a season key (the commitment and any published key among them).
 
 A deal seed is tried with the platform's own chance code (``referee.chance.Chance``, under
@@ -68,7 +68,7 @@ from typing import Any
 
 from botsdk.bot import Context
 from cardarena.v1 import slippery_sam_pb2 as pb
-from league import fairness
+from league.integrity import fairness
 from referee.chance import SCHEMES, Chance
 from referee.games.slippery_sam.bots import OddsBot
 from referee.games.slippery_sam.rules import PACK, SlipperySamParams, SlipperySamRules, beats
@@ -525,8 +525,8 @@ def turned_at_bets(events: Iterable[dict[str, Any]]) -> dict[tuple[tuple[str, ..
 def next_cards(store: Any, season_id: int) -> dict[tuple[str, tuple[str, ...], tuple[str, ...]], str]:
     """From the stored replays: (game id, a bettor's sorted hand, the cards turned before his bet) -> the card turned."""
     out: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str] = {}
-    for game in store.list_games(season_id, limit=10**6):
-        record = store.get_replay(game.id)
+    for game in store.game_reads.list_games(season_id, limit=10**6):
+        record = store.replays.get_replay(game.id)
         if record is not None:
             out |= {(record.game_id, *key): card for key, card in turned_at_bets(record.events).items()}
     return out
@@ -534,7 +534,7 @@ def next_cards(store: Any, season_id: int) -> dict[tuple[str, tuple[str, ...], t
 
 def changes(store: Any, season_id: int, bot: str) -> list[int]:
     """The bot's token change in each done game of the season it played."""
-    return [seat.change for game in store.list_games(season_id, limit=10**6) for seat in game.seats
+    return [seat.change for game in store.game_reads.list_games(season_id, limit=10**6) for seat in game.seats
             if seat.bot_name == bot and seat.change is not None]
 
 
@@ -602,9 +602,9 @@ def main(argv: list[str] | None = None) -> int:
                         "3,4", "--games", str(args.games), "--deadline", "5", "--time-bank", "60", "--db", db, env=env)
             if made.returncode:
                 raise SystemExit(made.stderr)
-            ids[name] = store.get_season_by_name(name).id  # type: ignore[union-attr]
+            ids[name] = store.seasons.get_season_by_name(name).id  # type: ignore[union-attr]
         handed = ("keyed", "blind") if args.leak else ("keyed",)
-        keys.write_text(json.dumps({ids[n]: store.schedule_key(ids[n]).hex() for n in handed}))
+        keys.write_text(json.dumps({ids[n]: store.seasons.schedule_key(ids[n]).hex() for n in handed}))
         entries: dict[int, list[dict[str, Any]]] = {}
         results = {}
         for name in ("blind", "keyed"):

@@ -57,12 +57,12 @@ def season(dep: Deployment, store: Store, name: str, bots: list[str], games: int
                                              "season", "run", name, "--workers", "2"], env, timeout_s=1800)
         if done.returncode != 0:
             raise RuntimeError(done.stdout[-1500:] + done.stderr[-1500:])
-    season_id = store.get_season_by_name(name).id
+    season_id = store.seasons.get_season_by_name(name).id
     spans, latencies = [], []
-    for game in store.list_games(season_id, limit=10**6):
-        attempt = store.attempts(game.id)[-1]
+    for game in store.game_reads.list_games(season_id, limit=10**6):
+        attempt = store.game_reads.attempts(game.id)[-1]
         spans.append((attempt.started_at, attempt.ended_at))
-        record = store.get_replay(game.id)
+        record = store.replays.get_replay(game.id)
         if record is not None:
             latencies += [d.latency_ms for d in record.decisions if d.answer is not None]
     wall_s = (max(e for _, e in spans) - min(s for s, _ in spans)).total_seconds()

@@ -8,8 +8,8 @@ Usage: python -m bench.bench_ladder placement [--sizes 20,100] [--trials N] [--f
 Entrants have known true ratings (Elo points) and every table of 4 ends in a
 Plackett-Luce race: seats finish in the order of draws weighted by
 ``exp(rating / SCALE)``, so ``P(a ahead of b) = 1 / (1 + 10^((r_b - r_a) / 400))``
-at any table (``league.ratings_ml``). Two matchmakers: ``ladder``, the league's
-(``league.matchmaking.choose_table``), and ``uniform``, a table of entrants drawn
+at any table (``league.ratings.ratings_ml``). Two matchmakers: ``ladder``, the league's
+(``league.competition.matchmaking.choose_table``), and ``uniform``, a table of entrants drawn
 uniformly at random among those with room (seated by ``seat_order``).
 
 **placement**: a ladder of ``N - 1`` established entrants, true ratings evenly
@@ -19,7 +19,7 @@ tables of the ladder's own matchmaker (``T``: ``pair_deadline``); a new entrant
 joins with a true rating drawn uniformly from the same range and the ratings
 prior (1500, sd 1000). After each of its games its rating is fitted by maximum
 likelihood against the others' ratings (the Bradley-Terry likelihood and prior of
-``league.ratings_ml``, the established ratings held at their values; its sd the
+``league.ratings.ratings_ml``, the established ratings held at their values; its sd the
 larger of the model's and the sandwich's, as there; refitted every game up to 20,
 then every 5% of its games). *Placed*: its 95% interval holds at most two of the
 others' ratings, i.e. the 95% interval of its rank spans at most three ranks: its
@@ -59,7 +59,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from league.matchmaking import (
+from league.competition.matchmaking import (
     Entrant,
     MatchState,
     choose_table,
@@ -70,7 +70,7 @@ from league.matchmaking import (
     seat_gap_bound,
     seat_order,
 )
-from league.ratings_ml import ANCHOR, PRIOR_SD_ELO, SCALE, Z95
+from league.ratings.ratings_ml import ANCHOR, PRIOR_SD_ELO, SCALE, Z95
 
 TABLE = 4
 LOW, HIGH = 1000.0, 2000.0

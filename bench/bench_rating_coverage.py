@@ -1,4 +1,4 @@
-"""How honest the season ratings' uncertainty is (league.ratings_ml); a measurement, not a test.
+"""How honest the season ratings' uncertainty is (league.ratings.ratings_ml); a measurement, not a test.
 
 Usage: python -m bench.bench_rating_coverage [--seasons N] [--seed S]
 
@@ -15,7 +15,7 @@ import argparse
 import math
 import random
 
-from league.ratings_ml import Z95, fit_bradley_terry
+from league.ratings.ratings_ml import Z95, fit_bradley_terry
 from tests.test_ratings_ml import TRUE_ELO, simulate
 
 #: (games per season, table sizes, true ratings of the bots)

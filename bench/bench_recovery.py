@@ -23,9 +23,9 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from referee.botprocess import start_bot_process
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.botprocess import start_bot_process
 from store import open_store
 from tests.workers.conftest import RedisServer, Worker, Workers, free_port_outside_the_ephemeral_range, register
 from tests.workers.test_failures import Follow, games_lost_by, kill_while_running
@@ -47,7 +47,7 @@ def trial(workers: Workers, victim: Worker, main: bool, db_url: str, names: list
     assert progress["done"] == progress["total"], progress
     delays = []
     for game_id in games_lost_by(store, season_id, pids):
-        attempts = store.attempts(game_id)
+        attempts = store.game_reads.attempts(game_id)
         delays.append((attempts[-1].started_at - killed_at).total_seconds())
     store.close()
     return delays

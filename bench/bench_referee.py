@@ -52,8 +52,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cardarena.v1 import bot_pb2
-from bench.bench_celery import machine_cpu_seconds
-from bench.bench_season import cpu_seconds
+from bench.cputime import cpu_seconds, machine_cpu_seconds
 from referee.botprocess import start_bot_process
 from referee.chance import PER_DEAL, Chance
 from referee.clients import TRANSPORTS, BotClient, GrpcBotClient, channel_for

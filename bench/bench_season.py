@@ -49,23 +49,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from config import get_settings
-from referee.botprocess import BotProcess, start_bot_process
+from bench.bench_bots import own_compute_us
+from bench.cputime import cpu_seconds
+from bench.lineups import LINEUPS, TABLE_SIZES
 from cli.demo import register_or_update
+from config import get_settings
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
 from referee.record import DecisionLog
 from store import open_store
 from workers.local import default_processes, iter_local
-
-#: Per game: the six bots (reference name, seed) and the game's parameters.
-LINEUPS = {
-    "slippery-sam": [("odds", 0), ("odds", 1), ("odds", 2), ("random", 0), ("random", 1), ("random", 2)],
-    "svara": [("points", 0), ("points", 1), ("points", 2), ("random", 0), ("random", 1), ("random", 2)],
-    "rummy": [("greedy", 0), ("greedy", 1), ("greedy", 2), ("random", 0), ("random", 1), ("random", 2)],
-}
-TABLE_SIZES = [3, 4, 5, 6]
 
 
 @dataclass
@@ -119,37 +114,6 @@ class SeasonTimes:
         return self.games / self.wall_s
 
 
-def _stat(pid: int) -> list[str]:
-    """The fields of /proc/PID/stat after the command name (state, ppid, ...)."""
-    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-
-
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU seconds a process has used so far (Linux /proc)."""
-    fields = _stat(pid)
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def tree_cpu_seconds(pid: int) -> float:
-    """CPU seconds of a process and of its living descendants (a Celery worker and its pool child)."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                children.setdefault(int(_stat(int(entry.name))[1]), []).append(int(entry.name))
-            except (OSError, IndexError, ValueError):
-                continue  # gone meanwhile
-    total, todo = 0.0, [pid]
-    while todo:
-        current = todo.pop()
-        try:
-            total += cpu_seconds(current)
-        except OSError:
-            continue
-        todo.extend(children.get(current, []))
-    return total
-
-
 def calls_wall_s(decisions: Sequence[DecisionLog]) -> float:
     """Seconds during which at least one of a game's Act calls was in flight: the union of the calls'
     intervals (seats asked at once, as rummy's offers of the discard, overlap and count once)."""
@@ -190,7 +154,7 @@ def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool
         names = [register_or_update(store, f"{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
                  for i, b in enumerate(bots)]
         season_id = create_season(store, f"bench-{game}", game, names, TABLE_SIZES, games, 17)
-        ids = store.next_pending(season_id, 10**7)
+        ids = store.seasons.next_pending(season_id, 10**7)
         cpu_before = sum(cpu_seconds(b.process.pid) for b in bots if b.process.pid is not None)
         pool_before = children_cpu_seconds()
         start = time.perf_counter()
@@ -202,13 +166,13 @@ def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool
         wall = time.perf_counter() - start
         pool_cpu = children_cpu_seconds() - pool_before  # the pool has ended; the bots still run
         bots_cpu = sum(cpu_seconds(b.process.pid) for b in bots if b.process.pid is not None) - cpu_before
-        progress = store.season_progress(season_id)
+        progress = store.seasons.season_progress(season_id)
         if progress["done"] != len(ids):
             raise RuntimeError(f"{game}: {progress} after the season")
         in_games = calls_ms = 0.0
         decisions = 0
         for gid in ids:
-            record = store.get_replay(gid)
+            record = store.replays.get_replay(gid)
             assert record is not None
             in_games += record.finished_at - record.started_at
             decisions += len(record.decisions)
@@ -218,7 +182,6 @@ def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool
         for b in bots:
             b.stop()
     steady = (len(finished) - 1) / (finished[-1] - finished[0]) if len(finished) > 1 and finished[-1] > finished[0] else 0.0
-    from bench.bench_bots import own_compute_us  # that module reads this one's lineups
 
     return SeasonTimes(game, len(ids), decisions, wall, processes, per_process, in_games, calls_ms / 1000, bots_cpu,
                        own_compute_us(game), store_s, steady, pool_cpu, get_settings().bot_transport)

@@ -4,19 +4,19 @@ Usage: python -m bench.bench_settling [--seasons N] [--seed S] [--top K] [--luck
        [--copies N] [--copies-max G] [--only-copies]
 
 The seasons are those of ``bench.bench_rating_coverage`` (bots of known ratings
-``TRUE_ELO``, each game a Plackett-Luce race, rated by ``league.ratings_ml``),
-scheduled by the league's own scheduler (``league.schedule.build_schedule``,
+``TRUE_ELO``, each game a Plackett-Luce race, rated by ``league.ratings.ratings_ml``),
+scheduled by the league's own scheduler (``league.competition.schedule.build_schedule``,
 tables of 3 and 4 in rotation groups) and with the luck of the deal added: in
 every game the seat in position p gets ``luck_p ~ N(0, SD)`` logits on top of
 its bot's rating, a share ``F`` of whose variance is the luck the referee can
-see (Slippery Sam: the turned cards, ``league.luck``). Four kinds of season:
+see (Slippery Sam: the turned cards, ``league.ratings.luck``). Four kinds of season:
 
 - **fixed**: a fixed number of games, fresh luck in every game;
 - **duplicate**: every rotation of a table has the same deal, so the same luck
   per seat position, and every bot of the table gets every position's luck once;
 - **luck-adjusted**: the luck the referee sees is taken out of every result;
 - **sequential**: fixed-style games in batches of rotation groups, stopped by
-  ``league.settling`` (the three-hypothesis test per adjacent pair, with an
+  ``league.ratings.settling`` (the three-hypothesis test per adjacent pair, with an
   indifference zone: higher, lower or within the zone) when the top K rows are
   settled, or at their budget (``SEQUENTIAL``: 240 or 480 games; zones of 30, 50
   and 80 Elo points).
@@ -51,15 +51,15 @@ import random
 import time
 from dataclasses import dataclass
 
-from league.fairness import key_from_seed
-from referee.games.slippery_sam.bots import odds_policy, random_action
-from referee.games.slippery_sam.luck import events_luck
-from league.ratings_ml import ANCHOR, SCALE, fit_bradley_terry, p_better_chain
-from league.schedule import build_schedule
 from botsdk.bot import Context
-from league.settling import SettlingRule, StopReason, look, verdicts
+from league.competition.schedule import build_schedule
+from league.integrity.fairness import key_from_seed
+from league.ratings.ratings_ml import ANCHOR, SCALE, fit_bradley_terry, p_better_chain
+from league.ratings.settling import SettlingRule, StopReason, look, verdicts
 from referee.engine import places as places_of
 from referee.games import make_params, spec
+from referee.games.slippery_sam.bots import odds_policy, random_action
+from referee.games.slippery_sam.luck import events_luck
 from referee.games.svara.bots import PointsBot
 from referee.games.svara.bots import random_action as svara_random
 from referee.playout import Playout, Policy
@@ -182,7 +182,7 @@ COPIES = (
 def copies_season(game: str, params: dict, sizes: tuple[int, ...], bots: tuple, rule: SettlingRule, batch: int,
                   seed: int) -> dict:
     """A sequential season of real games (the rules engine in-process, seats and deal seeds from
-    ``league.schedule``) looked at every ``batch`` rotation groups. Returns the games used, the stop,
+    ``league.competition.schedule``) looked at every ``batch`` rotation groups. Returns the games used, the stop,
     the verdicts at the stop (``[(upper, lower, verdict)]`` by bot name) and, for the two-hypothesis
     rule of ``+delta`` against ``-delta``, the games at which it would have stopped ("settled" or at the
     budget) and the order of the top rows there."""

@@ -24,8 +24,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
 from referee.bots import load_bot
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
@@ -33,7 +33,7 @@ from referee.referee import play
 from store import open_store
 from store.replays import encode_record
 
-from bench.bench_season import LINEUPS, TABLE_SIZES
+from bench.lineups import LINEUPS, TABLE_SIZES
 
 
 @dataclass
@@ -56,7 +56,7 @@ def run(url: str, game: str, games: int) -> dict[str, Step]:
     bots = {}
     for i, (name, seed) in enumerate(LINEUPS[game]):
         bot = f"store-bench-{stamp}-{name}-{i}"
-        store.register_bot(bot, f"127.0.0.1:{40000 + i}", "1", "bench", [game], 1000)
+        store.bots.register_bot(bot, f"127.0.0.1:{40000 + i}", "1", "bench", [game], 1000)
         bots[bot] = load_bot(name, seed)
     season_id = create_season(store, f"store-bench-{stamp}", game, list(bots), TABLE_SIZES, games, 17)
     game_spec, params = spec(game), make_params(game, {})
@@ -70,12 +70,12 @@ def run(url: str, game: str, games: int) -> dict[str, Step]:
         return out
 
     try:
-        for game_id in store.next_pending(season_id, 10**7):
-            claim = timed(steps["claim"], store.claim_within_capacity, game_id, "bench-store", 600.0)
+        for game_id in store.seasons.next_pending(season_id, 10**7):
+            claim = timed(steps["claim"], store.games.claim_within_capacity, game_id, "bench-store", 600.0)
             clients = [InProcessBotClient(bots[seat.name].act) for seat in claim.seats]
             record = play(game_spec, params, len(clients), claim.seed, clients, game_id=f"{season_id}/{claim.number}")
             timed(steps["encode"], encode_record, record)
-            if not timed(steps["result"], store.finish_game, game_id, claim.attempt, record):
+            if not timed(steps["result"], store.games.finish_game, game_id, claim.attempt, record):
                 raise RuntimeError(f"game {game_id} was not stored")
     finally:
         store.close()

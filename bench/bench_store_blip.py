@@ -25,8 +25,8 @@ from pathlib import Path
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from referee.botprocess import start_bot_process
 from league.policy import POLICY
+from referee.botprocess import start_bot_process
 from store import GameStatus, open_store
 from tests.store.conftest import DEFAULT_PG_URL
 from tests.workers.conftest import RedisServer, Workers, free_port_outside_the_ephemeral_range, make_season
@@ -39,12 +39,12 @@ def one_outage(outage_s: float, number: int, pg_url: str, proxied_url: str, prox
     """(games stored, ids of games played again) for one season with one outage of ``outage_s``."""
     store, season_id = make_season(pg_url, bots, f"blip-{number}", games)
     follow = Follow(store, workers.broker, season_id)
-    wait_for(lambda: store.list_games(season_id, status=GameStatus.RUNNING), what="a game running")
+    wait_for(lambda: store.game_reads.list_games(season_id, status=GameStatus.RUNNING), what="a game running")
     proxy.cut()
     time.sleep(outage_s)
     proxy.restore()
     progress = follow.join(600)
-    replayed = [g.number for g in store.list_games(season_id, limit=10**6) if len(store.attempts(g.id)) > 1]
+    replayed = [g.number for g in store.game_reads.list_games(season_id, limit=10**6) if len(store.game_reads.attempts(g.id)) > 1]
     store.close()
     return progress["done"], replayed
 

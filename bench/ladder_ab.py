@@ -21,7 +21,7 @@ the luck of its deal, ``N(0, SD)`` logits per seat position. Two ways to deal:
   ``K`` games (so the luck that favoured the old version in one rotation
   favours the new one in another).
 
-``league.abtest.ABTest`` (zone 50 Elo, confidence 0.975: its defaults) is fed
+``league.ratings.abtest.ABTest`` (zone 50 Elo, confidence 0.975: its defaults) is fed
 ``--batch`` games at a time (whole tables of ``K`` rotations when duplicate) and
 stops at its answer, or at ``--max-games`` ("open"). Printed per gap and dealing: the answers' shares and the games used (median, 90th percentile).
 Targets (issue 26): 50 Elo apart decided the right way in at least 95% of trials;
@@ -38,8 +38,8 @@ import time
 from collections.abc import Sequence
 
 from bench.bench_settling import race
-from league.abtest import ABTest
-from league.ratings_ml import ANCHOR, SCALE, sigmoid
+from league.ratings.abtest import ABTest
+from league.ratings.ratings_ml import ANCHOR, SCALE, sigmoid
 
 OLD, NEW = 0, 1
 OTHERS = (1350.0, 1410.0, 1470.0, 1530.0, 1590.0, 1650.0)

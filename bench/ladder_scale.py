@@ -5,13 +5,13 @@ Usage: python -m bench.ladder_scale [--entrants 100] [--games 1000000] [--new 10
 Simulated entrants of known strength (Elo spread evenly over 1100-1900) play
 tables of 4 drawn at random; each game's places are a Plackett-Luce race
 (``bench.bench_settling.race``). The games are generated in memory and fed to
-``league.bt_incremental.BTAccumulator``, which is fitted once (every game's
+``league.ratings.bt_incremental.BTAccumulator``, which is fitted once (every game's
 share of the sandwich folded in) and written as its JSON checkpoint, as a
 ladder stores it. Then the timed step, a standings refit: read the checkpoint,
 add ``--new`` new games, fit (warm start from the stored ratings). Printed:
 the time of each step, the checkpoint's size, the refit's Newton start, and
 how far the refit's ratings and standard errors are from the full
-``league.ratings_ml.fit_bradley_terry`` of the first ``--check`` games fed the
+``league.ratings.ratings_ml.fit_bradley_terry`` of the first ``--check`` games fed the
 same way (the full fit of a million games takes minutes in pure Python).
 Target (issue 26): 100 entrants, 1,000,000 games, a refit in at most 2 s.
 """
@@ -24,8 +24,8 @@ import random
 import time
 from collections.abc import Sequence
 
-from league.bt_incremental import BTAccumulator
-from league.ratings_ml import ANCHOR, SCALE, fit_bradley_terry
+from league.ratings.bt_incremental import BTAccumulator
+from league.ratings.ratings_ml import ANCHOR, SCALE, fit_bradley_terry
 
 Game = tuple[list[int], list[int]]
 

@@ -6,7 +6,7 @@ Usage: python -m bench.ladder_store_scale [--entrants 100] [--games 100000] [--n
 Builds a throwaway PostgreSQL database (``<prefix>_scale_<pid>_<hex>``, the prefix from
 ``CARDARENA_TEST_PG_PREFIX``, default ``cardarena_bench``; the server from ``--pg-url`` or
 ``CARDARENA_TEST_PG_URL``, default the local one), dropped at the end unless ``--keep``.
-In it: ``--entrants`` bots registered for Svara, a ladder of tables of 4 (``league.ladder``)
+In it: ``--entrants`` bots registered for Svara, a ladder of tables of 4 (``league.competition.ladder``)
 with its epochs opened by the store (``Ladders.open_epoch``: keys, commitments, the chain's
 first entries), and ``--games`` done games bulk-inserted with COPY, as the store writes them:
 ``games`` (number, deal seed from the epoch's key, deal group, status done, an attempt, times)
@@ -17,7 +17,7 @@ bulk epochs would fail). Places come from simulated strengths (Plackett-Luce rac
 
 Timed, in this order:
 
-1. *cold refit*: ``league.ladder.ladder_fit`` with no checkpoint (reads every game once, folds
+1. *cold refit*: ``league.competition.ladder.ladder_fit`` with no checkpoint (reads every game once, folds
    them into the checkpoint, saves it);
 2. *refit from the checkpoint*: ``--new`` more done games are inserted, then ``ladder_fit``
    (the checkpoint, the new games read after it, one fit), and ``ladder_standings`` once more
@@ -49,8 +49,8 @@ from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from bench.ladder_scale import make_games
-from league import fairness
-from league.ladder import LadderRunner, LadderSettings, create_ladder, ladder_fit, ladder_standings
+from league.competition.ladder import LadderRunner, LadderSettings, create_ladder, ladder_fit, ladder_standings
+from league.integrity import fairness
 from league.policy import POLICY
 from store import open_store
 
@@ -102,13 +102,13 @@ def insert_done_games(store, lid: int, bots: Sequence[int], games: Sequence[tupl
             cur.execute("SELECT coalesce(max(id), 0) FROM games")
             next_id = cur.fetchone()[0] + 1
         epoch = store.ladders.current_epoch(lid)
-        used = store.season_progress(epoch.id)["total"]
+        used = store.seasons.season_progress(epoch.id)["total"]
         pos = 0
         while pos < len(games):
             if used >= epoch_games:
                 store.ladders.open_epoch(lid, epoch.epoch + 1, fairness.new_key(), settings.epoch_config())
                 epoch, used = store.ladders.current_epoch(lid), 0
-            key = store.schedule_key(epoch.id)
+            key = store.seasons.schedule_key(epoch.id)
             take = games[pos:pos + epoch_games - used]
             ids = range(next_id, next_id + len(take))
             copy_rows(raw, "games", ["id", "season_id", "number", "seed", "deal_group", "status", "attempts",
@@ -135,7 +135,7 @@ def insert_done_games(store, lid: int, bots: Sequence[int], games: Sequence[tupl
 def finish_one(store, lid: int, rng: random.Random) -> None:
     """Claim the ladder's oldest pending game (the store's claim: versions recorded) and mark it done."""
     gid = min(g for g in store.ladders.pending_attempts(lid))
-    claim = store.claim_game(gid, "bench", 60)
+    claim = store.games.claim_game(gid, "bench", 60)
     assert claim is not None
     places = rng.sample(range(1, SEATS + 1), SEATS)
     raw = store.engine.raw_connection()
@@ -170,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with throwaway_database(args.pg_url, args.keep) as url:
         store = open_store(url, policy=POLICY)
         try:
-            bots = [store.register_bot(f"sim{k:03d}", f"127.0.0.1:{20000 + k}", "1.0", "bench", ["svara"],
+            bots = [store.bots.register_bot(f"sim{k:03d}", f"127.0.0.1:{20000 + k}", "1.0", "bench", ["svara"],
                                        capacity=2) for k in range(args.entrants)]
             lid = create_ladder(store, "scale", "svara", [SEATS], epoch_games=args.epoch_games, window=8)
             store.ladders.sync_entrants(lid)

@@ -93,7 +93,7 @@ def check_bot(
     answer that caused it. Exit status 1 if a check failed.
     """
     from arena.registry import RegistryConfig
-    from league.entry import check_endpoint
+    from league.entry.checks import check_endpoint
 
     from referee.games import games
 

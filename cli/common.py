@@ -75,8 +75,17 @@ def no_season(name: str, db: str | None, store=None) -> NoReturn:  # store: stor
     from league.names import did_you_mean
     from store.db import describe_url
 
-    hint = did_you_mean(name, [s.name for s in store.list_seasons()]) if store is not None else ""
+    hint = did_you_mean(name, [s.name for s in store.seasons.list_seasons()]) if store is not None else ""
     fail(f"no season named {name!r} in {describe_url(db_url(db))}{hint} (see: cardarena season list --db URL)")
+
+
+def counts_text(progress: dict[str, int], *, all_counts: bool = False) -> str:
+    """``"137 done, 1 failed, 162 not played"``: the counts of ``progress`` in the order of
+    ``store.PROGRESS_KEYS``, zeros left out unless ``all_counts`` (``"0 games"`` when all are zero)."""
+    from store import PROGRESS_KEYS
+
+    parts = [f"{progress.get(k, 0)} {k.replace('_', ' ')}" for k in PROGRESS_KEYS if all_counts or progress.get(k, 0)]
+    return ", ".join(parts) or "0 games"
 
 
 def db_url(option: str | None) -> str:

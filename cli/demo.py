@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from cli.common import DbOption, console, db_url, fail, open_db
+from cli.common import DbOption, console, counts_text, db_url, fail, open_db
 from referee.games import games as registered_games, names_text, spec
 
 
@@ -33,11 +33,11 @@ def demo(
         help="Arena gRPC port (bot registration) with --serve.", min=1, max=65535)] = 50050,
 ) -> None:
     """Run a demo season: reference bots over gRPC, refereed, stored, rated and ranked."""
-    from referee.botprocess import start_bot_process
     from cli.progress import run_pending_locally
     from cli.season import print_standings
-    from league.seasons import SeasonError, create_season
-    from league.entry import run_entry_checks
+    from league.competition.seasons import SeasonError, create_season
+    from league.entry.checks import run_entry_checks
+    from referee.botprocess import start_bot_process
 
     if game == "all":
         chosen = registered_games()
@@ -84,11 +84,9 @@ def demo(
             for process in processes:
                 process.stop()
         elapsed = time.perf_counter() - started
-        print_standings(store, store.get_season(season_id))
-        from cli.season import counts_text
-
+        print_standings(store, store.seasons.get_season(season_id))
         del outcomes  # counted from the store, as `season run` does (one vocabulary, store.PROGRESS_KEYS)
-        summary = f"{season_name}: {counts_text(store.season_progress(season_id), all_counts=True)}"
+        summary = f"{season_name}: {counts_text(store.seasons.season_progress(season_id), all_counts=True)}"
         again = f"cardarena standings --season {season_name}" + (f" --db {db}" if db else "")
         console.print(f"{summary} in {elapsed:.1f} s. Again: [bold]{escape(again)}[/]", highlight=False)
     if serve:
@@ -101,10 +99,10 @@ def register_or_update(store, name: str, endpoint: str, described) -> str:
     """Register the demo bot for the games its Describe lists, or point its existing registration at the
     new endpoint; returns its name."""
     games = [g for g in registered_games() if spec(g).proto_enum in described.games]
-    existing = store.get_bot_by_name(name)
+    existing = store.bots.get_bot_by_name(name)
     if existing is None:
-        store.register_bot(name, endpoint, described.version, described.author, games, max(1, described.capacity))
+        store.bots.register_bot(name, endpoint, described.version, described.author, games, max(1, described.capacity))
     else:
-        store.update_bot(existing.id, endpoint=endpoint, version=described.version, games=games,
+        store.bots.update_bot(existing.id, endpoint=endpoint, version=described.version, games=games,
                          capacity=max(1, described.capacity))
     return name

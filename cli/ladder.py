@@ -52,7 +52,7 @@ def create(
     """Create a ladder and open its first epoch (its commitment is published now). Every active bot
     registered for the game takes part, with no further step; `bot retire` takes one out."""
     from cli.season import parse_ints, parse_params
-    from league.ladder import LadderError, create_ladder
+    from league.competition.ladder import LadderError, create_ladder
     from store import StoreError
 
     tc = options.time_control(game, deadline, time_bank, budget)
@@ -75,7 +75,7 @@ def create(
 
 @dataclass
 class Feed:
-    """What ``ladder run`` does between games: refill the ladder (``league.ladder.LadderRunner``), pausing
+    """What ``ladder run`` does between games: refill the ladder (``league.competition.ladder.LadderRunner``), pausing
     the bots the open epoch marks down until one answers its health check again (rules §5.3), until
     ``games`` games of this run are final (None: no bound)."""
 
@@ -92,7 +92,7 @@ class Feed:
     say: Callable[[str], None] = lambda line: console.print(line, highlight=False, markup=False)
 
     def __post_init__(self) -> None:
-        from league.ladder import LadderRunner
+        from league.competition.ladder import LadderRunner
 
         self.runner = LadderRunner(self.store, self.ladder_id)
         self.start = self.final()
@@ -122,7 +122,7 @@ class Feed:
         from store import SeatBot
         from workers.service import health_cache
 
-        bots = [b for b in (self.store.get_bot(bot_id) for bot_id in marked) if b is not None and b.retired_at is None]
+        bots = [b for b in (self.store.bots.get_bot(bot_id) for bot_id in marked) if b is not None and b.retired_at is None]
         down = health_cache().problems([SeatBot(0, b.id, b.name, b.endpoint, b.capacity) for b in bots])
         names = {b.id: b.name for b in bots}
         for bot_id in set(self._paused) - set(down):
@@ -180,7 +180,7 @@ class LadderScope:
     def games(self, status, limit: int) -> list:
         out: list = []
         for epoch in self.store.ladders.epochs(self.ladder_id):
-            out += self.store.list_games(epoch.id, status=status, limit=limit - len(out))
+            out += self.store.game_reads.list_games(epoch.id, status=status, limit=limit - len(out))
             if len(out) >= limit:
                 break
         return out
@@ -266,7 +266,7 @@ def run(
 
 
 def print_standings(store, ladder) -> None:
-    from league.ladder import ladder_standings
+    from league.competition.ladder import ladder_standings
     from referee.games import spec
 
     rows = ladder_standings(store, ladder.id)
@@ -322,7 +322,7 @@ def standings(
     if ladder is None:
         no_ladder(name, db)
     if as_json:
-        from league.ladder import ladder_standings, standings_json
+        from league.competition.ladder import ladder_standings, standings_json
 
         epoch = store.ladders.current_epoch(ladder.id)
         rows = ladder_standings(store, ladder.id)
@@ -363,7 +363,7 @@ def verify(
     """Check every closed epoch whose games are all played as `season verify` checks a season (the published
     key against its commitment, every seed, replay, result and the chain), and that every epoch's chain
     opens with its commitment and the previous epoch's, before any game. Exit 0 when all verify, 1 otherwise."""
-    from league.ladder import verify_ladder
+    from league.competition.ladder import verify_ladder
 
     store = open_db(db, existing=True)
     ladder = store.ladders.get_ladder_by_name(name)
@@ -431,7 +431,7 @@ def compare(
 
     Starts the compare (or shows the one these two entrants have); `ladder run` schedules its tables and
     stores the verdict. Compare games are ordinary rated ladder games."""
-    from league.compare import CompareError, resolve_entrant, start_compare
+    from league.competition.compare import CompareError, resolve_entrant, start_compare
 
     store = open_db(db, existing=True)
     ladder = store.ladders.get_ladder_by_name(name)

@@ -117,7 +117,7 @@ def match(
     """Play games between TARGETs on demand, without registering them: the same referee, time control and
     faults as a season, on a throwaway store; print each game's places and scores and each target's totals."""
     from cli.progress import run_pending_locally
-    from league.seasons import SeasonError, create_season
+    from league.competition.seasons import SeasonError, create_season
     from league.policy import POLICY
     from store import open_store
 
@@ -136,14 +136,14 @@ def match(
         store = open_store(url, policy=POLICY)
         with started_targets(targets, game, seed if seed is not None else 0) as seated:
             for t in seated:
-                store.register_bot(t.name, t.endpoint, t.version, t.author, [game], t.capacity)
+                store.bots.register_bot(t.name, t.endpoint, t.version, t.author, [game], t.capacity)
             name = f"match-{game}"
             try:
                 season_id = create_season(store, name, game, [t.name for t in seated], [len(seated)],
                                           games or len(seated), seed)
             except SeasonError as exc:
                 fail(str(exc), 2)
-            console.print(f"match of {game}: {store.season_progress(season_id)['total']} games between "
+            console.print(f"match of {game}: {store.seasons.season_progress(season_id)['total']} games between "
                           + ", ".join(f"{t.name} ({t.endpoint})" for t in seated), highlight=False, markup=False)
             run_pending_locally(store, season_id, url, workers, name)
         print_results(store, season_id, seated)
@@ -163,10 +163,10 @@ def match(
 def print_results(store, season_id: int, seated: list[Target]) -> None:
     """A line per game (each target's place and score, or why the game was not played), then a table of
     each target's games, wins, average place, total score change and faults."""
-    gs = spec(store.get_season(season_id).game)
+    gs = spec(store.seasons.get_season(season_id).game)
     names = {t.name: t for t in seated}
     totals = {t.name: {"games": 0, "wins": 0, "places": 0, "change": 0, "faults": 0} for t in seated}
-    for g in store.list_games(season_id, limit=10_000):
+    for g in store.game_reads.list_games(season_id, limit=10_000):
         if str(g.status) != "done":
             console.print(f"game {g.number}: {g.status}: {g.detail}", highlight=False, markup=False)
             continue

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from cli.common import console
+from cli.common import console, counts_text
 
 #: Without a terminal, a progress line at least this often, seconds (and at every tenth of the games).
 LINE_EVERY_S = 30.0
@@ -22,7 +22,7 @@ WATCH_EVERY_S = 1.0
 @dataclass
 class AvailabilityWatch:
     """Names the season's bots as they go down, come back or are suspended (rules §4.9), one line
-    each, while ``season run`` plays: read from the store (``Store.season_availability``, which
+    each, while ``season run`` plays: read from the store (``store.seasons.season_availability``, which
     every worker writes) at most every ``every_s`` seconds, so the local pool and Celery say the
     same. ``suspend_after_s``: the season's setting, said with a bot that goes down."""
 
@@ -43,7 +43,7 @@ class AvailabilityWatch:
         from store import StoreError
 
         try:
-            return list(self.store.season_availability(self.season_id))  # type: ignore[attr-defined]
+            return list(self.store.seasons.season_availability(self.season_id))  # type: ignore[attr-defined]
         except StoreError:  # looked at again at the next poll
             return []
 
@@ -135,9 +135,7 @@ def stopped_line(store, season_id: int, resume: str) -> str:
     """What is true after a stop, read from the store: the season's final games (those finished during
     the stop included), the games still running on workers (they finish and count; no worker starts
     another while the season is paused), and the command that resumes it."""
-    from cli.season import counts_text
-
-    p = store.season_progress(season_id)
+    p = store.seasons.season_progress(season_id)
     running = (f"; {p['running']} game(s) still running on the workers finish and count, no new one starts"
                if p["running"] else "")
     return (f"stopped: {final_games(p)} of {p['total']} games played ({counts_text(p)}){running}; "
@@ -147,7 +145,7 @@ def stopped_line(store, season_id: int, resume: str) -> str:
 @contextmanager
 def _resumable(store, season_id: int, resume: str) -> Iterator[None]:
     """On Ctrl-C or SIGTERM: mark the season paused (no worker claims its games until a run follows
-    it again, ``Store.set_paused``), say what is true and how to go on (``resume``: the command), and
+    it again, ``store.seasons.set_paused``), say what is true and how to go on (``resume``: the command), and
     stop with :class:`cli.common.Stopped` (exit 130, no further line). Without ``resume`` the
     KeyboardInterrupt propagates."""
     from cli.common import Stopped
@@ -157,7 +155,7 @@ def _resumable(store, season_id: int, resume: str) -> Iterator[None]:
     except KeyboardInterrupt:
         if not resume:
             raise
-        store.set_paused(season_id, True)
+        store.seasons.set_paused(season_id, True)
         console.print(escape(stopped_line(store, season_id, resume)), highlight=False)
         raise Stopped(130) from None
 
@@ -169,7 +167,6 @@ def resumable(progress: Callable[[], dict[str, int]], resume: str, what: str) ->
     :class:`cli.common.Stopped` (exit 130, no further line). Without ``resume`` the KeyboardInterrupt
     propagates."""
     from cli.common import Stopped
-    from cli.season import counts_text
 
     try:
         yield
@@ -192,8 +189,8 @@ def run_pending_locally(store, season_id: int, db_url: str, processes: int | Non
     from workers.sweeper import sweep
 
     sweep(store)  # games left running by a run that was killed: pending again once their lease ran out
-    pending = store.next_pending(season_id, limit=10**9)
-    first = store.season_progress(season_id)
+    pending = store.seasons.next_pending(season_id, limit=10**9)
+    first = store.seasons.season_progress(season_id)
     outcomes: Counter[str] = Counter()
     watch = _watch(store, season_id)
     with _resumable(store, season_id, resume), _bar() as bar:
@@ -207,9 +204,9 @@ def run_pending_locally(store, season_id: int, db_url: str, processes: int | Non
 
 def _watch(store, season_id: int) -> AvailabilityWatch:  # store: store.Store
     """The availability watch of a season run, with the season's suspension setting."""
-    from league.availability import suspend_after_s
+    from league.competition.availability import suspend_after_s
 
-    season = store.get_season(season_id)
+    season = store.seasons.get_season(season_id)
     return AvailabilityWatch(store, season_id, suspend_after_s(season.config if season else None))
 
 
@@ -230,7 +227,7 @@ def follow_on_celery(store, season_id: int, broker_url: str, description: str, *
     follower.check_broker()
     if once_connected is not None:  # e.g. the bots' health checks, after the broker's
         once_connected()
-    first = store.season_progress(season_id)
+    first = store.seasons.season_progress(season_id)
     watch = _watch(store, season_id)
 
     def progress(p: dict[str, int]) -> None:

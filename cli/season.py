@@ -11,9 +11,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from cli import options
-from cli.common import DbOption, console, db_url, err_console, fail, no_season, open_db
-from league.availability import suspend_after_s
-from league.standings import standings_json, standings_of
+from cli.common import DbOption, console, counts_text, db_url, err_console, fail, no_season, open_db
+from league.competition.availability import suspend_after_s
+from league.competition.standings import standings_json, standings_of
 from referee.games import names_text, spec
 
 app = typer.Typer(help="Create, run and list league seasons.", no_args_is_help=True, rich_markup_mode=None)
@@ -79,12 +79,12 @@ def create(
     db: DbOption = None,
 ) -> None:
     """Schedule a season: every game is stored as pending before anything runs (with --until-settled, each batch)."""
-    from league.seasons import SeasonError, create_season
+    from league.competition.seasons import SeasonError, create_season
 
     tc = options.time_control(game, deadline, time_bank, budget)
     rule = settling_rule(until_settled, top, confidence, max_games, indifference)
     store = open_db(db, existing=True)  # its bots are registered there already
-    if if_missing and (known := store.get_season_by_name(name)) is not None:
+    if if_missing and (known := store.seasons.get_season_by_name(name)) is not None:
         if known.game != game:
             fail(f"a season named {name!r} exists already, of {known.game}, not {game}", 2)
         console.print(f"season [bold]{escape(name)}[/] exists already (id {known.id}, {known.state}): nothing changed "
@@ -96,15 +96,15 @@ def create(
             season_id = create_season(store, name, game, bot_names, sizes, games, seed, duplicate, parse_params(param), tc,
                                       suspend_after_s=suspend_after)
         else:
-            from league.sequential import create_sequential_season
+            from league.competition.sequential import create_sequential_season
 
             season_id = create_sequential_season(store, name, game, bot_names, sizes, rule, batch, seed,
                                                  duplicate=duplicate, params=parse_params(param), time_control=tc,
                                                  suspend_after_s=suspend_after)
     except SeasonError as exc:
         fail(str(exc), 2)
-    progress = store.season_progress(season_id)
-    info = store.get_season(season_id)
+    progress = store.seasons.season_progress(season_id)
+    info = store.seasons.get_season(season_id)
     until = f" (the first batch; until settled, at most {rule.max_games} games)" if rule else ""
     console.print(f"season [bold]{escape(name)}[/] created: {progress['total']} games pending{until}", highlight=False)
     console.print(deals_note(info), highlight=False, markup=False)
@@ -112,7 +112,7 @@ def create(
 
 def settling_rule(until_settled: bool, top: int, confidence: float, max_games: int | None, indifference: float = 50.0):
     """The stopping rule of ``season create --until-settled`` (None without it); exits 2 with one line for bad values."""
-    from league.settling import SettlingRule
+    from league.ratings.settling import SettlingRule
 
     if not until_settled:
         if max_games is not None:
@@ -168,19 +168,19 @@ def run(
     from cli.progress import follow_on_celery, run_pending_locally
 
     store = open_db(db, existing=True)
-    season = store.get_season_by_name(name)
+    season = store.seasons.get_season_by_name(name)
     if season is None:
         no_season(name, db, store)
     if season.state == "cancelled":
         fail(f"season {name!r} was cancelled ({season.config['cancelled']['reason']}): nothing is played in it "
              "(rules §4.11)")
-    before = store.season_progress(season.id)
+    before = store.seasons.season_progress(season.id)
     progress = before
     if progress["pending"] + progress["running"] == 0:
-        from league.sequential import advance
+        from league.competition.sequential import advance
 
         advance(store, season.id)  # a sequential season left between two batches: its next batch, or why it stopped
-        progress = store.season_progress(season.id)
+        progress = store.seasons.season_progress(season.id)
     if progress["pending"] + progress["running"] == 0:
         console.print(f"nothing to run: season {escape(name)} is finished ({counts_text(progress)})", highlight=False)
     elif broker:
@@ -195,9 +195,9 @@ def run(
         except SeasonStuck as exc:
             err_console.print(str(exc), highlight=False, markup=False)
             fail(f"season {name!r} is stuck (see above)")
-        console.print(run_summary(name, before, store.season_progress(season.id)), highlight=False, markup=False)
+        console.print(run_summary(name, before, store.seasons.season_progress(season.id)), highlight=False, markup=False)
     else:
-        from league.sequential import advance
+        from league.competition.sequential import advance
 
         _ready(store, season)
         outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}",
@@ -206,25 +206,16 @@ def run(
             outcomes += run_pending_locally(store, season.id, db_url(db), workers, f"season {name}, to {settling.games} games",
                                             resume=_resume_command(name, db, broker))
         del outcomes  # counted from the store, as the Celery driver does: one vocabulary (rules §4.11)
-        console.print(run_summary(name, before, store.season_progress(season.id)), highlight=False, markup=False)
-    failed = store.list_games(season.id, status="failed", limit=20)
+        console.print(run_summary(name, before, store.seasons.season_progress(season.id)), highlight=False, markup=False)
+    failed = store.game_reads.list_games(season.id, status="failed", limit=20)
     for game in failed:
         console.print(f"failed: game {game.number} (id {game.id}): {game.detail}", highlight=False, markup=False)
     print_availability(store, season)
     print_standings(store, season)
     if failed:
-        count = store.season_progress(season.id)["failed"]
+        count = store.seasons.season_progress(season.id)["failed"]
         fail(f"season {name!r}: {count} game(s) failed (not rated): "
              + ", ".join(str(g.number) for g in failed) + (", ..." if count > len(failed) else ""))
-
-
-def counts_text(progress: dict[str, int], *, all_counts: bool = False) -> str:
-    """``"137 done, 1 failed, 162 not played"``: the counts of ``progress`` in the order of
-    ``store.PROGRESS_KEYS``, zeros left out unless ``all_counts`` (``"0 games"`` when all are zero)."""
-    from store import PROGRESS_KEYS
-
-    parts = [f"{progress.get(k, 0)} {k.replace('_', ' ')}" for k in PROGRESS_KEYS if all_counts or progress.get(k, 0)]
-    return ", ".join(parts) or "0 games"
 
 
 def run_summary(name: str, before: dict[str, int], after: dict[str, int]) -> str:
@@ -240,7 +231,7 @@ def _ready(store, season) -> None:
     """Just before a run plays: the bots' check (exit 1 if nothing can be played), then the season is no
     longer paused (its games may be claimed again)."""
     check_bots_answer(store, season)
-    store.set_paused(season.id, False)
+    store.seasons.set_paused(season.id, False)
 
 
 def check_bots_answer(store, season) -> None:
@@ -249,7 +240,7 @@ def check_bots_answer(store, season) -> None:
     from workers.identity import bots_of
     from workers.service import health_cache, identity_check
 
-    bots, tables = store.pending_tables(season.id)
+    bots, tables = store.seasons.pending_tables(season.id)
     if not tables:
         return
     down = health_cache().problems(list(bots.values()))
@@ -270,7 +261,7 @@ def check_bots_answer(store, season) -> None:
 
 def print_availability(store, season) -> None:
     """The season's bots that did not answer at some game start, and the games not played."""
-    for a in store.season_availability(season.id):
+    for a in store.seasons.season_availability(season.id):
         if a.suspended_at is not None:
             state = f"suspended at {a.suspended_at:%Y-%m-%d %H:%M:%S} UTC"
         elif a.unavailable_since is not None:
@@ -278,7 +269,7 @@ def print_availability(store, season) -> None:
         else:
             continue  # answering again: nothing to say
         console.print(f"{a.name}: {state} ({a.reason})", highlight=False, markup=False)
-    not_played = store.season_progress(season.id)["not_played"]
+    not_played = store.seasons.season_progress(season.id)["not_played"]
     if not_played:
         console.print(f"{not_played} game(s) not played: a bot of their table was suspended (never rated)",
                       highlight=False, markup=False)
@@ -303,8 +294,8 @@ def season_json(store, s, base_url: str) -> dict[str, object]:
 
     path = f"/seasons/{quote(s.name, safe='')}"
     out: dict[str, object] = {
-        "id": s.id, "name": s.name, "game": s.game, "status": s.state, "progress": store.season_progress(s.id),
-        "suspended": [a.name for a in store.season_availability(s.id) if a.suspended_at is not None],
+        "id": s.id, "name": s.name, "game": s.game, "status": s.state, "progress": store.seasons.season_progress(s.id),
+        "suspended": [a.name for a in store.seasons.season_availability(s.id) if a.suspended_at is not None],
         "deals": "secret" if not s.reproducible else "reproducible" if s.commitment else "public seed",
         "url": base_url.rstrip("/") + path, "api": base_url.rstrip("/") + "/api/v1" + path,
     }
@@ -327,7 +318,7 @@ def list_seasons(
     from store import PROGRESS_KEYS
 
     store = open_db(db, read_only=True)
-    every = store.list_seasons()
+    every = store.seasons.list_seasons()
     shown = [s for s in every if epochs or s.ladder_id is None]
     seasons = [season_json(store, s, url) for s in shown]
     if as_json:
@@ -363,11 +354,11 @@ def cancel(
     was played stays rated and the season is over once nothing runs: its key is published and
     `season verify` checks it, cancelled games with their reason."""
     store = open_db(db, existing=True)
-    season = store.get_season_by_name(name)
+    season = store.seasons.get_season_by_name(name)
     if season is None:
         no_season(name, db, store)
     try:
-        result = store.cancel_season(season.id, reason)
+        result = store.games.cancel_season(season.id, reason)
     except ValueError as exc:
         fail(str(exc))
     if result.already:
@@ -377,7 +368,7 @@ def cancel(
     running = (f"; {result.running} game(s) running finish and count" if result.running else "")
     console.print(f"season {name} cancelled: {result.cancelled} pending game(s) will never be played{running}; "
                   f"what was played stays rated (rules §4.11)", highlight=False, markup=False)
-    console.print(f"whole season: {counts_text(store.season_progress(season.id), all_counts=True)}",
+    console.print(f"whole season: {counts_text(store.seasons.season_progress(season.id), all_counts=True)}",
                   highlight=False, markup=False)
 
 
@@ -390,11 +381,11 @@ def delete(
     it and its schedule are gone. A season with a game played or running is cancelled instead
     (`season cancel`): its record stays."""
     store = open_db(db, existing=True)
-    season = store.get_season_by_name(name)
+    season = store.seasons.get_season_by_name(name)
     if season is None:
         no_season(name, db, store)
     try:
-        games = store.delete_season(season.id)
+        games = store.seasons.delete_season(season.id)
     except ValueError as exc:
         fail(str(exc))
     console.print(f"season {name} deleted with its {games} pending game(s)", highlight=False, markup=False)
@@ -420,8 +411,8 @@ def verify(
     of stored records against the rows and the heads seen before. Exit 0 when all verify, 1 otherwise.
     A duplicate season's audit (did a bot do better in the rotations of a deal it had already
     played?) is printed too; its flags do not change the exit status. With --api URL the same checks
-    read the public API alone (league.verify_api), but for the chain (its entries are not public)."""
-    from league.verify import CannotVerify, verify_season
+    read the public API alone (league.integrity.verify_api), but for the chain (its entries are not public)."""
+    from league.integrity.verify import CannotVerify, StoreSource, verify_season
 
     if api is not None:
         _verify_from_api(name, api, bool(head or heads), db)
@@ -434,11 +425,11 @@ def verify(
     if bad := [h for h in seen if len(h) != 64 or any(c not in "0123456789abcdefABCDEF" for c in h)]:
         fail(f"a chain head is 64 hex digits, got {bad[0]!r}")
     store = open_db(db, existing=True)
-    season = store.get_season_by_name(name)
+    season = store.seasons.get_season_by_name(name)
     if season is None:
         no_season(name, db, store)
     try:
-        report = verify_season(store, season, seen)
+        report = verify_season(StoreSource(store), season, seen)
     except CannotVerify as exc:
         fail(str(exc))
     for line in report.lines():
@@ -450,9 +441,9 @@ def verify(
 
 
 def _verify_from_api(name: str, api: str, heads_given: bool, db: str | None) -> None:
-    """``season verify NAME --api URL``: the checks of ``league.verify`` over the public API."""
-    from league.verify import CannotVerify, verify_season
-    from league.verify_api import ApiError, ApiSource
+    """``season verify NAME --api URL``: the checks of ``league.integrity.verify`` over the public API."""
+    from league.integrity.verify import CannotVerify, verify_season
+    from league.integrity.verify_api import ApiError, ApiSource
 
     if heads_given or db:
         fail("--api verifies from the public API alone: --head, --heads and --db need the store "
@@ -478,7 +469,7 @@ def _verify_from_api(name: str, api: str, heads_given: bool, db: str | None) -> 
 def print_standings(store, season) -> None:
     from referee.games import spec
 
-    season = store.get_season(season.id) or season  # its status now, after a run
+    season = store.seasons.get_season(season.id) or season  # its status now, after a run
     game_spec = spec(season.game)
     change = f"avg {game_spec.score_unit} change" if game_spec.higher_score_is_better else f"avg {game_spec.score_unit} (lower is better)"
     rows = standings_of(store, season.id)
@@ -497,7 +488,7 @@ def print_standings(store, season) -> None:
                       f"{r.faults} (retired in {r.retired})" if r.retired else str(r.faults), f"{r.elo:.0f}",
                       ml, f"{r.p_better:.2f}" if r.p_better is not None else "-", skill)
     console.print(table)
-    if (line := settling_line(store.get_season(season.id).config, store.season_progress(season.id))) is not None:
+    if (line := settling_line(store.seasons.get_season(season.id).config, store.seasons.season_progress(season.id))) is not None:
         console.print(line, highlight=False)
     if luck:
         console.print("Luck-adjusted: mean token change per game less the luck of the turned cards (each bet's result "
@@ -513,16 +504,16 @@ def print_standings(store, season) -> None:
 
 
 def audit_lines(store, season, rows=None) -> list[str]:
-    """The duplicate audit of a duplicate season (``league.audit``): a line per flag, or one line saying
+    """The duplicate audit of a duplicate season (``league.integrity.audit``): a line per flag, or one line saying
     it is clean; nothing for a season without shared deals."""
-    from league.standings import audit_of
+    from league.competition.standings import audit_of
 
     if not (season.config or {}).get("duplicate"):
         return []
     if rows is not None:
         flags = {r.name: list(r.audit) for r in rows if r.audit}
     else:
-        names = {b.id: b.name for b in store.list_bots()}
+        names = {b.id: b.name for b in store.bots.list_bots()}
         flags = {names.get(bot, str(bot)): lines for bot, lines in audit_of(store, season.id, season.game).items()}
     if not flags:
         return ["Duplicate audit: no bot did better in the rotations of a deal it had already played than in the first "
@@ -535,7 +526,7 @@ def audit_lines(store, season, rows=None) -> list[str]:
 def settling_line(config: dict, progress: dict[str, int]) -> str | None:
     """One line on a sequential season: why it stopped (settled / budget) or where it stands, the games used
     and each top pair's verdict at the last look (higher, lower, within the zone or open)."""
-    from league.sequential import settling_json
+    from league.competition.sequential import settling_json
 
     info = settling_json(config, progress)
     if info is None:
@@ -577,13 +568,13 @@ def standings(
 ) -> None:
     """Print a season's standings: games, average place, score change (also luck-adjusted, with its 95% interval, for a game with a luck estimator), faults, Elo, ML rating with its 95% interval (the table's order), P(better than next), openskill."""
     store = open_db(db, read_only=True)
-    info = store.get_season_by_name(season)
+    info = store.seasons.get_season_by_name(season)
     if info is None:
         no_season(season, db, store)
     if as_json:
-        from league.sequential import settling_json
+        from league.competition.sequential import settling_json
 
-        progress = store.season_progress(info.id)
+        progress = store.seasons.season_progress(info.id)
         print(json.dumps({"season": info.name, "game": info.game, "progress": progress,
                           "settling": settling_json(info.config, progress),
                           "reproducible": info.reproducible, "commitment": info.commitment,

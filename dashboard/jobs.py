@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from league.elo import RatingPoint, histories
+from league.competition.standings import CORE_STANDING_FIELDS, standings_json, standings_of
 from league.policy import POLICY
-from league.standings import CORE_STANDING_FIELDS, standings_json, standings_of
+from league.ratings.elo import RatingPoint, histories
 from store import Store, open_store
 
 
 def season_ratings_of(store: Store, season_id: int) -> dict[int, dict[str, Any]]:
     """``{bot_id: {ml_rating, ml_low, ml_high, p_better, ...}}``: the fields of the store's
-    standings rows beyond the SQL columns (see ``league.standings.core_standings``)."""
+    standings rows beyond the SQL columns (see ``league.competition.standings.core_standings``)."""
     return {row["bot_id"]: {k: v for k, v in row.items() if k not in CORE_STANDING_FIELDS and k != "rank"}
             for row in standings_json(standings_of(store, season_id))}
 
@@ -33,7 +33,7 @@ def season_ratings(url: str, season_id: int) -> dict[int, dict[str, Any]]:
 
 
 def rating_histories_of(store: Store, season_id: int) -> dict[int, list[RatingPoint]]:
-    """Every bot's Elo after each of its published games of the season (``league.elo.histories``).
+    """Every bot's Elo after each of its published games of the season (``league.ratings.elo.histories``).
     Raises ``store.NotFound``."""
     return histories(store.season_reads.rated_games(season_id))
 

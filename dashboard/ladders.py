@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dashboard.schemas import LadderDetailOut, LadderGamesOut, LadderHistoryOut, LadderOut
+from league.competition.ladder_board import LadderStanding, board, placement_games
 from store import Store
-from league.ladder_board import LadderStanding, board, placement_games
 from store.reads.ladders import LadderReads
 
 #: Entrants drawn in the ladder page's rating chart (the main table's best).
@@ -66,7 +66,7 @@ def ladder_detail(store: Store, name: str, epochs: int = 10, counts: FinalCounts
     r = reads(store)
     ladder = r.ladder(name)
     rows = board(r, ladder)
-    total, epoch_rows = r.epochs(ladder.id, store.revealed_key, epochs)
+    total, epoch_rows = r.epochs(ladder.id, store.seasons.revealed_key, epochs)
     rated = max((row.rated_games or 0 for row in rows), default=0)
     return LadderDetailOut(
         id=ladder.id, name=ladder.name, game=ladder.game, status=ladder.status, created_at=ladder.created_at,
@@ -117,7 +117,7 @@ def games(store: Store, name: str, limit: int, before: int | None = None, bot: s
     ladder = r.ladder(name)
     bot_id = None
     if bot is not None:
-        info = store.get_bot_by_name(bot)
+        info = store.bots.get_bot_by_name(bot)
         if info is None:
             raise NotFound(f"no bot named {bot!r}")
         bot_id = info.id

@@ -44,7 +44,7 @@ class ReplayData:
 
 
 def public_progress(live: dict[str, Any]) -> dict[str, Any]:
-    """A running game's stored progress (``store.live_record``) in a record's shape, with only
+    """A running game's stored progress (``store.replays.live_record``) in a record's shape, with only
     what every seat and spectator may see: the public events (``visible_to`` is None) and the
     faults' seats, decisions and kinds; no views, answers, actions, chance outcomes, fault
     details or results. The worker writes nothing else (``referee.live``); this checks again."""
@@ -74,11 +74,11 @@ def load_replay(store: Store, game_id: int) -> ReplayData:
         raise Sealed(f"game {game_id} is {SEALED_MESSAGE}: its replay and live events are not shown "
                      "while another game with the same cards is pending or running")
     if game.status in FINISHED:
-        record = store.get_replay(game_id)
+        record = store.replays.get_replay(game_id)
         if record is None:
             raise NoReplay(f"game {game_id} has no replay (status {game.status})")
         return ReplayData(game, False, _expanded(record, game_id))
-    live = store.live_record(game_id) if game.status == GameStatus.RUNNING.value else None
+    live = store.replays.live_record(game_id) if game.status == GameStatus.RUNNING.value else None
     if live is None:
         raise NoReplay(f"game {game_id} has no replay yet (status {game.status})")
     return ReplayData(game, True, public_progress(live))

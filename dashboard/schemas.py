@@ -2,7 +2,7 @@
 
 These are output schemas only: the dashboard never writes. Where every field
 of a read model is public, the API returns the read model itself (``store.reads``,
-``league.elo.RatingPoint``: a public field is declared once, its description in
+``league.ratings.elo.RatingPoint``: a public field is declared once, its description in
 the field's metadata); a response that adds fields to one derives from it
 (:class:`SeasonDetailOut`, :class:`GameDetailOut`). Models with private fields
 (a bot's endpoint or token hash) get their own public model here (:class:`BotOut`).
@@ -16,9 +16,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 from pydantic.dataclasses import dataclass
 
-from league.elo import RatingPoint
-from league.ladder_board import LadderStanding
-from league.standings import StandingRow
+from league.competition.ladder_board import LadderStanding
+from league.competition.standings import StandingRow
+from league.ratings.elo import RatingPoint
 from store.reads.bots import BotProblem, BotSeason, FaultEntry, LatencyStats, OpponentStats, SeatStats, VersionStats
 from store.reads.games import AttemptInfo, GameRow
 from store.reads.ladders import EntrantHistory, EpochRow
@@ -53,11 +53,11 @@ class SeasonDetailOut(SeasonSummary):
         None, description="a sequential season (--until-settled): top, confidence, max_games, batch_groups, stop "
                           "(settled, budget, or null while it goes on), games_used, games_scheduled, looks, pairs (each top "
                           "pair at the last look with its verdict: higher, lower, within_zone or open) "
-                          "(league.sequential.settling_json); null for a fixed-length season")
+                          "(league.competition.sequential.settling_json); null for a fixed-length season")
 
 
 class FairnessOut(BaseModel):
-    """How a season's deals are made and how to verify them (``league.fairness``)."""
+    """How a season's deals are made and how to verify them (``league.integrity.fairness``)."""
 
     season_id: int
     season_name: str
@@ -77,7 +77,7 @@ class FairnessOut(BaseModel):
 class VerificationOut(BaseModel):
     """Everything ``cardarena season verify NAME --api URL`` reads besides the season itself
     (``/api/v1/seasons/{id}``) and each replay's stored record (``/api/v1/replays/{id}/stored``):
-    served once the season is over, when its key is published (``league.verify``)."""
+    served once the season is over, when its key is published (``league.integrity.verify``)."""
 
     season_id: int
     key: str = Field(description=KEY)
@@ -89,7 +89,7 @@ class VerificationOut(BaseModel):
 
 @dataclass(frozen=True, kw_only=True)
 class StandingOut(StandingRow):
-    """One bot's line in a season's standings (``league.standings.StandingRow``), ranked by the
+    """One bot's line in a season's standings (``league.competition.standings.StandingRow``), ranked by the
     season's maximum-likelihood rating once it is fitted, by Elo until then. The season-rating
     fields are null for a bot without a rated game, and while a large season's first fit runs."""
 

@@ -28,9 +28,9 @@ from dashboard.schemas import (
     VerificationOut,
 )
 from dashboard.params import path_id
+from league.competition.sequential import settling_json
+from league.competition.standings import core_standings, rank_key
 from league.names import did_you_mean
-from league.sequential import settling_json
-from league.standings import core_standings, rank_key
 from referee.games import spec
 from store import BotInfo, NotFound, Store
 from store.reads.games import GameFilter, GameRow
@@ -43,12 +43,12 @@ def season_id_of(store: Store, ref: str) -> int:
     """The id of the season ``ref`` names: an id (all digits) or a season name. Raises NotFound with
     the close names of the seasons ("did you mean") for a name no season has."""
     if (number := path_id(ref, "season")) is not None:
-        if store.get_season(number) is None:
+        if store.seasons.get_season(number) is None:
             raise NotFound(f"no season with id {number}")
         return number
-    season = store.get_season_by_name(ref)
+    season = store.seasons.get_season_by_name(ref)
     if season is None:
-        raise NotFound(f"no season named {ref!r}" + did_you_mean(ref, [s.name for s in store.list_seasons()]))
+        raise NotFound(f"no season named {ref!r}" + did_you_mean(ref, [s.name for s in store.seasons.list_seasons()]))
     return season.id
 
 
@@ -57,10 +57,10 @@ def bot_id_of(store: Store, ref: str) -> int:
     close names of the bots ("did you mean") for a name no bot has."""
     if (number := path_id(ref, "bot")) is not None:
         return number  # an unknown id is the page's own 404
-    bot = store.get_bot_by_name(ref)
+    bot = store.bots.get_bot_by_name(ref)
     if bot is None:
         raise NotFound(f"no bot named {ref!r}"
-                       + did_you_mean(ref, [b.name for b in store.list_bots(include_retired=True)]))
+                       + did_you_mean(ref, [b.name for b in store.bots.list_bots(include_retired=True)]))
     return bot.id
 
 
@@ -71,16 +71,16 @@ def seasons(store: Store) -> list[SeasonSummary]:
 
 def season_detail(store: Store, season_id: int) -> SeasonDetailOut:
     """A season with its settings and progress."""
-    info = store.get_season(season_id)
+    info = store.seasons.get_season(season_id)
     summary = store.season_reads.season_summaries(season_id)
     if info is None or not summary:
         raise NotFound(f"no season with id {season_id}")
-    key = store.revealed_key(season_id)
+    key = store.seasons.revealed_key(season_id)
     out = summary[0]
     return SeasonDetailOut(**_fields_of(out), params=info.params,
                            time_control=info.time_control, config=info.config, key=key.hex() if key else None,
                            verify=f"/seasons/{season_id}/fairness", **_score_kind(info.game),
-                           unavailable=store.season_availability(season_id),
+                           unavailable=store.seasons.season_availability(season_id),
                            settling=settling_json(info.config, asdict(out.progress)))
 
 
@@ -150,14 +150,14 @@ class NotOverYet(LookupError):
 
 
 def verification(store: Store, season_id: int) -> VerificationOut:
-    """Every stored field ``league.verify`` checks of the season's games, with its key and ratings.
+    """Every stored field ``league.integrity.verify`` checks of the season's games, with its key and ratings.
     Raises NotFound for an unknown season, NotOverYet while its key is not published."""
     season = season_detail(store, season_id)
     if season.key is None:
         raise NotOverYet(f"season {season.name!r} is not over: its games and key are served for verifying once "
                          "every game is final")
-    return VerificationOut(season_id=season_id, key=season.key, games=store.stored_games(season_id),
-                           ratings=store.ratings(season_id))
+    return VerificationOut(season_id=season_id, key=season.key, games=store.seasons.stored_games(season_id),
+                           ratings=store.season_reads.ratings(season_id))
 
 
 def _job(store: Store, fn: Callable[[str, int], T], season_id: int) -> tuple[Callable[..., T], tuple[Any, ...]] | None:
@@ -175,11 +175,11 @@ def _wait(done: tuple[int, int], sync_limit: int) -> bool:
 
 
 def standings(store: Store, refresher: Refresher, season_id: int, sync_limit: int) -> list[StandingOut]:
-    """The season's standings in ``league.standings.rank_key`` order (by the ML rating once it
+    """The season's standings in ``league.competition.standings.rank_key`` order (by the ML rating once it
     is fitted, by Elo until then). The SQL columns are current (recomputed when a
     game becomes final, ~0.3 s at 100,000 games, else served from the refresher); the season
     ratings (maximum likelihood with interval, P(better), openskill) come from
-    ``league.standings.standings_of`` through the refresher (``ml_games``: the done games they cover)."""
+    ``league.competition.standings.standings_of`` through the refresher (``ml_games``: the done games they cover)."""
     done = store.season_reads.done_count(season_id)  # first: a result stored meanwhile only makes the rows newer
     rows, _ = refresher.get(("core", season_id), done, lambda: _core(store, season_id), wait=True)
     if rows is None:  # wait=True always computes
@@ -187,7 +187,7 @@ def standings(store: Store, refresher: Refresher, season_id: int, sync_limit: in
 
     extras, version = refresher.get(("standings", season_id), done, lambda: jobs.season_ratings_of(store, season_id),
                                     wait=_wait(done, sync_limit), job=_job(store, jobs.season_ratings, season_id))
-    suspended = {a.bot_id for a in store.season_availability(season_id) if a.suspended_at is not None}
+    suspended = {a.bot_id for a in store.seasons.season_availability(season_id) if a.suspended_at is not None}
     out = []
     for row in rows:
         extra = (extras or {}).get(row["bot_id"], {})
@@ -199,7 +199,7 @@ def standings(store: Store, refresher: Refresher, season_id: int, sync_limit: in
 
 
 def _core(store: Store, season_id: int) -> list[dict[str, Any]]:
-    """The standings columns summed in SQL (``league.standings.core_standings``), best Elo first."""
+    """The standings columns summed in SQL (``league.competition.standings.core_standings``), best Elo first."""
     return core_standings(store.season_reads.seat_totals(season_id))
 
 
@@ -223,12 +223,12 @@ def _bot_out(bot: BotInfo) -> BotOut:
 
 def bots(store: Store, limit: int, offset: int) -> list[BotOut]:
     """A page of the registered bots, by id."""
-    return [_bot_out(b) for b in store.list_bots()[offset:offset + limit]]
+    return [_bot_out(b) for b in store.bots.list_bots()[offset:offset + limit]]
 
 
 def get_bot(store: Store, bot_id: int) -> BotInfo:
     """The bot, or NotFound."""
-    bot = store.get_bot(bot_id)
+    bot = store.bots.get_bot(bot_id)
     if bot is None:
         raise NotFound(f"no bot with id {bot_id}")
     return bot
@@ -237,7 +237,7 @@ def get_bot(store: Store, bot_id: int) -> BotInfo:
 def bot_detail(store: Store, bot_id: int, season_id: int | None, latency_games: int) -> BotDetailOut:
     """A bot's page data; statistics over ``season_id`` if given (NotFound if no such season)."""
     bot = get_bot(store, bot_id)
-    if season_id is not None and store.get_season(season_id) is None:
+    if season_id is not None and store.seasons.get_season(season_id) is None:
         raise NotFound(f"no season with id {season_id}")
     reads = store.bot_reads
     return BotDetailOut(
@@ -283,4 +283,4 @@ def games(store: Store, flt: GameFilter, limit: int, offset: int) -> GamePageOut
 def game_detail(store: Store, game_id: int) -> GameDetailOut:
     """A game with its seats and attempts."""
     row: GameRow = store.game_reads.game_row(game_id)
-    return GameDetailOut(**_fields_of(row), attempts=store.attempts(game_id))
+    return GameDetailOut(**_fields_of(row), attempts=store.game_reads.attempts(game_id))

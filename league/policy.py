@@ -3,10 +3,10 @@
 The store is persistence only and never imports the league; whoever opens a
 store passes :data:`POLICY` (``store.open_store(url, policy=POLICY)``), and the
 store calls it where a write needs the league: the season's Elo after a game
-becomes final (:func:`league.elo.replay`), a reproducible season's key and its
-commitment (:mod:`league.fairness`), when a bot that does not answer at game
-start is suspended (rules §4.9, :mod:`league.availability`), and whether a done
-season may publish its key (:mod:`league.settling`).
+becomes final (:func:`league.ratings.elo.replay`), a reproducible season's key and its
+commitment (:mod:`league.integrity.fairness`), when a bot that does not answer at game
+start is suspended (rules §4.9, :mod:`league.competition.availability`), and whether a done
+season may publish its key (:mod:`league.ratings.settling`).
 """
 
 from __future__ import annotations
@@ -15,36 +15,37 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from league import chain, elo, fairness
-from league.availability import suspend_after_s
-from league.settling import SEQUENTIAL_KEY
+from league.competition.availability import suspend_after_s
+from league.integrity import chain, fairness
+from league.ratings import elo
+from league.ratings.settling import SEQUENTIAL_KEY
 
 
 @dataclass(frozen=True)
 class Policy:
-    """The league's policy; ``key_bytes``: bytes of a season key (:data:`league.fairness.KEY_BYTES`)."""
+    """The league's policy; ``key_bytes``: bytes of a season key (:data:`league.integrity.fairness.KEY_BYTES`)."""
 
     key_bytes: int = fairness.KEY_BYTES
 
     def rate(self, base: Mapping[int, tuple[float, int]], games: Iterable[tuple[int, Sequence[int], Sequence[int]]],
              checkpoint_before: int) -> tuple[dict[int, tuple[float, int]], dict[int, tuple[float, int]]]:
-        """:func:`league.elo.replay`: ``(ratings now, ratings at the new checkpoint)``, ``{bot: (elo, games)}``."""
+        """:func:`league.ratings.elo.replay`: ``(ratings now, ratings at the new checkpoint)``, ``{bot: (elo, games)}``."""
         return elo.replay(base, games, checkpoint_before)
 
     def season_key(self, seed: int) -> bytes:
-        """:func:`league.fairness.key_from_seed`. Raises ValueError for a seed outside [0, 2**63)."""
+        """:func:`league.integrity.fairness.key_from_seed`. Raises ValueError for a seed outside [0, 2**63)."""
         return fairness.key_from_seed(seed)
 
     def commitment(self, key: bytes, scheme: str | None = None) -> str:
-        """:func:`league.fairness.commitment`: SHA-256 of the key and the chance scheme, 64 lowercase hex digits."""
+        """:func:`league.integrity.fairness.commitment`: SHA-256 of the key and the chance scheme, 64 lowercase hex digits."""
         return fairness.commitment(key, scheme)
 
     def chain_link(self, previous: str, entry: str) -> str:
-        """:func:`league.chain.link`: the hash of a season's chain entry after the entry hashed ``previous``."""
+        """:func:`league.integrity.chain.link`: the hash of a season's chain entry after the entry hashed ``previous``."""
         return chain.link(previous, entry)
 
     def suspend_after_s(self, config: Mapping[str, Any]) -> float:
-        """:func:`league.availability.suspend_after_s` of the season's scheduler ``config``, seconds."""
+        """:func:`league.competition.availability.suspend_after_s` of the season's scheduler ``config``, seconds."""
         return suspend_after_s(dict(config))
 
     def key_is_public(self, config: Mapping[str, Any]) -> bool:

@@ -6,7 +6,7 @@ SQLite by default (``sqlite:///var/cardarena.db``), PostgreSQL by URL
     from league.policy import POLICY
     from store import open_store
     store = open_store("sqlite:///var/cardarena.db", policy=POLICY)
-    claim = store.claim_game(game_id, owner="worker-1", lease_seconds=600)
+    claim = store.games.claim_game(game_id, owner="worker-1", lease_seconds=600)
 
 Persistence only: the store never imports the league; the league's policy
 (``store.policy``) rates seasons inside the store's transactions. Nothing

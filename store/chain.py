@@ -15,7 +15,7 @@ chain, in the transaction that stores it (as certificate transparency logs do):
 
 An entry is the canonical JSON of those fields (:func:`entry_text`: keys sorted, no
 spaces, ASCII), and its hash is ``SHA-256(previous hash + "\\n" + entry)`` in hex, the
-previous hash of entry 0 being 64 zeros (``league.chain.link``, through the policy).
+previous hash of entry 0 being 64 zeros (``league.integrity.chain.link``, through the policy).
 The season row keeps the last hash (``chain_head``, shown live on the season page and
 in the API) and the number of entries. :meth:`ChainReads.audit` rebuilds every entry
 from the rows as they are now and checks the links and the heads seen before: a row

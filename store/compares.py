@@ -1,9 +1,9 @@
 """Version A/B tests on ladders: their rows, their games and their state (rules §5.5).
 
 A compare (``store.models.LadderCompare``) tests a ladder's entrant *candidate* (a
-bot version) against its entrant *base*; ``league.compare`` schedules its tables
+bot version) against its entrant *base*; ``league.competition.compare`` schedules its tables
 through the ladder's runner and feeds its games to the sequential test
-(``league.abtest``). This module only stores: a compare's row
+(``league.ratings.abtest``). This module only stores: a compare's row
 (:meth:`Compares.create_compare`), the ladder games that seat both its bots
 (:meth:`Compares.compare_games`), each look's state written compare-and-set
 (:meth:`Compares.save_look`, so several runners of one ladder are safe), and the

@@ -4,7 +4,7 @@ A ladder (``store.models.Ladder``) is a game with fixed parameters, time control
 settings. Its games are played in **epochs**, and an epoch is a season
 (``seasons.ladder_id``, ``seasons.epoch``) with its own key, commitment, chance
 scheme and chain (``store.chain``), so claims, leases, workers, sealing, the audit
-and ``league.verify`` are the seasons' own. An epoch is opened with no game; the
+and ``league.integrity.verify`` are the seasons' own. An epoch is opened with no game; the
 ladder's runner appends tables to the open epoch (:meth:`Ladders.append_games`,
 compare-and-append, safe when several runners race) until it closes it by opening
 the next (:meth:`Ladders.open_epoch`). A closed epoch's key is published once all
@@ -532,7 +532,7 @@ class Ladders:
         return through, done or 0
 
     def match_aggregates(self, ladder_id: int) -> MatchAggregates:
-        """What the matchmaker's state is made of (``league.matchmaking.MatchState``), aggregated by the
+        """What the matchmaker's state is made of (``league.competition.matchmaking.MatchState``), aggregated by the
         database over every game the ladder scheduled (all statuses), not read game by game: tables
         scheduled, the largest game id, and per seat player ``(bot id, version or None)`` (see
         :class:`MatchAggregates`). A game's index is its rank among the ladder's games by id (0-based)."""

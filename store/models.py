@@ -167,7 +167,7 @@ class Season(Base):
     """A season: one game with fixed parameters, time control and key, and its schedule.
 
     ``config`` holds the scheduler's settings (table sizes, duplicate flag, ...).
-    ``deal_key`` is the season's secret key (``league.fairness``: 64 hex digits; every
+    ``deal_key`` is the season's secret key (``league.integrity.fairness``: 64 hex digits; every
     game's deal seed is an HMAC of it), never shown until the season is done;
     ``commitment`` its SHA-256, public from the start. ``reproducible``: the key was
     derived from the organiser's ``seed`` (``--seed``; a secret season stores 0, which
@@ -267,7 +267,7 @@ class LadderRating(Base):
 
 
 class LadderCompare(Base):
-    """A version A/B test on a ladder (rules §5.5, ``league.compare``): does entrant ``candidate`` beat
+    """A version A/B test on a ladder (rules §5.5, ``league.competition.compare``): does entrant ``candidate`` beat
     entrant ``base``? ``delta`` the indifference zone and ``difference``/``low``/``high`` the estimate of
     ``rating[candidate] - rating[base]`` with its 95% interval (Elo points); ``confidence`` 1 - alpha;
     ``max_games`` its budget; ``status`` ``running``, ``better``, ``worse``, ``within_zone``, ``budget``
@@ -321,7 +321,7 @@ class Game(Base):
     record's end reason and detail; for a failed one ``"failed"`` and why; while
     pending after a void, the last void's reason. ``live_record``: while running, the
     public progress so far (JSON of ``referee.live.LiveView.snapshot``), else NULL.
-    ``deal_group``: the games that share this game's deal (``league.schedule``): in a
+    ``deal_group``: the games that share this game's deal (``league.competition.schedule``): in a
     duplicate season the table's rotation group number, else the game's own number;
     while any game of a group is pending or running, the others are sealed (``store.sealing``)."""
 
@@ -425,7 +425,7 @@ class Replay(Base):
 
 class Rating(Base):
     """A bot's rating in a season, equal to Elo over all done games in schedule order
-    (``league.elo``), recomputed after every result, never accumulated in finish
+    (``league.ratings.elo``), recomputed after every result, never accumulated in finish
     order. ``games`` is the number of rated seats. ``base_elo``/``base_games`` are the
     same at the season's checkpoint (``seasons.rated_through``), so a recompute
     replays only the games after it. Later rating systems add their own columns here."""

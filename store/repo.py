@@ -2,25 +2,28 @@
 
 Each area is a module with one job, and a class whose methods each run one
 transaction and return plain frozen dataclasses (never ORM objects), so values
-can cross processes and outlive the session:
+can cross processes and outlive the session. Callers name the area of every
+operation (``store.games.finish_game(...)``), so a reader follows a call to
+its definition; :class:`Store` has no operations of its own but :meth:`Store.close`.
 
-- ``store.bots`` (:class:`~store.bots.Bots`): register, update, look up, retire bots;
-- ``store.seasons`` (:class:`~store.seasons.Seasons`): seasons, their schedules and keys;
-- ``store.lifecycle`` (:class:`~store.lifecycle.GameLifecycle`): claim, lease, heartbeat,
-  defer, void, store a result (rules §4.3, §4.9);
-- ``store.availability`` (:class:`~store.availability.BotMarks`): the bots a season marks down,
+- ``store.bots`` (:class:`~store.bots.Bots`): register, update, look up bots;
+- ``store.seasons`` (:class:`~store.seasons.Seasons`): seasons, their schedules, pending
+  games and keys;
+- ``store.games`` (:class:`~store.lifecycle.GameLifecycle`): claim, lease, heartbeat,
+  defer, void, store a result, cancel a season, retire a bot (rules §4.3, §4.9);
+- ``store.marks`` (:class:`~store.availability.BotMarks`): the bots a season marks down,
   read with a game's table and marked by workers (rules §4.9);
 - ``store.replays`` (:class:`~store.replays.Replays`): stored replays and live progress;
 - ``store.chain`` (:class:`~store.chain.ChainReads`): each season's chain of stored records, its head and audit;
 - ``store.ladders`` (:class:`~store.ladders.Ladders`): ladders, their epochs (seasons), entrants and rating history;
 - ``store.compares`` (:class:`~store.compares.Compares`): the ladders' version A/B tests (rules §5.5);
-- ``store.reads`` (:class:`~store.reads.games.GameReads`, :class:`~store.reads.seasons.SeasonReads`,
-  :class:`~store.reads.bots.BotReads`): the read models of the dashboard, the CLI and the workers.
+- ``store.game_reads``, ``store.season_reads``, ``store.bot_reads`` (:class:`~store.reads.games.GameReads`,
+  :class:`~store.reads.seasons.SeasonReads`, :class:`~store.reads.bots.BotReads`): the read models of
+  the dashboard, the CLI and the workers (games and their attempts, season results and ratings, bot pages).
 
 The store computes no ratings: the league's :class:`~store.policy.LeaguePolicy`
 given to :func:`open_store` rates a season in the transaction that makes a game
-final (``store.ratings``). :class:`Store` also offers every area's operations
-under their own names (``store.claim_game(...)`` is ``store.games.claim_game(...)``).
+final (the module ``store.ratings``).
 """
 
 from __future__ import annotations
@@ -82,54 +85,6 @@ class Store:
         self.chain = ChainReads(self.db, policy)
         self.ladders = Ladders(self.db, policy, self.seasons)
         self.compares = Compares(self.db)  # the ladders' version A/B tests (rules §5.5)
-        # bots
-        self.register_bot = self.bots.register_bot
-        self.update_bot = self.bots.update_bot
-        self.get_bot = self.bots.get_bot
-        self.get_bot_by_name = self.bots.get_bot_by_name
-        self.list_bots = self.bots.list_bots
-        self.retire_bot = self.games.retire_bot  # and out of every ladder, in one transaction (rules §5.3)
-        # seasons
-        self.create_season = self.seasons.create_season
-        self.extend_season = self.seasons.extend_season
-        self.get_season = self.seasons.get_season
-        self.get_season_by_name = self.seasons.get_season_by_name
-        self.revealed_key = self.seasons.revealed_key
-        self.schedule_key = self.seasons.schedule_key
-        self.season_deals = self.seasons.season_deals
-        self.list_seasons = self.seasons.list_seasons
-        self.season_progress = self.seasons.season_progress
-        self.next_pending = self.seasons.next_pending
-        self.pending_attempts = self.seasons.pending_attempts
-        self.pending_tables = self.seasons.pending_tables
-        self.pending_deferrals = self.seasons.pending_deferrals
-        self.season_availability = self.seasons.season_availability
-        self.set_paused = self.seasons.set_paused
-        self.delete_season = self.seasons.delete_season
-        self.cancel_season = self.games.cancel_season
-        self.stored_games = self.seasons.stored_games
-        self.chain_head = self.chain.chain_head
-        self.chain_audit = self.chain.audit
-        # the life of a game
-        self.claim_game = self.games.claim_game
-        self.claim_within_capacity = self.games.claim_within_capacity
-        self.defer_game = self.games.defer_game
-        self.table_and_down = self.marks.table_and_down
-        self.mark_down = self.marks.mark_down
-        self.renew_lease = self.games.renew_lease
-        self.finish_game = self.games.finish_game
-        self.void_game = self.games.void_game
-        self.release_expired = self.games.release_expired
-        # replays
-        self.get_replay = self.replays.get_replay
-        self.season_records = self.replays.season_records
-        self.live_record = self.replays.live_record
-        # reads
-        self.get_game = self.game_reads.get_game
-        self.list_games = self.game_reads.list_games
-        self.attempts = self.game_reads.attempts
-        self.ratings = self.season_reads.ratings
-        self.season_results = self.season_reads.season_results
 
     def close(self) -> None:
         """Close the engine's pooled connections."""

@@ -1,7 +1,7 @@
 """Seasons and their schedules: create, extend, look up, and what is left to play.
 
 A season is a game, its parameters and time control, its scheduler settings
-(``config``) and its key (``league.fairness``), with its whole schedule of
+(``config``) and its key (``league.integrity.fairness``), with its whole schedule of
 games written at creation (and, for a season played until settled, extended
 batch by batch). Keys: see :meth:`Seasons.revealed_key` for when one is shown.
 """
@@ -50,7 +50,7 @@ class SeasonInfo:
 
     ``seed`` is the organiser's seed of a reproducible season (None: a secret season);
     like the key it is never shown. ``commitment`` is the SHA-256 of the season key
-    (``league.fairness``; None for a season stored before keys). The key itself is
+    (``league.integrity.fairness``; None for a season stored before keys). The key itself is
     not here: :meth:`Seasons.revealed_key` gives it once the season is done.
     ``chance_scheme``: the scheme every game is dealt with (``referee.chance``), covered by the
     commitment (None: a season from before the scheme was committed)."""
@@ -112,7 +112,7 @@ IS_CANCELLED = case((Game.reason == CANCELLED, True), else_=False)
 
 @dataclass(frozen=True)
 class StoredGame:
-    """Every stored field of a game that ``season verify`` checks (``league.verify``), as stored:
+    """Every stored field of a game that ``season verify`` checks (``league.integrity.verify``), as stored:
     ``attempts`` ``(attempt, outcome, detail)`` in order; ``seats`` ``(seat, bot id, place, score,
     change, faults, retired)`` in seat order (results None until done); ``replay``: a replay is stored."""
 
@@ -208,7 +208,7 @@ class Seasons:
 
         ``games[i] = (seed, [bot id per seat])`` becomes game number ``i``, pending, in
         deal group ``deal_groups[i]`` (default ``i``: no game shares its deal).
-        ``key`` is the season's key (``league.fairness``; 32 bytes); without it the key
+        ``key`` is the season's key (``league.integrity.fairness``; 32 bytes); without it the key
         of the reproducible season of ``seed`` (the policy's ``season_key``). ``seed``:
         the organiser's seed of a reproducible season, or None for a secret one (then
         ``key`` is needed). ``chance_scheme``: the scheme every game is dealt with
@@ -271,7 +271,7 @@ class Seasons:
         numbered on from the last game) in one transaction, if the season still has exactly
         ``expected_games`` games; otherwise another process extended it first and nothing is written
         (returns False). Adding games re-opens a done season. ``deal_groups``: one per game (the
-        schedule's, ``league.schedule.ScheduledGame.deal_group``; default: each game its own).
+        schedule's, ``league.competition.schedule.ScheduledGame.deal_group``; default: each game its own).
         Raises NotFound for an unknown season or bot id, ValueError for a game of fewer than two
         seats, a seed outside [0, 2**63), deal groups not one per game, a deal group the season
         already has (a group is played as a whole: games join the season in groups of their own),
@@ -350,7 +350,7 @@ class Seasons:
 
     def schedule_key(self, season_id: int) -> bytes:
         """The season's key, for the scheduler that adds a sequential season's next batch of games
-        (their seeds come from it, ``league.schedule``). Never to be shown: publishing goes through
+        (their seeds come from it, ``league.competition.schedule``). Never to be shown: publishing goes through
         :meth:`revealed_key`. Raises NotFound for an unknown season or one without a key."""
         with self._db.read() as s:
             season = s.get(Season, season_id)
@@ -360,7 +360,7 @@ class Seasons:
 
     def season_deals(self, season_id: int) -> list[tuple[int, int, int, int, GameStatus]]:
         """``(game id, number, deal group, stored seed, status)`` of every game of the season, in
-        schedule order: what ``league.verify`` checks against the published key. Not for display."""
+        schedule order: what ``league.integrity.verify`` checks against the published key. Not for display."""
         with self._db.read() as s:
             rows = s.execute(select(Game.id, Game.number, Game.deal_group, Game.seed, Game.status)
                              .where(Game.season_id == season_id).order_by(Game.number)).all()
@@ -368,7 +368,7 @@ class Seasons:
                     for gid, number, group, seed, status in rows]
 
     def stored_games(self, season_id: int) -> list[StoredGame]:
-        """Every game of the season with every field ``league.verify`` checks, in schedule order. Not for display."""
+        """Every game of the season with every field ``league.integrity.verify`` checks, in schedule order. Not for display."""
         with self._db.read() as s:
             games = s.execute(select(Game.id, Game.number, Game.deal_group, Game.seed, Game.status, Game.reason,
                                      Game.detail).where(Game.season_id == season_id).order_by(Game.number)).all()

@@ -1,7 +1,7 @@
 """A small ladder of real store rows for the dashboard's and the Arena's ladder tests (rules §5).
 
 Four bots of known strength (``a`` best) play a ladder of :func:`~tests.a_game.game_without_luck` through its runner
-(``league.ladder.LadderRunner``): tables of 3, epochs of 12 games, so several epochs close and
+(``league.competition.ladder.LadderRunner``): tables of 3, epochs of 12 games, so several epochs close and
 publish their keys; then ``d`` declares version 2.0 (a new entrant, placing) and a last refill
 leaves games pending in the open epoch (their seeds and its key must stay hidden).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from league.ladder import LadderRunner, create_ladder, ladder_fit, played_counts
+from league.competition.ladder import LadderRunner, create_ladder, ladder_fit, played_counts
 from league.policy import POLICY
 from store import GameStatus, Store, open_store
 from tests.a_game import game_without_luck
@@ -33,8 +33,8 @@ def play_pending(store: Store, lid: int, order: dict[int, int]) -> int:
     """Finish every pending game of the ladder, each table placed by ``order`` (bot id -> strength rank)."""
     n = 0
     for epoch in store.ladders.epochs(lid):
-        for gid in store.next_pending(epoch.id, limit=1000):
-            seats = [s.bot_id for s in store.get_game(gid).seats]
+        for gid in store.seasons.next_pending(epoch.id, limit=1000):
+            seats = [s.bot_id for s in store.game_reads.get_game(gid).seats]
             ranked = sorted(seats, key=lambda b: order[b])
             finish(store, gid, [ranked.index(b) + 1 for b in seats])
             n += 1
@@ -44,7 +44,7 @@ def play_pending(store: Store, lid: int, order: dict[int, int]) -> int:
 def build_ladder_world(url: str, games: int = 72) -> LadderWorld:
     game = game_without_luck()
     store = open_store(url, policy=POLICY)
-    bots = {n: store.register_bot(n, f"127.0.0.1:{5100 + i}", "1.0", "tests", [game], capacity=2)
+    bots = {n: store.bots.register_bot(n, f"127.0.0.1:{5100 + i}", "1.0", "tests", [game], capacity=2)
             for i, n in enumerate("abcd")}
     order = {bots[n]: i for i, n in enumerate("abcd")}
     lid = create_ladder(store, NAME, game, [3], window=4, epoch_games=12)
@@ -53,7 +53,7 @@ def build_ladder_world(url: str, games: int = 72) -> LadderWorld:
     while played < games:
         runner.refill()
         played += play_pending(store, lid, order)
-    store.update_bot(bots["d"], version="2.0")
+    store.bots.update_bot(bots["d"], version="2.0")
     runner.refill()
     play_pending(store, lid, order)
     runner.refill()

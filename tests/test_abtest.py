@@ -1,4 +1,4 @@
-"""Version A/B statistics (league.abtest): better, worse or within the zone, and the games used."""
+"""Version A/B statistics (league.ratings.abtest): better, worse or within the zone, and the games used."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from league.abtest import ABTest
-from league.ratings_ml import ANCHOR, SCALE
+from league.ratings.abtest import ABTest
+from league.ratings.ratings_ml import ANCHOR, SCALE
 
 
 def _tables(rng: random.Random, elo: list[float], tables: int, seats: int = 4) -> list:

@@ -1,4 +1,4 @@
-"""The duplicate audit (league.audit): its tests on known data, and on simulated duplicate seasons of every
+"""The duplicate audit (league.integrity.audit): its tests on known data, and on simulated duplicate seasons of every
 game with a remembering bot of our own (bench.bench_audit) and with honest bots only."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import random
 import pytest
 
 from bench.bench_audit import MATCHES, KnowingRummy, season_pair
-from league.audit import LATER, LUCK, AuditGame, audit_season, first_versus_later, later_test, rummy_informed, trend
+from league.integrity.audit import LATER, LUCK, AuditGame, audit_season, first_versus_later, later_test, rummy_informed, trend
 from referee.games import games, spec
 from tests.a_game import GAME, QUICK, STRONG, game_with
 
@@ -140,7 +140,7 @@ def test_a_rerun_rotation_is_left_out_of_its_groups_comparison() -> None:
     the audit reads the group's other rotations only."""
     from dataclasses import replace
 
-    from league.standings import audit_games
+    from league.competition.standings import audit_games
     from referee.bots import load_bot
     from referee.clients import InProcessBotClient
     from referee.games import make_params

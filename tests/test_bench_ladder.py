@@ -13,7 +13,7 @@ import re
 import pytest
 
 from bench import bench_ladder as bl
-from league.matchmaking import pair_gap_bound, seat_gap_bound
+from league.competition.matchmaking import pair_gap_bound, seat_gap_bound
 
 
 def test_a_race_follows_the_plackett_luce_chances() -> None:

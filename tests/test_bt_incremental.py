@@ -1,4 +1,4 @@
-"""The incremental Bradley-Terry fit (league.bt_incremental) against the full fit of the same games."""
+"""The incremental Bradley-Terry fit (league.ratings.bt_incremental) against the full fit of the same games."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from league.bt_incremental import BTAccumulator
-from league.linalg import inverse, matmul
-from league.ratings_ml import fit_bradley_terry
+from league.ratings.bt_incremental import BTAccumulator
+from league.ratings.linalg import inverse, matmul
+from league.ratings.ratings_ml import fit_bradley_terry
 from tests.test_ratings_ml import TRUE_ELO, simulate
 
 

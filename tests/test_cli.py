@@ -97,14 +97,14 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
     progress = [line for line in lines if re.fullmatch(rf"demo-{GAME}-[\d-]+: \d+/{n} games \(\d+ s\)", line)]
     assert progress[0].split()[1] == f"0/{n}" and progress[-1].split()[1] == f"{n}/{n}" and len(progress) >= 3
     store = open_store(db, policy=POLICY)
-    (season,) = store.list_seasons()
-    assert store.season_progress(season.id).get("done") == n
+    (season,) = store.seasons.list_seasons()
+    assert store.seasons.season_progress(season.id).get("done") == n
     # every game stored exactly once, every replay re-runs to the same result
-    games = store.list_games(season.id, limit=100)
+    games = store.game_reads.list_games(season.id, limit=100)
     games = games.items if hasattr(games, "items") else games
     assert len(games) == n and len({g.id for g in games}) == n
     for game in games[:6]:
-        record = store.get_replay(game.id)
+        record = store.replays.get_replay(game.id)
         assert isinstance(record, GameRecord) and record.faults == []
         verify(record)
     # the machine-readable standings agree with the table
@@ -221,7 +221,7 @@ def test_demo_serve_checks_its_ports_before_playing(busy_port: int, tmp_path: Pa
     result = run("demo", "--serve", "--port", str(busy_port), "--games", "3", "--db", f"sqlite:///{tmp_path / 'd.db'}",
                  timeout=60)
     assert result.returncode == 1 and "choose another --port" in result.stderr, result.stderr
-    assert open_store(f"sqlite:///{tmp_path / 'd.db'}", policy=POLICY).list_seasons() == []  # nothing was played
+    assert open_store(f"sqlite:///{tmp_path / 'd.db'}", policy=POLICY).seasons.list_seasons() == []  # nothing was played
 
 
 def test_bot_serve_on_a_busy_port_is_one_line(busy_port: int) -> None:

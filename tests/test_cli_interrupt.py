@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 from botsdk import Bot
-from referee.bots import load_bot
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.bots import load_bot
 from store import open_store
 from tests.a_game import GAME, SHORT, STRONG
 from workers.local import INTERRUPTED
@@ -62,17 +62,17 @@ def test_sigterm_stops_season_run_cleanly_releases_its_game_and_the_rerun_counts
     endpoints = [bot_server(held), bot_server(load_bot(STRONG, 2)), bot_server(load_bot("random", 3))]
     names = ["held", "p2", "r3"]
     for name, endpoint in zip(names, endpoints, strict=True):
-        store.register_bot(name, endpoint, "1", "tests", [GAME], capacity=4)
+        store.bots.register_bot(name, endpoint, "1", "tests", [GAME], capacity=4)
     season_id = create_season(store, "stop-me", GAME, names, [3], GAMES, 1, params=dict(SHORT))
     command = [sys.executable, "-m", "cli.main", "season", "run", "stop-me", "--workers", "1", "--db", url]
 
     first = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        _wait_for(lambda: store.season_progress(season_id)["done"] >= 2, "two games done")
+        _wait_for(lambda: store.seasons.season_progress(season_id)["done"] >= 2, "two games done")
         held.hold.set()
         _wait_for(held.waiting.is_set, "a decision held")  # a game is being played now, and stays so
         time.sleep(0.5)  # the process's second game (games_per_process) reaches its held decision too
-        running = store.season_progress(season_id)["running"]
+        running = store.seasons.season_progress(season_id)["running"]
         assert 1 <= running <= 2  # the one process referees up to two games at once
         first.send_signal(signal.SIGTERM)  # the parent only, as `kill PID` does
         out, err = first.communicate(timeout=120)
@@ -82,14 +82,14 @@ def test_sigterm_stops_season_run_cleanly_releases_its_game_and_the_rerun_counts
             first.kill()
     assert first.returncode == 130, (out, err)
     assert err.strip() == "", err  # the stopped line says it all: no "aborted", no traceback, no leaked-semaphore warning
-    progress = store.season_progress(season_id)
+    progress = store.seasons.season_progress(season_id)
     played = progress["done"] + progress["failed"]
     assert progress["running"] == 0 and progress["pending"] == GAMES - played  # released on the way out, not left running
     assert (f"stopped: {played} of {GAMES} games played ({played} done, {GAMES - played} pending); the season is paused: run "
             f"cardarena season run stop-me --db {url} again to resume it") in out
     assert out.rstrip().endswith("again to resume it")
-    assert store.get_season(season_id).state == "paused"
-    interrupted = [a for g in store.list_games(season_id, limit=10) for a in store.attempts(g.id) if a.detail == INTERRUPTED]
+    assert store.seasons.get_season(season_id).state == "paused"
+    interrupted = [a for g in store.game_reads.list_games(season_id, limit=10) for a in store.game_reads.attempts(g.id) if a.detail == INTERRUPTED]
     assert len(interrupted) == running
 
     held.hold.clear()
@@ -97,8 +97,8 @@ def test_sigterm_stops_season_run_cleanly_releases_its_game_and_the_rerun_counts
     assert again.returncode == 0, again.stderr
     lines = [line for line in again.stdout.splitlines() if line.startswith("season stop-me: ")]
     assert lines[0].startswith(f"season stop-me: {played}/{GAMES} games") and lines[-1].startswith(f"season stop-me: {GAMES}/{GAMES} games")
-    assert store.season_progress(season_id)["done"] == GAMES
-    assert store.get_season(season_id).state == "done"
+    assert store.seasons.season_progress(season_id)["done"] == GAMES
+    assert store.seasons.get_season(season_id).state == "done"
     assert "this run: " in again.stdout and f"whole season stop-me: {GAMES} done, 0 failed, 0 not played" in again.stdout
     store.close()
 
@@ -108,14 +108,14 @@ def test_a_game_interrupted_again_and_again_goes_back_to_pending_not_to_failed(t
     from workers.local import release_interrupted
 
     store = open_store(f"sqlite:///{tmp_path / 'again.db'}", policy=POLICY)
-    ids = [store.register_bot(n, "127.0.0.1:1", "1", "t", [GAME]) for n in ("a", "b", "c")]
-    season_id = store.create_season("again", GAME, {}, {}, 1, {}, [(5, ids)])
-    (gid,) = store.next_pending(season_id)
+    ids = [store.bots.register_bot(n, "127.0.0.1:1", "1", "t", [GAME]) for n in ("a", "b", "c")]
+    season_id = store.seasons.create_season("again", GAME, {}, {}, 1, {}, [(5, ids)])
+    (gid,) = store.seasons.next_pending(season_id)
     for attempt in range(1, MAX_ATTEMPTS + 2):
-        claim = store.claim_game(gid, "host:1", 60)
+        claim = store.games.claim_game(gid, "host:1", 60)
         assert claim is not None and claim.attempt == attempt
         assert release_interrupted(store, [gid], {"someone-else:2"}) == []  # not ours: left alone
         assert release_interrupted(store, [gid], {"host:1"}) == [gid]
-        assert store.get_game(gid).status == "pending"
-    assert [a.detail for a in store.attempts(gid)] == [INTERRUPTED] * (MAX_ATTEMPTS + 1)
+        assert store.game_reads.get_game(gid).status == "pending"
+    assert [a.detail for a in store.game_reads.attempts(gid)] == [INTERRUPTED] * (MAX_ATTEMPTS + 1)
     store.close()

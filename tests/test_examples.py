@@ -21,12 +21,12 @@ from pathlib import Path
 
 import pytest
 
-from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
 from cli.main import main
-from league.entry import TRANSPORTS as ENTRY_TRANSPORTS
+from league.competition.seasons import create_season
+from league.entry.checks import TRANSPORTS as ENTRY_TRANSPORTS
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
 from referee.games import game_for_enum, games, spec
 from referee.games.conformance import conformance
@@ -180,14 +180,14 @@ def test_the_example_plays_a_season_without_a_fault(example: str, reference_bots
         endpoint = reference_bots[ref].endpoint
         names.append(register_or_update(store, ref, endpoint, GrpcBotClient(endpoint).describe()))
     season = create_season(store, f"example-{game}", game, names, [3], 3, seed=11, params=conformance(game).season_params)  # one short game each
-    ids = store.next_pending(season, 100)
+    ids = store.seasons.next_pending(season, 100)
     assert len(ids) == 3
     run_local(db_url, ids, processes=1)
-    example_id = store.get_bot_by_name("example").id  # type: ignore[union-attr]
+    example_id = store.bots.get_bot_by_name("example").id  # type: ignore[union-attr]
     for game_id in ids:
-        info = store.get_game(game_id)
+        info = store.game_reads.get_game(game_id)
         assert info is not None and info.status == "done", f"game {game_id}: {info and info.status} {info and info.detail}"
-        record = store.get_replay(game_id)
+        record = store.replays.get_replay(game_id)
         assert record is not None and record.faults == [], f"game {game_id}: faults {record and record.faults}"
         seat = next(s.seat for s in info.seats if s.bot_id == example_id)
         assert any(d.seat == seat and d.called for d in record.decisions), f"the {example} was never asked"

@@ -25,15 +25,15 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from arena.service import start_arena_server
-from referee.bots import RandomBot
 from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
 from config import Settings
 from dashboard.main import create_app
-from league import fairness
+from league.competition.seasons import SeasonError, create_season
+from league.competition.standings import standings_of
+from league.integrity import fairness
+from league.integrity.verify import CannotVerify, StoreSource, verify_season
 from league.policy import POLICY
-from league.seasons import SeasonError, create_season
-from league.standings import standings_of
-from league.verify import CannotVerify, verify_season
+from referee.bots import RandomBot
 from referee.chance import PER_DEAL
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
@@ -89,7 +89,7 @@ class League:
         return create_season(self.store, name, GAME, list(BOTS), [3], games, seed, duplicate, PARAMS)
 
     def games(self, season_id: int) -> list[Any]:
-        return self.store.list_games(season_id, limit=1000)
+        return self.store.game_reads.list_games(season_id, limit=1000)
 
     def run(self, game_id: int) -> None:
         """Play a pending game through the worker's own path."""
@@ -97,7 +97,7 @@ class League:
 
     def start(self, game_id: int) -> Running:
         """Claim a game and store its public progress as the worker's heartbeat does."""
-        claim = self.store.claim_game(game_id, "test-worker", 600)
+        claim = self.store.games.claim_game(game_id, "test-worker", 600)
         assert claim is not None
         live = LiveView()
         clients = [InProcessBotClient(RandomBot(seed=s).act) for s in range(len(claim.seats))]
@@ -105,13 +105,13 @@ class League:
                       clients, TimeControl.from_json(claim.time_control),
                       game_id=f"{claim.season_id}/{claim.number}", live=live)
         snapshot = live.snapshot()
-        assert snapshot is not None and self.store.renew_lease(game_id, claim.attempt, 600, live=snapshot)
+        assert snapshot is not None and self.store.games.renew_lease(game_id, claim.attempt, 600, live=snapshot)
         self.running[game_id] = Running(game_id, claim.attempt, record, snapshot)
         return self.running[game_id]
 
     def finish(self, game_id: int) -> None:
         run = self.running.pop(game_id)
-        assert self.store.finish_game(game_id, run.attempt, run.record)
+        assert self.store.games.finish_game(game_id, run.attempt, run.record)
 
     def play_out(self, season_id: int) -> None:
         """Finish every running game and play every pending one."""
@@ -127,7 +127,7 @@ def league(db_url: str, bot_server: Any) -> Iterator[League]:  # noqa: F811
     store = open_store(db_url, policy=POLICY)
     bots = [RecordingBot(seed=i) for i in range(len(BOTS))]
     for name, bot in zip(BOTS, bots, strict=True):
-        store.register_bot(name, bot_server(bot, threads=4), "1", "tests", [GAME], capacity=4)
+        store.bots.register_bot(name, bot_server(bot, threads=4), "1", "tests", [GAME], capacity=4)
     yield League(db_url, store, bots)
     store.close()
 
@@ -232,7 +232,7 @@ def test_no_seed_of_an_unstored_game_and_no_key_is_reachable_until_the_season_is
     assert all(str(g.seed) not in request for bot in league.bots for request in bot.seen for g in s_games + d_games)
     assert sum(len(bot.seen) for bot in league.bots) > 0
 
-    bot_ids = [b.id for b in store.list_bots()]
+    bot_ids = [b.id for b in store.bots.list_bots()]
     game_ids = [g.id for sid in seasons for g in league.games(sid)]
     app = create_app(Settings(db_url=league.url, latency_games=50))
     with TestClient(app) as client:
@@ -273,7 +273,7 @@ def test_no_seed_of_an_unstored_game_and_no_key_is_reachable_until_the_season_is
             for game in league.games(sid):
                 assert client.get(f"/api/v1/games/{game.id}").json()["seed"] == game.seed
                 assert client.get(f"/api/v1/replays/{game.id}").json()["record"]["seed"] == game.seed
-            report = verify_season(store, store.get_season(sid))  # type: ignore[arg-type]
+            report = verify_season(StoreSource(store), store.seasons.get_season(sid))  # type: ignore[arg-type]
             assert report.ok and report.replays_checked == report.games == len(league.games(sid)), report.lines()
 
 
@@ -285,7 +285,7 @@ def test_seasons_without_seed_differ_and_with_the_same_seed_are_the_same(league:
     assert set(seeds[a]).isdisjoint(seeds[b])
     assert seeds[c] == seeds[d] and seats[c] == seats[d]
     assert set(seeds[c]).isdisjoint(seeds[a])
-    infos = {sid: league.store.get_season(sid) for sid in (a, b, c, d)}
+    infos = {sid: league.store.seasons.get_season(sid) for sid in (a, b, c, d)}
     assert infos[a].commitment != infos[b].commitment and not infos[a].reproducible  # type: ignore[union-attr]
     assert infos[c].commitment == infos[d].commitment and infos[c].reproducible  # type: ignore[union-attr]
     assert infos[a].seed is None and infos[c].seed == 42  # type: ignore[union-attr]
@@ -296,13 +296,13 @@ def test_a_season_setting_out_of_range_is_one_line_and_writes_nothing(league: Le
         league.season("bad", 6, seed=-1)
     with pytest.raises(SeasonError, match="--seed must be in"):
         league.season("bad", 6, seed=2**63)
-    assert league.store.list_seasons() == []
+    assert league.store.seasons.list_seasons() == []
     result = cli("season", "create", "bad", "--game", GAME, "--bots", ",".join(BOTS), "--seed", "-3", "--db", league.url)
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1 and "--seed" in result.stderr
     result = cli("season", "create", "bad", "--game", GAME, "--bots", ",".join(BOTS), "--games", "0", "--db", league.url)
     assert result.returncode == 2 and result.stderr.strip().splitlines() == [
         "cardarena: error: a season has 1 to 1,000,000 games, not 0"]
-    assert league.store.list_seasons() == []
+    assert league.store.seasons.list_seasons() == []
 
 
 def test_a_sealed_duplicate_group_shows_nothing_until_its_last_game_is_stored(league: League) -> None:
@@ -381,16 +381,16 @@ def test_verify_succeeds_refuses_before_the_end_and_names_a_tampered_seed_or_rep
     games = league.games(sid)
     league.run(games[0].id)
     with pytest.raises(CannotVerify, match="is not over .5 games still to play.: its key is published when"):
-        verify_season(league.store, league.store.get_season(sid))  # type: ignore[arg-type]
+        verify_season(StoreSource(league.store), league.store.seasons.get_season(sid))  # type: ignore[arg-type]
     league.play_out(sid)
-    season = league.store.get_season(sid)
-    report = verify_season(league.store, season)  # type: ignore[arg-type]
+    season = league.store.seasons.get_season(sid)
+    report = verify_season(StoreSource(league.store), season)  # type: ignore[arg-type]
     assert report.ok and report.seeds_checked == report.replays_checked == 6
 
     with league.store.engine.begin() as conn:
         conn.execute(text("UPDATE games SET seed = seed + 1 WHERE id = :g"), {"g": games[2].id})
     index = tamper_replay(league.store, games[4].id)
-    report = verify_season(league.store, season)  # type: ignore[arg-type]
+    report = verify_season(StoreSource(league.store), season)  # type: ignore[arg-type]
     assert not report.ok and len(report.problems) == 3, report.problems
     assert report.problems[0] == (f"game 2 (id {games[2].id}): stored seed {games[2].seed + 1} is not the seed "
                                   f"from the key, {games[2].seed} (game:2)")
@@ -408,7 +408,7 @@ def test_season_verify_on_the_command_line(league: League) -> None:
         "is final; verify it then"]
     league.play_out(sid)
     result = cli("season", "verify", "cli", "--db", league.url)
-    key = league.store.revealed_key(sid)
+    key = league.store.seasons.revealed_key(sid)
     assert result.returncode == 0, result.stdout + result.stderr
     assert key is not None and f"key {key.hex()}" in result.stdout
     assert ("3 of 3 game seeds derive from the key; 3 replays re-run and every stored field matches; "
@@ -426,17 +426,17 @@ def test_season_verify_on_the_command_line(league: League) -> None:
 def test_a_sealed_group_closed_by_a_failed_game_is_rated(store: Store, bots: list[int]) -> None:  # noqa: F811
     # the store fixture's records (tests.store.conftest.finish) hold made-up events: a game whose standings read no luck
     game = game_with(lambda s: s.luck is None, "without a luck estimator, for the store fixture's made-up records")
-    sid = store.create_season("d", game, dict(conformance(game).short_params), {}, 1, {"duplicate": True},
+    sid = store.seasons.create_season("d", game, dict(conformance(game).short_params), {}, 1, {"duplicate": True},
                               [(5, bots[:3]), (5, bots[1:4])], deal_groups=[0, 0])
-    g0, g1 = store.list_games(sid)
+    g0, g1 = store.game_reads.list_games(sid)
     finish(store, g0.id, [1, 2, 3])
-    assert store.ratings(sid) == {} and all(r.games == 0 for r in standings_of(store, sid))
+    assert store.season_reads.ratings(sid) == {} and all(r.games == 0 for r in standings_of(store, sid))
     for _ in range(MAX_ATTEMPTS):
-        claim = store.claim_game(g1.id, "w", 60)
+        claim = store.games.claim_game(g1.id, "w", 60)
         assert claim is not None
-        store.void_game(g1.id, claim.attempt, "platform failure")
-    assert store.get_game(g1.id).status is GameStatus.FAILED  # type: ignore[union-attr]
-    assert set(store.ratings(sid)) == set(bots[:3])
+        store.games.void_game(g1.id, claim.attempt, "platform failure")
+    assert store.game_reads.get_game(g1.id).status is GameStatus.FAILED  # type: ignore[union-attr]
+    assert set(store.season_reads.ratings(sid)) == set(bots[:3])
     assert sorted(r.games for r in standings_of(store, sid)) == [0, 1, 1, 1]
 
 
@@ -465,10 +465,10 @@ def test_migrating_a_populated_store_keeps_every_row_and_marks_old_seasons(db_ur
     assert counts == [2, 1, 2, 4, 1] and [tuple(g) for g in groups] == [(0, 0), (1, 1)]
     st = open_store(db_url, policy=POLICY)
     try:
-        season = st.get_season(1)
+        season = st.seasons.get_season(1)
         assert season is not None and season.reproducible and season.commitment is None and season.seed == 7
         with pytest.raises(CannotVerify, match="created before seasons had keys"):
-            verify_season(st, season)
+            verify_season(StoreSource(st), season)
     finally:
         st.close()
 

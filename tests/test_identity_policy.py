@@ -1,10 +1,10 @@
-"""The identity policy (league.identity, rules §4.9): what a Describe answer means against the store."""
+"""The identity policy (league.entry.identity, rules §4.9): what a Describe answer means against the store."""
 
 from __future__ import annotations
 
 import pytest
 
-from league.identity import ANOTHER_BOT, MAX_CAPACITY, Declared, Expected, Review, review
+from league.entry.identity import ANOTHER_BOT, MAX_CAPACITY, Declared, Expected, Review, review
 
 KNOWN = Expected("odds", "1.0", 4)
 

@@ -41,3 +41,25 @@ def test_the_bot_sdk_imports_only_the_protocol_grpc_protobuf_and_the_standard_li
                 for other in graph.find_modules_directly_imported_by(module)}
     outside = sorted(f"{module} -> {other}" for module, other in imported if other.split(".")[0] not in allowed)
     assert not outside, "the bot SDK imports beyond the protocol, grpc and protobuf:\n" + "\n".join(outside)
+
+
+
+#: The product's packages: everything but the tests (a game's own tests, ``referee.games.<game>.tests``, are left out too).
+PRODUCT = ["cardarena", "botsdk", "config", "referee", "league", "store", "workers", "arena", "dashboard", "cli",
+           "bench", "deploy"]
+
+
+def test_no_two_modules_of_the_product_import_each_other() -> None:
+    """No circle of imports: no two modules import each other, directly or through a loop of other modules.
+    The graph is grimp's (import-linter's), imports inside functions included; the standard library's
+    ``graphlib`` finds a circle (one at a time: fix it and run again)."""
+    import grimp
+    from graphlib import CycleError, TopologicalSorter
+
+    graph = grimp.build_graph(*PRODUCT, cache_dir=None)
+    product = {m for m in graph.modules if ".tests" not in f"{m}."}
+    imports = {m: graph.find_modules_directly_imported_by(m) & product for m in sorted(product)}
+    try:
+        TopologicalSorter(imports).prepare()
+    except CycleError as exc:
+        pytest.fail("modules of the product import each other: " + " -> ".join(exc.args[1]))

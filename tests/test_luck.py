@@ -1,4 +1,4 @@
-"""Luck-adjusted scores (league.luck) of a game with a luck estimator: on real records, and unbiased by
+"""Luck-adjusted scores (league.ratings.luck) of a game with a luck estimator: on real records, and unbiased by
 simulation; the estimator's own terms by hand are its game's tests (``referee/games/<game>/tests/``)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from botsdk.bot import Context
-from league.luck import NoLuckEstimator, adjusted_changes, luck_adjusted_by_bot, mean_interval, seat_luck
+from league.ratings.luck import NoLuckEstimator, adjusted_changes, luck_adjusted_by_bot, mean_interval, seat_luck
 from referee.bots import load_bot
 from referee.clients import InProcessBotClient
 from referee.games import GameName, make_params, spec

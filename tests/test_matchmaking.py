@@ -1,4 +1,4 @@
-"""The ladder's matchmaker (``league.matchmaking``): its stated bounds hold, by construction.
+"""The ladder's matchmaker (``league.competition.matchmaking``): its stated bounds hold, by construction.
 
 Ladders are simulated in-process: entrants of known strength, tables chosen by
 ``choose_table`` and recorded, and every gap measured from the tables themselves
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from league.matchmaking import (
+from league.competition.matchmaking import (
     Entrant,
     MatchState,
     choose_table,

@@ -1,4 +1,4 @@
-"""The three-hypothesis test of a pair of bots (league.pair_test.pair_verdict): higher, lower, within the zone."""
+"""The three-hypothesis test of a pair of bots (league.ratings.pair_test.pair_verdict): higher, lower, within the zone."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from league.bt_incremental import BTAccumulator
-from league.pair_test import decide, pair_llr, pair_verdict, verdict_from_scores
-from league.ratings_ml import fit_bradley_terry
+from league.ratings.bt_incremental import BTAccumulator
+from league.ratings.pair_test import decide, pair_llr, pair_verdict, verdict_from_scores
+from league.ratings.ratings_ml import fit_bradley_terry
 from tests.test_ratings_ml import simulate
 
 

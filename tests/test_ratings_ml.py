@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from league.ratings_ml import (
+from league.ratings.ratings_ml import (
     ANCHOR,
     SCALE,
     fit_bradley_terry,
@@ -20,7 +20,7 @@ from league.ratings_ml import (
     p_better_chain,
     pairwise_results,
 )
-from league.standings import SeatOutcome, compute_standings, standings_json
+from league.competition.standings import SeatOutcome, compute_standings, standings_json
 
 #: True strengths in Elo points around 1500 (mean 1500).
 TRUE_ELO = [1300.0, 1400.0, 1480.0, 1520.0, 1600.0, 1700.0]
@@ -180,7 +180,7 @@ def test_standings_rows_carry_the_season_ratings() -> None:
 
 
 def test_season_ratings_are_remembered_and_never_stale() -> None:
-    from league.ratings_ml import season_ratings
+    from league.ratings.ratings_ml import season_ratings
 
     games = simulate(random.Random(12), TRUE_ELO, 50)
     first = season_ratings(games)

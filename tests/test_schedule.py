@@ -1,4 +1,4 @@
-"""Schedule fairness (league.schedule): games per bot, seat positions, pairs; duplicate mode; bad parameters."""
+"""Schedule fairness (league.competition.schedule): games per bot, seat positions, pairs; duplicate mode; bad parameters."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from league.fairness import key_from_seed
-from league.schedule import ScheduleError, build_schedule
+from league.competition.schedule import ScheduleError, build_schedule
+from league.integrity.fairness import key_from_seed
 
 CASES = [  # (bots, table sizes, games)
     (4, [3], 60), (5, [3], 100), (6, [3, 4], 200), (7, [3, 4, 5, 6], 400), (8, [4], 200),
@@ -19,7 +19,7 @@ CASES = [  # (bots, table sizes, games)
 
 
 def check_fair(n_bots: int, sizes: list[int], games: int, seed: int) -> None:
-    """The bounds stated in league/schedule.py's docstring."""
+    """The bounds stated in league/competition/schedule.py's docstring."""
     bots = [100 + i for i in range(n_bots)]
     schedule = build_schedule(bots, sizes, games, key_from_seed(seed))
     group = max(sizes)
@@ -48,7 +48,7 @@ def test_schedule_is_fair_within_the_stated_bounds(n_bots: int, sizes: list[int]
     check_fair(n_bots, sizes, games, seed)
 
 
-# derandomized: the pair bound is greedy and has rare exceptions (league/schedule.py), so CI
+# derandomized: the pair bound is greedy and has rare exceptions (league/competition/schedule.py), so CI
 # checks the same 40 generated parameter sets every run instead of a new draw each time
 @settings(max_examples=40, deadline=None, derandomize=True)
 @given(n_bots=st.integers(3, 12), sizes=st.lists(st.integers(3, 6), min_size=1, max_size=3),
@@ -94,7 +94,7 @@ def test_impossible_parameters_are_refused(bots: list[int], sizes: list[int], ga
 
 
 def test_deal_seeds_are_hmacs_of_the_key_and_the_seating_does_not_draw_them() -> None:
-    from league.fairness import deal_seed, new_key
+    from league.integrity.fairness import deal_seed, new_key
 
     key = new_key()
     plain = build_schedule(list(range(6)), [3, 4], 40, key)
@@ -111,7 +111,7 @@ def test_deal_seeds_are_hmacs_of_the_key_and_the_seating_does_not_draw_them() ->
 
 
 def test_duplicate_rotations_are_played_in_a_random_order_per_table() -> None:
-    """The rotation played first is drawn per table (league.audit's randomisation test rests on it):
+    """The rotation played first is drawn per table (league.integrity.audit's randomisation test rests on it):
     over many tables of 4, rotation 0 stands at each place of its table's order about equally often,
     and the order is the key's."""
     key = key_from_seed(11)

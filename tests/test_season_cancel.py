@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
 from referee.bots import RandomBot
 from store import CANCELLED, GameStatus, open_store
 from tests.a_game import GAME
@@ -37,9 +37,9 @@ def half_played(db_url: str, bot_server: Any):  # noqa: F811
     url = db_url
     store = open_store(url, policy=POLICY)
     for i, name in enumerate(BOTS):
-        store.register_bot(name, bot_server(RandomBot(seed=i), threads=4), "1", "tests", [GAME], capacity=4)
+        store.bots.register_bot(name, bot_server(RandomBot(seed=i), threads=4), "1", "tests", [GAME], capacity=4)
     sid = create_season(store, "half", GAME, list(BOTS), [3], 6, None, False, {})
-    for game in store.list_games(sid, limit=2):
+    for game in store.game_reads.list_games(sid, limit=2):
         assert run_game(store, game.id, lease_s=30).outcome is Outcome.DONE
     typo = create_season(store, "typo", GAME, list(BOTS), [3], 3, None, False, {})
     yield url, store, sid, typo
@@ -48,20 +48,20 @@ def half_played(db_url: str, bot_server: Any):  # noqa: F811
 
 def test_cancel_makes_pending_games_cancelled_keeps_what_was_played_rated_and_verifies(half_played) -> None:
     url, store, sid, _ = half_played
-    rated = store.ratings(sid)
+    rated = store.season_reads.ratings(sid)
     assert rated  # the two games played are rated
     out = cli("season", "cancel", "half", "--reason", "abandoned by its organiser", "--db", url)
     assert out.returncode == 0, out.stderr
     assert "4 pending game(s) will never be played" in out.stdout
     assert "2 done, 0 failed, 0 not played, 4 cancelled, 0 pending, 0 running" in out.stdout
-    games = store.list_games(sid, limit=10)
+    games = store.game_reads.list_games(sid, limit=10)
     cancelled = [g for g in games if g.status == GameStatus.NOT_PLAYED]
     assert len(cancelled) == 4 and all(g.reason == CANCELLED for g in cancelled)
     assert all(g.detail == "season cancelled: abandoned by its organiser" for g in cancelled)
-    season = store.get_season(sid)
+    season = store.seasons.get_season(sid)
     assert season.state == "cancelled" and season.status == "done"
-    assert store.ratings(sid) == rated  # what was played stays rated
-    progress = store.season_progress(sid)
+    assert store.season_reads.ratings(sid) == rated  # what was played stays rated
+    progress = store.seasons.season_progress(sid)
     assert progress["cancelled"] == 4 and progress["not_played"] == 0 and progress["done"] == 2
     verify = cli("season", "verify", "half", "--db", url)
     assert verify.returncode == 0, verify.stdout + verify.stderr
@@ -88,16 +88,16 @@ def test_verify_rejects_a_cancelled_game_without_the_seasons_cancellation(half_p
 
 def test_a_running_game_voided_after_the_cancel_is_cancelled_not_pending(half_played) -> None:
     url, store, sid, _ = half_played
-    pending = store.next_pending(sid, limit=10)
-    claim = store.claim_game(pending[0], "host:1", 60)
+    pending = store.seasons.next_pending(sid, limit=10)
+    claim = store.games.claim_game(pending[0], "host:1", 60)
     assert claim is not None
-    result = store.cancel_season(sid, "stop")
+    result = store.games.cancel_season(sid, "stop")
     assert result.cancelled == 3 and result.running == 1
-    assert store.get_season(sid).status == "running"  # a game still runs
-    store.void_game(claim.game_id, claim.attempt, "worker lost")
-    game = store.get_game(claim.game_id)
+    assert store.seasons.get_season(sid).status == "running"  # a game still runs
+    store.games.void_game(claim.game_id, claim.attempt, "worker lost")
+    game = store.game_reads.get_game(claim.game_id)
     assert game.status == GameStatus.NOT_PLAYED and game.reason == CANCELLED
-    assert store.get_season(sid).status == "done"
+    assert store.seasons.get_season(sid).status == "done"
     assert cli("season", "verify", "half", "--db", url).returncode == 0
 
 
@@ -107,17 +107,17 @@ def test_delete_only_a_season_with_no_final_game(half_played) -> None:
     assert refused.returncode == 1
     assert refused.stderr.strip().splitlines() == [refused.stderr.strip()]
     assert "2 done" in refused.stderr and "cardarena season cancel half" in refused.stderr
-    assert store.get_season(sid) is not None
+    assert store.seasons.get_season(sid) is not None
     done = cli("season", "delete", "typo", "--db", url)
     assert done.returncode == 0, done.stderr
     assert "deleted with its 3 pending game(s)" in done.stdout
-    assert store.get_season(typo) is None and store.get_season_by_name("typo") is None
-    assert [s.name for s in store.list_seasons()] == ["half"]
+    assert store.seasons.get_season(typo) is None and store.seasons.get_season_by_name("typo") is None
+    assert [s.name for s in store.seasons.list_seasons()] == ["half"]
 
 
 def test_season_list_json_has_ids_urls_and_the_one_vocabulary(half_played) -> None:
     url, store, sid, typo = half_played
-    store.cancel_season(typo, "a typo")
+    store.games.cancel_season(typo, "a typo")
     out = cli("season", "list", "--json", "--url", "http://arena.example:8000", "--db", url)
     assert out.returncode == 0, out.stderr
     seasons = {s["name"]: s for s in json.loads(out.stdout)}

@@ -1,7 +1,7 @@
-"""The stopping rule of sequential seasons (league.settling): by hand, and its error under repeated looks.
+"""The stopping rule of sequential seasons (league.ratings.settling): by hand, and its error under repeated looks.
 
 The rule is the three-hypothesis test (higher / lower / within the zone) since equal bots must settle too:
-the looks below take verdicts (league.pair_test.PairVerdict) where they took the two-sided ratio."""
+the looks below take verdicts (league.ratings.pair_test.PairVerdict) where they took the two-sided ratio."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import random
 
 import pytest
 
-from league.pair_test import PairVerdict, decide, pair_llr
-from league.ratings_ml import fit_bradley_terry, p_better_chain
-from league.settling import SettlingRule, StopReason, look, verdicts
+from league.ratings.pair_test import PairVerdict, decide, pair_llr
+from league.ratings.ratings_ml import fit_bradley_terry, p_better_chain
+from league.ratings.settling import SettlingRule, StopReason, look, verdicts
 from tests.test_ratings_ml import simulate
 
 

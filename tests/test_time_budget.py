@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import load_bot
 from league.policy import POLICY
+from referee.bots import load_bot
 from referee.clients import InProcessBotClient
-from referee.games import games, make_params, spec
 from referee.conformance import lineup
+from referee.games import games, make_params, spec
 from referee.games.conformance import conformance
 from referee.referee import play
 from referee.timecontrol import TimeControl
@@ -53,14 +53,14 @@ def test_season_create_stores_the_games_budget(tmp_path: Path, game: str) -> Non
     seats = spec(game).min_seats
     names = [f"b{k}" for k in range(max(3, seats))]
     for name in names:
-        store.register_bot(name, "127.0.0.1:1", "1", "t", [game])
+        store.bots.register_bot(name, "127.0.0.1:1", "1", "t", [game])
     repo = Path(__file__).parents[1]
     for season, extra, budget in (("r-default", [], spec(game).default_budget_s), ("r-given", ["--budget", "45"], 45.0)):
         result = subprocess.run([sys.executable, "-m", "cli.main", "season", "create", season, "--game", game,
                                  "--bots", ",".join(names), "--tables", str(seats), "--games", "3", *extra, "--db", url],
                                 cwd=repo, capture_output=True, text=True, timeout=120)
         assert result.returncode == 0, result.stderr
-        assert store.get_season_by_name(season).time_control["budget_s"] == budget
+        assert store.seasons.get_season_by_name(season).time_control["budget_s"] == budget
     store.close()
 
 

@@ -24,11 +24,11 @@ from google.protobuf import json_format
 from sqlalchemy import text
 
 from cardarena.v1 import bot_pb2
-from league import chain as chain_links
-from league import elo
+from league.competition.seasons import create_season
+from league.integrity import chain as chain_links
+from league.integrity.verify import StoreSource, verify_season
 from league.policy import POLICY
-from league.seasons import create_season
-from league.verify import verify_season
+from league.ratings import elo
 from referee import referee as referee_module
 from referee.bots import RandomBot
 from referee.chance import PER_DEAL, SINGLE, Chance
@@ -81,7 +81,7 @@ class Finished:
                               capture_output=True, text=True, timeout=300, cwd=ROOT)
 
     def head(self) -> str:
-        head = self.store.chain_head(self.season_id).head
+        head = self.store.chain.chain_head(self.season_id).head
         assert head is not None
         return head
 
@@ -91,13 +91,13 @@ def finished(db_url: str, bot_server: Any) -> Iterator[Finished]:  # noqa: F811
     """A fresh store with a finished 6-game Slippery Sam season of three random bots over gRPC."""
     store = open_store(db_url, policy=POLICY)
     for i, name in enumerate(BOTS):
-        store.register_bot(name, bot_server(RandomBot(seed=i), threads=4), "1", "tests", [GAME], capacity=4)
+        store.bots.register_bot(name, bot_server(RandomBot(seed=i), threads=4), "1", "tests", [GAME], capacity=4)
     sid = create_season(store, "s", GAME, list(BOTS), [3], GAMES, None, False, {})
-    for game in store.list_games(sid, limit=100):
+    for game in store.game_reads.list_games(sid, limit=100):
         assert run_game(store, game.id, lease_s=30).outcome is Outcome.DONE
-    report = verify_season(store, store.get_season(sid))  # type: ignore[arg-type]
+    report = verify_season(StoreSource(store), store.seasons.get_season(sid))  # type: ignore[arg-type]
     assert report.ok and report.replays_checked == GAMES, report.problems
-    yield Finished(db_url, store, "s", sid, store.list_games(sid, limit=100))
+    yield Finished(db_url, store, "s", sid, store.game_reads.list_games(sid, limit=100))
     store.close()
 
 
@@ -209,7 +209,7 @@ def test_a_replay_dealt_again_under_the_older_chance_scheme(finished: Finished, 
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     game = finished.games[5]
     stored = GameRecord.from_json(finished.record(game.id))
-    season = finished.store.get_season(finished.season_id)
+    season = finished.store.seasons.get_season(finished.season_id)
     assert season is not None and season.chance_scheme == PER_DEAL
 
     class OlderScheme(Chance):  # the game dealt again as the referee dealt before per-deal streams
@@ -244,7 +244,7 @@ def test_a_game_row_deleted(finished: Finished, request: pytest.FixtureRequest) 
 
 
 def test_a_rating_changed(finished: Finished, request: pytest.FixtureRequest) -> None:
-    bot = finished.store.get_bot_by_name("bravo")
+    bot = finished.store.bots.get_bot_by_name("bravo")
     assert bot is not None
     finished.sql("UPDATE ratings SET elo = elo + 40 WHERE season_id = :s AND bot_id = :b", s=finished.season_id, b=bot.id)
     expect_caught(finished, request, None, f"ratings: bot {bot.id}'s stored Elo")
@@ -294,7 +294,7 @@ def test_the_chain_rewritten_wholesale_is_caught_by_a_head_seen_before(finished:
         bots = conn.execute(text("SELECT bot_id FROM ratings WHERE season_id = :s"), {"s": finished.season_id}).all()
     # ... and its ratings, from the games left
     rated = [(g.number, [seat[1] for seat in g.seats], [seat[2] for seat in g.seats])
-             for g in finished.store.stored_games(finished.season_id)]
+             for g in finished.store.seasons.stored_games(finished.season_id)]
     now, _ = elo.replay({}, rated, -1)
     for (bot,) in bots:
         finished.sql("UPDATE ratings SET elo = :e WHERE season_id = :s AND bot_id = :b", e=now[bot][0],
@@ -325,9 +325,9 @@ def test_a_voided_attempts_rerun_deals_other_cards_and_verifies(db_url: str, bot
     store = open_store(db_url, policy=POLICY)
     try:
         for i, name in enumerate(BOTS):
-            store.register_bot(name, bot_server(RandomBot(seed=i), threads=4), "1", "tests", [GAME], capacity=4)
+            store.bots.register_bot(name, bot_server(RandomBot(seed=i), threads=4), "1", "tests", [GAME], capacity=4)
         sid = create_season(store, "r", GAME, list(BOTS), [3], 3, None, False, {})
-        rerun_game, failed_game, plain = store.list_games(sid, limit=10)
+        rerun_game, failed_game, plain = store.game_reads.list_games(sid, limit=10)
         shown: list[GameRecord] = []
         real_play = referee_module.play
 
@@ -343,13 +343,13 @@ def test_a_voided_attempts_rerun_deals_other_cards_and_verifies(db_url: str, bot
         monkeypatch.setattr(service, "play", real_play)
         for game in (rerun_game, plain):
             assert run_game(store, game.id, lease_s=30).outcome is Outcome.DONE
-        record = store.get_replay(rerun_game.id)
+        record = store.replays.get_replay(rerun_game.id)
         assert record is not None and record.attempt == 2 and shown[0].attempt == 1
         assert record.seed == shown[0].seed == rerun_game.seed
         assert record.chance[0] != shown[0].chance[0]  # the rerun's pack is not the one shown
-        assert [a.outcome for a in store.attempts(rerun_game.id)] == ["voided", "done"]
-        assert store.get_game(failed_game.id).status is GameStatus.FAILED  # type: ignore[union-attr]
-        report = verify_season(store, store.get_season(sid))  # type: ignore[arg-type]
+        assert [a.outcome for a in store.game_reads.attempts(rerun_game.id)] == ["voided", "done"]
+        assert store.game_reads.get_game(failed_game.id).status is GameStatus.FAILED  # type: ignore[union-attr]
+        report = verify_season(StoreSource(store), store.seasons.get_season(sid))  # type: ignore[arg-type]
         assert report.ok and report.replays_checked == 2 and report.statuses_checked == 3, report.problems
     finally:
         store.close()
@@ -375,16 +375,16 @@ def test_the_chain_head_is_shown_live_on_the_season_page_and_in_the_api(db_url: 
     store = open_store(db_url, policy=POLICY)
     try:
         for i, name in enumerate(BOTS):
-            store.register_bot(name, bot_server(RandomBot(seed=i), threads=4), "1", "tests", [GAME], capacity=4)
+            store.bots.register_bot(name, bot_server(RandomBot(seed=i), threads=4), "1", "tests", [GAME], capacity=4)
         sid = create_season(store, "live", GAME, list(BOTS), [3], 2, None, False, {})
         with TestClient(create_app(Settings(db_url=db_url))) as client:
             seen = []
-            games = store.list_games(sid, limit=10)
+            games = store.game_reads.list_games(sid, limit=10)
             for game in [None, *games]:
                 if game is not None:
                     assert run_game(store, game.id, lease_s=30).outcome is Outcome.DONE
                 api = client.get(f"/api/v1/seasons/{sid}").json()
-                head = store.chain_head(sid)
+                head = store.chain.chain_head(sid)
                 assert (api["chain_head"], api["chain_length"]) == (head.head, head.length)
                 assert api["chance_scheme"] == PER_DEAL
                 assert f'<code id="chain-head">{head.head}</code> after {head.length} stored records' in \
@@ -392,8 +392,8 @@ def test_the_chain_head_is_shown_live_on_the_season_page_and_in_the_api(db_url: 
                 fair = client.get(f"/api/v1/seasons/{sid}/fairness").json()
                 assert fair["chain_head"] == head.head and fair["chance_scheme"] == PER_DEAL
                 seen.append(head.head)
-        assert len(set(seen)) == len(games) + 1 == store.chain_head(sid).length
-        report = verify_season(store, store.get_season(sid), seen)  # type: ignore[arg-type]
+        assert len(set(seen)) == len(games) + 1 == store.chain.chain_head(sid).length
+        report = verify_season(StoreSource(store), store.seasons.get_season(sid), seen)  # type: ignore[arg-type]
         assert report.ok and report.heads_seen == len(games) + 1, report.problems
     finally:
         store.close()
@@ -401,9 +401,9 @@ def test_the_chain_head_is_shown_live_on_the_season_page_and_in_the_api(db_url: 
 
 def test_a_season_from_before_the_chain_verifies_with_a_note(finished: Finished) -> None:
     # as migration 0007 leaves a season created before it: no scheme, a commitment of the key alone, no chain
-    key = finished.store.revealed_key(finished.season_id)
+    key = finished.store.seasons.revealed_key(finished.season_id)
     assert key is not None
-    from league.fairness import commitment
+    from league.integrity.fairness import commitment
     finished.sql("UPDATE seasons SET chance_scheme = NULL, commitment = :c, chain_head = NULL, chain_length = 0 "
                  "WHERE id = :s", c=commitment(key), s=finished.season_id)
     finished.sql("DELETE FROM chain_entries WHERE season_id = :s", s=finished.season_id)

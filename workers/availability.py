@@ -2,7 +2,7 @@
 
 Every seat's endpoint is resolved under the network policy (as for play,
 :func:`workers.service.client_for`) and asked the standard gRPC health check
-within ``league.availability.HEALTH_TIMEOUT_S`` at the start of every game: a
+within ``league.competition.availability.HEALTH_TIMEOUT_S`` at the start of every game: a
 SERVING answer is trusted for the game it was asked for, no longer (a Slippery
 Sam game lasts about 0.1 s, a bot can die between two). The endpoints of a
 table are asked at the same time, one in the game's own thread and the others
@@ -14,7 +14,7 @@ machine (``python -m bench.bench_bot_kill --health-cost``).
 A bot the store already marks down in the season (another worker found it
 down, or one of its seats went unreachable during a game, rules §4.9) is not
 dialled for each of its games: its games are deferred at once, and this
-process asks it again at most every ``league.availability.REPROBE_S`` seconds
+process asks it again at most every ``league.competition.availability.REPROBE_S`` seconds
 (a game deferred waits out its own backoff anyway). rules §4.9.
 """
 
@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
-from league.availability import HEALTH_CACHE_S, HEALTH_TIMEOUT_S, REPROBE_S
+from league.competition.availability import HEALTH_CACHE_S, HEALTH_TIMEOUT_S, REPROBE_S
 from referee.clients import GrpcBotClient, UnreachableBotClient
 from store import SeatBot
 

@@ -31,7 +31,7 @@ A duplicate message is harmless (the claim skips a game that is not pending),
 so the follower errs on the side of sending. What it drives is a :class:`FollowScope`: one
 season's games (:class:`SeasonScope`) or a ladder's over its epochs, whose ``refill`` adds
 games at every tick (``cli.ladder``). When no game is pending or running
-it lets a sequential season take its look (``league.sequential.advance``) and
+it lets a sequential season take its look (``league.competition.sequential.advance``) and
 follows the batch that adds; it returns when nothing was added, and raises :class:`SeasonStuck` naming every unfinished game and why
 when nothing changed for ``stall_s`` seconds.
 """
@@ -48,8 +48,8 @@ from celery import Celery
 from kombu import Connection
 from kombu.exceptions import OperationalError as BrokerError
 
-from league.availability import defer_backoff_s
-from league.sequential import advance
+from league.competition.availability import defer_backoff_s
+from league.competition.sequential import advance
 from store import GameInfo, GameStatus, Store, StoreError
 from workers.celery_app import GAMES_QUEUE
 from workers.sweeper import sweep
@@ -95,7 +95,7 @@ def game_time_limits(store: Store, season_id: int) -> tuple[float, float]:
     from referee.timecontrol import TimeControl
 
     settings = get_settings()
-    season = store.get_season(season_id)
+    season = store.seasons.get_season(season_id)
     seats = max((season.config or {}).get("table_sizes") or [8]) if season else 8
     budget = TimeControl.from_json(season.time_control if season else None).budget_s
     soft = max(settings.game_soft_limit_s, seats * budget + 120.0)
@@ -121,29 +121,29 @@ class FollowScope(Protocol):
 
 @dataclass
 class SeasonScope:
-    """One season's games; ``next_batch`` lets a sequential season take its look (``league.sequential.advance``)."""
+    """One season's games; ``next_batch`` lets a sequential season take its look (``league.competition.sequential.advance``)."""
 
     store: Store
     season_id: int
 
     def pending_attempts(self) -> dict[int, int]:
-        return self.store.pending_attempts(self.season_id)
+        return self.store.seasons.pending_attempts(self.season_id)
 
     def progress(self) -> dict[str, int]:
-        return self.store.season_progress(self.season_id)
+        return self.store.seasons.season_progress(self.season_id)
 
     def pending_deferrals(self) -> dict[int, int]:
-        return self.store.pending_deferrals(self.season_id)
+        return self.store.seasons.pending_deferrals(self.season_id)
 
     def games(self, status: GameStatus, limit: int) -> list[GameInfo]:
-        return self.store.list_games(self.season_id, status=status, limit=limit)
+        return self.store.game_reads.list_games(self.season_id, status=status, limit=limit)
 
     def refill(self) -> None:
         """A season's schedule is stored before it runs: nothing to add each tick."""
 
     def next_batch(self) -> bool:
         """For a sequential season whose games are all final: look, and add its next batch if it is not
-        settled (``league.sequential.advance``). True when games were added (the follower goes on)."""
+        settled (``league.competition.sequential.advance``). True when games were added (the follower goes on)."""
         settling = advance(self.store, self.season_id)
         return settling is not None and settling.stop is None
 
@@ -398,7 +398,7 @@ class SeasonFollower:
         if game.detail:
             why.append(f"last attempt: {game.detail}")
         for seat in game.seats:
-            bot = self.store.get_bot(seat.bot_id)
+            bot = self.store.bots.get_bot(seat.bot_id)
             if bot is not None and busy.get(bot.id, 0) >= bot.capacity:
                 why.append(f"waiting for {bot.name} (capacity {bot.capacity}, in {busy[bot.id]} running game(s))")
         if game.id not in self._sent:

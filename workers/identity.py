@@ -1,7 +1,7 @@
 """Does each endpoint of a table still serve the bot registered there? Describe before a claim.
 
 Before every claim a worker compares each seat's ``Describe`` answer with
-the store (``league.identity``, rules §4.9). The answer is read again
+the store (``league.entry.identity``, rules §4.9). The answer is read again
 whenever it may have changed:
 
 - the first time this process sees the endpoint (a season run's pool
@@ -19,11 +19,11 @@ channel, about 0.3-0.8 ms on 127.0.0.1 (``bench/bench_identity.py``); the
 table's endpoints to read are asked at the same time.
 
 - another bot's name at the endpoint: the bot's games are deferred as for a
-  bot that does not answer (``store.defer_game``), with the problem
+  bot that does not answer (``store.games.defer_game``), with the problem
   ``endpoint serves another bot: X``, so nothing is played or rated under the
   registered name; ``season run`` and the season page name it like a bot that
   does not answer;
-- a changed capacity or version: stored at once (``Store.update_bot``), so
+- a changed capacity or version: stored at once (``store.bots.update_bot``), so
   the claim that follows counts the new capacity and records the new version
   on the game's seats.
 
@@ -44,8 +44,8 @@ from dataclasses import dataclass
 import grpc
 
 from cardarena.v1 import bot_pb2, bot_pb2_grpc
-from league.availability import HEALTH_TIMEOUT_S
-from league.identity import Declared, Expected, review
+from league.competition.availability import HEALTH_TIMEOUT_S
+from league.entry.identity import Declared, Expected, review
 from referee.clients import GrpcBotClient, channel_for
 from store import SeatBot, Store
 
@@ -175,7 +175,7 @@ class IdentityCheck:
             elif verdict.changes:
                 log.info("%s at %s declares %s", seat.name, seat.endpoint,
                          ", ".join(f"{k} {v}" for k, v in verdict.changes.items()))
-                store.update_bot(seat.bot_id, **verdict.changes)  # type: ignore[arg-type]
+                store.bots.update_bot(seat.bot_id, **verdict.changes)  # type: ignore[arg-type]
         return found
 
 
@@ -193,7 +193,7 @@ def bots_of(store: Store, bot_ids: Sequence[int]) -> list[SeatBot]:
     check outside a game's table (``season run``'s check before it starts)."""
     seats = []
     for bot_id in bot_ids:
-        b = store.get_bot(bot_id)
+        b = store.bots.get_bot(bot_id)
         if b is not None:
             seats.append(SeatBot(0, b.id, b.name, b.endpoint, b.capacity, b.version, b.described_name,
                                  b.described_version, b.described_capacity))

@@ -64,9 +64,9 @@ def release_interrupted(store, game_ids: Iterable[int], owners: set[str]) -> lis
     Returns the games released; claims of anyone else are left alone."""
     released = []
     for gid in game_ids:
-        game = store.get_game(gid)
+        game = store.game_reads.get_game(gid)
         if game is not None and game.status == "running" and game.lease_owner in owners:
-            if store.void_game(gid, game.attempts, INTERRUPTED, max_attempts=game.attempts + 1) != "stale":
+            if store.games.void_game(gid, game.attempts, INTERRUPTED, max_attempts=game.attempts + 1) != "stale":
                 released.append(gid)
     return released
 
@@ -166,7 +166,7 @@ def iter_local(db_url: str, game_ids: Iterable[int], processes: int | None = Non
                     on_tick()
                 for gone in lost:
                     for gid in gone.game_ids:  # not claimed yet: again now; claimed: when swept
-                        game = store.get_game(gid)
+                        game = store.game_reads.get_game(gid)
                         if game is not None and game.status == "pending" and gid in in_flight:
                             _forget(in_flight, gid)
                             first(gid)
@@ -191,7 +191,7 @@ def _settle(result: RunResult, store, in_flight: dict[int, int], reported: set[i
         later(BUSY_RETRY_S, gid)
     elif result.outcome == Outcome.DEFERRED:  # a bot does not answer: later (rules §4.9)
         later(result.retry_after_s, gid)
-    elif result.outcome == Outcome.VOIDED and store.get_game(gid).status == "pending":
+    elif result.outcome == Outcome.VOIDED and store.game_reads.get_game(gid).status == "pending":
         first(gid)  # a platform failure: the game runs again (rules §4.3)
     elif gid not in reported and (result.outcome != Outcome.SKIPPED or gid not in in_flight):
         reported.add(gid)

@@ -40,12 +40,12 @@ from functools import lru_cache
 from typing import TypeVar
 
 from config import get_settings
-from league.availability import defer_backoff_s
-from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
+from league.competition.availability import defer_backoff_s
+from league.entry.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from referee.clients import BotClient, GrpcBotClient, UnreachableBotClient
 from referee.games import make_params, spec
-from referee.record import FaultKind
 from referee.live import LiveView
+from referee.record import FaultKind
 from referee.record import GameRecord
 from referee.referee import GameCancelled, play
 from referee.timecontrol import TimeControl
@@ -144,7 +144,7 @@ def check_table(store: Store, game_id: int, clock: StoreClock | None = None) -> 
     not answer, or the store marks it down and it is not due to be asked again, and the store has
     recorded it, rules §4.9). ``clock``: adds up the time in the store."""
     with clock or nullcontext():
-        found = store.table_and_down(game_id)
+        found = store.marks.table_and_down(game_id)
     if found is None:
         return RunResult(game_id, Outcome.SKIPPED)
     table, marked = found
@@ -153,7 +153,7 @@ def check_table(store: Store, game_id: int, clock: StoreClock | None = None) -> 
     if not down:
         return None
     with clock or nullcontext():
-        deferral = store.defer_game(game_id, down)
+        deferral = store.games.defer_game(game_id, down)
     if deferral.status == GameStatus.PENDING:
         log.info("game %s %s", game_id, deferral.detail)
         return RunResult(game_id, Outcome.DEFERRED, deferral.detail, defer_backoff_s(deferral.deferrals))
@@ -175,7 +175,7 @@ def mark_unreachable(store: Store, claim: Claim, record: GameRecord) -> dict[int
     down = health_cache().problems(seats)
     if down:
         try:
-            store.mark_down(claim.season_id, down)
+            store.marks.mark_down(claim.season_id, down)
         except StoreError as exc:
             log.warning("game %s: marking %s down failed: %s", claim.game_id, sorted(down), exc)
             return {}
@@ -260,7 +260,7 @@ class Heartbeat:
                 return True  # the attempt is over (stored): nothing to renew
             sent = time.monotonic()
             try:
-                ok = self.store.renew_lease(self.claim.game_id, self.claim.attempt, self.lease_s, live=live)
+                ok = self.store.games.renew_lease(self.claim.game_id, self.claim.attempt, self.lease_s, live=live)
             except StoreError as exc:
                 log.warning("game %s: renewing the lease failed: %s", self.claim.game_id, exc)
                 return None
@@ -306,7 +306,7 @@ def retry_while_unavailable(attempt: Callable[[], T | None], what: str, budget_s
 
 def store_result(store: Store, claim: Claim, record: GameRecord, heartbeat: Heartbeat,
                  budget_s: float = STORE_RETRY_S) -> bool:
-    """Store a played game's result (``Store.finish_game``), retried with backoff while the
+    """Store a played game's result (``store.games.finish_game``), retried with backoff while the
     store is unavailable, for up to ``budget_s`` seconds, in this worker (the caller's
     heartbeat keeps renewing the lease meanwhile, so the game is not played again).
 
@@ -322,7 +322,7 @@ def store_result(store: Store, claim: Claim, record: GameRecord, heartbeat: Hear
             return False
         try:
             with heartbeat.renewing:  # no renewal racing the finish (it would see the game done: "lost")
-                if store.finish_game(claim.game_id, claim.attempt, record):
+                if store.games.finish_game(claim.game_id, claim.attempt, record):
                     heartbeat.stop()
                     return True
         except StoreUnavailable as exc:
@@ -330,7 +330,7 @@ def store_result(store: Store, claim: Claim, record: GameRecord, heartbeat: Hear
             failed = True
             return None
         if failed:  # an earlier try may have committed before its connection broke
-            game = store.get_game(claim.game_id)
+            game = store.game_reads.get_game(claim.game_id)
             return game is not None and game.status == GameStatus.DONE and game.attempts == claim.attempt
         return False
 
@@ -369,7 +369,7 @@ def _run_game(store: Store, game_id: int, lease_s: float | None, owner: str | No
         lease_s = get_settings().lease_s
     since = time.monotonic()
     with clock:
-        claim = store.claim_within_capacity(game_id, owner or worker_name(), lease_s)
+        claim = store.games.claim_within_capacity(game_id, owner or worker_name(), lease_s)
     if claim is None:
         return RunResult(game_id, Outcome.SKIPPED)
     if isinstance(claim, BotsBusy):
@@ -397,7 +397,7 @@ def _run_game(store: Store, game_id: int, lease_s: float | None, owner: str | No
         except Exception as exc:  # referee error, soft time limit, bug: a platform failure (rules §4.3)
             log.exception("game %s attempt %s voided", game_id, claim.attempt)
             with clock:
-                status = store.void_game(game_id, claim.attempt, f"platform failure: {type(exc).__name__}: {exc}")
+                status = store.games.void_game(game_id, claim.attempt, f"platform failure: {type(exc).__name__}: {exc}")
             return RunResult(game_id, Outcome.VOIDED, f"{exc} -> {status}")
         mark_unreachable(store, claim, record)  # rare: a seat lost during the game
         with clock:

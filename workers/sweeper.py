@@ -24,7 +24,7 @@ def sweep(store: Store) -> list[int]:
     A database error is logged and gives ``[]`` (the next sweep tries again).
     """
     try:
-        released = store.release_expired()
+        released = store.games.release_expired()
     except StoreError as exc:
         log.warning("sweep failed: %s", exc)
         return []

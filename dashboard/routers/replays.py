@@ -32,7 +32,7 @@ def get_stored_replay(game_id: GameId, store: StoreDep) -> dict[str, Any]:
     """The record ``cardarena season verify --api`` re-checks: ``GameRecord.to_json()``, each decision's
     ``view``, ``answer`` and ``action`` the bytes sent or received, base64. 404 while the game runs."""
     data = load_replay(store, game_id)  # 404 for no game or no replay, 403 while sealed
-    record = None if data.public_only else store.get_replay(game_id)
+    record = None if data.public_only else store.replays.get_replay(game_id)
     if record is None:
         raise HTTPException(404, f"game {game_id} has no stored record yet (status {data.game.status})")
     return record.to_json()

@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
             runner.process.wait()
             print(runner.log.read_text(errors="replace"))
             store = open_store(dep.db_url, run_migrations=False, policy=POLICY)
-            audit = Audit.of(store, store.get_season_by_name("cluster").id)
+            audit = Audit.of(store, store.seasons.get_season_by_name("cluster").id)
             print(json.dumps(audit.row()))
             for problem in audit.problems():
                 print(f"problem: {problem}")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy import func, select
 
-from league.elo import season_elo
+from league.ratings.elo import season_elo
 from store import Store
 from store.models import GameAttempt, Replay
 
@@ -33,7 +33,7 @@ class Audit:
 
     @classmethod
     def of(cls, store: Store, season_id: int) -> Audit:
-        games = store.list_games(season_id, limit=10**6)
+        games = store.game_reads.list_games(season_id, limit=10**6)
         ids = [g.id for g in games]
         with store.engine.connect() as conn:
             results = dict(conn.execute(select(Replay.game_id, func.count()).where(Replay.game_id.in_(ids))
@@ -43,7 +43,7 @@ class Audit:
         attempts: Counter[int] = Counter(r[0] for r in rows)
         done: Counter[int] = Counter(r[0] for r in rows if r[1] == "done")
         voided: Counter[str] = Counter((r[2] or r[1] or "?").split(":")[0] for r in rows if r[1] != "done")
-        r = store.season_results(season_id)
+        r = store.season_reads.season_results(season_id)
         by_game: dict[int, tuple[list[int], list[int]]] = {}
         for number, bot, place in r.placings:
             seats = by_game.setdefault(number, ([], []))

@@ -1,14 +1,14 @@
 """Read models of a ladder for its page, its JSON API and the Arena (rules §5): the entrants' stored
-rating snapshots (``league.ladder_board`` makes the standings of them), the rating history sampled
+rating snapshots (``league.competition.ladder_board`` makes the standings of them), the rating history sampled
 for a chart, recent games, epochs.
 
 Fast by construction at a million games: nothing here fits a rating. The standings read each
 entrant's latest rating snapshot (``store.models.LadderRating``, written by the ladder's runner,
-``league.ladder.LadderRunner.fit``), one index lookup per entrant on ``(entrant_id, games)``; the
+``league.competition.ladder.LadderRunner.fit``), one index lookup per entrant on ``(entrant_id, games)``; the
 games of an entrant still placing are counted live from its bot's newest seats (a bounded index
 scan); recent games are read newest first by id, keyset-paged (``before``), never counted. Games
 come out as ``store.reads.games.GameRow`` (the one place a sealed game's results and a game's seed
-are withheld, ``store.sealing``); an epoch's key only through ``store.Store.revealed_key`` (once the
+are withheld, ``store.sealing``); an epoch's key only through ``store.seasons.revealed_key`` (once the
 epoch is closed and all its games are final, rules §5.1).
 """
 
@@ -183,7 +183,7 @@ class LadderReads:
         return self._ladders.entrants(ladder_id)
 
     def history(self, ladder_id: int, entrants: Sequence[Any], points: int = 60) -> list[EntrantHistory]:
-        """The rating history of ``entrants`` (``league.ladder_board.LadderStanding`` rows: their
+        """The rating history of ``entrants`` (``league.competition.ladder_board.LadderStanding`` rows: their
         ``entrant_id``, ``name``, ``version`` and ``rated_games``), each sampled at up to ``points``
         evenly spaced ladder game counts (the latest snapshot at or before each; one index lookup per
         point), so a chart stays small whatever the ladder's length."""
@@ -244,7 +244,7 @@ class LadderReads:
 
     def epochs(self, ladder_id: int, revealed_key: Any, limit: int = 10) -> tuple[int, list[EpochRow]]:
         """``(epochs in all, the newest ``limit`` newest first)``; ``revealed_key(season id)`` is
-        ``store.Store.revealed_key`` (the one rule for publishing a key)."""
+        ``store.seasons.revealed_key`` (the one rule for publishing a key)."""
         with self._db.read_rows() as conn:
             count = conn.scalar(select(func.count()).select_from(Season).where(Season.ladder_id == ladder_id)) or 0
             rows = conn.execute(select(Season.id, Season.epoch, Season.name, Season.status, Season.config,

@@ -4,8 +4,8 @@ Written to stay fast with a large store (100,000 games and more): aggregates
 are computed in SQL over the indexes of the ``games`` and ``game_seats``
 tables, never by loading every row into Python. Only published results count
 (done and not sealed: ``store.sealing``). Rankings, ratings and their
-intervals are the league's to compute from these (``league.standings``,
-``league.elo``): nothing here rates.
+intervals are the league's to compute from these (``league.competition.standings``,
+``league.ratings.elo``): nothing here rates.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ class SeatTotals(NamedTuple):
 
 @dataclass(frozen=True)
 class SeasonResults:
-    """Everything a season's standings are computed from (``league.standings.standings_of``).
+    """Everything a season's standings are computed from (``league.competition.standings.standings_of``).
 
     ``names``: every bot seated in the season; ``outcomes``: ``(bot, place, change, faults, retired)``
     of every published seat; ``elo``: the stored ratings; ``placings``: ``(game number, bot, place)``
@@ -165,7 +165,7 @@ class SeasonReads:
             return stored_ratings(s, season_id)
 
     def seat_totals(self, season_id: int) -> list[SeatTotals]:
-        """Every bot seated in the season with its published seats summed (``league.standings.core_standings``
+        """Every bot seated in the season with its published seats summed (``league.competition.standings.core_standings``
         ranks them). One pass over the season's seats in SQL: ~0.1 s at 100,000 games. Raises NotFound."""
         done = published(season_id=season_id)
         with self._db.read() as s:
@@ -214,7 +214,7 @@ class SeasonReads:
 
     def rated_games(self, season_id: int) -> list[tuple[int, int, list[int], list[int]]]:
         """``(game id, number, bot of each seat, place of each seat)`` of the season's published games in
-        schedule order (as the store rates them; ``league.elo.histories``). Raises NotFound."""
+        schedule order (as the store rates them; ``league.ratings.elo.histories``). Raises NotFound."""
         with self._db.read() as s:
             _require_season(s, season_id)
             rows = s.execute(

@@ -12,7 +12,7 @@ from arena.registry import Registry, RegistryConfig
 from arena.service import start_arena_server
 from botsdk import Bot
 from cardarena.v1 import arena_pb2_grpc
-from league.netpolicy import NetworkPolicy
+from league.entry.netpolicy import NetworkPolicy
 from league.policy import POLICY
 from referee.games import GameName, spec
 from referee.record import EndReason, GameRecord, SeatResult
@@ -95,15 +95,15 @@ def play_season(store: Store, name: str, bot_ids: Sequence[int], tables: Sequenc
                 game: GameName = GAME) -> int:
     """A season of ``game`` (its short parameters) whose games (``(seat indexes into bot_ids, places)``) are all
     done, their records without events; returns its id."""
-    sid = store.create_season(name, game, dict(spec(game).quick_params), {}, 7, {},
+    sid = store.seasons.create_season(name, game, dict(spec(game).quick_params), {}, 7, {},
                               [(100 + i, [bot_ids[k] for k in seats]) for i, (seats, _) in enumerate(tables)])
-    for game_id, (_, places) in zip(store.next_pending(sid, limit=len(tables)), tables, strict=True):
-        claim = store.claim_game(game_id, "test", 60)
+    for game_id, (_, places) in zip(store.seasons.next_pending(sid, limit=len(tables)), tables, strict=True):
+        claim = store.games.claim_game(game_id, "test", 60)
         assert claim is not None
         n = len(places)
         record = GameRecord(game=claim.game, params=claim.params, num_seats=n, seed=claim.seed,
                             game_id=f"g{game_id}", reason=EndReason.COMPLETED, detail="",
                             results=[SeatResult(seat=s, place=places[s], score=100, change=0, faults=0, retired=False)
                                      for s in range(n)])
-        assert store.finish_game(game_id, claim.attempt, record)
+        assert store.games.finish_game(game_id, claim.attempt, record)
     return sid

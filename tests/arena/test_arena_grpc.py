@@ -7,14 +7,14 @@ import pytest
 
 from arena.registry import token_matches
 from arena.service import REPORT_METADATA_KEY
-from referee.bots import load_bot
 from cardarena.v1 import arena_pb2, arena_pb2_grpc, bot_pb2
-from league.standings import standings_of
+from league.competition.standings import standings_of
+from referee.bots import load_bot
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
+from referee.games.conformance import conformance
 from referee.referee import play
 from store import Store
-from referee.games.conformance import conformance
 from tests.a_game import GAME, SPEC, STRONG, game_with, other_game
 from tests.arena.conftest import CALL_TIMEOUT_S, IllegalBot, OneGameOnly, make_config, play_season
 
@@ -44,7 +44,7 @@ def test_register_update_retire_happy_path(arena, bot_server, store: Store) -> N
     assert all(c.passed for c in answer.report.checks) and answer.report.decisions > 0
     assert 0 < answer.report.latency_median_ms <= answer.report.latency_p99_ms <= answer.report.latency_max_ms
     assert answer.report.transport == "stream"  # the SDK's bot, called on its ActStream
-    stored = store.get_bot_by_name("alice.strong-1")
+    stored = store.bots.get_bot_by_name("alice.strong-1")
     assert stored is not None and stored.token_hash and answer.token not in stored.token_hash
     assert token_matches(answer.token, stored.token_hash) and not token_matches(answer.token + "x", stored.token_hash)
 
@@ -52,7 +52,7 @@ def test_register_update_retire_happy_path(arena, bot_server, store: Store) -> N
     updated = stub.UpdateBot(arena_pb2.UpdateBotRequest(name="alice.strong-1", token=answer.token, endpoint=moved,
                                                         version="2.0"), timeout=CALL_TIMEOUT_S)
     assert updated.bot.endpoint == moved and updated.bot.version == "2.0" and updated.report.checks[-1].passed
-    assert store.get_bot_by_name("alice.strong-1").endpoint == moved
+    assert store.bots.get_bot_by_name("alice.strong-1").endpoint == moved
 
     version_only = stub.UpdateBot(arena_pb2.UpdateBotRequest(name="alice.strong-1", token=answer.token, version="2.1"),
                                   timeout=CALL_TIMEOUT_S)
@@ -80,14 +80,14 @@ def test_a_taken_name_is_already_exists(arena, bot_server, store: Store) -> None
     error = refused(register, stub, "taken", bot_server(load_bot("random")))
     assert error.code() == grpc.StatusCode.ALREADY_EXISTS
     assert error.details() == "a bot named 'taken' is already registered"
-    assert len(store.list_bots()) == 1 and store.get_bot_by_name("taken").author == "cardarena"
+    assert len(store.bots.list_bots()) == 1 and store.bots.get_bot_by_name("taken").author == "cardarena"
 
 
 @pytest.mark.parametrize("name", ["", "has space", "a/b", "x" * 41, "émile", "semi;colon"])
 def test_a_bad_name_is_invalid_argument(arena, bot_server, store: Store, name: str) -> None:
     error = refused(register, arena(), name, bot_server(load_bot(STRONG)))
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and "bad bot name" in error.details()
-    assert store.list_bots() == []
+    assert store.bots.list_bots() == []
 
 
 @pytest.mark.parametrize(("endpoint", "games", "message"), [
@@ -106,7 +106,7 @@ def test_a_bad_name_is_invalid_argument(arena, bot_server, store: Store, name: s
 def test_a_malformed_request_is_invalid_argument(arena, store: Store, endpoint: str, games, message: str) -> None:
     error = refused(register, arena(), "ok-name", endpoint, games)
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT and message in error.details(), error.details()
-    assert store.list_bots() == []
+    assert store.bots.list_bots() == []
 
 
 def test_an_unreachable_endpoint_is_failed_precondition(arena, dead_endpoint: str, store: Store) -> None:
@@ -115,7 +115,7 @@ def test_an_unreachable_endpoint_is_failed_precondition(arena, dead_endpoint: st
     assert error.details().startswith(f"entry checks failed for {dead_endpoint}: health check failed: endpoint unreachable")
     report = arena_pb2.EntryReport.FromString(dict(error.trailing_metadata())[REPORT_METADATA_KEY])
     assert [(c.name, c.passed) for c in report.checks] == [("health", False)]
-    assert store.list_bots() == []
+    assert store.bots.list_bots() == []
 
 
 def test_a_host_that_does_not_resolve_is_failed_precondition(arena, store: Store) -> None:
@@ -124,7 +124,7 @@ def test_a_host_that_does_not_resolve_is_failed_precondition(arena, store: Store
 
     error = refused(register, arena(make_config(resolver=resolver)), "nowhere", "no-such-host.invalid:5000")
     assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and "does not resolve" in error.details()
-    assert store.list_bots() == []
+    assert store.bots.list_bots() == []
 
 
 def test_a_bot_failing_the_validation_game_is_failed_precondition(arena, bot_server, store: Store) -> None:
@@ -134,7 +134,7 @@ def test_a_bot_failing_the_validation_game_is_failed_precondition(arena, bot_ser
     assert f"game:{GAME} check failed: 3 fault(s) (illegal)" in error.details()
     report = arena_pb2.EntryReport.FromString(dict(error.trailing_metadata())[REPORT_METADATA_KEY])
     assert [(c.name, c.passed) for c in report.checks] == [("health", True), ("describe", True), (f"game:{GAME}", False)]
-    assert store.list_bots() == []
+    assert store.bots.list_bots() == []
 
 
 def test_a_bot_not_listing_the_game_is_failed_precondition(arena, bot_server, store: Store) -> None:
@@ -142,14 +142,14 @@ def test_a_bot_not_listing_the_game_is_failed_precondition(arena, bot_server, st
     error = refused(register, arena(), "wrong-game", bot_server(OneGameOnly(game=other)), (spec(other).proto_enum, PLAYED))
     assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert f"describe check failed: Describe does not list {GAME}" in error.details()
-    assert store.list_bots() == []
+    assert store.bots.list_bots() == []
 
 
 def test_a_bot_without_health_service_is_failed_precondition(arena, bare_bot_server, store: Store) -> None:
     error = refused(register, arena(), "no-health", bare_bot_server(load_bot(STRONG)))
     assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert "no grpc.health.v1.Health service" in error.details()
-    assert store.list_bots() == []
+    assert store.bots.list_bots() == []
 
 
 def test_endpoints_outside_the_network_policy_are_permission_denied(arena, bot_server, store: Store) -> None:
@@ -170,7 +170,7 @@ def test_endpoints_outside_the_network_policy_are_permission_denied(arena, bot_s
         assert error.code() == grpc.StatusCode.PERMISSION_DENIED and why in error.details(), error.details()
     error = refused(register, local, "zero", "0.0.0.0:5000")
     assert error.code() == grpc.StatusCode.PERMISSION_DENIED and "not a host address" in error.details()
-    assert store.list_bots() == []
+    assert store.bots.list_bots() == []
 
 
 def test_registration_is_rate_limited_per_client(arena, bot_server, dead_endpoint: str, store: Store) -> None:
@@ -180,14 +180,14 @@ def test_registration_is_rate_limited_per_client(arena, bot_server, dead_endpoin
     error = refused(register, stub, "three", bot_server(load_bot(STRONG)))
     assert error.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert error.details().startswith("too many registrations from 127.0.0.1: at most 2 per 3600 s; try again in")
-    assert store.list_bots() == []
+    assert store.bots.list_bots() == []
 
 
 def test_writes_need_the_right_token(arena, bot_server, store: Store) -> None:
     stub = arena()
     token = register(stub, "guarded", bot_server(load_bot(STRONG))).token
     other = register(stub, "other", bot_server(load_bot(STRONG, 1))).token
-    before = store.get_bot_by_name("guarded")
+    before = store.bots.get_bot_by_name("guarded")
     cases = [("", grpc.StatusCode.UNAUTHENTICATED, "this call needs the bot's token (given at registration)"),
              ("wrong", grpc.StatusCode.UNAUTHENTICATED, "wrong token for bot 'guarded'"),
              (other, grpc.StatusCode.UNAUTHENTICATED, "wrong token for bot 'guarded'"),
@@ -198,7 +198,7 @@ def test_writes_need_the_right_token(arena, bot_server, store: Store) -> None:
                               (stub.RetireBot, arena_pb2.RetireBotRequest(name="guarded", token=bad))]:
             error = refused(call, request, timeout=10)
             assert (error.code(), error.details()) == (code, message)
-    assert store.get_bot_by_name("guarded") == before
+    assert store.bots.get_bot_by_name("guarded") == before
     error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="nobody", token=token, version="9"), timeout=10)
     assert (error.code(), error.details()) == (grpc.StatusCode.NOT_FOUND, "no bot named 'nobody'")
     error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="guarded", token=token), timeout=10)
@@ -206,30 +206,30 @@ def test_writes_need_the_right_token(arena, bot_server, store: Store) -> None:
 
 
 def test_an_operator_registered_bot_cannot_be_changed_over_the_api(arena, store: Store) -> None:
-    store.register_bot("house", "127.0.0.1:5000", "1", "ops", [GAME])
+    store.bots.register_bot("house", "127.0.0.1:5000", "1", "ops", [GAME])
     error = refused(arena().RetireBot, arena_pb2.RetireBotRequest(name="house", token="anything"), timeout=10)
     assert error.code() == grpc.StatusCode.PERMISSION_DENIED and "without a token" in error.details()
-    assert store.get_bot_by_name("house").retired_at is None
+    assert store.bots.get_bot_by_name("house").retired_at is None
 
 
 def test_a_failed_update_changes_nothing(arena, bot_server, dead_endpoint: str, store: Store) -> None:
     stub = arena()
     endpoint = bot_server(load_bot(STRONG))
     token = register(stub, "steady", endpoint).token
-    before = store.get_bot_by_name("steady")
+    before = store.bots.get_bot_by_name("steady")
     for new, code in [(dead_endpoint, grpc.StatusCode.FAILED_PRECONDITION),
                       (bot_server(OneGameOnly(game=other_game())), grpc.StatusCode.FAILED_PRECONDITION),  # not GAME
                       ("not an endpoint", grpc.StatusCode.INVALID_ARGUMENT)]:
         error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="steady", token=token, endpoint=new,
                                                                    version="2"), timeout=CALL_TIMEOUT_S)
         assert error.code() == code
-    assert store.get_bot_by_name("steady") == before
+    assert store.bots.get_bot_by_name("steady") == before
 
 
 def test_get_standings_with_intervals(arena, store: Store) -> None:
     stub = arena()
     game = game_with(lambda s: s.luck is None, "without a luck estimator")
-    ids = [store.register_bot(n, "127.0.0.1:5000", "1", "t", [game]) for n in ("a", "b", "c")]
+    ids = [store.bots.register_bot(n, "127.0.0.1:5000", "1", "t", [game]) for n in ("a", "b", "c")]
     play_season(store, "s1", ids, [((0, 1, 2), (1, 2, 3)), ((1, 2, 0), (1, 2, 3)), ((2, 0, 1), (2, 1, 3)),
                                    ((0, 1, 2), (1, 3, 2))], game)
     answer = stub.GetStandings(arena_pb2.GetStandingsRequest(season="s1"), timeout=30)
@@ -249,16 +249,16 @@ def test_get_standings_with_intervals(arena, store: Store) -> None:
 def test_standings_of_a_game_with_a_luck_estimator_carry_the_luck_adjusted_change(arena, store: Store) -> None:
     lucky = game_with(lambda s: s.luck is not None, "with a luck estimator")
     gs, strong = spec(lucky), conformance(lucky).strong_bot
-    ids = [store.register_bot(n, f"127.0.0.1:{6000 + i}", "1", "t", [lucky]) for i, n in enumerate("abc")]
-    sid = store.create_season("lucky", lucky, dict(gs.quick_params), {}, 7, {"table_sizes": [3]},
+    ids = [store.bots.register_bot(n, f"127.0.0.1:{6000 + i}", "1", "t", [lucky]) for i, n in enumerate("abc")]
+    sid = store.seasons.create_season("lucky", lucky, dict(gs.quick_params), {}, 7, {"table_sizes": [3]},
                               [(21, ids), (22, ids[1:] + ids[:1]), (23, ids[2:] + ids[:2])])
-    for game in store.list_games(sid):
-        claim = store.claim_game(game.id, "test", 60)
+    for game in store.game_reads.list_games(sid):
+        claim = store.games.claim_game(game.id, "test", 60)
         assert claim is not None
         clients = [InProcessBotClient(load_bot(strong if s.bot_id == ids[0] else "random", claim.seed + k).act)
                    for k, s in enumerate(claim.seats)]
         record = play(gs, make_params(lucky, gs.quick_params), 3, claim.seed, clients)
-        assert store.finish_game(game.id, claim.attempt, record)
+        assert store.games.finish_game(game.id, claim.attempt, record)
     want = {row.bot_id: row for row in standings_of(store, sid)}
     assert all(row.luck_change is not None for row in want.values())
 
@@ -298,12 +298,12 @@ def test_concurrent_registrations_of_one_name_register_it_once(arena, bot_server
     with ThreadPoolExecutor(4) as pool:
         codes = list(pool.map(attempt, endpoints))
     assert sorted(c.name for c in codes) == ["ALREADY_EXISTS"] * 3 + ["OK"]
-    assert [b.name for b in store.list_bots()] == ["race"]
-    assert store.get_bot_by_name("race").endpoint == endpoints[codes.index(grpc.StatusCode.OK)]
+    assert [b.name for b in store.bots.list_bots()] == ["race"]
+    assert store.bots.get_bot_by_name("race").endpoint == endpoints[codes.index(grpc.StatusCode.OK)]
 
 
 def test_a_registration_covers_several_games_and_update_adds_one(arena, bot_server, store: Store) -> None:
-    from league.seasons import SeasonError, create_season
+    from league.competition.seasons import SeasonError, create_season
 
     stub = arena()
     second = other_game()
@@ -312,7 +312,7 @@ def test_a_registration_covers_several_games_and_update_adds_one(arena, bot_serv
     token = register(stub, "all-rounder", endpoint, games=(PLAYED,)).token
     for other in ("r2", "r3"):
         register(stub, other, bot_server(load_bot("random", 2)), games=(PLAYED, added_game))
-    assert list(store.get_bot_by_name("r2").games) == [GAME, second]
+    assert list(store.bots.get_bot_by_name("r2").games) == [GAME, second]
     with pytest.raises(SeasonError, match=rf"not registered for {second}: all-rounder \(a registration covers"):
         create_season(store, "second-1", second, ["all-rounder", "r2", "r3"], [3], 3, 1)
 
@@ -320,7 +320,7 @@ def test_a_registration_covers_several_games_and_update_adds_one(arena, bot_serv
                            timeout=CALL_TIMEOUT_S)
     assert list(added.bot.games) == [PLAYED, added_game] and added.bot.endpoint == endpoint
     assert [c.name for c in added.report.checks] == ["health", "describe", f"game:{second}"]  # only the new game
-    assert store.get_bot_by_name("all-rounder").games == (GAME, second)
+    assert store.bots.get_bot_by_name("all-rounder").games == (GAME, second)
     create_season(store, "second-1", second, ["all-rounder", "r2", "r3"], [3], 3, 1)
 
     error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="all-rounder", token=token, games=[PLAYED]),
@@ -333,12 +333,12 @@ def test_a_game_the_bot_does_not_play_is_not_added(arena, bot_server, store: Sto
     stub = arena()
     other = other_game()
     token = register(stub, "one-game-fan", bot_server(OneGameOnly(game=GAME))).token  # plays GAME only
-    before = store.get_bot_by_name("one-game-fan")
+    before = store.bots.get_bot_by_name("one-game-fan")
     error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="one-game-fan", token=token,
                                                                games=[spec(other).proto_enum]),
                     timeout=CALL_TIMEOUT_S)
     assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and f"Describe does not list {other}" in error.details()
-    assert store.get_bot_by_name("one-game-fan") == before
+    assert store.bots.get_bot_by_name("one-game-fan") == before
     error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="one-game-fan", token=token, games=[0]), timeout=10)
     assert error.code() == grpc.StatusCode.INVALID_ARGUMENT
 
@@ -368,7 +368,7 @@ def test_list_bots_hides_endpoints_from_a_caller_off_the_machine(store: Store, b
     address = _outside_address()
     if address is None:
         pytest.skip("this machine has no address but loopback: a caller off the machine cannot be made")
-    store.register_bot("hidden", bot_server(load_bot(STRONG)), "1", "tests", [GAME])
+    store.bots.register_bot("hidden", bot_server(load_bot(STRONG)), "1", "tests", [GAME])
     server, port = start_arena_server("unused://", "0.0.0.0", 0, registry=Registry(store, make_config()))
     try:
         with grpc.insecure_channel(f"{address}:{port}") as channel:  # the peer the Arena sees is not loopback

@@ -91,7 +91,7 @@ def test_every_error_has_its_status_and_message(http, bot_server, dead_endpoint:
     assert r.status_code == 400 and f"game:{GAME} check failed" in r.json()["detail"]
     fault = r.json()["report"]["faults"][0]
     assert fault["kind"] == "illegal" and SPEC.proto_field in fault["answer"]
-    assert [b.name for b in store.list_bots()] == ["first"]  # nothing half-registered
+    assert [b.name for b in store.bots.list_bots()] == ["first"]  # nothing half-registered
 
     r = client.patch("/api/v1/arena/bots/first", json={"version": "2"})
     assert r.status_code == 401 and r.headers["WWW-Authenticate"] == "Bearer" and r.json()["code"] == "UNAUTHENTICATED"
@@ -103,7 +103,7 @@ def test_every_error_has_its_status_and_message(http, bot_server, dead_endpoint:
     assert (r.status_code, r.json()["detail"]) == (404, "no bot named 'nobody'")
     r = client.get("/api/v1/arena/standings", params={"season": "nope"})
     assert (r.status_code, r.json()["code"]) == (404, "NOT_FOUND")
-    assert store.get_bot_by_name("first").version == "1.0.0"
+    assert store.bots.get_bot_by_name("first").version == "1.0.0"
 
 
 def test_policy_and_rate_limit_over_http(http, bot_server, dead_endpoint: str, store: Store) -> None:
@@ -115,11 +115,11 @@ def test_policy_and_rate_limit_over_http(http, bot_server, dead_endpoint: str, s
     assert limited.post("/api/v1/arena/bots", json={"name": "a", "endpoint": dead_endpoint, "games": [GAME]}).status_code == 400
     r = limited.post("/api/v1/arena/bots", json={"name": "b", "endpoint": dead_endpoint, "games": [GAME]})
     assert r.status_code == 429 and r.json()["code"] == "RESOURCE_EXHAUSTED" and int(r.headers["Retry-After"]) > 3000
-    assert store.list_bots() == []
+    assert store.bots.list_bots() == []
 
 
 def test_standings_over_http(http, store: Store) -> None:
-    ids = [store.register_bot(n, "127.0.0.1:5000", "1", "t", [GAME]) for n in ("a", "b", "c")]
+    ids = [store.bots.register_bot(n, "127.0.0.1:5000", "1", "t", [GAME]) for n in ("a", "b", "c")]
     play_season(store, "s", ids, [((0, 1, 2), (1, 2, 3)), ((1, 2, 0), (2, 1, 3)), ((2, 0, 1), (1, 2, 2))])
     r = http().get("/api/v1/arena/standings", params={"season": "s"})
     assert r.status_code == 200
@@ -153,4 +153,4 @@ def test_a_game_is_added_over_http(http, bot_server, store: Store) -> None:
     r = client.patch("/api/v1/arena/bots/web-2", json={"games": [added]}, headers=bearer(r.json()["token"]))
     assert r.status_code == 200, r.text
     assert r.json()["bot"]["games"] == [GAME, added] and r.json()["report"]["checks"][-1]["name"] == f"game:{added}"
-    assert store.get_bot_by_name("web-2").games == (GAME, added)
+    assert store.bots.get_bot_by_name("web-2").games == (GAME, added)

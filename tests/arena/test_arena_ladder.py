@@ -12,7 +12,7 @@ import pytest
 from arena.registry import Registry
 from arena.service import start_arena_server
 from cardarena.v1 import arena_pb2, arena_pb2_grpc
-from league.ladder import ladder_standings
+from league.competition.ladder import ladder_standings
 from referee.games import spec
 from tests.arena.conftest import make_config
 from tests.ladder_world import NAME, LadderWorld, build_ladder_world
@@ -78,7 +78,7 @@ def test_games_page_on_and_hide_pending_seeds(stub: arena_pb2_grpc.ArenaStub, lw
     pending = set(lw.pending_ids)
     assert pending
     for g in seen:
-        stored = lw.store.get_game(g.id)
+        stored = lw.store.game_reads.get_game(g.id)
         if g.id in pending:
             assert g.status == "pending" and not g.HasField("seed")
             assert not any(s.HasField("place") for s in g.seats)

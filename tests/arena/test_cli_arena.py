@@ -45,24 +45,24 @@ def test_bot_register_prints_the_token_once_and_retire_uses_it(store: Store, bot
     endpoint = bot_server(OneGameOnly(game=GAME))
     assert main(["bot", "register", "cli-bot", "--endpoint", endpoint, "--game", GAME, "--server", arena]) == 0
     out = capsys.readouterr().out
-    bot = store.get_bot_by_name("cli-bot")
+    bot = store.bots.get_bot_by_name("cli-bot")
     assert bot is not None and f"registered bot cli-bot (id {bot.id}) at {endpoint} for {GAME};" in out
     token = re.search(r"^token: (\S+)$", out, re.M).group(1)
     assert main(["bot", "update", "cli-bot", "--version", "9.9", "--token", token, "--server", arena]) == 0
-    assert store.get_bot_by_name("cli-bot").version == "9.9"
+    assert store.bots.get_bot_by_name("cli-bot").version == "9.9"
     assert main(["bot", "update", "cli-bot", "--game", other_game(), "--token", token, "--server", arena]) == 1
     assert "FAIL  describe" in capsys.readouterr().err  # the bot plays GAME only: nothing is added
-    assert store.get_bot_by_name("cli-bot").games == (GAME,)
+    assert store.bots.get_bot_by_name("cli-bot").games == (GAME,)
     assert main(["bot", "retire", "cli-bot", "--token", "wrong", "--server", arena]) == 1
     assert "cardarena: error: UNAUTHENTICATED: wrong token for bot 'cli-bot'" in capsys.readouterr().err
     assert main(["bot", "retire", "cli-bot", "--token", token, "--server", arena]) == 0
-    assert store.get_bot_by_name("cli-bot").retired_at is not None
+    assert store.bots.get_bot_by_name("cli-bot").retired_at is not None
 
     assert main(["bot", "register", "bad", "--endpoint", bot_server(IllegalBot()), "--game", GAME,
                  "--server", arena]) == 1
     err = capsys.readouterr().err
     assert f"FAIL  game:{GAME}" in err and "cardarena: error: FAILED_PRECONDITION: entry checks failed" in err
-    assert store.get_bot_by_name("bad") is None
+    assert store.bots.get_bot_by_name("bad") is None
 
 
 def test_bot_register_without_a_server(dead_endpoint: str, capsys) -> None:
@@ -77,7 +77,7 @@ def test_bot_update_adds_a_game(store: Store, bot_server, arena_at: str, capsys)
     token = re.search(r"^token: (\S+)$", capsys.readouterr().out, re.M).group(1)
     assert main(["bot", "update", "two-games", "--game", added, "--token", token, "--server", arena]) == 0
     assert f"registered for {GAME}, {added}" in capsys.readouterr().out
-    assert store.get_bot_by_name("two-games").games == (GAME, added)
+    assert store.bots.get_bot_by_name("two-games").games == (GAME, added)
 
 
 def test_bot_register_waits_for_an_arena_that_is_starting(store: Store, bot_server, capsys) -> None:
@@ -99,7 +99,7 @@ def test_bot_register_waits_for_an_arena_that_is_starting(store: Store, bot_serv
     try:
         client.join(120)
         assert codes == [0], capsys.readouterr().err
-        assert store.get_bot_by_name("early") is not None
+        assert store.bots.get_bot_by_name("early") is not None
     finally:
         server.stop(0)
 
@@ -113,7 +113,7 @@ def test_bot_list_through_the_arena_shows_endpoints_games_played_and_availabilit
     live = bot_server(load_bot(STRONG))
     assert main(["bot", "register", "pointy", "--endpoint", live, "--game", GAME, "--server", arena_at]) == 0
     two = [GAME, other_game()]
-    gone = store.register_bot("gone", dead_endpoint, "2.0", "tests", two, capacity=3)
+    gone = store.bots.register_bot("gone", dead_endpoint, "2.0", "tests", two, capacity=3)
     capsys.readouterr()
     assert main(["bot", "list", "--json", "--server", arena_at]) == 0
     rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
@@ -133,7 +133,7 @@ def test_bot_register_if_missing_is_idempotent_and_names_a_conflict(store: Store
     assert main(args) == 0 and "token: " in capsys.readouterr().out
     assert main(args) == 0
     out = capsys.readouterr().out
-    assert f"bot again (id {store.get_bot_by_name('again').id}) is registered already at {endpoint} for {GAME}" in out
+    assert f"bot again (id {store.bots.get_bot_by_name('again').id}) is registered already at {endpoint} for {GAME}" in out
     assert "token" not in out
     moved = ["bot", "register", "again", "--endpoint", "127.0.0.1:9", "--game", GAME, "--server", arena_at,
              "--if-missing"]

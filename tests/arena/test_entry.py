@@ -10,13 +10,13 @@ import pytest
 from botsdk.bot import Context
 from google.protobuf.message import Message
 from referee.bots import load_bot
-from league.entry import (MAX_VALIDATION_GAMES, MIN_CANDIDATE_DECISIONS, TRANSPORTS, check_endpoint, latency_summary,
+from league.entry.checks import (MAX_VALIDATION_GAMES, MIN_CANDIDATE_DECISIONS, TRANSPORTS, check_endpoint, latency_summary,
                           run_entry_checks)
-from league.netpolicy import NetworkPolicy
+from league.entry.netpolicy import NetworkPolicy
 from referee.games import games
 from referee.games.conformance import conformance
-from referee.timecontrol import TimeControl
 from referee.record import FaultKind
+from referee.timecontrol import TimeControl
 from tests.a_game import GAME, SPEC, STRONG, GameBot, other_game
 from tests.arena.conftest import IllegalBot, OneGameOnly
 

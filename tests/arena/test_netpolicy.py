@@ -1,4 +1,4 @@
-"""Endpoint syntax and the network policy (league.netpolicy), without the network."""
+"""Endpoint syntax and the network policy (league.entry.netpolicy), without the network."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 from arena.registry import RegistryConfig
 from config import Settings
-from league.netpolicy import Endpoint, EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint, parse_networks
+from league.entry.netpolicy import Endpoint, EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint, parse_networks
 
 
 @pytest.mark.parametrize(("text", "host", "port"), [

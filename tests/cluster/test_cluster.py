@@ -73,7 +73,7 @@ class Run:
 
 def done_count(store: Store, season_id: int) -> int | None:
     try:
-        return store.season_progress(season_id)["done"]
+        return store.seasons.season_progress(season_id)["done"]
     except Exception:  # the store host cut: nothing to read now
         return None
 
@@ -84,7 +84,7 @@ def play(dep: Deployment, store: Store, name: str, fault: Callable[[int], float 
     ``fault(season_id)`` (it cuts and restores a link and returns its recovery seconds, or None); wait
     for ``season run`` to exit and audit."""
     dep.season_create(name, games, suspend_after_s, time_bank_s=time_bank_s)
-    season_id = store.get_season_by_name(name).id
+    season_id = store.seasons.get_season_by_name(name).id
     runner: Proc = dep.season_run(name, stall_timeout_s=90)
     recovery = None
     if fault is not None:
@@ -133,8 +133,8 @@ def test_a_season_across_the_cluster(deployment: Deployment, store: Store) -> No
         assert all(n == 1 for n in run.audit.attempts.values())
     # both worker hosts played: the attempts name their pool processes (host name:pid)
     pids = {host: children(proc.process.pid) for host, proc in deployment.workers.items()}
-    owners = {int(a.worker.rsplit(":", 1)[1]) for g in store.list_games(store.get_season_by_name("plain-0").id,
-                                                                          limit=10**6) for a in store.attempts(g.id)}
+    owners = {int(a.worker.rsplit(":", 1)[1]) for g in store.game_reads.list_games(store.seasons.get_season_by_name("plain-0").id,
+                                                                          limit=10**6) for a in store.game_reads.attempts(g.id)}
     assert all(owners & kids for kids in pids.values()), (owners, pids)
 
 
@@ -157,7 +157,7 @@ def cut_worker_a(dep: Deployment, store: Store, season_ids: Callable[[], list[in
     def on_worker_a() -> set[int]:
         """Ids of the games running now on worker-a's pool processes (their lease owner is host:pid)."""
         kids = children(dep.workers["worker-a"].process.pid)
-        return {g.id for sid in season_ids() for g in store.list_games(sid, status=GameStatus.RUNNING, limit=10**6)
+        return {g.id for sid in season_ids() for g in store.game_reads.list_games(sid, status=GameStatus.RUNNING, limit=10**6)
                 if g.lease_owner and int(g.lease_owner.rsplit(":", 1)[1]) in kids}
 
     # cut while worker-a holds a game: cut as soon as one runs there, and if every game it held
@@ -180,12 +180,12 @@ def cut_worker_a(dep: Deployment, store: Store, season_ids: Callable[[], list[in
     # expired lease nobody took is still its game's, store.lifecycle); on a loaded machine the sweep may come
     # after the 6 s above, so the host stays cut until one was claimed again (a bound, not a margin)
     end = time.monotonic() + 120
-    while time.monotonic() < end and not any(len(store.attempts(g)) > 1 for g in held):
+    while time.monotonic() < end and not any(len(store.game_reads.attempts(g)) > 1 for g in held):
         time.sleep(0.2)
     dep.cluster.restore("worker-a")
     # its games were voided (lease expired) and done again on worker-b: seconds from the cut to the last
-    games = [g for sid in season_ids() for g in store.list_games(sid, limit=10**6) if len(store.attempts(g.id)) > 1]
-    ends = [a.ended_at.timestamp() for g in games for a in store.attempts(g.id) if a.ended_at and
+    games = [g for sid in season_ids() for g in store.game_reads.list_games(sid, limit=10**6) if len(store.game_reads.attempts(g.id)) > 1]
+    ends = [a.ended_at.timestamp() for g in games for a in store.game_reads.attempts(g.id) if a.ended_at and
             str(a.outcome) == "done"]
     return max(ends) - cut_at if ends else 0.0
 
@@ -313,7 +313,7 @@ def test_a_ladder_across_the_cluster_with_a_worker_host_cut(deployment: Deployme
     # both worker hosts played the ladder, and worker-a's late attempts were refused once it was back
     # (attempts name their pool processes, host name:pid; the hosts share one host name)
     pids = {host: children(proc.process.pid) for host, proc in deployment.workers.items()}
-    owners = {int(a.worker.rsplit(":", 1)[1]) for g in run.audit.attempts for a in store.attempts(g)}
+    owners = {int(a.worker.rsplit(":", 1)[1]) for g in run.audit.attempts for a in store.game_reads.attempts(g)}
     assert all(owners & kids for kids in pids.values()), (owners, pids)
     assert wait_stale_refusals(deployment, refused) > refused, "worker-a's late attempts were not refused"
     # every closed epoch verifies (keys, seeds, replays, chains); the last may still be open
@@ -331,7 +331,7 @@ def test_a_ladder_across_the_cluster_with_a_worker_host_cut(deployment: Deployme
     assert standings["progress"]["total"] == sum(total.values())
     seats: Counter[str] = Counter()
     for e in epochs:
-        r = store.season_results(e.id)
+        r = store.season_reads.season_results(e.id)
         seats.update(r.names[bot] for _number, bot, _place in r.placings)
     games: Counter[str] = Counter()
     for row in standings["standings"]:
@@ -354,7 +354,7 @@ def test_a_worker_host_a_minute_off(deployment: Deployment, store: Store, skew_s
     done = deployment.cluster.run("bots", deployment.cardarena("register", {
         **values, "NAME": "one-at-a-time", "SERVER_ADDR": deployment.cluster.addr("organiser")}), timeout_s=180)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    assert store.get_bot_by_name("one-at-a-time").capacity == 1
+    assert store.bots.get_bot_by_name("one-at-a-time").capacity == 1
     deployment.cluster.stop(deployment.workers.pop("worker-b"))
     deployment.start_worker("worker-b", extra_env=shifted(skew_s))
     deployment.bots.append("one-at-a-time")
@@ -364,5 +364,5 @@ def test_a_worker_host_a_minute_off(deployment: Deployment, store: Store, skew_s
         deployment.bots.remove("one-at-a-time")
     record(deployment, f"worker-b clock {skew_s:+d} s, a capacity-1 bot", run)
     assert_clean(run)
-    idle_s, games = longest_idle_s(deployment.db_url, store.get_season_by_name(f"skew-{skew_s}").id, "one-at-a-time")
+    idle_s, games = longest_idle_s(deployment.db_url, store.seasons.get_season_by_name(f"skew-{skew_s}").id, "one-at-a-time")
     assert games >= 10 and idle_s < MAX_IDLE_S, f"one-at-a-time sat idle {idle_s:.1f} s between two of its {games} games"

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 import pytest
 from fastapi.testclient import TestClient
 
-from referee.bots import load_bot
 from cardarena.v1 import bot_pb2
 from config import Settings
 from dashboard.main import create_app
 from league.policy import POLICY
+from referee.bots import load_bot
 from referee.clients import InProcessBotClient
 from referee.engine import Event
 from referee.games import GameName, games, make_params, spec
@@ -111,25 +111,25 @@ def build_world(url: str, game: GameName | None = None) -> World:
     """Create the store described in the module docstring (a season of ``game``, default WORLD_GAME)."""
     played = game or _world_game()
     store = open_store(url, policy=POLICY)
-    ids = {name: store.register_bot(name, f"127.0.0.1:{5000 + i}", "1.0", "tests", [played])
+    ids = {name: store.bots.register_bot(name, f"127.0.0.1:{5000 + i}", "1.0", "tests", [played])
            for i, name in enumerate(BOTS)}
     names = {v: k for k, v in ids.items()}
     a, b, c = ids["alpha"], ids["bravo"], ids["charlie"]
     schedule = [(11, [a, b, c]), (12, [b, c, a]), (13, [c, a, b]), (14, [a, c, b]), (15, [b, a, c])]
     season_name = "test-season"
-    season_id = store.create_season(season_name, played, dict(spec(played).quick_params), {}, 7, {"table_sizes": [3]}, schedule)
-    games = store.list_games(season_id)
+    season_id = store.seasons.create_season(season_name, played, dict(spec(played).quick_params), {}, 7, {"table_sizes": [3]}, schedule)
+    games = store.game_reads.list_games(season_id)
     done = []
     for game in games[:3]:
-        claim = store.claim_game(game.id, "test", 60)
+        claim = store.games.claim_game(game.id, "test", 60)
         assert claim is not None
         first = not done
         record = play_game([s.bot_id for s in claim.seats], claim.seed, names, "bravo" if first else None,
                            "charlie" if first else None, played)
-        assert store.finish_game(game.id, claim.attempt, record)
+        assert store.games.finish_game(game.id, claim.attempt, record)
         done.append(game.id)
     running = games[3]
-    claim = store.claim_game(running.id, "test", 600)
+    claim = store.games.claim_game(running.id, "test", 600)
     assert claim is not None
     partial = play_game([s.bot_id for s in claim.seats], claim.seed, names, None, game=played)
     # The running game's progress as its worker's heartbeat stores it: through a LiveView over
@@ -139,7 +139,7 @@ def build_world(url: str, game: GameName | None = None) -> World:
               for e in partial.events]
     live.attach({"game": partial.game, "params": partial.params, "num_seats": partial.num_seats,
                  "game_id": partial.game_id}, events, partial.faults)
-    assert store.renew_lease(running.id, claim.attempt, 600, live=live.snapshot())
+    assert store.games.renew_lease(running.id, claim.attempt, 600, live=live.snapshot())
     return World(url, store, season_id, season_name, ids, done, running.id, games[4].id, partial, "bravo", played)
 
 

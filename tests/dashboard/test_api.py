@@ -7,7 +7,7 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
-from league.standings import standings_json, standings_of
+from league.competition.standings import standings_json, standings_of
 from referee.games import spec
 from tests.a_game import action_class, view_class
 from tests.dashboard.conftest import World
@@ -93,7 +93,7 @@ def test_rating_history_ends_at_the_stored_elo(client: TestClient, world: World)
     assert r.status_code == 200
     points = r.json()["points"]
     assert len(points) == 3
-    assert points[-1]["elo"] == pytest.approx(world.store.ratings(world.season_id)[bot_id], abs=0.06)
+    assert points[-1]["elo"] == pytest.approx(world.store.season_reads.ratings(world.season_id)[bot_id], abs=0.06)
 
 
 def test_games_list_filters_and_pages(client: TestClient, world: World) -> None:
@@ -269,7 +269,7 @@ def test_an_undecodable_stored_record_is_shown_as_stored_not_a_500(client: TestC
     from store.models import Replay
 
     game_id = world.done_ids[0]
-    data = world.store.get_replay(game_id).to_json()  # type: ignore[union-attr]
+    data = world.store.replays.get_replay(game_id).to_json()  # type: ignore[union-attr]
     data["decisions"][0]["view"] = base64.b64encode(b"\xff\xff\xff\xff").decode()
     with world.store.engine.begin() as conn:
         conn.execute(update(Replay).where(Replay.game_id == game_id)

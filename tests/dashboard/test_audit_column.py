@@ -17,10 +17,10 @@ from fastapi.testclient import TestClient
 from bench.bench_audit import MATCHES, _opponents
 from config import Settings
 from dashboard.main import create_app
+from league.competition.schedule import ScheduledGame
+from league.competition.seasons import create_season
+from league.competition.standings import standings_json, standings_of
 from league.policy import POLICY
-from league.schedule import ScheduledGame
-from league.seasons import create_season
-from league.standings import standings_json, standings_of
 from referee.bots import load_bot
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
@@ -52,15 +52,15 @@ def _play_season(store, name: str, remember: bool) -> int:
     game = audited_game()
     params = dict(conformance(game).short_params)
     for i, bot in enumerate(BOTS):
-        if store.get_bot_by_name(bot) is None:
-            store.register_bot(bot, f"127.0.0.1:{7000 + i}", "1.0", "tests", [game])
+        if store.bots.get_bot_by_name(bot) is None:
+            store.bots.register_bot(bot, f"127.0.0.1:{7000 + i}", "1.0", "tests", [game])
     sid = create_season(store, name, game, list(BOTS), [4], 64, seed=17, duplicate=True, params=params)
-    names = {store.get_bot_by_name(n).id: n for n in BOTS}
+    names = {store.bots.get_bot_by_name(n).id: n for n in BOTS}
     memo = MATCHES[game][1](remember)
     _, weaker, sloppy = _opponents(game)
-    deals = {number: group for _, number, group, _, _ in store.season_deals(sid)}
-    for row in store.list_games(sid):
-        claim = store.claim_game(row.id, "test", 60)
+    deals = {number: group for _, number, group, _, _ in store.seasons.season_deals(sid)}
+    for row in store.game_reads.list_games(sid):
+        claim = store.games.claim_game(row.id, "test", 60)
         assert claim is not None
         scheduled = ScheduledGame(row.number, claim.seed, tuple(s.bot_id for s in claim.seats), deals[row.number])
         clients = []
@@ -73,7 +73,7 @@ def _play_season(store, name: str, remember: bool) -> int:
             else:
                 clients.append(_policy_client(game, (weaker if who == "weaker" else sloppy).policy(seat, scheduled)))
         record = play(spec(game), make_params(game, params), 4, claim.seed, clients, game_id=f"{sid}/{row.number}")
-        assert store.finish_game(row.id, claim.attempt, record)
+        assert store.games.finish_game(row.id, claim.attempt, record)
         learn = getattr(memo, "learn", None)  # a bot told every deal once played (bench.bench_audit)
         if learn is not None:
             learn(scheduled, record.events)
@@ -85,7 +85,7 @@ def test_a_remembering_bot_is_flagged_everywhere_the_standings_are_shown(tmp_pat
     url = f"sqlite:///{tmp_path / 'dup.db'}"
     store = open_store(url, policy=POLICY)
     sid = _play_season(store, "dup-memo", remember=True)
-    memo = store.get_bot_by_name("memo").id
+    memo = store.bots.get_bot_by_name("memo").id
     rows = {r.bot_id: r for r in standings_of(store, sid)}
     assert rows[memo].audit and all(not r.audit for b, r in rows.items() if b != memo)
     assert any(line.startswith("luck in later rotations: +") for line in rows[memo].audit)

@@ -41,7 +41,7 @@ def penalty_game() -> str:
 
 def world_game(world: World) -> str:
     """The game of the fixture's season; its higher score is better."""
-    game = world.store.get_season(world.season_id).game
+    game = world.store.seasons.get_season(world.season_id).game
     assert spec(game).higher_score_is_better, f"the fixture's season plays {game}, whose lower score is better"
     return game
 
@@ -55,17 +55,17 @@ def penalty_season(world: World) -> int:
     store, ids = world.store, world.bot_ids
     order = [ids["alpha"], ids["bravo"], ids["charlie"]]
     schedule = [(100 + i, order[i % 3:] + order[:i % 3]) for i in range(PENALTY_GAMES)]
-    season = store.create_season("penalty-season", game, params, {}, 5, {"table_sizes": [3]}, schedule)
+    season = store.seasons.create_season("penalty-season", game, params, {}, 5, {"table_sizes": [3]}, schedule)
     names = {v: k for k, v in ids.items()}
-    for n, row in enumerate(store.list_games(season)):
-        claim = store.claim_game(row.id, "test", 60)
+    for n, row in enumerate(store.game_reads.list_games(season)):
+        claim = store.games.claim_game(row.id, "test", 60)
         assert claim is not None
         clients = []
         for seat, s in enumerate(claim.seats):
             act = load_bot(plays[names[s.bot_id]], claim.seed + seat).act
             clients.append(InProcessBotClient(faulty(act) if n == 0 and names[s.bot_id] == "bravo" else act))
         record = play(spec(game), make_params(game, params), 3, claim.seed, clients)
-        assert store.finish_game(row.id, claim.attempt, record)
+        assert store.games.finish_game(row.id, claim.attempt, record)
     return season
 
 

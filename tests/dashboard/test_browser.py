@@ -79,11 +79,11 @@ def page() -> Iterator[object]:
 
 def finish_pending_game(world: World) -> None:
     """Play and store the season's pending game, as a worker would."""
-    claim = world.store.claim_game(world.pending_id, "browser-test", 60)
+    claim = world.store.games.claim_game(world.pending_id, "browser-test", 60)
     assert claim is not None
     names = {v: k for k, v in world.bot_ids.items()}
     record = play_game([s.bot_id for s in claim.seats], claim.seed, names, None)
-    assert world.store.finish_game(world.pending_id, claim.attempt, record)
+    assert world.store.games.finish_game(world.pending_id, claim.attempt, record)
 
 
 def shot(page: object, name: str) -> None:

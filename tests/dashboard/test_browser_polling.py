@@ -18,8 +18,8 @@ def _polls(page, base_url: str, seconds: float) -> int:  # noqa: F811
 
 def test_the_home_page_polls_a_running_season_and_not_a_cancelled_one(page, base_url: str, world: World) -> None:  # noqa: F811
     assert _polls(page, base_url, 3.5) >= 2  # running (a game is running): live
-    world.store.cancel_season(world.season_id, "abandoned")
-    assert world.store.season_progress(world.season_id)["running"] == 1  # still running: the season is not over
+    world.store.games.cancel_season(world.season_id, "abandoned")
+    assert world.store.seasons.season_progress(world.season_id)["running"] == 1  # still running: the season is not over
     assert _polls(page, base_url, 3.5) == 0
     assert page.locator("#seasons .status").inner_text() == "cancelled"
     assert not page.locator("#live-note").is_visible()

@@ -72,19 +72,19 @@ class Replays:
 def store_game(store: Store, bot_ids: list[int], game: str, params: dict[str, Any], seed: int,
                bots: list[str]) -> Played:
     """A season of one game, played here by the reference bots and stored as a worker stores it."""
-    season = store.create_season(f"{game}-season", game, params, {}, seed, {"table_sizes": [len(bots)]},
+    season = store.seasons.create_season(f"{game}-season", game, params, {}, seed, {"table_sizes": [len(bots)]},
                                  [(seed, bot_ids[:len(bots)])])
-    [row] = store.list_games(season)
-    claim = store.claim_game(row.id, "test", 60)
+    [row] = store.game_reads.list_games(season)
+    claim = store.games.claim_game(row.id, "test", 60)
     assert claim is not None
     record = play_with(game, bots, params, claim.seed)
-    assert store.finish_game(row.id, claim.attempt, record)
+    assert store.games.finish_game(row.id, claim.attempt, record)
     return Played(row.id, record)
 
 
 def register_bots(store: Store, seats: int) -> list[int]:
     """``seats`` bots for every game (``bot0`` with no author, the others by ``tests``); their ids."""
-    return [store.register_bot(f"bot{i}", f"127.0.0.1:{6000 + i}", "0.1.0", "" if i == 0 else "tests", games())
+    return [store.bots.register_bot(f"bot{i}", f"127.0.0.1:{6000 + i}", "0.1.0", "" if i == 0 else "tests", games())
             for i in range(seats)]
 
 

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 
 from config import Settings
 from dashboard.main import create_app
-from league.ladder import ladder_standings
+from league.competition.ladder import ladder_standings
 from store import GameStatus
 from tests.ladder_world import NAME, LadderWorld, build_ladder_world
 
@@ -136,16 +136,16 @@ def test_no_key_before_its_epoch_is_done_nor_a_pending_seed(client: TestClient, 
     for e in epochs:
         row = next(x for x in body["epochs"] if x["epoch"] == e.epoch)
         assert row["commitment"] == e.commitment
-        key = store.revealed_key(e.id)
+        key = store.seasons.revealed_key(e.id)
         if key is None:
-            hidden.append(store.schedule_key(e.id).hex())
+            hidden.append(store.seasons.schedule_key(e.id).hex())
             assert row["key"] is None
         else:
             shown += 1
             assert row["key"] == key.hex() and row["closed"]
     assert hidden and shown  # the open epoch's key is secret; closed, finished epochs publish theirs
     assert lw.pending_ids
-    seeds = [str(store.get_game(g).seed) for g in lw.pending_ids]
+    seeds = [str(store.game_reads.get_game(g).seed) for g in lw.pending_ids]
     texts = [client.get(u).text for u in (
         f"/ladders/{NAME}", f"/api/v1/ladders/{NAME}?epochs=1000", f"/api/v1/ladders/{NAME}/games?limit=500",
         f"/api/v1/ladders/{NAME}/history", "/api/v1/ladders", f"/bots/{lw.bots['a']}")]
@@ -164,7 +164,7 @@ def test_progress_keeps_finished_epochs_and_counts_the_open_one(lw: LadderWorld)
 
     counts = FinalCounts()
     assert counts.progress(lw.store, lw.ladder_id) == lw.store.ladders.ladder_progress(lw.ladder_id)
-    game = lw.store.get_game(lw.pending_ids[0])
+    game = lw.store.game_reads.get_game(lw.pending_ids[0])
     finish(lw.store, game.id, list(range(1, len(game.seats) + 1)))
     after = counts.progress(lw.store, lw.ladder_id)
     assert after == lw.store.ladders.ladder_progress(lw.ladder_id) and after["pending"] == len(lw.pending_ids) - 1
@@ -190,8 +190,8 @@ def test_a_stored_compare_is_shown_on_the_page_and_in_the_api(lw: LadderWorld) -
 def test_a_paused_bot_is_marked_on_the_page_and_in_the_api(lw: LadderWorld) -> None:
     """A bot the open epoch marks as not answering is paused in the ladder (rules §5.3), and shown so."""
     epoch = lw.store.ladders.current_epoch(lw.ladder_id)
-    c_bot = lw.store.get_bot_by_name("c")
-    lw.store.mark_down(epoch.id, {c_bot.id: "connection refused"})
+    c_bot = lw.store.bots.get_bot_by_name("c")
+    lw.store.marks.mark_down(epoch.id, {c_bot.id: "connection refused"})
     with TestClient(create_app(Settings(db_url=lw.url))) as client:
         rows = client.get(f"/api/v1/ladders/{NAME}").json()["standings"]
         page = client.get(f"/ladders/{NAME}").text

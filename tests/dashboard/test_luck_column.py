@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from referee.bots import load_bot
 from config import Settings
 from dashboard.main import create_app
-from league.luck import adjusted_changes, mean_interval
+from league.competition.standings import standings_of
 from league.policy import POLICY
-from league.standings import standings_of
+from league.ratings.luck import adjusted_changes, mean_interval
+from referee.bots import load_bot
 from referee.clients import InProcessBotClient
 from referee.games import make_params, spec
 from referee.games.conformance import conformance
@@ -37,19 +37,19 @@ def play_season(store: Store, name: str, game: str, plays: dict[str, str], playe
     played here by the referee and stored; the rest stay pending. Returns the season's id, the bots' ids and
     each played game's bots (in seat order) and record."""
     params = dict(conformance(game).short_params)
-    ids = {n: store.register_bot(n, f"127.0.0.1:{6000 + i}", "1.0", "tests", [game]) for i, n in enumerate(plays)}
+    ids = {n: store.bots.register_bot(n, f"127.0.0.1:{6000 + i}", "1.0", "tests", [game]) for i, n in enumerate(plays)}
     o, r, x = ids.values()
     schedule = [(21, [o, r, x]), (22, [r, x, o]), (23, [x, o, r]), (24, [o, x, r])]
-    sid = store.create_season(name, game, params, {}, 7, {"table_sizes": [3]}, schedule)
+    sid = store.seasons.create_season(name, game, params, {}, 7, {"table_sizes": [3]}, schedule)
     names = {v: k for k, v in ids.items()}
     records = []
-    for row in store.list_games(sid)[:played]:
-        claim = store.claim_game(row.id, "test", 60)
+    for row in store.game_reads.list_games(sid)[:played]:
+        claim = store.games.claim_game(row.id, "test", 60)
         assert claim is not None
         clients = [InProcessBotClient(load_bot(plays[names[s.bot_id]], claim.seed + k).act)
                    for k, s in enumerate(claim.seats)]
         record = play(spec(game), make_params(game, params), 3, claim.seed, clients)
-        assert store.finish_game(row.id, claim.attempt, record)
+        assert store.games.finish_game(row.id, claim.attempt, record)
         records.append(([s.bot_id for s in claim.seats], record))
     return sid, ids, records
 

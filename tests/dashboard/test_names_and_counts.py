@@ -16,19 +16,19 @@ def suspend_and_cancel(world: World) -> int:
     """A second season ``second-season`` of 6 games: alpha suspended from it (its pending games not played),
     then the season cancelled (the rest cancelled). Returns its id."""
     store = world.store
-    world_season = store.get_season(world.season_id)  # the same game and parameters as the world's season
+    world_season = store.seasons.get_season(world.season_id)  # the same game and parameters as the world's season
     a, b, c = (world.bot_ids[n] for n in ("alpha", "bravo", "charlie"))
-    d = store.register_bot("delta", "127.0.0.1:5009", "1.0", "tests", [world_season.game])
-    sid = store.create_season("second-season", world_season.game, world_season.params, {}, 8, {"table_sizes": [3]},
+    d = store.bots.register_bot("delta", "127.0.0.1:5009", "1.0", "tests", [world_season.game])
+    sid = store.seasons.create_season("second-season", world_season.game, world_season.params, {}, 8, {"table_sizes": [3]},
                               [(21, [a, b, c]), (22, [b, c, d]), (23, [c, a, d]), (24, [b, c, d]), (25, [a, c, d]),
                                (26, [c, b, d])])
-    first = store.next_pending(sid, limit=1)[0]
+    first = store.seasons.next_pending(sid, limit=1)[0]
     start = datetime(2026, 1, 1, tzinfo=UTC)
-    store.defer_game(first, {a: "connection refused"}, now=start)
-    store.defer_game(first, {a: "connection refused"}, now=start + timedelta(seconds=601))  # past suspend_after
-    progress = store.season_progress(sid)
+    store.games.defer_game(first, {a: "connection refused"}, now=start)
+    store.games.defer_game(first, {a: "connection refused"}, now=start + timedelta(seconds=601))  # past suspend_after
+    progress = store.seasons.season_progress(sid)
     assert progress["not_played"] == 3 and progress["pending"] == 3
-    store.cancel_season(sid, "the organiser gave up")
+    store.games.cancel_season(sid, "the organiser gave up")
     return sid
 
 
@@ -55,10 +55,10 @@ def test_a_bot_by_name_and_a_misspelt_one(client: TestClient, world: World) -> N
 
 
 def test_an_all_digit_season_name_is_refused_with_one_line(world: World) -> None:
-    from league.seasons import SeasonError, create_season
+    from league.competition.seasons import SeasonError, create_season
 
     try:
-        create_season(world.store, "2026", world.store.get_season(world.season_id).game, ["alpha", "bravo", "charlie"],
+        create_season(world.store, "2026", world.store.seasons.get_season(world.season_id).game, ["alpha", "bravo", "charlie"],
                       [3], 3, 1)
     except SeasonError as exc:
         assert "not all digits" in str(exc)

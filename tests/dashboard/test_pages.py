@@ -29,7 +29,7 @@ def test_season_page_has_standings_and_crosstable(client: TestClient, world: Wor
     for name in ("alpha", "bravo", "charlie"):
         assert f">{name}</a>" in r.text
     assert r.text.count('class="h2h"') == 6
-    unit = spec(world.store.get_season(world.season_id).game).score_unit
+    unit = spec(world.store.seasons.get_season(world.season_id).game).score_unit
     assert f"Avg {unit} change" in r.text
 
 
@@ -112,8 +112,8 @@ def test_the_api_reference_is_a_local_page(client: TestClient) -> None:
 
 
 def test_bot_page_header_and_latency_tail(client: TestClient, world: World) -> None:
-    game = world.store.get_season(world.season_id).game
-    nameless = world.store.register_bot("nameless", "127.0.0.1:5999", "0.1.0", "", [game])
+    game = world.store.seasons.get_season(world.season_id).game
+    nameless = world.store.bots.register_bot("nameless", "127.0.0.1:5999", "0.1.0", "", [game])
     h1 = re.search(r"<h1>(.*?)</h1>", client.get(f"/bots/{nameless}").text, re.S).group(1)  # type: ignore[union-attr]
     assert "v0.1.0" in h1 and " by" not in h1  # no author, no "by"
     page = client.get(f"/bots/{world.bot_ids['alpha']}").text

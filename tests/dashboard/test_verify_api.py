@@ -3,7 +3,7 @@
 A season is played by ``cardarena demo`` (reference bots over gRPC, local workers, SQLite); the
 dashboard serves it with uvicorn on a free port; the command, in its own process and with no
 database, reads only the API and must verify it, and must not verify a copy whose stored result
-was changed afterwards (league.verify; rules §4.3).
+was changed afterwards (league.integrity.verify; rules §4.3).
 """
 
 from __future__ import annotations

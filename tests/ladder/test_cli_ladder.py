@@ -28,7 +28,7 @@ def lite(tmp_path: Path, bot_server) -> str:
     url = f"sqlite:///{tmp_path / 'ladder.db'}"
     store = open_store(url, policy=POLICY)
     for i, name in enumerate((STRONG, "random", STRONG)):
-        store.register_bot(f"{name}-{i}", bot_server(load_bot(name, i)), "1", "tests", [GAME], capacity=4)
+        store.bots.register_bot(f"{name}-{i}", bot_server(load_bot(name, i)), "1", "tests", [GAME], capacity=4)
     store.close()
     return url
 

@@ -11,11 +11,11 @@ import pytest
 
 from types import SimpleNamespace
 
-from league import fairness
-from league.compare import CompareError, ComparePlanner, Look, plan, start_compare
-from league.matchmaking import Entrant, MatchState
-from league.ladder import LadderRunner, create_ladder
-from league.ratings_ml import ANCHOR, SCALE
+from league.competition.compare import CompareError, ComparePlanner, Look, plan, start_compare
+from league.competition.ladder import LadderRunner, create_ladder
+from league.competition.matchmaking import Entrant, MatchState
+from league.integrity import fairness
+from league.ratings.ratings_ml import ANCHOR, SCALE
 from store import Store
 from tests.a_game import game_without_luck, other_game
 from tests.store.conftest import finish
@@ -23,7 +23,7 @@ from tests.store.conftest import finish
 
 def ladder(store: Store, bots: list[int], *, duplicate: bool = False, tables=(4,), window: int = 4) -> int:
     for name in ("e", "f"):
-        store.register_bot(name, f"127.0.0.1:{5100 + len(name)}", "1.0", "tests", [game_without_luck()],
+        store.bots.register_bot(name, f"127.0.0.1:{5100 + len(name)}", "1.0", "tests", [game_without_luck()],
                            capacity=2)
     return create_ladder(store, "lad", game_without_luck(), list(tables), duplicate=duplicate, window=window)
 
@@ -32,8 +32,8 @@ def play(store: Store, lid: int, elo: dict[int, float], rng: random.Random) -> i
     """Finish every pending game: places drawn by Plackett-Luce from the bots' Elo (``elo``, default 1500)."""
     n = 0
     for epoch in store.ladders.epochs(lid):
-        for gid in store.next_pending(epoch.id, limit=1000):
-            seats = [s.bot_id for s in store.get_game(gid).seats]
+        for gid in store.seasons.next_pending(epoch.id, limit=1000):
+            seats = [s.bot_id for s in store.game_reads.get_game(gid).seats]
             times = [rng.expovariate(math.exp((elo.get(b, 1500.0) - ANCHOR) / SCALE)) for b in seats]
             order = sorted(range(len(seats)), key=times.__getitem__)
             places = [0] * len(seats)
@@ -94,7 +94,7 @@ def test_duplicate_compare_tables_are_sealed_groups_fed_whole(store: Store, bots
     group = store.compares.compare_games(lid, (a, b), 0)
     assert len(group) == 3 and len({(g.season_id, g.deal_group) for g in group}) == 1
     tables = [tuple(bot for bot, _, _ in g.seats) for g in group]
-    assert len({store.get_game(g.id).seed for g in group}) == 1  # one deal for every rotation
+    assert len({store.game_reads.get_game(g.id).seed for g in group}) == 1  # one deal for every rotation
     assert sorted(tables) == sorted(tuple(tables[0][(p - r) % 3] for p in range(3)) for r in range(3))
     finish(store, group[0].id, [1, 2, 3])
     runner.refill()
@@ -148,8 +148,8 @@ def test_a_new_version_stops_a_compare_and_auto_follows_the_next(store: Store, b
     runner, rng = LadderRunner(store, lid), random.Random(5)
     runner.refill()
     play(store, lid, {}, rng)
-    store.update_bot(b, version="2.0")
-    store.update_bot(d, version="2.0")
+    store.bots.update_bot(b, version="2.0")
+    store.bots.update_bot(d, version="2.0")
     runner.refill()
     compares = {x.id: x for x in store.compares.list_compares(lid)}
     assert compares[plain].status == "stopped" and "d@1.0" in compares[plain].state["why"]
@@ -166,7 +166,7 @@ def test_a_new_version_stops_a_compare_and_auto_follows_the_next(store: Store, b
 def test_bad_compares_get_one_line(store: Store, bots: list[int]) -> None:
     lid = ladder(store, bots)
     game = game_without_luck()
-    store.register_bot("other", "127.0.0.1:5999", "1.0", "tests", [other_game(game)], capacity=1)
+    store.bots.register_bot("other", "127.0.0.1:5999", "1.0", "tests", [other_game(game)], capacity=1)
     for base, cand, kw, words in [
             ("a@0.9", "b", {}, "serves version 1.0 now, not 0.9"), ("zz", "b", {}, "no bot named 'zz'"),
             ("a", "a@1.0", {}, "named twice"), ("a", "b", {"delta": 0.0}, "indifference zone"),

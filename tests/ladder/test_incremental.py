@@ -10,9 +10,9 @@ import random
 
 import pytest
 
-import league.ladder as ladder_mod
-from league import fairness
-from league.ladder import (
+import league.competition.ladder as ladder_mod
+from league.integrity import fairness
+from league.competition.ladder import (
     LadderRunner,
     create_ladder,
     entrant_index,
@@ -21,8 +21,8 @@ from league.ladder import (
     played_counts,
     seat_entrants,
 )
-from league.matchmaking import MatchState
-from league.ratings_ml import fit_bradley_terry
+from league.competition.matchmaking import MatchState
+from league.ratings.ratings_ml import fit_bradley_terry
 from store import GameStatus, Store
 from tests.a_game import game_without_luck
 from tests.store.conftest import finish
@@ -46,14 +46,14 @@ def schedule(store: Store, lid: int, bots: list[int], n: int, seed: int = 1) -> 
     """Append ``n`` tables of 3 (drawn with ``seed``) to the ladder's open epoch."""
     store.ladders.sync_entrants(lid)
     epoch = store.ladders.current_epoch(lid)
-    count = store.season_progress(epoch.id)["total"]
+    count = store.seasons.season_progress(epoch.id)["total"]
     games = [(10_000 + count + i, t) for i, t in enumerate(tables(bots, n, seed))]
     assert store.ladders.append_games(epoch.id, games, count)
 
 
 def places(store: Store, gid: int, rank: dict[int, int], rng: random.Random) -> list[int]:
     """Places of a game: mostly by ``rank`` (bot id -> rank), sometimes upset, sometimes shared."""
-    seats = [s.bot_id for s in store.get_game(gid).seats]
+    seats = [s.bot_id for s in store.game_reads.get_game(gid).seats]
     key = {b: rank[b] + rng.gauss(0, 1.2) for b in seats}
     order = sorted(seats, key=lambda b: key[b])
     out = [order.index(b) + 1 for b in seats]
@@ -198,7 +198,7 @@ def test_a_new_version_is_rated_apart_incrementally(store: Store, bots: list[int
     for gid in pending(store, lid):
         finish(store, gid, places(store, gid, rank, rng))
     assert_same_fit(store, lid)
-    store.update_bot(a, version="2.0")
+    store.bots.update_bot(a, version="2.0")
     rank[a] = -1  # the new version is the best
     schedule(store, lid, bots, 25, seed=2)
     todo = pending(store, lid)
@@ -219,17 +219,17 @@ def test_the_match_state_from_aggregates_is_the_state_of_every_table(store: Stor
     # table at the end) are the same in every run: a fresh secret key each run left no table to seat now and then
     keys = random.Random(1)
     monkeypatch.setattr(fairness, "new_key", lambda: keys.randbytes(32))
-    store.register_bot("e", "127.0.0.1:5100", "1.0", "t", [game_without_luck()], capacity=3)
+    store.bots.register_bot("e", "127.0.0.1:5100", "1.0", "t", [game_without_luck()], capacity=3)
     lid = create_ladder(store, "ms", game_without_luck(), [3, 4], window=6)
     runner = LadderRunner(store, lid)
     rng = random.Random(1)
     for step in range(12):
         runner.refill()
         if step == 6:
-            store.update_bot(bots[2], version="2.0")
+            store.bots.update_bot(bots[2], version="2.0")
         todo = pending(store, lid)
         for gid in todo[: len(todo) - 2]:  # some stay pending (no version yet)
-            seats = store.get_game(gid).seats
+            seats = store.game_reads.get_game(gid).seats
             finish(store, gid, rng.sample(range(1, len(seats) + 1), len(seats)))
     by_version, latest = entrant_index(store.ladders.entrants(lid))
     want = MatchState.from_tables(seat_entrants(g.seats, by_version, latest) for g in store.ladders.ladder_games(lid))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cli.main import main
-from league.ladder import LadderRunner, create_ladder
+from league.competition.ladder import LadderRunner, create_ladder
 from league.policy import POLICY
 from store import GameStatus, Store, open_store
 from tests.a_game import game_without_luck
@@ -21,7 +21,7 @@ def test_season_list_marks_a_ladders_epochs_and_lists_them_on_request(tmp_path: 
     url = f"sqlite:///{tmp_path / 'l.db'}"
     store = open_store(url, policy=POLICY)
     for n in "abc":
-        store.register_bot(n, f"127.0.0.1:{5000 + ord(n)}", "1.0", "t", [game_without_luck()], capacity=2)
+        store.bots.register_bot(n, f"127.0.0.1:{5000 + ord(n)}", "1.0", "t", [game_without_luck()], capacity=2)
     create_ladder(store, "lad", game_without_luck(), [3])
     store.close()
     assert main(["season", "list", "--db", url]) == 0
@@ -38,9 +38,9 @@ def test_a_duplicate_ladder_seats_every_rotation_of_a_table_as_one_sealed_deal_g
     runner = LadderRunner(store, lid)
     assert runner.refill().added == 3
     epoch = store.ladders.current_epoch(lid)
-    deals = store.season_deals(epoch.id)  # (game id, number, deal group, seed, status)
+    deals = store.seasons.season_deals(epoch.id)  # (game id, number, deal group, seed, status)
     assert len({d[2] for d in deals}) == 1 and len({d[3] for d in deals}) == 1
-    games = [store.get_game(d[0]) for d in deals]
+    games = [store.game_reads.get_game(d[0]) for d in deals]
     seatings = [tuple(s.bot_id for s in g.seats) for g in games]
     assert len(set(seatings)) == 3 and all(len(set(col)) == 3 for col in zip(*seatings, strict=True))
     finish(store, games[0].id, [1, 2, 3])
@@ -49,13 +49,13 @@ def test_a_duplicate_ladder_seats_every_rotation_of_a_table_as_one_sealed_deal_g
         finish(store, g.id, [1, 2, 3])
     assert not store.game_reads.game_row(games[0].id).sealed
     assert runner.refill().added == 3  # the next table: its three rotations again
-    groups = Counter(d[2] for d in store.season_deals(epoch.id))
+    groups = Counter(d[2] for d in store.seasons.season_deals(epoch.id))
     assert sorted(groups.values()) == [3, 3]
 
 
 def test_a_paused_bot_is_not_seated_and_comes_back_when_it_answers(store: Store, bots: list[int]) -> None:
     a = bots[0]
-    store.register_bot("e", "127.0.0.1:5100", "1.0", "t", [game_without_luck()], capacity=2)
+    store.bots.register_bot("e", "127.0.0.1:5100", "1.0", "t", [game_without_luck()], capacity=2)
     lid = create_ladder(store, "pause", game_without_luck(), [3], window=4)
     runner = LadderRunner(store, lid)
     runner.refill()
@@ -66,7 +66,7 @@ def test_a_paused_bot_is_not_seated_and_comes_back_when_it_answers(store: Store,
 
     play()
     epoch = store.ladders.current_epoch(lid)
-    store.mark_down(epoch.id, {a: "did not answer"})
+    store.marks.mark_down(epoch.id, {a: "did not answer"})
     assert a in runner.marked()
     start = max(g.id for g in store.ladders.ladder_games(lid))
     for _ in range(3):

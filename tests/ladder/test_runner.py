@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from league.ladder import LadderError, LadderRunner, create_ladder, ladder_fit, ladder_standings
+from league.competition.ladder import LadderError, LadderRunner, create_ladder, ladder_fit, ladder_standings
 from league.policy import POLICY
-from store import GameStatus, Store, open_store
 from referee.games import spec
+from store import GameStatus, Store, open_store
 from tests.a_game import game_without_luck
 from tests.store.conftest import finish
 
@@ -23,8 +23,8 @@ def play_all(store: Store, lid: int, order: dict[int, int] | None = None) -> int
     """Finish every pending game of the ladder, bots ranked by ``order`` (bot id -> rank; default id)."""
     n = 0
     for epoch in store.ladders.epochs(lid):
-        for gid in store.next_pending(epoch.id, limit=1000):
-            seats = [s.bot_id for s in store.get_game(gid).seats]
+        for gid in store.seasons.next_pending(epoch.id, limit=1000):
+            seats = [s.bot_id for s in store.game_reads.get_game(gid).seats]
             ranks = sorted(seats, key=lambda b: (order or {}).get(b, b))
             finish(store, gid, [ranks.index(b) + 1 for b in seats])
             n += 1
@@ -66,7 +66,7 @@ def test_a_new_version_is_a_new_entrant_and_the_old_one_stops(store: Store, bots
     for _ in range(4):
         runner.refill()
         play_all(store, lid)
-    store.update_bot(a, version="2.0")
+    store.bots.update_bot(a, version="2.0")
     for _ in range(4):
         runner.refill()
         play_all(store, lid)
@@ -85,13 +85,13 @@ def test_a_new_version_is_a_new_entrant_and_the_old_one_stops(store: Store, bots
 
 def test_a_retired_bot_leaves_and_a_paused_bot_is_not_seated(store: Store, bots: list[int]) -> None:
     a, b, c, d = bots
-    store.register_bot("e", "127.0.0.1:5100", "1", "t", [game_without_luck()], capacity=2)
+    store.bots.register_bot("e", "127.0.0.1:5100", "1", "t", [game_without_luck()], capacity=2)
     lid = make(store, window=8)
     runner = LadderRunner(store, lid)
     runner.refill()
-    withdrawn = store.retire_bot(a)
+    withdrawn = store.games.retire_bot(a)
     for gid in withdrawn:
-        assert store.get_game(gid).status == GameStatus.NOT_PLAYED
+        assert store.game_reads.get_game(gid).status == GameStatus.NOT_PLAYED
     play_all(store, lid)
     start = max(g.id for g in store.ladders.ladder_games(lid))
     for _ in range(3):
@@ -110,8 +110,8 @@ def test_an_epoch_closes_after_its_games_and_its_key_is_published_once_final(sto
         play_all(store, lid)
     epochs = store.ladders.epochs(lid)
     assert [e.epoch for e in epochs] == [1, 2]
-    assert store.season_progress(epochs[0].id)["total"] >= 3
-    assert store.revealed_key(epochs[0].id) is not None and store.revealed_key(epochs[1].id) is None
+    assert store.seasons.season_progress(epochs[0].id)["total"] >= 3
+    assert store.seasons.revealed_key(epochs[0].id) is not None and store.seasons.revealed_key(epochs[1].id) is None
     start = store.ladders.chain_start(epochs[1].id)
     assert start[1]["previous"]["commitment"] == epochs[0].commitment
     # by time too
@@ -141,7 +141,7 @@ def test_progress_keeps_counting_right_once_closed_epochs_are_kept(store: Store,
     def by_epochs() -> dict[str, int]:
         total = {k: 0 for k in store.ladders.ladder_progress(lid)}
         for e in store.ladders.epochs(lid):
-            for k, n in store.season_progress(e.id).items():
+            for k, n in store.seasons.season_progress(e.id).items():
                 if k in total:
                     total[k] += n
         return total
@@ -168,13 +168,13 @@ def test_a_bot_that_goes_down_holds_up_no_one_else(store: Store, bots: list[int]
     assert runner.refill().added > 0
     epoch = store.ladders.current_epoch(lid)
     waiting = {g.id for g in store.ladders.ladder_games(lid, status=[GameStatus.PENDING])
-               if d in {s.bot_id for s in store.get_game(g.id).seats}}
+               if d in {s.bot_id for s in store.game_reads.get_game(g.id).seats}}
     assert waiting and runner.refill().added == 0  # the window is full while d answers
-    store.mark_down(epoch.id, {d: "refused"})
+    store.marks.mark_down(epoch.id, {d: "refused"})
     added = runner.refill()  # d is paused: the others get new tables without it
     assert added.added > 0
     new = [g for g in store.ladders.ladder_games(lid, status=[GameStatus.PENDING]) if g.id not in waiting]
-    assert all(d not in {s.bot_id for s in store.get_game(g.id).seats} for g in new if g.id > max(waiting))
+    assert all(d not in {s.bot_id for s in store.game_reads.get_game(g.id).seats} for g in new if g.id > max(waiting))
     pending, per_bot = store.ladders.open_games(lid, stalled_by={d})
     assert pending <= 4 and all(n <= 2 for n in per_bot.values())  # the window and capacities hold for the rest
     assert {g.id for g in store.ladders.ladder_games(lid, status=[GameStatus.PENDING])} >= waiting  # kept waiting
@@ -186,6 +186,6 @@ def test_standings_say_which_bot_is_paused(store: Store, bots: list[int]) -> Non
     LadderRunner(store, lid).refill()
     play_all(store, lid)
     assert all(r.paused is None for r in ladder_standings(store, lid, with_luck=False))
-    store.mark_down(store.ladders.current_epoch(lid).id, {d: "refused"})
+    store.marks.mark_down(store.ladders.current_epoch(lid).id, {d: "refused"})
     rows = {r.bot_id: r for r in ladder_standings(store, lid, with_luck=False) if r.latest}
     assert rows[d].paused == "refused" and all(rows[x].paused is None for x in (a, b, c))

@@ -115,7 +115,7 @@ def store(db_url: str) -> Iterator[Store]:
 def bots(store: Store) -> list[int]:
     """Four registered bots, ids in name order a, b, c, d, each for :func:`~tests.a_game.game_without_luck`
     (the game of the store's tests) and, when there is one, a second game."""
-    return [store.register_bot(n, f"127.0.0.1:{5000 + i}", "1.0", "tests", games_of(game_without_luck()),
+    return [store.bots.register_bot(n, f"127.0.0.1:{5000 + i}", "1.0", "tests", games_of(game_without_luck()),
                                capacity=2)
             for i, n in enumerate("abcd")]
 
@@ -129,7 +129,7 @@ def make_season(store: Store) -> Callable[..., int]:
     game = game_without_luck()
 
     def make(tables: Sequence[Sequence[int]], name: str | None = None) -> int:
-        return store.create_season(
+        return store.seasons.create_season(
             name or f"season-{next(counter)}", game, quick_params(game), {"deadline_ms": 1000}, 42,
             {"table_size": len(tables[0]), "duplicate": False},
             [(1000 + i, list(t)) for i, t in enumerate(tables)],
@@ -167,7 +167,7 @@ def make_record(claim: Claim, places: Sequence[int], changes: Sequence[int] | No
 
 def finish(store: Store, game_id: int, places: Sequence[int], owner: str = "w", **kw: object) -> Claim:
     """Claim and finish one game with these places; returns the claim."""
-    claim = store.claim_game(game_id, owner, 60)
+    claim = store.games.claim_game(game_id, owner, 60)
     assert claim is not None
-    assert store.finish_game(game_id, claim.attempt, make_record(claim, places, **kw))  # type: ignore[arg-type]
+    assert store.games.finish_game(game_id, claim.attempt, make_record(claim, places, **kw))  # type: ignore[arg-type]
     return claim

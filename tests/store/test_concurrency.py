@@ -20,12 +20,12 @@ def _claim_all(url: str, game_ids: list[int], owner: str, finish: bool, start, o
     won = []
     for gid in game_ids:
         start.wait(60)
-        claim = store.claim_game(gid, owner, 60)
+        claim = store.games.claim_game(gid, owner, 60)
         if claim is not None:
             won.append(gid)
             if finish:
                 places = [1 + (claim.number + s) % len(claim.seats) for s in range(len(claim.seats))]
-                assert store.finish_game(gid, claim.attempt, make_record(claim, places))
+                assert store.games.finish_game(gid, claim.attempt, make_record(claim, places))
     out.put((owner, won))
     store.close()
 
@@ -47,12 +47,12 @@ def _run(url: str, game_ids: list[int], finish: bool) -> dict[str, list[int]]:
 def test_each_game_claimed_exactly_once(store: Store, db_url: str, bots: list[int],
                                         make_season: Callable[..., int]) -> None:
     sid = make_season([bots[i % 4:] + bots[:i % 4] for i in range(24)])
-    ids = store.next_pending(sid, limit=100)
+    ids = store.seasons.next_pending(sid, limit=100)
     won = _run(db_url, ids, finish=False)
     counts = Counter(gid for games in won.values() for gid in games)
     assert sum(1 for games in won.values() if games) > 1  # the claimers really competed
     assert sorted(counts) == ids and set(counts.values()) == {1}
-    games = store.list_games(sid, limit=100)
+    games = store.game_reads.list_games(sid, limit=100)
     assert all(g.status == GameStatus.RUNNING and g.attempts == 1 for g in games)
     owners = {g.id: g.lease_owner for g in games}
     assert all(owners[gid] == owner for owner, gs in won.items() for gid in gs)
@@ -60,12 +60,12 @@ def test_each_game_claimed_exactly_once(store: Store, db_url: str, bots: list[in
 
 def test_concurrent_finishes_rate_every_game_in_schedule_order(store: Store, db_url: str, bots: list[int],
                                                                make_season: Callable[..., int]) -> None:
-    from league.elo import season_elo
+    from league.ratings.elo import season_elo
 
     tables = [bots[i % 4:] + bots[:i % 4] for i in range(40)]
     sid = make_season(tables)
-    ids = store.next_pending(sid, limit=100)
+    ids = store.seasons.next_pending(sid, limit=100)
     _run(db_url, ids, finish=True)
-    assert store.season_progress(sid)["done"] == 40
+    assert store.seasons.season_progress(sid)["done"] == 40
     places = [[1 + (n + s) % 4 for s in range(4)] for n in range(40)]
-    assert store.ratings(sid) == season_elo(zip(tables, places, strict=True))
+    assert store.season_reads.ratings(sid) == season_elo(zip(tables, places, strict=True))

@@ -3,7 +3,7 @@ entrants as bot versions, retirement in one transaction, keys published only for
 
 from __future__ import annotations
 
-from league import fairness
+from league.integrity import fairness
 from store import GameStatus, Store
 from store.db import NameTaken
 from tests.a_game import game_without_luck, other_game
@@ -29,11 +29,11 @@ def test_a_ladder_name_is_unique_and_its_epoch_is_a_season(store: Store, bots: l
         assert "lad" in str(exc)
     else:
         raise AssertionError("a second ladder of the same name was stored")
-    season = store.get_season(sid)
+    season = store.seasons.get_season(sid)
     assert season is not None and (season.ladder_id, season.epoch) == (lid, 1)
     assert season.commitment == fairness.commitment(key, season.chance_scheme)
     assert store.ladders.current_epoch(lid).id == sid
-    head = store.chain_head(sid)
+    head = store.chain.chain_head(sid)
     assert head.length == 2  # the season entry (its commitment) and the epoch entry, before any game
     # a second opening of epoch 1 (another runner) writes nothing
     assert store.ladders.open_epoch(lid, 1, fairness.key_from_seed(8), dict(CONFIG)) is None
@@ -44,7 +44,7 @@ def test_append_is_compare_and_append_and_closed_epochs_take_nothing(store: Stor
     lid, sid, key = ladder(store)
     assert store.ladders.append_games(sid, [(11, [a, b, c])], 0)
     assert not store.ladders.append_games(sid, [(12, [b, c, d])], 0)  # a racing runner saw 0 games too
-    assert store.season_progress(sid)["total"] == 1
+    assert store.seasons.season_progress(sid)["total"] == 1
     sid2 = store.ladders.open_epoch(lid, 2, fairness.key_from_seed(9), dict(CONFIG))
     assert sid2 is not None and store.ladders.current_epoch(lid).id == sid2
     assert not store.ladders.append_games(sid, [(12, [b, c, d])], 1)  # epoch 1 is closed
@@ -52,25 +52,25 @@ def test_append_is_compare_and_append_and_closed_epochs_take_nothing(store: Stor
     pending, per_bot = store.ladders.open_games(lid)
     assert pending == 2 and per_bot == {a: 1, b: 2, c: 2, d: 1}
     # the closed epoch's key is published once its games are final; the open one's never
-    [gid] = store.next_pending(sid)
-    assert store.revealed_key(sid) is None
+    [gid] = store.seasons.next_pending(sid)
+    assert store.seasons.revealed_key(sid) is None
     finish(store, gid, [1, 2, 3])
-    assert store.revealed_key(sid) == key
-    [gid2] = store.next_pending(sid2)
+    assert store.seasons.revealed_key(sid) == key
+    [gid2] = store.seasons.next_pending(sid2)
     finish(store, gid2, [1, 2, 3])
-    assert store.get_season(sid2).status == "done" and store.revealed_key(sid2) is None
-    assert store.chain_audit(sid).problems == [] and store.chain_audit(sid2).problems == []
+    assert store.seasons.get_season(sid2).status == "done" and store.seasons.revealed_key(sid2) is None
+    assert store.chain.audit(sid).problems == [] and store.chain.audit(sid2).problems == []
 
 
 def test_entrants_are_bot_versions(store: Store, bots: list[int]) -> None:
     a, b, c, d = bots
     # not for the ladder's game: not entered
-    other = store.register_bot("e", "127.0.0.1:5999", "1", "tests", [other_game(game_without_luck())])
+    other = store.bots.register_bot("e", "127.0.0.1:5999", "1", "tests", [other_game(game_without_luck())])
     lid, sid, _ = ladder(store)
     entrants = store.ladders.sync_entrants(lid)
     assert sorted(e.bot_id for e in entrants) == sorted(bots) and other not in {e.bot_id for e in entrants}
     assert all(e.active and e.version == "1.0" for e in entrants)
-    store.update_bot(a, version="2.0")
+    store.bots.update_bot(a, version="2.0")
     entrants = store.ladders.sync_entrants(lid)
     mine = {e.version: e for e in entrants if e.bot_id == a}
     assert set(mine) == {"1.0", "2.0"} and mine["2.0"].active and mine["1.0"].superseded_at is not None
@@ -82,15 +82,15 @@ def test_retiring_a_bot_withdraws_its_pending_ladder_games_at_once(store: Store,
     lid, sid, _ = ladder(store)
     store.ladders.sync_entrants(lid)
     assert store.ladders.append_games(sid, [(11, [a, b, c]), (12, [b, c, d]), (13, [a, c, d])], 0)
-    running = store.claim_game(store.next_pending(sid)[0], "w", 60)  # a's first game has started: it counts
-    withdrawn = store.retire_bot(a)
+    running = store.games.claim_game(store.seasons.next_pending(sid)[0], "w", 60)  # a's first game has started: it counts
+    withdrawn = store.games.retire_bot(a)
     assert len(withdrawn) == 1
-    game = store.get_game(withdrawn[0])
+    game = store.game_reads.get_game(withdrawn[0])
     assert game.status == GameStatus.NOT_PLAYED and game.detail.startswith("a suspended from the season: retired")
-    assert store.get_game(running.game_id).status == GameStatus.RUNNING
+    assert store.game_reads.get_game(running.game_id).status == GameStatus.RUNNING
     assert all(e.retired_at is not None for e in store.ladders.entrants(lid) if e.bot_id == a)
     assert not store.ladders.append_games(sid, [(14, [a, b, c])], 3)  # never dealt in again
-    assert store.chain_audit(sid).problems == []
+    assert store.chain.audit(sid).problems == []
 
 
 def test_rating_history_keeps_one_snapshot_per_entrant_and_games(store: Store, bots: list[int]) -> None:

@@ -73,7 +73,7 @@ def test_sqlite_pragmas(tmp_path) -> None:
 def _open_and_register(url: str, name: str, start, out) -> None:  # type: ignore[no-untyped-def]
     start.wait(30)
     st = open_store(url, policy=POLICY)
-    out.put(st.register_bot(name, "h:1", "1", "t", [GAME]))
+    out.put(st.bots.register_bot(name, "h:1", "1", "t", [GAME]))
     st.close()
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from league import elo
 from league.policy import POLICY
-from league.settling import SEQUENTIAL_KEY
+from league.ratings import elo
+from league.ratings.settling import SEQUENTIAL_KEY
 
 GAMES = [(0, [1, 2, 3], [1, 2, 3]), (1, [2, 3, 4], [2, 1, 3]), (2, [1, 4], [1, 1]), (3, [3, 1, 2], [3, 1, 2])]
 

@@ -1,4 +1,4 @@
-"""Elo (league.elo) by hand, standings, and ratings that do not depend on finish order."""
+"""Elo (league.ratings.elo) by hand, standings, and ratings that do not depend on finish order."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from league.elo import START, K, expected, season_elo, update
-from league.standings import SeatOutcome, compute_standings, core_standings, standings_json, standings_of
+from league.competition.standings import SeatOutcome, compute_standings, core_standings, standings_json, standings_of
+from league.ratings.elo import START, K, expected, season_elo, update
 from store import Store
 from tests.a_game import game_without_luck
 from tests.store.conftest import finish, make_record, quick_params
@@ -98,17 +98,17 @@ def test_compute_standings_pure() -> None:
     # without games (no season ratings) the rows are ranked by Elo
     assert standings_json(rows)[0] == {"rank": 1, "bot_id": 2, "name": "two", "games": 1, "avg_place": 2.0,
                                        "avg_change": -10.0, "faults": 3, "retired": 1, "elo": 1510.0,
-                                       # no games given: no season ratings (league.ratings_ml)
+                                       # no games given: no season ratings (league.ratings.ratings_ml)
                                        "ml_rating": None, "ml_low": None, "ml_high": None, "p_better": None,
                                        "openskill_mu": None, "openskill_sigma": None, "suspended": False,
-                                       # no luck summaries given (league.luck: Slippery Sam only)
+                                       # no luck summaries given (league.ratings.luck: Slippery Sam only)
                                        "luck_change": None, "luck_low": None, "luck_high": None, "audit": []}
 
 
 def test_store_standings_by_hand(store: Store, bots: list[int], make_season: Callable[..., int]) -> None:
     a, b, c, d = bots
     sid = make_season([[a, b, c], [c, b, a], [a, b, d]])
-    g0, g1, _ = store.next_pending(sid)
+    g0, g1, _ = store.seasons.next_pending(sid)
     finish(store, g0, [1, 2, 3], changes=[30, 0, -30], faults=[0, 0, 3])  # a 1516, b 1500, c 1484; c retired
     finish(store, g1, [1, 1, 3], changes=[20, 20, -40])                   # c and b draw, both beat a
     # Game 1 from (a 1516, b 1500, c 1484), seats (c, b, a), places (1, 1, 3); K/(n-1) = 16:
@@ -120,7 +120,7 @@ def test_store_standings_by_hand(store: Store, bots: list[int], make_season: Cal
         b: 1500 + 16 * ((0.5 - e(1500, 1484)) + (1 - e(1500, 1516))),
         c: 1484 + 16 * ((0.5 - e(1484, 1500)) + (1 - e(1484, 1516))),
     }
-    got = store.ratings(sid)
+    got = store.season_reads.ratings(sid)
     assert got == pytest.approx(want, abs=1e-9)
     # E(1484,1500) = 0.47698, E(1484,1516) = 0.45399, E(1516,1484) = 0.54601, E(1516,1500) = 0.52302:
     # a = 1516 - 16 * 1.06903 = 1498.90; b = 1500 + 16 * (-.02302 + .52302) = 1508.00; c = 1493.10.
@@ -148,13 +148,13 @@ def test_store_standings_by_hand(store: Store, bots: list[int], make_season: Cal
 def _season_with_finish_order(store: Store, make_season: Callable[..., int], tables: list[list[int]],
                               places: list[list[int]], order: list[int], name: str) -> dict[int, float]:
     sid = make_season(tables, name=name)
-    ids = store.next_pending(sid, limit=len(tables))
-    claims = [store.claim_game(gid, "w", 60) for gid in ids]  # all running at once, like a pool
+    ids = store.seasons.next_pending(sid, limit=len(tables))
+    claims = [store.games.claim_game(gid, "w", 60) for gid in ids]  # all running at once, like a pool
     for i in order:
         claim = claims[i]
         assert claim is not None
-        assert store.finish_game(claim.game_id, claim.attempt, make_record(claim, places[i]))
-    return store.ratings(sid)
+        assert store.games.finish_game(claim.game_id, claim.attempt, make_record(claim, places[i]))
+    return store.season_reads.ratings(sid)
 
 
 def test_ratings_do_not_depend_on_finish_order(store: Store, bots: list[int],
@@ -172,7 +172,7 @@ def test_ratings_do_not_depend_on_finish_order(store: Store, bots: list[int],
 
 
 def _done_games_in_order(store: Store, sid: int) -> list[tuple[list[int], list[int]]]:
-    games = store.list_games(sid, status="done", limit=10_000)
+    games = store.game_reads.list_games(sid, status="done", limit=10_000)
     return [([s.bot_id for s in g.seats], [s.place for s in g.seats]) for g in games]  # type: ignore[misc]
 
 
@@ -213,39 +213,39 @@ def test_ratings_equal_a_full_replay_under_any_interleaving(store: Store, bots: 
     if duplicate:
         tables, groups = _rotation_groups(rng, bots, 30)
         game = game_without_luck()
-        sid = store.create_season(f"dup-{seed}", game, quick_params(game), {"deadline_ms": 1000}, 42,
+        sid = store.seasons.create_season(f"dup-{seed}", game, quick_params(game), {"deadline_ms": 1000}, 42,
                                   {"duplicate": True}, [(1000 + i, t) for i, t in enumerate(tables)],
                                   deal_groups=groups)
     else:
         sid = make_season([rng.sample(bots, rng.choice([2, 3, 4])) for _ in range(30)])
         groups = list(range(30))
     open_claims: dict[int, object] = {}
-    while store.season_progress(sid)["pending"] + len(open_claims):
-        pending = store.next_pending(sid, limit=8)
+    while store.seasons.season_progress(sid)["pending"] + len(open_claims):
+        pending = store.seasons.next_pending(sid, limit=8)
         if pending and (len(open_claims) < 6 or rng.random() < 0.3):
-            claim = store.claim_game(rng.choice(pending), "w", 60)
+            claim = store.games.claim_game(rng.choice(pending), "w", 60)
             assert claim is not None
             open_claims[claim.game_id] = claim
         else:
             gid = rng.choice(sorted(open_claims))
             claim = open_claims.pop(gid)
             if rng.random() < 0.25:
-                store.void_game(gid, claim.attempt, "flaky platform")  # type: ignore[attr-defined]
+                store.games.void_game(gid, claim.attempt, "flaky platform")  # type: ignore[attr-defined]
             else:
                 n = len(claim.seats)  # type: ignore[attr-defined]
                 places = [rng.randint(1, n) for _ in range(n)]
-                assert store.finish_game(gid, claim.attempt, make_record(claim, places))  # type: ignore[arg-type]
-        games = store.list_games(sid, limit=10_000)
+                assert store.games.finish_game(gid, claim.attempt, make_record(claim, places))  # type: ignore[arg-type]
+        games = store.game_reads.list_games(sid, limit=10_000)
         assert [g.number for g in games] == list(range(30))
         open_groups = {groups[g.number] for g in games if g.status in ("pending", "running")}
         published = [([s.bot_id for s in g.seats], [s.place for s in g.seats]) for g in games
                      if g.status == "done" and groups[g.number] not in open_groups]
-        assert store.ratings(sid) == season_elo(published)  # type: ignore[arg-type]
+        assert store.season_reads.ratings(sid) == season_elo(published)  # type: ignore[arg-type]
         first_open = min((g.number for g in games if groups[g.number] in open_groups), default=30)
         assert _checkpoint(store, sid) == first_open - 1
-    progress = store.season_progress(sid)
+    progress = store.seasons.season_progress(sid)
     assert progress["done"] + progress["failed"] == 30
-    assert store.get_season(sid).status == "done"  # type: ignore[union-attr]
+    assert store.seasons.get_season(sid).status == "done"  # type: ignore[union-attr]
     assert _checkpoint(store, sid) == 29
 
 
@@ -255,17 +255,17 @@ def test_checkpoint_waits_for_a_game_still_running(store: Store, bots: list[int]
         return _checkpoint(store, sid)
 
     sid = make_season([bots[:3]] * 4)
-    g = store.next_pending(sid)
-    slow = store.claim_game(g[0], "slow", 600)
+    g = store.seasons.next_pending(sid)
+    slow = store.games.claim_game(g[0], "slow", 600)
     assert slow is not None
     finish(store, g[1], [1, 2, 3])
     finish(store, g[2], [3, 2, 1])
     assert checkpoint() == -1  # game 0 still running: nothing is final before it
-    assert store.finish_game(g[0], slow.attempt, make_record(slow, [2, 1, 3]))
+    assert store.games.finish_game(g[0], slow.attempt, make_record(slow, [2, 1, 3]))
     assert checkpoint() == 2  # games 0-2 final, 3 pending
     finish(store, g[3], [1, 1, 3])
     assert checkpoint() == 3
-    assert store.ratings(sid) == season_elo(_done_games_in_order(store, sid))
+    assert store.season_reads.ratings(sid) == season_elo(_done_games_in_order(store, sid))
 
 
 def test_standings_are_ranked_by_the_season_rating_not_the_order_of_finishing() -> None:

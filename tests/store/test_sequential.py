@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from league import fairness
-from league.schedule import build_schedule
-from league.sequential import KEY, advance, create_sequential_season, settling_json
-from league.settling import SettlingRule, StopReason
+from league.competition.schedule import build_schedule
+from league.competition.sequential import KEY, advance, create_sequential_season, settling_json
+from league.integrity import fairness
+from league.ratings.settling import SettlingRule, StopReason
 from store import NotFound, SeasonStatus, Store
 from tests.a_game import game_without_luck
 from tests.store.conftest import finish, quick_params
@@ -16,7 +16,7 @@ from tests.store.conftest import finish, quick_params
 
 def _play_all(store: Store, season_id: int, first: int) -> None:
     """Finish every pending game with bot ``first`` placed first and the others after it, by seat."""
-    for game in store.list_games(season_id, status="pending", limit=10**6):
+    for game in store.game_reads.list_games(season_id, status="pending", limit=10**6):
         order = sorted(range(len(game.seats)), key=lambda i: (game.seats[i].bot_id != first, i))
         places = [0] * len(order)
         for place, seat in enumerate(order, start=1):
@@ -29,7 +29,7 @@ def test_a_sequential_season_adds_batches_until_the_top_pair_is_settled(store: S
     game = game_without_luck()
     sid = create_sequential_season(store, "seq", game, ["a", "b", "c", "d"], [3], rule, batch_groups=2, seed=5,
                                    params=quick_params(game))
-    assert store.season_progress(sid)["total"] == 6  # the first batch: 2 rotation groups of 3
+    assert store.seasons.season_progress(sid)["total"] == 6  # the first batch: 2 rotation groups of 3
     assert advance(store, sid).games == 6  # games still pending: no look
     looks = 0
     while True:
@@ -40,22 +40,22 @@ def test_a_sequential_season_adds_batches_until_the_top_pair_is_settled(store: S
         if settling.stop is not None:
             break
         # the next batch is pending and the season running again
-        assert store.season_progress(sid)["pending"] == 6 and store.get_season(sid).status is SeasonStatus.RUNNING
+        assert store.seasons.season_progress(sid)["pending"] == 6 and store.seasons.get_season(sid).status is SeasonStatus.RUNNING
     assert settling.stop is StopReason.SETTLED and looks >= 2
-    total = store.season_progress(sid)["total"]
+    total = store.seasons.season_progress(sid)["total"]
     assert total < 300 and len(settling.looks) == looks
     # the games are the first games of the 300-game schedule
     full = build_schedule(bots, [3], 300, fairness.key_from_seed(5))
-    assert [(g.seed, [s.bot_id for s in g.seats]) for g in store.list_games(sid, limit=10**6)] == \
+    assert [(g.seed, [s.bot_id for s in g.seats]) for g in store.game_reads.list_games(sid, limit=10**6)] == \
         [(g.seed, list(g.seats)) for g in full[:total]]
-    info = settling_json(store.get_season(sid).config, store.season_progress(sid))
+    info = settling_json(store.seasons.get_season(sid).config, store.seasons.season_progress(sid))
     assert info["stop"] == "settled" and info["games_used"] == total
     assert info["looks"][-1]["weakest"] >= info["looks"][-1]["threshold"]
     # the top pair with its verdict ("a" first in every game: higher), as `season standings --json` shows it
     assert [(p["upper_name"], p["verdict"]) for p in info["pairs"]] == [("a", "higher")]
     assert info["pairs"][0]["llr_higher"] >= info["looks"][-1]["threshold"]
     assert advance(store, sid).stop is StopReason.SETTLED  # stopped: nothing more is added
-    assert store.season_progress(sid)["total"] == total and store.get_season(sid).status is SeasonStatus.DONE
+    assert store.seasons.season_progress(sid)["total"] == total and store.seasons.get_season(sid).status is SeasonStatus.DONE
 
 
 def test_a_season_that_does_not_settle_stops_at_the_budget(store: Store, bots: list[int]) -> None:
@@ -70,25 +70,25 @@ def test_a_season_that_does_not_settle_stops_at_the_budget(store: Store, bots: l
             break
     # 6 games are too few: even 6 wins of "a" over the next row give 6 x log(p1 / p0) = 1.7 < log(20)
     assert settling.stop is StopReason.BUDGET
-    assert store.season_progress(sid)["total"] == 6
+    assert store.seasons.season_progress(sid)["total"] == 6
 
 
 def test_extend_season_appends_once_and_reopens(store: Store, bots: list[int], make_season) -> None:
     a, b, c, _ = bots
     sid = make_season([[a, b, c]])
     _play_all(store, sid, first=a)
-    assert store.get_season(sid).status is SeasonStatus.DONE
-    config = {**store.get_season(sid).config, "note": 1}
-    assert store.extend_season(sid, config, [(77, [b, c, a]), (78, [c, a, b])], expected_games=1)
-    assert not store.extend_season(sid, config, [(79, [a, b, c])], expected_games=1)  # someone extended first
-    games = store.list_games(sid, limit=100)
+    assert store.seasons.get_season(sid).status is SeasonStatus.DONE
+    config = {**store.seasons.get_season(sid).config, "note": 1}
+    assert store.seasons.extend_season(sid, config, [(77, [b, c, a]), (78, [c, a, b])], expected_games=1)
+    assert not store.seasons.extend_season(sid, config, [(79, [a, b, c])], expected_games=1)  # someone extended first
+    games = store.game_reads.list_games(sid, limit=100)
     assert [(g.number, g.seed, g.status) for g in games] == [(0, 1000, "done"), (1, 77, "pending"), (2, 78, "pending")]
-    assert store.get_season(sid).status is SeasonStatus.RUNNING and store.get_season(sid).config["note"] == 1
+    assert store.seasons.get_season(sid).status is SeasonStatus.RUNNING and store.seasons.get_season(sid).config["note"] == 1
     with pytest.raises(NotFound):
-        store.extend_season(10**6, {}, [], expected_games=0)
+        store.seasons.extend_season(10**6, {}, [], expected_games=0)
     with pytest.raises(ValueError):
-        store.extend_season(sid, config, [(80, [a])], expected_games=3)
-    assert KEY not in store.get_season(sid).config
+        store.seasons.extend_season(sid, config, [(80, [a])], expected_games=3)
+    assert KEY not in store.seasons.get_season(sid).config
 
 
 def test_added_games_cannot_join_a_deal_group_the_season_has(store: Store, bots: list[int], make_season) -> None:
@@ -97,13 +97,13 @@ def test_added_games_cannot_join_a_deal_group_the_season_has(store: Store, bots:
     a, b, c, _ = bots
     sid = make_season([[a, b, c], [b, c, a]])  # deal groups 0 and 1, the games' own numbers
     _play_all(store, sid, first=a)
-    config = store.get_season(sid).config
+    config = store.seasons.get_season(sid).config
     with pytest.raises(ValueError, match="deal group 1 already has games"):
-        store.extend_season(sid, {**config, "note": 1}, [(81, [c, a, b]), (82, [a, b, c])], expected_games=2,
+        store.seasons.extend_season(sid, {**config, "note": 1}, [(81, [c, a, b]), (82, [a, b, c])], expected_games=2,
                             deal_groups=[2, 1])
-    assert store.season_progress(sid)["total"] == 2 and "note" not in store.get_season(sid).config
-    assert store.get_season(sid).status is SeasonStatus.DONE
-    assert store.extend_season(sid, config, [(81, [c, a, b]), (82, [a, b, c])], expected_games=2, deal_groups=[2, 2])
+    assert store.seasons.season_progress(sid)["total"] == 2 and "note" not in store.seasons.get_season(sid).config
+    assert store.seasons.get_season(sid).status is SeasonStatus.DONE
+    assert store.seasons.extend_season(sid, config, [(81, [c, a, b]), (82, [a, b, c])], expected_games=2, deal_groups=[2, 2])
 
 
 def test_the_season_page_and_api_say_why_it_stopped(tmp_path, db_url: str, store: Store, bots: list[int]) -> None:
@@ -123,7 +123,7 @@ def test_the_season_page_and_api_say_why_it_stopped(tmp_path, db_url: str, store
         while advance(store, sid).stop is None:
             _play_all(store, sid, first=bots[0])
         settling = client.get(f"/api/v1/seasons/{sid}").json()["settling"]
-        assert settling["stop"] == "settled" and settling["games_used"] == store.season_progress(sid)["done"]
+        assert settling["stop"] == "settled" and settling["games_used"] == store.seasons.season_progress(sid)["done"]
         page = client.get(f"/seasons/{sid}").text
         assert "<b>settled</b>" in page and f"{settling['games_used']} games used" in page
         assert "Top pairs: a <b>above</b>" in page

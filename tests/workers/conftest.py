@@ -25,10 +25,10 @@ import redis
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
-from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
 from store import Store, open_store
 from tests.a_game import GAME, QUICK, STRONG

@@ -77,7 +77,7 @@ class Run:
 
 def wait_until_done(store: Store, sid: int, games: int, run: Run) -> None:
     deadline = time.monotonic() + 120
-    while store.season_progress(sid)["done"] < games:
+    while store.seasons.season_progress(sid)["done"] < games:
         assert time.monotonic() < deadline and run.process.poll() is None, "\n".join(run.lines[-40:])
         time.sleep(0.05)
 
@@ -95,7 +95,7 @@ def kill_and_restart(store: Store, sid: int, bots: list[BotProcess], victim: str
 
 
 def assert_kill_cost_at_most_the_games_in_play(store: Store, sid: int, victim: str) -> None:
-    games = store.list_games(sid, limit=10**6)
+    games = store.game_reads.list_games(sid, limit=10**6)
     assert [g.status for g in games] == [GameStatus.DONE] * len(games)  # none failed, none not played
     forfeits = [g for g in games if any(s.bot_name == victim and s.retired for s in g.seats)]
     print(f"{len(forfeits)} game(s) forfeited by {victim} at the kill")
@@ -147,7 +147,7 @@ def test_a_bot_killed_for_good_is_named_suspended_and_its_games_not_played(tmp_p
         assert run.finish() == 0, "\n".join(run.lines[-40:])
     finally:
         run.stop()
-    games = store.list_games(sid, limit=10**6)
+    games = store.game_reads.list_games(sid, limit=10**6)
     assert all(g.status in (GameStatus.DONE, GameStatus.NOT_PLAYED) for g in games)
     assert any(g.status == GameStatus.NOT_PLAYED for g in games)
     assert all(g.attempts <= 1 for g in games)

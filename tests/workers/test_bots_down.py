@@ -11,11 +11,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from referee.botprocess import BotProcess, start_bot_process
 from cli.demo import register_or_update
+from league.competition.seasons import create_season
+from league.competition.standings import standings_of
 from league.policy import POLICY
-from league.seasons import create_season
-from league.standings import standings_of
+from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
 from store import GameStatus, Store, open_store
 from tests.a_game import GAME, QUICK, STRONG
@@ -50,7 +50,7 @@ def restart(bots: list[BotProcess], i: int) -> None:
 
 
 def seated(store: Store, sid: int, bot_name: str, status: GameStatus) -> list[int]:
-    return [g.id for g in store.list_games(sid, status=status, limit=1000) if bot_name in {s.bot_name for s in g.seats}]
+    return [g.id for g in store.game_reads.list_games(sid, status=status, limit=1000) if bot_name in {s.bot_name for s in g.seats}]
 
 
 def test_a_season_whose_bots_are_all_down_plays_nothing_and_names_them(tmp_path, bots: list[BotProcess]) -> None:
@@ -64,9 +64,9 @@ def test_a_season_whose_bots_are_all_down_plays_nothing_and_names_them(tmp_path,
     assert "nothing can be played" in run.stderr
     for name in names:
         assert f"not answering: {name} at " in run.stderr
-    progress = store.season_progress(sid)
+    progress = store.seasons.season_progress(sid)
     assert progress["pending"] == progress["total"] and progress["done"] == 0
-    assert store.pending_deferrals(sid) == {} and all(g.attempts == 0 for g in store.list_games(sid, limit=100))
+    assert store.seasons.pending_deferrals(sid) == {} and all(g.attempts == 0 for g in store.game_reads.list_games(sid, limit=100))
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
@@ -76,10 +76,10 @@ def test_a_bot_down_longer_than_the_setting_is_suspended_and_the_rest_is_played(
     store, sid, names = season(db_url, bots, "one-down", 12, 2.0)
     down = names[1]
     bots[1].stop()
-    ids = store.next_pending(sid, 100)
+    ids = store.seasons.next_pending(sid, 100)
     results = run_local(db_url, ids, processes=2)
     assert sorted(r.game_id for r in results) == sorted(ids)  # every game reported once
-    games = store.list_games(sid, limit=100)
+    games = store.game_reads.list_games(sid, limit=100)
     not_played = [g for g in games if g.status == GameStatus.NOT_PLAYED]
     done = [g for g in games if g.status == GameStatus.DONE]
     assert len(not_played) + len(done) == len(games) and not_played and done
@@ -90,34 +90,34 @@ def test_a_bot_down_longer_than_the_setting_is_suspended_and_the_rest_is_played(
     assert all(s.faults == 0 for g in done for s in g.seats)
     rows = {r.name: r for r in standings_of(store, sid)}
     assert rows[down].suspended and rows[down].games == 0
-    assert store.get_bot_by_name(down).id not in store.ratings(sid)  # type: ignore[union-attr]
+    assert store.bots.get_bot_by_name(down).id not in store.season_reads.ratings(sid)  # type: ignore[union-attr]
     assert {r.outcome for r in results} <= {Outcome.DONE, Outcome.NOT_PLAYED, Outcome.SKIPPED}
-    assert store.get_season(sid).status == "done"  # type: ignore[union-attr]
+    assert store.seasons.get_season(sid).status == "done"  # type: ignore[union-attr]
 
 
 def test_a_bot_restarted_within_the_setting_plays_all_its_games(tmp_path, bots: list[BotProcess]) -> None:
     db_url = f"sqlite:///{tmp_path / 'back.db'}"
     store, sid, names = season(db_url, bots, "comes-back", 12, 600)
     bots[2].stop()
-    ids = store.next_pending(sid, 100)
+    ids = store.seasons.next_pending(sid, 100)
     results: list = []
     runner = threading.Thread(target=lambda: results.extend(run_local(db_url, ids, processes=2)), daemon=True)
     runner.start()
     deadline = time.monotonic() + 60
-    while not seated(store, sid, names[2], GameStatus.PENDING) or not store.pending_deferrals(sid):
+    while not seated(store, sid, names[2], GameStatus.PENDING) or not store.seasons.pending_deferrals(sid):
         assert time.monotonic() < deadline, "no game was deferred"
         time.sleep(0.1)
     restart(bots, 2)
     runner.join(180)
     assert not runner.is_alive(), "the season did not finish"
-    games = store.list_games(sid, limit=100)
+    games = store.game_reads.list_games(sid, limit=100)
     assert [g.status for g in games] == [GameStatus.DONE] * len(games)  # none lost, none not played
     assert all(g.attempts == 1 for g in games)  # deferrals are not attempts: each game played once
     assert sorted(r.game_id for r in results) == sorted(ids) and len(results) == len(ids)
     assert all(s.faults == 0 for g in games for s in g.seats)  # never charged for being down
     rated = standings_of(store, sid)
     assert sum(r.games for r in rated) == sum(len(g.seats) for g in games)  # each seat rated once
-    [status] = store.season_availability(sid)
+    [status] = store.seasons.season_availability(sid)
     assert status.name == names[2] and status.unavailable_since is None and status.suspended_at is None
 
 
@@ -135,12 +135,12 @@ def test_on_celery_a_deferred_game_is_sent_again_and_played_once(
     runner = threading.Thread(target=lambda: done.append(follower.run()), daemon=True)
     runner.start()
     deadline = time.monotonic() + 60
-    while len(store.pending_deferrals(sid)) < 2:
+    while len(store.seasons.pending_deferrals(sid)) < 2:
         assert time.monotonic() < deadline, "no game was deferred"
         time.sleep(0.1)
     restart(bots, 0)
     runner.join(180)
     assert not runner.is_alive() and done, "the season did not finish"
-    assert_each_game_once(store, sid, store.season_progress(sid)["total"])
+    assert_each_game_once(store, sid, store.seasons.season_progress(sid)["total"])
     assert follower.stats.resent_used >= 2  # the deferred games were sent again
-    assert all(s.faults == 0 for g in store.list_games(sid, limit=100) for s in g.seats)
+    assert all(s.faults == 0 for g in store.game_reads.list_games(sid, limit=100) for s in g.seats)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
 from referee.botprocess import BotProcess, start_bot_process
 from store import open_store
 from tests.a_game import GAME, QUICK
@@ -36,11 +36,11 @@ def longest_idle_s(db_url: str, season_id: int, bot: str) -> tuple[float, int]:
     the attempts' (the database's clock): the records' are each worker's own, a minute apart here."""
     store = open_store(db_url, policy=POLICY)
     spans = []
-    for game in store.list_games(season_id, limit=10**6):
-        record = store.get_replay(game.id)
+    for game in store.game_reads.list_games(season_id, limit=10**6):
+        record = store.replays.get_replay(game.id)
         assert record is not None and record.faults == [], (game.number, record and record.faults)
         if any(s.bot_name == bot for s in game.seats):
-            attempt = store.attempts(game.id)[-1]
+            attempt = store.game_reads.attempts(game.id)[-1]
             assert attempt.ended_at is not None, game.number
             spans.append((attempt.started_at, attempt.ended_at))
     spans.sort()
@@ -65,7 +65,7 @@ def test_a_worker_a_minute_off_does_not_hold_games_refused_for_capacity(
     try:
         store = open_store(pg_url, policy=POLICY)
         names = register(store, [*reference_bots, slow])
-        assert store.get_bot_by_name(names[4]).capacity == 1
+        assert store.bots.get_bot_by_name(names[4]).capacity == 1
         season_id = create_season(store, "busy-skew", GAME, names, [3], 30, 3, params=dict(QUICK))
         on_time.start(concurrency=2)
         off.start(concurrency=2)

@@ -5,17 +5,17 @@ from __future__ import annotations
 from itertools import combinations
 from pathlib import Path
 
-from referee.botprocess import BotProcess, start_bot_process
+from league.competition.seasons import create_season
 from league.policy import POLICY
+from referee.botprocess import BotProcess, start_bot_process
 from store import open_store
 from tests.a_game import GAME, QUICK
+from tests.workers.conftest import Workers
 from tests.workers.conftest import register
 from tests.workers.test_celery_season import assert_each_game_once
 from tests.workers.test_failures import Follow
-from league.seasons import create_season
 from workers.local import run_local
 from workers.tasks import BUSY_COUNTDOWN_S
-from tests.workers.conftest import Workers
 
 
 def check_one_at_a_time(db_url: str, season_id: int, slow: str) -> int:
@@ -23,8 +23,8 @@ def check_one_at_a_time(db_url: str, season_id: int, slow: str) -> int:
     no seat faulted; returns the number of its games."""
     store = open_store(db_url, policy=POLICY)
     spans = []
-    for game in store.list_games(season_id, limit=10**6):
-        record = store.get_replay(game.id)
+    for game in store.game_reads.list_games(season_id, limit=10**6):
+        record = store.replays.get_replay(game.id)
         assert record is not None and record.faults == [], (game.number, record and record.faults)
         seats = [s.seat for s in game.seats if s.bot_name == slow]
         if seats:
@@ -42,7 +42,7 @@ def test_a_capacity_1_bot_plays_one_game_at_a_time_on_two_workers(
     try:
         store = open_store(db_url, policy=POLICY)
         names = register(store, [*reference_bots, slow])
-        assert store.get_bot_by_name(names[4]).capacity == 1  # from its Describe
+        assert store.bots.get_bot_by_name(names[4]).capacity == 1  # from its Describe
         season_id = create_season(store, "capacity", GAME, names, [3], 30, 3, params=dict(QUICK))
         workers.start(concurrency=2)
         workers.start(concurrency=2)
@@ -60,8 +60,8 @@ def test_the_local_pool_respects_capacity_too(tmp_path: Path, reference_bots: li
         store = open_store(db_url, policy=POLICY)
         names = register(store, [*reference_bots, slow])
         season_id = create_season(store, "capacity-pool", GAME, names, [3], 16, 4, params=dict(QUICK))
-        results = run_local(db_url, store.next_pending(season_id, 100), processes=3)
-        assert sorted(r.game_id for r in results) == sorted(g.id for g in store.list_games(season_id))
+        results = run_local(db_url, store.seasons.next_pending(season_id, 100), processes=3)
+        assert sorted(r.game_id for r in results) == sorted(g.id for g in store.game_reads.list_games(season_id))
         assert check_one_at_a_time(db_url, season_id, names[4]) >= 6
     finally:
         slow.stop()

@@ -36,8 +36,8 @@ def test_ctrl_c_on_the_celery_driver_reports_the_truth_and_leaves_the_season_pau
                "--window", "8", "--stall-timeout", "60"]
     driver = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        _wait_for(lambda: store.season_progress(season_id)["done"] >= 2, "two games done")
-        _wait_for(lambda: store.season_progress(season_id)["running"] >= 1, "a game running")
+        _wait_for(lambda: store.seasons.season_progress(season_id)["done"] >= 2, "two games done")
+        _wait_for(lambda: store.seasons.season_progress(season_id)["running"] >= 1, "a game running")
         driver.send_signal(signal.SIGINT)  # Ctrl-C
         out, err = driver.communicate(timeout=60)
     finally:
@@ -55,14 +55,14 @@ def test_ctrl_c_on_the_celery_driver_reports_the_truth_and_leaves_the_season_pau
     assert redis.Redis.from_url(broker).llen("celery") > 0 or running > 0  # messages were still waiting at the stop
 
     # The games running at the stop finish and count; none other starts although its message is delivered.
-    _wait_for(lambda: store.season_progress(season_id)["running"] == 0, "the running games to end")
+    _wait_for(lambda: store.seasons.season_progress(season_id)["running"] == 0, "the running games to end")
     _wait_for(lambda: redis.Redis.from_url(broker).llen("celery") == 0, "the workers to take every waiting message")
     time.sleep(1.0)  # a game wrongly claimed now would show as running or done
-    progress = store.season_progress(season_id)
+    progress = store.seasons.season_progress(season_id)
     assert progress["running"] == 0
     assert progress["done"] + progress["failed"] == played + running, (progress, played, running)
     assert progress["pending"] == GAMES - played - running
-    assert store.get_season(season_id).state == "paused"
+    assert store.seasons.get_season(season_id).state == "paused"
     listed = subprocess.run([sys.executable, "-m", "cli.main", "season", "list", "--json", "--db", db_url], cwd=REPO,
                             capture_output=True, text=True, timeout=60)
     assert [s["status"] for s in json.loads(listed.stdout)] == ["paused"]
@@ -71,5 +71,5 @@ def test_ctrl_c_on_the_celery_driver_reports_the_truth_and_leaves_the_season_pau
     assert again.returncode == 0, again.stderr + again.stdout
     assert f"whole season stop-celery: {GAMES} done, 0 failed, 0 not played, 0 cancelled, 0 pending, 0 running" in again.stdout
     assert f"this run: {GAMES - played - running} done" in again.stdout
-    assert store.get_season(season_id).state == "done"
+    assert store.seasons.get_season(season_id).state == "done"
     store.close()

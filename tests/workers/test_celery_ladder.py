@@ -13,7 +13,7 @@ from pathlib import Path
 from sqlalchemy import func, select
 
 from cli.demo import register_or_update
-from league.ladder import create_ladder, ladder_standings, verify_ladder
+from league.competition.ladder import create_ladder, ladder_standings, verify_ladder
 from league.policy import POLICY
 from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
@@ -27,7 +27,7 @@ GAMES = 48
 
 def register(store: Store, name: str, process: BotProcess) -> int:
     register_or_update(store, name, process.endpoint, GrpcBotClient(process.endpoint).describe())
-    return store.get_bot_by_name(name).id
+    return store.bots.get_bot_by_name(name).id
 
 
 def wait_for(what: str, check, timeout_s: float = 90.0) -> None:  # type: ignore[no-untyped-def]
@@ -65,15 +65,15 @@ def test_a_ladder_on_celery_with_bots_joining_updating_crashing_and_retiring(
         wait_for("more games", lambda: done() >= 12)
         procs["versioned"].stop()  # its author deploys version 2.0 behind the same endpoint
         procs["versioned"] = start_bot_process("tests.workers.identity_bots:VersionTwo", 3, port=port)
-        wait_for("version 2.0 seen by a worker", lambda: store.get_bot(ids["versioned"]).version == "2.0")
+        wait_for("version 2.0 seen by a worker", lambda: store.bots.get_bot(ids["versioned"]).version == "2.0")
         wait_for("more games", lambda: done() >= 20)
         killed_at = datetime.now(UTC)
         procs["crasher"].process.kill()  # crashes and stays down
         wait_for("the crashed bot suspended", lambda: any(
             a.bot_id == ids["crasher"] and a.suspended_at is not None
-            for e in store.ladders.epochs(lid) for a in store.season_availability(e.id)))
+            for e in store.ladders.epochs(lid) for a in store.seasons.season_availability(e.id)))
         retired_at = datetime.now(UTC)
-        store.retire_bot(ids["random"])  # what `bot retire` does through the Arena
+        store.games.retire_bot(ids["random"])  # what `bot retire` does through the Arena
         assert run.wait(120) == 0, (tmp_path / "run.log").read_text()
     finally:
         if run is not None and run.poll() is None:
@@ -99,12 +99,12 @@ def test_a_ladder_on_celery_with_bots_joining_updating_crashing_and_retiring(
         want = 1 if g.status == GameStatus.DONE else 0
         assert replays.get(g.id, 0) == done_attempts.get(g.id, 0) == want, g
         if g.status == GameStatus.NOT_PLAYED:
-            assert "suspended from the season" in store.get_game(g.id).detail
+            assert "suspended from the season" in store.game_reads.get_game(g.id).detail
     # no game started against the retired bot after its retirement, nor against the crashed one after its crash
     slack = timedelta(seconds=1)  # a health check answered just before the kill
     for g in games:
         bots = {bot for bot, _, _ in g.seats}
-        starts = [a.started_at for a in store.attempts(g.id) if a.outcome == "done"]
+        starts = [a.started_at for a in store.game_reads.attempts(g.id) if a.outcome == "done"]
         if ids["random"] in bots:
             assert all(t <= retired_at for t in starts), (g, starts, retired_at)
         if ids["crasher"] in bots:

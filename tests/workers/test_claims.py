@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import load_bot
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.bots import load_bot
 from store import BotsBusy, Claim, Store, open_store
 from tests.a_game import GAME, QUICK
 from tests.workers.slowbots import SleepyOdds
@@ -29,10 +29,10 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
 
 def season(store: Store, capacity: int, games: int) -> tuple[int, list[int]]:
     """A season of GAME, of ``games`` games, all with bot 'x' (capacity ``capacity``) and two roomy bots."""
-    x = store.register_bot("x", "127.0.0.1:1", "1", "t", [GAME], capacity=capacity)
-    others = [store.register_bot(n, "127.0.0.1:2", "1", "t", [GAME], capacity=100) for n in ("y", "z")]
-    sid = store.create_season("s", GAME, {}, {}, 1, {}, [(i, [x, *others]) for i in range(games)])
-    return sid, store.next_pending(sid, games)
+    x = store.bots.register_bot("x", "127.0.0.1:1", "1", "t", [GAME], capacity=capacity)
+    others = [store.bots.register_bot(n, "127.0.0.1:2", "1", "t", [GAME], capacity=100) for n in ("y", "z")]
+    sid = store.seasons.create_season("s", GAME, {}, {}, 1, {}, [(i, [x, *others]) for i in range(games)])
+    return sid, store.seasons.next_pending(sid, games)
 
 
 @pytest.mark.parametrize("capacity", [1, 3])
@@ -43,7 +43,7 @@ def test_concurrent_claims_never_exceed_a_bots_capacity(store: Store, capacity: 
 
     def claim(gid: int) -> None:
         barrier.wait()
-        results[gid] = store.claim_within_capacity(gid, f"t{gid}", 30)
+        results[gid] = store.games.claim_within_capacity(gid, f"t{gid}", 30)
 
     threads = [threading.Thread(target=claim, args=(gid,)) for gid in games]
     for t in threads:
@@ -55,21 +55,21 @@ def test_concurrent_claims_never_exceed_a_bots_capacity(store: Store, capacity: 
     assert len(claimed) == capacity and len(busy) == len(games) - capacity
     assert all(b.bots == (("x", capacity),) and str(b) == f"waiting for x (capacity {capacity})" for b in busy)
     # room again once a game ends: voiding one lets exactly one more in
-    store.void_game(claimed[0], 1, "test")
+    store.games.void_game(claimed[0], 1, "test")
     waiting = [gid for gid in games if gid not in claimed]
-    again = [store.claim_within_capacity(gid, "late", 30) for gid in waiting]
+    again = [store.games.claim_within_capacity(gid, "late", 30) for gid in waiting]
     assert sum(isinstance(r, Claim) for r in again) == 1
 
 
 def test_the_service_leaves_a_busy_game_pending(store: Store, bot_server) -> None:  # type: ignore[no-untyped-def]
     _, (first, second) = season(store, 1, 2)
     endpoint = bot_server(load_bot("random", 1))  # the bots answer their health check: only capacity holds it back
-    for bot in store.list_bots():
-        store.update_bot(bot.id, endpoint=endpoint)
-    assert isinstance(store.claim_within_capacity(first, "other", 30), Claim)
+    for bot in store.bots.list_bots():
+        store.bots.update_bot(bot.id, endpoint=endpoint)
+    assert isinstance(store.games.claim_within_capacity(first, "other", 30), Claim)
     result = run_game(store, second, lease_s=5)
     assert result.outcome == Outcome.BUSY and result.detail == "waiting for x (capacity 1)"
-    assert store.get_game(second).status == "pending" and store.attempts(second) == []  # type: ignore[union-attr]
+    assert store.game_reads.get_game(second).status == "pending" and store.game_reads.attempts(second) == []  # type: ignore[union-attr]
     assert run_game(store, first, lease_s=5).outcome == Outcome.SKIPPED  # running elsewhere: left alone
 
 
@@ -83,10 +83,10 @@ def test_the_heartbeat_keeps_a_long_game_through_the_sweeper(store: Store, bot_s
     names = []
     for i in range(3):
         endpoint = bot_server(Slow(seed=i), threads=4)
-        store.register_bot(f"slow{i}", endpoint, "1", "t", [GAME], capacity=4)
+        store.bots.register_bot(f"slow{i}", endpoint, "1", "t", [GAME], capacity=4)
         names.append(f"slow{i}")
     season_id = create_season(store, "long", GAME, names, [3], 1, 1, params=dict(QUICK))
-    (game_id,) = store.next_pending(season_id, 1)
+    (game_id,) = store.seasons.next_pending(season_id, 1)
     stop = threading.Event()
     swept: list[int] = []
 
@@ -108,4 +108,4 @@ def test_the_heartbeat_keeps_a_long_game_through_the_sweeper(store: Store, bot_s
     assert result.outcome == Outcome.DONE and swept == []
     # the run's time in the store (claim, result) is measured apart from the game it played
     assert 0 < result.store_s < elapsed / 2
-    assert [a.outcome.value for a in store.attempts(game_id)] == ["done"]  # type: ignore[union-attr]
+    assert [a.outcome.value for a in store.game_reads.attempts(game_id)] == ["done"]  # type: ignore[union-attr]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from referee.bots import load_bot
 from league.policy import POLICY
+from referee.bots import load_bot
 from store import open_store
 from tests.a_game import GAME, other_game
 from tests.workers.conftest import REPO
@@ -30,7 +30,7 @@ def db_with_bots(tmp_path: Path, bot_server) -> str:  # type: ignore[no-untyped-
     url = f"sqlite:///{tmp_path / 'bad.db'}"
     store = open_store(url, policy=POLICY)
     for i, name in enumerate(("a", "b", "c")):
-        store.register_bot(name, bot_server(load_bot("random", i)), "1", "tests", [GAME])
+        store.bots.register_bot(name, bot_server(load_bot("random", i)), "1", "tests", [GAME])
     store.close()
     return url
 
@@ -55,7 +55,7 @@ def test_impossible_seasons_get_one_clear_line_and_nothing_is_stored(args: list[
     assert result.returncode == 2, result.stdout + result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("cardarena: error:") and re.search(message, lines[0]), result.stderr
-    assert open_store(db_with_bots, policy=POLICY).list_seasons() == []
+    assert open_store(db_with_bots, policy=POLICY).seasons.list_seasons() == []
 
 
 def test_a_season_with_no_worker_says_which_games_are_stuck_and_why(db_with_bots: str, broker: str) -> None:
@@ -91,7 +91,7 @@ def test_a_broker_that_does_not_answer_is_one_line_at_once(db_with_bots: str, de
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"cardarena: error: cannot reach the broker redis://{dead_endpoint}/0"), \
         result.stderr
-    assert open_store(db_with_bots, policy=POLICY).season_progress(open_store(db_with_bots, policy=POLICY).get_season_by_name("nobroker").id)["pending"] == 3
+    assert open_store(db_with_bots, policy=POLICY).seasons.season_progress(open_store(db_with_bots, policy=POLICY).seasons.get_season_by_name("nobroker").id)["pending"] == 3
 
 
 def test_season_run_exits_1_naming_the_games_that_failed(db_with_bots: str) -> None:
@@ -99,13 +99,13 @@ def test_season_run_exits_1_naming_the_games_that_failed(db_with_bots: str) -> N
                   "--db", db_with_bots)
     assert created.returncode == 0, created.stderr
     store = open_store(db_with_bots, policy=POLICY)
-    game = store.list_games(store.get_season_by_name("unlucky").id)[1]  # type: ignore[union-attr]
+    game = store.game_reads.list_games(store.seasons.get_season_by_name("unlucky").id)[1]  # type: ignore[union-attr]
     for _ in range(3):  # three attempts lost with their workers (rules §4.3)
-        claim = store.claim_game(game.id, "lost:1", 5)
+        claim = store.games.claim_game(game.id, "lost:1", 5)
         assert claim is not None
-        assert store.void_game(game.id, claim.attempt, "lease expired") in ("pending", "failed")
+        assert store.games.void_game(game.id, claim.attempt, "lease expired") in ("pending", "failed")
     result = cli("season", "run", "unlucky", "--workers", "1", "--db", db_with_bots)
     assert result.returncode == 1, result.stdout + result.stderr
     assert "failed: game 1 (id 2): voided 3 times; last: lease expired" in result.stdout
     assert result.stderr.strip().splitlines()[-1] == "cardarena: error: season 'unlucky': 1 game(s) failed (not rated): 1"
-    assert store.season_progress(store.get_season_by_name("unlucky").id)["done"] == 2  # type: ignore[union-attr]
+    assert store.seasons.season_progress(store.seasons.get_season_by_name("unlucky").id)["done"] == 2  # type: ignore[union-attr]

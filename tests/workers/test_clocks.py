@@ -53,13 +53,13 @@ def test_clocks_a_minute_off_either_way_do_not_fail_games(pg_url: str, broker: s
                                 cwd=REPO, capture_output=True, text=True, timeout=300)
     finally:
         pool.stop_all()
-    games = store.season_progress(season_id)["total"]
+    games = store.seasons.season_progress(season_id)["total"]
     assert result.returncode == 0, result.stderr[-3000:] + result.stdout[-3000:]
     assert f"{games} done, 0 failed" in result.stdout
     assert_each_game_once(store, season_id, games)
     # the workers' clocks really were off: the referee stamps a record with its process's time,
     # the store stamps the attempt with the database's
-    game = store.list_games(season_id, limit=1)[0]
-    record, attempt = store.get_replay(game.id), store.attempts(game.id)[0]
+    game = store.game_reads.list_games(season_id, limit=1)[0]
+    record, attempt = store.replays.get_replay(game.id), store.game_reads.attempts(game.id)[0]
     assert record is not None
     assert abs(record.started_at - attempt.started_at.timestamp() - workers_s) < 30

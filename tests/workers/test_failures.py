@@ -75,9 +75,9 @@ def games_lost_by(store: Store, season_id: int, pids: list[int]) -> list[int]:
     be on its next game when it dies.
     """
     lost = []
-    for game in store.list_games(season_id, limit=1000):
+    for game in store.game_reads.list_games(season_id, limit=1000):
         if any(owner_pid(a.worker) in pids and a.outcome is not None and a.outcome.value == "voided"
-               for a in store.attempts(game.id)):
+               for a in store.game_reads.attempts(game.id)):
             lost.append(game.id)
     return lost
 
@@ -86,23 +86,23 @@ def assert_rerun_soon(store: Store, game_id: int, killed_at: datetime, slots: in
     """The killed game's first attempt was voided by the lease, the second is done and began
     within RERUN_WITHIN_S of the kill, and at most ``slots`` (worker processes) other attempts
     began between the void and the re-run: it went ahead of the queue. Returns the delay in seconds."""
-    attempts = store.attempts(game_id)
+    attempts = store.game_reads.attempts(game_id)
     assert [a.outcome.value if a.outcome else None for a in attempts] == ["voided", "done"], attempts
     assert attempts[0].detail == "lease expired"
     delay = (attempts[1].started_at - killed_at).total_seconds()
     assert 0 < delay <= RERUN_WITHIN_S, delay
     voided_at, rerun_at = attempts[0].ended_at, attempts[1].started_at
     assert voided_at is not None
-    season_id = store.get_game(game_id).season_id  # type: ignore[union-attr]
-    between = [(g.number, a.attempt) for g in store.list_games(season_id, limit=10**6) if g.id != game_id
-               for a in store.attempts(g.id) if voided_at < a.started_at < rerun_at]
+    season_id = store.game_reads.get_game(game_id).season_id  # type: ignore[union-attr]
+    between = [(g.number, a.attempt) for g in store.game_reads.list_games(season_id, limit=10**6) if g.id != game_id
+               for a in store.game_reads.attempts(g.id) if voided_at < a.started_at < rerun_at]
     assert len(between) <= slots, f"{len(between)} attempts began between the void and the re-run: {between}"
     return delay
 
 
 def running_owners(store: Store, season_id: int) -> set[int]:
     """Pids that hold the lease of a running game of the season."""
-    return {owner_pid(g.lease_owner) for g in store.list_games(season_id, status=GameStatus.RUNNING, limit=1000)
+    return {owner_pid(g.lease_owner) for g in store.game_reads.list_games(season_id, status=GameStatus.RUNNING, limit=1000)
             if g.lease_owner}
 
 
@@ -166,7 +166,7 @@ def test_kill_9_of_a_workers_main_process_mid_game(workers: Workers, db_url: str
     workers.start(concurrency=2)
     follow, pids, killed_at = kill_mid_game(store, season_id, victim, True, broker)
     follow.join()
-    assert_each_game_once(store, season_id, store.season_progress(season_id)["total"])
+    assert_each_game_once(store, season_id, store.seasons.season_progress(season_id)["total"])
     lost = games_lost_by(store, season_id, pids)
     assert lost, "a game was running on the killed worker"
     delays = [assert_rerun_soon(store, game_id, killed_at, slots=4) for game_id in lost]
@@ -181,7 +181,7 @@ def test_kill_9_of_one_pool_child_mid_game(workers: Workers, db_url: str, broker
     follow, pids, killed_at = kill_mid_game(store, season_id, victim, False, broker)
     follow.join()
     assert victim.process.poll() is None, "the worker survives the loss of a pool child"
-    assert_each_game_once(store, season_id, store.season_progress(season_id)["total"])
+    assert_each_game_once(store, season_id, store.seasons.season_progress(season_id)["total"])
     lost = games_lost_by(store, season_id, pids)
     assert len(lost) == 1, f"the killed child ran one game at a time, lost {lost}"
     delay = assert_rerun_soon(store, lost[0], killed_at, slots=3)
@@ -194,9 +194,9 @@ def test_redis_restarted_mid_season(workers: Workers, db_url: str, broker: str, 
     workers.start(concurrency=1)
     workers.start(concurrency=1)
     follow = Follow(store, broker, season_id, lost_after_s=3.0)
-    wait_for(lambda: store.season_progress(season_id)["done"] >= 8, what="8 games done")
+    wait_for(lambda: store.seasons.season_progress(season_id)["done"] >= 8, what="8 games done")
     redis_server.restart(down_s=1.0)  # empty: no persistence, every queued message is gone
-    assert store.season_progress(season_id)["done"] < store.season_progress(season_id)["total"]
+    assert store.seasons.season_progress(season_id)["done"] < store.seasons.season_progress(season_id)["total"]
     progress = follow.join()
     assert progress["done"] == progress["total"]
     assert_each_game_once(store, season_id, progress["total"])

@@ -15,10 +15,10 @@ from fastapi.testclient import TestClient
 from cli.demo import register_or_update
 from config import Settings, get_settings
 from dashboard.main import create_app
-from league.identity import ANOTHER_BOT
+from league.competition.seasons import create_season
+from league.competition.standings import standings_of
+from league.entry.identity import ANOTHER_BOT
 from league.policy import POLICY
-from league.seasons import create_season
-from league.standings import standings_of
 from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
 from store import GameStatus, Store, open_store
@@ -81,10 +81,10 @@ def play_until_seated(store: Store, sid: int, name: str, at_least: int) -> list[
     ``at_least`` of them; the ids played."""
     played: list[int] = []
     seated = 0
-    for gid in store.next_pending(sid, 1000):
+    for gid in store.seasons.next_pending(sid, 1000):
         assert run_game(store, gid).outcome == Outcome.DONE
         played.append(gid)
-        game = store.get_game(gid)
+        game = store.game_reads.get_game(gid)
         assert game is not None
         seated += name in {s.bot_name for s in game.seats}
         if seated >= at_least:
@@ -123,15 +123,15 @@ def test_another_bot_behind_the_endpoint_is_deferred_never_rated_and_named(
     db_url = f"sqlite:///{tmp_path / 'swap.db'}" if backend == "sqlite" else request.getfixturevalue("pg_url")
     store, sid, names = season(db_url, others, swappable, "swapped", 16, suspend_after_s=2.0)
     victim = names[-1]
-    victim_id = store.get_bot_by_name(victim).id  # type: ignore[union-attr]
+    victim_id = store.bots.get_bot_by_name(victim).id  # type: ignore[union-attr]
     before = play_until_seated(store, sid, victim, 3)
-    assert store.get_bot(victim_id).described_name == "versioned"  # type: ignore[union-attr]  # first check
+    assert store.bots.get_bot(victim_id).described_name == "versioned"  # type: ignore[union-attr]  # first check
     rated_before = {r.name: r.games for r in standings_of(store, sid)}[victim]
     assert rated_before >= 3
 
     swappable.swap("Impostor")
     # in this process: the channel reconnects to the other bot, and the next game with it is deferred
-    pending = [g for g in store.list_games(sid, status=GameStatus.PENDING, limit=100)
+    pending = [g for g in store.game_reads.list_games(sid, status=GameStatus.PENDING, limit=100)
                if victim in {s.bot_name for s in g.seats}]
     deadline = time.monotonic() + 30
     while (result := run_game(store, pending[0].id)).outcome != Outcome.DEFERRED:
@@ -147,7 +147,7 @@ def test_another_bot_behind_the_endpoint_is_deferred_never_rated_and_named(
     assert f"{victim} at {swappable.endpoint}: {ANOTHER_BOT}impostor" in output, output
     assert f"{victim}: suspended" in output and ANOTHER_BOT in output, output
 
-    games = store.list_games(sid, limit=100)
+    games = store.game_reads.list_games(sid, limit=100)
     after = [g for g in games if g.id not in before]
     assert {g.status for g in games} <= {GameStatus.DONE, GameStatus.NOT_PLAYED}
     assert all(g.status == GameStatus.NOT_PLAYED for g in after if victim in {s.bot_name for s in g.seats})
@@ -156,7 +156,7 @@ def test_another_bot_behind_the_endpoint_is_deferred_never_rated_and_named(
     assert {g.id for g in games if g.status == GameStatus.DONE and victim in {s.bot_name for s in g.seats}} <= set(before)
     rows = {r.name: r for r in standings_of(store, sid)}
     assert rows[victim].games == rated_before and rows[victim].suspended
-    [status] = [a for a in store.season_availability(sid) if a.name == victim]
+    [status] = [a for a in store.seasons.season_availability(sid) if a.name == victim]
     assert status.reason is not None and status.reason.startswith(f"{ANOTHER_BOT}impostor")
 
     with TestClient(create_app(Settings(db_url=db_url))) as client:
@@ -170,9 +170,9 @@ def test_another_bot_behind_the_endpoint_is_deferred_never_rated_and_named(
 def game_spans(store: Store, sid: int, name: str) -> list[tuple[float, float, int]]:
     """``(started, finished, number)`` of the done games ``name`` played, from their replays."""
     spans = []
-    for game in store.list_games(sid, status=GameStatus.DONE, limit=1000):
+    for game in store.game_reads.list_games(sid, status=GameStatus.DONE, limit=1000):
         if name in {s.bot_name for s in game.seats}:
-            record = store.get_replay(game.id)
+            record = store.replays.get_replay(game.id)
             assert record is not None
             spans.append((record.started_at, record.finished_at, game.number))
     return spans
@@ -200,9 +200,9 @@ def test_a_capacity_lowered_mid_season_is_honoured_from_the_next_game(
     try:
         store, sid, names = season(db_url, others, adjustable, "shrinking", 40)
         bot = names[-1]
-        bot_id = store.get_bot_by_name(bot).id  # type: ignore[union-attr]
-        assert store.get_bot(bot_id).capacity == 3  # type: ignore[union-attr]
-        ids = store.next_pending(sid, 100)
+        bot_id = store.bots.get_bot_by_name(bot).id  # type: ignore[union-attr]
+        assert store.bots.get_bot(bot_id).capacity == 3  # type: ignore[union-attr]
+        ids = store.seasons.next_pending(sid, 100)
         results: list = []
         runner = threading.Thread(target=lambda: results.extend(run_local(db_url, ids, processes=3)), daemon=True)
         runner.start()
@@ -217,7 +217,7 @@ def test_a_capacity_lowered_mid_season_is_honoured_from_the_next_game(
     finally:
         adjustable.stop()
     assert sorted(r.game_id for r in results) == sorted(ids)
-    assert store.get_bot(bot_id).capacity == 1  # type: ignore[union-attr]  # what it declares now
+    assert store.bots.get_bot(bot_id).capacity == 1  # type: ignore[union-attr]  # what it declares now
     spans = game_spans(store, sid, bot)
     assert most_at_once([s for s in spans if s[1] < lowered_at]) > 1  # before, its games did overlap
     # games started once every worker read the new answer (at the latest when a kept answer runs
@@ -234,10 +234,10 @@ def test_a_version_changed_mid_season_is_recorded_per_game_and_no_update_relabel
     db_url = f"sqlite:///{tmp_path / 'ver.db'}" if backend == "sqlite" else request.getfixturevalue("pg_url")
     store, sid, names = season(db_url, others, swappable, "versions", 16)
     bot = names[-1]
-    bot_id = store.get_bot_by_name(bot).id  # type: ignore[union-attr]
+    bot_id = store.bots.get_bot_by_name(bot).id  # type: ignore[union-attr]
 
     def versions() -> dict[int, str | None]:
-        return {g.id: s.version for g in store.list_games(sid, status=GameStatus.DONE, limit=100)
+        return {g.id: s.version for g in store.game_reads.list_games(sid, status=GameStatus.DONE, limit=100)
                 for s in g.seats if s.bot_name == bot}
 
     first = play_until_seated(store, sid, bot, 3)
@@ -248,10 +248,10 @@ def test_a_version_changed_mid_season_is_recorded_per_game_and_no_update_relabel
     by_game = versions()
     assert {by_game[g] for g in first if g in by_game} == {"1.0"}
     assert {by_game[g] for g in second if g in by_game} == {"2.0"}
-    assert store.get_bot(bot_id).version == "2.0"  # type: ignore[union-attr]
+    assert store.bots.get_bot(bot_id).version == "2.0"  # type: ignore[union-attr]
 
     # what `bot update --version` does (arena.registry: the version alone): no past game relabelled
-    store.update_bot(bot_id, version="2.0-hotfix")
+    store.bots.update_bot(bot_id, version="2.0-hotfix")
     assert versions() == by_game
     third = play_until_seated(store, sid, bot, 1)  # Describe still says 2.0: the version set stays
     assert {versions()[g] for g in third if g in versions()} == {"2.0-hotfix"}

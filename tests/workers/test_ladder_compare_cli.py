@@ -34,8 +34,8 @@ def test_ladder_compare_answers_within_the_zone_and_better(tmp_path: Path) -> No
                    *param_arg(QUICK), "--pending", "12", "--db", db)
         assert made.returncode == 0, made.stderr + made.stdout
         bad = cli("ladder", "compare", "lad", f"{best}@9.9", twin, "--db", db)
-        assert bad.returncode == 2 and f"serves version {store.get_bot_by_name(best).version} now, not 9.9" in bad.stderr
-        version = store.get_bot_by_name(twin).version
+        assert bad.returncode == 2 and f"serves version {store.bots.get_bot_by_name(best).version} now, not 9.9" in bad.stderr
+        version = store.bots.get_bot_by_name(twin).version
         for base, candidate in ((best, f"{twin}@{version}"), (weak, best)):
             started = cli("ladder", "compare", "lad", base, candidate, "--delta", "150", "--confidence", "0.99",
                           "--max-games", "600",
@@ -69,7 +69,7 @@ def test_ladder_compare_answers_within_the_zone_and_better(tmp_path: Path) -> No
         games = store.compares.compare_games(lid, (c.base_bot_id, c.candidate_bot_id), c.after_game)
         groups: dict[tuple[int, int], list[int]] = {}
         for g in games:
-            groups.setdefault((g.season_id, g.deal_group), []).append(store.get_game(g.id).seed)
+            groups.setdefault((g.season_id, g.deal_group), []).append(store.game_reads.get_game(g.id).seed)
         assert all(len(seeds) == 3 and len(set(seeds)) == 1 for seeds in groups.values())
         assert c.games <= sum(g.status.value == "done" for g in games)
     standings = json.loads(cli("ladder", "standings", "lad", "--json", "--db", db).stdout)

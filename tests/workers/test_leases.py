@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from referee.botprocess import BotProcess, start_bot_process
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.botprocess import BotProcess, start_bot_process
 from store import GameStatus, Store, open_store
 from tests.a_game import GAME, QUICK, scaled
 from tests.workers.conftest import Workers, register
@@ -36,7 +36,7 @@ def freeze_a_running_game(store: Store, season_id: int, pids: list[int]) -> tupl
         if not busy:
             return None
         signal_all(busy, signal.SIGSTOP)
-        held = {owner_pid(g.lease_owner): g.id for g in store.list_games(season_id, status=GameStatus.RUNNING)
+        held = {owner_pid(g.lease_owner): g.id for g in store.game_reads.list_games(season_id, status=GameStatus.RUNNING)
                 if g.lease_owner and owner_pid(g.lease_owner) in busy}
         signal_all([p for p in busy if p not in held], signal.SIGCONT)
         if not held:
@@ -58,7 +58,7 @@ def test_a_stalled_attempt_stops_calling_bots_when_its_game_is_played_again(
     try:
         store = open_store(db_url, policy=POLICY)
         names = register(store, [counting, *sleepy_bots[:2]])
-        assert store.get_bot_by_name(names[0]).capacity == 1  # type: ignore[union-attr]
+        assert store.bots.get_bot_by_name(names[0]).capacity == 1  # type: ignore[union-attr]
         season_id = create_season(store, "stall", GAME, names, [3], 3, 5, params=scaled(QUICK, 10))
         first, second = workers.start(concurrency=1), workers.start(concurrency=1)
         follow = Follow(store, broker, season_id)
@@ -67,7 +67,7 @@ def test_a_stalled_attempt_stops_calling_bots_when_its_game_is_played_again(
         try:
             # the lease runs out, the sweeper voids the attempt, and another attempt (at this
             # game or another, the counting bot sits at every table) calls the counting bot
-            wait_for(lambda: store.attempts(game_id)[0].outcome is not None, timeout_s=120, what="the void")
+            wait_for(lambda: store.game_reads.attempts(game_id)[0].outcome is not None, timeout_s=120, what="the void")
             wait_for(lambda: running_owners(store, season_id) - {pid}, timeout_s=120, what="another game running")
             seen = len(calls(log))
             wait_for(lambda: len(calls(log)) > seen, timeout_s=60, what="a call of the new attempt")
@@ -77,7 +77,7 @@ def test_a_stalled_attempt_stops_calling_bots_when_its_game_is_played_again(
     finally:
         counting.stop()
     assert_each_game_once(store, season_id, progress["total"])
-    attempts = store.attempts(game_id)
+    attempts = store.game_reads.attempts(game_id)
     assert [(a.outcome.value if a.outcome else None, a.detail) for a in attempts] == [
         ("voided", "lease expired"), ("done", None)], attempts
     in_flight = max(row[3] for row in calls(log))

@@ -7,7 +7,7 @@ import threading
 import time
 
 from dashboard.replays import load_replay
-from league.seasons import create_season
+from league.competition.seasons import create_season
 from store import GameStatus, Store
 from tests.a_game import GAME, QUICK
 from tests.workers.test_claims import Slow, store  # noqa: F401  (the SQLite/PostgreSQL store fixture)
@@ -17,21 +17,21 @@ from workers.service import Outcome, run_game
 def test_a_running_game_shows_its_public_events_as_they_happen(store: Store, bot_server) -> None:  # noqa: F811
     names = []
     for i in range(3):
-        store.register_bot(f"slow{i}", bot_server(Slow(seed=i), threads=4), "1", "t", [GAME], capacity=4)
+        store.bots.register_bot(f"slow{i}", bot_server(Slow(seed=i), threads=4), "1", "t", [GAME], capacity=4)
         names.append(f"slow{i}")
     season_id = create_season(store, "live", GAME, names, [3], 1, 1, params=dict(QUICK))
-    (game_id,) = store.next_pending(season_id, 1)
+    (game_id,) = store.seasons.next_pending(season_id, 1)
     results = []
     worker = threading.Thread(target=lambda: results.append(run_game(store, game_id, lease_s=1.0)))
     worker.start()
     seen: list[list[dict]] = []
     try:
         while worker.is_alive():
-            live = store.live_record(game_id)
+            live = store.replays.live_record(game_id)
             if live is not None and (not seen or live["events"] != seen[-1]):
                 seen.append(live["events"])
                 replay = load_replay(store, game_id)  # what the dashboard shows of it now
-                after = store.live_record(game_id)
+                after = store.replays.live_record(game_id)
                 if replay.game.status != GameStatus.RUNNING:
                     # stored between the two reads: the page shows the whole record from then on
                     assert replay.game.status == GameStatus.DONE and not replay.public_only
@@ -46,30 +46,30 @@ def test_a_running_game_shows_its_public_events_as_they_happen(store: Store, bot
         worker.join(120)
     assert results and results[0].outcome == Outcome.DONE
     assert len(seen) >= 3, "the progress was stored several times while the game ran"
-    final = [e for e in store.get_replay(game_id).events if e["visible_to"] is None]
-    private = [e for e in store.get_replay(game_id).events if e["visible_to"] is not None]
+    final = [e for e in store.replays.get_replay(game_id).events if e["visible_to"] is None]
+    private = [e for e in store.replays.get_replay(game_id).events if e["visible_to"] is not None]
     assert private, "the game had private events (dealt cards)"
     for events in seen:
         assert all(e["visible_to"] is None for e in events)
         assert events == final[:len(events)]  # the public events so far, in order, nothing else
     assert len(seen[-1]) > len(seen[0])
     # stored: the progress is gone and the full record is what the dashboard shows
-    assert store.get_game(game_id).status == GameStatus.DONE and store.live_record(game_id) is None
+    assert store.game_reads.get_game(game_id).status == GameStatus.DONE and store.replays.live_record(game_id) is None
     assert load_replay(store, game_id).public_only is False
 
 
 def test_a_voided_attempt_leaves_no_progress_behind(store: Store) -> None:  # noqa: F811
     for name in ("a", "b", "c"):
-        store.register_bot(name, "127.0.0.1:1", "1", "t", [GAME])
+        store.bots.register_bot(name, "127.0.0.1:1", "1", "t", [GAME])
     season_id = create_season(store, "void", GAME, ["a", "b", "c"], [3], 1, 1)
-    (game_id,) = store.next_pending(season_id, 1)
-    claim = store.claim_game(game_id, "w", 60)
+    (game_id,) = store.seasons.next_pending(season_id, 1)
+    claim = store.games.claim_game(game_id, "w", 60)
     assert claim is not None
     progress = {"game": GAME, "events": [{"kind": "ante", "data": {}, "visible_to": None}], "faults": []}
-    assert store.renew_lease(game_id, claim.attempt, 60, live=progress)
-    assert store.live_record(game_id) == progress
-    store.void_game(game_id, claim.attempt, "platform failure: test")
-    assert store.live_record(game_id) is None
-    assert not store.renew_lease(game_id, claim.attempt, 60, live=progress)  # a stale worker writes nothing
-    again = store.claim_game(game_id, "w", 60)
-    assert again is not None and store.live_record(game_id) is None
+    assert store.games.renew_lease(game_id, claim.attempt, 60, live=progress)
+    assert store.replays.live_record(game_id) == progress
+    store.games.void_game(game_id, claim.attempt, "platform failure: test")
+    assert store.replays.live_record(game_id) is None
+    assert not store.games.renew_lease(game_id, claim.attempt, 60, live=progress)  # a stale worker writes nothing
+    again = store.games.claim_game(game_id, "w", 60)
+    assert again is not None and store.replays.live_record(game_id) is None

@@ -29,7 +29,7 @@ def pool_children() -> list[int]:
 def test_kill_9_of_a_local_pool_process_mid_game(tmp_path: Path, sleepy_bots: list[BotProcess]) -> None:
     db_url = f"sqlite:///{tmp_path / 'pool.db'}"
     store, season_id = make_season(db_url, sleepy_bots, "pool-kill", 24)
-    ids = store.next_pending(season_id, 100)
+    ids = store.seasons.next_pending(season_id, 100)
     results: list[object] = []
     runner = threading.Thread(target=lambda: results.extend(run_local(db_url, ids, processes=2)), daemon=True)
     runner.start()

@@ -13,7 +13,7 @@ def test_an_allowed_endpoint_is_dialled_at_its_checked_address() -> None:
 
 
 def test_a_refused_endpoint_plays_as_unreachable(monkeypatch) -> None:
-    from league.netpolicy import NetworkPolicy
+    from league.entry.netpolicy import NetworkPolicy
 
     monkeypatch.setattr(service, "_policy", lambda: NetworkPolicy.from_strings("private", "loopback"))
     client = service.client_for("127.0.0.1:50999")

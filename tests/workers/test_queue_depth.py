@@ -55,7 +55,7 @@ def test_a_tick_reads_the_store_only_once_the_queue_is_down_to_half_the_window(
         with Statements() as full:
             progress = follower.tick()
         assert full.count == 0 and follower.stats.sent == 4  # 4 waiting, more than half of 4: no look
-        assert progress["pending"] == store.season_progress(sid)["pending"]  # the last look's progress
+        assert progress["pending"] == store.seasons.season_progress(sid)["pending"]  # the last look's progress
         channel = follower._connection().default_channel
         for _ in range(2):  # two messages taken, as workers take them
             assert channel.client.rpop(channel._q_for_pri(GAMES_QUEUE, PRIORITY_NEW)) is not None

@@ -34,7 +34,7 @@ def test_both_runners_end_with_the_same_counts_read_from_the_store(
     run = subprocess.run([sys.executable, "-m", "cli.main", "season", "run", "sum", "--db", db_url, *extra],
                          cwd=REPO, capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stdout + run.stderr
-    progress = store.season_progress(sid)
+    progress = store.seasons.season_progress(sid)
     assert progress["not_played"] > 0 and progress["done"] > 0
     [m] = SUMMARY.findall(run.stdout)
     this_run, name, *counts, total = m

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from referee.botprocess import BotProcess, start_bot_process
-from league import fairness
+from league.competition.schedule import build_schedule
+from league.integrity import fairness
 from league.policy import POLICY
-from league.schedule import build_schedule
+from referee.botprocess import BotProcess, start_bot_process
 from store import open_store
 from tests.a_game import GAME, QUICK, STRONG, param_arg
 from tests.workers.conftest import REPO, Workers, register
@@ -66,9 +66,9 @@ def assert_settled_by_itself(db_url: str, name: str, names: list[str], run_outpu
     assert data["standings"][0]["p_better"] > 0.5
     # the games played are the first games of the fixed-length schedule of MAX_GAMES
     store = open_store(db_url, policy=POLICY)
-    season = store.get_season_by_name(name)
-    ids = [store.get_bot_by_name(n).id for n in names]
-    games = store.list_games(season.id, limit=10**6)
+    season = store.seasons.get_season_by_name(name)
+    ids = [store.bots.get_bot_by_name(n).id for n in names]
+    games = store.game_reads.list_games(season.id, limit=10**6)
     full = build_schedule(ids, [3], MAX_GAMES, fairness.key_from_seed(11))
     assert [(g.seed, [s.bot_id for s in g.seats]) for g in games] == [(g.seed, list(g.seats)) for g in full[:len(games)]]
     store.close()

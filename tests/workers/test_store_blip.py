@@ -44,7 +44,7 @@ def test_a_result_stored_through_a_store_blip_is_stored_once_without_a_replay(
         store, season_id = make_season(pg_url, sleepy_bots, "blip", 6)
         worker = pool.start(concurrency=1)
         follow = Follow(store, broker, season_id)  # the driver reaches the database directly
-        wait_for(lambda: store.list_games(season_id, status=GameStatus.RUNNING), what="a game running")
+        wait_for(lambda: store.game_reads.list_games(season_id, status=GameStatus.RUNNING), what="a game running")
         proxy.cut()
         cut_at = time.monotonic()
         # until the worker says a store failed: its result (or, as before this worked, Celery's
@@ -59,7 +59,7 @@ def test_a_result_stored_through_a_store_blip_is_stored_once_without_a_replay(
     finally:
         pool.stop_all()
     assert_each_game_once(store, season_id, progress["total"])
-    attempts = {g.id: store.attempts(g.id) for g in store.list_games(season_id, limit=100)}
+    attempts = {g.id: store.game_reads.attempts(g.id) for g in store.game_reads.list_games(season_id, limit=100)}
     replayed = {gid: [(a.outcome, a.detail) for a in a_s] for gid, a_s in attempts.items() if len(a_s) != 1}
     assert not replayed, f"games played again: {replayed}"
     log = worker.log.read_text(errors="replace")

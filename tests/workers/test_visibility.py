@@ -14,9 +14,9 @@ from pathlib import Path
 
 import redis
 
-from referee.botprocess import start_bot_process
+from league.competition.seasons import create_season
 from league.policy import POLICY
-from league.seasons import create_season
+from referee.botprocess import start_bot_process
 from store import open_store
 from tests.a_game import GAME, QUICK, scaled
 from tests.workers.conftest import REPO, register
@@ -44,7 +44,7 @@ def test_a_game_longer_than_the_visibility_timeout_is_delivered_once(db_url: str
             assert time.monotonic() < deadline, "the workers did not start"
             time.sleep(0.1)
         follow = Follow(store, broker, season_id)
-        wait_for(lambda: store.season_progress(season_id)["running"] > 0, what="a game running")
+        wait_for(lambda: store.seasons.season_progress(season_id)["running"] > 0, what="a game running")
         time.sleep(3)  # past the visibility timeout, with a game running
         copies = redis.Redis.from_url(broker).keys("unacked*")
         progress = follow.join(300)
@@ -54,7 +54,7 @@ def test_a_game_longer_than_the_visibility_timeout_is_delivered_once(db_url: str
             process.wait(10)
         slow.stop()
     assert_each_game_once(store, season_id, progress["total"])
-    attempts = {g.number: len(store.attempts(g.id)) for g in store.list_games(season_id)}
+    attempts = {g.number: len(store.game_reads.attempts(g.id)) for g in store.game_reads.list_games(season_id)}
     assert set(attempts.values()) == {1}, attempts  # no game played twice
     assert copies == [], copies  # no message kept in the broker while its game runs
     text = "".join(log.read_text(errors="replace") for log in logs)

@@ -32,7 +32,7 @@ differences, so they are uncorrelated with each other and with everything
 before them; the mean adjustment over many games is zero within its interval
 (tests/test_luck.py checks this by simulation).
 
-The league reads the estimator through ``GameSpec.luck`` (:mod:`league.luck`).
+The league reads the estimator through ``GameSpec.luck`` (:mod:`league.ratings.luck`).
 
 All amounts are tokens, as floats: the expected results are fractions of a token.
 """

@@ -5,7 +5,7 @@ record (the season and its schedule, games added, each game that became final),
 each hashed with the previous entry's hash. ``seasons.chain_head`` and
 ``seasons.chain_length`` are the last hash and the number of entries, shown live.
 ``seasons.chance_scheme`` is the chance scheme the season's games are dealt with,
-covered by its commitment (``league.fairness.commitment``); NULL for seasons
+covered by its commitment (``league.integrity.fairness.commitment``); NULL for seasons
 created before (their commitment covers the key alone). Existing seasons start
 with an empty chain: only records stored from now on are chained.
 

@@ -1,6 +1,6 @@
 """Version A/B tests on ladders: ``ladder_compares``.
 
-One row per compare of two entrants of a ladder (rules §5.5, ``league.compare``):
+One row per compare of two entrants of a ladder (rules §5.5, ``league.competition.compare``):
 its settings (indifference zone, confidence, budget), its status and verdict, the
 estimate with its interval, the games fed, whether it follows the candidate's next
 versions, and the sequential test's state as JSON.

@@ -1,6 +1,6 @@
 """The duplicate audit: does a bot do better in the rotations of a deal it had already played?
 
-In a duplicate season every rotation of a table deals the same cards (``league.schedule``),
+In a duplicate season every rotation of a table deals the same cards (``league.competition.schedule``),
 and the same bots play every rotation. A bot is a remote service that may remember what it
 was shown: the public cards of one rotation (turned stack cards, discards, hands shown) tell
 it cards still to come, or other seats' hands, in the rotations it plays later with the same
@@ -17,12 +17,12 @@ done rotations, and only the groups none of whose games is still to be played:
   play (:func:`trend`: a remembering bot knows more at each rotation). A bot whose play does
   not depend on the earlier rotations has the same chance of every ordering of a group's
   outcomes, because the schedule draws the order of each table's rotations at random
-  (``league.schedule``); the p-value is that of a randomisation test, each group's order
+  (``league.competition.schedule``); the p-value is that of a randomisation test, each group's order
   drawn again uniformly, estimated from random draws (Besag and Clifford's sequential rule: stop at :data:`HITS` draws at least
   as large, at most :data:`MAX_DRAWS` draws). It is exact whatever the game's seat
   advantages, the bots' strengths and the score distribution.
 - **luck in later rotations** (a game with a luck estimator, ``GameSpec.luck``, Slippery
-  Sam): the bot's luck terms (:mod:`league.luck`) have mean zero in every game whatever an
+  Sam): the bot's luck terms (:mod:`league.ratings.luck`) have mean zero in every game whatever an
   honest bot does; a bot that knows a card before it is turned bets on it, and its luck is
   positive. As a duplicate score (the luck less that of the seats with the same cards in the
   other rotations), tested for a trend over the order of play like the later-rotations test.
@@ -79,7 +79,7 @@ INFORMED_PLAY = "informed play in later rotations"
 class AuditGame:
     """One done game of a season: its ``number`` (schedule order), its ``deal_group`` (the games
     sharing its deal), the bot in each seat, each seat's score ``change`` (as stored: tokens or
-    points), for a game with a luck estimator each seat's luck (:func:`league.luck.seat_luck`), and for a
+    points), for a game with a luck estimator each seat's luck (:func:`league.ratings.luck.seat_luck`), and for a
     game in :data:`INFORMED` each seat's informed-play score."""
 
     number: int

@@ -6,19 +6,19 @@ by it, or within it (rules §5.5). An endpoint serves one version at a time, so 
 two sides are two registered bots (``mybot`` serving 1.0, ``mybot-next`` serving 1.1);
 :func:`start_compare` checks that each named version is the one its bot declares now.
 
-The ladder's runner (``league.ladder.LadderRunner.refill``) does the rest:
+The ladder's runner (``league.competition.ladder.LadderRunner.refill``) does the rest:
 
 - each refill first *looks* (:func:`look`): every running compare is fed the ladder
   games that seat both its entrants and are final, whole deal groups only (a
   duplicate table's rotations together), in the sequential test of
-  ``league.abtest.ABTest`` kept in the compare's state; the verdict is stored
+  ``league.ratings.abtest.ABTest`` kept in the compare's state; the verdict is stored
   (compare-and-set, so several runners are safe) and a decided compare is no longer
   scheduled. A compare whose entrant left (a new version, retirement) is stopped.
   A compare that *follows* its candidate's bot (``--auto``) starts the next compare
   when that bot declares a new version (:func:`follow`);
 - then it plans: up to :data:`COMPARE_SHARE` of the tables it adds are compare tables
   (:class:`ComparePlanner`), seating both versions and other entrants chosen by the
-  matchmaker (``league.matchmaking``), in seats from ``seat_order``; in a duplicate
+  matchmaker (``league.competition.matchmaking``), in seats from ``seat_order``; in a duplicate
   ladder every rotation of the table is played with one deal, as for any table.
 
 Compare games are ordinary rated ladder games (rules §5.5): every seat's result
@@ -34,9 +34,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from league.abtest import CONFIDENCE, ABTest
-from league.bt_incremental import BTAccumulator
-from league.matchmaking import Entrant, MatchState, choose_table, seat_order
+from league.competition.entrants import entrant_index, seat_entrants
+from league.competition.matchmaking import Entrant, MatchState, choose_table, seat_order
+from league.ratings.abtest import CONFIDENCE, ABTest
+from league.ratings.bt_incremental import BTAccumulator
 
 #: The largest share of a refill's tables given to running compares (the rest are the matchmaker's).
 COMPARE_SHARE = 0.5
@@ -65,7 +66,7 @@ def resolve_entrant(store, ladder, entrants: Sequence[Any], text: str):
     CompareError when the bot is unknown, retired, not registered for the ladder's game, or declares another
     version now (an endpoint serves one version at a time: the other version is another registered bot)."""
     name, version = parse_entrant(text)
-    bot = store.get_bot_by_name(name)
+    bot = store.bots.get_bot_by_name(name)
     if bot is None:
         raise CompareError(f"no bot named {name!r} (see: cardarena bot list)")
     if bot.retired_at is not None:
@@ -87,7 +88,7 @@ def start_compare(store, ladder_id: int, base: str, candidate: str, *, delta: fl
     ladder; its games are those the ladder adds from now on. ``follow``: when the candidate's bot declares a
     new version, a compare of that version against the base bot's version of that moment starts by itself.
     Returns the compare's id. Raises CompareError (one line, nothing written) for an unknown ladder or bot, a
-    version not served now, one entrant named twice, or settings out of range (``league.abtest.ABTest``)."""
+    version not served now, one entrant named twice, or settings out of range (``league.ratings.abtest.ABTest``)."""
     ladder = store.ladders.get_ladder(ladder_id)
     if ladder is None:
         raise CompareError(f"no ladder with id {ladder_id}")
@@ -138,8 +139,6 @@ def feed(store, c, by_version: Mapping[tuple[int, str], int], latest: Mapping[in
     sufficient statistics (``acc``), ``through`` (every game of the compare up to this id is fed or left
     out) and ``fed`` (groups fed above it). Status: the verdict when decided; ``budget`` at ``max_games``,
     or when no game is open and less than ``min_table_games`` of the budget is left."""
-    from league.ladder import seat_entrants
-
     state = dict(c.state)
     through = max(c.after_game, int(state.get("through", 0)))
     fed = {tuple(k) for k in state.get("fed", [])}
@@ -205,8 +204,6 @@ def look(store, ladder_id: int, entrants: Sequence[Any], table_sizes: Sequence[i
     """Look at every compare of the ladder that runs or follows its candidate (rules §5.5): stop those whose
     entrant left, start the next compare of those following a bot that declared a new version, feed the
     running ones (:func:`feed`). Returns the compares still running with their budget left."""
-    from league.ladder import entrant_index
-
     compares = store.compares.list_compares(ladder_id, active=True)
     if not compares:
         return []
@@ -239,9 +236,9 @@ def compare_table(base: int, candidate: int, candidates: Sequence[Entrant], size
     """A table seating both ``base`` and ``candidate`` (entrant ids) and other entrants of ``candidates`` (those
     with room now), in seat order (rules §5.5), or None when either version has no room or the budget ``left``
     (games) cannot take a table. Its size is drawn from ``sizes``; the other seats are the matchmaker's choice of
-    a table of the remaining size (``league.matchmaking.choose_table``: its rules for who plays next), or for a
+    a table of the remaining size (``league.competition.matchmaking.choose_table``: its rules for who plays next), or for a
     single seat the entrant with the fewest seats so far (ties by the seeded draw); the seats are assigned by
-    ``league.matchmaking.seat_order``."""
+    ``league.competition.matchmaking.seat_order``."""
     ids = {e.id for e in candidates}
     if base not in ids or candidate not in ids:
         return None
@@ -299,6 +296,6 @@ class ComparePlanner:
 
 def plan(store, ladder_id: int, entrants: Sequence[Any], settings) -> ComparePlanner:
     """Look at the ladder's compares (:func:`look`) and plan this refill's compare tables: the refill's hook
-    (``league.ladder.LadderRunner.refill``); ``settings`` a ``league.ladder.LadderSettings``."""
+    (``league.competition.ladder.LadderRunner.refill``); ``settings`` a ``league.competition.ladder.LadderSettings``."""
     return ComparePlanner(look(store, ladder_id, entrants, settings.table_sizes, settings.duplicate),
                           settings.duplicate)

@@ -1,12 +1,12 @@
 """Sequential seasons: played in batches of rotation groups until the top of the table is settled.
 
 A season created with ``--until-settled`` stores only its first batch of games and,
-in its config under ``"until_settled"``, the stopping rule (``league.settling``) and
+in its config under ``"until_settled"``, the stopping rule (``league.ratings.settling``) and
 the looks taken so far. Whoever runs the season (the local pool, or the Celery
 follower) calls :func:`advance` each time no game of it is pending or running: it
 refits the standings, takes a look, and either records why the season stopped
 (``settled``: every adjacent pair of the top K rows settled by its three-hypothesis
-sequential test, ``league.settling``: higher, lower or within the zone; ``budget``:
+sequential test, ``league.ratings.settling``: higher, lower or within the zone; ``budget``:
 ``max_games`` scheduled) or appends the next batch. Each look is kept with the
 verdict of every top pair.
 The batches are slices of the schedule the season would have with ``max_games``
@@ -20,12 +20,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from league.pair_test import PairVerdict
-from league.schedule import ScheduledGame, build_schedule
-from league.seasons import MAX_GAMES, SeasonError, create_season
-from league.ratings_ml import fit_bradley_terry
-from league.settling import INDIFFERENCE, SEQUENTIAL_KEY, SettlingRule, StopReason, look, verdicts
-from league.standings import standings_of
+from league.competition.schedule import ScheduledGame, build_schedule
+from league.competition.seasons import MAX_GAMES, SeasonError, create_season
+from league.competition.standings import standings_of
+from league.ratings.pair_test import PairVerdict
+from league.ratings.ratings_ml import fit_bradley_terry
+from league.ratings.settling import INDIFFERENCE, SEQUENTIAL_KEY, SettlingRule, StopReason, look, verdicts
 
 #: The season config key of a sequential season.
 KEY = SEQUENTIAL_KEY
@@ -37,7 +37,7 @@ BATCH_GROUPS = 4
 class SettlingStatus:
     """Where a sequential season stands: ``stop`` is None while it goes on, else why it stopped;
     ``games`` the games scheduled so far; ``looks`` every look as ``{"games", "threshold", "weakest", "pairs"}``
-    (``league.settling.Look.as_json``; ``weakest``: the smallest strength among the top pairs, None if a
+    (``league.ratings.settling.Look.as_json``; ``weakest``: the smallest strength among the top pairs, None if a
     row is unrated; ``threshold`` the log likelihood ratio each verdict needs; seasons created before the
     three-hypothesis test have no ``pairs`` and kept the two-sided ratio, or P(better), in ``weakest``)."""
 
@@ -65,7 +65,7 @@ def create_sequential_season(store, name: str, game: str, bot_names: Sequence[st
                              rule: SettlingRule, batch_groups: int = BATCH_GROUPS, seed: int | None = None,
                              **kwargs: Any) -> int:
     """Validate and store a sequential season with its first batch of ``batch_groups`` rotation groups;
-    returns its id. ``kwargs`` go to ``league.seasons.create_season`` (duplicate, params,
+    returns its id. ``kwargs`` go to ``league.competition.seasons.create_season`` (duplicate, params,
     time_control, suspend_after_s). Raises SeasonError (nothing written)."""
     if rule.max_games > MAX_GAMES:
         raise SeasonError(f"--max-games must be at most {MAX_GAMES:,}, got {rule.max_games}")
@@ -95,10 +95,10 @@ def advance(store, season_id: int) -> SettlingStatus | None:
     batch was added). Safe to call from several processes: the store appends a batch only once.
     Raises store.NotFound for an unknown season.
     """
-    info = store.get_season(season_id)
+    info = store.seasons.get_season(season_id)
     if info is not None and (info.config or {}).get("cancelled"):
         return None
-    progress = store.season_progress(season_id)
+    progress = store.seasons.season_progress(season_id)
     current = status(info.config, progress["total"]) if info is not None else None
     if info is None or current is None or current.stop is not None or progress["pending"] + progress["running"]:
         return current
@@ -118,17 +118,17 @@ def advance(store, season_id: int) -> SettlingStatus | None:
     stop = verdict.stop or (None if games else StopReason.BUDGET)
     new = {**seq, "looked_at": total, "stop": stop.value if stop else None,
            "looks": [*seq["looks"], record]}
-    if not store.extend_season(season_id, {**info.config, KEY: new}, games, total,
+    if not store.seasons.extend_season(season_id, {**info.config, KEY: new}, games, total,
                                deal_groups=[g.deal_group for g in batch]):
-        return status(store.get_season(season_id).config, store.season_progress(season_id)["total"])
+        return status(store.seasons.get_season(season_id).config, store.seasons.season_progress(season_id)["total"])
     return status({KEY: new}, total + len(games))
 
 
 def _verdicts(store, season_id: int, rule: SettlingRule, order: list[int]) -> list[PairVerdict | None]:
-    """The top pairs' verdicts (``league.settling.verdicts``) over the season's done games, rows in
+    """The top pairs' verdicts (``league.ratings.settling.verdicts``) over the season's done games, rows in
     standings ``order`` (bot ids)."""
     games = [([seat.bot_id for seat in g.seats], [seat.place for seat in g.seats])
-             for g in store.list_games(season_id, status="done", limit=10**9)]
+             for g in store.game_reads.list_games(season_id, status="done", limit=10**9)]
     return verdicts(rule, games, fit_bradley_terry(games), order)
 
 
@@ -146,10 +146,10 @@ def _next_batch(store, info, total: int, batch_groups: int) -> list[ScheduledGam
 
 
 def _schedule(store, info) -> list:
-    """The season's whole schedule at ``max_games`` games, as ``league.seasons.create_season`` builds it."""
-    bots = [store.get_bot_by_name(name).id for name in info.config["bots"]]
+    """The season's whole schedule at ``max_games`` games, as ``league.competition.seasons.create_season`` builds it."""
+    bots = [store.bots.get_bot_by_name(name).id for name in info.config["bots"]]
     return build_schedule(bots, list(info.config["table_sizes"]), info.config[KEY]["max_games"],
-                          store.schedule_key(info.id), bool(info.config.get("duplicate")))
+                          store.seasons.schedule_key(info.id), bool(info.config.get("duplicate")))
 
 
 def settling_json(config: dict[str, Any], progress: dict[str, int]) -> dict[str, Any] | None:

@@ -1,6 +1,6 @@
 """The maximum-likelihood Bradley-Terry rating kept up to date game by game: an accumulator of sufficient statistics.
 
-:func:`league.ratings_ml.fit_bradley_terry` refits a season from its games;
+:func:`league.ratings.ratings_ml.fit_bradley_terry` refits a season from its games;
 a ladder of a million games cannot re-read them at every look. A
 :class:`BTAccumulator` keeps what the fit needs instead, whatever the number
 of games:
@@ -45,8 +45,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from league.linalg import inverse, matmul, project
-from league.ratings_ml import (ANCHOR, PRIOR_SD_ELO, SCALE, Game, MLRatings, information, log_sigmoid, newton,
+from league.ratings.linalg import inverse, matmul, project
+from league.ratings.ratings_ml import (ANCHOR, PRIOR_SD_ELO, SCALE, Game, MLRatings, information, log_sigmoid, newton,
                                pairwise_results, sigmoid)
 
 #: The version of the checkpoint's JSON layout.
@@ -77,7 +77,7 @@ class BTAccumulator:
 
     def add(self, seats: Sequence[int], places: Sequence[int]) -> None:
         """Add one game: the bot of each seat and its place (1 = first; equal places share).
-        Raises ValueError as :func:`league.ratings_ml.pairwise_results` does (nothing added)."""
+        Raises ValueError as :func:`league.ratings.ratings_ml.pairwise_results` does (nothing added)."""
         results = pairwise_results(seats, places)
         if not results:
             return
@@ -103,7 +103,7 @@ class BTAccumulator:
         return tuple(sorted({x for pair in self.pairs for x in pair}))
 
     def scores(self) -> dict[tuple[int, int], float]:
-        """``{(x, y): score of x against y}`` for every pair that met, both orders (``league.pair_test``'s input)."""
+        """``{(x, y): score of x against y}`` for every pair that met, both orders (``league.ratings.pair_test``'s input)."""
         out: dict[tuple[int, int], float] = {}
         for (a, b), (w, n) in self.pairs.items():
             out[(a, b)] = w
@@ -111,7 +111,7 @@ class BTAccumulator:
         return out
 
     def fit(self, tol: float = 1e-10, max_iter: int = 100) -> MLRatings:
-        """The ratings and their covariance, as :func:`league.ratings_ml.fit_bradley_terry` gives for the same
+        """The ratings and their covariance, as :func:`league.ratings.ratings_ml.fit_bradley_terry` gives for the same
         games (the sandwich's meat as the module docstring says). Starts Newton's method from the last fit's
         ratings (a new bot at the mean); folds the pending games into the meat at the new ratings."""
         bots = self.bots

@@ -1,6 +1,6 @@
 """Season schedules: which bots sit where in which game, with which deal seed.
 
-A schedule is deterministic from the season's key (``league.fairness``) and fair:
+A schedule is deterministic from the season's key (``league.integrity.fairness``) and fair:
 
 - tables are filled by the bots that have played least so far (in units of
   the largest table size), ties broken by the most, then the total, meetings
@@ -18,17 +18,17 @@ A schedule is deterministic from the season's key (``league.fairness``) and fair
 Why the rotations of a table are played in a random order: a bot that remembers
 the cards of one rotation can use them in the rotations it plays later with the
 same deal (nothing can make a remote bot forget). The duplicate audit
-(``league.audit``) compares each bot's results in the rotations it played after
+(``league.integrity.audit``) compares each bot's results in the rotations it played after
 it had already played the deal with the rotation it played first; with the order
 drawn at random, which rotation comes first is independent of the cards and the
 seats, so for a bot that does not remember, the two have the same distribution
 and the audit's false-alarm rate is exact (a randomisation test), whatever the
 game's seat advantages.
 
-Deal seeds are HMACs of the key (``league.fairness.deal_seed``: of the game's
+Deal seeds are HMACs of the key (``league.integrity.fairness.deal_seed``: of the game's
 number, or of the rotation group's number with ``duplicate``), never draws of
 the seating generator. The seating draws come from their own stream, seeded
-by ``league.fairness.schedule_seed`` (an HMAC of the key with its own label):
+by ``league.integrity.fairness.schedule_seed`` (an HMAC of the key with its own label):
 so a reproducible season (``--seed``) reproduces its seating too, a secret one
 gets a fresh seating, and the seating, which is public from the start (every
 pending game lists its seats), reveals at most that stream's seed, from which
@@ -56,7 +56,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
-from league.fairness import deal_seed, derive, schedule_seed
+from league.integrity.fairness import deal_seed, derive, schedule_seed
 
 
 class ScheduleError(ValueError):
@@ -78,7 +78,7 @@ class ScheduledGame:
 def build_schedule(bots: Sequence[int], table_sizes: Sequence[int], games: int, key: bytes,
                    duplicate: bool = False) -> list[ScheduledGame]:
     """Schedule at least ``games`` games for ``bots`` (ids) on tables of the given sizes, used in
-    turn, with the deal seeds and seating of the season ``key`` (``league.fairness``).
+    turn, with the deal seeds and seating of the season ``key`` (``league.integrity.fairness``).
 
     Raises ScheduleError for no bots, duplicate bot ids, a table size below 2
     or larger than the number of bots, or ``games`` < 1.
@@ -126,7 +126,7 @@ def rotations(table: Sequence[int], order_rng: random.Random | None) -> list[tup
 
 def rotation_order_seed(key: bytes) -> int:
     """The seed of the draws of a duplicate season's rotation order: the key's HMAC of the label
-    ``rotation-order`` (``league.fairness.derive``), a stream apart from the seating's, so the
+    ``rotation-order`` (``league.integrity.fairness.derive``), a stream apart from the seating's, so the
     seating of a reproducible season is the same with and without ``duplicate``."""
     return derive(key, "rotation-order")
 

@@ -1,6 +1,6 @@
 """Verifying a season from the public JSON API alone (``cardarena season verify NAME --api URL``).
 
-:func:`league.verify.verify_season` reads a :class:`league.verify.DealsSource`; :class:`ApiSource` is
+:func:`league.integrity.verify.verify_season` reads a :class:`league.integrity.verify.DealsSource`; :class:`ApiSource` is
 one over a dashboard's ``/api/v1`` (no database, no organiser): the season (``/seasons``,
 ``/seasons/{id}``), once it is over its key, every game's stored fields and the ratings
 (``/seasons/{id}/verification``), and each done game's record as stored (``/replays/{id}/stored``,
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from league.verify import CannotVerify
+from league.integrity.verify import CannotVerify
 from referee.record import GameRecord
 
 #: Seconds to wait for one answer of the API.
@@ -34,7 +34,7 @@ class ApiError(Exception):
 
 @dataclass(frozen=True)
 class ApiSeason:
-    """A season as ``/api/v1/seasons/{id}`` shows it (``league.verify.SeasonToVerify``)."""
+    """A season as ``/api/v1/seasons/{id}`` shows it (``league.integrity.verify.SeasonToVerify``)."""
 
     id: int
     name: str
@@ -51,7 +51,7 @@ class ApiSeason:
 
 @dataclass(frozen=True)
 class ApiGame:
-    """A game's stored fields as ``/seasons/{id}/verification`` shows them (``league.verify.StoredGameRow``)."""
+    """A game's stored fields as ``/seasons/{id}/verification`` shows them (``league.integrity.verify.StoredGameRow``)."""
 
     id: int
     number: int
@@ -67,7 +67,7 @@ class ApiGame:
 
 @dataclass(frozen=True)
 class ApiSuspension:
-    """A bot of the season that did not answer at some game start (``league.verify.Suspension``)."""
+    """A bot of the season that did not answer at some game start (``league.integrity.verify.Suspension``)."""
 
     bot_id: int
     name: str
@@ -87,7 +87,7 @@ class ApiChain:
 
 
 class ApiSource:
-    """A :class:`league.verify.DealsSource` over the dashboard at ``base_url`` (``http://host:8000``)."""
+    """A :class:`league.integrity.verify.DealsSource` over the dashboard at ``base_url`` (``http://host:8000``)."""
 
     def __init__(self, base_url: str, timeout_s: float = TIMEOUT_S) -> None:
         parts = urllib.parse.urlsplit(base_url)
@@ -131,7 +131,7 @@ class ApiSource:
             self._verification[season_id] = self.get(f"/seasons/{season_id}/verification")
         return self._verification[season_id]
 
-    # -- league.verify.DealsSource ----------------------------------------------------------
+    # -- league.integrity.verify.DealsSource ----------------------------------------------------------
 
     def revealed_key(self, season_id: int) -> bytes | None:
         """The published key; raises CannotVerify (the API's one line) while the season is not over."""

@@ -5,10 +5,10 @@ ratings (``store.reads.seasons``) and :func:`standings_of` computes the rows
 from them; the dashboard and the CLI show the rows, or :func:`standings_json` of them. Beside Elo, each row carries the
 season's maximum-likelihood rating with its 95% interval, the probability that
 the bot is better than the next row's, and openskill's mu and sigma
-(:mod:`league.ratings_ml`), all computed from the games' rankings, and for
+(:mod:`league.ratings.ratings_ml`), all computed from the games' rankings, and for
 a game with a luck estimator the luck-adjusted score change with its 95% interval
-(:mod:`league.luck`, from the stored replays). In a season whose games share deals (a
-duplicate season) each row carries the duplicate audit's flags (:mod:`league.audit`: does
+(:mod:`league.ratings.luck`, from the stored replays). In a season whose games share deals (a
+duplicate season) each row carries the duplicate audit's flags (:mod:`league.integrity.audit`: does
 the bot do better in the rotations of a deal it had already played?). Rows are
 ranked by the ML rating where it is fitted, then by Elo (:func:`rank_key`).
 """
@@ -19,10 +19,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
-from league.audit import INFORMED, AuditGame, audit_season
-from league.elo import START
-from league.luck import LuckSummary, luck_adjusted_by_bot
-from league.ratings_ml import p_better_chain, season_ratings
+from league.integrity.audit import INFORMED, AuditGame, audit_season
+from league.ratings.elo import START
+from league.ratings.luck import LuckSummary, luck_adjusted_by_bot
+from league.ratings.ratings_ml import p_better_chain, season_ratings
 from referee.games import spec
 from referee.record import GameRecord
 
@@ -61,7 +61,7 @@ class StandingRow:
     last row); ``openskill_mu``/``openskill_sigma`` openskill's Plackett-Luce
     rating (start 25 and 25/3). ``luck_change``: for a game with a luck estimator
     (``GameSpec.luck``), the mean luck-adjusted score change per game (the actual change less
-    the luck the referee measured; see :mod:`league.luck`), ``luck_low``/``luck_high`` its 95% interval (``None`` for other games,
+    the luck the referee measured; see :mod:`league.ratings.luck`), ``luck_low``/``luck_high`` its 95% interval (``None`` for other games,
     below 2 games, or when the caller gave no luck summaries). ``suspended``: the bot was suspended from the season for
     not answering at game start (rules §4.9; its remaining games were not played).
     """
@@ -92,7 +92,7 @@ class StandingRow:
     audit: tuple[str, ...] = field(default=(), metadata=_doc(
         "duplicate seasons: the duplicate audit's flags, one line each (empty when clean): the bot did better in "
         "the rotations of a deal it had already played than in the first, or had luck where an honest bot has "
-        "none, beyond a 1% family-wise false-alarm rate (league.audit; docs/fair-play.md, The duplicate audit)"))
+        "none, beyond a 1% family-wise false-alarm rate (league.integrity.audit; docs/fair-play.md, The duplicate audit)"))
 
 
 def group_games(rows: Iterable[tuple[int, int, int]]) -> list[tuple[list[int], list[int]]]:
@@ -134,7 +134,7 @@ def compute_standings(
     season's ratings (a missing bot shows the starting rating); ``games`` the rated
     games' rankings ``(seats_bots, places)`` in schedule order, for the season
     ratings (without them those fields are ``None``); ``luck`` the bots' luck-adjusted
-    changes (:func:`league.luck.luck_adjusted_by_bot`; without it those fields are ``None``).
+    changes (:func:`league.ratings.luck.luck_adjusted_by_bot`; without it those fields are ``None``).
     Raises KeyError if an outcome's bot is missing from ``names``.
     """
     acc: dict[int, list[int]] = {bot: [0, 0, 0, 0, 0] for bot in names}  # games, places, change, faults, retired
@@ -202,18 +202,37 @@ def _round(value: float | None, digits: int) -> float | None:
 CORE_STANDING_FIELDS = frozenset({"bot_id", "name", "games", "avg_place", "avg_change", "faults", "retired", "elo"})
 
 
-class ResultsSource(Protocol):
-    """Where a season's results are read from (``store.Store``)."""
+class SeasonResultsReads(Protocol):
+    """The store's season read model (``store.season_reads``)."""
 
     def season_results(self, season_id: int) -> Any:
         """``store.reads.seasons.SeasonResults``: game, names, outcomes, elo, placings, suspended."""
         ...
 
+
+class SeasonRecords(Protocol):
+    """The store's replays (``store.replays``)."""
+
     def season_records(self, season_id: int) -> list[tuple[list[int], GameRecord]]: ...
+
+
+class SeasonDeals(Protocol):
+    """The store's seasons (``store.seasons``)."""
 
     def season_deals(self, season_id: int) -> list[tuple[int, int, int, int, Any]]:
         """``(game id, number, deal group, seed, status)`` of every game of the season."""
         ...
+
+
+class ResultsSource(Protocol):
+    """Where a season's results are read from (``store.Store``), by the store's areas."""
+
+    @property
+    def season_reads(self) -> SeasonResultsReads: ...
+    @property
+    def replays(self) -> SeasonRecords: ...
+    @property
+    def seasons(self) -> SeasonDeals: ...
 
 
 #: ``(bot id, name, games, sum of places, sum of changes, faults, retired seats, Elo or None)`` of one bot.
@@ -223,7 +242,7 @@ SeatTotals = tuple[int, str, int, int, int, int, int, float | None]
 def core_standings(totals: Iterable[SeatTotals]) -> list[dict[str, Any]]:
     """JSON-ready standings rows (:func:`standings_json`, only :data:`CORE_STANDING_FIELDS` and ``rank``)
     from each bot's summed seats (``store.reads.seasons.SeatTotals``), best Elo first (a bot without a
-    rated game at :data:`league.elo.START`)."""
+    rated game at :data:`league.ratings.elo.START`)."""
     rows = [StandingRow(bot_id=bot, name=name, games=g, avg_place=(places / g) if g else None,
                         avg_change=(change / g) if g else None, faults=faults,
                         elo=START if elo is None else elo, retired=retired)
@@ -239,7 +258,7 @@ def season_standings(names: Mapping[int, str], outcomes: Iterable[tuple[int, int
     """The season's standings (:func:`compute_standings`), suspended bots marked: ``outcomes`` are
     ``(bot, place, change, faults, retired)`` of the published seats, ``placings`` ``(game number,
     bot, place)`` by game then seat; with ``records`` (the done games of a season of a game with a luck estimator,
-    ``(bot of each seat, record)``), the luck-adjusted changes too (:mod:`league.luck`); ``audit``: each
+    ``(bot of each seat, record)``), the luck-adjusted changes too (:mod:`league.ratings.luck`); ``audit``: each
     bot's duplicate audit flags (:func:`duplicate_audit`)."""
     luck = luck_adjusted_by_bot(records) if records is not None else None
     rows = compute_standings([SeatOutcome(*o) for o in outcomes], names, elo, group_games(placings), luck)
@@ -256,11 +275,11 @@ def game_number(record: GameRecord) -> int | None:
 
 def audit_games(deals: Iterable[tuple[int, int, int, int, Any]],
                 records: Iterable[tuple[Sequence[int], GameRecord]]) -> list[AuditGame]:
-    """The games the duplicate audit reads (:class:`league.audit.AuditGame`): the done games (``records``,
+    """The games the duplicate audit reads (:class:`league.integrity.audit.AuditGame`): the done games (``records``,
     ``(bot of each seat, record)``) of deal groups that hold more than one game and none still to be
     played (``deals``: ``(game id, number, deal group, seed, status)`` of every game, status
     ``pending``/``running`` for a game still to be played), with each seat's luck for a game with a luck
-    estimator (``GameSpec.luck``) and its informed-play score for a game in ``league.audit.INFORMED``.
+    estimator (``GameSpec.luck``) and its informed-play score for a game in ``league.integrity.audit.INFORMED``.
     A game stored from a rerun attempt (``record.attempt > 1``) dealt other cards than its group
     (rules §4.3) and is left out; the group's other rotations are still compared."""
     group_of: dict[int, int] = {}
@@ -300,7 +319,7 @@ def _or_none(compute: Any) -> tuple[float, ...] | None:
 
 
 def duplicate_audit(game: str, games: Sequence[AuditGame]) -> dict[int, list[str]]:
-    """``{bot_id: [flag line, ...]}`` of the duplicate audit (:func:`league.audit.audit_season`) over
+    """``{bot_id: [flag line, ...]}`` of the duplicate audit (:func:`league.integrity.audit.audit_season`) over
     ``games`` (:func:`audit_games`) of ``game``; only bots with a flag are listed."""
     game_spec = spec(game)
     audited = audit_season(games, game_spec.higher_score_is_better)
@@ -312,21 +331,21 @@ def audit_of(source: ResultsSource, season_id: int, game: str,
     """The duplicate audit's flags of a season from the store (:func:`duplicate_audit`); ``{}`` for a
     season whose games all have deals of their own (nothing read but the schedule). ``records``: the
     season's done records if the caller has read them already."""
-    deals = source.season_deals(season_id)
+    deals = source.seasons.season_deals(season_id)
     if len({d[2] for d in deals}) == len(deals):
         return {}
-    records = records if records is not None else source.season_records(season_id)
+    records = records if records is not None else source.replays.season_records(season_id)
     return duplicate_audit(game, audit_games(deals, records))
 
 
 def standings_of(source: ResultsSource, season_id: int, with_luck: bool = True) -> list[StandingRow]:
     """The season's standings from the store, in :func:`rank_key` order (best ML rating first, then
     Elo), one row per bot seated in the season, with the season ratings and their intervals fitted over
-    the published games (:mod:`league.ratings_ml`) and, for a game with a luck estimator, the luck-adjusted changes from
+    the published games (:mod:`league.ratings.ratings_ml`) and, for a game with a luck estimator, the luck-adjusted changes from
     the done games' replays, and in a duplicate season the duplicate audit's flags (:func:`audit_of`; ``with_luck=False``
 skips reading the replays for both). Raises ``store.NotFound``."""
-    r = source.season_results(season_id)
-    lucky = spec(r.game).luck is not None  # a game with a luck estimator (league.luck)
-    records = source.season_records(season_id) if with_luck and lucky else None
+    r = source.season_reads.season_results(season_id)
+    lucky = spec(r.game).luck is not None  # a game with a luck estimator (league.ratings.luck)
+    records = source.replays.season_records(season_id) if with_luck and lucky else None
     audit = audit_of(source, season_id, r.game, records) if with_luck else None
     return season_standings(r.names, r.outcomes, r.elo, r.placings, r.suspended, records, audit)

@@ -1,6 +1,6 @@
 """Matchmaking for a ladder: which entrants sit at the next table, and in which seats.
 
-The ladder runner (``league.ladder``) keeps a :class:`MatchState` of the ladder's
+The ladder runner (``league.competition.ladder``) keeps a :class:`MatchState` of the ladder's
 tables and asks :func:`choose_table` for one table at a time; it applies the table
 to the state with :meth:`MatchState.record` before asking for the next one, so a
 batch of tables is chosen with what the earlier ones did. A runner that starts
@@ -8,7 +8,7 @@ again rebuilds the state by recording the ladder's stored tables in schedule ord
 (:meth:`MatchState.from_tables`).
 
 Every random choice comes from the ``rng`` the caller passes (seeded from the
-ladder's epoch key, ``league.fairness``), so no entrant can choose its opponents: a
+ladder's epoch key, ``league.integrity.fairness``), so no entrant can choose its opponents: a
 table is a function of the key, the ladder's record (tables scheduled, ratings from
 results) and which entrants are active and have room. The rng only breaks ties.
 
@@ -77,7 +77,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
 
-#: Elo points per logit (as ``league.ratings_ml.SCALE``; repeated to keep this module free of imports).
+#: Elo points per logit (as ``league.ratings.ratings_ml.SCALE``; repeated to keep this module free of imports).
 SCALE: float = 400.0 / math.log(10.0)
 #: Largest rating variance the matchmaker uses (the ratings' prior: 1000 Elo points sd), Elo points squared.
 MAX_VARIANCE: float = 1000.0 ** 2
@@ -95,7 +95,7 @@ EXACT_SEATING: int = 6
 class Entrant:
     """One entrant as the matchmaker sees it. ``id``: the store's entrant id; ``rating`` and
     ``sd``: its current Bradley-Terry rating and standard error (Elo points; a new entrant has
-    the prior's, ``league.ratings_ml.PRIOR_SD_ELO``); ``room``: how many more games it may be
+    the prior's, ``league.ratings.ratings_ml.PRIOR_SD_ELO``); ``room``: how many more games it may be
     seated in now (its declared capacity less its games pending or running; at least 1).
     ``rated_games``: optional, the entrant's seats (:attr:`MatchState.played`) when ``sd`` was
     fitted; seats scheduled since are taken to have told about a well-matched game's worth of

@@ -14,7 +14,7 @@ the seat's bot. :func:`review` says what the answer means (rules §4.9):
 - a **version** other than the last one Describe declared becomes the bot's
   version; every seat of a game keeps the version it was claimed with.
 
-A capacity or version set by the operator (``Store.update_bot``, ``bot update
+A capacity or version set by the operator (``store.bots.update_bot``, ``bot update
 --version``) therefore holds until the bot declares another one. A bot stored
 without what its Describe declared (registered before, or by the operator
 without it) has its first answer recorded as it is, changing nothing else.

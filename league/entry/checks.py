@@ -13,7 +13,7 @@ In order, stopping at the first failure:
    with no fault by the candidate (a timeout, an error status, a malformed or illegal answer).
 
 :func:`run_entry_checks` dials a target as given; the platform gives it the
-address it checked against its network policy (``league.netpolicy``).
+address it checked against its network policy (``league.entry.netpolicy``).
 :func:`check_endpoint` adds the policy check first, for ``cardarena bot
 check``. The :class:`EntryReport` holds every check, the latency of each of
 the candidate's decisions (median, p99, max) and every fault with the answer
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 
 from cardarena.v1 import bot_pb2
-from league.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
+from league.entry.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from referee.clients import BotCallError, GrpcBotClient, InProcessBotClient
 from referee.games import game_for_enum, make_params, spec
 from referee.record import Fault, GameRecord

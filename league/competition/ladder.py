@@ -4,9 +4,9 @@ A ladder (``cardarena ladder create``) is a game with its parameters, time contr
 sizes and settings; its entrants are the bot versions registered for the game
 (``store.ladders``, rules §5.2). Its games are played in epochs, each a season with its
 own key and commitment (rules §5.1): :class:`LadderRunner` keeps about ``window`` games
-pending, choosing each table with the matchmaker (``league.matchmaking.choose_table``)
+pending, choosing each table with the matchmaker (``league.competition.matchmaking.choose_table``)
 from the entrants' current ratings (:func:`ladder_fit`), with the random choices seeded
-from the open epoch's key (``league.fairness.derive``), and appends it to the open epoch
+from the open epoch's key (``league.integrity.fairness.derive``), and appends it to the open epoch
 through the store's compare-and-append, so several runners of one ladder are safe.
 An epoch is closed, and the next opened, when it has ``epoch_games`` games or is
 ``epoch_seconds`` old; its key is published once its games are all final.
@@ -26,16 +26,17 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from league import fairness
-from league.availability import SUSPEND_AFTER_S, check_suspend_after
-from league.bt_incremental import BTAccumulator
-from league.compare import plan as plan_compares
-from league.luck import luck_adjusted_by_bot
-from league.matchmaking import Entrant, MatchState, choose_table, pair
-from league.ratings_ml import PRIOR_SD_ELO, MLRatings
-from league.schedule import rotations
-from league.seasons import SEASON_NAME, SeasonError, game_setup
-from league.standings import game_number
+from league.competition.availability import SUSPEND_AFTER_S, check_suspend_after
+from league.competition.compare import plan as plan_compares
+from league.competition.entrants import entrant_index, seat_entrants
+from league.competition.matchmaking import Entrant, MatchState, choose_table, pair
+from league.competition.schedule import rotations
+from league.competition.seasons import SEASON_NAME, SeasonError, game_setup
+from league.competition.standings import game_number
+from league.integrity import fairness
+from league.ratings.bt_incremental import BTAccumulator
+from league.ratings.luck import luck_adjusted_by_bot
+from league.ratings.ratings_ml import PRIOR_SD_ELO, MLRatings
 from referee.timecontrol import TimeControl
 
 #: Defaults of a ladder's settings (``ladder create``): games and seconds per epoch, games kept pending,
@@ -47,7 +48,7 @@ HISTORY_EVERY = 20
 PLACEMENT_GAMES = 20
 #: A runner fits the ratings again once this many more games are done (``LadderRunner.refit_every``).
 REFIT_EVERY = 10
-#: The rating of an entrant with no rated game (the fit's anchor, ``league.ratings_ml``).
+#: The rating of an entrant with no rated game (the fit's anchor, ``league.ratings.ratings_ml``).
 START_RATING = 1500.0
 _DONE = ("done",)
 
@@ -105,7 +106,7 @@ def create_ladder(store, name: str, game: str, table_sizes: Sequence[int], *, du
         raise LadderError(f"--epoch-seconds must be 1 to {366 * 86400}, not {epoch_seconds:g}")
     if not 1 <= window <= 10_000:
         raise LadderError(f"--pending must be 1 to 10,000, not {window}")
-    if store.ladders.get_ladder_by_name(name) is not None or store.get_season_by_name(name) is not None:
+    if store.ladders.get_ladder_by_name(name) is not None or store.seasons.get_season_by_name(name) is not None:
         raise LadderError(f"a ladder or season named {name!r} exists already")
     settings = LadderSettings(tuple(table_sizes), duplicate, epoch_games, float(epoch_seconds), suspend_after_s, window)
     tc = time_control or TimeControl.for_game(game_spec.name)
@@ -127,37 +128,14 @@ def current_epoch(store, ladder, settings: LadderSettings, now: datetime | None 
     if epoch is None:
         store.ladders.open_epoch(ladder.id, 1, fairness.new_key(), settings.epoch_config())
         return store.ladders.current_epoch(ladder.id)
-    games = store.season_progress(epoch.id)["total"]
+    games = store.seasons.season_progress(epoch.id)["total"]
     if epoch_due(settings, games, epoch.created_at, now or datetime.now(UTC)):
         store.ladders.open_epoch(ladder.id, epoch.epoch + 1, fairness.new_key(), settings.epoch_config())
         epoch = store.ladders.current_epoch(ladder.id)
     return epoch
 
 
-# ------------------------------------------------------------------ entrants and ratings
-
-
-def entrant_index(entrants: Sequence[Any]) -> tuple[dict[tuple[int, str], int], dict[int, int]]:
-    """``({(bot id, version): entrant id}, {bot id: its latest entrant id})`` of ``store.ladders.EntrantInfo``s:
-    a bot's latest entrant is its active one, else (retired) its last."""
-    by_version = {(e.bot_id, e.version): e.id for e in entrants}
-    latest: dict[int, int] = {}
-    for e in sorted(entrants, key=lambda e: (e.active, e.id)):
-        latest[e.bot_id] = e.id
-    return by_version, latest
-
-
-def seat_entrants(seats: Sequence[tuple[int, str | None, int | None]], by_version: Mapping[tuple[int, str], int],
-                  latest: Mapping[int, int]) -> list[int] | None:
-    """The entrant of each seat of a ladder game: by the version it played, or before a claim the bot's
-    latest entrant; None if a seat has no entrant."""
-    out = []
-    for bot, version, _ in seats:
-        entrant = by_version.get((bot, version)) if version is not None else latest.get(bot)
-        if entrant is None:
-            return None
-        out.append(entrant)
-    return out
+# ------------------------------------------------------------------ ratings
 
 
 #: The fit's checkpoint advances by blocks of this many games of the ladder (by id, every one final).
@@ -171,7 +149,7 @@ _CHECKPOINT_FORMAT = "ladder-fit-1"
 @dataclass
 class FitCheckpoint:
     """The ladder's fit as stored (``ladders.fit_checkpoint``, rules §5.4): the Bradley-Terry accumulator
-    (``league.bt_incremental``) of every rated game with an id up to ``through`` (-1: none), keyed by
+    (``league.ratings.bt_incremental``) of every rated game with an id up to ``through`` (-1: none), keyed by
     entrant id, and ``played``, ``{entrant id: done games}`` over the same games."""
 
     acc: BTAccumulator
@@ -216,7 +194,7 @@ def _rated_tail(store, ladder_id: int) -> tuple[FitCheckpoint, list[tuple[list[i
     one at a time (a runner looks far more often than 1,000 games finish); a look that finds several
     blocks complete at once (the first look at a ladder with games, a runner back after a long stop)
     folds them at one fit, which moves the intervals by less than the accumulator's stated tolerance
-    (``league.bt_incremental``). The done games after it (a block not complete yet, or behind a game still
+    (``league.ratings.bt_incremental``). The done games after it (a block not complete yet, or behind a game still
     pending or running) are added to a copy at each look, never stored. Reads only the games after the
     checkpoint (all of them the first time, :data:`READ_PAGE` at a time)."""
     text, through = store.ladders.fit_checkpoint(ladder_id)
@@ -279,8 +257,8 @@ def ladder_fit(store, ladder_id: int) -> MLRatings:
     """The ladder's Bradley-Terry ratings over its whole record (rules §5.4): every done game of every
     epoch, each seat rated as the entrant (bot version) that played it (``game_seats.version``);
     ``MLRatings.bots`` are entrant ids. The one place the ladder's fit is made: incrementally, from the
-    stored checkpoint and the games after it (:func:`_rated_tail`, ``league.bt_incremental``): the ratings
-    are the full fit's (``league.ratings_ml.fit_bradley_terry``), the intervals within the accumulator's
+    stored checkpoint and the games after it (:func:`_rated_tail`, ``league.ratings.bt_incremental``): the ratings
+    are the full fit's (``league.ratings.ratings_ml.fit_bradley_terry``), the intervals within the accumulator's
     stated tolerance of it."""
     return ladder_fit_and_counts(store, ladder_id)[0]
 
@@ -407,7 +385,7 @@ class LadderRunner:
         ``paused``: bot ids not to seat now (down, suspended: the caller's probe; None: every bot the
         open epoch marks). Entrants are brought up to date first (new bots and versions enter, retired
         bots leave), and the epoch is rotated when due; running version A/B compares are looked at, and
-        get up to half of the tables added (``league.compare``, rules §5.5). Returns how many games were added (0 when
+        get up to half of the tables added (``league.competition.compare``, rules §5.5). Returns how many games were added (0 when
         enough are pending, fewer entrants than a table have room, or another runner appended first).
         """
         store, settings = self.store, self.settings
@@ -434,9 +412,9 @@ class LadderRunner:
             ready.append(Entrant(e.id, fit.rating[e.id] if rated else START_RATING,
                                  fit.sd(e.id) if rated else PRIOR_SD_ELO, room))
         bot_of = {e.id: e.bot_id for e in entrants}
-        count = store.season_progress(epoch.id)["total"]
+        count = store.seasons.season_progress(epoch.id)["total"]
         if self._key is None or self._key[0] != epoch.id:
-            self._key = (epoch.id, store.schedule_key(epoch.id))
+            self._key = (epoch.id, store.seasons.schedule_key(epoch.id))
         key = self._key[1]
         rng = random.Random(fairness.derive(key, f"ladder-table:{count}"))
         scratch = _copy_state(self.state)
@@ -479,7 +457,7 @@ class LadderRow:
     done games, ``placing`` while it has played fewer than the ladder's placement games, ``latest``: the
     bot's latest version (the main table; the others are its history), ``status`` ``active``,
     ``superseded`` or ``retired``; the luck-adjusted change per game with its interval where the game has
-    an estimator (``league.luck``); ``paused``: why the open epoch marks the bot as not answering (paused
+    an estimator (``league.ratings.luck``); ``paused``: why the open epoch marks the bot as not answering (paused
     in the ladder until it answers, rules §5.3), else None."""
 
     entrant_id: int
@@ -520,7 +498,7 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
         seats_of = {(g.season_id, g.number): g.seats for g in store.ladders.ladder_games(ladder_id, status=_DONE)}
         records = []
         for epoch in store.ladders.epochs(ladder_id):
-            for _, record in store.season_records(epoch.id):
+            for _, record in store.replays.season_records(epoch.id):
                 seats = seats_of.get((epoch.id, game_number(record)))
                 ids = seat_entrants(seats, by_version, latest) if seats else None
                 if ids is not None:
@@ -574,11 +552,11 @@ _NAME = re.compile(r"^(.*):epoch-(\d+)$")
 
 
 def verify_ladder(store, ladder_id: int) -> list[EpochCheck]:
-    """Verify every closed epoch whose games are final with the seasons' verification (``league.verify``:
+    """Verify every closed epoch whose games are final with the seasons' verification (``league.integrity.verify``:
     the published key against the commitment, every seed, replay, result and the chain), and that each
     epoch's chain opens with its commitment and then the previous epoch's commitment and chain head,
     before any game (rules §5.1). The open epoch and closed ones still playing are listed, not verified."""
-    from league.verify import CannotVerify, verify_season
+    from league.integrity.verify import CannotVerify, StoreSource, verify_season
 
     checks: list[EpochCheck] = []
     previous = None
@@ -603,11 +581,11 @@ def verify_ladder(store, ladder_id: int) -> list[EpochCheck]:
         elif not closed:
             check.lines = [f"open: its commitment {epoch.commitment} is published; its key is shown once it "
                            "closes and its games are final"]
-        elif store.revealed_key(epoch.id) is None:
+        elif store.seasons.revealed_key(epoch.id) is None:
             check.state, check.lines = "playing", ["closed; games still to play: its key is not published yet"]
         else:
             try:
-                report = verify_season(store, epoch)
+                report = verify_season(StoreSource(store), epoch)
             except CannotVerify as exc:
                 check.state, check.lines = "failed", [str(exc)]
             else:

@@ -1,7 +1,7 @@
 """Dense linear algebra on small symmetric matrices (rows as lists), for the Bradley-Terry fits.
 
-The ladder's and the seasons' maximum-likelihood ratings (``league.ratings_ml``, ``league.bt_incremental``,
-``league.pair_test``) solve Newton steps and invert an information matrix of one row per rated bot (up to a
+The ladder's and the seasons' maximum-likelihood ratings (``league.ratings.ratings_ml``, ``league.ratings.bt_incremental``,
+``league.ratings.pair_test``) solve Newton steps and invert an information matrix of one row per rated bot (up to a
 few hundred): plain Python, sums in a fixed order, so a fit is the same on every machine.
 """
 

@@ -17,11 +17,11 @@ The scheme of online card rooms, commit then reveal:
   schedule) or, in a duplicate season, ``group:<group>`` (the number of the table's
   rotation group, shared by all its rotations);
 - **schedule seed**: the same with the label ``schedule``; it seeds the seating draws
-  (``league.schedule``).
+  (``league.competition.schedule``).
 
 The key stays in the store until the season is over (every game final); then it is
 published, and anyone can check ``SHA-256(key)`` against the commitment, recompute every
-deal seed and re-run every replay (``league.verify``, ``cardarena season verify``).
+deal seed and re-run every replay (``league.integrity.verify``, ``cardarena season verify``).
 HMAC-SHA256 is a pseudo-random function: no deal seed, and not the key, follows from
 any set of other outputs (the seats of the schedule, the seeds of stored games).
 """
@@ -77,5 +77,5 @@ def deal_seed(key: bytes, number: int, deal_group: int, duplicate: bool) -> int:
 
 
 def schedule_seed(key: bytes) -> int:
-    """The seed of the schedule's seating draws (``league.schedule``)."""
+    """The seed of the schedule's seating draws (``league.competition.schedule``)."""
     return derive(key, "schedule")

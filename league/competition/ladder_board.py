@@ -1,8 +1,8 @@
 """A ladder's standings as its page, JSON API and the Arena show them (rules §5.4): each entrant's
-latest **stored** rating snapshot (written by :meth:`league.ladder.LadderRunner.fit` every few rated
+latest **stored** rating snapshot (written by :meth:`league.competition.ladder.LadderRunner.fit` every few rated
 games), never a fit made on a request, so a page costs a few index lookups at any size.
 
-The main table is each bot's latest version (``league.ladder.entrant_index``), best rating first,
+The main table is each bot's latest version (``league.competition.entrants.entrant_index``), best rating first,
 ranked 1..n; an older version gets the rank its rating would take there. An entrant with fewer
 than the ladder's placement games (``LadderSettings.placement_games``) is placing; its games are
 counted live from its bot's newest seats so "placing: N games" moves with every game.
@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from league.ladder import LadderSettings, entrant_index
+from league.competition.entrants import entrant_index
+from league.competition.ladder import LadderSettings
 
 #: z of a two-sided 95% interval.
 Z95 = 1.959963984540054

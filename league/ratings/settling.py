@@ -1,7 +1,7 @@
 """When a sequential season may stop: a three-hypothesis sequential test per adjacent pair of its top rows.
 
 A sequential season is played in batches of rotation groups; after each batch
-(a *look*) the standings are refitted (:mod:`league.ratings_ml`) and this rule
+(a *look*) the standings are refitted (:mod:`league.ratings.ratings_ml`) and this rule
 decides whether to stop. Checking "stop when P(better) > 95%" after every batch
 would be wrong far more often than 5%: each look is another chance for noise to
 cross the line. The rule is a **sequential test with an indifference zone**
@@ -14,7 +14,7 @@ engines), with three hypotheses so that two equal bots settle too:
   ``delta``), ``d = 0`` (they are equal) and ``d = -delta``; the log likelihood
   ratios of ``+delta`` and of ``-delta`` against ``0`` are the season's
   Bradley-Terry likelihood maximised under each (the other ratings profiled
-  out, :func:`league.pair_test.pair_verdict`);
+  out, :func:`league.ratings.pair_test.pair_verdict`);
 - the pair is *settled* with a verdict: ``higher`` (the ratio of ``+delta``
   against ``0`` reaches ``log(1 / alpha)``, ``alpha = 1 - confidence``),
   ``lower`` (the same for ``-delta``; the rows are ranked by the fitted rating,
@@ -37,7 +37,7 @@ probability at most ``alpha``, whenever and however often the season looks
 wrong way round with at most about ``alpha^2``; a pair inside the zone may end
 ``within_zone`` or in the order it shows, which is what the organiser accepts
 by choosing ``delta``. The guarantee is per pair (the results of one game are
-not independent; ``league.pair_test`` corrects the ratios for that with the
+not independent; ``league.ratings.pair_test`` corrects the ratios for that with the
 fit's sandwich variance); ``bench.bench_settling`` measures the wrong-order
 rate and the games used on simulated seasons and on seasons of real games with
 two copies of one bot, and ``tests/test_settling.py`` and
@@ -57,8 +57,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from league.pair_test import PairVerdict, pair_verdict
-from league.ratings_ml import Game, MLRatings
+from league.ratings.pair_test import PairVerdict, pair_verdict
+from league.ratings.ratings_ml import Game, MLRatings
 
 #: The entry of a season's scheduler config that holds its sequential rule and state.
 SEQUENTIAL_KEY = "until_settled"
@@ -119,7 +119,7 @@ class SettlingRule:
 class Look:
     """The outcome of one look: ``stop`` is None to go on, else why it stopped; ``threshold`` the
     log likelihood ratio each verdict needs; ``weakest`` the smallest strength among the top pairs
-    (:attr:`league.pair_test.PairVerdict.strength`; None if a pair is unrated); ``pairs`` the top
+    (:attr:`league.ratings.pair_test.PairVerdict.strength`; None if a pair is unrated); ``pairs`` the top
     pairs' verdicts in row order (None for a pair with an unrated bot)."""
 
     stop: StopReason | None
@@ -130,7 +130,7 @@ class Look:
 
     def as_json(self) -> dict:
         """``{"games", "threshold", "weakest", "pairs"}`` as a season's config keeps a look (each pair
-        :meth:`league.pair_test.PairVerdict.as_json`, or ``{"verdict": "open"}`` for an unrated bot)."""
+        :meth:`league.ratings.pair_test.PairVerdict.as_json`, or ``{"verdict": "open"}`` for an unrated bot)."""
         return {"games": self.games, "threshold": self.threshold, "weakest": self.weakest,
                 "pairs": [p.as_json() if p is not None else {"verdict": "open"} for p in self.pairs]}
 
@@ -151,8 +151,8 @@ def look(rule: SettlingRule, pairs: Sequence[PairVerdict | None], games: int) ->
 
 def verdicts(rule: SettlingRule, games: Sequence[Game], fit: MLRatings, order: Sequence[int]) -> list[PairVerdict | None]:
     """The verdicts of the adjacent pairs of the top ``rule.top`` rows of ``order`` (bot ids, best first),
-    upper row first (:func:`league.pair_test.pair_verdict` at the rule's zone and confidence); None for a
-    pair with an unrated bot. ``fit`` is :func:`league.ratings_ml.fit_bradley_terry` of ``games``."""
+    upper row first (:func:`league.ratings.pair_test.pair_verdict` at the rule's zone and confidence); None for a
+    pair with an unrated bot. ``fit`` is :func:`league.ratings.ratings_ml.fit_bradley_terry` of ``games``."""
     top = min(rule.top, len(order)) - 1
     return [pair_verdict(games, fit, order[i], order[i + 1], rule.indifference, rule.confidence)
             for i in range(max(0, top))]

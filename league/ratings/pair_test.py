@@ -1,7 +1,7 @@
 """The evidence that one bot of a season is better than another: generalised log likelihood ratios.
 
 For bots ``a`` and ``b`` and a difference ``c`` (Elo points), the season's
-Bradley-Terry likelihood (:mod:`league.ratings_ml`: the pairwise results of
+Bradley-Terry likelihood (:mod:`league.ratings.ratings_ml`: the pairwise results of
 every game, the same weak prior) is maximised over every rating under the
 constraint ``theta_a - theta_b = c``: the *profile* log-likelihood ``l(c)``.
 Log likelihood ratios between differences are differences of ``l``: the
@@ -52,8 +52,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from league.linalg import cholesky, cholesky_solve
-from league.ratings_ml import ANCHOR, PRIOR_SD_ELO, SCALE, Game, MLRatings, log_sigmoid, pairwise_results, sigmoid
+from league.ratings.linalg import cholesky, cholesky_solve
+from league.ratings.ratings_ml import ANCHOR, PRIOR_SD_ELO, SCALE, Game, MLRatings, log_sigmoid, pairwise_results, sigmoid
 
 #: The verdicts of :func:`pair_verdict`.
 VERDICTS = ("higher", "lower", "within_zone", "open")
@@ -120,7 +120,7 @@ def pair_verdict(games: Iterable[Game], fit: MLRatings, a: int, b: int, delta: f
                  confidence: float) -> PairVerdict | None:
     """The three-hypothesis sequential test of "``a`` better than ``b`` by ``delta`` Elo points", "worse by
     ``delta``" and "equal" over the season's ``games`` (module docstring). ``fit`` is
-    :func:`league.ratings_ml.fit_bradley_terry` of the same games. None when either bot is unrated or
+    :func:`league.ratings.ratings_ml.fit_bradley_terry` of the same games. None when either bot is unrated or
     ``a == b``. Raises ValueError for ``delta <= 0`` or a confidence outside (0.5, 1)."""
     return verdict_from_scores(_pair_scores(games), fit, a, b, delta, confidence)
 
@@ -128,7 +128,7 @@ def pair_verdict(games: Iterable[Game], fit: MLRatings, a: int, b: int, delta: f
 def verdict_from_scores(wins: Mapping[tuple[int, int], float], fit: MLRatings, a: int, b: int, delta: float,
                         confidence: float, prior_sd_elo: float = PRIOR_SD_ELO) -> PairVerdict | None:
     """:func:`pair_verdict` from the summed pairwise scores ``{(x, y): score of x against y}``, both orders
-    (``league.bt_incremental.BTAccumulator.scores``) instead of the games."""
+    (``league.ratings.bt_incremental.BTAccumulator.scores``) instead of the games."""
     if not delta > 0:
         raise ValueError(f"the indifference zone must be above 0 Elo points, got {delta!r}")
     if a not in fit.rating or b not in fit.rating or a == b:
@@ -151,7 +151,7 @@ def _factor(fit: MLRatings, a: int, b: int) -> float:
 def pair_llr(games: Iterable[Game], fit: MLRatings, a: int, b: int, delta: float) -> float | None:
     """The adjusted log likelihood ratio of "``a`` better than ``b`` by ``delta`` Elo points"
     against "``b`` better by ``delta``"; positive favours ``a``. None when either bot is unrated.
-    ``fit`` is the season's :func:`league.ratings_ml.fit_bradley_terry` of the same ``games``."""
+    ``fit`` is the season's :func:`league.ratings.ratings_ml.fit_bradley_terry` of the same ``games``."""
     if a not in fit.rating or b not in fit.rating or a == b:
         return None
     wins = _pair_scores(games)

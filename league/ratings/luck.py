@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from league.ratings_ml import Z95
+from league.ratings.ratings_ml import Z95
 from referee.games import spec
 from referee.record import GameRecord
 

@@ -6,10 +6,10 @@ other entrants; duplicate deals where the game has them) and stop as soon as
 the evidence answers. :class:`ABTest` is the statistics only (another module
 schedules the tables): feed it the finished games, in any order and batches,
 with :meth:`ABTest.update`; it keeps the Bradley-Terry sufficient statistics
-of every game fed (:class:`league.bt_incremental.BTAccumulator`: the other
+of every game fed (:class:`league.ratings.bt_incremental.BTAccumulator`: the other
 entrants are rated too, so a table's third and fourth seats inform the
 comparison) and answers with the three-hypothesis test of
-:func:`league.pair_test.pair_verdict` on ``d = theta_new - theta_old``:
+:func:`league.ratings.pair_test.pair_verdict` on ``d = theta_new - theta_old``:
 
 - ``better``: ``d = +delta`` against ``d = 0`` reaches ``log(1 / alpha)``;
 - ``worse``: ``d = -delta`` against ``d = 0`` does;
@@ -17,7 +17,7 @@ comparison) and answers with the three-hypothesis test of
 - ``open``: not yet; at ``max_games`` the test stops ``open`` ("budget").
 
 ``alpha = 1 - confidence``. Error rates, whenever and however often it looks
-(Ville's inequality, ``league.pair_test``): two equal versions are called
+(Ville's inequality, ``league.ratings.pair_test``): two equal versions are called
 better (or worse) with probability at most ``alpha`` each; versions at least
 ``delta`` apart are called within the zone with probability at most
 ``alpha``, and the wrong way round with about ``alpha^2``. Measured on
@@ -30,9 +30,9 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from league.bt_incremental import BTAccumulator
-from league.pair_test import verdict_from_scores
-from league.ratings_ml import Z95, Game
+from league.ratings.bt_incremental import BTAccumulator
+from league.ratings.pair_test import verdict_from_scores
+from league.ratings.ratings_ml import Z95, Game
 
 #: The default confidence. At 0.95 equal versions end "within the zone" in only about 90% of trials (each
 #: wrong side takes about 1 / (1 + 20) of them, Wald's approximation), and versions exactly the zone apart
@@ -96,7 +96,7 @@ class ABTest:
     def update(self, games: Iterable[Game]) -> ABResult:
         """Feed finished games (``(bot of each seat, place of each seat)``) and look: the result so far.
         Once decided (or at the budget) further games are not used and the same result is returned.
-        Raises ValueError for a malformed game (``league.ratings_ml.pairwise_results``; earlier games of
+        Raises ValueError for a malformed game (``league.ratings.ratings_ml.pairwise_results``; earlier games of
         the batch are kept)."""
         if self.result is not None and self.result.stop is not None:
             return self.result

@@ -1,6 +1,6 @@
 """Season ratings with honest uncertainty: maximum-likelihood Bradley-Terry and openskill.
 
-Beside the online Elo of :mod:`league.elo` (which depends on the order of the
+Beside the online Elo of :mod:`league.ratings.elo` (which depends on the order of the
 games), a season is rated as a whole:
 
 **Bradley-Terry by maximum likelihood** (:func:`fit_bradley_terry`). Every
@@ -76,7 +76,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from league.linalg import inverse, matmul, project, solve
+from league.ratings.linalg import inverse, matmul, project, solve
 
 #: Elo points per logit.
 SCALE: float = 400.0 / math.log(10.0)

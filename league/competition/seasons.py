@@ -5,7 +5,7 @@ size the game does not allow or larger than the bot list, zero games, bad game
 parameters or time control, a seed out of range all raise :class:`SeasonError` with
 one clear message.
 
-Every season has a key (``league.fairness``): drawn from :mod:`secrets` unless the
+Every season has a key (``league.integrity.fairness``): drawn from :mod:`secrets` unless the
 organiser gives a ``seed``, which makes the season *reproducible* (anyone who knows
 the seed knows every card). Deal seeds and seating come from the key.
 """
@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from league import fairness
-from league.availability import SUSPEND_AFTER_S, check_suspend_after
+from league.competition.availability import SUSPEND_AFTER_S, check_suspend_after
+from league.competition.schedule import ScheduleError, build_schedule
+from league.integrity import fairness
 from league.names import did_you_mean
-from league.schedule import ScheduleError, build_schedule
 from referee.engine import BadParameters
 from referee.games import make_params, spec
 from referee.timecontrol import TimeControl
@@ -40,7 +40,7 @@ MAX_GAMES = 1_000_000
 def game_setup(game: str, table_sizes: Sequence[int], params: Mapping[str, Any] | None):  # -> (GameSpec, params)
     """The game's spec and its parameters, checked for every table size (the seats the game allows, the
     rules' own checks such as tokens per seat). Raises SeasonError with one line (a season's and a
-    ladder's, ``league.ladder``)."""
+    ladder's, ``league.competition.ladder``)."""
     try:
         game_spec = spec(game)
         game_params = make_params(game, params or {})
@@ -65,9 +65,9 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
     ``[0, 2**63)``: a reproducible season whose key is ``fairness.key_from_seed(seed)``.
     ``time_control`` None: the game's defaults (``TimeControl.for_game``: its own thinking budget).
     ``suspend_after_s``: seconds a bot may go without answering at game start before it is
-    suspended from the season (rules §4.9; ``league.availability.SUSPEND_AFTER_RANGE_S``).
+    suspended from the season (rules §4.9; ``league.competition.availability.SUSPEND_AFTER_RANGE_S``).
     ``extra_config``: more entries of the season's config (a sequential season's rule,
-    ``league.sequential``)."""
+    ``league.competition.sequential``)."""
     if seed is not None and not 0 <= seed < fairness.SEED_LIMIT:
         raise SeasonError(f"--seed must be in [0, 2**63), got {seed}")
     try:
@@ -82,15 +82,15 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
                           "season id); add a letter, e.g. s" + name)
     if not 1 <= games <= MAX_GAMES:
         raise SeasonError(f"a season has 1 to {MAX_GAMES:,} games, not {games}")
-    if store.get_season_by_name(name) is not None:
+    if store.seasons.get_season_by_name(name) is not None:
         raise SeasonError(f"a season named {name!r} exists already")
     twice = sorted({n for n in bot_names if list(bot_names).count(n) > 1})
     if twice:
         raise SeasonError(f"listed more than once: {', '.join(twice)} (a bot takes one seat per table)")
-    found = {n: store.get_bot_by_name(n) for n in bot_names}
+    found = {n: store.bots.get_bot_by_name(n) for n in bot_names}
     missing = [n for n, bot in found.items() if bot is None]
     if missing:
-        known = [b.name for b in store.list_bots()]
+        known = [b.name for b in store.bots.list_bots()]
         hints = "".join(did_you_mean(n, known) for n in missing)
         raise SeasonError(f"no bot named {', '.join(repr(n) for n in missing)} is registered in this store{hints} "
                           "(see: cardarena bot register, or check --db)")
@@ -110,6 +110,6 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
     tc = time_control or TimeControl.for_game(game_spec.name)
     config = {"table_sizes": list(table_sizes), "games_requested": games, "duplicate": duplicate,
               "bots": [b.name for b in bots], "suspend_after_s": suspend_after_s, **(extra_config or {})}
-    return store.create_season(name, game_spec.name, asdict(game_params), tc.to_json(), seed, config,
+    return store.seasons.create_season(name, game_spec.name, asdict(game_params), tc.to_json(), seed, config,
                                [(g.seed, list(g.seats)) for g in schedule], key=key,
                                deal_groups=[g.deal_group for g in schedule])

@@ -1,13 +1,13 @@
 """Checking a finished season from its published key (``cardarena season verify``).
 
-Once a season is over its key is published (``Store.revealed_key``); then
+Once a season is over its key is published (``store.seasons.revealed_key``); then
 :func:`verify_season` checks, as anyone could from the published data, everything
 the season's standings depend on:
 
 1. the commitment published at the season's creation is ``SHA-256(key + scheme)``
-   (``league.fairness.commitment``): the key and the chance scheme were fixed then;
+   (``league.integrity.fairness.commitment``): the key and the chance scheme were fixed then;
 2. every game's stored deal seed is the seed derived from the key
-   (``league.fairness.deal_seed`` of the game's number, or of its rotation group
+   (``league.integrity.fairness.deal_seed`` of the game's number, or of its rotation group
    in a duplicate season);
 3. every game's status is one the store can prove, with the reason it gives (rules §4.3, §4.9):
 
@@ -23,7 +23,7 @@ the season's standings depend on:
      was cancelled and the detail gives its recorded reason (rules §4.11);
    - any other status, or a game without a replay that is not failed or not played, fails;
 
-4. the stored Elo ratings are those of the verified results in schedule order (``league.elo``);
+4. the stored Elo ratings are those of the verified results in schedule order (``league.ratings.elo``);
 5. the season's chain (``store.chain``): every entry linked to the one before, every stored
    row as it was when its entry was stored, every final game in it, and every chain head
    seen before (``heads``) one of its entries: a result changed or removed after it was
@@ -37,7 +37,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from league import elo, fairness
+from league.integrity import fairness
+from league.ratings import elo
 from referee.games import make_params
 from referee.recheck import recheck
 from referee.record import GameRecord
@@ -108,7 +109,8 @@ class ChainFindings(Protocol):
 
 
 class DealsSource(Protocol):
-    """Where a season's key, games, replays, ratings and chain are read from (``store.Store``)."""
+    """Where a season's key, games, replays, ratings and chain are read from: the store
+    (:class:`StoreSource`) or the public API (``league.integrity.verify_api.ApiSource``)."""
 
     def revealed_key(self, season_id: int) -> bytes | None:
         """The season's key once published, else None."""
@@ -137,6 +139,35 @@ class DealsSource(Protocol):
     def chain_audit(self, season_id: int, heads: Sequence[str] = ()) -> ChainFindings:
         """The season's chain checked against its rows and the ``heads`` seen before."""
         ...
+
+
+@dataclass(frozen=True)
+class StoreSource:
+    """A :class:`DealsSource` over the store (``store.Store``), each read in the store's area that
+    holds it; the league imports no store, so ``store`` is typed by what is read of it."""
+
+    store: Any
+
+    def revealed_key(self, season_id: int) -> bytes | None:
+        return self.store.seasons.revealed_key(season_id)
+
+    def season_progress(self, season_id: int) -> dict[str, int]:
+        return self.store.seasons.season_progress(season_id)
+
+    def stored_games(self, season_id: int) -> Sequence[StoredGameRow]:
+        return self.store.seasons.stored_games(season_id)
+
+    def get_replay(self, game_id: int) -> GameRecord | None:
+        return self.store.replays.get_replay(game_id)
+
+    def ratings(self, season_id: int) -> dict[int, float]:
+        return self.store.season_reads.ratings(season_id)
+
+    def season_availability(self, season_id: int) -> Sequence[Suspension]:
+        return self.store.seasons.season_availability(season_id)
+
+    def chain_audit(self, season_id: int, heads: Sequence[str] = ()) -> ChainFindings:
+        return self.store.chain.audit(season_id, heads)
 
 
 class CannotVerify(Exception):
