@@ -119,6 +119,12 @@ def read_reply(data: bytes) -> tuple[int, bytes, BotStatus | None]:
     action), kept as sent so that an answer that cannot be read is the bot's MALFORMED fault with them.
     Unknown fields are skipped. Raises ValueError when the bytes are not an ActStreamResponse."""
     n = len(data)
+    if n > 2 and data[0] == 0x08:  # the usual reply, exactly an id then an answer: read without a loop
+        request_id, i = _read_varint(data, 1)
+        if i < n and data[i] == 0x12:
+            length, i = _read_varint(data, i + 1)
+            if i + length == n:
+                return request_id, data[i:], None
     i = 0
     request_id = 0
     answer: list[bytes] = []
