@@ -12,18 +12,18 @@ How the stream is driven, and why. grpcio's public API runs a stream on two thre
 (one feeding requests, one delivering answers), and hands every message between them and the
 caller: measured, that cost more CPU per decision than a unary call. So the stream is one call
 object of gRPC's core with its own completion queue (grpcio's ``SegregatedCall``, the object its
-blocking unary calls use), driven by the waiting threads themselves, leader and followers:
+blocking unary calls use), driven by the waiting threads themselves, one of them reading for all:
 
 - a thread sends its request itself (one send in flight at a time: gRPC allows no more; the
   others queue and go out as each send completes);
-- one waiting thread at a time, the leader, reads the completion queue: answers, completed sends,
+- one waiting thread at a time, the reader, reads the completion queue: answers, completed sends,
   the end of the stream; it hands each answer to the thread that waits for it and keeps going
-  until its own answer comes or its deadline passes, then makes a waiting thread the leader. In
+  until its own answer comes or its deadline passes, then makes a waiting thread the reader. In
   the common case (one request in flight) the caller reads its own answer: no hand-off at all;
 - a request sent without waiting (:meth:`ActStream.submit`, several seats asked at once) is
-  answered through a :class:`concurrent.futures.Future`; while only such requests wait, a helper
-  thread of the stream leads;
-- gRPC's wait for the next event has no timeout, so a process-wide :class:`Watchdog` wakes a leader
+  answered through a :class:`concurrent.futures.Future`; while only such requests wait, a spare
+  thread of the stream reads;
+- gRPC's wait for the next event has no timeout, so a process-wide :class:`Watchdog` wakes a reader
   whose deadline (or a submitted request's) has passed, with an empty batch of operations, which
   gRPC's core completes at once.
 
@@ -167,10 +167,10 @@ def read_reply(data: bytes) -> tuple[int, bytes, BotStatus | None]:
 
 class _Waiter:
     """One request on the stream: its deadline (monotonic seconds), and its outcome once it is done.
-    A blocking caller that does not lead at once waits on ``gate`` (a lock held until it is released
-    once: the answer came, or the caller is made the leader); a submitted request has a ``future``."""
+    A blocking caller that does not read at once waits on ``gate`` (a lock held until it is released
+    once: the answer came, or the caller is made the reader); a submitted request has a ``future``."""
 
-    __slots__ = ("id", "deadline", "gate", "future", "answer", "failure", "done", "lead")
+    __slots__ = ("id", "deadline", "gate", "future", "answer", "failure", "done", "reads")
 
     def __init__(self, deadline: float, future: Future[bytes] | None = None) -> None:
         self.id = 0
@@ -180,7 +180,7 @@ class _Waiter:
         self.answer: bytes | None = None
         self.failure: Exception | None = None
         self.done = False
-        self.lead = False
+        self.reads = False
 
     def result(self) -> bytes:
         """The answer's bytes; raises the failure."""
@@ -190,14 +190,14 @@ class _Waiter:
         return self.answer
 
 
-#: The leader while only submitted requests wait: the stream's helper thread.
-_HELPER = _Waiter(float("inf"), Future())
+#: The reader while only submitted requests wait: the stream's spare reader thread.
+_SPARE = _Waiter(float("inf"), Future())
 
 
 class Watchdog:
-    """Wakes each stream's leader at the time it asks (:meth:`watch`): gRPC's wait for the next event
+    """Wakes each stream's reader at the time it asks (:meth:`watch`): gRPC's wait for the next event
     of a call has no timeout. One thread for every stream of the process, asleep until the earliest
-    time asked; it wakes a leader with an empty batch of operations on its call (completed at once)."""
+    time asked; it wakes a reader with an empty batch of operations on its call (completed at once)."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
@@ -214,7 +214,7 @@ class Watchdog:
                 self._thread.start()
 
     def watch(self, stream: ActStream, at: float | None) -> None:
-        """Wake ``stream``'s leader at ``at`` (monotonic seconds; None: never)."""
+        """Wake ``stream``'s reader at ``at`` (monotonic seconds; None: never)."""
         stream.wake_at = at
         if at is not None and at < self._next:
             with self._cond:
@@ -260,18 +260,18 @@ class ActStream:
     def __init__(self, channel: grpc.Channel, on_end: Callable[[ActStream], None] | None = None,
                  watchdog: Watchdog = WATCHDOG) -> None:
         self._lock = threading.Lock()
-        self._helper_cond = threading.Condition(self._lock)
+        self._spare_cond = threading.Condition(self._lock)
         self._pending: dict[int, _Waiter] = {}
         self._submitted = 0  # submitted requests waiting (their futures)
         self._next_id = 0
-        self._leader: _Waiter | None = None
+        self._reader: _Waiter | None = None
         self._sending = False
         self._backlog: deque[bytes] = deque()
         self._ops = 0  # batches started and not yet read from the completion queue
         self._answered = False
         self._cancelled: tuple[grpc.StatusCode, str] | None = None
         self._ended: StreamBroken | None = None
-        self._helper: threading.Thread | None = None
+        self._spare_thread: threading.Thread | None = None
         self._on_end = on_end
         self._channel = weakref.ref(channel)  # not a strong reference: the registry's key is the channel
         self._watchdog = watchdog
@@ -317,7 +317,7 @@ class ActStream:
             self._sending = self._operate((cygrpc.SendMessageOperation(data, _FLAGS),), _SENT)
 
     def _start(self, waiter: _Waiter, request: bytes) -> bool:
-        """Register and send ``waiter``'s request; True if the caller is to lead now. Raises StreamBroken."""
+        """Register and send ``waiter``'s request; True if the caller is to read now. Raises StreamBroken."""
         with self._lock:
             if self._ended is not None:
                 raise StreamBroken(self._ended.code, self._ended.details, self._ended.refused)
@@ -325,19 +325,19 @@ class ActStream:
             waiter.id = self._next_id
             self._pending[waiter.id] = waiter
             self._send(request_envelope(waiter.id, request))
-            if self._leader is not None:
+            if self._reader is not None:
                 if waiter.future is not None:
                     self._submitted += 1
-                else:  # a follower: it waits on its gate
+                else:  # another thread reads: it waits on its gate
                     waiter.gate = threading.Lock()
                     waiter.gate.acquire()
                 return False
             if waiter.future is None:
-                self._leader = waiter
+                self._reader = waiter
                 return True
             self._submitted += 1
-            self._leader = _HELPER
-            self._wake_helper()
+            self._reader = _SPARE
+            self._wake_spare()
             return False
 
     def call(self, request: bytes, timeout_s: float) -> bytes:
@@ -345,26 +345,26 @@ class ActStream:
         seconds: the answer's bytes, unread. Raises BotStatus (the bot's error for it), StreamTimeout,
         or StreamBroken (the stream ended first)."""
         waiter = _Waiter(time.monotonic() + timeout_s)
-        lead = self._start(waiter, request)
-        while not lead:
+        reading = self._start(waiter, request)
+        while not reading:
             left = waiter.deadline - time.monotonic()
             assert waiter.gate is not None
             waiter.gate.acquire(timeout=left if left > 0 else 0)
             with self._lock:
                 if waiter.done:
                     return waiter.result()
-                if waiter.lead:  # made the leader (or made it as the deadline passed: it times out there)
-                    waiter.lead = False
-                    lead = True
+                if waiter.reads:  # made the reader (or made it as the deadline passed: it times out there)
+                    waiter.reads = False
+                    reading = True
                     break
                 self._pending.pop(waiter.id, None)  # the deadline passed
                 return self._timed_out(waiter)
-        self._lead(waiter)
+        self._read_events(waiter)
         return waiter.result()
 
     def submit(self, request: bytes, timeout_s: float) -> Future[bytes]:
         """Send ``request`` without waiting: a future of its answer's bytes, unread, that fails as
-        :meth:`call` does, at the latest at the deadline (the stream's leader or helper completes it)."""
+        :meth:`call` does, at the latest at the deadline (the stream's reader, or its spare reader thread, completes it)."""
         waiter = _Waiter(time.monotonic() + timeout_s, Future())
         assert waiter.future is not None
         try:
@@ -379,48 +379,48 @@ class ActStream:
         waiter.failure = StreamTimeout()
         raise waiter.failure
 
-    # leading
+    # reading the stream's events
 
-    def _wake_helper(self) -> None:
-        """Start or wake the helper thread to lead (under the lock)."""
-        if self._helper is None:
-            self._helper = threading.Thread(target=self._help, name="act-stream-helper", daemon=True)
-            self._helper.start()
+    def _wake_spare(self) -> None:
+        """Start or wake the spare reader thread to read (under the lock)."""
+        if self._spare_thread is None:
+            self._spare_thread = threading.Thread(target=self._spare, name="act-stream-spare-reader", daemon=True)
+            self._spare_thread.start()
         else:
-            self._helper_cond.notify()
+            self._spare_cond.notify()
 
-    def _help(self) -> None:
-        """The helper thread: leads while only submitted requests wait."""
+    def _spare(self) -> None:
+        """The spare reader thread: reads while only submitted requests wait."""
         while True:
             with self._lock:
-                while self._leader is not _HELPER:
+                while self._reader is not _SPARE:
                     if self._ended is not None:
-                        self._helper = None
+                        self._spare_thread = None
                         return
-                    self._helper_cond.wait()
-            self._lead(None)
+                    self._spare_cond.wait()
+            self._read_events(None)
 
-    def _hand_over(self) -> None:
-        """The leader stops (under the lock): a waiting caller leads next, else the helper if submitted
-        requests wait, else nobody (the next caller will)."""
-        self._leader = None
+    def _pass_reading(self) -> None:
+        """The reader stops (under the lock): a waiting caller reads next, else the spare reader thread if
+        submitted requests wait, else nobody (the next caller will)."""
+        self._reader = None
         self.wake_at = None
         if self._ended is not None:
             return
         for waiter in self._pending.values():
-            if waiter.gate is not None and not waiter.done:  # a caller waiting (a follower)
-                self._leader = waiter
-                waiter.lead = True
+            if waiter.gate is not None and not waiter.done:  # a caller waiting on its gate
+                self._reader = waiter
+                waiter.reads = True
                 waiter.gate.release()
                 return
         if self._submitted:
-            self._leader = _HELPER
-            self._wake_helper()
+            self._reader = _SPARE
+            self._wake_spare()
 
-    def _lead(self, me: _Waiter | None) -> None:
+    def _read_events(self, me: _Waiter | None) -> None:
         """Read the stream's events until ``me`` is answered or its deadline passes (``me`` None: the
-        helper, until no submitted request waits), then hand the lead on. Submitted requests whose
-        deadline passed meanwhile are failed with StreamTimeout."""
+        spare reader thread, until no submitted request waits), then pass the reading on. Submitted
+        requests whose deadline passed meanwhile are failed with StreamTimeout."""
         while True:
             expired: list[_Waiter] = []
             with self._lock:
@@ -452,14 +452,14 @@ class ActStream:
                 if not stop and self._ops == 0:  # nothing more can come (the end was read): never happens
                     stop = True
                 if stop:
-                    self._hand_over()
+                    self._pass_reading()
             for waiter in expired:
                 assert waiter.future is not None
                 waiter.future.set_exception(StreamTimeout())
             if stop:
                 return
             wake = None if wake_at == float("inf") else wake_at
-            if self.wake_at != wake:  # asked for anew after the watchdog woke this leader (it clears it)
+            if self.wake_at != wake:  # asked for anew after the watchdog woke this reader (it clears it)
                 self._watchdog.watch(self, wake)
             try:
                 event = self._call.next_event()
@@ -469,15 +469,15 @@ class ActStream:
             self._handle(event)
 
     def interrupt(self) -> None:
-        """Wake the leader now (the watchdog, at the time it asked)."""
+        """Wake the reader now (the watchdog, at the time it asked)."""
         with self._lock:
-            if self._leader is not None and self._ended is None:
+            if self._reader is not None and self._ended is None:
                 self._operate((), _WAKE)
 
     # events
 
     def _handle(self, event: object) -> None:
-        """One event of the completion queue (the leader's thread)."""
+        """One event of the completion queue (the reader's thread)."""
         tag = event.tag  # type: ignore[attr-defined]
         if tag is _RECV:
             data = event.batch_operations[0].message()  # type: ignore[attr-defined]
@@ -528,7 +528,7 @@ class ActStream:
                 waiter.failure = error
             if waiter.future is not None:
                 self._submitted -= 1
-            elif waiter is not self._leader:
+            elif waiter is not self._reader:
                 assert waiter.gate is not None
                 waiter.gate.release()
         if waiter.future is not None:
@@ -538,8 +538,8 @@ class ActStream:
                 waiter.future.set_exception(error)
 
     def _end(self, code: grpc.StatusCode, details: str, read_all: bool = False) -> None:
-        """The stream is over: every request waiting fails with StreamBroken (the leader's own is left
-        to the leader), and no request is accepted after. ``read_all``: gRPC has dropped the call, no
+        """The stream is over: every request waiting fails with StreamBroken (the reader's own is left
+        to the reader), and no request is accepted after. ``read_all``: gRPC has dropped the call, no
         event is left to read."""
         with self._lock:
             self._ops = 0 if read_all else self._ops - 1
@@ -553,10 +553,10 @@ class ActStream:
             for waiter in failed:
                 waiter.done = True
                 waiter.failure = StreamBroken(code, details, broken.refused)
-                if waiter.future is None and waiter is not self._leader:
+                if waiter.future is None and waiter is not self._reader:
                     assert waiter.gate is not None
                     waiter.gate.release()
-            self._helper_cond.notify_all()
+            self._spare_cond.notify_all()
         for waiter in failed:
             if waiter.future is not None:
                 waiter.future.set_exception(StreamBroken(code, details, broken.refused))
