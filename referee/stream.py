@@ -48,8 +48,14 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future
 
+import logging
+
 import grpc
-from grpc._cython import cygrpc
+
+try:  # grpcio's own internals (module docstring): a grpcio without them is called on Act alone
+    from grpc._cython import cygrpc
+except ImportError:  # pragma: no cover - only with a grpcio unlike 1.85's
+    cygrpc = None  # type: ignore[assignment]
 
 from cardarena.v1 import bot_pb2
 from referee.wire import frame, varint
@@ -60,6 +66,11 @@ METHOD = b"/cardarena.v1.Bot/ActStream"
 #: stream is tried again (the bot at the endpoint may have been replaced by one that serves it).
 REFUSED_RETRY_S = 60.0
 
+#: The grpcio releases (major, minor) whose internals this module was written against and tested on.
+TESTED_GRPCIO = ((1, 85),)
+_NEEDED = ("SegregatedCall", "SendInitialMetadataOperation", "ReceiveInitialMetadataOperation",
+           "ReceiveMessageOperation", "ReceiveStatusOnClientOperation", "SendMessageOperation", "StatusCode")
+_log = logging.getLogger(__name__)
 _FLAGS = 0
 _STATUS_CODES = {code.value[0]: code for code in grpc.StatusCode}
 # completion queue tags: the kind of each completed batch of operations
@@ -575,9 +586,29 @@ _streams: weakref.WeakKeyDictionary[grpc.Channel, ActStream | float] = weakref.W
 _streams_lock = threading.Lock()
 
 
+def _supported() -> bool:
+    """Whether this grpcio has the internals the stream is driven with (a release of
+    :data:`TESTED_GRPCIO` with every name this module uses). Otherwise the referee calls every bot on
+    Act (the same outcomes, at unary's cost), and says so once: a grpcio upgrade degrades, never breaks."""
+    version = tuple(int(p) for p in grpc.__version__.split(".")[:2] if p.isdigit())
+    ok = (cygrpc is not None and version in TESTED_GRPCIO and all(hasattr(cygrpc, n) for n in _NEEDED)
+          and hasattr(grpc, "Channel"))
+    if not ok:
+        _log.warning("grpcio %s is not a release the ActStream client was tested on (%s): bots are called on Act",
+                     grpc.__version__, ", ".join(f"{a}.{b}" for a, b in TESTED_GRPCIO))
+    return ok
+
+
+SUPPORTED = _supported()
+
+
 def stream_for(channel: grpc.Channel) -> ActStream | None:
     """The open ActStream on ``channel``, opened now if it has none; None while the bot at the
-    channel is known not to serve it (:func:`refused`). Raises ValueError when the channel is closed."""
+    channel is known not to serve it (:func:`refused`), or when this grpcio is not one the stream
+    was tested on (:data:`SUPPORTED`: every bot is then called on Act). Raises ValueError when the
+    channel is closed."""
+    if not SUPPORTED:
+        return None
     with _streams_lock:
         found = _streams.get(channel)
         if isinstance(found, ActStream) and found.open:

@@ -302,6 +302,18 @@ def test_the_unary_transport_never_opens_a_stream(raw: list[RawBot]) -> None:
         GrpcBotClient(raw[0].endpoint, "carrier-pigeon")
 
 
+def test_a_grpcio_the_stream_was_not_tested_on_calls_every_bot_on_act(raw: list[RawBot],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    assert stream_module.SUPPORTED  # this environment's grpcio is a tested one
+    monkeypatch.setattr(stream_module.grpc, "__version__", "9.99.0")
+    assert not stream_module._supported()
+    monkeypatch.setattr(stream_module, "SUPPORTED", False)
+    raw.append(serve_raw(lambda request, context: legal(request)))
+    client = GrpcBotClient(raw[0].endpoint)
+    client.call(REQUEST, 2.0)
+    assert (client.used, raw[0].act_calls, raw[0].stream_requests) == ("unary", 1, 0)
+
+
 def test_the_stream_works_over_a_unix_socket(raw: list[RawBot], tmp_path: Path) -> None:
     """Hosted bots are reached on a Unix socket: the same stream there."""
     raw.append(serve_raw(lambda request, context: legal(request), address=f"unix:{tmp_path / 'bot.sock'}"))
