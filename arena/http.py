@@ -105,6 +105,7 @@ def report_json(report: EntryReport | None) -> dict[str, Any] | None:
             "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail} for c in report.checks],
             "decisions": len(report.latencies_ms),
             "latency_ms": {"median": round(median, 3), "p99": round(p99, 3), "max": round(worst, 3)},
+            "transport": report.transport,
             "faults": [{"decision": f.decision, "kind": f.kind.value, "detail": f.detail, "answer": f.answer}
                        for f in report.faults]}
 

@@ -91,6 +91,7 @@ def report_message(report: EntryReport | None) -> arena_pb2.EntryReport:
     return arena_pb2.EntryReport(
         checks=[arena_pb2.EntryCheck(name=c.name, passed=c.passed, detail=c.detail) for c in report.checks],
         latency_median_ms=median, latency_p99_ms=p99, latency_max_ms=worst, decisions=len(report.latencies_ms),
+        transport=report.transport or "",
     )
 
 

@@ -12,6 +12,7 @@ needed, or build a :class:`Settings` with explicit values (tests, ``cardarena se
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -33,6 +34,8 @@ class Settings(BaseSettings):
     keeps the core busy meanwhile (``workers.local``).
     ``game_soft_limit_s``/``game_hard_limit_s``: Celery's time limits for one game, seconds
     (the soft one voids the attempt; the hard one kills the worker process).
+    ``bot_transport``: how the referee calls bots: ``stream`` (one ActStream per bot per worker
+    process where the bot serves it, else Act calls) or ``unary`` (one Act call per decision).
 
     Arena, bot submission (``arena.registry``): ``allowed_networks`` and ``denied_networks``
     are the network policy for bot endpoints, comma-separated CIDRs or the words
@@ -74,6 +77,7 @@ class Settings(BaseSettings):
     # a floor: workers.follower.game_time_limits raises both to fit every seat's whole thinking budget
     game_soft_limit_s: float = 900.0
     game_hard_limit_s: float = 960.0
+    bot_transport: Literal["stream", "unary"] = "stream"
     # Arena; link-local is denied by default: it holds cloud metadata services (169.254.169.254)
     allowed_networks: str = "loopback,private"
     denied_networks: str = "link-local"

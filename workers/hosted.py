@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import Future
 
 from cardarena.v1 import bot_pb2
+from config import get_settings
 from hosting.launch import HostingConfig
 from hosting.sandbox import unavailable
 from hosting.supervisor import HostingError, Mark, Supervisor
@@ -93,7 +94,7 @@ def client(endpoint: str) -> BotClient | NotHere:
     if why is not None:
         return UnreachableBotClient(why)
     try:
-        return GrpcBotClient(current.endpoint(hosted))
+        return GrpcBotClient(current.endpoint(hosted), get_settings().bot_transport)
     except HostingError as exc:
         log.warning("%s", exc)
         return UnreachableBotClient(str(exc))

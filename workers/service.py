@@ -120,7 +120,8 @@ def client_for(endpoint: str) -> BotClient:
     means a host name re-pointed since (DNS rebinding) cannot make a worker
     dial a refused address. The checked address is dialled, not the name. A
     refused or unresolvable endpoint plays as unreachable: the seat's fault
-    (rules §4.2), not the platform's.
+    (rules §4.2), not the platform's. The client calls the bot on the settings' transport
+    (``config.Settings.bot_transport``: its ActStream where it serves it, by default).
     """
     if endpoint.startswith(HOSTED_PREFIX):
         return hosted.client(endpoint)  # type: ignore[return-value]
@@ -129,7 +130,7 @@ def client_for(endpoint: str) -> BotClient:
         addresses = _policy().resolve(parsed)
     except (EndpointError, PolicyError, ResolveError) as exc:
         return UnreachableBotClient(str(exc))
-    return GrpcBotClient(parsed.dial(addresses[0]))
+    return GrpcBotClient(parsed.dial(addresses[0]), get_settings().bot_transport)
 
 
 @lru_cache(maxsize=1)

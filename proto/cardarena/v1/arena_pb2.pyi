@@ -51,18 +51,20 @@ class EntryCheck(_message.Message):
     def __init__(self, name: _Optional[str] = ..., passed: _Optional[bool] = ..., detail: _Optional[str] = ...) -> None: ...
 
 class EntryReport(_message.Message):
-    __slots__ = ("checks", "latency_median_ms", "latency_p99_ms", "latency_max_ms", "decisions")
+    __slots__ = ("checks", "latency_median_ms", "latency_p99_ms", "latency_max_ms", "decisions", "transport")
     CHECKS_FIELD_NUMBER: _ClassVar[int]
     LATENCY_MEDIAN_MS_FIELD_NUMBER: _ClassVar[int]
     LATENCY_P99_MS_FIELD_NUMBER: _ClassVar[int]
     LATENCY_MAX_MS_FIELD_NUMBER: _ClassVar[int]
     DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    TRANSPORT_FIELD_NUMBER: _ClassVar[int]
     checks: _containers.RepeatedCompositeFieldContainer[EntryCheck]
     latency_median_ms: float
     latency_p99_ms: float
     latency_max_ms: float
     decisions: int
-    def __init__(self, checks: _Optional[_Iterable[_Union[EntryCheck, _Mapping]]] = ..., latency_median_ms: _Optional[float] = ..., latency_p99_ms: _Optional[float] = ..., latency_max_ms: _Optional[float] = ..., decisions: _Optional[int] = ...) -> None: ...
+    transport: str
+    def __init__(self, checks: _Optional[_Iterable[_Union[EntryCheck, _Mapping]]] = ..., latency_median_ms: _Optional[float] = ..., latency_p99_ms: _Optional[float] = ..., latency_max_ms: _Optional[float] = ..., decisions: _Optional[int] = ..., transport: _Optional[str] = ...) -> None: ...
 
 class RegisterBotRequest(_message.Message):
     __slots__ = ("name", "endpoint", "games", "version")
