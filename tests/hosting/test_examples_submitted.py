@@ -1,7 +1,8 @@
 """The example bots of every language in ``examples/``, submitted as their authors would: each passes the
 entry checks of every game it declares, in its sandbox. The Node bot ships its ``node_modules`` (``npm ci``)
 and runs on the worker's ``node``; it is also submitted listening on a TCP port of its own network namespace
-(``{port}``), which the platform reaches through its forwarder. Skipped, saying so, without node and npm.
+(``{port}``), which the platform reaches through its forwarder, as the Go bot (a binary run as built) is. Skipped,
+saying so, without node and npm, or without Go's Debian packages.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from arena.registry import Registry, RegistryConfig
 from hosting.launch import HostingConfig
 from referee.games import game_for_enum
 from store import Store
+from tests.test_examples import build_go_example
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,3 +66,9 @@ def test_a_bot_listening_on_a_port_of_its_own_is_reached_through_the_forwarder(
         '[bot]\ncommand = ["node", "bot.js", "--port", "{port}", "--proto", "/opt/cardarena/proto"]\n')
     done = Registry(store, RegistryConfig.from_settings(), hosting=config).submit("node-port", ["svara"], on_port)
     assert done.report is not None and done.report.passed
+
+
+def test_the_go_example_is_submitted_as_built(store: Store, config: HostingConfig,
+                                              tmp_path_factory: pytest.TempPathFactory) -> None:
+    work = build_go_example(tmp_path_factory.mktemp("go-submitted"))
+    submit_all_games(store, config, "go-example", work)
