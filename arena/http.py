@@ -11,6 +11,11 @@ gRPC service uses (one rate limit per client address for both front doors).
 - ``GET /api/v1/arena/standings?season=NAME`` standings with rating intervals
 - ``GET /api/v1/arena/ladders/{ladder}/bots/{bot}`` where a bot stands in a ladder (each version)
 - ``GET /api/v1/arena/ladders/{ladder}/games?bot=&page_size=&page_token=`` a ladder's games, newest first
+- ``PUT /api/v1/arena/bots/{name}/code?game=G`` submit a bot's code (the body: a .tar, .tar.gz or .zip); a new
+  name registers a hosted bot (201, the token shown once), a registered bot's token submits a new version
+- ``GET /api/v1/arena/bots/{name}/log`` a hosted bot's build log and submissions (token: its author only)
+- ``GET /api/v1/arena/games/{game_id}/output?bot=NAME`` what a hosted bot wrote in a game (token: its author only)
+- ``GET /arena/submit`` and ``GET /arena/logs``: the same in a browser (``arena.pages``)
 
 The token goes in ``Authorization: Bearer <token>``. Every rule is in
 :class:`arena.registry.Registry`; errors are ``{"detail": message, "code":
@@ -36,6 +41,7 @@ from arena.registry import HTTP_STATUS, ErrorKind, Registry, RegistryError
 from league.entry.checks import EntryReport
 from referee.games import names_text
 from store import BotInfo
+from store.artifacts import hosted_sha
 
 router = APIRouter(prefix="/api/v1/arena", tags=["arena"])
 T = TypeVar("T")
@@ -62,9 +68,13 @@ class UpdateIn(BaseModel):
 
 
 def mount(app: FastAPI, registry: Registry) -> None:
-    """Serve ``/api/v1/arena`` on ``app``, every operation through ``registry``."""
+    """Serve ``/api/v1/arena`` and the submission pages (``/arena/...``) on ``app``, every operation through
+    ``registry``."""
+    from arena.pages import router as pages
+
     app.state.arena_registry = registry
     app.include_router(router)
+    app.include_router(pages)
 
 
 def get_registry(request: Request) -> Registry:
@@ -82,7 +92,8 @@ def bot_json(bot: BotInfo, *, owner: bool) -> dict[str, Any]:
     return {"id": bot.id, "name": bot.name, **({"endpoint": bot.endpoint} if owner else {}),
             "version": bot.version, "author": bot.author, "games": list(bot.games), "capacity": bot.capacity,
             "created_at": bot.created_at.isoformat(), "retired": bot.retired_at is not None,
-            "retired_at": bot.retired_at.isoformat() if bot.retired_at else None}
+            "retired_at": bot.retired_at.isoformat() if bot.retired_at else None,
+            "hosted": hosted_sha(bot.endpoint) is not None}
 
 
 def report_json(report: EntryReport | None) -> dict[str, Any] | None:
@@ -94,6 +105,7 @@ def report_json(report: EntryReport | None) -> dict[str, Any] | None:
             "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail} for c in report.checks],
             "decisions": len(report.latencies_ms),
             "latency_ms": {"median": round(median, 3), "p99": round(p99, 3), "max": round(worst, 3)},
+            "transport": report.transport,
             "faults": [{"decision": f.decision, "kind": f.kind.value, "detail": f.detail, "answer": f.answer}
                        for f in report.faults]}
 
@@ -114,6 +126,8 @@ def _answer(call: Callable[[], T], render: Callable[[T], Any], status: int = 200
         headers = {}
         if exc.report is not None:
             body["report"] = report_json(exc.report)
+        if exc.log:
+            body["log"] = exc.log
         if exc.kind is ErrorKind.RESOURCE_EXHAUSTED and exc.retry_after_s is not None:
             headers["Retry-After"] = str(math.ceil(exc.retry_after_s))
         if exc.kind is ErrorKind.UNAUTHENTICATED:
@@ -188,3 +202,72 @@ def list_ladder_games(ladder: Annotated[str, Path(max_length=128)], registry: Re
 
     return _answer(lambda: registry.ladder_games(ladder, bot, page_size, page_token),
                    lambda r: {"games": [jsonable_encoder(asdict(g)) for g in r[0]], "next_page_token": r[1]})
+
+
+async def _body(request: Request, limit: int) -> bytes | None:
+    """The request's body, or None once it passes ``limit`` bytes (counted as it arrives)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    data = bytearray()
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > limit:
+            return None
+    return bytes(data)
+
+
+def submitted_json(done: Any) -> dict[str, Any]:  # arena.submissions.Submitted
+    """A stored submission as JSON (the token only for a new bot)."""
+    return {"bot": bot_json(done.bot, owner=True), **({"token": done.token} if done.token else {}),
+            "report": report_json(done.report), "sha256": done.sha256, "size": done.size,
+            "unpacked_size": done.unpacked_size, "changed": done.changed, "installed": done.installed,
+            "build_log": done.log}
+
+
+@router.put("/bots/{name}/code", status_code=201, summary="Submit a bot's code (the body: .tar, .tar.gz or .zip with "
+            "cardarena.toml); a new name registers a hosted bot, a token submits a new version")
+async def submit_code(name: Annotated[str, Path(max_length=64)], request: Request, registry: RegistryDep,
+                      game: Annotated[list[str], Query(max_length=10)] = [],  # noqa: B006 - FastAPI's way
+                      authorization: Authorization = None) -> JSONResponse:
+    from starlette.concurrency import run_in_threadpool
+
+    limit = registry.hosting_config().artifact_limits.max_bytes
+    data = await _body(request, limit)
+    if data is None:
+        return JSONResponse({"detail": f"the archive is larger than {limit} bytes (the platform's limit)",
+                             "code": ErrorKind.INVALID_ARGUMENT.value}, status_code=413)
+    client = request.client.host if request.client else ""
+    token = _token(authorization)
+
+    def call() -> JSONResponse:
+        return _answer(lambda: registry.submit(name, game, data, token, client), submitted_json,
+                       status=200 if token else 201)
+
+    return await run_in_threadpool(call)
+
+
+def build_json(found: Any) -> dict[str, Any]:  # arena.submissions.BuildLog
+    """A hosted bot's build and submissions as JSON (its author's view)."""
+    build = found.build
+    return {"bot": bot_json(found.bot, owner=True), "sha256": build.code_sha256 if build else None,
+            "manifest": build.manifest if build else None, "installed": build.installed if build else [],
+            "build_log": build.log if build else None, "built_at": build.built_at.isoformat() if build else None,
+            "submissions": [{"sha256": x.code_sha256, "submitted_at": x.submitted_at.isoformat(), "size": x.size,
+                             "unpacked_size": x.unpacked_size} for x in found.submissions]}
+
+
+@router.get("/bots/{name}/log", summary="A hosted bot's build log and submissions (token: its author only)")
+def get_build_log(name: Annotated[str, Path(max_length=64)], registry: RegistryDep,
+                  authorization: Authorization = None) -> JSONResponse:
+    return _answer(lambda: registry.build_log(name, _token(authorization)), build_json)
+
+
+@router.get("/games/{game_id}/output", summary="What a hosted bot wrote in a game, once it is done and not "
+            "sealed (token: its author only)")
+def get_game_output(game_id: Annotated[int, Path(ge=1, le=2**62)], bot: Annotated[str, Query(max_length=64)],
+                    registry: RegistryDep, authorization: Authorization = None) -> JSONResponse:
+    return _answer(lambda: registry.game_output(bot, _token(authorization), game_id),
+                   lambda outputs: {"game_id": game_id, "bot": bot,
+                                    "outputs": [{"seat": o.seat, "text": o.text, "truncated": o.truncated}
+                                                for o in outputs]})

@@ -40,8 +40,14 @@ from collections import deque
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from arena import submissions
+from arena.errors import HTTP_STATUS, ErrorKind, RegistryError
+from arena.errors import store_errors as _store_errors
+from arena.submissions import BuildLog, Submitted
 from config import Settings, get_settings
+from hosting.launch import HostingConfig
 from league.competition.ladder_board import LadderStanding, board, placement_games
 from league.competition.standings import StandingRow, standings_of
 from league.entry.checks import EntryReport, run_entry_checks
@@ -50,6 +56,7 @@ from league.entry.netpolicy import EndpointError, NetworkPolicy, PolicyError, Re
 from league.names import did_you_mean
 from referee.games import games as registered_games, names_text
 from store import BotInfo, NameTaken, NotFound, SeasonInfo, Store, StoreError, StoreUnavailable
+from store.artifacts import OutputInfo, hosted_sha
 from store.ladders import LadderInfo
 from store.reads.games import GameRow
 from store.reads.ladders import LadderReads
@@ -64,32 +71,6 @@ MAX_TOKEN_CHARS = 128
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 
 
-class ErrorKind(enum.StrEnum):
-    """What went wrong, named after the gRPC status code each maps to."""
-
-    INVALID_ARGUMENT = "INVALID_ARGUMENT"        # malformed request: name, endpoint, games, version
-    UNAUTHENTICATED = "UNAUTHENTICATED"          # token missing or wrong
-    PERMISSION_DENIED = "PERMISSION_DENIED"      # endpoint refused by the network policy; bot has no token
-    ALREADY_EXISTS = "ALREADY_EXISTS"            # name taken
-    NOT_FOUND = "NOT_FOUND"                      # no such bot, season or ladder
-    FAILED_PRECONDITION = "FAILED_PRECONDITION"  # entry checks failed; bot retired
-    RESOURCE_EXHAUSTED = "RESOURCE_EXHAUSTED"    # rate limit
-    UNAVAILABLE = "UNAVAILABLE"                  # the store is down
-
-
-#: HTTP status of each error kind.
-HTTP_STATUS: dict[ErrorKind, int] = {
-    ErrorKind.INVALID_ARGUMENT: 422,
-    ErrorKind.UNAUTHENTICATED: 401,
-    ErrorKind.PERMISSION_DENIED: 403,
-    ErrorKind.ALREADY_EXISTS: 409,
-    ErrorKind.NOT_FOUND: 404,
-    ErrorKind.FAILED_PRECONDITION: 400,
-    ErrorKind.RESOURCE_EXHAUSTED: 429,
-    ErrorKind.UNAVAILABLE: 503,
-}
-
-
 @dataclass(frozen=True)
 class LadderStandingView:
     """Where a bot stands in a ladder: its latest version's row, every version's (newest first), the
@@ -101,19 +82,6 @@ class LadderStandingView:
     table_size: int
     placement_games: int
     rated_games: int
-
-
-class RegistryError(Exception):
-    """A refused request: ``kind``, a one-line message, the entry report when the checks failed,
-    and ``retry_after_s`` for the rate limit."""
-
-    def __init__(self, kind: ErrorKind, message: str, *, report: EntryReport | None = None,
-                 retry_after_s: float | None = None) -> None:
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
-        self.report = report
-        self.retry_after_s = retry_after_s
 
 
 @dataclass(frozen=True)
@@ -261,10 +229,17 @@ class Registry:
     store: Store
     config: RegistryConfig
     checker: Callable[..., EntryReport] = run_entry_checks
+    hosting: HostingConfig | None = None
     limiter: RateLimiter = field(init=False)
 
     def __post_init__(self) -> None:
         self.limiter = RateLimiter(self.config.register_limit, self.config.register_window_s)
+
+    def hosting_config(self) -> HostingConfig:
+        """Where and how submitted code is built and checked (default: the settings', ``hosting.launch``)."""
+        if self.hosting is None:
+            self.hosting = HostingConfig.from_settings()
+        return self.hosting
 
     # ------------------------------------------------------------ writes
 
@@ -321,6 +296,10 @@ class Registry:
         if endpoint or games:
             self._limit(client)
         bot = self._authorised(name, token)
+        if hosted_sha(bot.endpoint) is not None and not endpoint and (games or version):
+            raise RegistryError(ErrorKind.INVALID_ARGUMENT,
+                                f"{name!r} is a hosted bot: its version is its code's hash, and it enters more games "
+                                f"with its code (cardarena bot submit {name} --game GAME PATH)")
         added = [g for g in check_games(games) if g not in bot.games] if games else []
         if not endpoint and not version and not added:
             registered = f"; {name!r} is registered for {', '.join(bot.games)} already" if games else ""
@@ -348,6 +327,45 @@ class Registry:
                                             described_name=described_name, described_version=described_version,
                                             described_capacity=capacity)
         return Updated(updated, report)
+
+    def submit(self, name: str, games: Sequence[str], source: bytes | Path, token: str = "",
+               client: str = "") -> Submitted:
+        """Submit code (an archive's bytes, or a directory) for the bot ``name``: a new hosted bot (``games``: at
+        least one), or a new version of a registered one (its ``token``; ``games`` are added to its own). It
+        counts against ``client``'s rate limit like a registration; see ``arena.submissions`` for the rest.
+        Raises RegistryError: RESOURCE_EXHAUSTED, INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED,
+        NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION (with ``log``), UNAVAILABLE."""
+        self._limit(client)
+        check_name(name)
+        if name.isdigit():
+            raise RegistryError(ErrorKind.INVALID_ARGUMENT,
+                                f"bad bot name {name!r}: not all digits (the dashboard reads /bots/{name} as a bot id)")
+        wanted = check_games(games) if games else ()
+        with _store_errors():
+            existing = self.store.bots.get_bot_by_name(name)
+        new_token = ""
+        if existing is not None:
+            existing = self._authorised(name, token)
+            if existing.retired_at is not None:
+                raise RegistryError(ErrorKind.FAILED_PRECONDITION, f"bot {name!r} is retired")
+            wanted = tuple(dict.fromkeys([*existing.games, *wanted]))
+        elif not wanted:
+            raise RegistryError(ErrorKind.INVALID_ARGUMENT, "name the games a new bot plays (at least one game)")
+        else:
+            new_token = secrets.token_urlsafe(32)
+        return submissions.submit(self.store, self.hosting_config(), name, wanted, source, existing,
+                                  lambda target, shown, games_: self._entry_checks(target, shown, games_),
+                                  new_token, hash_token(new_token) if new_token else None)
+
+    def build_log(self, name: str, token: str) -> BuildLog:
+        """A hosted bot's build log and submissions, for its author (its token). Raises RegistryError:
+        INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND, UNAVAILABLE."""
+        return submissions.build_log(self.store, self._authorised(name, token))
+
+    def game_output(self, name: str, token: str, game_id: int) -> list[OutputInfo]:
+        """What a hosted bot wrote in a game, for its author (its token), once the game is published. Raises
+        RegistryError: INVALID_ARGUMENT, UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND, UNAVAILABLE."""
+        return submissions.game_output(self.store, self._authorised(name, token), game_id)
 
     def retire(self, name: str, token: str) -> BotInfo:
         """Retire a bot (idempotent). Raises RegistryError: INVALID_ARGUMENT, UNAUTHENTICATED,
@@ -396,6 +414,8 @@ class Registry:
 
         from referee.clients import health_problem
 
+        if hosted_sha(endpoint) is not None:
+            return "hosted: started by a worker when a game needs it"
         try:
             target = self._target(endpoint)
         except RegistryError as exc:
@@ -511,17 +531,3 @@ class Registry:
         if not token_matches(token, bot.token_hash):
             raise RegistryError(ErrorKind.UNAUTHENTICATED, f"wrong token for bot {name!r}")
         return bot
-
-
-class _store_errors:
-    """Context manager turning store failures into RegistryError (NOT_FOUND, UNAVAILABLE)."""
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> bool:
-        if isinstance(exc, NotFound):
-            raise RegistryError(ErrorKind.NOT_FOUND, str(exc)) from exc
-        if isinstance(exc, (StoreUnavailable, StoreError)) and not isinstance(exc, NameTaken):
-            raise RegistryError(ErrorKind.UNAVAILABLE, f"the store is unavailable: {exc}") from exc
-        return False

@@ -26,14 +26,19 @@ from league.entry.checks import EntryReport
 from league.policy import POLICY
 from referee.games import game_for_enum, games, spec
 from store import BotInfo, open_store
+from store.artifacts import hosted_sha
 from store.reads.games import GameRow
 
 #: Trailing metadata key carrying a failed registration's EntryReport (serialised protobuf).
 REPORT_METADATA_KEY = "cardarena-entry-report-bin"
-#: Largest request accepted, bytes (requests are a few hundred bytes).
+#: Trailing metadata key carrying a failed submission's build log and what the bot wrote (UTF-8).
+LOG_METADATA_KEY = "cardarena-build-log-bin"
+#: Largest request accepted besides a submission's archive, bytes (requests are a few hundred bytes).
 MAX_REQUEST_BYTES = 64 * 1024
 #: Server threads: registrations run entry checks (seconds each) in these.
 THREADS = 8
+#: Bytes of a failed submission's log sent in trailing metadata (gRPC's metadata limit is 8 KiB by default).
+MAX_LOG_METADATA_BYTES = 6 * 1024
 
 GAME_TO_ENUM = {g: spec(g).proto_enum for g in games()}  # the registry's games -> their protocol numbers
 
@@ -74,7 +79,7 @@ def bot_message(bot: BotInfo, *, owner: bool) -> arena_pb2.ArenaBot:
         id=bot.id, name=bot.name, endpoint=bot.endpoint if owner else "", version=bot.version, author=bot.author,
         games=[GAME_TO_ENUM[g] for g in bot.games if g in GAME_TO_ENUM], capacity=bot.capacity,
         created_at=_timestamp(bot.created_at), retired=bot.retired_at is not None,
-        retired_at=_timestamp(bot.retired_at),
+        retired_at=_timestamp(bot.retired_at), hosted=hosted_sha(bot.endpoint) is not None,
     )
 
 
@@ -86,6 +91,7 @@ def report_message(report: EntryReport | None) -> arena_pb2.EntryReport:
     return arena_pb2.EntryReport(
         checks=[arena_pb2.EntryCheck(name=c.name, passed=c.passed, detail=c.detail) for c in report.checks],
         latency_median_ms=median, latency_p99_ms=p99, latency_max_ms=worst, decisions=len(report.latencies_ms),
+        transport=report.transport or "",
     )
 
 
@@ -164,6 +170,31 @@ class ArenaServicer(arena_pb2_grpc.ArenaServicer):
             table_size=view.table_size, placement_games=view.placement_games, rated_games=view.rated_games,
             current=ladder_row_message(view.current), versions=[ladder_row_message(r) for r in view.versions])
 
+    def SubmitBot(self, request: arena_pb2.SubmitBotRequest, context: grpc.ServicerContext) -> arena_pb2.SubmitBotResponse:
+        try:
+            done = self.registry.submit(request.name, _games(request.games), bytes(request.archive), request.token,
+                                        client=client_address(context.peer()))
+        except RegistryError as exc:
+            _abort(context, exc)
+        return arena_pb2.SubmitBotResponse(
+            bot=bot_message(done.bot, owner=True), token=done.token, report=report_message(done.report),
+            sha256=done.sha256, size=done.size, unpacked_size=done.unpacked_size, build_log=done.log,
+            installed=[arena_pb2.InstalledPackage(**p) for p in done.installed], changed=done.changed)
+
+    def GetBotLog(self, request: arena_pb2.GetBotLogRequest, context: grpc.ServicerContext) -> arena_pb2.GetBotLogResponse:
+        try:
+            found = self.registry.build_log(request.name, request.token)
+            outputs = self.registry.game_output(request.name, request.token, request.game_id) if request.game_id else []
+        except RegistryError as exc:
+            _abort(context, exc)
+        build = found.build
+        return arena_pb2.GetBotLogResponse(
+            sha256=build.code_sha256 if build else "", build_log=build.log if build else "",
+            installed=[arena_pb2.InstalledPackage(**p) for p in (build.installed if build else [])],
+            submissions=[arena_pb2.BotSubmission(sha256=x.code_sha256, submitted_at=_timestamp(x.submitted_at),
+                                                 size=x.size, unpacked_size=x.unpacked_size) for x in found.submissions],
+            outputs=[arena_pb2.GameOutput(seat=o.seat, text=o.text, truncated=o.truncated) for o in outputs])
+
     def ListLadderGames(self, request: arena_pb2.ListLadderGamesRequest,
                         context: grpc.ServicerContext) -> arena_pb2.ListLadderGamesResponse:
         try:
@@ -205,8 +236,13 @@ def _games(values: object) -> list[str]:
 
 
 def _abort(context: grpc.ServicerContext, exc: RegistryError) -> NoReturn:
+    trailing = []
     if exc.report is not None:
-        context.set_trailing_metadata(((REPORT_METADATA_KEY, report_message(exc.report).SerializeToString()),))
+        trailing.append((REPORT_METADATA_KEY, report_message(exc.report).SerializeToString()))
+    if exc.log:
+        trailing.append((LOG_METADATA_KEY, exc.log.encode()[-MAX_LOG_METADATA_BYTES:]))
+    if trailing:
+        context.set_trailing_metadata(tuple(trailing))
     context.abort(GRPC_STATUS[exc.kind], exc.message)
     raise AssertionError("unreachable")  # context.abort raises
 
@@ -222,5 +258,6 @@ def start_arena_server(store_url: str, host: str = "127.0.0.1", port: int = 0, *
     """
     if registry is None:
         registry = Registry(open_store(store_url, policy=POLICY), config or RegistryConfig.from_settings())
+    largest = MAX_REQUEST_BYTES + registry.hosting_config().artifact_limits.max_bytes  # SubmitBot's archive
     return start_grpc_server(lambda server: arena_pb2_grpc.add_ArenaServicer_to_server(ArenaServicer(registry), server),
-                             "cardarena.v1.Arena", host, port, THREADS, MAX_REQUEST_BYTES, "arena")
+                             "cardarena.v1.Arena", host, port, THREADS, largest, "arena")

@@ -1,6 +1,6 @@
 """The reference bots' cost per decision: their own work in-process, and their server process's CPU per Act.
 
-Usage: python -m bench.bench_bots [--games N] [--calls N] [--rounds N] [--pin]
+Usage: python -m bench.bench_bots [--games N] [--calls N] [--rounds N] [--pin] [--transports unary,stream]
 
 For each game, ``--games`` games are played in-process with the season
 benchmark's lineup (``bench.lineups.LINEUPS``, tables of 3 to 6) and
@@ -19,7 +19,11 @@ bot (the first seed of each name):
 - ``serving``: the server CPU less the in-process work, i.e. gRPC's own cost per call;
 - with ``--pin``, the same for a second server of the bot running on one CPU
   (``start_bot_process(cpu=)``), beside the first and taking its passes in
-  turn with it, and the ratios pinned / unpinned.
+  turn with it, and the ratios pinned / unpinned;
+- with ``stream`` in ``--transports`` (the default), the same requests sent to the same server on
+  its ``ActStream`` too, one after the other, each waited for (the referee's stream,
+  :mod:`referee.stream`), the Act pass and the stream pass alternated in each round: the server's
+  CPU per request on the stream, and the ratio stream / Act (of the lowest passes).
 
 CPU time is counted in clock ticks (10 ms), so a pass should take a few
 seconds of CPU; other processes on the same cores make the figures noisy,
@@ -32,7 +36,7 @@ import argparse
 import os
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bench.cputime import cpu_seconds
@@ -41,6 +45,7 @@ from cardarena.v1 import bot_pb2
 from referee.botprocess import start_bot_process
 from referee.bots import load_bot
 from referee.clients import InProcessBotClient, channel_for
+from referee.stream import stream_for
 from referee.games import make_params, spec
 from referee.referee import play
 
@@ -91,33 +96,53 @@ def own_compute_us(game: str, games: int = 20, rounds: int = 3) -> float:
                for (name, seed), requests in kept.items() if requests) / max(1, total)
 
 
+def _senders(endpoint: str, transports: Sequence[str]) -> list[Callable[[bytes], object]]:
+    """For each transport, a function sending one request's bytes to ``endpoint`` and waiting for the answer:
+    a bare Act call (``unary``), or a request on the referee's ActStream (``stream``)."""
+    senders: list[Callable[[bytes], object]] = []
+    for transport in transports:
+        if transport == "unary":
+            act = channel_for(endpoint).unary_unary(_ACT_METHOD, request_serializer=None, response_deserializer=None)
+            senders.append(lambda raw, act=act: act(raw, timeout=5.0))
+        else:
+            stream = stream_for(channel_for(endpoint))
+            if stream is None:
+                raise RuntimeError(f"{endpoint} does not serve ActStream")
+            senders.append(lambda raw, stream=stream: stream.call(raw, 5.0))
+    return senders
+
+
 def server_us(name: str, seed: int, requests: Sequence[bytes], rounds: int,
-              cpus: Sequence[int | None] = (None,)) -> list[tuple[float, float]]:
-    """Per server placement in ``cpus`` (a CPU for :func:`start_bot_process`, None: any): (server process
-    CPU microseconds per call, lowest pass; wall microseconds per call, mean) over ``requests`` sent in
-    turn. The servers run side by side and take their passes in turn, so they share the machine's load."""
+              cpus: Sequence[int | None] = (None,), transports: Sequence[str] = ("unary",)) -> list[list[tuple[float, float]]]:
+    """Per server placement in ``cpus`` (a CPU for :func:`start_bot_process`, None: any), per transport of
+    ``transports``: (server process CPU microseconds per request, lowest pass; wall microseconds per
+    request, mean) over ``requests`` sent in turn. The servers run side by side and take their passes in
+    turn, each server's transports alternated, so they share the machine's load."""
     processes = [start_bot_process(name, seed, cpu=cpu) for cpu in cpus]
     try:
-        acts = []
+        sends = []
         for process in processes:
-            act = channel_for(process.endpoint).unary_unary(_ACT_METHOD, request_serializer=None, response_deserializer=None)
-            for raw in requests[:200]:
-                act(raw, timeout=5.0)  # connection and caches warm, off the clock
-            acts.append(act)
-        cpu: list[list[float]] = [[] for _ in processes]
-        wall: list[list[float]] = [[] for _ in processes]
+            senders = _senders(process.endpoint, transports)
+            for send in senders:
+                for raw in requests[:200]:
+                    send(raw)  # connection, stream and caches warm, off the clock
+            sends.append(senders)
+        cpu = [[[] for _ in transports] for _ in processes]  # type: list[list[list[float]]]
+        wall = [[[] for _ in transports] for _ in processes]  # type: list[list[list[float]]]
         for _ in range(rounds):
-            for i, (process, act) in enumerate(zip(processes, acts, strict=True)):
+            for i, (process, senders) in enumerate(zip(processes, sends, strict=True)):
                 assert process.process.pid is not None
-                c0, t0 = cpu_seconds(process.process.pid), time.perf_counter()
-                for raw in requests:
-                    act(raw, timeout=5.0)
-                wall[i].append(time.perf_counter() - t0)
-                cpu[i].append(cpu_seconds(process.process.pid) - c0)
+                for k, send in enumerate(senders):
+                    c0, t0 = cpu_seconds(process.process.pid), time.perf_counter()
+                    for raw in requests:
+                        send(raw)
+                    wall[i][k].append(time.perf_counter() - t0)
+                    cpu[i][k].append(cpu_seconds(process.process.pid) - c0)
     finally:
         for process in processes:
             process.stop()
-    return [(1e6 * min(c) / len(requests), 1e6 * sum(w) / rounds / len(requests)) for c, w in zip(cpu, wall, strict=True)]
+    return [[(1e6 * min(c) / len(requests), 1e6 * sum(w) / rounds / len(requests)) for c, w in zip(cs, ws, strict=True)]
+            for cs, ws in zip(cpu, wall, strict=True)]
 
 
 @dataclass
@@ -131,11 +156,16 @@ class BotFigures:
     server_cpu_us: float
     wall_us: float
     pinned: tuple[float, float] | None = None  # (server CPU, wall) of the server on one CPU
+    stream: tuple[float, float] | None = None  # (server CPU, wall) per request on the bot's ActStream
 
     def line(self) -> str:
         serving = self.server_cpu_us - self.in_process_us
         out = (f"{self.game:13s} {self.name:8s} {self.requests:6d} requests  in-process {self.in_process_us:6.1f} us  "
                f"server CPU {self.server_cpu_us:6.1f} us  serving {serving:6.1f} us  wall {self.wall_us:6.1f} us per call")
+        if self.stream is not None:
+            cpu, wall = self.stream
+            out += (f"\n{'':13s} {'':8s} on ActStream: server CPU {cpu:6.1f} us ({cpu / self.server_cpu_us:.2f}x Act), "
+                    f"serving {cpu - self.in_process_us:6.1f} us, wall {wall:6.1f} us ({wall / self.wall_us:.2f}x) per request")
         if self.pinned is not None:
             cpu, wall = self.pinned
             out += (f"\n{'':13s} {'':8s} on one CPU: server CPU {cpu:6.1f} us ({cpu / self.server_cpu_us:.2f}x), "
@@ -150,7 +180,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="passes; the lowest CPU counts")
     parser.add_argument("--pin", action="store_true",
                         help="also serve each bot on one CPU (start_bot_process(cpu=)), side by side with the unpinned one")
+    parser.add_argument("--transports", default="unary,stream",
+                        help="unary (the Act calls, always) and stream (the same requests on ActStream), comma-separated")
     args = parser.parse_args()
+    transports = ["unary"] + [t for t in args.transports.split(",") if t and t != "unary"]
+    if set(transports) - {"unary", "stream"}:
+        parser.error("--transports takes unary and stream")
     cpus: tuple[int | None, ...] = (None, max(os.sched_getaffinity(0))) if args.pin else (None,)
     for game in LINEUPS:
         kept = record_requests(game, max(1, args.games // 10) if game == "rummy" else args.games)
@@ -158,10 +193,11 @@ def main() -> None:
             key = next(k for k in kept if k[0] == name)
             requests = kept[key]
             calls = (requests * (args.calls // max(1, len(requests)) + 1))[: args.calls]
-            figures = server_us(name, key[1], calls, args.rounds, cpus)
-            (cpu, wall), pinned = figures[0], (figures[1] if args.pin else None)
+            figures = server_us(name, key[1], calls, args.rounds, cpus, transports)
+            (cpu, wall), pinned = figures[0][0], (figures[1][0] if args.pin else None)
+            stream = figures[0][1] if len(transports) > 1 else None
             print(BotFigures(game, name, len(requests), in_process_us(name, key[1], requests, args.rounds), cpu, wall,
-                             pinned).line(), flush=True)
+                             pinned, stream).line(), flush=True)
 
 
 if __name__ == "__main__":

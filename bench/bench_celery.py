@@ -219,13 +219,18 @@ def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker
         return Run(len(ids), elapsed, steady_ms_per_game(store, ids), *used, broker_commands=calls,
                    driver_statements=statements.count, handoff_ms=handoff_ms(store, ids), workers_main_cpu_s=main_s)
     finally:
-        for w in workers:
-            w.send_signal(signal.SIGTERM)
-        for w in workers:
-            try:
-                w.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(w.pid, signal.SIGKILL)
+        stop_workers(workers)
+
+
+def stop_workers(workers: list[subprocess.Popen[bytes]], wait_s: float = 15.0) -> None:
+    """SIGTERM each worker (a warm shutdown), then SIGKILL the process group of any still running after ``wait_s``."""
+    for w in workers:
+        w.send_signal(signal.SIGTERM)
+    for w in workers:
+        try:
+            w.wait(wait_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(w.pid, signal.SIGKILL)
 
 
 RUNS = {"pool1": "pool, 1 process", "pool2": "pool, 2 processes", "celery1": "celery, 1 worker",

@@ -1,7 +1,7 @@
 """The referee through gRPC: decisions per second against the reference bots, beside the raw
 RPC it wraps (the same Act requests sent raw) and the raw round trip of an empty Describe.
 
-Usage: python -m bench.bench_referee [--games N] [--rounds N] [--rtt-calls N]
+Usage: python -m bench.bench_referee [--games N] [--rounds N] [--rtt-calls N] [--transports unary,stream]
 
 Bots run as real gRPC servers in their own processes on 127.0.0.1. Each round, the
 referee plays ``--games`` Slippery Sam games of 4 seats; every Act request it
@@ -31,7 +31,13 @@ Reported, per decision (milliseconds):
   and its ratio to the raw Act the floor under the referee's; and the referee's time over it;
 - where each pass's time goes, per decision: this process's CPU, the bot servers' CPU and the
   whole machine's busy CPU (Linux ``/proc``), so that a referee pass's extra over the raw pass
-  shows as the referee's own CPU, as the bots', or as time nobody ran (wake-ups).
+  shows as the referee's own CPU, as the bots', or as time nobody ran (wake-ups);
+- the transports: the referee pass above calls the bots with one ``Act`` per decision (``unary``);
+  with ``stream`` in ``--transports`` (the default) each round also plays its games with the
+  bots called on their ``ActStream`` (one stream per bot, the platform's default), right after the
+  unary pass, and reports that pass's time and CPU per decision beside the unary one's, and the
+  ratios stream / unary of the round: the platform's CPU per decision (this process: the referee
+  and its client), the bots' CPU per decision, and the time per decision.
 """
 
 from __future__ import annotations
@@ -49,7 +55,7 @@ from cardarena.v1 import bot_pb2
 from bench.cputime import cpu_seconds, machine_cpu_seconds
 from referee.botprocess import start_bot_process
 from referee.chance import PER_DEAL, Chance
-from referee.clients import BotClient, GrpcBotClient, channel_for
+from referee.clients import TRANSPORTS, BotClient, GrpcBotClient, channel_for
 from referee.driver import Driver
 from referee.games import GameSpec, make_params, spec
 from referee.record import GameRecord
@@ -161,10 +167,25 @@ class CpuMeter:
         return Cpu(after.own_s - before.own_s, after.bots_s - before.bots_s, after.machine_s - before.machine_s)
 
 
+@dataclass(frozen=True)
+class Pass:
+    """One referee pass: its decisions, wall seconds and CPU."""
+
+    decisions: int
+    seconds: float
+    cpu: Cpu
+
+    def per_decision_ms(self, pick: str) -> float:
+        """Milliseconds per decision of the pass's wall time (``pick`` "wall") or of a CPU field of :class:`Cpu`."""
+        value = self.seconds if pick == "wall" else getattr(self.cpu, pick)
+        return value / self.decisions * 1000
+
+
 @dataclass
 class Round:
     """One round's figures: decisions, the referee's wall time (seconds), the Act latencies it
-    measured (ms), the raw Act calls' times (seconds), and the CPU each pass used."""
+    measured (ms), the raw Act calls' times (seconds), the CPU each pass used, and the referee pass
+    of the same games on each other transport (``passes``, by transport)."""
 
     decisions: int
     referee_s: float
@@ -173,6 +194,7 @@ class Round:
     referee_cpu: Cpu
     raw_cpu: Cpu
     engine_raw_s: float
+    passes: dict[str, Pass]
 
     @property
     def per_decision_ms(self) -> float:
@@ -193,25 +215,46 @@ class Round:
         return (self.referee_s * 1000 - sum(self.latencies_ms)) / self.decisions
 
 
-def play_round(clients: Sequence[Recording], sent: list[tuple[int, bytes, float]], endpoints: Sequence[str],
-               games: int, meter: CpuMeter) -> Round:
-    """``games`` games through the referee (seeds 0..games-1), then their requests sent raw."""
+def referee_pass(clients: Sequence[BotClient], games: int, meter: CpuMeter) -> tuple[Pass, list[GameRecord]]:
+    """``games`` Slippery Sam games through the referee (seeds 0..games-1) with ``clients``: the pass and the records."""
     gs, params = spec("slippery-sam"), make_params("slippery-sam")
-    sent.clear()
-    decisions, latencies, played = 0, [], []
+    played = []
     c0 = meter.read()
     t0 = time.perf_counter()
     for seed in range(games):
-        record = play(gs, params, len(clients), seed, clients)
-        decisions += len(record.decisions)
-        latencies += [d.latency_ms for d in record.decisions]
-        played.append(record)
+        played.append(play(gs, params, len(clients), seed, clients))
     dt = time.perf_counter() - t0
+    return Pass(sum(len(r.decisions) for r in played), dt, meter.used(c0, meter.read())), played
+
+
+def play_round(clients: Sequence[Recording], sent: list[tuple[int, bytes, float]], endpoints: Sequence[str],
+               games: int, meter: CpuMeter, others: dict[str, Sequence[BotClient]] | None = None) -> Round:
+    """``games`` games through the referee (seeds 0..games-1), then their requests sent raw, then the same
+    games with each of ``others`` (clients by transport)."""
+    gs, params = spec("slippery-sam"), make_params("slippery-sam")
+    sent.clear()
+    unary, played = referee_pass(clients, games, meter)
+    latencies = [d.latency_ms for r in played for d in r.decisions]
     c1 = meter.read()
     raw = raw_acts(endpoints, sent)
     c2 = meter.read()
     engine_raw = raw_acts_with_engine(gs, params, endpoints, sent, [(r.seed, _actions(gs, r)) for r in played])
-    return Round(decisions, dt, latencies, raw, meter.used(c0, c1), meter.used(c1, c2), engine_raw)
+    passes = {transport: referee_pass(pass_clients, games, meter)[0] for transport, pass_clients in (others or {}).items()}
+    return Round(unary.decisions, unary.seconds, latencies, raw, unary.cpu, meter.used(c1, c2), engine_raw, passes)
+
+
+def print_transports(rounds: Sequence[Round]) -> None:
+    """Each other transport's pass beside the unary referee pass, per decision, and their ratios per round."""
+    for transport in rounds[0].passes:
+        unary = [Pass(r.decisions, r.referee_s, r.referee_cpu) for r in rounds]
+        other = [r.passes[transport] for r in rounds]
+        print(f"transport {transport} against unary, the same games in each round, right after it; per decision:")
+        for label, pick in (("time", "wall"), ("this process's CPU (the referee and its client)", "own_s"),
+                            ("bot servers' CPU", "bots_s"), ("whole machine's CPU", "machine_s")):
+            a = [p.per_decision_ms(pick) for p in unary]
+            b = [p.per_decision_ms(pick) for p in other]
+            print(f"  {label}: unary {_spread(a)} ms, {transport} {_spread(b)} ms, "
+                  f"ratio {transport} / unary {_spread([y / x for x, y in zip(a, b)], 2)}")
 
 
 def _spread(values: Sequence[float], digits: int = 3) -> str:
@@ -224,12 +267,19 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=40, help="games per round")
     parser.add_argument("--rounds", type=int, default=5, help="referee and raw passes, alternated")
     parser.add_argument("--rtt-calls", type=int, default=2000)
+    parser.add_argument("--transports", default="unary,stream",
+                        help="the referee's transports, comma-separated: unary (always, the baseline) and stream")
     args = parser.parse_args()
+    others = [t for t in args.transports.split(",") if t and t != "unary"]
+    unknown = set(others) - set(TRANSPORTS)
+    if unknown:
+        parser.error(f"unknown transport(s) {', '.join(sorted(unknown))}: use {', '.join(TRANSPORTS)}")
     lineup = [("odds", 0), ("random", 1), ("odds", 1), ("random", 2)]
     processes = [start_bot_process(name, seed) for name, seed in lineup]
     try:
         sent: list[tuple[int, bytes, float]] = []
-        clients = [Recording(GrpcBotClient(p.endpoint), i, sent) for i, p in enumerate(processes)]
+        clients = [Recording(GrpcBotClient(p.endpoint, "unary"), i, sent) for i, p in enumerate(processes)]
+        other_clients = {t: [GrpcBotClient(p.endpoint, t) for p in processes] for t in others}
         for c in clients:
             c.describe()  # warm the channels
         rtts = []
@@ -241,8 +291,8 @@ def main() -> None:
         rtt_cpu_ms = (time.process_time() - cpu0) / args.rtt_calls * 1000
         endpoints = [p.endpoint for p in processes]
         meter = CpuMeter([p.process.pid for p in processes if p.process.pid is not None])
-        play_round(clients, sent, endpoints, 1, meter)  # imports and caches warm, off the clock
-        rounds = [play_round(clients, sent, endpoints, args.games, meter) for _ in range(args.rounds)]
+        play_round(clients, sent, endpoints, 1, meter, other_clients)  # imports, caches, streams warm, off the clock
+        rounds = [play_round(clients, sent, endpoints, args.games, meter, other_clients) for _ in range(args.rounds)]
     finally:
         for p in processes:
             p.stop()
@@ -275,6 +325,8 @@ def main() -> None:
         raw = [pick(r.raw_cpu) / r.decisions * 1000 for r in rounds]
         print(f"CPU per decision, {label:13s}: referee pass {_spread(ref)} ms, raw pass {_spread(raw)} ms, "
               f"difference {_spread([a - b for a, b in zip(ref, raw)])} ms")
+    if others:
+        print_transports(rounds)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,11 @@ from those bytes (the games are a pure function of seed and answers, so they are
   (``Rules.view``) and encoded to wire bytes (the game's ``ViewEncoder``), the answer's action
   checked (``Rules.check``) and applied; the actions are decoded before, off the clock.
 
+- ``enveloped``: the ``referee`` pass with each request and answer also going through the stream's
+  envelopes as on ``ActStream`` (``referee.stream.request_envelope``, the reply written as the SDK
+  writes it, ``referee.stream.read_reply``): what the stream transport adds to the referee's own
+  work in this process, besides gRPC (``bench.bench_referee`` measures the transports whole).
+
 The referee's own cost per decision is the difference: time keeping, the record, request building,
 reading the answer, the live view (a :class:`~referee.live.LiveView` is attached, as workers do),
 the cancellation hook (a constant one) and the per-game setup and record. What the referee keeps
@@ -53,6 +58,8 @@ from referee.driver import Driver
 from referee.games import GameSpec, make_params, spec
 from referee.live import LiveView
 from referee.referee import play
+from referee.stream import read_reply, request_envelope
+from referee.wire import frame, varint
 
 GAME = "slippery-sam"
 LINEUP = (("odds", 0), ("random", 1), ("odds", 1), ("random", 2))
@@ -110,6 +117,30 @@ class Replaying(_FromBytes):
 
 
 @dataclass
+class Enveloped(_FromBytes):
+    """:class:`Replaying`, each request wrapped in an ActStreamRequest and each answer in an ActStreamResponse
+    and read back (the stream's codec on both ends, no gRPC)."""
+
+    answers: Answers
+    next_id: int = 0
+
+    def call_bytes(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bytes:
+        self.next_id += 1
+        sent = request_envelope(self.next_id, request if isinstance(request, bytes) else request.SerializeToString())
+        answers = self.answers
+        data = answers.data[answers.next]
+        answers.next += 1
+        got_id, answer, _ = read_reply(stream_reply(self.next_id, data))
+        assert got_id == self.next_id and sent
+        return answer
+
+
+def stream_reply(request_id: int, answer: bytes) -> bytes:
+    """An ActStreamResponse's wire bytes as the SDK writes them (``botsdk.stream.reply``), from the answer's bytes."""
+    return b"\x08" + varint(request_id) + frame(2, answer)
+
+
+@dataclass
 class Game:
     """One kept game: its seed, its answers' bytes and the engine actions they decode to, in call order."""
 
@@ -134,12 +165,13 @@ def keep_games(gs: GameSpec, params: Any, games: int) -> list[Game]:
     return out
 
 
-def referee_pass(gs: GameSpec, params: Any, games: Sequence[Game]) -> int:
-    """Play the kept games through the referee, answered from their bytes; return the decisions."""
+def referee_pass(gs: GameSpec, params: Any, games: Sequence[Game], enveloped: bool = False) -> int:
+    """Play the kept games through the referee, answered from their bytes (through the stream's envelopes with
+    ``enveloped``); return the decisions."""
     decisions = 0
     for g in games:
         g.answers.next = 0
-        clients = [Replaying(g.answers) for _ in LINEUP]
+        clients = [Enveloped(g.answers) if enveloped else Replaying(g.answers) for _ in LINEUP]
         record = play(gs, params, len(clients), g.seed, clients, game_id=f"g{g.seed}", live=LiveView(),
                       cancelled=lambda: False)
         decisions += len(record.decisions)
@@ -186,16 +218,19 @@ def alternate(gs: GameSpec, params: Any, games: Sequence[Game], rounds: int) -> 
     """Both passes ``rounds`` times alternately; CPU µs per decision, medians with min-max."""
     referee_pass(gs, params, games[:2])  # warm, off the clock
     engine_pass(gs, params, games[:2])
-    ref, eng = [], []
+    ref, eng, env = [], [], []
     for _ in range(rounds):
         ref.append(_cpu_per_decision_us(referee_pass, gs, params, games))
         eng.append(_cpu_per_decision_us(engine_pass, gs, params, games))
+        env.append(_cpu_per_decision_us(referee_pass, gs, params, games, True))
     own = [r - e for r, e in zip(ref, eng)]
     decisions = sum(g.decisions for g in games)
     print(f"{len(games)} Slippery Sam games, 4 seats, {decisions} decisions; {rounds} rounds, CPU time per decision")
     print(f"referee (answers from kept bytes, no RPC): {_median_range(ref)}")
     print(f"engine and codec alone:                    {_median_range(eng)}")
     print(f"referee's own cost per decision:           {_median_range(own)}")
+    print(f"referee, with the stream's envelopes:      {_median_range(env)}; the envelopes add "
+          f"{_median_range([e - r for e, r in zip(env, ref)])}")
 
 
 def _callgrind_ir(games: int, modes: Sequence[str]) -> dict[str, int]:

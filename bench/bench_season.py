@@ -1,7 +1,7 @@
 """Whole seasons on the local pool: wall time, games per second and where the time goes.
 
 Usage: python -m bench.bench_season [--sam-games N] [--svara-games N] [--rummy-games N] [--processes N]
-                                    [--games-per-process N] [--pin-bots]
+                                    [--games-per-process N] [--pin-bots] [--transports T,T] [--rounds N]
 
 For each game, one season is played from scratch in a fresh SQLite store: 6
 reference bots, each a real gRPC server in its own process on 127.0.0.1
@@ -28,12 +28,21 @@ besides serving gRPC (parse it, decide, serialise the answer), measured
 in-process on the requests of a few games of the same lineup
 (:func:`bench.bench_bots.own_compute_us`) times the season's decisions. The wall time includes starting the pool's processes
 (a second or two); the rate from the first game finished to the last does not.
+
+``--transports`` names the transports the referee calls the bots on (``config.Settings.bot_transport``:
+``stream``, the default, one ActStream per bot per pool process; ``unary``, one Act call per decision).
+With two or more, each game's season is played once per transport in each of ``--rounds`` rounds, the
+transports alternated (the same season, bots and schedule each time, a fresh store), and each round's
+ratio of games per second (and of the steady rate, the bots' CPU and the pool's CPU per decision) to the
+first transport's is printed: the machine's load drifts, so ratios are taken within a round.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
+import statistics
 import tempfile
 import time
 from collections.abc import Sequence
@@ -70,6 +79,8 @@ class SeasonTimes:
     bots_own_us: float              # the bots' own compute per decision, microseconds (in-process estimate)
     store_s: float
     steady_games_per_s: float       # from the first game finished to the last: without the pool's start
+    pool_cpu_s: float = 0.0         # CPU seconds of this process's children but the bots: the pool's processes
+    transport: str = "stream"
 
     def report(self) -> str:
         pool_s = self.wall_s * self.processes * self.games_per_process
@@ -80,7 +91,7 @@ class SeasonTimes:
             return f"{x:8.1f} s {100 * x / pool_s:5.1f}%"
 
         return "\n".join([
-            f"{self.game}: {self.games} games, {self.decisions} decisions in {self.wall_s:.1f} s = "
+            f"{self.game} ({self.transport}): {self.games} games, {self.decisions} decisions in {self.wall_s:.1f} s = "
             f"{self.games / self.wall_s:.1f} games/s, {self.decisions / self.wall_s:.0f} decisions/s "
             f"({self.processes} pool processes of {self.games_per_process} games at once, {os.cpu_count()} cores); "
             f"{self.steady_games_per_s:.1f} games/s from the first game finished to the last",
@@ -94,7 +105,13 @@ class SeasonTimes:
             f"  bots' CPU         {self.bots_cpu_s:8.1f} s  ({1000 * self.bots_cpu_s / max(1, self.decisions):.3f} ms per decision)",
             f"    own compute     {self.bots_own_us * self.decisions / 1e6:8.1f} s  ({self.bots_own_us / 1000:.3f} ms per decision; "
             "the rest is their gRPC serving)",
+            f"  pool's CPU        {self.pool_cpu_s:8.1f} s  ({1000 * self.pool_cpu_s / max(1, self.decisions):.3f} ms per decision: "
+            "the referees, their clients, the store)",
         ])
+
+    @property
+    def games_per_s(self) -> float:
+        return self.games / self.wall_s
 
 
 def calls_wall_s(decisions: Sequence[DecisionLog]) -> float:
@@ -115,9 +132,19 @@ def bot_cpus(count: int) -> list[int]:
     return [cpus[i % len(cpus)] for i in range(count)]
 
 
+def children_cpu_seconds() -> float:
+    """CPU seconds of this process's children that have ended and been waited for (the pool's processes)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool = False,
-                games_per_process: int | None = None) -> SeasonTimes:
-    """Start the bots (each on a CPU of its own with ``pin_bots``: :func:`bot_cpus`), schedule and play one season, and measure it."""
+                games_per_process: int | None = None, transport: str | None = None) -> SeasonTimes:
+    """Start the bots (each on a CPU of its own with ``pin_bots``: :func:`bot_cpus`), schedule and play one
+    season, and measure it. ``transport``: the pool's ``bot_transport`` (None: the settings')."""
+    if transport is not None:
+        os.environ["CARDARENA_BOT_TRANSPORT"] = transport  # the pool's processes read it when they start
+        get_settings.cache_clear()
     lineup = LINEUPS[game]
     cpus: list[int | None] = list(bot_cpus(len(lineup))) if pin_bots else [None] * len(lineup)
     bots: list[BotProcess] = [start_bot_process(name, seed, cpu=cpu) for (name, seed), cpu in zip(lineup, cpus, strict=True)]
@@ -129,6 +156,7 @@ def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool
         season_id = create_season(store, f"bench-{game}", game, names, TABLE_SIZES, games, 17)
         ids = store.seasons.next_pending(season_id, 10**7)
         cpu_before = sum(cpu_seconds(b.process.pid) for b in bots if b.process.pid is not None)
+        pool_before = children_cpu_seconds()
         start = time.perf_counter()
         finished, store_s = [], 0.0
         per_process = games_per_process or get_settings().games_per_process
@@ -136,6 +164,7 @@ def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool
             finished.append(time.perf_counter())
             store_s += result.store_s
         wall = time.perf_counter() - start
+        pool_cpu = children_cpu_seconds() - pool_before  # the pool has ended; the bots still run
         bots_cpu = sum(cpu_seconds(b.process.pid) for b in bots if b.process.pid is not None) - cpu_before
         progress = store.seasons.season_progress(season_id)
         if progress["done"] != len(ids):
@@ -155,7 +184,28 @@ def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool
     steady = (len(finished) - 1) / (finished[-1] - finished[0]) if len(finished) > 1 and finished[-1] > finished[0] else 0.0
 
     return SeasonTimes(game, len(ids), decisions, wall, processes, per_process, in_games, calls_ms / 1000, bots_cpu,
-                       own_compute_us(game), store_s, steady)
+                       own_compute_us(game), store_s, steady, pool_cpu, get_settings().bot_transport)
+
+
+def compare(rounds: Sequence[dict[str, SeasonTimes]]) -> str:
+    """Each transport's ratios to the first one's, per round (median, min-max): games per second, the steady
+    rate, the bots' CPU and the pool's CPU per decision."""
+    first, *others = list(rounds[0])
+    lines = []
+    for transport in others:
+        figures = {
+            "games per second": [r[transport].games_per_s / r[first].games_per_s for r in rounds],
+            "steady games per second": [r[transport].steady_games_per_s / r[first].steady_games_per_s for r in rounds],
+            "bots' CPU per decision": [(r[transport].bots_cpu_s / r[transport].decisions)
+                                       / (r[first].bots_cpu_s / r[first].decisions) for r in rounds],
+            "pool's CPU per decision": [(r[transport].pool_cpu_s / r[transport].decisions)
+                                        / (r[first].pool_cpu_s / r[first].decisions) for r in rounds],
+        }
+        for label, values in figures.items():
+            lines.append(f"  {transport} / {first}, {label}: median {statistics.median(values):.2f} "
+                         f"({min(values):.2f}-{max(values):.2f}) over {len(values)} rounds: "
+                         + ", ".join(f"{v:.2f}" for v in values))
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -167,12 +217,32 @@ def main() -> None:
     parser.add_argument("--games-per-process", type=int, default=None,
                         help="games each pool process referees at once (default: the settings', CARDARENA_GAMES_PER_PROCESS)")
     parser.add_argument("--pin-bots", action="store_true", help="run each bot process on one CPU, the bots in turn over the CPUs")
+    parser.add_argument("--transports", default=None,
+                        help="the referee's transports, comma-separated (stream, unary; default: the settings', "
+                             "CARDARENA_BOT_TRANSPORT): with two or more, each season is played on each in turn")
+    parser.add_argument("--rounds", type=int, default=1, help="with two or more transports: rounds of alternated seasons")
     args = parser.parse_args()
+    transports: list[str | None] = args.transports.split(",") if args.transports else [None]
+    unknown = {t for t in transports if t is not None and t not in ("stream", "unary")}
+    if unknown:
+        parser.error(f"unknown transport(s) {', '.join(sorted(unknown))}: use stream, unary")
     with tempfile.TemporaryDirectory() as tmp_name:
         for game, games in (("slippery-sam", args.sam_games), ("svara", args.svara_games), ("rummy", args.rummy_games)):
-            if games > 0:
-                print(play_season(Path(tmp_name), game, games, args.processes, args.pin_bots,
-                                  args.games_per_process).report(), flush=True)
+            if games <= 0:
+                continue
+            rounds = []
+            for number in range(args.rounds if len(transports) > 1 else 1):
+                played = {}
+                for transport in transports:
+                    where = Path(tmp_name) / f"{game}-{transport}-{number}"
+                    where.mkdir()
+                    times = play_season(where, game, games, args.processes, args.pin_bots, args.games_per_process,
+                                        transport)
+                    played[times.transport] = times
+                    print(times.report(), flush=True)
+                rounds.append(played)
+            if len(transports) > 1:
+                print(f"{game}: the transports compared, each round's seasons alternated:\n{compare(rounds)}", flush=True)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,8 @@ import sys
 # bench_celery and bench_dashboard start Redis, workers or a 100,000-game store: run them on their own.
 # bench_season runs here in a short version (its defaults are the full 10,000-game season), and so does
 # bench_fair_play (120 games a season by default); it exits 1 when a card leaks or its cheater is blind.
+# bench_hosted runs its round trip and cold start only (its Celery season and ladder take minutes); it says in one line,
+# and exits 0, on a machine that cannot run sandboxes.
 RUNS = (
     ("bench.bench_engine", []),
     ("bench.bench_referee", ["--games", "8", "--rounds", "5"]),
@@ -19,6 +21,7 @@ RUNS = (
     ("bench.bench_meld_search", []),
     ("bench.bench_rating_coverage", []),
     ("bench.bench_fair_play", ["--games", "24"]),
+    ("bench.bench_hosted", ["--parts", "roundtrip,coldstart", "--games", "6", "--starts", "3"]),
 )
 
 

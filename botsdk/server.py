@@ -1,4 +1,11 @@
-"""Serve a :class:`~botsdk.bot.Bot` over gRPC, with the standard health service."""
+"""Serve a :class:`~botsdk.bot.Bot` over gRPC, with the standard health service.
+
+The bot answers ``Act`` (one call per decision) and ``ActStream`` (bot.proto: the referee's one
+stream per worker process, carrying the decisions of all its games, each request with an id),
+answered by :mod:`botsdk.stream`. An open stream holds a thread of the gRPC server for its whole
+life (one per worker process playing the bot), so the server's own pool has room for
+:data:`MAX_STREAMS` of them beside the Act calls.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +13,8 @@ import logging
 import signal
 import socket
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from concurrent import futures
 
 import grpc
@@ -14,33 +22,77 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from cardarena.v1 import bot_pb2, bot_pb2_grpc
 from botsdk.bot import Bot
+from botsdk.stream import INLINE_S, StreamAnswers
 
 log = logging.getLogger("botsdk")
 
 #: Largest request or answer a bot server accepts, bytes (views are a few KiB).
 MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+#: ActStreams a bot server serves at once (one per worker process playing the bot; its threads are
+#: made as streams open).
+MAX_STREAMS = 256
+
+
+def answer(bot: Bot, request: bot_pb2.ActRequest) -> bot_pb2.ActResponse | tuple[grpc.StatusCode, str]:
+    """``bot``'s answer to ``request``, or the error status the referee is to get instead: UNIMPLEMENTED
+    for a game the bot does not play, INVALID_ARGUMENT for a ValueError (a request the bot cannot
+    read), UNKNOWN with the exception's type and text for any other exception (logged with its
+    traceback: the referee records an ERROR fault with the text, the author sees the traceback here)."""
+    try:
+        return bot.act(request)
+    except NotImplementedError as exc:
+        return grpc.StatusCode.UNIMPLEMENTED, str(exc)
+    except ValueError as exc:
+        log.exception("game %s seat %s decision %s", request.game_id, request.seat, request.decision)
+        return grpc.StatusCode.INVALID_ARGUMENT, str(exc)
+    except Exception as exc:
+        log.exception("game %s seat %s decision %s", request.game_id, request.seat, request.decision)
+        return grpc.StatusCode.UNKNOWN, f"{type(exc).__name__}: {exc}"
 
 
 class _Servicer(bot_pb2_grpc.BotServicer):
-    def __init__(self, bot: Bot) -> None:
+    """The Bot service over ``bot``: Act calls answered on the server's threads, at most ``threads`` at
+    once; ActStream by :class:`botsdk.stream.StreamAnswers`."""
+
+    def __init__(self, bot: Bot, threads: int = 1, inline_s: float = INLINE_S) -> None:
         self.bot = bot
+        self.slots = threading.BoundedSemaphore(threads)
+        self.streams = StreamAnswers(self.answer, threads, inline_s, bot.name)
+
+    def answer(self, request: bot_pb2.ActRequest) -> bot_pb2.ActResponse | tuple[grpc.StatusCode, str]:
+        """:func:`answer` of this servicer's bot."""
+        return answer(self.bot, request)
 
     def Describe(self, request: bot_pb2.DescribeRequest, context: grpc.ServicerContext) -> bot_pb2.DescribeResponse:
         return self.bot.describe()
 
     def Act(self, request: bot_pb2.ActRequest, context: grpc.ServicerContext) -> bot_pb2.ActResponse:
-        try:
-            return self.bot.act(request)
-        except NotImplementedError as exc:
-            context.abort(grpc.StatusCode.UNIMPLEMENTED, str(exc))
-        except ValueError as exc:
-            log.exception("game %s seat %s decision %s", request.game_id, request.seat, request.decision)
-            context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        except Exception as exc:
-            # the referee records an ERROR fault with this text; the author sees the traceback here, once
-            log.exception("game %s seat %s decision %s", request.game_id, request.seat, request.decision)
-            context.abort(grpc.StatusCode.UNKNOWN, f"{type(exc).__name__}: {exc}")
-        raise AssertionError("unreachable")  # context.abort raises
+        with self.slots:
+            answered = answer(self.bot, request)
+        if isinstance(answered, tuple):
+            context.abort(*answered)
+        return answered
+
+    def ActStream(self, request_iterator: Iterator[bot_pb2.ActStreamRequest],
+                  context: grpc.ServicerContext) -> Iterator[bytes]:  # type: ignore[override]
+        return self.streams.serve(request_iterator, context)
+
+
+def add_bot_servicer(servicer: _Servicer, server: grpc.Server) -> None:
+    """Register the Bot service as ``bot_pb2_grpc.add_BotServicer_to_server`` does, but with ActStream's
+    answers sent as the bytes :func:`botsdk.stream.reply` writes (no copy of each answer into a message)."""
+    handlers = {
+        "Describe": grpc.unary_unary_rpc_method_handler(
+            servicer.Describe, request_deserializer=bot_pb2.DescribeRequest.FromString,
+            response_serializer=bot_pb2.DescribeResponse.SerializeToString),
+        "Act": grpc.unary_unary_rpc_method_handler(
+            servicer.Act, request_deserializer=bot_pb2.ActRequest.FromString,
+            response_serializer=bot_pb2.ActResponse.SerializeToString),
+        "ActStream": grpc.stream_stream_rpc_method_handler(
+            servicer.ActStream, request_deserializer=bot_pb2.ActStreamRequest.FromString, response_serializer=None),
+    }
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("cardarena.v1.Bot", handlers),))
+    server.add_registered_method_handlers("cardarena.v1.Bot", handlers)
 
 
 def port_busy(host: str, port: int) -> str | None:
@@ -73,7 +125,9 @@ def start_grpc_server(add_servicers: Callable[[grpc.Server], None], service: str
 
     Returns ``(server, port)`` (``port=0`` picks a free one). No SO_REUSEPORT
     (gRPC turns it on by default, letting a second server bind the same port
-    and silently share its traffic): a busy port raises RuntimeError.
+    and silently share its traffic): a busy port raises RuntimeError. A ``host`` of
+    ``unix:PATH`` listens on that Unix socket instead (``port`` is ignored; 0 is returned):
+    a hosted bot, which the platform dials through its sandbox (``botsdk.hosted``).
     """
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name),
@@ -83,35 +137,42 @@ def start_grpc_server(add_servicers: Callable[[grpc.Server], None], service: str
             ("grpc.max_send_message_length", max_message_bytes),
         ],
     )
-    busy = port_busy(host, port)
+    unix = host.startswith("unix:")
+    address = host if unix else f"{host}:{port}"
+    busy = None if unix else port_busy(host, port)
     if busy:
-        raise RuntimeError(f"cannot bind {host}:{port}: {busy}")
+        raise RuntimeError(f"cannot bind {address}: {busy}")
     add_servicers(server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     try:
-        bound = server.add_insecure_port(f"{host}:{port}")
+        bound = server.add_insecure_port(address)
     except RuntimeError:  # grpcio raises on a failed bind (older releases returned 0)
         bound = 0
     if bound == 0:
-        raise RuntimeError(f"cannot bind {host}:{port}: the port is in use or the address is not this machine's")
+        raise RuntimeError(f"cannot bind {address}: the port is in use or the address is not this machine's")
     server.start()
     health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     health_servicer.set(service, health_pb2.HealthCheckResponse.SERVING)
-    return server, bound
+    return server, 0 if unix else bound
 
 
-def serve(bot: Bot, port: int = 0, host: str = "127.0.0.1", threads: int | None = None) -> tuple[grpc.Server, int]:
+def serve(bot: Bot, port: int = 0, host: str = "127.0.0.1", threads: int | None = None,
+          inline_s: float = INLINE_S) -> tuple[grpc.Server, int]:
     """Start serving ``bot`` and return ``(server, port)``.
 
-    ``port=0`` picks a free port. ``threads`` is the size of the server's
-    thread pool (default: the bot's ``capacity``): calls beyond it queue
-    inside the server and spend the caller's time. Raises RuntimeError when
-    the address cannot be bound. Stop with ``server.stop(grace)``.
+    ``port=0`` picks a free port. ``threads`` is how many decisions the bot
+    computes at once (default: the bot's ``capacity``), on Act calls and on
+    the streams' pool: requests beyond it wait inside the server and spend the
+    caller's time. Serves ``Act`` and ``ActStream``; a stream's requests are
+    answered on its own thread while each decision takes less than ``inline_s``
+    seconds, then concurrently on the pool (:mod:`botsdk.stream`; 0: on the pool
+    from the start). Raises RuntimeError when the address cannot be bound. Stop
+    with ``server.stop(grace)``.
     """
-    return start_grpc_server(lambda server: bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot), server),
-                             "cardarena.v1.Bot", host, port, threads or max(1, bot.capacity), MAX_MESSAGE_BYTES,
-                             f"bot-{bot.name}")
+    size = threads or max(1, bot.capacity)
+    return start_grpc_server(lambda server: add_bot_servicer(_Servicer(bot, size, inline_s), server),
+                             "cardarena.v1.Bot", host, port, size + MAX_STREAMS, MAX_MESSAGE_BYTES, f"bot-{bot.name}")
 
 
 def serve_forever(bot: Bot, port: int = 50051, host: str = "127.0.0.1", threads: int | None = None) -> None:

@@ -1,10 +1,11 @@
-"""``cardarena bot``: serve a bot, check it as the platform will, register, update and retire it, and read
-where it stands in a ladder."""
+"""``cardarena bot``: submit a bot's code for the platform to run, or serve a bot, check it as the platform
+will, register, update and retire it, read a hosted bot's logs, and read where it stands in a ladder."""
 
 from __future__ import annotations
 
 import signal
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -156,6 +157,102 @@ def update_bot(
     console.print(f"updated bot [bold]{escape(answer.bot.name)}[/]: {escape(answer.bot.endpoint)}, "
                   f"version {escape(answer.bot.version)}, registered for {_game_names(answer.bot.games)}",
                   highlight=False)
+
+
+#: Seconds allowed for a submission's build (a Python bot's requirements), besides its entry checks.
+ARENA_BUILD_TIMEOUT_S = 300.0
+
+
+@app.command("submit")
+def submit_bot(
+    name: Annotated[str, typer.Argument(help="The bot's name: a new one registers a new hosted bot.")],
+    path: Annotated[Path, typer.Argument(help="The bot's directory, or an archive of it (.tar, .tar.gz, .zip), with "
+                                              "cardarena.toml at its root.", exists=True)],
+    game: Annotated[list[str], typer.Option(
+        "--game", metavar="GAME", help=f"Game to enter (repeat for several; a new bot needs one): {names_text()}.")] = [],
+    token: Annotated[str | None, typer.Option(
+        "--token", envvar="CARDARENA_BOT_TOKEN",
+        help="The bot's token, to submit a new version of a registered bot (env CARDARENA_BOT_TOKEN); none for a "
+             "new bot.")] = None,
+    show_log: Annotated[bool, typer.Option("--log", help="Print the whole build log.")] = False,
+    server: ServerOption = DEFAULT_ARENA,
+) -> None:
+    """Submit your bot's code: the platform runs it itself, in a sandbox on its workers (a hosted bot).
+
+    The files are packed here (a canonical tar: its SHA-256 is the bot's version) and sent to the Arena,
+    which builds a Python bot's requirements (pip, wheels only), starts the bot in its sandbox and runs the
+    entry checks. A new name prints the bot's token (shown once); a registered bot's token submits a new
+    version, a new entrant of every ladder. Exit status 1 if the platform refuses it (the reason, the
+    entry checks and the build log are printed).
+    """
+    import gzip
+
+    from cardarena.v1 import arena_pb2
+    from hosting.artifact import ArtifactError, pack
+    from hosting.launch import HostingConfig
+    from hosting.manifest import ManifestError, of
+
+    enums = _game_enums(game)
+    try:
+        artifact = pack(path, HostingConfig.from_settings().artifact_limits)
+        manifest = of(artifact)
+    except (ArtifactError, ManifestError) as exc:
+        fail(f"cannot submit {path}: {exc}", 2)
+    console.print(f"packed {escape(str(path))}: {artifact.entries} entries, {artifact.unpacked_bytes} bytes, "
+                  f"SHA-256 {artifact.sha256} ({'serve ' + manifest.serve if manifest.serve else ' '.join(manifest.command)})",
+                  highlight=False)
+    request = arena_pb2.SubmitBotRequest(name=name, token=token or "", games=enums,
+                                         archive=gzip.compress(artifact.tar, mtime=0))
+    answer = _arena_call(server, "SubmitBot", request,
+                         ARENA_BASE_TIMEOUT_S + ARENA_BUILD_TIMEOUT_S + ARENA_GAME_TIMEOUT_S * max(1, len(game) or 3))
+    bot = answer.bot
+    if not answer.changed:
+        console.print(f"bot [bold]{escape(bot.name)}[/] runs these files already (version {answer.sha256}): "
+                      "nothing changed", highlight=False)
+        return
+    console.print(f"submitted bot [bold]{escape(bot.name)}[/] (id {bot.id}), version {answer.sha256} ({answer.size} bytes "
+                  f"stored) for {_game_names(bot.games)}; entry checks passed ({_latency_line(answer.report)})",
+                  highlight=False)
+    for package in answer.installed:
+        console.print(f"  installed {package.name}=={package.version} sha256={package.sha256}", highlight=False,
+                      markup=False)
+    if show_log:
+        console.print(answer.build_log, highlight=False, markup=False)
+    if answer.token:
+        console.print(f"token: {answer.token}", highlight=False, markup=False, soft_wrap=True)
+        console.print("Keep the token: it is shown only now; it submits new versions and reads the bot's logs.",
+                      highlight=False)
+
+
+@app.command("log")
+def bot_log(
+    name: Annotated[str, typer.Argument(help="The hosted bot's name.")],
+    game_id: Annotated[int, typer.Option("--game", min=1, help="A game it played: what it wrote then "
+                                                               "(once the game is done and not sealed).")] = 0,
+    token: TokenOption = None,
+    server: ServerOption = DEFAULT_ARENA,
+) -> None:
+    """Your hosted bot's build log and submissions, or what it wrote (stdout and stderr) in one game.
+    Only its author, with its token, may read them."""
+    from cardarena.v1 import arena_pb2
+
+    answer = _arena_call(server, "GetBotLog", arena_pb2.GetBotLogRequest(name=name, token=_token(token), game_id=game_id),
+                         ARENA_BASE_TIMEOUT_S)
+    if game_id:
+        if not answer.outputs:
+            console.print(f"{escape(name)} wrote nothing in game {game_id}", highlight=False)
+        for output in answer.outputs:
+            console.print(f"--- seat {output.seat}{' (cut to the platform cap)' if output.truncated else ''} ---",
+                          highlight=False, markup=False)
+            console.print(output.text, highlight=False, markup=False, end="")
+        return
+    if not answer.sha256:
+        console.print(f"{escape(name)} is a remote bot: it has no build", highlight=False)
+        return
+    for submission in answer.submissions:
+        console.print(f"submitted {submission.submitted_at.ToDatetime():%Y-%m-%d %H:%M:%S} UTC: {submission.sha256} "
+                      f"({submission.size} bytes)", highlight=False)
+    console.print(answer.build_log, highlight=False, markup=False)
 
 
 def _registered_already(server: str, name: str, endpoint: str, games: list[str]) -> bool:
@@ -327,7 +424,7 @@ def _arena_call(server: str, method: str, request, timeout_s: float):
     """Call one Arena RPC with a deadline; a gRPC error becomes one line (and the entry report, if any)."""
     import grpc
 
-    from arena.service import REPORT_METADATA_KEY
+    from arena.service import LOG_METADATA_KEY, REPORT_METADATA_KEY
     from cardarena.v1 import arena_pb2, arena_pb2_grpc
     from cli.common import err_console
 
@@ -343,6 +440,8 @@ def _arena_call(server: str, method: str, request, timeout_s: float):
             code = exc.code() if hasattr(exc, "code") else None
             details = exc.details() if hasattr(exc, "details") else str(exc)
             trailing = dict(exc.trailing_metadata() or ()) if hasattr(exc, "trailing_metadata") else {}
+            if LOG_METADATA_KEY in trailing:
+                err_console.print(trailing[LOG_METADATA_KEY].decode("utf-8", "replace"), highlight=False, markup=False)
             if REPORT_METADATA_KEY in trailing:
                 report = arena_pb2.EntryReport.FromString(trailing[REPORT_METADATA_KEY])
                 for c in report.checks:

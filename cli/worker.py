@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from cli.common import DbOption, db_url, fail, open_db
+from cli.common import DbOption, db_url, err_console, fail, open_db
 
 BrokerOption = Annotated[
     str | None,
@@ -28,7 +28,8 @@ def worker(
 
     Start as many as you like, on as many machines: each game is claimed by exactly one.
     Each game runs in a pool process (one game at a time each; past the hard time limit it is
-    killed and replaced). The broker keeps no copy of a game a worker has taken: the game of a
+    killed and replaced), which also runs the hosted bots its games need, each in its sandbox
+    (bubblewrap and cgroups: a worker that cannot run them says so when it starts). The broker keeps no copy of a game a worker has taken: the game of a
     worker killed mid-game comes back when its lease runs out, put back by `season run`.
     """
     from config import get_settings
@@ -38,6 +39,11 @@ def worker(
     if not broker_url:
         fail("no broker: pass --broker redis://host:6379/0 or set CARDARENA_BROKER_URL", 2)
     open_db(url).close()  # fail early, in one line, on a bad or unreachable store (and migrate it)
+    from workers.hosted import warning
+
+    cannot_host = warning()
+    if cannot_host:  # never a fallback to running submitted code unsandboxed
+        err_console.print(cannot_host, highlight=False, markup=False)
     # the worker's processes read the settings from the environment
     os.environ["CARDARENA_DB_URL"] = url
     os.environ["CARDARENA_BROKER_URL"] = broker_url

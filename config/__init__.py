@@ -12,6 +12,7 @@ needed, or build a :class:`Settings` with explicit values (tests, ``cardarena se
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -33,6 +34,8 @@ class Settings(BaseSettings):
     keeps the core busy meanwhile (``workers.local``).
     ``game_soft_limit_s``/``game_hard_limit_s``: Celery's time limits for one game, seconds
     (the soft one voids the attempt; the hard one kills the worker process).
+    ``bot_transport``: how the referee calls bots: ``stream`` (one ActStream per bot per worker
+    process where the bot serves it, else Act calls) or ``unary`` (one Act call per decision).
 
     Arena, bot submission (``arena.registry``): ``allowed_networks`` and ``denied_networks``
     are the network policy for bot endpoints, comma-separated CIDRs or the words
@@ -41,6 +44,18 @@ class Settings(BaseSettings):
     The default suits a local platform (bots on this machine or the LAN); a public
     deployment sets ``allowed_networks=any`` and ``denied_networks=loopback,private,link-local``.
     ``register_limit`` registrations per client address per ``register_window_s`` seconds.
+
+    Hosted bots (``hosting``): ``hosting_dir``: the directory of the artifact cache, the Python runtime and the
+    sockets (default ``var/hosting`` under the working directory; the sandbox's user ``nobody`` must be able
+    to traverse it); every sandbox's limits: ``hosted_memory_mb`` (MiB, swap included), ``hosted_cpus`` (the
+    same fixed CPU share for every bot, rules §4.12), ``hosted_pids`` (tasks), ``hosted_tmp_mb`` (its
+    ``/tmp``, MiB); a submission's size: ``hosted_max_mb`` (MiB as submitted and as stored, compressed) and
+    ``hosted_max_unpacked_mb`` (MiB unpacked; a built Python environment too); ``hosted_idle_s``: seconds
+    without a game before a worker stops a bot; ``hosted_start_timeout_s``: seconds a bot has to answer
+    its health check after it is started; ``hosted_copies``: copies of one bot a machine runs at most
+    (0: one per core); ``hosted_output_kb``: KiB of a bot's stderr kept per game for its author;
+    ``hosted_build_timeout_s``: seconds a Python environment's build may take; ``hosted_index_url``: the
+    package index builds install from (empty: pip's default, PyPI).
 
     Dashboard: ``refresh_s``: seconds between the home page's polls while a season runs.
     ``page_size``: games per page by default. ``latency_games``: how many of a bot's recent
@@ -62,12 +77,27 @@ class Settings(BaseSettings):
     # a floor: workers.follower.game_time_limits raises both to fit every seat's whole thinking budget
     game_soft_limit_s: float = 900.0
     game_hard_limit_s: float = 960.0
+    bot_transport: Literal["stream", "unary"] = "stream"
     # Arena; link-local is denied by default: it holds cloud metadata services (169.254.169.254)
     allowed_networks: str = "loopback,private"
     denied_networks: str = "link-local"
     # an entry check costs a validation game: bound what one address can make us do
     register_limit: int = 10
     register_window_s: float = 3600.0
+    # hosted bots
+    hosting_dir: str = "var/hosting"
+    hosted_memory_mb: int = Field(default=512, ge=32)
+    hosted_cpus: float = Field(default=1.0, gt=0.0)
+    hosted_pids: int = Field(default=128, ge=8)
+    hosted_tmp_mb: int = Field(default=64, ge=1)
+    hosted_max_mb: int = Field(default=32, ge=1)
+    hosted_max_unpacked_mb: int = Field(default=256, ge=1)
+    hosted_idle_s: float = Field(default=120.0, gt=0.0)
+    hosted_start_timeout_s: float = Field(default=10.0, gt=0.0)
+    hosted_copies: int = Field(default=0, ge=0)
+    hosted_output_kb: int = Field(default=64, ge=1)
+    hosted_build_timeout_s: float = Field(default=300.0, gt=0.0)
+    hosted_index_url: str = ""
     # dashboard
     refresh_s: float = 3.0
     page_size: int = 50

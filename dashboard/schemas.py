@@ -126,6 +126,19 @@ class BotOut(BaseModel):
     capacity: int
     created_at: datetime
     retired_at: datetime | None
+    hosted: bool = Field(False, description="true: its code was submitted and the platform runs it in a sandbox "
+                                            "on its workers (its version is the SHA-256 of its files); false: its "
+                                            "author serves it at an endpoint")
+
+
+class HostedOut(BaseModel):
+    """A hosted bot's current submission (its build log is its author's only: ``/arena/logs``)."""
+
+    sha256: str = Field(description="SHA-256 of its files (a canonical tar): its identity and version")
+    size: int = Field(description="bytes stored (compressed)")
+    unpacked_size: int = Field(description="bytes of its files")
+    submitted_at: datetime = Field(description="when this version was submitted (UTC)")
+    submissions: int = Field(description="submissions of the bot so far, this one included")
 
 
 class BotDetailOut(BotOut):
@@ -141,6 +154,7 @@ class BotDetailOut(BotOut):
     opponents: list[OpponentStats]
     latency: LatencyStats
     faults: list[FaultEntry]
+    submission: HostedOut | None = Field(None, description="a hosted bot's current submission; null for a remote bot")
 
 
 class RatingHistoryOut(BaseModel):

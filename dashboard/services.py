@@ -22,6 +22,7 @@ from dashboard.schemas import (
     FairnessOut,
     GameDetailOut,
     GamePageOut,
+    HostedOut,
     RatingHistoryOut,
     SeasonDetailOut,
     StandingOut,
@@ -33,6 +34,7 @@ from league.competition.standings import core_standings, rank_key
 from league.names import did_you_mean
 from referee.games import spec
 from store import BotInfo, NotFound, Store
+from store.artifacts import hosted_sha
 from store.reads.games import GameFilter, GameRow
 from store.reads.seasons import SeasonSummary
 
@@ -218,7 +220,28 @@ def crosstable(store: Store, refresher: Refresher, season_id: int, sync_limit: i
 
 def _bot_out(bot: BotInfo) -> BotOut:
     return BotOut(id=bot.id, name=bot.name, version=bot.version, author=bot.author, games=list(bot.games),
-                  capacity=bot.capacity, created_at=bot.created_at, retired_at=bot.retired_at)
+                  capacity=bot.capacity, created_at=bot.created_at, retired_at=bot.retired_at,
+                  hosted=hosted_sha(bot.endpoint) is not None)
+
+
+def hosted_seats(store: Store, game: GameRow) -> list[Any]:
+    """The seats of ``game`` played by hosted bots (whose authors may read what they wrote there)."""
+    hosted = {b.id for b in (store.bots.get_bot(i) for i in {s.bot_id for s in game.seats})
+              if b is not None and hosted_sha(b.endpoint) is not None}
+    return [s for s in game.seats if s.bot_id in hosted]
+
+
+def _hosted(store: Store, bot: BotInfo) -> HostedOut | None:
+    """A hosted bot's current submission (None for a remote bot)."""
+    sha = hosted_sha(bot.endpoint)
+    if sha is None:
+        return None
+    submissions = store.artifacts.submissions(bot.id)
+    current = next((x for x in submissions if x.code_sha256 == sha), None)
+    if current is None:
+        return None
+    return HostedOut(sha256=sha, size=current.size, unpacked_size=current.unpacked_size,
+                     submitted_at=current.submitted_at, submissions=len(submissions))
 
 
 def bots(store: Store, limit: int, offset: int) -> list[BotOut]:
@@ -250,6 +273,7 @@ def bot_detail(store: Store, bot_id: int, season_id: int | None, latency_games: 
         opponents=reads.opponents(bot_id, season_id),
         latency=reads.latency_stats(bot_id, latency_games, season_id=season_id),
         faults=reads.fault_log(bot_id, season_id=season_id),
+        submission=_hosted(store, bot),
     )
 
 

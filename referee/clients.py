@@ -1,5 +1,14 @@
 """How the referee reaches a bot: over gRPC, or in-process for tests and benchmarks.
 
+Over gRPC a bot is called on its ``ActStream`` where it serves it (one stream per bot per process
+carrying every decision of the process's games, :mod:`referee.stream`), else with one ``Act`` call
+per decision (``transport="unary"`` always calls ``Act``). Both are timed alike and their faults are
+classified alike: a request on the stream that fails with the bot's own error status is read as an
+``Act`` call failing with it, and a request whose stream breaks under it (the bot died, the
+connection was lost, an answer over the size limit, a message that is not an
+``ActStreamResponse``) is sent again as an ``Act`` call within what is left of its deadline, whose
+outcome decides as below. So one game's request never fails another's on the stream.
+
 A client's :meth:`call_bytes` sends one ``ActRequest`` (a message, or its wire bytes as the
 referee sends it: each view is encoded once) and returns the answer's wire bytes unread
 (the referee reads them with :func:`parse_answer`, once per distinct answer of a game);
@@ -32,6 +41,9 @@ moment while its connections were reset), **unreachable**; accepted, an
 answers UNAVAILABLE itself therefore sees the same request twice, and the
 second answer decides; a crash inside a call is unreachable every time.
 
+A bot answering UNAVAILABLE itself on the stream is sent the request once more on the stream,
+and the second UNAVAILABLE is an **error** too.
+
 One game's replaced channel is never closed under another game: a channel
 dropped from the cache (:func:`reset_channel`) is closed by gRPC when its last
 client lets go of it. A call on a channel closed all the same (only
@@ -55,6 +67,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cardarena.v1 import bot_pb2, bot_pb2_grpc
 from referee.record import FaultKind
+from referee.stream import ActStream, BotStatus, StreamBroken, StreamTimeout, close_streams, refused, stream_for
 
 #: Largest answer the referee reads from a bot, bytes on the wire; larger is a MALFORMED fault.
 MAX_ANSWER_BYTES = 64 * 1024
@@ -68,6 +81,9 @@ DESCRIBE_TIMEOUT_S = 5.0
 #: Least time given to the TCP connection that classifies a resent call's UNAVAILABLE, seconds
 #: (a refused connection answers at once; the deadline may be nearly spent by then).
 RESEND_PROBE_MIN_S = 0.05
+#: How a GrpcBotClient calls its bot: ``stream`` (ActStream where the bot serves it, else Act) or
+#: ``unary`` (Act alone).
+TRANSPORTS = ("stream", "unary")
 
 
 class BotCallError(Exception):
@@ -128,17 +144,24 @@ class BotClient(Protocol):
 
 
 def _fault_of(error: grpc.RpcError, timeout_s: float, elapsed_s: float, connected: bool = False) -> BotCallError:
-    """Map a failed call's gRPC status to the referee's fault kinds (STYLE 14).
+    """Map a failed call's gRPC status to the referee's fault kinds (:func:`status_fault`)."""
+    code = error.code() if hasattr(error, "code") else None
+    details = (error.details() if hasattr(error, "details") else None) or str(error)
+    return status_fault(code, details, timeout_s, elapsed_s, connected)
+
+
+def status_fault(code: grpc.StatusCode | None, details: str, timeout_s: float, elapsed_s: float,
+                 connected: bool = False) -> BotCallError:
+    """Map a failed call's gRPC status (or a bot's error for one request on its stream) to the
+    referee's fault kinds (STYLE 14); ``timeout_s`` and ``elapsed_s`` in seconds.
 
     DEADLINE_EXCEEDED is a timeout only when the deadline really passed; a bot
     that answers that status early is an ERROR. RESOURCE_EXHAUSTED from an
     answer over MAX_ANSWER_BYTES is MALFORMED. UNAVAILABLE is UNREACHABLE (the
     seat is retired), unless ``connected``: the call was sent again on a fresh
-    channel after the port accepted a connection, and a bot that still answers
-    UNAVAILABLE then is an ERROR.
+    channel after the port accepted a connection (or again on a working stream),
+    and a bot that still answers UNAVAILABLE then is an ERROR.
     """
-    code = error.code() if hasattr(error, "code") else None
-    details = (error.details() if hasattr(error, "details") else None) or str(error)
     if code == grpc.StatusCode.DEADLINE_EXCEEDED and elapsed_s >= 0.9 * timeout_s:
         return BotCallError(FaultKind.TIMEOUT, "no answer before the deadline")
     if code == grpc.StatusCode.UNAVAILABLE and connected:
@@ -190,8 +213,19 @@ def reset_channel(endpoint: str, failed: grpc.Channel) -> grpc.Channel:
 
 
 def tcp_probe(endpoint: str, timeout_s: float) -> str | None:
-    """Try one TCP connection to ``endpoint`` ("host:port" or "[v6]:port") within ``timeout_s``
-    seconds: None if it was accepted, else why not (one line: refused, no route, timed out)."""
+    """Try one TCP connection to ``endpoint`` ("host:port" or "[v6]:port"; "unix:PATH" a Unix socket
+    connection, as to a hosted bot) within ``timeout_s`` seconds: None if it was accepted, else why
+    not (one line: refused, no route, timed out)."""
+    if endpoint.startswith("unix:"):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as unix:
+            unix.settimeout(max(timeout_s, 0.001))
+            try:
+                unix.connect(endpoint.removeprefix("unix:"))
+                return None
+            except TimeoutError:
+                return f"no connection within {timeout_s:.3f} s"
+            except OSError as exc:
+                return f"cannot connect: {exc.strerror or exc}"
     host, _, port = endpoint.rpartition(":")
     host = host.strip("[]")
     try:
@@ -204,7 +238,8 @@ def tcp_probe(endpoint: str, timeout_s: float) -> str | None:
 
 
 def close_channels() -> None:
-    """Close every cached channel (at worker shutdown and in tests)."""
+    """Close every cached channel and its stream (at worker shutdown and in tests)."""
+    close_streams()
     with _channels_lock:
         for channel in _channels.values():
             channel.close()
@@ -212,10 +247,18 @@ def close_channels() -> None:
 
 
 class GrpcBotClient:
-    """A bot served over gRPC at ``endpoint`` ("host:port"), on this process's cached channel."""
+    """A bot served over gRPC at ``endpoint`` ("host:port"), on this process's cached channel:
+    on the channel's ActStream where the bot serves it, else on Act (``transport``, one of
+    TRANSPORTS; ``unary``: Act alone). ``used`` is the transport the last request went on
+    (``stream`` or ``unary``; None before the first). Raises ValueError for an unknown transport."""
 
-    def __init__(self, endpoint: str) -> None:
+    def __init__(self, endpoint: str, transport: str = "stream") -> None:
+        if transport not in TRANSPORTS:
+            raise ValueError(f"unknown transport {transport!r}: use one of {', '.join(TRANSPORTS)}")
         self.endpoint = endpoint
+        self.transport = transport
+        self.used: str | None = None
+        self._kept_stream: ActStream | None = None
         self._bind(channel_for(endpoint))
 
     def _bind(self, channel: grpc.Channel) -> None:
@@ -275,12 +318,71 @@ class GrpcBotClient:
                 return BotCallError(FaultKind.UNREACHABLE, f"bot unreachable: {refused}")
         return _fault_of(error, timeout_s, elapsed, connected=True)
 
+    def _stream(self) -> ActStream | None:
+        """The bound channel's ActStream (opened now if it has none), on this process's current
+        channel if the bound one was closed; None when the bot does not serve it (or no channel is open)."""
+        kept = self._kept_stream
+        if kept is not None and kept.open and kept.channel is self._channel:
+            return kept
+        self._kept_stream = self._find_stream()
+        return self._kept_stream
+
+    def _find_stream(self) -> ActStream | None:
+        try:
+            return stream_for(self._channel)
+        except ValueError:  # the bound channel was closed under this client (only at shutdown)
+            self._open()
+        try:
+            return stream_for(self._channel)
+        except ValueError:
+            return None
+
+    def _after_stream(self, failed: BotStatus | StreamTimeout | StreamBroken, stream: ActStream, request: bytes,
+                      timeout_s: float, t0: float) -> bytes:
+        """What a request that failed on the stream comes to, as an Act call would (module docstring):
+        the answer's bytes of a request sent again (once more on the stream after the bot's own
+        UNAVAILABLE, or as an Act call after the stream broke, within what is left of ``timeout_s``);
+        else raises BotCallError with the fault kind."""
+        if isinstance(failed, StreamTimeout):
+            raise BotCallError(FaultKind.TIMEOUT, "no answer before the deadline")
+        if isinstance(failed, BotStatus):
+            if failed.code != grpc.StatusCode.UNAVAILABLE:
+                raise status_fault(failed.code, failed.details, timeout_s, time.perf_counter() - t0)
+            try:  # the bot's own UNAVAILABLE on a working stream: sent once more (rules §4.7)
+                return stream.call(request, max(timeout_s - (time.perf_counter() - t0), 0.001))
+            except StreamTimeout:
+                raise BotCallError(FaultKind.TIMEOUT, "no answer before the deadline") from None
+            except BotStatus as again:
+                raise status_fault(again.code, again.details, timeout_s, time.perf_counter() - t0,
+                                   connected=True) from None
+            except StreamBroken as broken:
+                failed = broken
+        if failed.refused:
+            refused(self._channel)
+        self.used = "unary"
+        return self._unary_bytes(request, max(timeout_s - (time.perf_counter() - t0), 0.001))
+
     def call_bytes(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bytes:
-        """Blocking Act with a gRPC deadline of ``timeout_s`` seconds: the answer's wire bytes, not read;
-        raises BotCallError with the fault kind (never another exception for the bot's behaviour or a
-        channel replaced meanwhile)."""
+        """One decision asked with a deadline of ``timeout_s`` seconds, on the stream or as an Act call:
+        the answer's wire bytes, not read; raises BotCallError with the fault kind (never another
+        exception for the bot's behaviour or a channel replaced meanwhile)."""
         request = serialize_request(request)
         timeout_s = max(timeout_s, 0.001)
+        if self.transport == "stream":
+            stream = self._stream()
+            if stream is not None:
+                t0 = time.perf_counter()
+                self.used = "stream"
+                try:
+                    return stream.call(request, timeout_s)
+                except (BotStatus, StreamTimeout, StreamBroken) as failed:
+                    return self._after_stream(failed, stream, request, timeout_s, t0)
+        self.used = "unary"
+        return self._unary_bytes(request, timeout_s)
+
+    def _unary_bytes(self, request: bytes, timeout_s: float) -> bytes:
+        """Blocking Act with a gRPC deadline of ``timeout_s`` seconds: the answer's wire bytes, not read;
+        raises BotCallError with the fault kind."""
         t0 = time.perf_counter()
         try:
             return self._invoke(request, timeout_s)
@@ -299,17 +401,58 @@ class GrpcBotClient:
             raise BotCallError(FaultKind.UNREACHABLE, f"bot unreachable: no open channel: {exc}") from None
 
     def call(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bot_pb2.ActResponse:
-        """Blocking Act with a gRPC deadline of ``timeout_s`` seconds, the answer read (:func:`parse_answer`);
-        raises BotCallError with the fault kind."""
+        """:meth:`call_bytes`, the answer read (:func:`parse_answer`); raises BotCallError with the fault kind."""
         return parse_answer(self.call_bytes(request, timeout_s))
 
     def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
-        """Non-blocking Act (several seats at once); the future raises BotCallError with the fault kind.
+        """One decision asked without waiting (several seats at once), on the stream or as an Act call;
+        the future raises BotCallError with the fault kind.
 
-        A call that must be sent again on a fresh channel (see the module docstring) is sent from
-        a short-lived thread, never from gRPC's callback thread. The future always completes."""
+        A request that must be sent again (see the module docstring) is sent from a short-lived
+        thread, never from gRPC's or the stream's thread. The future always completes."""
         request = serialize_request(request)
         timeout_s = max(timeout_s, 0.001)
+        if self.transport == "stream":
+            stream = self._stream()
+            if stream is not None:
+                return self._act_stream(stream, request, timeout_s)
+        self.used = "unary"
+        return self._act_unary(request, timeout_s)
+
+    def _act_stream(self, stream: ActStream, request: bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
+        """:meth:`act` on the stream."""
+        out: Future[bot_pb2.ActResponse] = Future()
+        t0 = time.perf_counter()
+        self.used = "stream"
+
+        def again(failed: BotStatus | StreamBroken) -> None:
+            try:
+                out.set_result(parse_answer(self._after_stream(failed, stream, request, timeout_s, t0)))
+            except BotCallError as exc:
+                out.set_exception(exc)
+            except Exception as exc:  # a surprise of the transport: the bot's error, never the platform's
+                out.set_exception(BotCallError(FaultKind.ERROR, f"call failed: {exc!r}"))
+
+        def done(f: Future[bytes]) -> None:
+            try:
+                out.set_result(parse_answer(f.result()))
+            except BotCallError as exc:
+                out.set_exception(exc)
+            except StreamTimeout:
+                out.set_exception(BotCallError(FaultKind.TIMEOUT, "no answer before the deadline"))
+            except BotStatus as exc:
+                if exc.code == grpc.StatusCode.UNAVAILABLE:
+                    threading.Thread(target=again, args=(exc,), daemon=True).start()
+                else:
+                    out.set_exception(status_fault(exc.code, exc.details, timeout_s, time.perf_counter() - t0))
+            except StreamBroken as exc:
+                threading.Thread(target=again, args=(exc,), daemon=True).start()
+
+        stream.submit(request, timeout_s).add_done_callback(done)
+        return out
+
+    def _act_unary(self, request: bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
+        """:meth:`act` as an Act call."""
         out: Future[bot_pb2.ActResponse] = Future()
         t0 = time.perf_counter()
         try:

@@ -385,6 +385,7 @@ _VARINTS = _ONE_BYTE + [bytes((v & 0x7F | 0x80, v >> 7)) for v in range(128, _TW
 
 
 def _varint(value: int) -> bytes:
+    """A non-negative integer's varint (the wire bytes of a uint32 or uint64 value)."""
     if 0 <= value < 128:
         return _ONE_BYTE[value]
     out = bytearray()
@@ -396,6 +397,10 @@ def _varint(value: int) -> bytes:
         else:
             out.append(low)
             return bytes(out)
+
+
+#: A non-negative integer's varint, for the protocol's other messages (``referee.stream``'s envelopes).
+varint = _varint
 
 
 def frame(field_number: int, payload: bytes) -> bytes:

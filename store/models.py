@@ -439,3 +439,59 @@ class Rating(Base):
     base_elo: Mapped[float] = mapped_column(Float, server_default=text("1500"))
     base_games: Mapped[int] = mapped_column(Integer, server_default=text("0"))
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Artifact(Base):
+    """A content-addressed blob of a hosted bot (``hosting.artifact``): ``sha256`` of its canonical tar (64 hex
+    digits, its name), ``kind`` ``code`` (a submission) or ``env`` (a Python environment built from its
+    requirements), ``data`` the tar compressed with Zstandard (``size`` bytes, at most the platform's limit),
+    ``unpacked_size`` the bytes of its files."""
+
+    __tablename__ = "artifacts"
+
+    sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    size: Mapped[int] = mapped_column(Integer)
+    unpacked_size: Mapped[int] = mapped_column(BigInteger)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class HostedBuild(Base):
+    """How the platform runs a code artifact, fixed when it was first submitted: ``manifest`` (its
+    ``cardarena.toml``, as parsed), ``env_sha256`` (the Python environment built from its requirements, or
+    None), ``installed`` (each package pip installed: name, version, sha256) and the build's ``log``."""
+
+    __tablename__ = "hosted_builds"
+
+    code_sha256: Mapped[str] = mapped_column(ForeignKey("artifacts.sha256"), primary_key=True)
+    env_sha256: Mapped[str | None] = mapped_column(ForeignKey("artifacts.sha256"))
+    manifest: Mapped[dict[str, Any]]
+    installed: Mapped[list[Any]]
+    log: Mapped[str] = mapped_column(Text)
+    built_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class BotSubmission(Base):
+    """A submission of a hosted bot: ``bot_id`` was given the code ``code_sha256`` at ``submitted_at`` (each
+    one a new version: the bot's ``version`` is the hash)."""
+
+    __tablename__ = "bot_submissions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"), index=True)
+    code_sha256: Mapped[str] = mapped_column(ForeignKey("hosted_builds.code_sha256"))
+    submitted_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class GameOutput(Base):
+    """What a hosted bot wrote (stdout and stderr) while a game was played, for its author only: the seat's
+    ``bot_id``, the ``text`` (at most the platform's cap) and whether some was left out (``truncated``)."""
+
+    __tablename__ = "game_outputs"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    text: Mapped[str] = mapped_column(Text)
+    truncated: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -17,6 +17,8 @@ its definition; :class:`Store` has no operations of its own but :meth:`Store.clo
 - ``store.chain`` (:class:`~store.chain.ChainReads`): each season's chain of stored records, its head and audit;
 - ``store.ladders`` (:class:`~store.ladders.Ladders`): ladders, their epochs (seasons), entrants and rating history;
 - ``store.compares`` (:class:`~store.compares.Compares`): the ladders' version A/B tests (rules §5.5);
+- ``store.artifacts`` (:class:`~store.artifacts.Artifacts`): hosted bots' artifacts, builds, submissions and
+  per-game output;
 - ``store.game_reads``, ``store.season_reads``, ``store.bot_reads`` (:class:`~store.reads.games.GameReads`,
   :class:`~store.reads.seasons.SeasonReads`, :class:`~store.reads.bots.BotReads`): the read models of
   the dashboard, the CLI and the workers (games and their attempts, season results and ratings, bot pages).
@@ -31,6 +33,7 @@ from __future__ import annotations
 from sqlalchemy import Engine
 
 from store import db
+from store.artifacts import Artifacts
 from store.availability import BotMarks
 from store.bots import Bots
 from store.chain import ChainReads
@@ -85,6 +88,7 @@ class Store:
         self.chain = ChainReads(self.db, policy)
         self.ladders = Ladders(self.db, policy, self.seasons)
         self.compares = Compares(self.db)  # the ladders' version A/B tests (rules §5.5)
+        self.artifacts = Artifacts(self.db)  # hosted bots' artifacts, builds, submissions and output
 
     def close(self) -> None:
         """Close the engine's pooled connections."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import botsdk  # first: it sets gRPC's runtime before grpc is imported (botsdk.runtime)
 import grpc
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import settings
 
 from botsdk import Bot, serve
-from referee.clients import close_channels
+from referee.clients import TRANSPORTS, close_channels
 
 # Property tests draw the same examples on every run (CI must not fail on a fresh draw) and
 # keep no example database between runs; a test's own @settings still sets its example count.
@@ -21,11 +22,12 @@ settings.load_profile("cardarena")
 
 @pytest.fixture
 def bot_server() -> Iterator[Callable[[Bot], str]]:
-    """Start bots as real gRPC servers on ephemeral ports; returns "127.0.0.1:PORT"; stops them at teardown."""
+    """Start bots as real gRPC servers on ephemeral ports (``serve``'s options too); returns "127.0.0.1:PORT";
+    stops them at teardown."""
     servers: list[grpc.Server] = []
 
-    def start(bot: Bot, threads: int | None = None) -> str:
-        server, port = serve(bot, port=0, threads=threads)
+    def start(bot: Bot, threads: int | None = None, **options: Any) -> str:
+        server, port = serve(bot, port=0, threads=threads, **options)
         servers.append(server)
         return f"127.0.0.1:{port}"
 
@@ -42,3 +44,10 @@ def dead_endpoint() -> str:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     return f"127.0.0.1:{port}"
+
+
+@pytest.fixture(params=TRANSPORTS)
+def transport(request: pytest.FixtureRequest) -> str:
+    """Each transport of the referee's bot client in turn (``referee.clients.TRANSPORTS``): ``stream``
+    (the bot's ActStream, where it serves it) and ``unary`` (one Act call per decision)."""
+    return str(request.param)

@@ -99,10 +99,13 @@ class _Raises(GameBot):
         raise ValueError("my own bug")
 
 
-def test_a_bots_own_error_status_reads_as_the_bots(bot_server: Any) -> None:
+def test_a_bots_own_error_status_reads_as_the_bots(bot_server: Any, transport: str) -> None:
+    """The same detail on each transport: an Act call's error status, or the error the bot's stream sent for
+    the one request."""
     endpoint = bot_server(_Raises())
-    clients = [GrpcBotClient(endpoint)] + [InProcessBotClient(load_bot("random", s).act) for s in range(2)]
+    clients = [GrpcBotClient(endpoint, transport)] + [InProcessBotClient(load_bot("random", s).act) for s in range(2)]
     record = play(SPEC, make_params(GAME), 3, 1, clients)
+    assert clients[0].used == transport
     errors = [f for f in record.faults if f.kind == FaultKind.ERROR]
     assert errors, record.faults
     assert errors[0].detail == "the bot returned an error of its own, status INVALID_ARGUMENT: my own bug", errors[0].detail

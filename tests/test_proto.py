@@ -168,6 +168,21 @@ def test_the_wire_lock_finds_what_breaks_old_bots() -> None:
         "v1.M.z reuses number 2 of v1.M.b"]
 
 
+def test_the_wire_lock_keeps_every_published_rpc() -> None:
+    lock = _wire_lock()
+    locked = {"v1.S/Act": "rpc (v1.Q) returns (v1.A)", "v1.M.a": "1 uint32"}
+    added = {**locked, "v1.S/ActStream": "rpc (stream v1.SQ) returns (stream v1.SA)"}
+    assert lock.problems(locked, added) == []  # a new rpc (with a new message) is compatible
+    assert lock.problems(locked, {**added, "v1.S/Act": "rpc (stream v1.Q) returns (v1.A)"}) == [
+        "v1.S/Act changed from rpc (v1.Q) returns (v1.A) to rpc (stream v1.Q) returns (v1.A)"]
+    assert lock.problems(locked, {"v1.M.a": "1 uint32"}) == [
+        "v1.S/Act = rpc (v1.Q) returns (v1.A) was removed (keep serving it)"]
+    entries = lock.entries()
+    assert entries["cardarena.v1.Bot/ActStream"] == (
+        "rpc (stream cardarena.v1.ActStreamRequest) returns (stream cardarena.v1.ActStreamResponse)")
+    assert entries["cardarena.v1.Bot/Act"] == "rpc (cardarena.v1.ActRequest) returns (cardarena.v1.ActResponse)"
+
+
 def test_the_wire_lock_refuses_names_that_are_python_keywords() -> None:
     lock = _wire_lock()
     current = {"v1.M.pass": "1 bool", "v1.M.passes": "2 bool", "v1.E.None": "0", "v1.M.match": "3 bool"}

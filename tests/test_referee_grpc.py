@@ -1,4 +1,4 @@
-"""The referee against real gRPC bots, good and bad (rules §4)."""
+"""The referee against real gRPC bots, good and bad (rules §4), on each transport (the bots' ActStream, and Act)."""
 
 from __future__ import annotations
 
@@ -59,11 +59,15 @@ class WrongGameBot(GameBot):
         return self.wrong
 
 
-def play_against(endpoints: list[str], seed: int = 3, tc: TimeControl = ROOMY, params: Any = SHORT):
-    """A game of GAME (its very short parameters unless ``params``) between ``endpoints``, verified."""
-    record = play(SPEC, make_params(GAME, params), len(endpoints), seed,
-                  [GrpcBotClient(e) for e in endpoints], tc, game_id="test")
+def play_against(endpoints: list[str], transport: str, seed: int = 3, tc: TimeControl = ROOMY, params: Any = SHORT):
+    """A game of GAME (its very short parameters unless ``params``) between ``endpoints`` on ``transport``,
+    verified; every seat but an unreachable one was called on that transport."""
+    clients = [GrpcBotClient(e, transport) for e in endpoints]
+    record = play(SPEC, make_params(GAME, params), len(endpoints), seed, clients, tc, game_id="test")
     verify(record)  # every finished game re-runs exactly from its record
+    reached = [c.used for c, r in zip(clients, record.results, strict=True)
+               if not any(f.seat == r.seat and f.kind is FaultKind.UNREACHABLE for f in record.faults)]
+    assert reached and set(reached) == {transport}, reached
     return record
 
 
@@ -71,20 +75,20 @@ def faults_of(record, seat: int) -> list[FaultKind]:
     return [f.kind for f in record.faults if f.seat == seat]
 
 
-def test_good_bots_play_without_faults(bot_server) -> None:
+def test_good_bots_play_without_faults(bot_server, transport: str) -> None:
     endpoints = [bot_server(load_bot("random", 1)), bot_server(load_bot(STRONG)), bot_server(load_bot("random", 2))]
-    record = play_against(endpoints)
+    record = play_against(endpoints, transport)
     assert record.faults == []
     assert sorted(r.place for r in record.results)[0] == 1
     assert all(d.called and d.latency_ms > 0 for d in record.decisions)
 
 
-def test_a_bot_that_sleeps_past_its_deadline_spends_its_bank_then_times_out(bot_server) -> None:
+def test_a_bot_that_sleeps_past_its_deadline_spends_its_bank_then_times_out(bot_server, transport: str) -> None:
     good = [bot_server(load_bot(STRONG)) for _ in (1, 2)]
     # 0.75 s of slack on the first call (channel set-up, a loaded machine) before it could time out
     tc = TimeControl(deadline_s=0.5, time_bank_s=1.25, budget_s=60, max_faults=3)
     # the game's default parameters: a full game, in which the seat is asked many times
-    record = play_against([bot_server(SleepyBot(1.0))] + good, tc=tc, params={})
+    record = play_against([bot_server(SleepyBot(1.0))] + good, transport, tc=tc, params={})
     seat0 = [d for d in record.decisions if d.seat == 0]
     # ~0.5 s over the deadline per answer: the first answers are paid from the 1.25 s bank ...
     assert seat0[0].fault is None and seat0[0].time_bank_ms < 875
@@ -97,8 +101,8 @@ def test_a_bot_that_sleeps_past_its_deadline_spends_its_bank_then_times_out(bot_
     assert not seat0[-1].called  # retired: plays on by default actions, not called
 
 
-def test_a_raising_bot_gets_error_faults(bot_server) -> None:
-    record = play_against([bot_server(RaisingBot()), bot_server(load_bot("random", 1)), bot_server(load_bot(STRONG))])
+def test_a_raising_bot_gets_error_faults(bot_server, transport: str) -> None:
+    record = play_against([bot_server(RaisingBot()), bot_server(load_bot("random", 1)), bot_server(load_bot(STRONG))], transport)
     assert faults_of(record, 0) == [FaultKind.ERROR] * 3
     fault = record.faults[0]
     assert "boom" in fault.detail and fault.answer is None
@@ -106,10 +110,10 @@ def test_a_raising_bot_gets_error_faults(bot_server) -> None:
     assert record.results[0].place == 3  # retired seats rank below the others
 
 
-def test_an_illegal_answer_is_a_fault_with_the_answer_recorded(bot_server) -> None:
+def test_an_illegal_answer_is_a_fault_with_the_answer_recorded(bot_server, transport: str) -> None:
     """The game's declared illegal answer (Conformance.illegal_answer); the game's own wording of the refusal
     is checked in its folder (referee/games/<game>/tests/)."""
-    record = play_against([bot_server(IllegalBot()), bot_server(load_bot("random", 1)), bot_server(load_bot(STRONG))])
+    record = play_against([bot_server(IllegalBot()), bot_server(load_bot("random", 1)), bot_server(load_bot(STRONG))], transport)
     assert faults_of(record, 0) == [FaultKind.ILLEGAL] * 3
     first = record.faults[0]
     assert "rules §" in first.detail and list(first.answer) == [SPEC.proto_field]
@@ -117,32 +121,32 @@ def test_an_illegal_answer_is_a_fault_with_the_answer_recorded(bot_server) -> No
     assert decision["fault"] == "illegal" and decision["answer"] is not None
 
 
-def test_a_malformed_answer_is_a_fault(bot_server) -> None:
-    record = play_against([bot_server(WrongGameBot()), bot_server(load_bot("random", 1)), bot_server(load_bot(STRONG))])
+def test_a_malformed_answer_is_a_fault(bot_server, transport: str) -> None:
+    record = play_against([bot_server(WrongGameBot()), bot_server(load_bot("random", 1)), bot_server(load_bot(STRONG))], transport)
     assert faults_of(record, 0) == [FaultKind.MALFORMED] * 3
     other = spec(other_game()).proto_field
     assert f"expected a {SPEC.proto_field} action, got {other}" in record.faults[0].detail
 
 
-def test_a_bot_that_is_not_running_is_retired_at_once(bot_server, dead_endpoint) -> None:
-    record = play_against([dead_endpoint, bot_server(load_bot("random", 1)), bot_server(load_bot(STRONG))])
+def test_a_bot_that_is_not_running_is_retired_at_once(bot_server, dead_endpoint, transport: str) -> None:
+    record = play_against([dead_endpoint, bot_server(load_bot("random", 1)), bot_server(load_bot(STRONG))], transport)
     assert faults_of(record, 0) == [FaultKind.UNREACHABLE]
     assert record.results[0].retired
     assert sum(1 for d in record.decisions if d.seat == 0 and d.called) == 1
 
 
-def test_budget_spent_faults_at_once(bot_server) -> None:
+def test_budget_spent_faults_at_once(bot_server, transport: str) -> None:
     tc = TimeControl(deadline_s=1.0, time_bank_s=0.0, budget_s=0.25, max_faults=2)
-    record = play_against([bot_server(SleepyBot(0.1)), bot_server(load_bot("random", 1)), bot_server(load_bot(STRONG))], tc=tc)
+    record = play_against([bot_server(SleepyBot(0.1)), bot_server(load_bot("random", 1)), bot_server(load_bot(STRONG))], transport, tc=tc)
     kinds = faults_of(record, 0)
     assert kinds == [FaultKind.BUDGET, FaultKind.BUDGET]  # spent mid-call, then not called at all
     assert record.results[0].retired
 
 
 @pytest.mark.parametrize("seed", [5, 17])
-def test_same_seed_and_deterministic_bots_give_an_identical_replay(bot_server, seed: int) -> None:
+def test_same_seed_and_deterministic_bots_give_an_identical_replay(bot_server, seed: int, transport: str) -> None:
     endpoints = [bot_server(load_bot("random", 1)), bot_server(load_bot(STRONG)), bot_server(load_bot("random", 2)), bot_server(load_bot(STRONG))]
-    first, second = play_against(endpoints, seed), play_against(endpoints, seed)
+    first, second = play_against(endpoints, transport, seed), play_against(endpoints, transport, seed)
     strip = lambda r: (r.events, r.chance, [(d.seat, d.view, d.answer, d.action, d.fault) for d in r.decisions], r.results)
     assert strip(first) == strip(second)
-    assert strip(first) != strip(play_against(endpoints, seed + 1))
+    assert strip(first) != strip(play_against(endpoints, transport, seed + 1))

@@ -1,8 +1,9 @@
-"""Hostile answers on the wire: what the referee records and charges (rules §4.1-4.2).
+"""Hostile answers on the wire: what the referee records and charges (rules §4.1-4.2), on each transport.
 
 These bots speak raw gRPC so they can send what no SDK would: bytes that are
 not an answer, answers padded with unknown fields, oversized answers, and
-error statuses of their own choosing.
+error statuses of their own choosing (``tests/raw_bots.py``), as Act answers and
+on their ActStream alike: every test runs on both transports and finds the same.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import base64
 import time
 from collections.abc import Callable, Iterator
-from concurrent import futures
 
 import grpc
 import pytest
@@ -28,6 +28,7 @@ from referee.referee import play
 from referee.replay import verify
 from referee.timecontrol import TimeControl
 from tests.a_game import GAME, SHORT, SPEC, STRONG, action_class
+from tests.raw_bots import Answer, RawBot, serve_raw
 
 
 def legal(request: bot_pb2.ActRequest) -> bytes:
@@ -61,30 +62,32 @@ def unknown_field(size: int) -> bytes:
 
 
 @pytest.fixture
-def raw_bot() -> Iterator[Callable[[Callable[[bot_pb2.ActRequest, grpc.ServicerContext], bytes]], str]]:
-    servers = []
+def raw_bot(transport: str) -> Iterator[Callable[[Answer], tuple[RawBot, str]]]:
+    """Start a raw bot serving Act and ActStream: ``(bot, transport)``, the transport the test runs on."""
+    bots: list[RawBot] = []
 
-    def start(answer: Callable[[bot_pb2.ActRequest, grpc.ServicerContext], bytes]) -> str:
-        server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-        handler = grpc.method_handlers_generic_handler("cardarena.v1.Bot", {
-            "Act": grpc.unary_unary_rpc_method_handler(answer, request_deserializer=bot_pb2.ActRequest.FromString,
-                                                       response_serializer=None),
-        })
-        server.add_generic_rpc_handlers((handler,))
-        port = server.add_insecure_port("127.0.0.1:0")
-        server.start()
-        servers.append(server)
-        return f"127.0.0.1:{port}"
+    def start(answer: Answer) -> tuple[RawBot, str]:
+        bots.append(serve_raw(answer, threads=4))
+        return bots[-1], transport
 
     yield start
-    for server in servers:
-        server.stop(0)
+    for bot in bots:
+        bot.server.stop(0)
 
 
-def game(endpoint: str, bot_server, tc: TimeControl = TimeControl()):
+def game(raw: tuple[RawBot, str], bot_server, tc: TimeControl = TimeControl()):
+    """A short game of the raw bot (seat 0, on the test's transport) against two reference bots; verified.
+    On the stream every request goes to the bot's ActStream (the ones whose stream broke go to Act too)."""
+    bot, transport = raw
     others = [bot_server(load_bot("random", 1)), bot_server(load_bot(STRONG))]
-    record = play(SPEC, make_params(GAME, SHORT), 3, 4, [GrpcBotClient(endpoint)] + [GrpcBotClient(e) for e in others], tc)
+    clients = [GrpcBotClient(bot.endpoint, transport)] + [GrpcBotClient(e, transport) for e in others]
+    record = play(SPEC, make_params(GAME, SHORT), 3, 4, clients, tc)
     verify(record)
+    called = sum(1 for d in record.decisions if d.seat == 0 and d.called)
+    if transport == "stream":
+        assert bot.stream_requests == called > 0  # every decision asked on the stream
+    else:
+        assert (bot.stream_requests, bot.act_calls) == (0, called)
     return record
 
 
@@ -103,9 +106,11 @@ def test_unknown_fields_are_dropped_before_the_answer_is_stored(raw_bot, bot_ser
 
 
 def test_an_answer_over_the_wire_limit_is_malformed(raw_bot, bot_server) -> None:
-    record = game(raw_bot(lambda request, context: legal(request) + unknown_field(100_000)), bot_server)
+    raw = raw_bot(lambda request, context: legal(request) + unknown_field(100_000))
+    record = game(raw, bot_server)
     faults = [f for f in record.faults if f.seat == 0]
     assert [f.kind for f in faults] == [FaultKind.MALFORMED] * 3 and "larger than" in faults[0].detail
+    assert raw[0].act_calls == 3  # on the stream too: the stream broke at each, and the request went to Act
 
 
 def test_a_known_field_padded_past_the_kept_limit_is_malformed(raw_bot, bot_server) -> None:

@@ -48,6 +48,7 @@ from league.competition.availability import HEALTH_TIMEOUT_S
 from league.entry.identity import Declared, Expected, review
 from referee.clients import GrpcBotClient, channel_for
 from store import SeatBot, Store
+from store.artifacts import hosted_sha
 
 log = logging.getLogger(__name__)
 
@@ -168,7 +169,8 @@ class IdentityCheck:
             if isinstance(answer, str):
                 found[seat.bot_id] = answer
                 continue
-            verdict = review(Expected(seat.described_name, seat.described_version, seat.described_capacity), answer)
+            verdict = review(Expected(seat.described_name, seat.described_version, seat.described_capacity,
+                                      pinned=hosted_sha(seat.endpoint) is not None), answer)
             if verdict.problem is not None:
                 log.warning("%s at %s: %s", seat.name, seat.endpoint, verdict.problem)
                 found[seat.bot_id] = verdict.problem

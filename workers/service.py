@@ -50,6 +50,8 @@ from referee.record import GameRecord
 from referee.referee import GameCancelled, play
 from referee.timecontrol import TimeControl
 from store import BotsBusy, Claim, GameStatus, Store, StoreError, StoreUnavailable
+from store.artifacts import HOSTED_PREFIX
+from workers import hosted
 from workers.availability import HealthCache
 from workers.identity import IdentityCheck
 
@@ -111,18 +113,24 @@ def _policy() -> NetworkPolicy:
 def client_for(endpoint: str) -> BotClient:
     """The referee's client for a seat, its endpoint resolved under the network policy now, at play time.
 
+    A hosted bot's endpoint (``hosted:<bot id>/<sha256>``) is its copy's Unix socket in this process's sandboxes,
+    started if needed (``workers.hosted``).
+
     Registration checked the endpoint once; resolving again before every game
     means a host name re-pointed since (DNS rebinding) cannot make a worker
     dial a refused address. The checked address is dialled, not the name. A
     refused or unresolvable endpoint plays as unreachable: the seat's fault
-    (rules §4.2), not the platform's.
+    (rules §4.2), not the platform's. The client calls the bot on the settings' transport
+    (``config.Settings.bot_transport``: its ActStream where it serves it, by default).
     """
+    if endpoint.startswith(HOSTED_PREFIX):
+        return hosted.client(endpoint)  # type: ignore[return-value]
     try:
         parsed = parse_endpoint(endpoint)
         addresses = _policy().resolve(parsed)
     except (EndpointError, PolicyError, ResolveError) as exc:
         return UnreachableBotClient(str(exc))
-    return GrpcBotClient(parsed.dial(addresses[0]))
+    return GrpcBotClient(parsed.dial(addresses[0]), get_settings().bot_transport)
 
 
 @lru_cache(maxsize=1)
@@ -361,6 +369,7 @@ def run_game(store: Store, game_id: int, lease_s: float | None = None, owner: st
 
 
 def _run_game(store: Store, game_id: int, lease_s: float | None, owner: str | None, clock: StoreClock) -> RunResult:
+    hosted.attach(store)  # this process plays games: it runs the hosted bots they need
     refused = check_table(store, game_id, clock)
     if refused is not None:
         return refused
@@ -374,6 +383,7 @@ def _run_game(store: Store, game_id: int, lease_s: float | None, owner: str | No
     if isinstance(claim, BotsBusy):
         return RunResult(game_id, Outcome.BUSY, str(claim))
     live = LiveView()
+    outputs = hosted.marks(claim.seats)  # where each hosted seat's output stands: its author reads the game's part
     with Heartbeat(store, claim, lease_s, live, since) as heartbeat:
         try:
             game_spec = spec(claim.game)
@@ -403,4 +413,5 @@ def _run_game(store: Store, game_id: int, lease_s: float | None, owner: str | No
             stored = store_result(store, claim, record, heartbeat)
         if not stored:
             return RunResult(game_id, Outcome.STALE, "lease lost before the result was stored")
+    hosted.keep_outputs(store, game_id, outputs)
     return RunResult(game_id, Outcome.DONE)

@@ -152,7 +152,7 @@ def replay_page(request: Request, game_id: GameId, store: StoreDep) -> HTMLRespo
     payload: dict[str, Any] = {"game": services.as_json(game), "public_only": data.public_only,
                                "record": data.record}
     return render(request, "replay.html", game=game, public_only=data.public_only, record=data.record,
-                  message=None, replay_json=_script_json(payload))
+                  message=None, replay_json=_script_json(payload), hosted=services.hosted_seats(store, game))
 
 
 def _script_json(value: Any) -> Markup:

@@ -4,7 +4,7 @@ The guide holds fenced blocks between ``<!-- cluster commands: begin -->`` and
 ``<!-- cluster commands: end -->`` (one for the deployment and its season, one for the organiser's
 ladder); in them, each ``# cluster: ROLE`` line names the role of the command on the next line
 (``broker``, ``server``, ``bot``, ``register``, ``worker``, ``season create``, ``season run``,
-``ladder create``, ``ladder run``, ``ladder standings``, ``ladder verify``), and ``$NAME``
+``ladder create``, ``ladder run``, ``ladder standings``, ``ladder verify``, ``submit``), and ``$NAME``
 placeholders are filled in per host. A role given twice is an error.
 """
 

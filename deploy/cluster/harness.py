@@ -11,7 +11,8 @@ route in any namespace.
 the broker host, a private PostgreSQL cluster (``initdb``/``pg_ctl``, run as the ``postgres``
 user) on the store host, the server on the organiser host, the bots on the bot host (registered
 through the server's Arena), and a worker on each worker host, each with the command the guide's
-cluster block gives (:mod:`deploy.cluster.guide`).
+cluster block gives (:mod:`deploy.cluster.guide`). Each host has a hosting directory of its own (the
+server's runs submissions' entry checks, a worker's runs hosted bots), under the cluster's work directory.
 
 Everything started is stopped by :meth:`Cluster.down` (process groups killed, namespaces and
 bridge deleted), which is safe to call twice and after a partial start. Needs root and ``ip``;
@@ -162,11 +163,14 @@ class Cluster:
         _ip("link", "set", self.hosts[host].veth, "up")
 
     def start(self, host: str, role: str, argv: list[str], env: dict[str, str] | None = None,
-              user: str | None = None) -> Proc:
+              user: str | None = None, cgroups: bool = False) -> Proc:
         """Start ``argv`` on ``host`` (in its namespace, a session of its own, in the repository), its
-        output to a log under the workdir."""
+        output to a log under the workdir. ``cgroups``: a process that runs hosted bots' sandboxes, which needs
+        the machine's cgroup mounts: it enters only the host's network namespace (``nsenter --net``), where
+        ``ip netns exec`` would also mount a /sys of its own, without /sys/fs/cgroup."""
         log = self.workdir / f"{host}-{role}-{len(self.procs)}.log"
-        prefix = ["ip", "netns", "exec", self.hosts[host].netns]
+        prefix = (["nsenter", f"--net=/run/netns/{self.hosts[host].netns}", "--"] if cgroups
+                  else ["ip", "netns", "exec", self.hosts[host].netns])
         if user:
             prefix += ["runuser", "-u", user, "--"]
         with log.open("wb") as out:
@@ -250,6 +254,11 @@ class Deployment:
         return {"CARDARENA_DB_URL": self.db_url, "CARDARENA_BROKER_URL": self.broker_url,
                 "CARDARENA_LEASE_S": f"{self.lease_s:g}"}
 
+    def host_env(self, host: str) -> dict[str, str]:
+        """:meth:`env` and the host's own hosting directory: each host caches and runs hosted bots on its own
+        disk, as separate machines do (deploy/README.md, "Workers that host bots")."""
+        return {**self.env(), "CARDARENA_HOSTING_DIR": str(self.cluster.workdir / "hosting" / host)}
+
     def cardarena(self, role: str, values: dict[str, str]) -> list[str]:
         """The guide's command for ``role``, its ``cardarena`` the one installed beside this Python."""
         argv = command_for(role, {**values, **self.env()})
@@ -261,7 +270,7 @@ class Deployment:
         """Start the guide's worker on ``host`` (``extra_env`` added to its environment, e.g. a clock
         shifted by libfaketime) and wait until it consumes. Raises RuntimeError."""
         argv = self.cardarena("worker", {"CONCURRENCY": str(concurrency), "WORKER_NAME": f"{host}@cluster"})
-        proc = self.cluster.start(host, "worker", argv, {**self.env(), **(extra_env or {})})
+        proc = self.cluster.start(host, "worker", argv, {**self.host_env(host), **(extra_env or {})}, cgroups=True)
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             if b" ready." in proc.log.read_bytes():
@@ -303,6 +312,11 @@ class Deployment:
         argv = self.cardarena("ladder run", {"LADDER": name, "GAMES": str(games),
                                              "STALL_TIMEOUT": f"{stall_timeout_s:g}"})
         return self.cluster.start("organiser", "ladder-run", argv, self.env())
+
+    def submit(self, name: str, path: Path) -> subprocess.CompletedProcess[str]:
+        """The guide's ``bot submit`` of the folder ``path`` as the hosted bot ``name``, from the organiser host."""
+        argv = self.cardarena("submit", {"NAME": name, "BOT_PATH": str(path), "SERVER_ADDR": self.cluster.addr("organiser")})
+        return self.cluster.run("organiser", argv, self.env(), timeout_s=300)
 
     def ladder(self, role: str, name: str) -> subprocess.CompletedProcess[str]:
         """Run the guide's ``ladder standings`` or ``ladder verify`` on the organiser host to its end."""
@@ -347,7 +361,8 @@ def start_deployment(cluster: Cluster, lease_s: float = 10.0, worker_hosts: tupl
     db_url = _start_store(cluster)
     dep = Deployment(cluster, db_url, f"redis://{broker_addr}:{REDIS_PORT}/0", [], {}, lease_s)
     server_addr = cluster.addr("organiser")
-    cluster.start("organiser", "server", dep.cardarena("server", {"SERVER_ADDR": server_addr}), dep.env())
+    cluster.start("organiser", "server", dep.cardarena("server", {"SERVER_ADDR": server_addr}), dep.host_env("organiser"),
+                  cgroups=True)
     wait_port(server_addr, 50050, 120, "the server's Arena on the organiser host")
     bot_addr = cluster.addr("bots")
     for bot, name, port, seed in BOTS:

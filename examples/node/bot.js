@@ -2,6 +2,7 @@
 //
 //   npm ci
 //   node bot.js --port 50061        # or --port 0: a free port; prints "listening on 127.0.0.1:PORT"
+//   node bot.js --socket PATH       # a Unix socket: how the platform runs it when submitted (cardarena.toml)
 //
 // The .proto files are loaded at run time (from ../../proto, or --proto DIR). Field names are kept
 // as in the .proto files (keepCase), enums are their names ("SVARA_MOVE_LOOK"), unset scalars read
@@ -11,7 +12,11 @@
 //   slipperySam(view, request)   one Slippery Sam decision -> SlipperySamAction   (rules §1)
 //   svara(view, request)         one Svara decision        -> SvaraAction         (rules §2)
 //   rummy(view, request)         one rummy decision        -> RummyAction         (rules §3)
-//   serve(port)                  the gRPC server: cardarena.v1.Bot and grpc.health.v1.Health
+//   serve(port)                  the gRPC server: cardarena.v1.Bot (Describe, Act, ActStream) and
+//                                grpc.health.v1.Health
+// The referee calls ActStream where the bot serves it: one stream per worker process, carrying the
+// decisions of all its games, each request with an id its answer repeats (docs/protocol.md, "The
+// two transports"). Act, one call per decision, is served too: the referee falls back to it.
 'use strict';
 
 const path = require('path');
@@ -286,33 +291,63 @@ function rummy(view, request) {
 
 const GAMES = { slippery_sam: slipperySam, svara, rummy };
 
-function act(call, callback) {
-  const request = call.request;
+// One decision: the ActResponse for an ActRequest. Throws what the game's function throws.
+function decide(request) {
   const game = request.view; // the name of the oneof member that is set: "slippery_sam", "svara" or "rummy"
+  return { [game]: GAMES[game](request[game], request) };
+}
+
+function logError(request, err) {
+  console.error(`game ${request.game_id} seat ${request.seat} decision ${request.decision}:`, err);
+}
+
+// Act: one call per decision.
+function act(call, callback) {
   try {
-    callback(null, { [game]: GAMES[game](request[game], request) });
+    callback(null, decide(call.request));
   } catch (err) {
-    console.error(`game ${request.game_id} seat ${request.seat} decision ${request.decision}:`, err);
+    logError(call.request, err);
     callback({ code: grpc.status.INTERNAL, details: String(err) });
   }
 }
 
-function serve(port, protoDir) {
+// ActStream: the decisions of many games on one stream. Each request is answered with its id as soon
+// as it is decided (here at once: JavaScript decides one request at a time), or with an error for
+// that request alone (the stream goes on).
+function actStream(call) {
+  call.on('data', (item) => {
+    try {
+      call.write({ id: item.id, response: decide(item.request) });
+    } catch (err) {
+      logError(item.request, err);
+      call.write({ id: item.id, error: { code: grpc.status.INTERNAL, message: String(err) } });
+    }
+  });
+  call.on('end', () => call.end()); // the referee closed its side: close ours
+  call.on('error', () => {}); // the referee went away (cancelled): nothing to answer
+}
+
+// `address` is a port on 127.0.0.1, or `unix:PATH`: the Unix socket the platform gives a submitted bot.
+function serve(address, protoDir) {
   const definition = protoLoader.loadSync('cardarena/v1/bot.proto', {
-    includeDirs: [protoDir], keepCase: true, enums: String, defaults: true, oneofs: true,
+    // longs: String keeps a request id (uint64) exact, and it is sent back as it came
+    includeDirs: [protoDir], keepCase: true, enums: String, longs: String, defaults: true, oneofs: true,
   });
   const { Bot } = grpc.loadPackageDefinition(definition).cardarena.v1;
   const server = new grpc.Server();
-  server.addService(Bot.service, { Describe: (call, callback) => callback(null, describe()), Act: act });
+  server.addService(Bot.service, {
+    Describe: (call, callback) => callback(null, describe()), Act: act, ActStream: actStream,
+  });
   // The platform checks grpc.health.v1 before entry and before every game: "" or "cardarena.v1.Bot" SERVING.
   const health = new HealthImplementation({ '': 'SERVING', 'cardarena.v1.Bot': 'SERVING' });
   health.addToServer(server);
-  server.bindAsync(`127.0.0.1:${port}`, grpc.ServerCredentials.createInsecure(), (err, bound) => {
+  const target = String(address).startsWith('unix:') ? address : `127.0.0.1:${address}`;
+  server.bindAsync(target, grpc.ServerCredentials.createInsecure(), (err, bound) => {
     if (err) {
-      console.error(`cannot listen on 127.0.0.1:${port}: ${err.message}`);
+      console.error(`cannot listen on ${target}: ${err.message}`);
       process.exit(1);
     }
-    console.log(`listening on 127.0.0.1:${bound}`);
+    console.log(target.startsWith('unix:') ? `listening on ${target}` : `listening on 127.0.0.1:${bound}`);
   });
   return server;
 }
@@ -323,7 +358,9 @@ function option(name, fallback) {
 }
 
 if (require.main === module) {
-  const server = serve(Number(option('--port', '50061')), option('--proto', path.join(__dirname, '..', '..', 'proto')));
+  const socket = option('--socket', '');  // a submitted bot: where the platform says (cardarena.toml)
+  const server = serve(socket ? `unix:${socket}` : Number(option('--port', '50061')),
+                       option('--proto', path.join(__dirname, '..', '..', 'proto')));
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.tryShutdown(() => process.exit(0)));
 }
 

@@ -17,7 +17,9 @@ address it checked against its network policy (``league.entry.netpolicy``).
 :func:`check_endpoint` adds the policy check first, for ``cardarena bot
 check``. The :class:`EntryReport` holds every check, the latency of each of
 the candidate's decisions (median, p99, max) and every fault with the answer
-that caused it; :meth:`EntryReport.render` makes it readable.
+that caused it; :meth:`EntryReport.render` makes it readable. The report also says which transport
+the bot speaks (:data:`TRANSPORTS`): the validation games call it as a season does, on its
+``ActStream`` where it serves it, else with ``Act`` calls; either passes.
 """
 
 from __future__ import annotations
@@ -44,6 +46,12 @@ DESCRIBE_TIMEOUT_S = 5.0
 VALIDATION_TIME = TimeControl(deadline_s=1.0, time_bank_s=10.0, budget_s=60.0, max_faults=3)
 #: Faults listed in a report (the rest are counted).
 MAX_FAULTS_SHOWN = 5
+#: What a report says of each transport a bot can speak (``EntryReport.transport``).
+TRANSPORTS = {
+    "stream": "ActStream: the decisions of each worker process's games on one stream",
+    "unary": ("Act calls only: the bot does not serve ActStream, so each decision is a call of its own "
+              "(serving ActStream costs the bot and the platform less per decision, docs/protocol.md)"),
+}
 
 
 @dataclass(frozen=True)
@@ -63,7 +71,9 @@ class EntryReport:
     of the validation games (milliseconds, as measured by the referee);
     ``faults`` of the candidate with the answers that caused them;
     ``describe`` the Describe answer (None if it did not answer);
-    ``time_control`` the validation games' (for the over-deadline warning).
+    ``time_control`` the validation games' (for the over-deadline warning);
+    ``transport`` the transport the validation games called the bot on (a key of TRANSPORTS), or
+    None when no game was played.
     """
 
     endpoint: str
@@ -73,6 +83,7 @@ class EntryReport:
     faults: list[Fault] = field(default_factory=list)
     describe: bot_pb2.DescribeResponse | None = None
     time_control: TimeControl = VALIDATION_TIME
+    transport: str | None = None
 
     def over_deadline(self) -> tuple[int, float]:
         """``(decisions, seconds)``: how many decisions took longer than the per-decision deadline,
@@ -119,6 +130,8 @@ class EntryReport:
                 lines.append(f"  WARNING: {slow} of {len(self.latencies_ms)} decisions took longer than the "
                              f"{tc.deadline_s:g} s deadline and drew {drawn:.2f} s of the {tc.time_bank_s:g} s time "
                              "bank; in a longer game the bank runs out and every later late answer is a timeout fault")
+        if self.transport is not None:
+            lines.append(f"  transport: {TRANSPORTS[self.transport]}")
         if self.describe is not None:
             lines.append(f"  {capacity_note(self.describe.capacity)}")
         lines.extend(f"  {season_time_note(g)}" for g in self.games)
@@ -168,8 +181,9 @@ def run_entry_checks(target: str, games: Sequence[str], *, shown_as: str | None 
         spec(g)  # ValueError for an unknown game
     report = EntryReport(shown_as or target, games, time_control=time_control)
     # The referee's own client and its one cached channel per target, exactly as a season dials the
-    # bot (message limits, answer parsing, fault mapping). A platform keeps one idle channel per
-    # target it checked; registrations are rate-limited, so they stay few.
+    # bot (message limits, answer parsing, fault mapping, the stream where the bot serves it). A
+    # platform keeps one idle channel (and stream) per target it checked; registrations are
+    # rate-limited, so they stay few.
     report.checks.append(_health(target))
     if not report.checks[-1].passed:
         return report
@@ -180,6 +194,7 @@ def run_entry_checks(target: str, games: Sequence[str], *, shown_as: str | None 
         return report
     for g in games:
         check = _validation_game(client, g, seed, time_control, report)
+        report.transport = client.used or report.transport
         report.checks.append(check)
         if not check.passed:
             return report

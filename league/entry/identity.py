@@ -15,7 +15,10 @@ the seat's bot. :func:`review` says what the answer means (rules §4.9):
   version; every seat of a game keeps the version it was claimed with.
 
 A capacity or version set by the operator (``store.bots.update_bot``, ``bot update
---version``) therefore holds until the bot declares another one. A bot stored
+--version``) therefore holds until the bot declares another one. A hosted bot's
+version is its code's hash (rules §4.12): what its Describe declares is recorded,
+never made its version (``Expected.pinned``), so it cannot enter a ladder again by
+declaring new versions. A bot stored
 without what its Describe declared (registered before, or by the operator
 without it) has its first answer recorded as it is, changing nothing else.
 """
@@ -45,11 +48,13 @@ class Declared:
 @dataclass(frozen=True)
 class Expected:
     """What the store holds of the last Describe of a seat's bot (each None: not known yet):
-    ``described_name``, ``described_version``, ``described_capacity``."""
+    ``described_name``, ``described_version``, ``described_capacity``; ``pinned``: the bot's version is
+    not Describe's (a hosted bot's is its code's hash)."""
 
     described_name: str | None
     described_version: str | None
     described_capacity: int | None
+    pinned: bool = False  # a hosted bot: the version is its code's hash, whatever Describe declares
 
 
 @dataclass(frozen=True)
@@ -87,7 +92,7 @@ def review(expected: Expected, declared: Declared) -> Review:
         changes["described_capacity"] = capacity
     version = clean(declared.version, MAX_VERSION_CHARS)
     if version != expected.described_version:
-        if expected.described_version is not None and version:
+        if expected.described_version is not None and version and not expected.pinned:
             changes["version"] = version
         changes["described_version"] = version
     return Review(None, changes)

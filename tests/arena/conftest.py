@@ -11,7 +11,7 @@ import pytest
 from arena.registry import Registry, RegistryConfig
 from arena.service import start_arena_server
 from botsdk import Bot
-from cardarena.v1 import arena_pb2_grpc, bot_pb2_grpc
+from cardarena.v1 import arena_pb2_grpc
 from league.entry.netpolicy import NetworkPolicy
 from league.policy import POLICY
 from referee.games import GameName, spec
@@ -74,13 +74,13 @@ def bare_bot_server() -> Iterator[Callable[[Bot], str]]:
     """A bot served WITHOUT the health service: ``start(bot) -> "127.0.0.1:PORT"``."""
     from concurrent import futures
 
-    from botsdk.server import _Servicer
+    from botsdk.server import _Servicer, add_bot_servicer
 
     servers: list[grpc.Server] = []
 
     def start(bot: Bot) -> str:
         server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
-        bot_pb2_grpc.add_BotServicer_to_server(_Servicer(bot), server)
+        add_bot_servicer(_Servicer(bot, 2), server)
         port = server.add_insecure_port("127.0.0.1:0")
         server.start()
         servers.append(server)

@@ -43,6 +43,7 @@ def test_register_update_retire_happy_path(arena, bot_server, store: Store) -> N
     assert [c.name for c in answer.report.checks] == ["health", "describe", f"game:{GAME}"]
     assert all(c.passed for c in answer.report.checks) and answer.report.decisions > 0
     assert 0 < answer.report.latency_median_ms <= answer.report.latency_p99_ms <= answer.report.latency_max_ms
+    assert answer.report.transport == "stream"  # the SDK's bot, called on its ActStream
     stored = store.bots.get_bot_by_name("alice.strong-1")
     assert stored is not None and stored.token_hash and answer.token not in stored.token_hash
     assert token_matches(answer.token, stored.token_hash) and not token_matches(answer.token + "x", stored.token_hash)

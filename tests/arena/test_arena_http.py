@@ -49,6 +49,7 @@ def test_register_update_retire_over_http(http, bot_server, store: Store) -> Non
     assert body["bot"]["name"] == "web-bot" and body["bot"]["endpoint"] == endpoint and body["bot"]["games"] == [GAME]
     assert body["report"]["passed"] and [c["name"] for c in body["report"]["checks"]] == ["health", "describe", f"game:{GAME}"]
     assert body["report"]["decisions"] > 0 and body["report"]["latency_ms"]["max"] > 0
+    assert body["report"]["transport"] == "stream"
 
     r = client.patch("/api/v1/arena/bots/web-bot", json={"version": "7"}, headers=bearer(token))
     assert r.status_code == 200 and r.json()["bot"]["version"] == "7" and r.json()["report"] is None

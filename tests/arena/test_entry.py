@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 
 import pytest
 
 from botsdk.bot import Context
 from google.protobuf.message import Message
-from league.entry.checks import MAX_VALIDATION_GAMES, MIN_CANDIDATE_DECISIONS, check_endpoint, latency_summary, run_entry_checks
-from league.entry.netpolicy import NetworkPolicy
 from referee.bots import load_bot
+from league.entry.checks import (MAX_VALIDATION_GAMES, MIN_CANDIDATE_DECISIONS, TRANSPORTS, check_endpoint, latency_summary,
+                          run_entry_checks)
+from league.entry.netpolicy import NetworkPolicy
 from referee.games import games
 from referee.games.conformance import conformance
 from referee.record import FaultKind
@@ -52,6 +54,43 @@ def test_the_reference_bots_pass(bot_server, game: str) -> None:
     text = report.render()
     assert text.endswith("PASSED: the bot may enter seasons")
     assert f"latency of {len(report.latencies_ms)} decisions: median" in text and "p99" in text
+    assert report.transport == "stream" and f"transport: {TRANSPORTS['stream']}" in text  # the SDK serves ActStream
+
+
+def test_a_bot_without_the_stream_passes_on_act_and_the_report_says_so(raw_game_bot: str) -> None:
+    """A bot that serves Act alone enters as before: the validation games call it on Act, the report says so."""
+    report = check_endpoint(raw_game_bot, [GAME], LOCAL)
+    assert report.passed, report.render()
+    assert report.transport == "unary" and f"transport: {TRANSPORTS['unary']}" in report.render()
+
+
+@pytest.fixture
+def raw_game_bot() -> Iterator[str]:
+    """A bot serving Act alone (no ActStream) that answers every decision of GAME legally, with health and Describe."""
+    from concurrent import futures
+
+    import grpc
+    from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+    from cardarena.v1 import bot_pb2
+
+    bot = GameBot()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("cardarena.v1.Bot", {
+        "Describe": grpc.unary_unary_rpc_method_handler(
+            lambda request, context: bot.describe(), request_deserializer=bot_pb2.DescribeRequest.FromString,
+            response_serializer=bot_pb2.DescribeResponse.SerializeToString),
+        "Act": grpc.unary_unary_rpc_method_handler(
+            lambda request, context: bot.act(request), request_deserializer=bot_pb2.ActRequest.FromString,
+            response_serializer=bot_pb2.ActResponse.SerializeToString),
+    }),))
+    checks = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(checks, server)
+    checks.set("", health_pb2.HealthCheckResponse.SERVING)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    yield f"127.0.0.1:{port}"
+    server.stop(0)
 
 
 def test_one_bot_checked_for_every_game(bot_server) -> None:

@@ -1,6 +1,6 @@
 """The deploy guide run as a cluster of hosts (network namespaces, deploy.cluster), and the network cut
-between them: a worker host, the bot host, the store host, the broker host; and a ladder (the guide's
-ladder commands) with a worker host cut. Each season, and each of the ladder's epochs, is audited:
+between them: a worker host, the bot host, the store host, the broker host; a ladder (the guide's
+ladder commands) with a worker host cut; and a ladder of hosted bots (submitted code) played on both worker hosts. Each season, and each of the ladder's epochs, is audited:
 games per status, attempts, results per game, stored Elo against Elo recomputed, faults charged to bots;
 the ladder's closed epochs are verified and its standings' totals checked against the store.
 
@@ -337,6 +337,47 @@ def test_a_ladder_across_the_cluster_with_a_worker_host_cut(deployment: Deployme
     for row in standings["standings"]:
         games[row["name"]] += row["games"]
     assert +games == seats and set(seats) == set(deployment.bots), (games, seats)
+
+
+#: The hosted bots of the hosted ladder: the Python example submitted under these names.
+HOSTED = ("hosted-1", "hosted-2", "hosted-3")
+
+
+def test_a_ladder_of_hosted_bots_across_the_cluster(deployment: Deployment, store: Store) -> None:
+    """Bots submitted as code (the guide's ``bot submit``, through the organiser host's Arena, which runs their
+    entry checks in its sandbox) play a ladder on both worker hosts, each host fetching them from the store and
+    running them in sandboxes of its own: every epoch audited, no fault, closed epochs verified. After the first
+    ladder's test (these bots would be its entrants too) and before the clock test."""
+    for name in HOSTED:
+        done = deployment.submit(name, REPO / "examples" / "python")
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    hosted_ids = {store.bots.get_bot_by_name(name).id for name in HOSTED}
+    assert all(store.bots.get_bot(i).endpoint.startswith("hosted:") for i in hosted_ids)
+    name = "hosted-ladder"
+    deployment.ladder_create(name, EPOCH_GAMES)
+    ladder = store.ladders.get_ladder_by_name(name)
+    runner = deployment.ladder_run(name, LADDER_GAMES, stall_timeout_s=120)
+    runner.process.wait(600)
+    output = runner.log.read_text(errors="replace")
+    assert runner.process.returncode == 0, output[-3000:]
+    epochs = store.ladders.epochs(ladder.id)
+    audits = [Audit.of(store, e.id) for e in epochs]
+    for audit in audits:
+        assert audit.problems() == [], audit.problems()
+    combined = Audit.combined(audits)
+    assert set(combined.statuses) == {"done"} and combined.statuses["done"] >= LADDER_GAMES, combined.statuses
+    assert sum(combined.faults.values()) == 0, combined.faults
+    # the hosted bots played, on both worker hosts (attempts name their pool processes, host name:pid)
+    hosted_games = [g for e in epochs for g in store.game_reads.list_games(e.id, limit=10**5)
+                    if any(s.bot_id in hosted_ids for s in g.seats)]
+    assert len(hosted_games) >= LADDER_GAMES // 2, len(hosted_games)
+    pids = {host: children(proc.process.pid) for host, proc in deployment.workers.items()}
+    owners = {int(a.worker.rsplit(":", 1)[1]) for g in hosted_games for a in store.game_reads.attempts(g.id)}
+    assert all(owners & kids for kids in pids.values()), (owners, pids)
+    for host in deployment.workers:  # each host unpacked the bot in its own cache
+        assert list((deployment.cluster.workdir / "hosting" / host / "artifacts").iterdir()), host
+    verify = deployment.ladder("ladder verify", name)
+    assert verify.returncode == 0, verify.stdout[-3000:] + verify.stderr[-2000:]
 
 
 @pytest.mark.parametrize("skew_s", [60])

@@ -13,7 +13,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from cli.demo import register_or_update
-from config import Settings
+from config import Settings, get_settings
 from dashboard.main import create_app
 from league.competition.seasons import create_season
 from league.competition.standings import standings_of
@@ -114,7 +114,12 @@ def test_a_reconnected_channel_reads_describe_again(swappable: Swappable) -> Non
 @pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
 @pytest.mark.parametrize("swappable", ["VersionOne"], indirect=True)
 def test_another_bot_behind_the_endpoint_is_deferred_never_rated_and_named(
-        tmp_path, others: list[BotProcess], swappable: Swappable, backend: str, request: pytest.FixtureRequest) -> None:
+        tmp_path, others: list[BotProcess], swappable: Swappable, backend: str, request: pytest.FixtureRequest,
+        transport: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On each transport (the referee's client here and `season run`'s workers, by the setting)."""
+    monkeypatch.setenv("CARDARENA_BOT_TRANSPORT", transport)
+    get_settings.cache_clear()
+    request.addfinalizer(get_settings.cache_clear)
     db_url = f"sqlite:///{tmp_path / 'swap.db'}" if backend == "sqlite" else request.getfixturevalue("pg_url")
     store, sid, names = season(db_url, others, swappable, "swapped", 16, suspend_after_s=2.0)
     victim = names[-1]

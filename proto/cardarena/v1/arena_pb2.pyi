@@ -11,7 +11,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class ArenaBot(_message.Message):
-    __slots__ = ("id", "name", "endpoint", "version", "author", "games", "capacity", "created_at", "retired", "retired_at", "games_played", "availability")
+    __slots__ = ("id", "name", "endpoint", "version", "author", "games", "capacity", "created_at", "retired", "retired_at", "games_played", "availability", "hosted")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     ENDPOINT_FIELD_NUMBER: _ClassVar[int]
@@ -24,6 +24,7 @@ class ArenaBot(_message.Message):
     RETIRED_AT_FIELD_NUMBER: _ClassVar[int]
     GAMES_PLAYED_FIELD_NUMBER: _ClassVar[int]
     AVAILABILITY_FIELD_NUMBER: _ClassVar[int]
+    HOSTED_FIELD_NUMBER: _ClassVar[int]
     id: int
     name: str
     endpoint: str
@@ -36,7 +37,8 @@ class ArenaBot(_message.Message):
     retired_at: _timestamp_pb2.Timestamp
     games_played: int
     availability: str
-    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., endpoint: _Optional[str] = ..., version: _Optional[str] = ..., author: _Optional[str] = ..., games: _Optional[_Iterable[_Union[_bot_pb2.Game, str]]] = ..., capacity: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired: _Optional[bool] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., games_played: _Optional[int] = ..., availability: _Optional[str] = ...) -> None: ...
+    hosted: bool
+    def __init__(self, id: _Optional[int] = ..., name: _Optional[str] = ..., endpoint: _Optional[str] = ..., version: _Optional[str] = ..., author: _Optional[str] = ..., games: _Optional[_Iterable[_Union[_bot_pb2.Game, str]]] = ..., capacity: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retired: _Optional[bool] = ..., retired_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., games_played: _Optional[int] = ..., availability: _Optional[str] = ..., hosted: _Optional[bool] = ...) -> None: ...
 
 class EntryCheck(_message.Message):
     __slots__ = ("name", "passed", "detail")
@@ -49,18 +51,20 @@ class EntryCheck(_message.Message):
     def __init__(self, name: _Optional[str] = ..., passed: _Optional[bool] = ..., detail: _Optional[str] = ...) -> None: ...
 
 class EntryReport(_message.Message):
-    __slots__ = ("checks", "latency_median_ms", "latency_p99_ms", "latency_max_ms", "decisions")
+    __slots__ = ("checks", "latency_median_ms", "latency_p99_ms", "latency_max_ms", "decisions", "transport")
     CHECKS_FIELD_NUMBER: _ClassVar[int]
     LATENCY_MEDIAN_MS_FIELD_NUMBER: _ClassVar[int]
     LATENCY_P99_MS_FIELD_NUMBER: _ClassVar[int]
     LATENCY_MAX_MS_FIELD_NUMBER: _ClassVar[int]
     DECISIONS_FIELD_NUMBER: _ClassVar[int]
+    TRANSPORT_FIELD_NUMBER: _ClassVar[int]
     checks: _containers.RepeatedCompositeFieldContainer[EntryCheck]
     latency_median_ms: float
     latency_p99_ms: float
     latency_max_ms: float
     decisions: int
-    def __init__(self, checks: _Optional[_Iterable[_Union[EntryCheck, _Mapping]]] = ..., latency_median_ms: _Optional[float] = ..., latency_p99_ms: _Optional[float] = ..., latency_max_ms: _Optional[float] = ..., decisions: _Optional[int] = ...) -> None: ...
+    transport: str
+    def __init__(self, checks: _Optional[_Iterable[_Union[EntryCheck, _Mapping]]] = ..., latency_median_ms: _Optional[float] = ..., latency_p99_ms: _Optional[float] = ..., latency_max_ms: _Optional[float] = ..., decisions: _Optional[int] = ..., transport: _Optional[str] = ...) -> None: ...
 
 class RegisterBotRequest(_message.Message):
     __slots__ = ("name", "endpoint", "games", "version")
@@ -293,3 +297,93 @@ class ListLadderGamesResponse(_message.Message):
     games: _containers.RepeatedCompositeFieldContainer[LadderGame]
     next_page_token: str
     def __init__(self, games: _Optional[_Iterable[_Union[LadderGame, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class SubmitBotRequest(_message.Message):
+    __slots__ = ("name", "token", "games", "archive")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    ARCHIVE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    token: str
+    games: _containers.RepeatedScalarFieldContainer[_bot_pb2.Game]
+    archive: bytes
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., games: _Optional[_Iterable[_Union[_bot_pb2.Game, str]]] = ..., archive: _Optional[bytes] = ...) -> None: ...
+
+class InstalledPackage(_message.Message):
+    __slots__ = ("name", "version", "sha256")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    version: str
+    sha256: str
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., sha256: _Optional[str] = ...) -> None: ...
+
+class SubmitBotResponse(_message.Message):
+    __slots__ = ("bot", "token", "report", "sha256", "size", "unpacked_size", "build_log", "installed", "changed")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    REPORT_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    UNPACKED_SIZE_FIELD_NUMBER: _ClassVar[int]
+    BUILD_LOG_FIELD_NUMBER: _ClassVar[int]
+    INSTALLED_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_FIELD_NUMBER: _ClassVar[int]
+    bot: ArenaBot
+    token: str
+    report: EntryReport
+    sha256: str
+    size: int
+    unpacked_size: int
+    build_log: str
+    installed: _containers.RepeatedCompositeFieldContainer[InstalledPackage]
+    changed: bool
+    def __init__(self, bot: _Optional[_Union[ArenaBot, _Mapping]] = ..., token: _Optional[str] = ..., report: _Optional[_Union[EntryReport, _Mapping]] = ..., sha256: _Optional[str] = ..., size: _Optional[int] = ..., unpacked_size: _Optional[int] = ..., build_log: _Optional[str] = ..., installed: _Optional[_Iterable[_Union[InstalledPackage, _Mapping]]] = ..., changed: _Optional[bool] = ...) -> None: ...
+
+class GetBotLogRequest(_message.Message):
+    __slots__ = ("name", "token", "game_id")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    token: str
+    game_id: int
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ..., game_id: _Optional[int] = ...) -> None: ...
+
+class BotSubmission(_message.Message):
+    __slots__ = ("sha256", "submitted_at", "size", "unpacked_size")
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    SUBMITTED_AT_FIELD_NUMBER: _ClassVar[int]
+    SIZE_FIELD_NUMBER: _ClassVar[int]
+    UNPACKED_SIZE_FIELD_NUMBER: _ClassVar[int]
+    sha256: str
+    submitted_at: _timestamp_pb2.Timestamp
+    size: int
+    unpacked_size: int
+    def __init__(self, sha256: _Optional[str] = ..., submitted_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., size: _Optional[int] = ..., unpacked_size: _Optional[int] = ...) -> None: ...
+
+class GameOutput(_message.Message):
+    __slots__ = ("seat", "text", "truncated")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    text: str
+    truncated: bool
+    def __init__(self, seat: _Optional[int] = ..., text: _Optional[str] = ..., truncated: _Optional[bool] = ...) -> None: ...
+
+class GetBotLogResponse(_message.Message):
+    __slots__ = ("sha256", "build_log", "installed", "submissions", "outputs")
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    BUILD_LOG_FIELD_NUMBER: _ClassVar[int]
+    INSTALLED_FIELD_NUMBER: _ClassVar[int]
+    SUBMISSIONS_FIELD_NUMBER: _ClassVar[int]
+    OUTPUTS_FIELD_NUMBER: _ClassVar[int]
+    sha256: str
+    build_log: str
+    installed: _containers.RepeatedCompositeFieldContainer[InstalledPackage]
+    submissions: _containers.RepeatedCompositeFieldContainer[BotSubmission]
+    outputs: _containers.RepeatedCompositeFieldContainer[GameOutput]
+    def __init__(self, sha256: _Optional[str] = ..., build_log: _Optional[str] = ..., installed: _Optional[_Iterable[_Union[InstalledPackage, _Mapping]]] = ..., submissions: _Optional[_Iterable[_Union[BotSubmission, _Mapping]]] = ..., outputs: _Optional[_Iterable[_Union[GameOutput, _Mapping]]] = ...) -> None: ...

@@ -70,6 +70,16 @@ class ArenaStub:
                 request_serializer=cardarena_dot_v1_dot_arena__pb2.ListLadderGamesRequest.SerializeToString,
                 response_deserializer=cardarena_dot_v1_dot_arena__pb2.ListLadderGamesResponse.FromString,
                 _registered_method=True)
+        self.SubmitBot = channel.unary_unary(
+                '/cardarena.v1.Arena/SubmitBot',
+                request_serializer=cardarena_dot_v1_dot_arena__pb2.SubmitBotRequest.SerializeToString,
+                response_deserializer=cardarena_dot_v1_dot_arena__pb2.SubmitBotResponse.FromString,
+                _registered_method=True)
+        self.GetBotLog = channel.unary_unary(
+                '/cardarena.v1.Arena/GetBotLog',
+                request_serializer=cardarena_dot_v1_dot_arena__pb2.GetBotLogRequest.SerializeToString,
+                response_deserializer=cardarena_dot_v1_dot_arena__pb2.GetBotLogResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -160,6 +170,42 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SubmitBot(self, request, context):
+        """SubmitBot submits a bot's code, which the platform then runs itself in a
+        sandbox on its workers (a hosted bot, rules §4.12). A new name registers
+        a new bot (its token is returned); a registered bot's token submits a new
+        version of it (its version is the SHA-256 of the files, so a new
+        submission is a new ladder entrant). The platform packs and checks the
+        archive (size, paths, links), reads its cardarena.toml, builds a Python
+        bot's requirements (pip, wheels only), starts the bot in its sandbox and
+        runs the entry checks against it, as RegisterBot does; the same files
+        again change nothing. The request may carry up to the platform's
+        artifact limit (CARDARENA_HOSTED_MAX_MB, 32 MiB by default).
+        Deadline: call with at least 60 s plus the build (300 s at most) and
+        60 s per game.
+        Errors: INVALID_ARGUMENT (bad name, games or archive: the message says
+        which entry and why; no or a bad cardarena.toml), UNAUTHENTICATED,
+        PERMISSION_DENIED, ALREADY_EXISTS, FAILED_PRECONDITION (this platform
+        cannot run sandboxes; the build, the start or the entry checks failed:
+        the EntryReport in trailing metadata "cardarena-entry-report-bin", the
+        build log and what the bot wrote in "cardarena-build-log-bin"),
+        RESOURCE_EXHAUSTED (the rate limit of RegisterBot), UNAVAILABLE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBotLog(self, request, context):
+        """GetBotLog returns a hosted bot's build log and submissions and, with
+        game_id, what it wrote (stdout and stderr) in that game, once the game is
+        done and not sealed. Only the bot's author (its token) may read them.
+        Deadline: 10 s. Errors: UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND (no
+        such bot; a game not done or still sealed).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -197,6 +243,16 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.ListLadderGames,
                     request_deserializer=cardarena_dot_v1_dot_arena__pb2.ListLadderGamesRequest.FromString,
                     response_serializer=cardarena_dot_v1_dot_arena__pb2.ListLadderGamesResponse.SerializeToString,
+            ),
+            'SubmitBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.SubmitBot,
+                    request_deserializer=cardarena_dot_v1_dot_arena__pb2.SubmitBotRequest.FromString,
+                    response_serializer=cardarena_dot_v1_dot_arena__pb2.SubmitBotResponse.SerializeToString,
+            ),
+            'GetBotLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBotLog,
+                    request_deserializer=cardarena_dot_v1_dot_arena__pb2.GetBotLogRequest.FromString,
+                    response_serializer=cardarena_dot_v1_dot_arena__pb2.GetBotLogResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -389,6 +445,60 @@ class Arena:
             '/cardarena.v1.Arena/ListLadderGames',
             cardarena_dot_v1_dot_arena__pb2.ListLadderGamesRequest.SerializeToString,
             cardarena_dot_v1_dot_arena__pb2.ListLadderGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena.v1.Arena/SubmitBot',
+            cardarena_dot_v1_dot_arena__pb2.SubmitBotRequest.SerializeToString,
+            cardarena_dot_v1_dot_arena__pb2.SubmitBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBotLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardarena.v1.Arena/GetBotLog',
+            cardarena_dot_v1_dot_arena__pb2.GetBotLogRequest.SerializeToString,
+            cardarena_dot_v1_dot_arena__pb2.GetBotLogResponse.FromString,
             options,
             channel_credentials,
             insecure,

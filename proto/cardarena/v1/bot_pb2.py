@@ -27,15 +27,15 @@ from cardarena.v1 import slippery_sam_pb2 as cardarena_dot_v1_dot_slippery__sam_
 from cardarena.v1 import svara_pb2 as cardarena_dot_v1_dot_svara__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x63\x61rdarena/v1/bot.proto\x12\x0c\x63\x61rdarena.v1\x1a\x18\x63\x61rdarena/v1/rummy.proto\x1a\x1f\x63\x61rdarena/v1/slippery_sam.proto\x1a\x18\x63\x61rdarena/v1/svara.proto\"\x11\n\x0f\x44\x65scribeRequest\"v\n\x10\x44\x65scribeResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x03 \x01(\t\x12!\n\x05games\x18\x04 \x03(\x0e\x32\x12.cardarena.v1.Game\x12\x10\n\x08\x63\x61pacity\x18\x05 \x01(\r\"E\n\x05\x43lock\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x01 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x02 \x01(\r\x12\x11\n\tbudget_ms\x18\x03 \x01(\r\"\xf4\x01\n\nActRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x10\n\x08\x64\x65\x63ision\x18\x03 \x01(\r\x12\"\n\x05\x63lock\x18\x04 \x01(\x0b\x32\x13.cardarena.v1.Clock\x12\x35\n\x0cslippery_sam\x18\n \x01(\x0b\x32\x1d.cardarena.v1.SlipperySamViewH\x00\x12(\n\x05svara\x18\x0b \x01(\x0b\x32\x17.cardarena.v1.SvaraViewH\x00\x12(\n\x05rummy\x18\x0c \x01(\x0b\x32\x17.cardarena.v1.RummyViewH\x00\x42\x06\n\x04view\"\xa8\x01\n\x0b\x41\x63tResponse\x12\x37\n\x0cslippery_sam\x18\n \x01(\x0b\x32\x1f.cardarena.v1.SlipperySamActionH\x00\x12*\n\x05svara\x18\x0b \x01(\x0b\x32\x19.cardarena.v1.SvaraActionH\x00\x12*\n\x05rummy\x18\x0c \x01(\x0b\x32\x19.cardarena.v1.RummyActionH\x00\x42\x08\n\x06\x61\x63tion*S\n\x04Game\x12\x14\n\x10GAME_UNSPECIFIED\x10\x00\x12\x15\n\x11GAME_SLIPPERY_SAM\x10\x01\x12\x0e\n\nGAME_SVARA\x10\x02\x12\x0e\n\nGAME_RUMMY\x10\x03\x32\x8c\x01\n\x03\x42ot\x12I\n\x08\x44\x65scribe\x12\x1d.cardarena.v1.DescribeRequest\x1a\x1e.cardarena.v1.DescribeResponse\x12:\n\x03\x41\x63t\x12\x18.cardarena.v1.ActRequest\x1a\x19.cardarena.v1.ActResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x63\x61rdarena/v1/bot.proto\x12\x0c\x63\x61rdarena.v1\x1a\x18\x63\x61rdarena/v1/rummy.proto\x1a\x1f\x63\x61rdarena/v1/slippery_sam.proto\x1a\x18\x63\x61rdarena/v1/svara.proto\"\x11\n\x0f\x44\x65scribeRequest\"v\n\x10\x44\x65scribeResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x03 \x01(\t\x12!\n\x05games\x18\x04 \x03(\x0e\x32\x12.cardarena.v1.Game\x12\x10\n\x08\x63\x61pacity\x18\x05 \x01(\r\"E\n\x05\x43lock\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x01 \x01(\r\x12\x14\n\x0ctime_bank_ms\x18\x02 \x01(\r\x12\x11\n\tbudget_ms\x18\x03 \x01(\r\"\xf4\x01\n\nActRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12\x10\n\x08\x64\x65\x63ision\x18\x03 \x01(\r\x12\"\n\x05\x63lock\x18\x04 \x01(\x0b\x32\x13.cardarena.v1.Clock\x12\x35\n\x0cslippery_sam\x18\n \x01(\x0b\x32\x1d.cardarena.v1.SlipperySamViewH\x00\x12(\n\x05svara\x18\x0b \x01(\x0b\x32\x17.cardarena.v1.SvaraViewH\x00\x12(\n\x05rummy\x18\x0c \x01(\x0b\x32\x17.cardarena.v1.RummyViewH\x00\x42\x06\n\x04view\"\xa8\x01\n\x0b\x41\x63tResponse\x12\x37\n\x0cslippery_sam\x18\n \x01(\x0b\x32\x1f.cardarena.v1.SlipperySamActionH\x00\x12*\n\x05svara\x18\x0b \x01(\x0b\x32\x19.cardarena.v1.SvaraActionH\x00\x12*\n\x05rummy\x18\x0c \x01(\x0b\x32\x19.cardarena.v1.RummyActionH\x00\x42\x08\n\x06\x61\x63tion\"I\n\x10\x41\x63tStreamRequest\x12\n\n\x02id\x18\x01 \x01(\x04\x12)\n\x07request\x18\x02 \x01(\x0b\x32\x18.cardarena.v1.ActRequest\"y\n\x11\x41\x63tStreamResponse\x12\n\n\x02id\x18\x01 \x01(\x04\x12+\n\x08response\x18\x02 \x01(\x0b\x32\x19.cardarena.v1.ActResponse\x12+\n\x05\x65rror\x18\x03 \x01(\x0b\x32\x1c.cardarena.v1.ActStreamError\"/\n\x0e\x41\x63tStreamError\x12\x0c\n\x04\x63ode\x18\x01 \x01(\r\x12\x0f\n\x07message\x18\x02 \x01(\t*S\n\x04Game\x12\x14\n\x10GAME_UNSPECIFIED\x10\x00\x12\x15\n\x11GAME_SLIPPERY_SAM\x10\x01\x12\x0e\n\nGAME_SVARA\x10\x02\x12\x0e\n\nGAME_RUMMY\x10\x03\x32\xde\x01\n\x03\x42ot\x12I\n\x08\x44\x65scribe\x12\x1d.cardarena.v1.DescribeRequest\x1a\x1e.cardarena.v1.DescribeResponse\x12:\n\x03\x41\x63t\x12\x18.cardarena.v1.ActRequest\x1a\x19.cardarena.v1.ActResponse\x12P\n\tActStream\x12\x1e.cardarena.v1.ActStreamRequest\x1a\x1f.cardarena.v1.ActStreamResponse(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardarena.v1.bot_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GAME']._serialized_start=753
-  _globals['_GAME']._serialized_end=836
+  _globals['_GAME']._serialized_start=1000
+  _globals['_GAME']._serialized_end=1083
   _globals['_DESCRIBEREQUEST']._serialized_start=125
   _globals['_DESCRIBEREQUEST']._serialized_end=142
   _globals['_DESCRIBERESPONSE']._serialized_start=144
@@ -46,6 +46,12 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_ACTREQUEST']._serialized_end=580
   _globals['_ACTRESPONSE']._serialized_start=583
   _globals['_ACTRESPONSE']._serialized_end=751
-  _globals['_BOT']._serialized_start=839
-  _globals['_BOT']._serialized_end=979
+  _globals['_ACTSTREAMREQUEST']._serialized_start=753
+  _globals['_ACTSTREAMREQUEST']._serialized_end=826
+  _globals['_ACTSTREAMRESPONSE']._serialized_start=828
+  _globals['_ACTSTREAMRESPONSE']._serialized_end=949
+  _globals['_ACTSTREAMERROR']._serialized_start=951
+  _globals['_ACTSTREAMERROR']._serialized_end=998
+  _globals['_BOT']._serialized_start=1086
+  _globals['_BOT']._serialized_end=1308
 # @@protoc_insertion_point(module_scope)

@@ -76,3 +76,29 @@ class ActResponse(_message.Message):
     svara: _svara_pb2.SvaraAction
     rummy: _rummy_pb2.RummyAction
     def __init__(self, slippery_sam: _Optional[_Union[_slippery_sam_pb2.SlipperySamAction, _Mapping]] = ..., svara: _Optional[_Union[_svara_pb2.SvaraAction, _Mapping]] = ..., rummy: _Optional[_Union[_rummy_pb2.RummyAction, _Mapping]] = ...) -> None: ...
+
+class ActStreamRequest(_message.Message):
+    __slots__ = ("id", "request")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    request: ActRequest
+    def __init__(self, id: _Optional[int] = ..., request: _Optional[_Union[ActRequest, _Mapping]] = ...) -> None: ...
+
+class ActStreamResponse(_message.Message):
+    __slots__ = ("id", "response", "error")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    id: int
+    response: ActResponse
+    error: ActStreamError
+    def __init__(self, id: _Optional[int] = ..., response: _Optional[_Union[ActResponse, _Mapping]] = ..., error: _Optional[_Union[ActStreamError, _Mapping]] = ...) -> None: ...
+
+class ActStreamError(_message.Message):
+    __slots__ = ("code", "message")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    message: str
+    def __init__(self, code: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...

@@ -67,6 +67,11 @@ class BotStub:
                 request_serializer=cardarena_dot_v1_dot_bot__pb2.ActRequest.SerializeToString,
                 response_deserializer=cardarena_dot_v1_dot_bot__pb2.ActResponse.FromString,
                 _registered_method=True)
+        self.ActStream = channel.stream_stream(
+                '/cardarena.v1.Bot/ActStream',
+                request_serializer=cardarena_dot_v1_dot_bot__pb2.ActStreamRequest.SerializeToString,
+                response_deserializer=cardarena_dot_v1_dot_bot__pb2.ActStreamResponse.FromString,
+                _registered_method=True)
 
 
 class BotServicer:
@@ -145,6 +150,44 @@ class BotServicer:
         §4.2, 4.3). A bot that comes back after being unreachable is reached on its
         next call (each call may make a fresh connection attempt within its
         deadline): a seat retired as unreachable is back in the bot's next game.
+
+        Every bot serves Act. A bot that also serves ActStream is called on the
+        stream instead (see ActStream), and on Act only when its stream breaks.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ActStream(self, request_iterator, context):
+        """ActStream carries Act's requests and answers, of many games at once, on
+        one long-lived bidirectional stream: the referee opens one stream per bot
+        per worker process (on its one connection to the bot) and sends every
+        decision of that process's games on it, each ActRequest wrapped with an id
+        (ActStreamRequest). The bot answers each with the same id
+        (ActStreamResponse), in any order, as soon as it has the answer: requests
+        must be answered concurrently, as Act calls are (see "Concurrency"). A bot
+        that does not serve ActStream answers it UNIMPLEMENTED (gRPC does so for a
+        method the server does not have) and is called on Act.
+
+        Everything else is Act's: the request and the answer, the deadline (the
+        referee times each request on its own, from sending it to receiving its
+        answer, and throws away an answer that comes later), and the faults, each
+        the fault of its own request only:
+        - an answer (ActStreamResponse.response) is read as an Act answer;
+        - an error (ActStreamResponse.error) is read as the error status of an Act
+        call: ERROR with its code and message; UNAVAILABLE is sent once more (on
+        the stream), and is an ERROR when it comes again;
+        - no answer within the deadline is a TIMEOUT.
+        The stream breaking (the bot's process died, the connection was lost, the
+        bot ended or failed its stream, or sent a message larger than 64 KiB or
+        one that is not an ActStreamResponse) is no request's fault by itself:
+        every request waiting on it is sent again as an Act call, within what is
+        left of its deadline, and that call's outcome decides (a bot that died is
+        UNREACHABLE, an answer too large MALFORMED, rules §4.7). The next request
+        opens a new stream.
+
+        The stream has no deadline of its own; the referee half-closes it when its
+        worker stops.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -162,6 +205,11 @@ def add_BotServicer_to_server(servicer, server):
                     servicer.Act,
                     request_deserializer=cardarena_dot_v1_dot_bot__pb2.ActRequest.FromString,
                     response_serializer=cardarena_dot_v1_dot_bot__pb2.ActResponse.SerializeToString,
+            ),
+            'ActStream': grpc.stream_stream_rpc_method_handler(
+                    servicer.ActStream,
+                    request_deserializer=cardarena_dot_v1_dot_bot__pb2.ActStreamRequest.FromString,
+                    response_serializer=cardarena_dot_v1_dot_bot__pb2.ActStreamResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -241,6 +289,33 @@ class Bot:
             '/cardarena.v1.Bot/Act',
             cardarena_dot_v1_dot_bot__pb2.ActRequest.SerializeToString,
             cardarena_dot_v1_dot_bot__pb2.ActResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ActStream(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/cardarena.v1.Bot/ActStream',
+            cardarena_dot_v1_dot_bot__pb2.ActStreamRequest.SerializeToString,
+            cardarena_dot_v1_dot_bot__pb2.ActStreamResponse.FromString,
             options,
             channel_credentials,
             insecure,
