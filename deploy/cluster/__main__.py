@@ -30,7 +30,7 @@ def main(argv: list[str] | None = None) -> int:
         dep = start_deployment(cluster)
         print(f"cluster up: logs in {cluster.workdir}")
         for name, host in cluster.hosts.items():
-            print(f"  {name:<10} {host.addr:<12} ip netns exec {host.netns} ...")
+            print(f"  {name:<10} {host.addr:<12} nsenter --net=/run/netns/{host.netns} ...")
         print(f"  CARDARENA_DB_URL={dep.db_url}\n  CARDARENA_BROKER_URL={dep.broker_url}")
         if args.games:
             dep.season_create("cluster", args.games)

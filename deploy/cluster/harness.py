@@ -65,6 +65,8 @@ def unavailable() -> str | None:
         return "the cluster needs root (network namespaces: ip netns)"
     if shutil.which("ip") is None:
         return "the cluster needs iproute2's ip (apt-get install iproute2)"
+    if shutil.which("nsenter") is None:
+        return "the cluster needs util-linux's nsenter (apt-get install util-linux)"
     for tool in ("redis-server", "initdb", "pg_ctl"):
         if shutil.which(tool) is None and not _pg_binary(tool):
             return f"the cluster needs {tool} on PATH (redis-server, and PostgreSQL's initdb and pg_ctl)"
@@ -162,20 +164,21 @@ class Cluster:
         """Bring ``host``'s link up again."""
         _ip("link", "set", self.hosts[host].veth, "up")
 
+    def _enter(self, host: str, user: str | None) -> list[str]:
+        """The argv prefix that runs a command on ``host``: ``nsenter --net`` joins only the host's network
+        namespace (``ip netns exec`` would also remount /sys, which some container runtimes refuse and which
+        hides the machine's cgroup mounts from the processes that run hosted bots' sandboxes)."""
+        prefix = ["nsenter", f"--net=/run/netns/{self.hosts[host].netns}", "--"]
+        return [*prefix, "runuser", "-u", user, "--"] if user else prefix
+
     def start(self, host: str, role: str, argv: list[str], env: dict[str, str] | None = None,
-              user: str | None = None, cgroups: bool = False) -> Proc:
-        """Start ``argv`` on ``host`` (in its namespace, a session of its own, in the repository), its
-        output to a log under the workdir. ``cgroups``: a process that runs hosted bots' sandboxes, which needs
-        the machine's cgroup mounts: it enters only the host's network namespace (``nsenter --net``), where
-        ``ip netns exec`` would also mount a /sys of its own, without /sys/fs/cgroup."""
+              user: str | None = None) -> Proc:
+        """Start ``argv`` on ``host`` (in its network namespace, a session of its own, in the repository), its
+        output to a log under the workdir."""
         log = self.workdir / f"{host}-{role}-{len(self.procs)}.log"
-        prefix = (["nsenter", f"--net=/run/netns/{self.hosts[host].netns}", "--"] if cgroups
-                  else ["ip", "netns", "exec", self.hosts[host].netns])
-        if user:
-            prefix += ["runuser", "-u", user, "--"]
         with log.open("wb") as out:
-            process = subprocess.Popen([*prefix, *argv], cwd=REPO, env={**os.environ, **(env or {})}, stdout=out,
-                                       stderr=subprocess.STDOUT, start_new_session=True)
+            process = subprocess.Popen([*self._enter(host, user), *argv], cwd=REPO, env={**os.environ, **(env or {})},
+                                       stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         proc = Proc(host, role, process, log)
         self.procs.append(proc)
         return proc
@@ -183,11 +186,8 @@ class Cluster:
     def run(self, host: str, argv: list[str], env: dict[str, str] | None = None, timeout_s: float = 120,
             user: str | None = None) -> subprocess.CompletedProcess[str]:
         """Run ``argv`` on ``host`` to its end; returns it (output captured, not checked)."""
-        prefix = ["ip", "netns", "exec", self.hosts[host].netns]
-        if user:
-            prefix += ["runuser", "-u", user, "--"]
-        return subprocess.run([*prefix, *argv], cwd=REPO, env={**os.environ, **(env or {})}, capture_output=True,
-                              text=True, timeout=timeout_s)
+        return subprocess.run([*self._enter(host, user), *argv], cwd=REPO, env={**os.environ, **(env or {})},
+                              capture_output=True, text=True, timeout=timeout_s)
 
     def stop(self, proc: Proc, sig: int = signal.SIGKILL) -> None:
         """Signal ``proc``'s whole process group and wait for it."""
@@ -226,16 +226,24 @@ class Cluster:
         self.down()
 
 
-def wait_port(addr: str, port: int, timeout_s: float = 60.0, what: str = "") -> None:
-    """Wait until ``addr:port`` accepts a TCP connection (from the operator's side). Raises RuntimeError."""
+def wait_port(addr: str, port: int, timeout_s: float = 60.0, what: str = "", proc: Proc | None = None) -> None:
+    """Wait until ``addr:port`` accepts a TCP connection (from the operator's side). Raises RuntimeError naming
+    ``what``, and when ``proc`` (the process that should listen) is given, whether it exited and its log's end."""
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         try:
             with socket.create_connection((addr, port), timeout=0.5):
                 return
         except OSError:
+            if proc is not None and not proc.alive():
+                break
             time.sleep(0.1)
-    raise RuntimeError(f"{what or f'{addr}:{port}'} did not listen within {timeout_s:.0f} s")
+    message = f"{what or f'{addr}:{port}'} did not listen within {timeout_s:.0f} s"
+    if proc is not None:
+        state = "running" if proc.alive() else f"exited with {proc.process.returncode}"
+        tail = proc.log.read_bytes()[-1500:].decode(errors="replace") if proc.log.exists() else ""
+        message += f" (the process is {state}; its log ends: {tail!r})"
+    raise RuntimeError(message)
 
 
 @dataclass
@@ -270,7 +278,7 @@ class Deployment:
         """Start the guide's worker on ``host`` (``extra_env`` added to its environment, e.g. a clock
         shifted by libfaketime) and wait until it consumes. Raises RuntimeError."""
         argv = self.cardarena("worker", {"CONCURRENCY": str(concurrency), "WORKER_NAME": f"{host}@cluster"})
-        proc = self.cluster.start(host, "worker", argv, {**self.host_env(host), **(extra_env or {})}, cgroups=True)
+        proc = self.cluster.start(host, "worker", argv, {**self.host_env(host), **(extra_env or {})})
         deadline = time.monotonic() + 90
         while time.monotonic() < deadline:
             if b" ready." in proc.log.read_bytes():
@@ -356,20 +364,21 @@ def start_deployment(cluster: Cluster, lease_s: float = 10.0, worker_hosts: tupl
     """Start every part of the guide on ``cluster`` (see the module docstring); returns the Deployment.
     Raises RuntimeError naming the part that did not start."""
     broker_addr = cluster.addr("broker")
-    cluster.start("broker", "redis", command_for("broker", {"BROKER_ADDR": broker_addr}))
-    wait_port(broker_addr, REDIS_PORT, what="redis-server on the broker host")
+    redis = cluster.start("broker", "redis", command_for("broker", {"BROKER_ADDR": broker_addr}))
+    wait_port(broker_addr, REDIS_PORT, what="redis-server on the broker host", proc=redis)
     db_url = _start_store(cluster)
     dep = Deployment(cluster, db_url, f"redis://{broker_addr}:{REDIS_PORT}/0", [], {}, lease_s)
     server_addr = cluster.addr("organiser")
-    cluster.start("organiser", "server", dep.cardarena("server", {"SERVER_ADDR": server_addr}), dep.host_env("organiser"),
-                  cgroups=True)
-    wait_port(server_addr, 50050, 120, "the server's Arena on the organiser host")
+    server = cluster.start("organiser", "server", dep.cardarena("server", {"SERVER_ADDR": server_addr}),
+                           dep.host_env("organiser"))
+    wait_port(server_addr, 50050, 120, "the server's Arena on the organiser host", proc=server)
     bot_addr = cluster.addr("bots")
+    bot_procs = []
     for bot, name, port, seed in BOTS:
         values = {"BOT": bot, "BOT_ADDR": bot_addr, "BOT_PORT": str(port), "SEED": str(seed)}
-        cluster.start("bots", f"bot-{name}", dep.cardarena("bot", values), {"PYTHONPATH": str(REPO)})
-    for bot, name, port, seed in BOTS:
-        wait_port(bot_addr, port, 60, f"bot {name} on the bot host")
+        bot_procs.append(cluster.start("bots", f"bot-{name}", dep.cardarena("bot", values), {"PYTHONPATH": str(REPO)}))
+    for (bot, name, port, seed), proc in zip(BOTS, bot_procs):
+        wait_port(bot_addr, port, 60, f"bot {name} on the bot host", proc=proc)
         argv = dep.cardarena("register", {"NAME": name, "BOT_ADDR": bot_addr, "BOT_PORT": str(port),
                                           "SERVER_ADDR": server_addr})
         done = cluster.run("bots", argv, timeout_s=180)
