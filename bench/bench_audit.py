@@ -76,12 +76,15 @@ class RememberingSam(Player):
     """``odds`` that remembers every stack card it saw turned, by deal, and finds the deal again
     by the first-dealer cards (public from the start, rules §1.2) and the cards turned so far in
     the deal: when it knows the next stack card it bets the most it may if its hand beats that
-    card (rules §1.5), else 1 token. ``remember=False``: plain ``odds`` (its twin)."""
+    card (rules §1.5), else 1 token. ``remember=False``: plain ``odds`` (its twin). ``only``: the
+    rotations (0 the first it plays of a deal) it uses its memory in, None all: the evader of a trend
+    test uses it only in its 2nd and 3rd, ``frozenset({1, 2})``."""
 
     remember: bool = True
     #: first-dealer cards -> game number -> the turned cards of each deal of that game, in order
     memory: dict[tuple[str, ...], dict[int, list[list[str]]]] = field(default_factory=dict)
     known: int = 0  # bets placed knowing the card
+    only: frozenset[int] | None = None
 
     def policy(self, seat: int, game: ScheduledGame) -> Policy:
         bot = OddsBot()
@@ -94,6 +97,8 @@ class RememberingSam(Player):
             mine = self.memory.setdefault(tuple(view.first_dealer_cards), {})
             mine[game.number] = deals
             if view.decision != slippery_sam_pb2.SLIPPERY_SAM_DECISION_BET:
+                return honest
+            if self.only is not None and len(mine) - 1 not in self.only:
                 return honest
             turned = list(view.turned)
             index = len(deals) - 1 if turned else len(deals)
@@ -152,6 +157,8 @@ class RememberingSvara(Player):
     #: (szacha, bottom card, hand number, svara) -> seat -> (game number, cards)
     memory: dict[tuple[str, str, int, int], dict[int, tuple[int, tuple[str, ...]]]] = field(default_factory=dict)
     known: int = 0
+    #: as :class:`RememberingSam`'s: the rotations of a deal it uses its memory in (None: all)
+    only: frozenset[int] | None = None
 
     def policy(self, seat: int, game: ScheduledGame) -> Policy:
         bot = PointsBot()
@@ -170,6 +177,8 @@ class RememberingSvara(Player):
                 return honest
             others = [s for s, playing in enumerate(view.in_play) if playing and s != seat]
             known = {s: hands[s][1] for s in others if s in hands and hands[s][0] != game.number}
+            if self.only is not None and len({n for n, _ in hands.values() if n != game.number}) not in self.only:
+                return honest
             if not known:
                 return honest
             self.known += 1
@@ -413,11 +422,15 @@ def simulate_season(game: str, params: dict[str, int], players: Sequence[Player]
     return Season(out, [t / c if c else 0.0 for t, c in zip(totals, counts)])
 
 
-def season_pair(game: str, seed: int, games: int = 96) -> tuple[Season, Season, Player]:
+def season_pair(game: str, seed: int, games: int = 96,
+                only: frozenset[int] | None = None) -> tuple[Season, Season, Player]:
     """The same season (``seed``) played with the remembering bot in seat list position 0, then
-    with its twin; returns ``(remembering season, twin season, the remembering player)``."""
+    with its twin; returns ``(remembering season, twin season, the remembering player)``. ``only``:
+    the rotations of a deal it uses its memory in (Slippery Sam's and Svara's bots; None: all)."""
     params, make = MATCHES[game]
     cheat = make(True)
+    if only is not None:
+        cheat.only = only  # type: ignore[attr-defined]
     with_memory = simulate_season(game, params, [cheat, *_opponents(game)], seed, games)
     twin = simulate_season(game, params, [make(False), *_opponents(game)], seed, games)
     return with_memory, twin, cheat
@@ -429,6 +442,9 @@ def main() -> None:
     parser.add_argument("--games-per-season", type=int, default=96)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--games", default="slippery-sam,svara,rummy")
+    parser.add_argument("--evade", action="store_true",
+                        help="the remembering bot uses its memory only in the 2nd and 3rd rotation it plays of a "
+                             "deal (Slippery Sam, Svara): the evader of a trend test")
     parser.add_argument("--honest-only", action="store_true",
                         help="only honest seasons (the twins): the false-alarm rate, at half the cost")
     args = parser.parse_args()
@@ -443,7 +459,8 @@ def main() -> None:
         by_test = {LATER: 0, INFORMED_PLAY: 0, LUCK: 0}
         for i in range(args.seasons):
             seed = args.seed * 1_000_003 + i
-            cheat, twin, _ = season_pair(game, seed, args.games_per_season)
+            cheat, twin, _ = season_pair(game, seed, args.games_per_season,
+                                         frozenset({1, 2}) if args.evade else None)
             gains.append(cheat.mean_change[0] - twin.mean_change[0])
             first += cheat.mean_change[0] == max(cheat.mean_change)
             honest = audit_season(twin.games, higher)

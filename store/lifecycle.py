@@ -122,13 +122,18 @@ class Claim:
 
 @dataclass(frozen=True)
 class BotsBusy:
-    """A claim refused for capacity: ``bots`` are ``(name, capacity)`` of the table's bots
-    already playing ``capacity`` games. Nothing was written; try again later."""
+    """A claim refused for now: ``bots`` are ``(name, capacity)`` of the table's bots already playing
+    ``capacity`` games, or ``rotation`` is the number of a game of the same deal group still running
+    (rules §0.6: a duplicate table's rotations are played one at a time). Nothing was written; try again
+    later."""
 
     game_id: int
     bots: tuple[tuple[str, int], ...]
+    rotation: int | None = None
 
     def __str__(self) -> str:
+        if self.rotation is not None:
+            return f"waiting for game {self.rotation}, a rotation of the same deal, to end"
         return "waiting for " + ", ".join(f"{name} (capacity {cap})" for name, cap in self.bots)
 
 
@@ -174,7 +179,7 @@ _LOCK_SEASON = select(*_SEASON_COLUMNS).where(Season.id == bindparam("season_id"
 _LOCK_SEASON_OF_GAME = select(*_SEASON_COLUMNS).where(
     Season.id == select(Game.season_id).where(Game.id == bindparam("game_id")).scalar_subquery()).with_for_update()
 #: A game's state, and whether a bot of its season is marked not answering (``_MARK_ANSWERING`` to do).
-_GAME = select(Game.status, Game.attempts, Game.lease_expires_at, Game.number, Game.seed, exists().where(
+_GAME = select(Game.status, Game.attempts, Game.lease_expires_at, Game.number, Game.seed, Game.deal_group, exists().where(
     SeasonBotStatus.season_id == Game.season_id, SeasonBotStatus.unavailable_since.is_not(None),
     SeasonBotStatus.suspended_at.is_(None)).label("unanswered")).where(Game.id == bindparam("game_id"))
 #: ``(seat, bot id, name, endpoint, capacity, version, described name, version, capacity)`` of a game's seats.
@@ -189,6 +194,11 @@ _LOCK_TABLE = _TABLE.order_by(Bot.id).with_for_update(of=Bot)
 _RUNNING_PER_BOT = (select(GameSeat.bot_id, func.count()).where(
     GameSeat.game_id.in_(select(Game.id).where(Game.status == GameStatus.RUNNING)),
     GameSeat.bot_id.in_(bindparam("bot_ids", expanding=True))).group_by(GameSeat.bot_id))
+#: The number of a running game of a deal group other than ``game_id`` (one probe of
+#: ``ix_games_season_id_deal_group_status``).
+_DEAL_IN_PLAY = (select(Game.number).where(
+    Game.season_id == bindparam("season_id"), Game.deal_group == bindparam("deal_group"),
+    Game.status == GameStatus.RUNNING, Game.id != bindparam("game_id")).limit(1))
 _CLAIM = (update(Game).where(Game.id == bindparam("game_id"), Game.status == GameStatus.PENDING)
           .values(status=GameStatus.RUNNING, attempts=Game.attempts + 1, lease_owner=bindparam("owner"),
                   lease_expires_at=bindparam("expires"), started_at=bindparam("now"))
@@ -263,8 +273,11 @@ class GameLifecycle:
         self, game_id: int, owner: str, lease_seconds: float, now: datetime | None = None
     ) -> Claim | BotsBusy | None:
         """:meth:`claim_game`, but only if every bot of the table has room: fewer running
-        games (any season) than its ``capacity``. Otherwise nothing is written and the
-        answer is :class:`BotsBusy` naming the full bots (the caller retries later).
+        games (any season) than its ``capacity``, and no other game of its deal group is running
+        (rules §0.6: a bot never has two rotations of one deal in flight, so the order in which it
+        played them is the order in which it could learn from them, the order the duplicate audit
+        reads). Otherwise nothing is written and the answer is :class:`BotsBusy` naming the full
+        bots or the rotation in play (the caller retries later).
 
         Atomic across processes: the bots' rows are locked (PostgreSQL ``FOR UPDATE``,
         in id order, after the season's lock; SQLite's ``BEGIN IMMEDIATE`` serialises
@@ -293,6 +306,10 @@ class GameLifecycle:
             if (season.config or {}).get("paused_at"):
                 return None  # its runner stopped (season run, Ctrl-C): left pending until it runs again
             if capacity:
+                in_play = conn.scalar(_DEAL_IN_PLAY, {"season_id": season.id, "deal_group": game.deal_group,
+                                                      "game_id": game_id}) if game.deal_group is not None else None
+                if in_play is not None:  # the season's lock serialises claims: one rotation at a time
+                    return BotsBusy(game_id, (), in_play)
                 table = conn.execute(_LOCK_TABLE, {"game_id": game_id}).all()
                 busy = self._full_bots(conn, game_id, table)
                 if busy is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from sqlalchemy import case, delete, func, insert, select
@@ -367,6 +367,15 @@ class Seasons:
             return [(gid, number, number if group is None else group, seed, GameStatus(status))
                     for gid, number, group, seed, status in rows]
 
+    def played_at(self, season_id: int) -> dict[int, float]:
+        """``{number: when its stored attempt started}`` (seconds since the epoch, the database's clock) of
+        the season's done games: the order in which they were played (the duplicate audit reads a deal
+        group's rotations in that order, rules §0.6)."""
+        with self._db.read() as s:
+            rows = s.execute(select(Game.number, Game.started_at).where(
+                Game.season_id == season_id, Game.status == GameStatus.DONE, Game.started_at.is_not(None))).all()
+            return {number: _timestamp(started) for number, started in rows}
+
     def stored_games(self, season_id: int) -> list[StoredGame]:
         """Every game of the season with every field ``league.integrity.verify`` checks, in schedule order. Not for display."""
         with self._db.read() as s:
@@ -493,3 +502,8 @@ class Seasons:
                 .where(SeasonBotStatus.season_id == season_id).order_by(Bot.name)
             ).all()
             return [BotAvailability(r.bot_id, name, r.unavailable_since, r.reason, r.suspended_at) for r, name in rows]
+
+
+def _timestamp(when: datetime) -> float:
+    """``when`` as seconds since the epoch; a naive datetime (SQLite's) is UTC."""
+    return (when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)).timestamp()

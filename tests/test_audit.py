@@ -9,24 +9,55 @@ import random
 import pytest
 
 from bench.bench_audit import MATCHES, KnowingRummy, season_pair
-from league.integrity.audit import LATER, LUCK, AuditGame, audit_season, first_versus_later, later_test, rummy_informed, trend
+from league.integrity.audit import LATER, LUCK, AuditGame, audit_season, first_versus_later, later_test, rummy_informed
 from referee.games import games, spec
 from tests.a_game import GAME, QUICK, STRONG, game_with
 
 
 def test_later_test_is_exact_on_groups_whose_order_is_extreme() -> None:
-    """A group's scores (0, 0, 0, 12) in play order have the largest trend its orders can give, one order
-    in 4 (where the 12 falls); over 5 such groups the randomisation p-value is (1/4)**5, and 1 when every
-    group has its 12 first."""
+    """A group's scores (0, 12, 12, 12) in play order have the largest later-less-first its orders can give
+    (12), one order in 4 (the one with the 0 first); over 5 such groups the randomisation p-value is
+    (1/4)**5, and 1 when every group has its 12 first. The 12 last, (0, 0, 0, 12), is what 3 orders in 4
+    give: no evidence."""
+    assert first_versus_later([0, 12, 12, 12], 0) == 12.0
     assert first_versus_later([0, 0, 0, 12], 0) == 4.0
-    assert trend([0, 0, 0, 12]) == 18.0 and trend([12, 0, 0, 0]) == -18.0
     exact = 0.25 ** 5
-    stat, p = later_test([[0, 0, 0, 12]] * 5, random.Random(1))
-    assert stat == 4.0 and exact / 2 < p < 2 * exact  # 20 hits in ~20,000 draws: +-22%
-    stat, p = later_test([[0, 12, 12, 12]] * 5, random.Random(2))  # the first is the only low one
-    assert stat == 12.0 and exact / 2 < p < 2 * exact
+    stat, p = later_test([[0, 12, 12, 12]] * 5, random.Random(2))
+    assert stat == 12.0 and exact / 2 < p < 2 * exact  # 20 hits in ~20,000 draws: +-22%
     stat, p = later_test([[12, 0, 0, 0]] * 5, random.Random(1))
     assert stat == -12.0 and p == 1.0
+    stat, p = later_test([[0, 0, 0, 12]] * 5, random.Random(1))
+    assert stat == 4.0 and p > 0.1  # (3/4)**5 = 0.24
+
+
+def test_a_bot_that_uses_its_memory_only_in_its_middle_rotations_is_flagged() -> None:
+    """The evader of a trend test: bot 1 gains only in the 2nd and 3rd rotation it plays of each deal (a trend
+    over 4 rotations weighs them -0.5 and +0.5: zero). Later less first is what it gains: flagged, and no
+    other bot is."""
+    rng = random.Random(9)
+    games = []
+    for g in range(24):
+        scores = [[rng.gauss(0, 10) + (0 if r in (0, 3) else 40 if b == 1 else -40 / 3) for b in range(4)]
+                  for r in range(4)]
+        games += _group(4 * g, g, scores)
+    audit = audit_season(games)
+    assert {bot for bot, a in audit.items() if a.flags} == {1}
+    assert audit[1].flags[0].effect > 10
+
+
+def test_the_audit_reads_a_group_in_the_order_it_was_played_not_its_numbers() -> None:
+    """The same games, their schedule numbers reversed within each group but their start times (``played``)
+    in the order that makes bot 2's gain come after its first rotation: flagged by the start times; read by
+    the numbers, its gain would stand first and it would not be flagged."""
+    rng = random.Random(4)
+    games = []
+    for g in range(24):
+        scores = [[rng.gauss(0, 10) + (0 if r == 0 else 40 if b == 2 else -40 / 3) for b in range(4)] for r in range(4)]
+        for r, game in enumerate(_group(4 * g, g, scores)):
+            games.append(AuditGame(4 * g + 3 - r, game.deal_group, game.bots, game.changes, played=1000.0 * g + r))
+    assert {bot for bot, a in audit_season(games).items() if a.flags} == {2}
+    by_number = [AuditGame(x.number, x.deal_group, x.bots, x.changes) for x in games]
+    assert not audit_season(by_number)[2].flags
 
 
 def _group(number: int, group: int, scores: list[list[float]], luck: list[list[float]] | None = None) -> list[AuditGame]:

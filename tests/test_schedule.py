@@ -105,9 +105,31 @@ def test_deal_seeds_are_hmacs_of_the_key_and_the_seating_does_not_draw_them() ->
     assert [sorted(g.seats for g in dup if g.deal_group == d) for d in range(7)] == \
         [sorted(g.seats for g in plain[first:first + n]) for first, n in [(0, 3), (3, 4), (7, 3), (10, 4), (14, 3),
                                                                            (17, 4), (21, 3)]]
-    assert [g.deal_group for g in dup][:7] == [0, 0, 0, 1, 1, 1, 1]
+    # tables in blocks of INTERLEAVE (8): each table's first rotation, then each one's second, ...
+    assert [g.deal_group for g in dup][:10] == [0, 1, 2, 3, 4, 5, 6, 7, 0, 1]
     assert [g.seed for g in dup] == [deal_seed(key, g.number, g.deal_group, True) for g in dup]
     assert {g.seed for g in dup}.isdisjoint(g.seed for g in plain)  # game:N and group:N are other labels
+
+
+def test_a_duplicate_tables_rotations_are_interleaved_with_its_blocks_other_tables() -> None:
+    """Rotations of one deal group stand INTERLEAVE tables' worth apart, so the workers seldom wait for the
+    rotation ahead (the store plays one rotation of a deal at a time, rules §0.6); a block is whole tables,
+    and a short last block still holds every rotation."""
+    from league.competition.schedule import INTERLEAVE
+
+    same = build_schedule(list(range(9)), [4], 4 * 20, key_from_seed(5), duplicate=True)  # 2 whole blocks, 1 of 4
+    for group in range(20):
+        numbers = [g.number for g in same if g.deal_group == group]
+        tables_in_block = min(INTERLEAVE, 20 - group // INTERLEAVE * INTERLEAVE)
+        assert [b - a for a, b in zip(numbers, numbers[1:])] == [tables_in_block] * 3, (group, numbers)
+    mixed = build_schedule(list(range(9)), [4, 3], 4 * 21, key_from_seed(5), duplicate=True)
+    assert sorted(g.number for g in mixed) == list(range(len(mixed)))
+    for group in {g.deal_group for g in mixed}:
+        numbers = [g.number for g in mixed if g.deal_group == group]
+        assert len(numbers) in (3, 4)
+        assert {mixed[n].deal_group // INTERLEAVE for n in range(numbers[0], numbers[-1] + 1)} == {group // INTERLEAVE}
+        # a block of 8 alternating sizes: 8 tables' rotations apart, then the four tables of 4 seats
+        assert min(b - a for a, b in zip(numbers, numbers[1:])) >= 4, (group, numbers)
 
 
 def test_duplicate_rotations_are_played_in_a_random_order_per_table() -> None:

@@ -10,10 +10,12 @@ A schedule is deterministic from the season's key (``league.integrity.fairness``
   moves to seat p+1), so every bot sits in every seat position of a table
   equally often;
 - with ``duplicate=True`` all rotations of a table share one deal seed, so
-  the cards' luck cancels out (as in duplicate bridge), and they follow each
-  other in the schedule in an order drawn at random for each table (from its
-  own stream, ``rotation_order_seed``); otherwise every game has its own seed
-  and the rotations follow each other in order.
+  the cards' luck cancels out (as in duplicate bridge), in an order drawn at
+  random for each table (from its own stream, ``rotation_order_seed``), and
+  the tables are scheduled in blocks of :data:`INTERLEAVE`: the first
+  rotation of each table of the block, then the second of each, and so on;
+  otherwise every game has its own seed and a table's rotations follow each
+  other in order.
 
 Why the rotations of a table are played in a random order: a bot that remembers
 the cards of one rotation can use them in the rotations it plays later with the
@@ -24,6 +26,19 @@ drawn at random, which rotation comes first is independent of the cards and the
 seats, so for a bot that does not remember, the two have the same distribution
 and the audit's false-alarm rate is exact (a randomisation test), whatever the
 game's seat advantages.
+
+Why the rotations of a block's tables are interleaved: a bot must never have
+two rotations of one deal in flight at once, or it could learn, during play,
+from whichever rotation is ahead, in an order nobody records. The store
+refuses to start a rotation while another of its deal group is running
+(``store.lifecycle``, rules §0.6), so the order in which a bot played a deal's
+rotations is the order in which it could learn from them, and the audit reads
+that order (the games' start times), not the schedule numbers. With a table's
+rotations one after another, the workers would mostly wait for the rotation
+ahead; interleaved, the next rotation of a table comes :data:`INTERLEAVE`
+games later, when the one before it has usually ended, so the workers keep
+playing. A block is short, so a bot that learns over the season (honestly)
+changes little between a table's rotations.
 
 Deal seeds are HMACs of the key (``league.integrity.fairness.deal_seed``: of the game's
 number, or of the rotation group's number with ``duplicate``), never draws of
@@ -57,6 +72,11 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from league.integrity.fairness import deal_seed, derive, schedule_seed
+
+
+#: A duplicate season's tables are scheduled in blocks of this many, their rotations interleaved
+#: (the module docstring says why).
+INTERLEAVE = 8
 
 
 class ScheduleError(ValueError):
@@ -99,21 +119,35 @@ def build_schedule(bots: Sequence[int], table_sizes: Sequence[int], games: int, 
     order_rng = random.Random(rotation_order_seed(key))
     played: Counter[int] = Counter()
     met: Counter[tuple[int, int]] = Counter()
-    schedule: list[ScheduledGame] = []
-    group = 0
-    while len(schedule) < games:
-        size = table_sizes[group % len(table_sizes)]
-        group += 1
+    tables: list[list[tuple[int, ...]]] = []  # per table (deal group), its rotations in their drawn order
+    total = 0
+    while total < games:
+        size = table_sizes[len(tables) % len(table_sizes)]
         table = _greedy_table(bots, size, played, met, rng, max(table_sizes))
         for b in table:
             played[b] += size
         for a, b in combinations(table, 2):
             met[_pair(a, b)] += size
-        for seats in rotations(table, order_rng if duplicate else None):
-            number = len(schedule)
-            deal_group = group - 1 if duplicate else number
-            schedule.append(ScheduledGame(number, deal_seed(key, number, deal_group, duplicate), seats, deal_group))
+        tables.append(rotations(table, order_rng if duplicate else None))
+        total += size
+    schedule: list[ScheduledGame] = []
+    for group, seats in _play_order(tables, INTERLEAVE if duplicate else 1):
+        number = len(schedule)
+        deal_group = group if duplicate else number
+        schedule.append(ScheduledGame(number, deal_seed(key, number, deal_group, duplicate), seats, deal_group))
     return schedule
+
+
+def _play_order(tables: Sequence[Sequence[tuple[int, ...]]], block: int) -> list[tuple[int, tuple[int, ...]]]:
+    """``(table index, seats)`` of every rotation of ``tables``, in schedule order: the tables taken in blocks
+    of ``block``, and within a block the first rotation of each table, then the second of each, and so on
+    (``block`` 1: each table's rotations one after another)."""
+    out: list[tuple[int, tuple[int, ...]]] = []
+    for start in range(0, len(tables), block):
+        chunk = range(start, min(start + block, len(tables)))
+        for r in range(max(len(tables[t]) for t in chunk)):
+            out += [(t, tables[t][r]) for t in chunk if r < len(tables[t])]
+    return out
 
 
 def rotations(table: Sequence[int], order_rng: random.Random | None) -> list[tuple[int, ...]]:

@@ -223,6 +223,10 @@ class SeasonDeals(Protocol):
         """``(game id, number, deal group, seed, status)`` of every game of the season."""
         ...
 
+    def played_at(self, season_id: int) -> dict[int, float]:
+        """``{number: start of its stored attempt}`` (seconds) of the season's done games."""
+        ...
+
 
 class ResultsSource(Protocol):
     """Where a season's results are read from (``store.Store``), by the store's areas."""
@@ -274,14 +278,17 @@ def game_number(record: GameRecord) -> int | None:
 
 
 def audit_games(deals: Iterable[tuple[int, int, int, int, Any]],
-                records: Iterable[tuple[Sequence[int], GameRecord]]) -> list[AuditGame]:
+                records: Iterable[tuple[Sequence[int], GameRecord]],
+                played: Mapping[int, float] | None = None) -> list[AuditGame]:
     """The games the duplicate audit reads (:class:`league.integrity.audit.AuditGame`): the done games (``records``,
     ``(bot of each seat, record)``) of deal groups that hold more than one game and none still to be
     played (``deals``: ``(game id, number, deal group, seed, status)`` of every game, status
     ``pending``/``running`` for a game still to be played), with each seat's luck for a game with a luck
     estimator (``GameSpec.luck``) and its informed-play score for a game in ``league.integrity.audit.INFORMED``.
     A game stored from a rerun attempt (``record.attempt > 1``) dealt other cards than its group
-    (rules §4.3) and is left out; the group's other rotations are still compared."""
+    (rules §4.3) and is left out; the group's other rotations are still compared. ``played``:
+    ``{number: when its stored attempt started}`` (seconds), the order the audit reads a group in (rules
+    §0.6); a game missing from it is ordered by its number."""
     group_of: dict[int, int] = {}
     size: dict[int, int] = {}
     open_groups: set[int] = set()
@@ -305,7 +312,7 @@ def audit_games(deals: Iterable[tuple[int, int, int, int, Any]],
         out.append(AuditGame(number, group, tuple(bots), tuple(by_seat[s] for s in range(record.num_seats)),
                              _or_none(lambda: estimator(record.events, record.num_seats)) if estimator else None,
                              _or_none(lambda: informed(record.events, record.num_seats, record.params))
-                             if informed else None))
+                             if informed else None, (played or {}).get(number)))
     return out
 
 
@@ -335,7 +342,7 @@ def audit_of(source: ResultsSource, season_id: int, game: str,
     if len({d[2] for d in deals}) == len(deals):
         return {}
     records = records if records is not None else source.replays.season_records(season_id)
-    return duplicate_audit(game, audit_games(deals, records))
+    return duplicate_audit(game, audit_games(deals, records, source.seasons.played_at(season_id)))
 
 
 def standings_of(source: ResultsSource, season_id: int, with_luck: bool = True) -> list[StandingRow]:

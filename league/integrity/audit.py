@@ -11,21 +11,24 @@ done rotations, and only the groups none of whose games is still to be played:
 - **later rotations** (every game): the bot's *duplicate score* in a rotation is its score
   change (higher is better; negated for a game where lower is better) less the mean change
   of the seats that held the same seat position, so the same cards, in the group's other
-  rotations. Its effect is, averaged over groups, the mean duplicate score in the
-  rotations it played after it had already played the deal, less the one it played first
-  (schedule order); its test statistic the trend of the duplicate scores over the order of
-  play (:func:`trend`: a remembering bot knows more at each rotation). A bot whose play does
-  not depend on the earlier rotations has the same chance of every ordering of a group's
-  outcomes, because the schedule draws the order of each table's rotations at random
-  (``league.competition.schedule``); the p-value is that of a randomisation test, each group's order
-  drawn again uniformly, estimated from random draws (Besag and Clifford's sequential rule: stop at :data:`HITS` draws at least
-  as large, at most :data:`MAX_DRAWS` draws). It is exact whatever the game's seat
-  advantages, the bots' strengths and the score distribution.
+  rotations. Its effect and test statistic are, averaged over groups, the mean duplicate score
+  in the rotations it played after it had already played the deal, less the one it played first,
+  in the real order of play (the games' start times: the store starts one rotation of a deal at
+  a time, rules §0.6, so that order is the order in which the bot could learn). A bot whose
+  play does not depend on the earlier rotations has the same chance of every rotation being its
+  first, because the schedule draws the order of each table's rotations at random
+  (``league.competition.schedule``) and a rotation's start does not depend on the others' cards;
+  the p-value is that of a randomisation test, each group's first rotation drawn again
+  uniformly, estimated from random draws (Besag and Clifford's sequential rule: stop at
+  :data:`HITS` draws at least as large, at most :data:`MAX_DRAWS` draws). It is exact whatever
+  the game's seat advantages, the bots' strengths and the score distribution. (A trend over the
+  order of play was tested before: a bot that used its memory only in its middle rotations had a
+  trend of zero and was never flagged.)
 - **luck in later rotations** (a game with a luck estimator, ``GameSpec.luck``, Slippery
   Sam): the bot's luck terms (:mod:`league.ratings.luck`) have mean zero in every game whatever an
   honest bot does; a bot that knows a card before it is turned bets on it, and its luck is
   positive. As a duplicate score (the luck less that of the seats with the same cards in the
-  other rotations), tested for a trend over the order of play like the later-rotations test.
+  other rotations), tested later against first like the later-rotations test.
   (A one-sided t-test of the mean luck over deal groups was tried first: it rests on a normal
   approximation of skewed luck over 24 groups, and raised 3 false alarms in 200 honest
   seasons with the other test; the randomisation test is exact.)
@@ -33,7 +36,7 @@ done rotations, and only the groups none of whose games is still to be played:
   rotation, how well the bot's moves fit the cards it could not see (:func:`svara_informed`:
   stakes with the best hand still in, folds of a beaten one, less the opposite moves;
   :func:`rummy_informed`: draws and discards that fit the stock's next cards), as a duplicate
-  score and tested for a trend over the order of play like the later-rotations test (exact too).
+  score and tested later against first like the later-rotations test (exact too).
   A bot that knows the other hands or the stock from earlier rotations plays by them.
 
 **False alarms.** Each test of each bot is run at ``alpha = family / (bots x tests)`` with
@@ -44,8 +47,9 @@ the level); ``bench/bench_audit.py`` measures it on many simulated seasons.
 
 **Assumption.** An honest bot's play in a game does not depend on the games it played before
 with the same deal. A bot that learns over the season (not from the deal) also improves a
-little from its first rotation of a table to its later ones; the rotations of a table follow
-each other in the schedule, so that drift is a few games' worth.
+little from its first rotation of a table to its later ones; a table's rotations stand within
+one block of the schedule (``league.competition.schedule.INTERLEAVE`` tables), so that drift is a
+few dozen games' worth.
 
 Pure logic: no store, no I/O. Amounts in the game's score unit (tokens or points) per game.
 """
@@ -56,7 +60,6 @@ import math
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import permutations
 from typing import Any
 
 from referee.games.rummy.bots import deficiency as rummy_deficiency
@@ -79,8 +82,11 @@ INFORMED_PLAY = "informed play in later rotations"
 class AuditGame:
     """One done game of a season: its ``number`` (schedule order), its ``deal_group`` (the games
     sharing its deal), the bot in each seat, each seat's score ``change`` (as stored: tokens or
-    points), for a game with a luck estimator each seat's luck (:func:`league.ratings.luck.seat_luck`), and for a
-    game in :data:`INFORMED` each seat's informed-play score."""
+    points), for a game with a luck estimator each seat's luck (:func:`league.ratings.luck.seat_luck`), for a
+    game in :data:`INFORMED` each seat's informed-play score, and ``played``: when its stored attempt
+    started (seconds, the store's clock; None: not known, the schedule number orders it). A group's games
+    are read in the order they were played, which is the order in which a bot could learn from them
+    (rules §0.6: one rotation of a deal at a time)."""
 
     number: int
     deal_group: int
@@ -88,6 +94,7 @@ class AuditGame:
     changes: tuple[float, ...]
     luck: tuple[float, ...] | None = None
     informed: tuple[float, ...] | None = None
+    played: float | None = None
 
 
 @dataclass(frozen=True)
@@ -151,7 +158,7 @@ def audit_season(games: Iterable[AuditGame], higher_is_better: bool = True,
     luck: dict[int, list[list[float]]] = {}  # bot -> per group, its duplicate luck in play order
     bots: set[int] = set()
     for group in groups.values():
-        group.sort(key=lambda g: g.number)
+        group.sort(key=lambda g: (g.played if g.played is not None else math.inf, g.number))
         for g in group:
             bots.update(g.bots)
         if len(group) < 2:
@@ -208,39 +215,26 @@ def first_versus_later(scores: Sequence[float], first: int) -> float:
     return (math.fsum(scores) - scores[first]) / (len(scores) - 1) - scores[first]
 
 
-def trend(scores: Sequence[float]) -> float:
-    """``sum((i - (m - 1) / 2) * scores[i])`` over the ``m`` scores in play order: how much the scores
-    rise with the rotations already played (a remembering bot knows more at each: in Svara one more
-    seat's hand)."""
-    middle = (len(scores) - 1) / 2
-    return math.fsum((i - middle) * s for i, s in enumerate(scores))
-
-
 def later_test(groups: Sequence[Sequence[float]], rng: random.Random) -> tuple[float, float]:
-    """The later-rotations test of one bot over ``groups`` (its duplicate scores in each group, in play
-    order). Returns ``(effect, p)``: ``effect`` the mean over groups of :func:`first_versus_later` with the
-    first score first (score units per game), ``p`` the one-sided randomisation p-value of the sum of
-    :func:`trend` over groups, each group's order drawn again uniformly from ``rng`` (all orders of a
-    group of up to 5 rotations listed once, larger ones shuffled). Draws stop early at :data:`HITS` draws at
-    least as large (p = hits / draws), else at :data:`MAX_DRAWS` (p = (hits + 1) / (draws + 1))."""
+    """The later-rotations test of one bot over ``groups`` (its duplicate scores in each group, in the order
+    it played them). Returns ``(effect, p)``: ``effect`` the mean over groups of :func:`first_versus_later`
+    with the first score first (score units per game: what a bot gains in the rotations it could have
+    learned from, against the one it could not), ``p`` the one-sided randomisation p-value of that mean,
+    each group's first rotation drawn again uniformly from ``rng`` (for a bot that does not remember, every
+    rotation of a group is equally likely to be the one it played first). The statistic is the one
+    printed, so a bot cannot balance it: memory used in any later rotation raises it, where a trend over the
+    rotations' order is zero for a bot that gains only in the middle ones. Draws stop early at :data:`HITS`
+    draws at least as large (p = hits / draws), else at :data:`MAX_DRAWS` (p = (hits + 1) / (draws + 1))."""
     effect = math.fsum(first_versus_later(s, 0) for s in groups) / len(groups)
-    observed = math.fsum(trend(s) for s in groups)
-    tables = [[trend(p) for p in permutations(s)] if len(s) <= 5 else None for s in groups]
+    observed = effect * len(groups)
+    tables = [[first_versus_later(s, i) for i in range(len(s))] for s in groups]
     # a float sum drawn in another order may differ in its last bits: count near ties as hits
     bar = observed - 1e-9 * (1.0 + sum(len(s) * max(abs(x) for x in s) for s in groups))
     hits = draws = 0
-    choice, shuffle = rng.choice, rng.shuffle
+    choice = rng.choice
     while draws < MAX_DRAWS:
         draws += 1
-        total = 0.0
-        for scores, table in zip(groups, tables):
-            if table is not None:
-                total += choice(table)
-            else:
-                order = list(scores)
-                shuffle(order)
-                total += trend(order)
-        if total >= bar:
+        if math.fsum(choice(table) for table in tables) >= bar:
             hits += 1
             if hits >= HITS:
                 return effect, hits / draws

@@ -66,3 +66,34 @@ def test_the_local_pool_respects_capacity_too(tmp_path: Path, reference_bots: li
     finally:
         slow.stop()
     assert BUSY_COUNTDOWN_S <= 1.0  # a full bot delays a game by about this, not by a broker redelivery
+
+
+def test_the_local_pool_plays_one_rotation_of_a_deal_at_a_time(tmp_path: Path,
+                                                              reference_bots: list[BotProcess]) -> None:
+    """rules §0.6: in a duplicate season on three pool processes, bots with room for many games at once never
+    play two rotations of one deal at the same time (so the order they played them, which the audit reads, is
+    the order they could learn in), and every game is played once."""
+    db_url = f"sqlite:///{tmp_path / 'dup.db'}"
+    store = open_store(db_url, policy=POLICY)
+    names = register(store, reference_bots)
+    for name in names:
+        store.bots.update_bot(store.bots.get_bot_by_name(name).id, capacity=8)
+    season_id = create_season(store, "dup-pool", GAME, names, [3], 36, 5, params=dict(QUICK), duplicate=True)
+    results = run_local(db_url, store.seasons.next_pending(season_id, 100), processes=3)
+    games = store.game_reads.list_games(season_id, limit=10**6)
+    assert sorted(r.game_id for r in results) == sorted(g.id for g in games)
+    spans: dict[int, list[tuple[float, float, int]]] = {}
+    deals = {number: group for _, number, group, _, _ in store.seasons.season_deals(season_id)}
+    for game in games:
+        record = store.replays.get_replay(game.id)
+        assert record is not None
+        spans.setdefault(deals[game.number], []).append((record.started_at, record.finished_at, game.number))
+    assert len(spans) == 12 and all(len(s) == 3 for s in spans.values())
+    for group in spans.values():
+        for (a0, a1, an), (b0, b1, bn) in combinations(sorted(group), 2):
+            assert a1 <= b0, f"games {an} and {bn}, rotations of one deal, overlap"
+    # the store's start times order each group as the records' do: the order the audit reads
+    played = store.seasons.played_at(season_id)
+    for group in spans.values():
+        by_record = [n for _, _, n in sorted(group)]
+        assert by_record == sorted(by_record, key=played.__getitem__)

@@ -61,6 +61,38 @@ def test_concurrent_claims_never_exceed_a_bots_capacity(store: Store, capacity: 
     assert sum(isinstance(r, Claim) for r in again) == 1
 
 
+def test_one_rotation_of_a_deal_at_a_time_under_concurrent_claims(store: Store) -> None:
+    """rules §0.6: of a deal group's rotations claimed at once (bots with room for them all), exactly one
+    starts; the others are refused naming the rotation in play, and another group's game is not held back.
+    Once the rotation ends, exactly one more of its group starts."""
+    bots = [store.bots.register_bot(n, "127.0.0.1:2", "1", "t", [GAME], capacity=100) for n in ("a", "b", "c")]
+    sid = store.seasons.create_season("dup", GAME, {}, {}, 1, {}, [(7, bots)] * 4 + [(8, bots)],
+                                      deal_groups=[0, 0, 0, 0, 1])
+    games = store.seasons.next_pending(sid, 5)
+    barrier = threading.Barrier(len(games))
+    results: dict[int, Claim | BotsBusy | None] = {}
+
+    def claim(gid: int) -> None:
+        barrier.wait()
+        results[gid] = store.games.claim_within_capacity(gid, f"t{gid}", 30)
+
+    threads = [threading.Thread(target=claim, args=(gid,)) for gid in games]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    group = games[:4]
+    started = [gid for gid in group if isinstance(results[gid], Claim)]
+    assert len(started) == 1 and isinstance(results[games[4]], Claim)
+    number = results[started[0]].number  # type: ignore[union-attr]
+    refused = [results[gid] for gid in group if gid not in started]
+    assert all(isinstance(r, BotsBusy) and r.rotation == number and r.bots == () for r in refused)
+    assert str(refused[0]) == f"waiting for game {number}, a rotation of the same deal, to end"
+    store.games.void_game(started[0], 1, "test")  # the rotation ends (here: voided, pending again)
+    again = [store.games.claim_within_capacity(gid, "late", 30) for gid in group]
+    assert sum(isinstance(r, Claim) for r in again) == 1
+
+
 def test_the_service_leaves_a_busy_game_pending(store: Store, bot_server) -> None:  # type: ignore[no-untyped-def]
     _, (first, second) = season(store, 1, 2)
     endpoint = bot_server(load_bot("random", 1))  # the bots answer their health check: only capacity holds it back
