@@ -510,10 +510,12 @@ class Ladders:
             raise NotFound(f"no ladder with id {ladder_id}")
         return row.fit_checkpoint, row.fit_through
 
-    def save_fit_checkpoint(self, ladder_id: int, checkpoint: str, through: int) -> bool:
-        """Store the fit's checkpoint covering games up to id ``through`` if it moves the stored one forward."""
+    def save_fit_checkpoint(self, ladder_id: int, checkpoint: str, through: int, or_equal: bool = False) -> bool:
+        """Store the fit's checkpoint covering games up to id ``through`` if it moves the stored one forward
+        (``or_equal``: or covers the same games, with what it adds found from them, e.g. the ladder's founders)."""
+        moves = Ladder.fit_through <= through if or_equal else Ladder.fit_through < through
         with self._db.write_rows() as conn:
-            return conn.execute(update(Ladder).where(and_(Ladder.id == ladder_id, Ladder.fit_through < through))
+            return conn.execute(update(Ladder).where(and_(Ladder.id == ladder_id, moves))
                                 .values(fit_checkpoint=checkpoint, fit_through=through)).rowcount == 1
 
     # ------------------------------------------------ aggregates (scale)

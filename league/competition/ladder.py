@@ -34,9 +34,10 @@ from league.competition.schedule import rotations
 from league.competition.seasons import SEASON_NAME, SeasonError, game_setup
 from league.competition.standings import game_number
 from league.integrity import fairness
+from league.ratings.anchor import anchored
 from league.ratings.bt_incremental import BTAccumulator
 from league.ratings.luck import luck_adjusted_by_bot
-from league.ratings.ratings_ml import PRIOR_SD_ELO, MLRatings
+from league.ratings.ratings_ml import ANCHOR, PRIOR_SD_ELO, MLRatings
 from referee.timecontrol import TimeControl
 
 #: Defaults of a ladder's settings (``ladder create``): games and seconds per epoch, games kept pending,
@@ -144,22 +145,28 @@ CHECKPOINT_BLOCK = 1000
 READ_PAGE = 20_000
 _FINAL = frozenset({"done", "failed", "not_played"})  # a game's final statuses (``store.GameStatus``)
 _CHECKPOINT_FORMAT = "ladder-fit-1"
+#: The ladder's scale is held by the entrants of its first this many done games (``league.ratings.anchor``).
+FOUNDER_GAMES = 100
 
 
 @dataclass
 class FitCheckpoint:
     """The ladder's fit as stored (``ladders.fit_checkpoint``, rules §5.4): the Bradley-Terry accumulator
     (``league.ratings.bt_incremental``) of every rated game with an id up to ``through`` (-1: none), keyed by
-    entrant id, and ``played``, ``{entrant id: done games}`` over the same games."""
+    entrant id, ``played``, ``{entrant id: done games}`` over the same games, and ``founders``: the entrants
+    that played the ladder's first :data:`FOUNDER_GAMES` done games, whose mean rating is the ladder's 1500
+    (``league.ratings.anchor``; empty until that many games are done, then every rated entrant's mean is)."""
 
     acc: BTAccumulator
     played: dict[int, int]
     through: int = -1
-    fitted: MLRatings | None = None  # the accumulator's fit, if made at this look and nothing added since
+    fitted: MLRatings | None = None  # the accumulator's fit, anchored, if made at this look and nothing added since
+    founders: tuple[int, ...] = ()
 
     def to_json(self) -> str:
         return json.dumps({"format": _CHECKPOINT_FORMAT, "bt": json.loads(self.acc.to_json()),
-                           "played": sorted(self.played.items())}, separators=(",", ":"))
+                           "played": sorted(self.played.items()),
+                           "founders": list(self.founders)}, separators=(",", ":"))
 
     @classmethod
     def load(cls, text: str | None, through: int) -> FitCheckpoint:
@@ -168,8 +175,10 @@ class FitCheckpoint:
             try:
                 data = json.loads(text)
                 if data.get("format") == _CHECKPOINT_FORMAT:
+                    # a checkpoint stored before the scale was anchored has none: they are read again
                     return cls(BTAccumulator.from_json(json.dumps(data["bt"])),
-                               {int(e): int(n) for e, n in data["played"]}, through)
+                               {int(e): int(n) for e, n in data["played"]}, through,
+                               founders=tuple(int(e) for e in data.get("founders", [])))
             except (ValueError, TypeError, KeyError, AttributeError):
                 pass
         return cls(BTAccumulator(), {}, -1)
@@ -220,9 +229,14 @@ def _rated_tail(store, ladder_id: int) -> tuple[FitCheckpoint, list[tuple[list[i
         if len(page) < READ_PAGE:
             break
         after = page[-1].id
+    found = False
+    if not cp.founders:
+        cp.founders, by_version, latest = _founders(store, ladder_id, by_version, latest)
+        found = bool(cp.founders)  # stored once found: never read again
     if moved:
-        cp.fitted = cp.acc.fit()
-        store.ladders.save_fit_checkpoint(ladder_id, cp.to_json(), cp.through)
+        cp.fitted = anchored(cp.acc.fit(), dict.fromkeys(cp.founders, ANCHOR))  # a newcomer moves no one's scale
+    if moved or found:
+        store.ladders.save_fit_checkpoint(ladder_id, cp.to_json(), cp.through, or_equal=found)
     rest = block + rest
     by_version, latest = _known_versions(store, ladder_id, rest, by_version, latest)
     done = []
@@ -231,6 +245,20 @@ def _rated_tail(store, ladder_id: int) -> tuple[FitCheckpoint, list[tuple[list[i
         if ids is not None:
             done.append((ids, [place for _, _, place in g.seats]))
     return cp, done
+
+
+def _founders(store, ladder_id: int, by_version, latest):
+    """``(founders, by_version, latest)``: the entrants (ids, increasing) that played the ladder's first
+    :data:`FOUNDER_GAMES` done games, ``()`` while fewer are done (the ladder's scale is then the fit's own:
+    every rated entrant's mean is 1500), and the entrant index with their versions entered."""
+    first = store.ladders.ladder_games(ladder_id, status=["done"], limit=FOUNDER_GAMES)
+    if len(first) < FOUNDER_GAMES:
+        return (), by_version, latest
+    by_version, latest = _known_versions(store, ladder_id, first, by_version, latest)
+    founders: set[int] = set()
+    for g in first:
+        founders.update(seat_entrants(g.seats, by_version, latest) or ())
+    return tuple(sorted(founders)), by_version, latest
 
 
 def _known_versions(store, ladder_id: int, games: Sequence[Any], by_version, latest):
@@ -250,13 +278,14 @@ def ladder_fit_and_counts(store, ladder_id: int) -> tuple[MLRatings, dict[int, i
         return cp.fitted, cp.played
     for ids, places in done:
         cp.add(ids, places)
-    return cp.acc.fit(), cp.played
+    return anchored(cp.acc.fit(), dict.fromkeys(cp.founders, ANCHOR)), cp.played
 
 
 def ladder_fit(store, ladder_id: int) -> MLRatings:
     """The ladder's Bradley-Terry ratings over its whole record (rules §5.4): every done game of every
-    epoch, each seat rated as the entrant (bot version) that played it (``game_seats.version``);
-    ``MLRatings.bots`` are entrant ids. The one place the ladder's fit is made: incrementally, from the
+    epoch, each seat rated as the entrant (bot version) that played it (``game_seats.version``), on the
+    ladder's anchored scale (``league.ratings.anchor``: the mean rating of the entrants of its first
+    :data:`FOUNDER_GAMES` done games is 1500); ``MLRatings.bots`` are entrant ids. The one place the ladder's fit is made: incrementally, from the
     stored checkpoint and the games after it (:func:`_rated_tail`, ``league.ratings.bt_incremental``): the ratings
     are the full fit's (``league.ratings.ratings_ml.fit_bradley_terry``), the intervals within the accumulator's
     stated tolerance of it."""
