@@ -157,6 +157,29 @@ def _plan_over(root: Path, n: scaffold.Names) -> None:
     scaffold.plan(root, n)
 
 
+def leftover_grep(name: str) -> str:
+    """The command of step 1 that finds what is left of the template's wording, as the checklist gives it, for
+    game ``name``."""
+    text = DOC.read_text().split("this finds what is left of it", 1)[1]
+    block = text.split("```sh\n", 1)[1].split("```", 1)[0]
+    command = " ".join(line.strip().removesuffix("\\").strip() for line in block.splitlines())
+    assert command.startswith("grep "), command
+    return command.replace("<name>", name).replace("<field>", name.replace("-", "_"))
+
+
+def test_the_leftover_grep_finds_the_template_and_nothing_in_a_game_without_it(tmp_path: Path) -> None:
+    """Rummy kept none of the template's words (it names the tables' ``pot`` as every game does): no hit. A fresh
+    scaffold: hits, its protocol's ``pot`` among them."""
+    if shutil.which("grep") is None:
+        pytest.skip("grep is not installed")
+    clean = subprocess.run(["sh", "-c", leftover_grep("rummy")], cwd=ROOT, capture_output=True, text=True)
+    assert (clean.returncode, clean.stdout, clean.stderr) == (1, "", "")
+    _plan_over(tmp_path, scaffold.names("high-card", None, 99))
+    scaffold.scaffold("high-card", root=tmp_path)
+    fresh = subprocess.run(["sh", "-c", leftover_grep("high-card")], cwd=tmp_path, capture_output=True, text=True)
+    assert fresh.returncode == 0 and re.search(r"high_card\.proto:\d+:\s*uint32 pot = ", fresh.stdout), fresh.stdout
+
+
 def test_the_block_rule_sees_what_is_outside_a_block() -> None:
     for opening, closing in (("<!-- x: written by g.py -->", "<!-- end of x -->"),
                              ("<!-- begin generated games:x (python docs/game_tables.py --write) -->",
