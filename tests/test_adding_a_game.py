@@ -9,6 +9,7 @@ the copy's modules are the ones imported (checked), not those of the editable in
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -20,6 +21,7 @@ import pytest
 
 from cardarena.v1 import bot_pb2
 from referee.games import games, scaffold, spec
+from referee.games.conformance import Conformance
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "adding-a-game.md"
@@ -46,7 +48,8 @@ TESTS_OVER_EVERY_GAME = ["tests/games", "tests/test_proto.py", "tests/test_rules
                          "tests/test_games_follow_registry.py", "tests/test_game_tables.py", "tests/test_examples.py",
                          "tests/test_fault_details.py", "tests/test_time_budget.py", "tests/test_chance.py",
                          "tests/test_record_json.py", "tests/store/test_replay_format.py",
-                         "tests/dashboard/test_replay_state.py"]
+                         "tests/dashboard/test_replay_state.py", "tests/dashboard/test_browser_replay.py",
+                         "tests/dashboard/test_browser_replay_marks.py"]
 
 #: A block a generator writes: from a line ``<!-- ... written by ... -->`` (docs/protocol_examples.py) or
 #: ``<!-- begin generated ... -->`` (docs/game_tables.py) to the next ``<!-- end ... -->``.
@@ -199,6 +202,11 @@ def test_every_command_is_in_the_checklist() -> None:
     step8 = text.split("8. **", 1)[1].split("\n9. ", 1)[0].split("\n## ", 1)[0]
     unlisted = [path for path in TESTS_OVER_EVERY_GAME if path not in step8]
     assert not unlisted, f"step 8 of docs/adding-a-game.md does not run these tests over every game: {unlisted}"
+    # the tests that read a game's replay declarations (the conformance section's replay_* fields) are among them
+    fields = "|".join(f.name for f in dataclasses.fields(Conformance) if f.name.startswith("replay_"))
+    readers = sorted(path.relative_to(ROOT).as_posix() for path in (ROOT / "tests").rglob("test_*.py")
+                     if re.search(rf"\.(?:{fields})\b", path.read_text(encoding="utf-8")))
+    assert readers and not [path for path in readers if path not in TESTS_OVER_EVERY_GAME], readers
 
 
 @pytest.mark.slow
