@@ -233,7 +233,8 @@ POINTS_EDITS: list[tuple[str, str, str]] = [
      "amounts = [share + (1 if i < odd else 0) + BONUS for i in range(len(winners))]"),
     ("replay.js", 'unit: "tokens",', 'unit: "points",'),
     ("replay.js", "    events: {\n",
-     "    start(t) {  // the table as the cards check reads it: no discard pile, no melds, the stock the cards not dealt\n"
+     "    start(t) {  // the table as the cards check reads it: no discard pile or melds,"
+     " the stock the cards not dealt\n"
      "      t.melds = {}; t.pile = []; t.stock = null; t.deckSize = 52;\n"
      "    },\n"
      "    events: {\n"
