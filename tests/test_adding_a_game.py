@@ -107,7 +107,7 @@ def test_a_name_gives_every_spelling_and_bad_names_are_refused() -> None:
     assert (n.name, n.field, n.camel, n.upper, n.title, n.chapter) == ("high-card2", "high_card2", "HighCard2",
                                                                        "HIGH_CARD2", "High card2", 9)
     assert scaffold.names("go", "Go the card game", 1).title == "Go the card game"
-    assert scaffold.names("oh-hell", "Oh Hell!", 1).title == "Oh Hell!"  # a title may end as a game's name does
+    assert scaffold.names("oh-toy", "Oh Toy!", 1).title == "Oh Toy!"  # a title may end as a game's name does
     for bad in ("High-card", "high_card", "2-high", "high-2", "high--card", "", "pass", "conformance", "x" * 25):
         with pytest.raises(scaffold.ScaffoldError):
             scaffold.names(bad, None, 1)
@@ -117,9 +117,11 @@ def test_a_name_gives_every_spelling_and_bad_names_are_refused() -> None:
 
 def test_the_protocol_lines_take_the_article_of_the_title() -> None:
     def view_line(title: str) -> str:
-        return scaffold.protocol_lines(scaffold.names("oh-hell", title, 1), 7, 17)[2][1]
+        return scaffold.protocol_lines(scaffold.names("oh-toy", title, 1), 7, 17)[2][1]
 
-    assert view_line("Oh Hell!") == "OhHellView oh_hell = 17;  // an Oh Hell! decision"
+    assert view_line("Oh Toy!") == "OhToyView oh_toy = 17;  // an Oh Toy! decision"
+    assert scaffold.protocol_lines(scaffold.names("oh-toy", None, 1), 7, 17)[3][1] == (
+        "OhToyAction oh_toy = 17;  // answers an oh_toy view")
     assert view_line("High card").endswith("// a High card decision")
     assert [scaffold.article(t) for t in ("Euchre", "Uno", "One-card", "Umbrella", "8-ball", "Hearts")] == [
         "a", "a", "a", "an", "an", "a"]

@@ -122,7 +122,7 @@ def protocol_lines(n: Names, enum_value: int, member: int) -> list[tuple[str, st
         ("after the last `import` line", f'import "cardarena/v1/{n.field}.proto";'),
         ("at the end of `enum Game`", f"GAME_{n.upper} = {enum_value};  // {n.title}"),
         ("at the end of `oneof view` (ActRequest)", f"{n.camel}View {n.field} = {member};  // {article(n.title)} {n.title} decision"),
-        ("at the end of `oneof action` (ActResponse)", f"{n.camel}Action {n.field} = {member};  // answers a {n.field} view"),
+        ("at the end of `oneof action` (ActResponse)", f"{n.camel}Action {n.field} = {member};  // answers {article(n.field)} {n.field} view"),
     ]
 
 
