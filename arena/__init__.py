@@ -6,7 +6,7 @@
 - :mod:`arena.http`: the same operations over HTTP under ``/api/v1/arena``.
 
 The two front doors only translate requests and errors. ``cardarena server`` serves both
-beside the dashboard, which only reads (docs/design.md, *Layers*).
+beside the dashboard, which only reads (docs/design.md, *Layers*; arena/README.md).
 """
 
 from botsdk.runtime import configure_grpc

@@ -8,7 +8,7 @@ gRPC's defaults against this setting, alternated runs: a reference bot's server 
 used 0.33-0.50 ms of CPU per Act call against 0.23-0.36 ms (``python -m bench.bench_bots``);
 the caller's CPU per bare Act call fell from 0.20-0.22 to 0.15-0.16 ms and the round trip
 from 0.72 to 0.56 ms (``python -m bench.bench_referee``). The referee makes one such call
-per decision (docs/design.md, *The gRPC runtime*).
+per decision (botsdk/README.md, *The gRPC runtime*).
 
 gRPC reads its experiments from the environment once, when ``grpc`` is first imported, so
 :func:`configure_grpc` must run before that: ``botsdk``, ``referee``, ``arena`` and ``cli``

@@ -3,7 +3,7 @@ by pydantic-settings, each default written here once.
 
 Every part reads this module (the store's URL, the workers' leases and time limits, the
 Arena's network policy and rate limit, the dashboard's pages); it imports nothing of the
-platform, so it sits at the bottom of the layers (docs/design.md, *Layers*) and no part
+platform, so it sits at the bottom of the layers (docs/design.md, *Layers*; config/README.md) and no part
 has to import another to learn a setting. Command-line options override the settings.
 Nothing reads settings at import time: call :func:`get_settings` (cached) where they are
 needed, or build a :class:`Settings` with explicit values (tests, ``cardarena server``).

@@ -12,7 +12,7 @@ the protocol names it. The generic checks:
   their records survive the JSON round trip (``GameRecord.to_json``/``from_json``);
 - :func:`check_playthrough`: the game's golden playthrough (a game of ``short_params``),
   ``referee/games/<game>/tests/playthrough.txt``: the seed, each decision's seat, a
-  summary of the view sent, the answer, and the result, as the platform plays the game
+  summary of the view sent, the answer (its numbers printed, 0 too: :func:`answer_text`), and the result, as the platform plays the game
   now. A change of the rules, the codec or the reference bots shows as a diff.
 
 Command line (from the repository root)::
@@ -106,14 +106,33 @@ def _view_summary(view: Mapping[str, Any], view_b64: str) -> str:
     return f"{digest} {_compact(_pruned({k: v for k, v in view.items() if not isinstance(v, (list, dict))}))}"
 
 
-def _pruned(value: Any) -> Any:
-    """``value`` without its zero, false, empty and ``*_UNSPECIFIED`` members (protobuf's defaults), recursively."""
+def _pruned(value: Any, zeros: bool = False) -> Any:
+    """``value`` without its false, empty and ``*_UNSPECIFIED`` members (protobuf's defaults), recursively, and
+    without its zeros unless ``zeros``."""
     if isinstance(value, dict):
-        return {k: _pruned(v) for k, v in value.items()
-                if v not in ("", 0, False, None, [], {}) and not (isinstance(v, str) and v.endswith("_UNSPECIFIED"))}
+        return {k: _pruned(v, zeros) for k, v in value.items() if not _default(v, zeros)}
     if isinstance(value, list):
-        return [_pruned(v) for v in value]
+        return [_pruned(v, zeros) for v in value]
     return value
+
+
+def _default(value: Any, zeros: bool) -> bool:
+    """Whether :func:`_pruned` drops ``value``: "", False, None, [], {}, a ``*_UNSPECIFIED`` enum value, and 0 unless
+    ``zeros`` (``False == 0`` in Python, so a bool is told from a number by its type)."""
+    if isinstance(value, bool) or value is None:
+        return not value
+    if isinstance(value, (int, float)):
+        return value == 0 and not zeros
+    if isinstance(value, str):
+        return value == "" or value.endswith("_UNSPECIFIED")
+    return value in ([], {})
+
+
+def answer_text(answer: Mapping[str, Any] | None) -> str:
+    """An answer (``ActResponse`` as :func:`referee.replay.expand` gives it) as the playthrough prints it: compact
+    JSON without its false, empty and unspecified members, but with its numbers, 0 too (a bid of 0 is ``"bid":0``,
+    not ``{}``); ``-`` for no answer."""
+    return "-" if answer is None else _compact(_pruned(dict(answer), zeros=True))
 
 
 def _compact(value: Any) -> str:
@@ -128,8 +147,8 @@ def playthrough(game: GameName) -> str:
              f"game {game} seed {record.seed} seats {record.num_seats} params {json.dumps(record.params, sort_keys=True)}",
              f"bots {' '.join(lineup(game, record.num_seats))}"]
     for raw, d in zip(record.decisions, expand(record)["decisions"]):
-        answer = _compact(_pruned(d["answer"])) if d["answer"] is not None else "-"
-        lines.append(f"{d['decision']} seat {d['seat']} view {_view_summary(d['view'], raw.view)} answer {answer}")
+        lines.append(f"{d['decision']} seat {d['seat']} view {_view_summary(d['view'], raw.view)} "
+                     f"answer {answer_text(d['answer'])}")
     lines.append(f"end {record.reason} {record.detail}".rstrip())
     for r in record.results:
         lines.append(f"seat {r.seat} place {r.place} score {r.score} change {r.change} faults {r.faults}")

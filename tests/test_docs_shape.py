@@ -4,7 +4,9 @@ and no link that leads nowhere.
 Every git-tracked ``*.md`` file is checked: no line over :data:`MAX_LINE` characters (code blocks and tables
 included: a line that must be long is a defect), and every relative link names a file or folder that exists,
 and its ``#anchor``, if any, a heading (or an ``id``/``name`` attribute) of the Markdown page it points to, as
-GitHub renders it. The README must stay under :data:`MAX_README_BYTES` and link each user guide (:data:`GUIDES`).
+GitHub renders it. The README must stay under :data:`MAX_README_BYTES` and link each user guide (:data:`GUIDES`). The design,
+``docs/design.md``, is a map under :data:`MAX_DESIGN_BYTES`: every doc it links exists, and it links the doc beside
+each package that has one (the part's decisions).
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 #: The README's size limit, bytes: the quick start, what a user does, and links; the detail is in the guides.
 MAX_README_BYTES = 15_000
+#: The design's size limit, bytes: a map of the parts and of one game's flow through them; each part's decisions, with
+#: their reasons, are in the doc beside its package, which the map links.
+MAX_DESIGN_BYTES = 20_000
+DESIGN = ROOT / "docs" / "design.md"
 #: The longest line allowed in any tracked Markdown file, characters.
 MAX_LINE = 300
 #: The README and the user guides it links to, from the repository root: the pages a new user reads, whose shell
@@ -111,6 +117,29 @@ def test_the_guides_are_tracked_and_the_readme_links_each() -> None:
                     if t and not _SCHEME.match(t) and not t.startswith("#")}
     unlinked = [g for g in GUIDES[1:] if (ROOT / g).resolve() not in readme_links]
     assert not unlinked, f"guides the README does not link to: {unlinked}"
+
+
+def linked_docs(source: Path) -> set[Path]:
+    """The files and folders the relative links of the Markdown file ``source`` name (anchors dropped)."""
+    return {(source.parent / unquote(t.partition("#")[0])).resolve() for t in links(source.read_text(encoding="utf-8"))
+            if t and not _SCHEME.match(t) and not t.startswith("#")}
+
+
+def package_docs() -> list[str]:
+    """The tracked ``README.md`` beside a package of the product (a folder holding ``__init__.py``)."""
+    return [name for name in MARKDOWN if name.endswith("/README.md") and (ROOT / name).parent.joinpath("__init__.py").is_file()]
+
+
+def test_the_design_is_a_short_map_and_links_each_part_s_doc() -> None:
+    size = len(DESIGN.read_bytes())
+    assert size <= MAX_DESIGN_BYTES, (f"docs/design.md is {size:,} bytes, over {MAX_DESIGN_BYTES:,}: move a part's "
+                                      "decisions to the doc beside its package and link it")
+    linked = linked_docs(DESIGN)
+    assert linked and not [p for p in linked if not p.is_file()], sorted(str(p) for p in linked if not p.is_file())
+    docs = package_docs()
+    assert {"referee/README.md", "store/README.md", "workers/README.md", "league/README.md"} <= set(docs), docs
+    unlinked = [name for name in docs if (ROOT / name).resolve() not in linked]
+    assert not unlinked, f"docs/design.md does not link these parts' docs: {unlinked}"
 
 
 @pytest.mark.parametrize("name", MARKDOWN)

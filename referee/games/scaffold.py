@@ -35,7 +35,9 @@ WIRE_LOCK = Path("proto/wire.lock")
 RULES = Path("docs/rules")
 
 _NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*")
-_TITLE = re.compile(r"[A-Za-z0-9][A-Za-z0-9 '.-]{0,39}")
+_TITLE = re.compile(r"[A-Za-z0-9][A-Za-z0-9 '.,!?&-]{0,39}")
+#: Titles whose first vowel is not sounded as one ("a Euchre decision", "a One-card decision").
+_SOUNDED_AS_CONSONANT = ("eu", "one", "once", "uni", "uno", "use", "usu", "uti")
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 _HEADING = re.compile(r"^#{1,6}[ \t]+(\d+)(?:\.\d+)?[ \t]", re.MULTILINE)
 
@@ -75,9 +77,19 @@ def names(name: str, title: str | None, chapter: int) -> Names:
     if keyword.iskeyword(field) or field in {"conformance", "scaffold"}:
         raise ScaffoldError(f"{name!r} cannot be a game: {field!r} is taken by Python or by referee.games")
     if title is not None and not _TITLE.fullmatch(title):
-        raise ScaffoldError(f"{title!r} is not a title: 1 to 40 letters, digits, spaces and ' . -, starting with a letter or digit")
+        raise ScaffoldError(f"{title!r} is not a title: 1 to 40 letters, digits, spaces and ' . , ! ? & -, starting with a "
+                            "letter or digit")
     camel = "".join(word.capitalize() for word in name.split("-"))
     return Names(name, field, camel, field.upper(), title or name.replace("-", " ").capitalize(), chapter)
+
+
+def article(title: str) -> str:
+    """The indefinite article before ``title``: "an" before a vowel sound ("an Oh Hell! decision", "an 8-card
+    decision"), "a" otherwise ("a High card decision", "a Euchre decision")."""
+    lower = title.lower()
+    if lower.startswith(_SOUNDED_AS_CONSONANT):
+        return "a"
+    return "an" if lower[:1] in set("aeiou8") or lower.startswith(("11", "18")) else "a"
 
 
 def next_chapter(root: Path) -> int:
@@ -109,8 +121,8 @@ def protocol_lines(n: Names, enum_value: int, member: int) -> list[tuple[str, st
     return [
         ("after the last `import` line", f'import "cardarena/v1/{n.field}.proto";'),
         ("at the end of `enum Game`", f"GAME_{n.upper} = {enum_value};  // {n.title}"),
-        ("at the end of `oneof view` (ActRequest)", f"{n.camel}View {n.field} = {member};  // a {n.title} decision"),
-        ("at the end of `oneof action` (ActResponse)", f"{n.camel}Action {n.field} = {member};  // answers a {n.field} view"),
+        ("at the end of `oneof view` (ActRequest)", f"{n.camel}View {n.field} = {member};  // {article(n.title)} {n.title} decision"),
+        ("at the end of `oneof action` (ActResponse)", f"{n.camel}Action {n.field} = {member};  // answers {article(n.field)} {n.field} view"),
     ]
 
 

@@ -28,8 +28,8 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 
-MISSING_CHROMIUM = ("the browser test needs Debian's chromium at /usr/bin/chromium: install it with "
-                    "`sudo apt-get install -y chromium` (never `playwright install`)")
+MISSING_CHROMIUM = ("Debian's chromium is not installed at /usr/bin/chromium (the browser tests need it): install it "
+                    "with `sudo apt-get install -y chromium` (never `playwright install`)")
 
 
 @contextmanager

@@ -145,6 +145,15 @@ def test_every_game_has_a_replay_module_that_agrees_with_its_spec() -> None:
         assert described[name]["opening"] is not None, name  # a replay opens at the first deal
 
 
+@pytest.mark.parametrize("game", games())
+def test_a_game_scored_in_points_has_its_cards_checked(game: str) -> None:
+    """Points are not conserved (more is better: won from no one; fewer is better: taken as penalties), so the
+    checker cannot add up the figures: a game scored in points declares ``cards-add-up`` (docs/adding-a-game.md,
+    "Points, not tokens"); a game counted in tokens declares no such check of the cards."""
+    gs, checks = spec(game), conformance(game).replay_checks
+    assert ("cards-add-up" in checks) is (gs.score_unit == "points"), (game, gs.score_unit, sorted(checks))
+
+
 #: The table after each event of a record given on stdin, as everyone and as seat 0 saw it.
 TABLES = """
 const RS = require(process.argv[1]);

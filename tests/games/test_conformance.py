@@ -53,3 +53,12 @@ def test_a_bad_declaration_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(harness, "conformance", lambda g: dataclasses.replace(declared, playthrough_seats=99))
     with pytest.raises(harness.ConformanceError, match="playthrough_seats 99 outside"):
         harness.check_declaration(game)
+
+
+def test_the_playthrough_prints_an_answer_of_0_as_0() -> None:
+    """A bid of 0 is ``"bid":0``, not ``{}``; protobuf's other defaults (false, empty, unspecified) stay out."""
+    assert harness.answer_text({"g": {"bid": 0}}) == '{"g":{"bid":0}}'
+    assert harness.answer_text({"g": {"amount": 0, "call": False, "discard": "", "melds": [], "lay_offs": [{"meld": 0}],
+                                      "move": "G_MOVE_UNSPECIFIED", "draw": "G_DRAW_STOCK"}}) == (
+        '{"g":{"amount":0,"draw":"G_DRAW_STOCK","lay_offs":[{"meld":0}]}}')
+    assert harness.answer_text(None) == "-"

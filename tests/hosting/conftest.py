@@ -32,6 +32,7 @@ from hosting.supervisor import Supervisor
 from league.policy import POLICY
 from store import Store, open_store
 from store.artifacts import Blob, BuildInfo, Hosted, HostedBotFields, now
+from tests.a_game import GAME
 
 #: Every test's sandbox limits: small, so that the attacks meet them fast.
 LIMITS = ResourceLimits(memory_bytes=256 << 20, cpus=1.0, pids=64)
@@ -47,7 +48,7 @@ from botsdk import Bot
 class Hostile(Bot):
     name = "hostile"
     version = "1"
-    games = ("svara",)
+    games = ({game!r},)
     capacity = 2
 
     def describe(self):
@@ -113,11 +114,11 @@ def bot_dir(tmp_path: Path, source: str, manifest: str = '[bot]\nserve = "bot:Ho
 
 def hostile_dir(tmp_path: Path, attack: str) -> Path:
     """A hostile bot whose ``describe()`` reports ``attack()`` (the source of a function named ``attack``)."""
-    return bot_dir(tmp_path, HOSTILE.format(attack=textwrap.dedent(attack)))
+    return bot_dir(tmp_path, HOSTILE.format(attack=textwrap.dedent(attack), game=GAME))
 
 
 def store_bot(store: Store, path: Path, config: HostingConfig, name: str | None = None,
-              games: tuple[str, ...] = ("svara",)) -> Hosted:
+              games: tuple[str, ...] = (GAME,)) -> Hosted:
     """Store the submission at ``path`` as a hosted bot (no entry checks: a hostile bot need not pass them);
     the bot and its code's SHA-256."""
     artifact = pack(path, config.artifact_limits)

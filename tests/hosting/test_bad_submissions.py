@@ -24,6 +24,7 @@ from hosting.launch import HostingConfig
 from hosting.supervisor import HostingError, Supervisor
 from store import Store
 from store.models import Artifact as ArtifactRow
+from tests.a_game import GAME
 from tests.hosting.conftest import bot_dir, store_bot
 
 LIMITS = Limits(max_bytes=1 << 20, max_unpacked_bytes=4 << 20, max_entries=200)
@@ -115,7 +116,7 @@ def test_the_arena_refuses_a_bad_archive_and_stores_nothing(case: str, store: St
     registry = Registry(store, RegistryConfig.from_settings(), hosting=HostingConfig(
         config.directory, config.limits, config.tmp_bytes, LIMITS))
     with pytest.raises(RegistryError) as raised:
-        registry.submit("bad-bot", ["svara"], BAD[case][0])
+        registry.submit("bad-bot", [GAME], BAD[case][0])
     assert raised.value.kind is ErrorKind.INVALID_ARGUMENT
     assert BAD[case][1] in raised.value.message
     assert store.bots.get_bot_by_name("bad-bot") is None
@@ -134,7 +135,7 @@ def test_a_manifest_or_requirements_file_that_links_to_the_machine_is_refused(wh
                     member("req.txt", None, tarfile.SYMTYPE, "bot.py")]
     registry = Registry(store, RegistryConfig.from_settings())
     with pytest.raises(RegistryError) as raised:
-        registry.submit("linky", ["svara"], tar_of(members))
+        registry.submit("linky", [GAME], tar_of(members))
     assert raised.value.kind is ErrorKind.INVALID_ARGUMENT
     assert "link" in raised.value.message or "points out" in raised.value.message
     assert store.bots.get_bot_by_name("linky") is None
@@ -142,9 +143,9 @@ def test_a_manifest_or_requirements_file_that_links_to_the_machine_is_refused(wh
 
 def test_an_artifact_swapped_in_the_store_is_never_run(tmp_path: Path, store: Store, config: HostingConfig,
                                                        supervisor: Supervisor) -> None:
-    good = store_bot(store, bot_dir(tmp_path, "from botsdk import Bot\nclass Hostile(Bot):\n    games = ('svara',)\n"),
+    good = store_bot(store, bot_dir(tmp_path, f"from botsdk import Bot\nclass Hostile(Bot):\n    games = ({GAME!r},)\n"),
                      config)
-    other = pack(bot_dir(tmp_path, "from botsdk import Bot\nclass Hostile(Bot):\n    games = ('svara',)\n"),
+    other = pack(bot_dir(tmp_path, f"from botsdk import Bot\nclass Hostile(Bot):\n    games = ({GAME!r},)\n"),
                  config.artifact_limits)
     from hosting.artifact import stored_bytes
 

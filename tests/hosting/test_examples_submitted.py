@@ -17,6 +17,7 @@ from arena.registry import Registry, RegistryConfig
 from hosting.launch import HostingConfig
 from referee.games import game_for_enum
 from store import Store
+from tests.a_game import GAME
 from tests.test_examples import build_go_example
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,10 +39,10 @@ def node_example(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def submit_all_games(store: Store, config: HostingConfig, name: str, path: Path) -> None:
     registry = Registry(store, RegistryConfig.from_settings(), hosting=config)
-    done = registry.submit(name, ["svara"], path)
+    done = registry.submit(name, [GAME], path)
     declared = [game_for_enum(g) for g in done.report.describe.games]  # type: ignore[union-attr]
     assert declared, f"{name} declares no game"
-    more = [g for g in declared if g != "svara"]
+    more = [g for g in declared if g != GAME]
     if more:  # the same files again, for the rest of its games: the entry checks of those
         again = registry.submit(name, more, path, token=done.token)
         assert again.changed and again.report is not None and again.report.passed
@@ -64,7 +65,7 @@ def test_a_bot_listening_on_a_port_of_its_own_is_reached_through_the_forwarder(
     shutil.copytree(node_example, on_port, symlinks=True)
     (on_port / "cardarena.toml").write_text(
         '[bot]\ncommand = ["node", "bot.js", "--port", "{port}", "--proto", "/opt/cardarena/proto"]\n')
-    done = Registry(store, RegistryConfig.from_settings(), hosting=config).submit("node-port", ["svara"], on_port)
+    done = Registry(store, RegistryConfig.from_settings(), hosting=config).submit("node-port", [GAME], on_port)
     assert done.report is not None and done.report.passed
 
 

@@ -15,6 +15,7 @@ from hosting.launch import HostingConfig
 from hosting.supervisor import Supervisor
 from referee.clients import GrpcBotClient
 from store import Store
+from tests.a_game import GAME
 from tests.hosting.conftest import LIMITS, TMP_BYTES, bot_dir, hostile_dir, report, store_bot
 
 FORK_BOMB = '''
@@ -77,7 +78,7 @@ def attack():
 
 def bystander(tmp_path: Path, store: Store, config: HostingConfig, supervisor: Supervisor) -> GrpcBotClient:
     """A well-behaved hosted bot, started before the attack."""
-    sha = store_bot(store, bot_dir(tmp_path, "from botsdk import Bot\nclass Hostile(Bot):\n    games = ('svara',)\n"),
+    sha = store_bot(store, bot_dir(tmp_path, f"from botsdk import Bot\nclass Hostile(Bot):\n    games = ({GAME!r},)\n"),
                     config)
     return GrpcBotClient(supervisor.endpoint(sha))
 

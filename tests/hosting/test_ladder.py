@@ -22,6 +22,7 @@ from cli.main import main
 from hosting.launch import HostingConfig
 from referee.botprocess import BotProcess, start_bot_process
 from store import Store
+from tests.a_game import GAME, STRONG
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,7 +40,7 @@ def example(tmp_path: Path, name: str, extra: str = "", requirements: str = "") 
 
 @pytest.fixture
 def remotes() -> Iterator[list[BotProcess]]:
-    processes = [start_bot_process("points", seed=k) for k in range(3)]
+    processes = [start_bot_process(STRONG, seed=k) for k in range(3)]
     yield processes
     for process in processes:
         process.stop()
@@ -66,14 +67,14 @@ def test_a_newcomer_submitted_while_the_ladder_runs_plays_there_and_each_submiss
         tmp_path: Path, store: Store, config: HostingConfig, remotes: list[BotProcess]) -> None:
     url = str(store.engine.url)
     for k, process in enumerate(remotes):
-        store.bots.register_bot(f"remote-{k}", process.endpoint, "1", "tests", ["svara"], capacity=8)
-    assert main(["ladder", "create", "lad", "--game", "svara", "--tables", "3", "--pending", "4", "--db", url]) == 0
+        store.bots.register_bot(f"remote-{k}", process.endpoint, "1", "tests", [GAME], capacity=8)
+    assert main(["ladder", "create", "lad", "--game", GAME, "--tables", "3", "--pending", "4", "--db", url]) == 0
     runner = subprocess.Popen([sys.executable, "-m", "cli.main", "ladder", "run", "lad", "--workers", "2", "--db", url],
                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ.copy())
     try:
         wait_for(lambda: sum(g.status == "done" for g in ladder_games(store, "lad")) >= 2, "remote games", 120, runner)
         registry = Registry(store, RegistryConfig.from_settings(), hosting=config)
-        first = registry.submit("newcomer", ["svara"], example(tmp_path, "v1", "import six\n", "six==1.17.0\n"))
+        first = registry.submit("newcomer", [GAME], example(tmp_path, "v1", "import six\n", "six==1.17.0\n"))
 
         def seated(version: str) -> bool:
             return any(g.status == "done" and any(s.bot_id == first.bot.id and s.version == version for s in g.seats)
@@ -99,10 +100,10 @@ def test_a_compare_between_two_submissions(tmp_path: Path, store: Store, config:
                                            remotes: list[BotProcess], capsys: pytest.CaptureFixture[str]) -> None:
     url = str(store.engine.url)
     registry = Registry(store, RegistryConfig.from_settings(), hosting=config)
-    base = registry.submit("mine", ["svara"], example(tmp_path, "base"))
-    candidate = registry.submit("mine-next", ["svara"], example(tmp_path, "next", "# tuned\n"))
-    store.bots.register_bot("remote-0", remotes[0].endpoint, "1", "tests", ["svara"], capacity=8)  # a table of 3
-    assert main(["ladder", "create", "ab", "--game", "svara", "--tables", "3", "--db", url]) == 0
+    base = registry.submit("mine", [GAME], example(tmp_path, "base"))
+    candidate = registry.submit("mine-next", [GAME], example(tmp_path, "next", "# tuned\n"))
+    store.bots.register_bot("remote-0", remotes[0].endpoint, "1", "tests", [GAME], capacity=8)  # a table of 3
+    assert main(["ladder", "create", "ab", "--game", GAME, "--tables", "3", "--db", url]) == 0
     assert main(["ladder", "run", "ab", "--workers", "1", "--games", "3", "--db", url]) == 0  # entrants join
     assert main(["ladder", "compare", "ab", f"mine@{base.sha256}", f"mine-next@{candidate.sha256}",
                  "--db", url]) == 0

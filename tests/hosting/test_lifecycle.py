@@ -15,9 +15,10 @@ from hosting.launch import HostingConfig
 from hosting.supervisor import HostingError, Supervisor
 from referee.clients import GrpcBotClient, tcp_probe
 from store import Store
+from tests.a_game import GAME
 from tests.hosting.conftest import bot_dir, store_bot
 
-PLAIN = "from botsdk import Bot\nclass Hostile(Bot):\n    games = ('svara',)\n"
+PLAIN = f"from botsdk import Bot\nclass Hostile(Bot):\n    games = ({GAME!r},)\n"
 
 
 class Clock:

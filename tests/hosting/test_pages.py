@@ -14,6 +14,7 @@ from config import Settings
 from hosting.launch import HostingConfig
 from referee.botprocess import start_bot_process
 from store import Store
+from tests.a_game import GAME, STRONG
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -21,12 +22,12 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_pages_say_hosted_or_remote_and_show_the_hash(store: Store, config: HostingConfig) -> None:
     url = str(store.engine.url)
     registry = Registry(store, RegistryConfig.from_settings(), hosting=config)
-    done = registry.submit("hosted-page", ["svara"], ROOT / "examples" / "python")
-    remote = start_bot_process("points", seed=1)
+    done = registry.submit("hosted-page", [GAME], ROOT / "examples" / "python")
+    remote = start_bot_process(STRONG, seed=1)
     try:
-        store.bots.register_bot("remote-page", remote.endpoint, "1", "tests", ["svara"], capacity=8)
-        store.bots.register_bot("remote-two", remote.endpoint, "1", "tests", ["svara"], capacity=8)
-        assert main(["season", "create", "pages", "--game", "svara", "--bots", "hosted-page,remote-page,remote-two",
+        store.bots.register_bot("remote-page", remote.endpoint, "1", "tests", [GAME], capacity=8)
+        store.bots.register_bot("remote-two", remote.endpoint, "1", "tests", [GAME], capacity=8)
+        assert main(["season", "create", "pages", "--game", GAME, "--bots", "hosted-page,remote-page,remote-two",
                      "--tables", "3", "--games", "3", "--db", url]) == 0
         assert main(["season", "run", "pages", "--workers", "1", "--db", url]) == 0
     finally:

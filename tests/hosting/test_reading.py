@@ -21,6 +21,7 @@ from hosting.supervisor import Supervisor
 from league.competition.seasons import create_season
 from store import Store
 from store.models import Season
+from tests.a_game import GAME
 from tests.hosting.conftest import bot_dir, hostile_dir, report, store_bot
 
 ATTACK = '''
@@ -69,16 +70,16 @@ def test_a_hosted_bot_reads_no_store_no_key_no_environment_no_other_process_no_o
     monkeypatch.setenv("CARDARENA_DB_URL", url_secret)  # the worker's environment holds its store's URL
     monkeypatch.setenv("CARDARENA_TEST_SECRET", env_secret)
     # a season: its secret key is in the store
-    store.bots.register_bot("a", "127.0.0.1:1", "1", "x", ["svara"])
-    store.bots.register_bot("b", "127.0.0.1:2", "1", "x", ["svara"])
-    store.bots.register_bot("c", "127.0.0.1:3", "1", "x", ["svara"])
-    season_id = create_season(store, "secret-season", "svara", ["a", "b", "c"], [3], 3)
+    store.bots.register_bot("a", "127.0.0.1:1", "1", "x", [GAME])
+    store.bots.register_bot("b", "127.0.0.1:2", "1", "x", [GAME])
+    store.bots.register_bot("c", "127.0.0.1:3", "1", "x", [GAME])
+    season_id = create_season(store, "secret-season", GAME, ["a", "b", "c"], [3], 3)
     with store.db.read() as s:
         season_key = s.scalar(select(Season.deal_key).where(Season.id == season_id))
     assert season_key
     # another hosted bot, running, with a secret file in its artifact
     other_secret = secrets.token_hex(16)
-    other = store_bot(store, bot_dir(tmp_path, "from botsdk import Bot\nclass Hostile(Bot):\n    games = ('svara',)\n",
+    other = store_bot(store, bot_dir(tmp_path, f"from botsdk import Bot\nclass Hostile(Bot):\n    games = ({GAME!r},)\n",
                                      files={"secret.txt": other_secret}), config)
     supervisor.endpoint(other)
     other_files = config.directory / "artifacts" / other.sha256

@@ -20,12 +20,13 @@ from league.competition.standings import standings_of
 from referee.botprocess import BotProcess, start_bot_process
 from referee.record import FaultKind
 from store import GameStatus, Store
+from tests.a_game import GAME, SPEC, STRONG
 
 ROOT = Path(__file__).resolve().parents[2]
 
 CHATTY = '''
 import sys as _sys
-_plain = ExampleBot.svara
+_plain = getattr(ExampleBot, "@METHOD@")
 
 
 def _chatty(self, view, ctx):
@@ -33,12 +34,12 @@ def _chatty(self, view, ctx):
     return _plain(self, view, ctx)
 
 
-ExampleBot.svara = _chatty
-'''
+setattr(ExampleBot, "@METHOD@", _chatty)
+'''.replace("@METHOD@", SPEC.proto_field)
 
 CRASH_IN = '''
 import os as _os
-_plain = ExampleBot.svara
+_plain = getattr(ExampleBot, "@METHOD@")
 
 
 def _crashing(self, view, ctx):
@@ -47,8 +48,8 @@ def _crashing(self, view, ctx):
     return _plain(self, view, ctx)
 
 
-ExampleBot.svara = _crashing
-'''
+setattr(ExampleBot, "@METHOD@", _crashing)
+'''.replace("@METHOD@", SPEC.proto_field)
 
 NEW_VERSION_EACH_START = '''
 import secrets as _secrets
@@ -67,7 +68,7 @@ def example(tmp_path: Path, name: str, extra: str = "") -> Path:
 @pytest.fixture
 def remote() -> Iterator[BotProcess]:
     """A reference bot its author serves (a remote bot) on 127.0.0.1."""
-    process = start_bot_process("points", seed=3)
+    process = start_bot_process(STRONG, seed=3)
     yield process
     process.stop()
 
@@ -77,10 +78,10 @@ def test_a_duplicate_season_of_hosted_and_remote_bots_is_played_verified_and_log
         capsys: pytest.CaptureFixture[str]) -> None:
     url = str(store.engine.url)
     registry = Registry(store, RegistryConfig.from_settings(), hosting=config)
-    a = registry.submit("hosted-a", ["svara"], example(tmp_path, "a", CHATTY))
-    b = registry.submit("hosted-b", ["svara"], example(tmp_path, "b"))
-    store.bots.register_bot("remote", remote.endpoint, "1", "tests", ["svara"], capacity=8)
-    assert main(["season", "create", "mixed", "--game", "svara", "--bots", "hosted-a,hosted-b,remote",
+    a = registry.submit("hosted-a", [GAME], example(tmp_path, "a", CHATTY))
+    b = registry.submit("hosted-b", [GAME], example(tmp_path, "b"))
+    store.bots.register_bot("remote", remote.endpoint, "1", "tests", [GAME], capacity=8)
+    assert main(["season", "create", "mixed", "--game", GAME, "--bots", "hosted-a,hosted-b,remote",
                  "--tables", "3", "--games", "9", "--duplicate", "--db", url]) == 0
     assert main(["season", "run", "mixed", "--workers", "2", "--db", url]) == 0
     out = capsys.readouterr().out
@@ -107,12 +108,12 @@ def test_a_crash_costs_only_the_game_in_flight(tmp_path: Path, store: Store, con
                                                remote: BotProcess, monkeypatch: pytest.MonkeyPatch) -> None:
     url = str(store.engine.url)
     registry = Registry(store, RegistryConfig.from_settings(), hosting=config)
-    store.bots.register_bot("remote", remote.endpoint, "1", "tests", ["svara"], capacity=8)
-    store.bots.register_bot("remote-2", remote.endpoint, "1", "tests", ["svara"], capacity=8)
-    registry.submit("crashy", ["svara"], example(tmp_path, "crashy", CRASH_IN.format(game_id="1/2")))
+    store.bots.register_bot("remote", remote.endpoint, "1", "tests", [GAME], capacity=8)
+    store.bots.register_bot("remote-2", remote.endpoint, "1", "tests", [GAME], capacity=8)
+    registry.submit("crashy", [GAME], example(tmp_path, "crashy", CRASH_IN.format(game_id="1/2")))
     monkeypatch.setenv("CARDARENA_GAMES_PER_PROCESS", "1")  # one game in flight at a time
     get_settings.cache_clear()
-    assert main(["season", "create", "crash", "--game", "svara", "--bots", "crashy,remote,remote-2",
+    assert main(["season", "create", "crash", "--game", GAME, "--bots", "crashy,remote,remote-2",
                  "--tables", "3", "--games", "6", "--seed", "5", "--db", url]) == 0
     season = store.seasons.get_season_by_name("crash")
     assert season.id == 1  # the game ids its bot knows: "1/<number>"
@@ -137,10 +138,10 @@ def test_a_hosted_bot_keeps_its_hash_as_its_version_whatever_it_declares(tmp_pat
     assert review(Expected("x", "1", 4), Declared("x", "2", 4)).changes == {"version": "2", "described_version": "2"}
     url = str(store.engine.url)
     registry = Registry(store, RegistryConfig.from_settings(), hosting=config)
-    done = registry.submit("shifty", ["svara"], example(tmp_path, "shifty", NEW_VERSION_EACH_START))
-    store.bots.register_bot("remote", remote.endpoint, "1", "tests", ["svara"], capacity=8)
-    store.bots.register_bot("remote-2", remote.endpoint, "1", "tests", ["svara"], capacity=8)
-    assert main(["season", "create", "shift", "--game", "svara", "--bots", "shifty,remote,remote-2",
+    done = registry.submit("shifty", [GAME], example(tmp_path, "shifty", NEW_VERSION_EACH_START))
+    store.bots.register_bot("remote", remote.endpoint, "1", "tests", [GAME], capacity=8)
+    store.bots.register_bot("remote-2", remote.endpoint, "1", "tests", [GAME], capacity=8)
+    assert main(["season", "create", "shift", "--game", GAME, "--bots", "shifty,remote,remote-2",
                  "--tables", "3", "--games", "3", "--db", url]) == 0
     assert main(["season", "run", "shift", "--workers", "1", "--db", url]) == 0
     bot = store.bots.get_bot_by_name("shifty")

@@ -28,10 +28,11 @@ from hosting.launch import HostingConfig
 from referee.games import spec
 from store import Store
 from store.artifacts import hosted_endpoint
+from tests.a_game import GAME, SPEC
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "python"
-SVARA = spec("svara").proto_enum
+SVARA = spec(GAME).proto_enum
 
 
 def example(tmp_path: Path, extra: str = "") -> Path:
@@ -90,7 +91,7 @@ def test_submit_a_new_bot_then_new_versions_over_grpc(tmp_path: Path, store: Sto
 
 def test_a_submission_that_fails_its_entry_checks_is_not_stored_and_says_why(
         tmp_path: Path, store: Store, config: HostingConfig, stub: arena_pb2_grpc.ArenaStub) -> None:
-    d = example(tmp_path, "\nExampleBot.svara = lambda self, view, ctx: (_ for _ in ()).throw(RuntimeError('oops'))\n")
+    d = example(tmp_path, f"\nExampleBot.{SPEC.proto_field} = lambda self, view, ctx: (_ for _ in ()).throw(RuntimeError('oops'))\n")
     with pytest.raises(grpc.RpcError) as refused:
         stub.SubmitBot(arena_pb2.SubmitBotRequest(name="broken", games=[SVARA], archive=archive(d, config)), timeout=120)
     assert refused.value.code() == grpc.StatusCode.FAILED_PRECONDITION
@@ -107,14 +108,14 @@ def test_requirements_are_built_with_pip_and_their_hashes_recorded(tmp_path: Pat
     (d / "requirements.txt").write_text("six==1.17.0\n")
     (d / "cardarena.toml").write_text('[bot]\nserve = "bot:ExampleBot"\nrequirements = "requirements.txt"\n')
     registry = Registry(store, RegistryConfig.from_settings(), hosting=config)
-    done = registry.submit("with-six", ["svara"], d)
+    done = registry.submit("with-six", [GAME], d)
     assert [(p["name"], p["version"]) for p in done.installed] == [("six", "1.17.0")]
     assert re.fullmatch("[0-9a-f]{64}", done.installed[0]["sha256"])
     build = store.artifacts.build(done.sha256)
     assert build is not None and build.env_sha256 and "six" in build.log
     (d / "requirements.txt").write_text("this-package-does-not-exist-cardarena==0.0.1\n")
     with pytest.raises(Exception) as refused:
-        registry.submit("with-nothing", ["svara"], d)
+        registry.submit("with-nothing", [GAME], d)
     assert "could not be built" in str(refused.value) and refused.value.log  # type: ignore[attr-defined]
 
 
@@ -123,7 +124,7 @@ def test_submit_over_http_and_read_the_logs_as_the_author_only(tmp_path: Path, s
     app = FastAPI()
     mount(app, Registry(store, RegistryConfig.from_settings(), hosting=config))
     with TestClient(app) as client:
-        r = client.put("/api/v1/arena/bots/web-py/code?game=svara", content=archive(example(tmp_path), config),
+        r = client.put(f"/api/v1/arena/bots/web-py/code?game={GAME}", content=archive(example(tmp_path), config),
                        headers={"Content-Type": "application/octet-stream"})
         assert r.status_code == 201, r.text
         body = r.json()
@@ -143,7 +144,7 @@ def test_cardarena_bot_submit(tmp_path: Path, store: Store, config: HostingConfi
     server, port = start_arena_server("unused://", "127.0.0.1", 0,
                                       registry=Registry(store, RegistryConfig.from_settings(), hosting=config))
     try:
-        code = main(["bot", "submit", "cli-py", str(example(tmp_path)), "--game", "svara", "--server", f"127.0.0.1:{port}"])
+        code = main(["bot", "submit", "cli-py", str(example(tmp_path)), "--game", GAME, "--server", f"127.0.0.1:{port}"])
         out = capsys.readouterr().out
         assert code == 0, out
         assert "submitted bot cli-py" in out and "token: " in out
@@ -152,7 +153,7 @@ def test_cardarena_bot_submit(tmp_path: Path, store: Store, config: HostingConfi
         bad = tmp_path / "nothing"
         bad.mkdir()
         (bad / "bot.py").write_text("x = 1\n")
-        assert main(["bot", "submit", "nope", str(bad), "--game", "svara", "--server", f"127.0.0.1:{port}"]) == 2
+        assert main(["bot", "submit", "nope", str(bad), "--game", GAME, "--server", f"127.0.0.1:{port}"]) == 2
         assert "no cardarena.toml" in capsys.readouterr().err
     finally:
         server.stop(0)
@@ -165,7 +166,7 @@ def test_a_platform_without_bubblewrap_says_so_in_one_line_and_runs_nothing(
     try:
         registry = Registry(store, RegistryConfig.from_settings(), hosting=config)
         with pytest.raises(Exception) as refused:
-            registry.submit("nowhere", ["svara"], example(tmp_path))
+            registry.submit("nowhere", [GAME], example(tmp_path))
         message = str(refused.value)
         assert message == "this platform cannot run hosted bots: bubblewrap is not installed (apt-get install bubblewrap)"
         from workers.hosted import warning
@@ -183,12 +184,12 @@ def test_a_tar_with_the_manifest_in_a_folder_is_refused_with_what_to_write(tmp_p
     with tarfile.open(fileobj=out, mode="w") as tar:
         tar.add(EXAMPLE, arcname="python")
     with pytest.raises(Exception, match="no cardarena.toml at the root"):
-        Registry(store, RegistryConfig.from_settings(), hosting=config).submit("nested", ["svara"], out.getvalue())
+        Registry(store, RegistryConfig.from_settings(), hosting=config).submit("nested", [GAME], out.getvalue())
 
 
 def test_describe_of_a_hosted_bot_is_its_own(tmp_path: Path, store: Store, config: HostingConfig) -> None:
     registry = Registry(store, RegistryConfig.from_settings(), hosting=config)
-    done = registry.submit("me", ["svara"], example(tmp_path))
+    done = registry.submit("me", [GAME], example(tmp_path))
     assert done.bot.described_name == "python-example" and done.bot.capacity == 4
     assert done.report is not None and done.report.describe == bot_pb2.DescribeResponse(
         name="python-example", version="1.0.0", author="cardarena examples",

@@ -12,6 +12,7 @@ from hosting.launch import HostingConfig
 from league.policy import POLICY
 from league.competition.standings import standings_of
 from store import open_store
+from tests.a_game import GAME
 from tests.hosting.conftest import config, hosting_root  # noqa: F401  (the sandbox's fixtures)
 from tests.workers.conftest import REPO, Workers
 from tests.workers.test_celery_season import assert_each_game_once
@@ -25,8 +26,8 @@ def test_a_season_of_hosted_bots_on_two_celery_workers(workers: Workers, db_url:
     registry = Registry(store, RegistryConfig.from_settings(), hosting=config)
     names = [f"hosted-{k}" for k in range(3)]
     for name in names:
-        registry.submit(name, ["svara"], EXAMPLE)
-    subprocess.run([sys.executable, "-m", "cli.main", "season", "create", "celery-hosted", "--game", "svara",
+        registry.submit(name, [GAME], EXAMPLE)
+    subprocess.run([sys.executable, "-m", "cli.main", "season", "create", "celery-hosted", "--game", GAME,
                     "--bots", ",".join(names), "--tables", "3", "--games", "30", "--db", db_url],
                    cwd=REPO, check=True, capture_output=True)
     season = store.seasons.get_season_by_name("celery-hosted")

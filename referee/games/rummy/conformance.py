@@ -9,7 +9,7 @@ from referee.games.conformance import Conformance, RefusalProbe, ReplayCase
 
 
 def engine_table(state: Any) -> dict[str, Any]:
-    """The hands, each seat's points, no pot, and the discard pile, stock and melds."""
+    """The hands, each seat's points, nothing in the middle (0), and the discard pile, stock and melds."""
     n = state.num_seats
     dealt = bool(state.hands)
     return {"hands": [list(h) for h in state.hands] or [[] for _ in range(n)],
