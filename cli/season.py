@@ -508,6 +508,7 @@ def audit_lines(store, season, rows=None) -> list[str]:
     """The duplicate audit of a duplicate season (``league.integrity.audit``): a line per flag, or one line saying
     it is clean; nothing for a season without shared deals."""
     from league.competition.standings import audit_of
+    from referee.games import spec
 
     if not (season.config or {}).get("duplicate"):
         return []
@@ -515,7 +516,7 @@ def audit_lines(store, season, rows=None) -> list[str]:
         flags = {r.name: list(r.audit) for r in rows if r.audit}
     else:
         names = {b.id: b.name for b in store.bots.list_bots()}
-        flags = {names.get(bot, str(bot)): lines for bot, lines in audit_of(store, season.id, season.game).items()}
+        flags = {names.get(bot, str(bot)): lines for bot, lines in audit_of(store, season.id, spec(season.game)).items()}
     if not flags:
         return ["Duplicate audit: no bot did better in the rotations of a deal it had already played than in the first "
                 "(tests at a 1% family-wise false-alarm rate; docs/fair-play.md, The duplicate audit)."]
