@@ -1,9 +1,9 @@
 """Creating a season: validate everything, build the schedule, store it as pending games.
 
-A season is of a :class:`~referee.games.GameSpec` (its caller resolved the game id); nothing
-is written unless every parameter is valid: a table size the game does not allow or larger than the bot list, zero games, bad game
-parameters or time control, a seed out of range all raise :class:`SeasonError` with
-one clear message.
+A season is of a :class:`~referee.games.GameSpec` (its caller resolved the game id). Nothing
+is written unless every parameter is valid: a table size the game does not allow or larger
+than the bot list, zero games, bad game parameters or time control, a seed out of range all
+raise :class:`SeasonError` with one clear message.
 
 Every season has a key (``league.integrity.fairness``): drawn from :mod:`secrets` unless the
 organiser gives a ``seed``, which makes the season *reproducible* (anyone who knows
