@@ -54,7 +54,7 @@ from league.entry.checks import EntryReport, run_entry_checks
 from league.entry.identity import MAX_VERSION_CHARS, capacity_of
 from league.entry.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from league.names import did_you_mean
-from referee.games import games as registered_games, names_text
+from referee.games import games as registered_games, names_text, spec
 from store import BotInfo, NameTaken, NotFound, SeasonInfo, Store, StoreError, StoreUnavailable
 from store.artifacts import OutputInfo, hosted_sha
 from store.ladders import LadderInfo
@@ -221,7 +221,7 @@ def _clean(text: str, limit: int) -> str:
 class Registry:
     """Register, update, retire and list bots in ``store`` under ``config``.
 
-    ``checker(target, games, shown_as=..., seed=...)`` runs the entry checks
+    ``checker(target, game specs, shown_as=..., seed=...)`` runs the entry checks
     (default :func:`league.entry.checks.run_entry_checks`; tests may pass another).
     Thread-safe: a gRPC server and an HTTP server may share one.
     """
@@ -508,8 +508,10 @@ class Registry:
         return parsed.dial(addresses[0])
 
     def _entry_checks(self, target: str, endpoint: str, games: Sequence[str]) -> EntryReport:
+        """The entry checks of ``games`` (names checked by :func:`check_games` or registered already),
+        each resolved to its GameSpec here; raises RegistryError(FAILED_PRECONDITION) when one fails."""
         seed = self.config.seed if self.config.seed is not None else secrets.randbelow(2**31)
-        report = self.checker(target, list(games), shown_as=endpoint, seed=seed)
+        report = self.checker(target, [spec(g) for g in games], shown_as=endpoint, seed=seed)
         if not report.passed:
             raise RegistryError(ErrorKind.FAILED_PRECONDITION, f"entry checks failed for {endpoint}: {report.failure}",
                                 report=report)

@@ -24,7 +24,7 @@ from league.competition.ladder_board import LadderStanding
 from league.competition.standings import StandingRow
 from league.entry.checks import EntryReport
 from league.policy import POLICY
-from referee.games import game_for_enum, games, spec
+from referee.games import game_for_enum, specs
 from store import BotInfo, open_store
 from store.artifacts import hosted_sha
 from store.reads.games import GameRow
@@ -40,7 +40,7 @@ THREADS = 8
 #: Bytes of a failed submission's log sent in trailing metadata (gRPC's metadata limit is 8 KiB by default).
 MAX_LOG_METADATA_BYTES = 6 * 1024
 
-GAME_TO_ENUM = {g: spec(g).proto_enum for g in games()}  # the registry's games -> their protocol numbers
+GAME_TO_ENUM = {gs.name: gs.proto_enum for gs in specs()}  # the registry's games -> their protocol numbers
 
 GRPC_STATUS: dict[ErrorKind, grpc.StatusCode] = {kind: getattr(grpc.StatusCode, kind.value) for kind in ErrorKind}
 

@@ -38,6 +38,7 @@ from league.competition.seasons import create_season
 from league.policy import POLICY
 from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
+from referee.games import spec
 from store import GameStatus, Store, open_store
 from tests.workers.conftest import RedisServer, Workers, free_port_outside_the_ephemeral_range
 
@@ -61,7 +62,7 @@ def season(db_url: str, bots: list[BotProcess], games: int, suspend_after_s: flo
     store = open_store(db_url, policy=POLICY)
     names = [register_or_update(store, f"{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
              for i, b in enumerate(bots)]
-    sid = create_season(store, "kills", "slippery-sam", names, [3], games, 7, params={"orbits": 1},
+    sid = create_season(store, "kills", spec("slippery-sam"), names, [3], games, 7, params={"orbits": 1},
                         suspend_after_s=suspend_after_s)
     return store, sid, names
 

@@ -25,6 +25,7 @@ from league.competition.standings import standings_of
 from league.policy import POLICY
 from referee.botprocess import start_bot_process
 from referee.clients import GrpcBotClient
+from referee.games import spec
 from store import open_store
 from workers.local import run_local
 
@@ -63,7 +64,7 @@ def main() -> None:
     try:
         names = [register_or_update(store, f"{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
                  for i, b in enumerate(bots)]
-        sid = create_season(store, "one-down", "slippery-sam", names, [3], args.games, 7, params={"orbits": 1},
+        sid = create_season(store, "one-down", spec("slippery-sam"), names, [3], args.games, 7, params={"orbits": 1},
                             suspend_after_s=args.suspend_after)
         down = names[1]
         bots[1].stop()

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import redis
+from referee.games import spec
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
@@ -72,7 +73,7 @@ def new_season(db_url: str, bots: list[BotProcess], games: int, orbits: int) -> 
     store = open_store(db_url, policy=POLICY)
     names = [register_or_update(store, f"{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
              for i, b in enumerate(bots)]
-    season_id = create_season(store, "bench", "slippery-sam", names, [3, 4], games, 11, params={"orbits": orbits})
+    season_id = create_season(store, "bench", spec("slippery-sam"), names, [3, 4], games, 11, params={"orbits": orbits})
     store.close()
     return season_id
 

@@ -23,6 +23,7 @@ import time
 import uuid
 from pathlib import Path
 
+from referee.games import spec
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
@@ -49,7 +50,7 @@ def one_season(pg_url: str, broker: str, logs: Path, bots: list, skew_s: int, ga
     try:
         store = open_store(url, policy=POLICY)
         names = register(store, bots)
-        season_id = create_season(store, f"skew-{number}", "slippery-sam", names, [3], games, number,
+        season_id = create_season(store, f"skew-{number}", spec("slippery-sam"), names, [3], games, number,
                                   params={"orbits": 1})
         on_time.start(concurrency=2)
         off.start(concurrency=2)

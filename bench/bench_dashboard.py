@@ -36,6 +36,7 @@ from fastapi.testclient import TestClient
 from config import Settings
 from dashboard.main import create_app
 from league.policy import POLICY
+from referee.games import spec
 from store import open_store
 
 BOTS = 12
@@ -130,7 +131,7 @@ def fill_ladder(url: str, games: int, entrants: int, history_every: int, seed: i
     early = entrants - 2
     bots = [store.bots.register_bot(f"bot-{i:03d}", f"127.0.0.1:{7000 + i}", "1.0", "bench", ["svara"], capacity=4)
             for i in range(early)]
-    lid = create_ladder(store, LADDER, "svara", [4], epoch_games=EPOCH_GAMES)
+    lid = create_ladder(store, LADDER, spec("svara"), [4], epoch_games=EPOCH_GAMES)
     store.ladders.sync_entrants(lid)
     movers = bots[:10]
     for b in movers:

@@ -89,7 +89,7 @@ def decision_ms(client: object, seed: int) -> list[float]:
     """The referee's charged time of each of seat 0's decisions in one Svara game (seats 1, 2: in-process)."""
     game = spec("svara")
     opponents = [InProcessBotClient(load_bot(ref, seed + k).act) for k, ref in enumerate(game.opponents[:2], start=1)]
-    record = play(game, make_params("svara", {}), 3, seed, [client, *opponents], TimeControl.for_game("svara"),
+    record = play(game, make_params("svara", {}), 3, seed, [client, *opponents], TimeControl.for_game(spec("svara")),
                   game_id=f"bench-{seed}")
     return [d.latency_ms for d in record.decisions if d.seat == 0 and d.called]
 
@@ -151,7 +151,7 @@ def celery_season(tmp: Path, form: str, broker: str, games: int, k: int, remotes
             registry.register(name, endpoint, ["svara"])
     from league.competition.seasons import create_season
 
-    season_id = create_season(store, "bench", "svara", names, [3], games, 7)
+    season_id = create_season(store, "bench", spec("svara"), names, [3], games, 7)
     app = configure(broker)
     workers = [start_worker(broker, db_url, f"{form}{k}-{i}", tmp / f"{form}{k}-{i}.log") for i in range(2)]
     try:

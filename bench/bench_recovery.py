@@ -26,6 +26,7 @@ from pathlib import Path
 from league.competition.seasons import create_season
 from league.policy import POLICY
 from referee.botprocess import start_bot_process
+from referee.games import spec
 from store import open_store
 from tests.workers.conftest import RedisServer, Worker, Workers, free_port_outside_the_ephemeral_range, register
 from tests.workers.test_failures import Follow, games_lost_by, kill_while_running
@@ -35,7 +36,7 @@ def trial(workers: Workers, victim: Worker, main: bool, db_url: str, names: list
           games: int, window: int, broker: str) -> list[float]:
     """One season with one kill; the delays (seconds) of the games the kill lost."""
     store = open_store(db_url, run_migrations=False, policy=POLICY)
-    season_id = create_season(store, f"recovery-{number}", "slippery-sam", names, [3, 4], games, number,
+    season_id = create_season(store, f"recovery-{number}", spec("slippery-sam"), names, [3, 4], games, number,
                               params={"orbits": 1})
     follow = Follow(store, broker, season_id, window=window)
     if main:

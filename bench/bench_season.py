@@ -58,6 +58,7 @@ from league.competition.seasons import create_season
 from league.policy import POLICY
 from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
+from referee.games import spec
 from referee.record import DecisionLog
 from store import open_store
 from workers.local import default_processes, iter_local
@@ -153,7 +154,7 @@ def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool
         store = open_store(db_url, policy=POLICY)
         names = [register_or_update(store, f"{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
                  for i, b in enumerate(bots)]
-        season_id = create_season(store, f"bench-{game}", game, names, TABLE_SIZES, games, 17)
+        season_id = create_season(store, f"bench-{game}", spec(game), names, TABLE_SIZES, games, 17)
         ids = store.seasons.next_pending(season_id, 10**7)
         cpu_before = sum(cpu_seconds(b.process.pid) for b in bots if b.process.pid is not None)
         pool_before = children_cpu_seconds()

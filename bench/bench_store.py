@@ -58,7 +58,7 @@ def run(url: str, game: str, games: int) -> dict[str, Step]:
         bot = f"store-bench-{stamp}-{name}-{i}"
         store.bots.register_bot(bot, f"127.0.0.1:{40000 + i}", "1", "bench", [game], 1000)
         bots[bot] = load_bot(name, seed)
-    season_id = create_season(store, f"store-bench-{stamp}", game, list(bots), TABLE_SIZES, games, 17)
+    season_id = create_season(store, f"store-bench-{stamp}", spec(game), list(bots), TABLE_SIZES, games, 17)
     game_spec, params = spec(game), make_params(game, {})
     steps = {"claim": Step(), "encode": Step(), "result": Step()}
 

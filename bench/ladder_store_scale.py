@@ -45,6 +45,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 
+from referee.games import spec
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
@@ -172,7 +173,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             bots = [store.bots.register_bot(f"sim{k:03d}", f"127.0.0.1:{20000 + k}", "1.0", "bench", ["svara"],
                                        capacity=2) for k in range(args.entrants)]
-            lid = create_ladder(store, "scale", "svara", [SEATS], epoch_games=args.epoch_games, window=8)
+            lid = create_ladder(store, "scale", spec("svara"), [SEATS], epoch_games=args.epoch_games, window=8)
             store.ladders.sync_entrants(lid)
             t0 = time.perf_counter()
             insert_done_games(store, lid, bots, make_games(rng, elo, args.games, SEATS), args.epoch_games)

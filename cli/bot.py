@@ -96,16 +96,17 @@ def check_bot(
     from arena.registry import RegistryConfig
     from league.entry.checks import check_endpoint
 
-    from referee.games import games
+    from referee.games import games, spec
 
     unknown = [g for g in game if g not in games()]
     if unknown:
         fail(_unknown_games(unknown), 2)
+    game_specs = [spec(g) for g in game]  # each game id resolved here, once
     try:
         policy = RegistryConfig.from_settings().policy
     except ValueError as exc:
         fail(f"bad network policy setting: {exc}")
-    report = check_endpoint(endpoint, game, policy, seed=seed)
+    report = check_endpoint(endpoint, game_specs, policy, seed=seed)
     console.print(report.render(), highlight=False, markup=False)
     if not report.passed:
         fail("the bot failed the entry checks (see the report above)")

@@ -15,13 +15,13 @@ import typer
 from rich.markup import escape
 
 from cli.common import DbOption, console, counts_text, db_url, fail, open_db
-from referee.games import games as registered_games, names_text, spec
+from referee.games import games as registered_games, names_text, spec, specs
 
 
 def demo(
     game: Annotated[str, typer.Option(help=f"{names_text()}, or all.")] = registered_games()[0],
     games: Annotated[int | None, typer.Option(help="Games per season (default: "
-                                              + "; ".join(f"{g} {spec(g).demo.games}" for g in registered_games())
+                                              + "; ".join(f"{gs.name} {gs.demo.games}" for gs in specs())
                                               + ").", min=1)] = None,
     workers: Annotated[int | None, typer.Option(help="Local worker processes (default: one per core), each refereeing CARDARENA_GAMES_PER_PROCESS games at once (default 2).", min=1)] = None,
     seed: Annotated[int | None, typer.Option(
@@ -40,9 +40,9 @@ def demo(
     from referee.botprocess import start_bot_process
 
     if game == "all":
-        chosen = registered_games()
+        chosen = specs()
     elif game in registered_games():
-        chosen = [game]
+        chosen = [spec(game)]  # the game id resolved here, once: what follows takes the GameSpec
     else:
         from league.names import did_you_mean
 
@@ -52,8 +52,8 @@ def demo(
         from cli.server import check_ports_free
 
         check_ports_free("127.0.0.1", port, grpc_port)  # before the seasons, not after them
-    for name in chosen:
-        lineup = spec(name).demo
+    for game_spec in chosen:
+        name, lineup = game_spec.name, game_spec.demo
         started = time.perf_counter()
         processes = []
         try:
@@ -66,7 +66,7 @@ def demo(
                     process = start_bot_process(ref, bot_seed)
                     processes.append(process)
                     # the platform's entry checks, as for any submitted bot: health, Describe, a validation game
-                    report = run_entry_checks(process.endpoint, [name], shown_as=f"{ref}-{bot_seed}")
+                    report = run_entry_checks(process.endpoint, [game_spec], shown_as=f"{ref}-{bot_seed}")
                     if not report.passed:
                         failed = next(c for c in report.checks if not c.passed)
                         fail(f"reference bot {ref}-{bot_seed} failed its entry checks: {failed.name}: {failed.detail}")
@@ -76,7 +76,7 @@ def demo(
                                       highlight=False)
             season_name = f"demo-{name}-{time.strftime('%Y%m%d-%H%M%S')}"
             try:
-                season_id = create_season(store, season_name, name, bot_names, lineup.tables, games or lineup.games, seed)
+                season_id = create_season(store, season_name, game_spec, bot_names, lineup.tables, games or lineup.games, seed)
             except SeasonError as exc:
                 fail(str(exc))
             outcomes = run_pending_locally(store, season_id, db_url(db), workers, f"{season_name}")
@@ -98,7 +98,7 @@ def demo(
 def register_or_update(store, name: str, endpoint: str, described) -> str:
     """Register the demo bot for the games its Describe lists, or point its existing registration at the
     new endpoint; returns its name."""
-    games = [g for g in registered_games() if spec(g).proto_enum in described.games]
+    games = [gs.name for gs in specs() if gs.proto_enum in described.games]
     existing = store.bots.get_bot_by_name(name)
     if existing is None:
         store.bots.register_bot(name, endpoint, described.version, described.author, games, max(1, described.capacity))

@@ -55,10 +55,11 @@ def create(
     from league.competition.ladder import LadderError, create_ladder
     from store import StoreError
 
-    tc = options.time_control(game, deadline, time_bank, budget)
+    game_spec = options.game_spec(game)  # the game id resolved once: what follows takes the GameSpec
+    tc = options.time_control(game_spec, deadline, time_bank, budget)
     store = open_db(db)
     try:
-        lid = create_ladder(store, name, game, parse_ints(tables, "--tables"), duplicate=duplicate,
+        lid = create_ladder(store, name, game_spec, parse_ints(tables, "--tables"), duplicate=duplicate,
                             params=parse_params(param), time_control=tc, suspend_after_s=suspend_after,
                             epoch_games=epoch_games, epoch_seconds=epoch_seconds, window=pending)
     except (LadderError, StoreError) as exc:

@@ -14,11 +14,11 @@ from cli.match import match
 from cli.server import server
 from cli.wait import wait
 from cli.worker import worker
-from referee.games import games, spec
+from referee.games import specs
 
 app = typer.Typer(
     name="cardarena",
-    help=f"cardarena: a tournament runner for card-game bots ({'; '.join(spec(g).description for g in games())}) played over gRPC.",
+    help=f"cardarena: a tournament runner for card-game bots ({'; '.join(gs.description for gs in specs())}) played over gRPC.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,

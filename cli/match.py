@@ -25,7 +25,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from cli.common import console, fail
-from referee.games import games as registered_games, names_text, spec
+from referee.games import GameSpec, games as registered_games, names_text, spec
 
 #: host:port (a name or an IPv4 address, or [IPv6]) with a port number.
 ENDPOINT = re.compile(r"(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})")
@@ -60,14 +60,13 @@ def _unique(name: str, taken: set[str]) -> str:
 
 
 @contextmanager
-def started_targets(given: list[str], game: str, seed: int) -> Iterator[list[Target]]:
+def started_targets(given: list[str], gs: GameSpec, seed: int) -> Iterator[list[Target]]:
     """The targets, each asked Describe (reference bots started first, stopped on exit); exits with
-    one line for a target that is neither, does not answer, or does not play ``game``."""
+    one line for a target that is neither, does not answer, or does not play game ``gs``."""
     from referee.botprocess import start_bot_process
     from referee.bots import names_text as bot_names, reference_bots
     from referee.clients import BotCallError, GrpcBotClient
 
-    gs = spec(game)
     processes = []
     try:
         targets: list[Target] = []
@@ -86,7 +85,7 @@ def started_targets(given: list[str], game: str, seed: int) -> Iterator[list[Tar
             except BotCallError as exc:
                 fail(f"target {text} ({endpoint}) does not answer Describe: {exc}")
             if gs.proto_enum not in described.games:
-                fail(f"target {text} ({described.name or endpoint}) does not play {game}")
+                fail(f"target {text} ({described.name or endpoint}) does not play {gs.name}")
             name = _unique(text if text in reference_bots() else (described.name or text), taken)
             targets.append(Target(name, endpoint, text, described.version, described.author,
                                   max(1, described.capacity)))
@@ -123,7 +122,7 @@ def match(
 
     if game not in registered_games():
         fail(f"unknown game {game!r}; choose from {names_text()}", 2)
-    gs = spec(game)
+    gs = spec(game)  # the game id resolved here, once: what follows takes the GameSpec
     if not gs.min_seats <= len(targets) <= gs.max_seats:
         fail(f"{game} is played by {gs.min_seats} to {gs.max_seats} seats: give that many targets, not {len(targets)}", 2)
     if serve:
@@ -134,19 +133,19 @@ def match(
     url = f"sqlite:///{folder / 'match.db'}"
     try:
         store = open_store(url, policy=POLICY)
-        with started_targets(targets, game, seed if seed is not None else 0) as seated:
+        with started_targets(targets, gs, seed if seed is not None else 0) as seated:
             for t in seated:
                 store.bots.register_bot(t.name, t.endpoint, t.version, t.author, [game], t.capacity)
             name = f"match-{game}"
             try:
-                season_id = create_season(store, name, game, [t.name for t in seated], [len(seated)],
+                season_id = create_season(store, name, gs, [t.name for t in seated], [len(seated)],
                                           games or len(seated), seed)
             except SeasonError as exc:
                 fail(str(exc), 2)
             console.print(f"match of {game}: {store.seasons.season_progress(season_id)['total']} games between "
                           + ", ".join(f"{t.name} ({t.endpoint})" for t in seated), highlight=False, markup=False)
             run_pending_locally(store, season_id, url, workers, name)
-        print_results(store, season_id, seated)
+        print_results(store, season_id, gs, seated)
         if serve:
             from cli.server import serve as serve_dashboard
 
@@ -160,10 +159,9 @@ def match(
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def print_results(store, season_id: int, seated: list[Target]) -> None:
-    """A line per game (each target's place and score, or why the game was not played), then a table of
-    each target's games, wins, average place, total score change and faults."""
-    gs = spec(store.seasons.get_season(season_id).game)
+def print_results(store, season_id: int, gs: GameSpec, seated: list[Target]) -> None:
+    """A line per game of season ``season_id`` of game ``gs`` (each target's place and score, or why the game
+    was not played), then a table of each target's games, wins, average place, total score change and faults."""
     names = {t.name: t for t in seated}
     totals = {t.name: {"games": 0, "wins": 0, "places": 0, "change": 0, "faults": 0} for t in seated}
     for g in store.game_reads.list_games(season_id, limit=10_000):

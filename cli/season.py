@@ -81,7 +81,8 @@ def create(
     """Schedule a season: every game is stored as pending before anything runs (with --until-settled, each batch)."""
     from league.competition.seasons import SeasonError, create_season
 
-    tc = options.time_control(game, deadline, time_bank, budget)
+    game_spec = options.game_spec(game)  # the game id resolved once: what follows takes the GameSpec
+    tc = options.time_control(game_spec, deadline, time_bank, budget)
     rule = settling_rule(until_settled, top, confidence, max_games, indifference)
     store = open_db(db, existing=True)  # its bots are registered there already
     if if_missing and (known := store.seasons.get_season_by_name(name)) is not None:
@@ -93,12 +94,12 @@ def create(
     bot_names, sizes = [b.strip() for b in bots.split(",") if b.strip()], parse_ints(tables, "--tables")
     try:
         if rule is None:
-            season_id = create_season(store, name, game, bot_names, sizes, games, seed, duplicate, parse_params(param), tc,
+            season_id = create_season(store, name, game_spec, bot_names, sizes, games, seed, duplicate, parse_params(param), tc,
                                       suspend_after_s=suspend_after)
         else:
             from league.competition.sequential import create_sequential_season
 
-            season_id = create_sequential_season(store, name, game, bot_names, sizes, rule, batch, seed,
+            season_id = create_sequential_season(store, name, game_spec, bot_names, sizes, rule, batch, seed,
                                                  duplicate=duplicate, params=parse_params(param), time_control=tc,
                                                  suspend_after_s=suspend_after)
     except SeasonError as exc:
@@ -507,6 +508,7 @@ def audit_lines(store, season, rows=None) -> list[str]:
     """The duplicate audit of a duplicate season (``league.integrity.audit``): a line per flag, or one line saying
     it is clean; nothing for a season without shared deals."""
     from league.competition.standings import audit_of
+    from referee.games import spec
 
     if not (season.config or {}).get("duplicate"):
         return []
@@ -514,7 +516,7 @@ def audit_lines(store, season, rows=None) -> list[str]:
         flags = {r.name: list(r.audit) for r in rows if r.audit}
     else:
         names = {b.id: b.name for b in store.bots.list_bots()}
-        flags = {names.get(bot, str(bot)): lines for bot, lines in audit_of(store, season.id, season.game).items()}
+        flags = {names.get(bot, str(bot)): lines for bot, lines in audit_of(store, season.id, spec(season.game)).items()}
     if not flags:
         return ["Duplicate audit: no bot did better in the rotations of a deal it had already played than in the first "
                 "(tests at a 1% family-wise false-alarm rate; docs/fair-play.md, The duplicate audit)."]

@@ -15,8 +15,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 from botsdk.bot import REFERENCE_CAPACITY, Bot, Context
-from cardarena import games as protocol_games
-from referee.games import games, spec
+from referee.games import specs
 
 
 class RandomBot(Bot):
@@ -29,11 +28,13 @@ class RandomBot(Bot):
 
     def __init__(self, seed: int = 0) -> None:
         super().__init__(seed)
-        self.games = tuple(games())
+        every = specs()
+        self.games = tuple(gs.name for gs in every)
+        self._random_action = {gs.proto_field: gs.random_action for gs in every}  # protocol field -> its game's
 
     def decide(self, field: str, view: Message, ctx: Context) -> Any:
         """A uniformly random legal answer of the game whose protocol field is ``field``."""
-        return spec(protocol_games.name_of(field)).random_action(view, ctx.rng)
+        return self._random_action[field](view, ctx.rng)
 
 
 def reference_bots() -> dict[str, type[Bot]]:
@@ -41,8 +42,8 @@ def reference_bots() -> dict[str, type[Bot]]:
 
     Raises RuntimeError when two bots share a name."""
     out: dict[str, type[Bot]] = {RandomBot.name: RandomBot}
-    for game in games():
-        for cls in spec(game).bots:
+    for gs in specs():
+        for cls in gs.bots:
             if out.get(cls.name, cls) is not cls:
                 raise RuntimeError(f"two reference bots are named {cls.name!r}")
             out[cls.name] = cls

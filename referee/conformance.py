@@ -39,7 +39,7 @@ from typing import Any
 import referee.games
 from referee.bots import load_bot
 from referee.clients import InProcessBotClient
-from referee.games import GameName, games, make_params, spec
+from referee.games import GameName, games, spec
 from referee.games.conformance import ConformanceError, conformance
 from referee.record import GameRecord
 from referee.referee import play
@@ -57,7 +57,7 @@ def play_reference(game: GameName, num_seats: int, seed: int, params: Mapping[st
     ``quick_params`` unless ``params`` are given."""
     gs = spec(game)
     clients = [InProcessBotClient(load_bot(name, seed * 10 + seat).act) for seat, name in enumerate(lineup(game, num_seats))]
-    return play(gs, make_params(game, gs.quick_params if params is None else params), num_seats, seed, clients,
+    return play(gs, gs.params(gs.quick_params if params is None else params), num_seats, seed, clients,
                 game_id=f"conformance-{game}")
 
 
@@ -69,7 +69,7 @@ def check_declaration(game: GameName) -> None:
     if conf.strong_bot not in names:
         raise ConformanceError(f"{game}: strong_bot {conf.strong_bot!r} is not one of its bots {sorted(names)}")
     for label in ("short_params", "season_params"):
-        make_params(game, getattr(conf, label))
+        gs.params(getattr(conf, label))
     missing = [label for label in ("wire_edge_views", "replay_cases", "replay_events", "engine_table")
                if not getattr(conf, label)]
     if missing:

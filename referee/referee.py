@@ -423,5 +423,5 @@ def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequen
     returns True the game stops there and GameCancelled is raised (a worker whose lease was
     lost must not call bots any more). It must be cheap: it runs once per decision.
     """
-    tc = time_control or TimeControl.for_game(spec.name)
+    tc = time_control or TimeControl.for_game(spec)
     return _Game(spec, params, num_seats, seed, clients, tc, game_id or "game", live, cancelled, attempt).run()

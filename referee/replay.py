@@ -19,7 +19,7 @@ from cardarena.v1 import bot_pb2
 from referee.chance import Chance
 from referee.driver import Driver
 from referee.engine import DrawLot, IllegalAction, Rules, Shuffle
-from referee.games import make_params, spec
+from referee.games import spec
 from referee.record import DecisionLog, GameRecord
 
 
@@ -67,7 +67,7 @@ def rerun(record: GameRecord, on_decision: Callable[[Rules[Any, Any, Any], Any, 
     logged decision before its action is applied (``referee.recheck`` checks it there).
     Raises ReplayMismatch where the re-run leaves the record."""
     gs = spec(record.game)
-    rules = gs.make_rules(make_params(record.game, record.params), record.num_seats)
+    rules = gs.make_rules(gs.params(record.params), record.num_seats)
     try:
         seeded = Chance(record.seed, record.chance_scheme, record.attempt)
     except ValueError as exc:

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referee.engine import BadParameters
+
+if TYPE_CHECKING:
+    from referee.games import GameSpec
 
 
 @dataclass(frozen=True)
@@ -37,15 +40,12 @@ class TimeControl:
             raise BadParameters(f"max_faults must be a whole number from 1 to 1000, got {self.max_faults!r}")
 
     @classmethod
-    def for_game(cls, game: str, **given: Any) -> TimeControl:
-        """The time control of ``game`` (a ``GameName`` or its value): the ``given`` settings
-        (``None`` values count as not given) over the defaults, with the game's own thinking
-        budget ``GameSpec.default_budget_s`` (rules §4.1) unless ``budget_s`` is given.
-        Raises ValueError for an unknown game, BadParameters for bad values or unknown names."""
-        from referee.games import spec
-
+    def for_game(cls, game: GameSpec, **given: Any) -> TimeControl:
+        """The time control of ``game``: the ``given`` settings (``None`` values count as not
+        given) over the defaults, with the game's own thinking budget ``GameSpec.default_budget_s``
+        (rules §4.1) unless ``budget_s`` is given. Raises BadParameters for bad values or unknown names."""
         values = {k: v for k, v in given.items() if v is not None}
-        values.setdefault("budget_s", spec(game).default_budget_s)
+        values.setdefault("budget_s", game.default_budget_s)
         return cls.from_json(values)
 
     def to_json(self) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
-from referee.games import spec
+from referee.games import check_name
 from store.db import NameTaken, NotFound
 from store.models import Bot, utcnow
 from store.session import Database, updated_rows
@@ -48,8 +48,10 @@ def bot_info(b: Bot) -> BotInfo:
 
 
 def check_game_name(game: str) -> str:
-    """The registered name of ``game``; raises ValueError for a game the registry does not have."""
-    return str(spec(game).name)
+    """``game`` (a game id, as the rows store it) when the registry has it; raises ValueError naming
+    the known games otherwise (:func:`referee.games.check_name`: the name is checked, the game's
+    package is not loaded)."""
+    return str(check_name(game))
 
 
 class Bots:

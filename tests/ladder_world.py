@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from league.competition.ladder import LadderRunner, create_ladder, ladder_fit, played_counts
 from league.policy import POLICY
+from referee.games import spec
 from store import GameStatus, Store, open_store
 from tests.a_game import game_without_luck
 from tests.store.conftest import finish
@@ -47,7 +48,7 @@ def build_ladder_world(url: str, games: int = 72) -> LadderWorld:
     bots = {n: store.bots.register_bot(n, f"127.0.0.1:{5100 + i}", "1.0", "tests", [game], capacity=2)
             for i, n in enumerate("abcd")}
     order = {bots[n]: i for i, n in enumerate("abcd")}
-    lid = create_ladder(store, NAME, game, [3], window=4, epoch_games=12)
+    lid = create_ladder(store, NAME, spec(game), [3], window=4, epoch_games=12)
     runner = LadderRunner(store, lid)
     played = 0
     while played < games:

@@ -14,6 +14,7 @@ from botsdk import Bot
 from league.competition.seasons import create_season
 from league.policy import POLICY
 from referee.bots import load_bot
+from referee.games import spec
 from store import open_store
 from tests.a_game import GAME, SHORT, STRONG
 from workers.local import INTERRUPTED
@@ -63,7 +64,7 @@ def test_sigterm_stops_season_run_cleanly_releases_its_game_and_the_rerun_counts
     names = ["held", "p2", "r3"]
     for name, endpoint in zip(names, endpoints, strict=True):
         store.bots.register_bot(name, endpoint, "1", "tests", [GAME], capacity=4)
-    season_id = create_season(store, "stop-me", GAME, names, [3], GAMES, 1, params=dict(SHORT))
+    season_id = create_season(store, "stop-me", spec(GAME), names, [3], GAMES, 1, params=dict(SHORT))
     command = [sys.executable, "-m", "cli.main", "season", "run", "stop-me", "--workers", "1", "--db", url]
 
     first = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

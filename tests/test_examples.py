@@ -186,7 +186,7 @@ def test_the_example_plays_a_season_without_a_fault(example: str, reference_bots
     for ref in spec(game).opponents:  # the game's validation opponents
         endpoint = reference_bots[ref].endpoint
         names.append(register_or_update(store, ref, endpoint, GrpcBotClient(endpoint).describe()))
-    season = create_season(store, f"example-{game}", game, names, [3], 3, seed=11, params=conformance(game).season_params)  # one short game each
+    season = create_season(store, f"example-{game}", spec(game), names, [3], 3, seed=11, params=conformance(game).season_params)  # one short game each
     ids = store.seasons.next_pending(season, 100)
     assert len(ids) == 3
     run_local(db_url, ids, processes=1)

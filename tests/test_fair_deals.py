@@ -86,7 +86,7 @@ class League:
     running: dict[int, Running] = field(default_factory=dict)
 
     def season(self, name: str, games: int, *, seed: int | None = None, duplicate: bool = False) -> int:
-        return create_season(self.store, name, GAME, list(BOTS), [3], games, seed, duplicate, PARAMS)
+        return create_season(self.store, name, spec(GAME), list(BOTS), [3], games, seed, duplicate, PARAMS)
 
     def games(self, season_id: int) -> list[Any]:
         return self.store.game_reads.list_games(season_id, limit=1000)

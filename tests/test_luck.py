@@ -35,11 +35,12 @@ def _record_of(game: GameName, events: list[dict], changes: list[int]) -> GameRe
 
 
 def test_a_game_without_an_estimator_is_refused() -> None:
-    record = _record_of(game_with(lambda s: s.luck is None, "without a luck estimator"), [], [0, 0, 0])
+    game = game_with(lambda s: s.luck is None, "without a luck estimator")
+    record = _record_of(game, [], [0, 0, 0])
     with pytest.raises(NoLuckEstimator):
-        seat_luck(record)
+        seat_luck(spec(game), record)
     with pytest.raises(NoLuckEstimator):
-        adjusted_changes(record)
+        adjusted_changes(spec(game), record)
 
 
 def test_mean_interval() -> None:
@@ -60,14 +61,14 @@ def test_on_real_records_the_luck_is_zero_sum_and_the_adjusted_changes_keep_the_
     for seed in range(3):
         bots = [load_bot(strong), load_bot("random", seed), load_bot(strong), load_bot("random", seed + 1)]
         record = play(gs, params, 4, seed, [InProcessBotClient(b.act) for b in bots], game_id=f"g{seed}")
-        luck = seat_luck(record)
+        luck = seat_luck(gs, record)
         assert gs.luck is not None and luck == gs.luck(record.events, 4)
         luck_seen += sum(1 for x in luck if abs(x) > 1)
         assert sum(luck) == pytest.approx(0, abs=1e-9)
         changes = {r.seat: r.change for r in record.results}
-        assert adjusted_changes(record) == pytest.approx(tuple(changes[s] - luck[s] for s in range(4)))
-        assert sum(adjusted_changes(record)) == pytest.approx(sum(r.change for r in record.results), abs=1e-9)
-        summary = luck_adjusted_by_bot([([10, 11, 12, 13], record)])
+        assert adjusted_changes(gs, record) == pytest.approx(tuple(changes[s] - luck[s] for s in range(4)))
+        assert sum(adjusted_changes(gs, record)) == pytest.approx(sum(r.change for r in record.results), abs=1e-9)
+        summary = luck_adjusted_by_bot(gs, [([10, 11, 12, 13], record)])
         assert set(summary) == {10, 11, 12, 13} and all(s.games == 1 for s in summary.values())
     assert luck_seen > 0  # the random bots' large bets are luck
 
@@ -96,7 +97,7 @@ def test_by_simulation_the_mean_adjustment_is_zero_within_its_interval_and_the_v
     for seed in range(400):
         record = _simulate(lucky, seed, policies)
         actual.append(float(record.results[0].change))
-        adjusted.append(adjusted_changes(record)[0])
+        adjusted.append(adjusted_changes(gs, record)[0])
     adjustment = mean_interval([a - b for a, b in zip(actual, adjusted)])
     assert adjustment.low <= 0.0 <= adjustment.high, adjustment
     raw, adj = mean_interval(actual), mean_interval(adjusted)

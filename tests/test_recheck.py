@@ -36,7 +36,7 @@ class Faulty(RandomBot):
 
 
 def faulty_game(game: str, seats: int, attempt: int = 1) -> tuple[GameRecord, TimeControl]:
-    tc = TimeControl.for_game(game, deadline_s=0.05, time_bank_s=0.02, max_faults=4)
+    tc = TimeControl.for_game(spec(game), deadline_s=0.05, time_bank_s=0.02, max_faults=4)
     clients = [InProcessBotClient(Faulty(seed=s).act) for s in range(seats)]
     return play(spec(game), make_params(game, {}), seats, 777, clients, tc, attempt=attempt), tc
 

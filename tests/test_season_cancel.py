@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from referee.games import spec
 from typing import Any
 
 import pytest
@@ -38,10 +39,10 @@ def half_played(db_url: str, bot_server: Any):  # noqa: F811
     store = open_store(url, policy=POLICY)
     for i, name in enumerate(BOTS):
         store.bots.register_bot(name, bot_server(RandomBot(seed=i), threads=4), "1", "tests", [GAME], capacity=4)
-    sid = create_season(store, "half", GAME, list(BOTS), [3], 6, None, False, {})
+    sid = create_season(store, "half", spec(GAME), list(BOTS), [3], 6, None, False, {})
     for game in store.game_reads.list_games(sid, limit=2):
         assert run_game(store, game.id, lease_s=30).outcome is Outcome.DONE
-    typo = create_season(store, "typo", GAME, list(BOTS), [3], 3, None, False, {})
+    typo = create_season(store, "typo", spec(GAME), list(BOTS), [3], 3, None, False, {})
     yield url, store, sid, typo
     store.close()
 

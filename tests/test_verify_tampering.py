@@ -92,7 +92,7 @@ def finished(db_url: str, bot_server: Any) -> Iterator[Finished]:  # noqa: F811
     store = open_store(db_url, policy=POLICY)
     for i, name in enumerate(BOTS):
         store.bots.register_bot(name, bot_server(RandomBot(seed=i), threads=4), "1", "tests", [GAME], capacity=4)
-    sid = create_season(store, "s", GAME, list(BOTS), [3], GAMES, None, False, {})
+    sid = create_season(store, "s", spec(GAME), list(BOTS), [3], GAMES, None, False, {})
     for game in store.game_reads.list_games(sid, limit=100):
         assert run_game(store, game.id, lease_s=30).outcome is Outcome.DONE
     report = verify_season(StoreSource(store), store.seasons.get_season(sid))  # type: ignore[arg-type]
@@ -326,7 +326,7 @@ def test_a_voided_attempts_rerun_deals_other_cards_and_verifies(db_url: str, bot
     try:
         for i, name in enumerate(BOTS):
             store.bots.register_bot(name, bot_server(RandomBot(seed=i), threads=4), "1", "tests", [GAME], capacity=4)
-        sid = create_season(store, "r", GAME, list(BOTS), [3], 3, None, False, {})
+        sid = create_season(store, "r", spec(GAME), list(BOTS), [3], 3, None, False, {})
         rerun_game, failed_game, plain = store.game_reads.list_games(sid, limit=10)
         shown: list[GameRecord] = []
         real_play = referee_module.play
@@ -376,7 +376,7 @@ def test_the_chain_head_is_shown_live_on_the_season_page_and_in_the_api(db_url: 
     try:
         for i, name in enumerate(BOTS):
             store.bots.register_bot(name, bot_server(RandomBot(seed=i), threads=4), "1", "tests", [GAME], capacity=4)
-        sid = create_season(store, "live", GAME, list(BOTS), [3], 2, None, False, {})
+        sid = create_season(store, "live", spec(GAME), list(BOTS), [3], 2, None, False, {})
         with TestClient(create_app(Settings(db_url=db_url))) as client:
             seen = []
             games = store.game_reads.list_games(sid, limit=10)

@@ -43,7 +43,7 @@ from config import get_settings
 from league.competition.availability import defer_backoff_s
 from league.entry.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from referee.clients import BotClient, GrpcBotClient, UnreachableBotClient
-from referee.games import make_params, spec
+from referee.games import spec
 from referee.live import LiveView
 from referee.record import FaultKind
 from referee.record import GameRecord
@@ -386,10 +386,10 @@ def _run_game(store: Store, game_id: int, lease_s: float | None, owner: str | No
     outputs = hosted.marks(claim.seats)  # where each hosted seat's output stands: its author reads the game's part
     with Heartbeat(store, claim, lease_s, live, since) as heartbeat:
         try:
-            game_spec = spec(claim.game)
+            game_spec = spec(claim.game)  # the stored game id, resolved once: what follows takes the spec
             record = play(
                 game_spec,
-                make_params(claim.game, claim.params),
+                game_spec.params(claim.params),
                 len(claim.seats),
                 claim.seed,
                 [client_for(seat.endpoint) for seat in claim.seats],

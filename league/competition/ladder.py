@@ -38,6 +38,7 @@ from league.ratings.anchor import anchored
 from league.ratings.bt_incremental import BTAccumulator
 from league.ratings.luck import luck_adjusted_by_bot
 from league.ratings.ratings_ml import ANCHOR, PRIOR_SD_ELO, MLRatings
+from referee.games import GameSpec
 from referee.timecontrol import TimeControl
 
 #: Defaults of a ladder's settings (``ladder create``): games and seconds per epoch, games kept pending,
@@ -87,15 +88,15 @@ class LadderSettings:
                 "suspend_after_s": self.suspend_after_s}
 
 
-def create_ladder(store, name: str, game: str, table_sizes: Sequence[int], *, duplicate: bool = False,
+def create_ladder(store, name: str, game_spec: GameSpec, table_sizes: Sequence[int], *, duplicate: bool = False,
                   params: Mapping[str, Any] | None = None, time_control: TimeControl | None = None,
                   suspend_after_s: float = SUSPEND_AFTER_S, epoch_games: int = EPOCH_GAMES,
                   epoch_seconds: float = EPOCH_SECONDS, window: int = WINDOW) -> int:
-    """Validate and store a ladder and open its first epoch (its commitment published now); returns its id.
-    Raises LadderError with one line (nothing written) for a bad name, a name taken, an unknown game, bad
+    """Validate and store a ladder of ``game_spec``'s game and open its first epoch (its commitment published
+    now); returns its id. Raises LadderError with one line (nothing written) for a bad name, a name taken, bad
     parameters or table sizes, or settings out of range."""
     try:
-        game_spec, game_params = game_setup(game, table_sizes, params)
+        game_params = game_setup(game_spec, table_sizes, params)
         check_suspend_after(suspend_after_s)
     except (SeasonError, ValueError) as exc:
         raise LadderError(str(exc)) from None
@@ -110,7 +111,7 @@ def create_ladder(store, name: str, game: str, table_sizes: Sequence[int], *, du
     if store.ladders.get_ladder_by_name(name) is not None or store.seasons.get_season_by_name(name) is not None:
         raise LadderError(f"a ladder or season named {name!r} exists already")
     settings = LadderSettings(tuple(table_sizes), duplicate, epoch_games, float(epoch_seconds), suspend_after_s, window)
-    tc = time_control or TimeControl.for_game(game_spec.name)
+    tc = time_control or TimeControl.for_game(game_spec)
     ladder_id = store.ladders.create_ladder(name, game_spec.name, asdict(game_params), tc.to_json(),
                                             settings.to_config())
     store.ladders.open_epoch(ladder_id, 1, fairness.new_key(), settings.epoch_config())
@@ -516,6 +517,7 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
     from referee.games import spec
 
     ladder = store.ladders.get_ladder(ladder_id)
+    game = spec(ladder.game)  # the stored game id, resolved once
     settings = LadderSettings.from_config(ladder.config)
     fit, counts = ladder_fit_and_counts(store, ladder_id)
     entrants = store.ladders.entrants(ladder_id)
@@ -523,7 +525,7 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
     epoch = store.ladders.current_epoch(ladder_id)
     marked = store.ladders.marked_bots(epoch.id) if epoch is not None else {}
     luck = {}
-    if with_luck and spec(ladder.game).luck is not None:
+    if with_luck and game.luck is not None:
         seats_of = {(g.season_id, g.number): g.seats for g in store.ladders.ladder_games(ladder_id, status=_DONE)}
         records = []
         for epoch in store.ladders.epochs(ladder_id):
@@ -532,7 +534,7 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
                 ids = seat_entrants(seats, by_version, latest) if seats else None
                 if ids is not None:
                     records.append((ids, record))
-        luck = luck_adjusted_by_bot(records)
+        luck = luck_adjusted_by_bot(game, records)
     rows = []
     for e in entrants:
         rated = e.id in fit.rating

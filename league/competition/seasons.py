@@ -1,9 +1,9 @@
 """Creating a season: validate everything, build the schedule, store it as pending games.
 
-Nothing is written unless every parameter is valid: an unknown game, a table
-size the game does not allow or larger than the bot list, zero games, bad game
-parameters or time control, a seed out of range all raise :class:`SeasonError` with
-one clear message.
+A season is of a :class:`~referee.games.GameSpec` (its caller resolved the game id). Nothing
+is written unless every parameter is valid: a table size the game does not allow or larger
+than the bot list, zero games, bad game parameters or time control, a seed out of range all
+raise :class:`SeasonError` with one clear message.
 
 Every season has a key (``league.integrity.fairness``): drawn from :mod:`secrets` unless the
 organiser gives a ``seed``, which makes the season *reproducible* (anyone who knows
@@ -22,7 +22,7 @@ from league.competition.schedule import ScheduleError, build_schedule
 from league.integrity import fairness
 from league.names import did_you_mean
 from referee.engine import BadParameters
-from referee.games import make_params, spec
+from referee.games import GameSpec
 from referee.timecontrol import TimeControl
 
 
@@ -37,13 +37,12 @@ SEASON_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,79}")
 MAX_GAMES = 1_000_000
 
 
-def game_setup(game: str, table_sizes: Sequence[int], params: Mapping[str, Any] | None):  # -> (GameSpec, params)
-    """The game's spec and its parameters, checked for every table size (the seats the game allows, the
-    rules' own checks such as tokens per seat). Raises SeasonError with one line (a season's and a
-    ladder's, ``league.competition.ladder``)."""
+def game_setup(game_spec: GameSpec, table_sizes: Sequence[int], params: Mapping[str, Any] | None) -> Any:
+    """The game's parameters (its ``params_type``), checked for every table size (the seats the game
+    allows, the rules' own checks such as tokens per seat). Raises SeasonError with one line (a
+    season's and a ladder's, ``league.competition.ladder``)."""
     try:
-        game_spec = spec(game)
-        game_params = make_params(game, params or {})
+        game_params = game_spec.params(params or {})
         if not table_sizes:
             raise SeasonError("no table sizes given")
         for size in sorted(set(table_sizes)):
@@ -52,14 +51,15 @@ def game_setup(game: str, table_sizes: Sequence[int], params: Mapping[str, Any] 
             game_spec.make_rules(game_params, size)  # the rules' own checks (e.g. tokens per seat)
     except (ValueError, BadParameters) as exc:
         raise SeasonError(str(exc)) from None
-    return game_spec, game_params
+    return game_params
 
 
-def create_season(store, name: str, game: str, bot_names: Sequence[str], table_sizes: Sequence[int], games: int,
+def create_season(store, name: str, game_spec: GameSpec, bot_names: Sequence[str], table_sizes: Sequence[int], games: int,
                   seed: int | None = None, duplicate: bool = False, params: Mapping[str, Any] | None = None,
                   time_control: TimeControl | None = None, suspend_after_s: float = SUSPEND_AFTER_S,
                   extra_config: Mapping[str, Any] | None = None) -> int:
-    """Validate, schedule and store a season; returns its id. Raises SeasonError (nothing written).
+    """Validate, schedule and store a season of ``game_spec``'s game; returns its id. Raises
+    SeasonError (nothing written). The season's rows keep the game's id (``GameSpec.name``).
 
     ``seed`` None (the default): a secret season, with a fresh key; an int in
     ``[0, 2**63)``: a reproducible season whose key is ``fairness.key_from_seed(seed)``.
@@ -74,7 +74,7 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
         check_suspend_after(suspend_after_s)
     except ValueError as exc:
         raise SeasonError(str(exc)) from None
-    game_spec, game_params = game_setup(game, table_sizes, params)
+    game_params = game_setup(game_spec, table_sizes, params)
     if not SEASON_NAME.fullmatch(name):
         raise SeasonError(f"bad season name {name!r}: 1 to 80 letters, digits or _ . : - starting with a letter or digit")
     if name.isdigit():
@@ -107,7 +107,7 @@ def create_season(store, name: str, game: str, bot_names: Sequence[str], table_s
         schedule = build_schedule([b.id for b in bots], list(table_sizes), games, key, duplicate)
     except ScheduleError as exc:
         raise SeasonError(str(exc)) from None
-    tc = time_control or TimeControl.for_game(game_spec.name)
+    tc = time_control or TimeControl.for_game(game_spec)
     config = {"table_sizes": list(table_sizes), "games_requested": games, "duplicate": duplicate,
               "bots": [b.name for b in bots], "suspend_after_s": suspend_after_s, **(extra_config or {})}
     return store.seasons.create_season(name, game_spec.name, asdict(game_params), tc.to_json(), seed, config,

@@ -26,6 +26,7 @@ from league.competition.standings import standings_of
 from league.ratings.pair_test import PairVerdict
 from league.ratings.ratings_ml import fit_bradley_terry
 from league.ratings.settling import INDIFFERENCE, SEQUENTIAL_KEY, SettlingRule, StopReason, look, verdicts
+from referee.games import GameSpec
 
 #: The season config key of a sequential season.
 KEY = SEQUENTIAL_KEY
@@ -61,7 +62,7 @@ def new_config(rule: SettlingRule, batch_groups: int = BATCH_GROUPS) -> dict[str
             "indifference": rule.indifference, "batch_groups": batch_groups, "looked_at": 0, "looks": [], "stop": None}
 
 
-def create_sequential_season(store, name: str, game: str, bot_names: Sequence[str], table_sizes: Sequence[int],
+def create_sequential_season(store, name: str, game_spec: GameSpec, bot_names: Sequence[str], table_sizes: Sequence[int],
                              rule: SettlingRule, batch_groups: int = BATCH_GROUPS, seed: int | None = None,
                              **kwargs: Any) -> int:
     """Validate and store a sequential season with its first batch of ``batch_groups`` rotation groups;
@@ -74,7 +75,7 @@ def create_sequential_season(store, name: str, game: str, bot_names: Sequence[st
     except ValueError as exc:
         raise SeasonError(str(exc)) from None
     first = min(rule.max_games, batch_games(list(table_sizes), 0, batch_groups)) if table_sizes else 1
-    return create_season(store, name, game, bot_names, table_sizes, first, seed, extra_config={KEY: config}, **kwargs)
+    return create_season(store, name, game_spec, bot_names, table_sizes, first, seed, extra_config={KEY: config}, **kwargs)
 
 
 def status(config: dict[str, Any], games: int) -> SettlingStatus | None:

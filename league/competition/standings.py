@@ -23,7 +23,7 @@ from league.integrity.audit import INFORMED, AuditGame, audit_season
 from league.ratings.elo import START
 from league.ratings.luck import LuckSummary, luck_adjusted_by_bot
 from league.ratings.ratings_ml import p_better_chain, season_ratings
-from referee.games import spec
+from referee.games import GameSpec, spec
 from referee.record import GameRecord
 
 
@@ -255,16 +255,16 @@ def core_standings(totals: Iterable[SeatTotals]) -> list[dict[str, Any]]:
     return [{k: v for k, v in row.items() if k in CORE_STANDING_FIELDS or k == "rank"} for row in standings_json(rows)]
 
 
-def season_standings(names: Mapping[int, str], outcomes: Iterable[tuple[int, int, int, int, bool]],
+def season_standings(game: GameSpec, names: Mapping[int, str], outcomes: Iterable[tuple[int, int, int, int, bool]],
                      elo: Mapping[int, float], placings: Iterable[tuple[int, int, int]], suspended: frozenset[int],
                      records: Iterable[tuple[Sequence[int], GameRecord]] | None = None,
                      audit: Mapping[int, Sequence[str]] | None = None) -> list[StandingRow]:
-    """The season's standings (:func:`compute_standings`), suspended bots marked: ``outcomes`` are
+    """The standings of a season of ``game`` (:func:`compute_standings`), suspended bots marked: ``outcomes`` are
     ``(bot, place, change, faults, retired)`` of the published seats, ``placings`` ``(game number,
     bot, place)`` by game then seat; with ``records`` (the done games of a season of a game with a luck estimator,
     ``(bot of each seat, record)``), the luck-adjusted changes too (:mod:`league.ratings.luck`); ``audit``: each
     bot's duplicate audit flags (:func:`duplicate_audit`)."""
-    luck = luck_adjusted_by_bot(records) if records is not None else None
+    luck = luck_adjusted_by_bot(game, records) if records is not None else None
     rows = compute_standings([SeatOutcome(*o) for o in outcomes], names, elo, group_games(placings), luck)
     audit = audit or {}
     return [replace(r, suspended=r.bot_id in suspended or r.suspended, audit=tuple(audit.get(r.bot_id, ())))
@@ -277,10 +277,10 @@ def game_number(record: GameRecord) -> int | None:
     return int(tail) if tail.isdigit() else None
 
 
-def audit_games(deals: Iterable[tuple[int, int, int, int, Any]],
+def audit_games(game: GameSpec, deals: Iterable[tuple[int, int, int, int, Any]],
                 records: Iterable[tuple[Sequence[int], GameRecord]],
                 played: Mapping[int, float] | None = None) -> list[AuditGame]:
-    """The games the duplicate audit reads (:class:`league.integrity.audit.AuditGame`): the done games (``records``,
+    """The games of ``game`` the duplicate audit reads (:class:`league.integrity.audit.AuditGame`): the done games (``records``,
     ``(bot of each seat, record)``) of deal groups that hold more than one game and none still to be
     played (``deals``: ``(game id, number, deal group, seed, status)`` of every game, status
     ``pending``/``running`` for a game still to be played), with each seat's luck for a game with a luck
@@ -308,7 +308,7 @@ def audit_games(deals: Iterable[tuple[int, int, int, int, Any]],
         by_seat = {r.seat: float(r.change) for r in record.results}
         if set(by_seat) != set(range(record.num_seats)) or len(bots) != record.num_seats:
             continue  # not a whole game's result: nothing to compare
-        estimator, informed = spec(record.game).luck, INFORMED.get(record.game)
+        estimator, informed = game.luck, INFORMED.get(game.name)
         out.append(AuditGame(number, group, tuple(bots), tuple(by_seat[s] for s in range(record.num_seats)),
                              _or_none(lambda: estimator(record.events, record.num_seats)) if estimator else None,
                              _or_none(lambda: informed(record.events, record.num_seats, record.params))
@@ -325,15 +325,14 @@ def _or_none(compute: Any) -> tuple[float, ...] | None:
         return None
 
 
-def duplicate_audit(game: str, games: Sequence[AuditGame]) -> dict[int, list[str]]:
+def duplicate_audit(game: GameSpec, games: Sequence[AuditGame]) -> dict[int, list[str]]:
     """``{bot_id: [flag line, ...]}`` of the duplicate audit (:func:`league.integrity.audit.audit_season`) over
     ``games`` (:func:`audit_games`) of ``game``; only bots with a flag are listed."""
-    game_spec = spec(game)
-    audited = audit_season(games, game_spec.higher_score_is_better)
-    return {bot: [t.message(game_spec.score_unit) for t in a.flags] for bot, a in audited.items() if a.flags}
+    audited = audit_season(games, game.higher_score_is_better)
+    return {bot: [t.message(game.score_unit) for t in a.flags] for bot, a in audited.items() if a.flags}
 
 
-def audit_of(source: ResultsSource, season_id: int, game: str,
+def audit_of(source: ResultsSource, season_id: int, game: GameSpec,
              records: Sequence[tuple[Sequence[int], GameRecord]] | None = None) -> dict[int, list[str]]:
     """The duplicate audit's flags of a season from the store (:func:`duplicate_audit`); ``{}`` for a
     season whose games all have deals of their own (nothing read but the schedule). ``records``: the
@@ -342,7 +341,7 @@ def audit_of(source: ResultsSource, season_id: int, game: str,
     if len({d[2] for d in deals}) == len(deals):
         return {}
     records = records if records is not None else source.replays.season_records(season_id)
-    return duplicate_audit(game, audit_games(deals, records, source.seasons.played_at(season_id)))
+    return duplicate_audit(game, audit_games(game, deals, records, source.seasons.played_at(season_id)))
 
 
 def standings_of(source: ResultsSource, season_id: int, with_luck: bool = True) -> list[StandingRow]:
@@ -350,9 +349,11 @@ def standings_of(source: ResultsSource, season_id: int, with_luck: bool = True) 
     Elo), one row per bot seated in the season, with the season ratings and their intervals fitted over
     the published games (:mod:`league.ratings.ratings_ml`) and, for a game with a luck estimator, the luck-adjusted changes from
     the done games' replays, and in a duplicate season the duplicate audit's flags (:func:`audit_of`; ``with_luck=False``
-skips reading the replays for both). Raises ``store.NotFound``."""
+skips reading the replays for both). The season's stored game id is resolved here, once (it arrives from
+the store). Raises ``store.NotFound``."""
     r = source.season_reads.season_results(season_id)
-    lucky = spec(r.game).luck is not None  # a game with a luck estimator (league.ratings.luck)
+    game = spec(r.game)
+    lucky = game.luck is not None  # a game with a luck estimator (league.ratings.luck)
     records = source.replays.season_records(season_id) if with_luck and lucky else None
-    audit = audit_of(source, season_id, r.game, records) if with_luck else None
-    return season_standings(r.names, r.outcomes, r.elo, r.placings, r.suspended, records, audit)
+    audit = audit_of(source, season_id, game, records) if with_luck else None
+    return season_standings(game, r.names, r.outcomes, r.elo, r.placings, r.suspended, records, audit)

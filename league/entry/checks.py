@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from cardarena.v1 import bot_pb2
 from league.entry.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
 from referee.clients import BotCallError, GrpcBotClient, InProcessBotClient
-from referee.games import game_for_enum, make_params, spec
+from referee.games import GameSpec, game_for_enum
 from referee.record import Fault, GameRecord
 from referee.referee import RefereeError, play
 from referee.timecontrol import TimeControl
@@ -71,13 +71,14 @@ class EntryReport:
     of the validation games (milliseconds, as measured by the referee);
     ``faults`` of the candidate with the answers that caused them;
     ``describe`` the Describe answer (None if it did not answer);
-    ``time_control`` the validation games' (for the over-deadline warning);
+    ``games`` the games checked (their GameSpecs); ``time_control`` the validation games' (for
+    the over-deadline warning);
     ``transport`` the transport the validation games called the bot on (a key of TRANSPORTS), or
     None when no game was played.
     """
 
     endpoint: str
-    games: tuple[str, ...]
+    games: tuple[GameSpec, ...]
     checks: list[CheckResult] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
     faults: list[Fault] = field(default_factory=list)
@@ -111,7 +112,7 @@ class EntryReport:
 
     def render(self) -> str:
         """The report as readable lines (no trailing newline)."""
-        lines = [f"entry checks for {self.endpoint} ({', '.join(self.games)})"]
+        lines = [f"entry checks for {self.endpoint} ({', '.join(g.name for g in self.games)})"]
         width = max((len(c.name) for c in self.checks), default=0)
         for c in self.checks:
             lines.append(f"  {'ok  ' if c.passed else 'FAIL'}  {c.name:<{width}}  {c.detail}")
@@ -148,10 +149,10 @@ def capacity_note(capacity: int) -> str:
     return f"capacity {capacity} (Describe): the platform gives the bot at most {capacity} games at once"
 
 
-def season_time_note(game: str) -> str:
-    """The default season time control of ``game`` (rules §4.1), one line; raises ValueError for an unknown game."""
+def season_time_note(game: GameSpec) -> str:
+    """The default season time control of ``game`` (rules §4.1), one line."""
     tc = TimeControl.for_game(game)
-    return (f"seasons of {game} by default (rules §4.1): {tc.deadline_s:g} s per decision, a {tc.time_bank_s:g} s "
+    return (f"seasons of {game.name} by default (rules §4.1): {tc.deadline_s:g} s per decision, a {tc.time_bank_s:g} s "
             f"time bank and a {tc.budget_s:g} s thinking budget per seat per game (room for "
             f"{tc.budget_s / tc.deadline_s:.0f} decisions at the full deadline); a season may set others")
 
@@ -167,18 +168,15 @@ def latency_summary(values: Sequence[float]) -> tuple[float, float, float]:
     return median, p99, ordered[-1]
 
 
-def run_entry_checks(target: str, games: Sequence[str], *, shown_as: str | None = None, seed: int = 0,
+def run_entry_checks(target: str, games: Sequence[GameSpec], *, shown_as: str | None = None, seed: int = 0,
                      time_control: TimeControl = VALIDATION_TIME) -> EntryReport:
     """Run the health, Describe and validation-game checks against ``target`` ("host:port").
 
-    ``games`` are game names (:func:`referee.games.games`); ``shown_as`` the endpoint as
-    the author wrote it, for the report. Never raises for anything the bot
-    does: every failure is a failed check in the report. Raises ValueError for
-    an unknown game name.
+    ``games`` are the games to check (their GameSpecs, :func:`referee.games.spec`); ``shown_as``
+    the endpoint as the author wrote it, for the report. Never raises for anything the bot
+    does: every failure is a failed check in the report.
     """
-    games = tuple(dict.fromkeys(games))
-    for g in games:
-        spec(g)  # ValueError for an unknown game
+    games = _once(games)
     report = EntryReport(shown_as or target, games, time_control=time_control)
     # The referee's own client and its one cached channel per target, exactly as a season dials the
     # bot (message limits, answer parsing, fault mapping, the stream where the bot serves it). A
@@ -201,11 +199,11 @@ def run_entry_checks(target: str, games: Sequence[str], *, shown_as: str | None 
     return report
 
 
-def check_endpoint(endpoint: str, games: Sequence[str], policy: NetworkPolicy | None, *, seed: int = 0,
+def check_endpoint(endpoint: str, games: Sequence[GameSpec], policy: NetworkPolicy | None, *, seed: int = 0,
                    time_control: TimeControl = VALIDATION_TIME) -> EntryReport:
     """Parse ``endpoint``, resolve it under ``policy`` (None: any address), then :func:`run_entry_checks`
     on the first address it resolves to. A bad endpoint or a refused address is a failed ``policy`` check."""
-    report = EntryReport(endpoint, tuple(dict.fromkeys(games)))
+    report = EntryReport(endpoint, _once(games))
     try:
         parsed = parse_endpoint(endpoint)
         addresses = (policy or NetworkPolicy.from_strings("any")).resolve(parsed)
@@ -219,18 +217,23 @@ def check_endpoint(endpoint: str, games: Sequence[str], policy: NetworkPolicy | 
     return result
 
 
+def _once(games: Sequence[GameSpec]) -> tuple[GameSpec, ...]:
+    """The games, each once, in order."""
+    return tuple({g.name: g for g in games}.values())
+
+
 def _health(target: str) -> CheckResult:
     problem = GrpcBotClient(target).health(HEALTH_TIMEOUT_S)
     return CheckResult("health", problem is None, problem or "SERVING")
 
 
-def _describe(client: GrpcBotClient, games: Sequence[str]) -> tuple[CheckResult, bot_pb2.DescribeResponse | None]:
+def _describe(client: GrpcBotClient, games: Sequence[GameSpec]) -> tuple[CheckResult, bot_pb2.DescribeResponse | None]:
     try:
         described = client.describe(DESCRIBE_TIMEOUT_S)
     except BotCallError as exc:
         return CheckResult("describe", False, f"Describe failed: {exc.detail}"), None
     listed = [_game_of(g) for g in described.games]
-    missing = [g for g in games if spec(g).proto_enum not in described.games]
+    missing = [g.name for g in games if g.proto_enum not in described.games]
     about = (f"{_printable(described.name) or '(no name)'} {_printable(described.version)}"
              f"{' by ' + _printable(described.author) if described.author else ''}; "
              f"games: {', '.join(listed) or 'none'}; capacity {max(1, described.capacity)}")
@@ -253,14 +256,14 @@ MIN_CANDIDATE_DECISIONS = 20
 MAX_VALIDATION_GAMES = 5
 
 
-def _validation_game(client: GrpcBotClient, game: str, seed: int, tc: TimeControl, report: EntryReport) -> CheckResult:
+def _validation_game(client: GrpcBotClient, game_spec: GameSpec, seed: int, tc: TimeControl,
+                     report: EntryReport) -> CheckResult:
     """The ``game:<game>`` check: validation games (seeds ``seed``, ``seed + 1``, ...) until the candidate
     made MIN_CANDIDATE_DECISIONS decisions, a fault, or MAX_VALIDATION_GAMES games."""
     from referee.bots import load_bot
 
-    name = f"game:{game}"
-    game_spec = spec(game)
-    params = make_params(game, game_spec.validation_params)
+    name = f"game:{game_spec.name}"
+    params = game_spec.params(game_spec.validation_params)
     mine: list = []  # the candidate's decisions
     faults: list = []  # its faults
     played: list[GameRecord] = []
@@ -269,7 +272,7 @@ def _validation_game(client: GrpcBotClient, game: str, seed: int, tc: TimeContro
         opponents = [InProcessBotClient(load_bot(ref, at + k).act) for k, ref in enumerate(game_spec.opponents, start=1)]
         try:
             record: GameRecord = play(game_spec, params, 1 + len(opponents), at, [client, *opponents], tc,
-                                      game_id=f"entry-check-{game}-{at}")
+                                      game_id=f"entry-check-{game_spec.name}-{at}")
         except RefereeError as exc:
             return CheckResult(name, False, f"the validation game could not be played (platform error): {exc}")
         played.append(record)

@@ -39,7 +39,7 @@ from typing import Any, Protocol
 
 from league.integrity import fairness
 from league.ratings import elo
-from referee.games import make_params
+from referee.games import spec
 from referee.recheck import recheck
 from referee.record import GameRecord
 from referee.timecontrol import TimeControl
@@ -258,7 +258,7 @@ class _GameChecker:
         self.store, self.season, self.key, self.report = store, season, key, report
         self.duplicate = bool(season.config.get("duplicate", False))
         self.tc = TimeControl.from_json(dict(season.time_control))
-        self.params = asdict(make_params(season.game, dict(season.params)))
+        self.params = asdict(spec(season.game).params(dict(season.params)))  # the stored game id, resolved once
         self.suspended = {a.bot_id: a.name for a in store.season_availability(season.id) if a.suspended_at is not None}
         self.schemes: set[str] = set()
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from league.ratings.ratings_ml import Z95
-from referee.games import spec
+from referee.games import GameSpec
 from referee.record import GameRecord
 
 
@@ -38,23 +38,24 @@ class LuckSummary:
     games: int
 
 
-def seat_luck(record: GameRecord) -> tuple[float, ...]:
-    """Per seat, the sum of its luck terms over the game, in the game's score unit.
+def seat_luck(game: GameSpec, record: GameRecord) -> tuple[float, ...]:
+    """Per seat, the sum of its luck terms over the game (a record of ``game``), in the game's score unit.
 
     Read from the record's events by the game's ``GameSpec.luck``. Raises NoLuckEstimator
     for a game without one, ValueError for events that do not fit together.
     """
-    luck = spec(record.game).luck
+    luck = game.luck
     if luck is None:
         raise NoLuckEstimator(f"{record.game} has no luck estimator")
     return luck(record.events, record.num_seats)
 
 
-def adjusted_changes(record: GameRecord) -> tuple[float, ...]:
-    """Per seat, the luck-adjusted score change: the actual change minus the seat's luck terms.
+def adjusted_changes(game: GameSpec, record: GameRecord) -> tuple[float, ...]:
+    """Per seat, the luck-adjusted score change of a record of ``game``: the actual change minus the
+    seat's luck terms.
 
     Raises NoLuckEstimator for a game without a luck estimator."""
-    luck = seat_luck(record)
+    luck = seat_luck(game, record)
     by_seat = {r.seat: r.change for r in record.results}
     return tuple(by_seat[s] - luck[s] for s in range(record.num_seats))
 
@@ -74,12 +75,12 @@ def mean_interval(values: Sequence[float]) -> LuckSummary:
     return LuckSummary(mean, mean - half, mean + half, n)
 
 
-def luck_adjusted_by_bot(games: Iterable[tuple[Sequence[int], GameRecord]]) -> dict[int, LuckSummary]:
-    """``{bot_id: LuckSummary}`` over ``(bot of each seat, record)`` of a season's done games.
+def luck_adjusted_by_bot(game: GameSpec, games: Iterable[tuple[Sequence[int], GameRecord]]) -> dict[int, LuckSummary]:
+    """``{bot_id: LuckSummary}`` over ``(bot of each seat, record)`` of a season's done games of ``game``.
 
-    Raises NoLuckEstimator if a record is of a game without a luck estimator."""
+    Raises NoLuckEstimator for a game without a luck estimator."""
     per_bot: dict[int, list[float]] = {}
     for seats_bots, record in games:
-        for bot, change in zip(seats_bots, adjusted_changes(record)):
+        for bot, change in zip(seats_bots, adjusted_changes(game, record)):
             per_bot.setdefault(bot, []).append(change)
     return {bot: mean_interval(values) for bot, values in per_bot.items()}

@@ -8,8 +8,12 @@ everything game-specific the platform needs: its rules and codec, its random
 policy and reference bots, its short parameters for tests and validation
 games, its demo lineup, its help-text description, its rules document and an
 optional luck estimator. The referee, store, league, CLI, dashboard and SDK
-iterate over :func:`games` and go through :func:`spec`; none of them names a
-game.
+iterate over :func:`games` (or :func:`specs`); none of them names a game.
+
+A game id (``"a-game"``) is resolved to its GameSpec once, where it arrives: the
+command line, the arena's and the dashboard's APIs, and the worker's task (from the
+stored game) call :func:`spec`, and pass the GameSpec on; inner code takes a
+GameSpec, never a name. Stored rows keep the id (``GameSpec.name``).
 """
 
 from __future__ import annotations
@@ -141,6 +145,17 @@ class GameSpec:
         field_ = bot_pb2.ActResponse.DESCRIPTOR.fields_by_name[self.proto_field]
         return GetMessageClass(field_.message_type)  # type: ignore[no-any-return]
 
+    def params(self, values: Mapping[str, Any] | None = None) -> Any:
+        """The game's parameters (a ``params_type``) from a mapping of overrides; raises BadParameters
+        for unknown names or bad values."""
+        values = dict(values or {})
+        known = set(self.params_type.__dataclass_fields__)
+        unknown = sorted(set(values) - known)
+        if unknown:
+            raise BadParameters(f"unknown parameter(s) for {self.name}: {', '.join(unknown)}; "
+                                f"known: {', '.join(sorted(known))}")
+        return self.params_type(**values)
+
 
 def games() -> list[GameName]:
     """Every game the platform plays, in the order of the protocol's ``view`` oneof."""
@@ -157,24 +172,43 @@ def game_for_enum(number: int) -> GameName:
     return protocol_games.game_for_enum(number)
 
 
-def package(game: GameName) -> str:
-    """The package that holds ``game``: ``referee.games.<its protocol field>``; raises ValueError
-    for an unknown game."""
+def check_name(game: str) -> GameName:
+    """``game`` when it is a game of the registry (without loading its package); raises ValueError
+    naming the known games (and the closest one) otherwise."""
     try:
-        return f"{__name__}.{protocol_games.field_of(game)}"
+        protocol_games.field_of(game)
     except (ValueError, AttributeError, TypeError):
         import difflib
 
         close = difflib.get_close_matches(str(game).lower(), games(), n=1, cutoff=0.6)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise ValueError(f"unknown game {game!r}{hint}; games: {names_text()}") from None
+    return game
+
+
+def package(game: GameName) -> str:
+    """The package that holds ``game``: ``referee.games.<its protocol field>``; raises ValueError
+    for an unknown game (:func:`check_name`)."""
+    return f"{__name__}.{protocol_games.field_of(check_name(game))}"
 
 
 def spec(game: GameName) -> GameSpec:
-    """The GameSpec of ``game`` (a game name); raises ValueError for an unknown game.
+    """The GameSpec of ``game`` (a game id, as it arrives at the command line, an API or a stored
+    row); raises ValueError for an unknown game, naming the known ones. Called where a game id
+    arrives; the GameSpec is passed on from there.
 
     Raises RuntimeError when the game's package does not describe the game its protocol
     field names (a ``SPEC`` with another name or field)."""
+    return _load(game)
+
+
+def specs() -> list[GameSpec]:
+    """Every game's GameSpec, in the order of :func:`games` (help texts, the reference bots,
+    a bot's Describe). Raises RuntimeError as :func:`spec` does."""
+    return [_load(g) for g in games()]
+
+
+def _load(game: GameName) -> GameSpec:
     module = importlib.import_module(package(game))
     gs: GameSpec = module.SPEC
     field_name = module.__name__.rsplit(".", 1)[1]
@@ -184,11 +218,7 @@ def spec(game: GameName) -> GameSpec:
 
 
 def make_params(game: GameName, values: Mapping[str, Any] | None = None) -> Any:
-    """The game's parameters from a mapping of overrides; raises BadParameters for unknown names or bad values."""
-    gs = spec(game)
-    values = dict(values or {})
-    known = set(gs.params_type.__dataclass_fields__)
-    unknown = sorted(set(values) - known)
-    if unknown:
-        raise BadParameters(f"unknown parameter(s) for {gs.name}: {', '.join(unknown)}; known: {', '.join(sorted(known))}")
-    return gs.params_type(**values)
+    """The parameters of ``game`` (a game id) from a mapping of overrides: ``spec(game).params(values)``,
+    for tests and tools that start from a name; raises ValueError for an unknown game, BadParameters
+    for unknown names or bad values."""
+    return spec(game).params(values)

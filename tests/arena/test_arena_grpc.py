@@ -314,14 +314,14 @@ def test_a_registration_covers_several_games_and_update_adds_one(arena, bot_serv
         register(stub, other, bot_server(load_bot("random", 2)), games=(PLAYED, added_game))
     assert list(store.bots.get_bot_by_name("r2").games) == [GAME, second]
     with pytest.raises(SeasonError, match=rf"not registered for {second}: all-rounder \(a registration covers"):
-        create_season(store, "second-1", second, ["all-rounder", "r2", "r3"], [3], 3, 1)
+        create_season(store, "second-1", spec(second), ["all-rounder", "r2", "r3"], [3], 3, 1)
 
     added = stub.UpdateBot(arena_pb2.UpdateBotRequest(name="all-rounder", token=token, games=[added_game]),
                            timeout=CALL_TIMEOUT_S)
     assert list(added.bot.games) == [PLAYED, added_game] and added.bot.endpoint == endpoint
     assert [c.name for c in added.report.checks] == ["health", "describe", f"game:{second}"]  # only the new game
     assert store.bots.get_bot_by_name("all-rounder").games == (GAME, second)
-    create_season(store, "second-1", second, ["all-rounder", "r2", "r3"], [3], 3, 1)
+    create_season(store, "second-1", spec(second), ["all-rounder", "r2", "r3"], [3], 3, 1)
 
     error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="all-rounder", token=token, games=[PLAYED]),
                     timeout=10)

@@ -13,7 +13,7 @@ from referee.bots import load_bot
 from league.entry.checks import (MAX_VALIDATION_GAMES, MIN_CANDIDATE_DECISIONS, TRANSPORTS, check_endpoint, latency_summary,
                           run_entry_checks)
 from league.entry.netpolicy import NetworkPolicy
-from referee.games import games
+from referee.games import games, spec, specs
 from referee.games.conformance import conformance
 from referee.record import FaultKind
 from referee.timecontrol import TimeControl
@@ -47,7 +47,7 @@ class RaisingBot(GameBot):
 @pytest.mark.parametrize("game", games())
 def test_the_reference_bots_pass(bot_server, game: str) -> None:
     endpoint = bot_server(load_bot(conformance(game).strong_bot))
-    report = check_endpoint(endpoint, [game], LOCAL)
+    report = check_endpoint(endpoint, [spec(game)], LOCAL)
     assert report.passed, report.render()
     assert [c.name for c in report.checks] == ["policy", "health", "describe", f"game:{game}"]
     assert report.faults == [] and len(report.latencies_ms) > 5
@@ -59,7 +59,7 @@ def test_the_reference_bots_pass(bot_server, game: str) -> None:
 
 def test_a_bot_without_the_stream_passes_on_act_and_the_report_says_so(raw_game_bot: str) -> None:
     """A bot that serves Act alone enters as before: the validation games call it on Act, the report says so."""
-    report = check_endpoint(raw_game_bot, [GAME], LOCAL)
+    report = check_endpoint(raw_game_bot, [spec(GAME)], LOCAL)
     assert report.passed, report.render()
     assert report.transport == "unary" and f"transport: {TRANSPORTS['unary']}" in report.render()
 
@@ -94,32 +94,32 @@ def raw_game_bot() -> Iterator[str]:
 
 
 def test_one_bot_checked_for_every_game(bot_server) -> None:
-    report = run_entry_checks(bot_server(load_bot("random")), games())
+    report = run_entry_checks(bot_server(load_bot("random")), specs())
     assert report.passed and [c.name for c in report.checks][-len(games()):] == [f"game:{g}" for g in games()]
 
 
 def test_nothing_listening(dead_endpoint: str) -> None:
-    report = check_endpoint(dead_endpoint, [GAME], LOCAL)
+    report = check_endpoint(dead_endpoint, [spec(GAME)], LOCAL)
     assert not report.passed and [(c.name, c.passed) for c in report.checks] == [("policy", True), ("health", False)]
     assert report.failure.startswith("health check failed: endpoint unreachable")
 
 
 def test_no_health_service(bare_bot_server) -> None:
-    report = run_entry_checks(bare_bot_server(load_bot(STRONG)), [GAME])
+    report = run_entry_checks(bare_bot_server(load_bot(STRONG)), [spec(GAME)])
     assert [(c.name, c.passed) for c in report.checks] == [("health", False)]
     assert "no grpc.health.v1.Health service" in report.failure
 
 
 def test_describe_without_the_game(bot_server) -> None:
     other = other_game()
-    report = run_entry_checks(bot_server(OneGameOnly(game=other)), [GAME])
+    report = run_entry_checks(bot_server(OneGameOnly(game=other)), [spec(GAME)])
     assert [(c.name, c.passed) for c in report.checks] == [("health", True), ("describe", False)]
     assert report.failure == (f"describe check failed: Describe does not list {GAME} "
                               f"(one-game-only 0.1.0; games: {other}; capacity 1)")
 
 
 def test_a_bot_with_illegal_answers_fails_with_the_answers_shown(bot_server) -> None:
-    report = run_entry_checks(bot_server(IllegalBot()), [GAME])
+    report = run_entry_checks(bot_server(IllegalBot()), [spec(GAME)])
     assert not report.passed and report.checks[-1].name == f"game:{GAME}"
     assert [f.kind for f in report.faults] == [FaultKind.ILLEGAL] * 3
     assert all(f.answer and SPEC.proto_field in f.answer for f in report.faults)
@@ -130,17 +130,17 @@ def test_a_bot_with_illegal_answers_fails_with_the_answers_shown(bot_server) -> 
 
 
 def test_a_bot_that_raises_once_fails(bot_server) -> None:
-    report = run_entry_checks(bot_server(RaisingBot()), [GAME])
+    report = run_entry_checks(bot_server(RaisingBot()), [spec(GAME)])
     assert not report.passed and [f.kind for f in report.faults] == [FaultKind.ERROR]
     assert "boom" in report.faults[0].detail and report.faults[0].answer is None
     assert "answer: none" in report.render()
 
 
 def test_policy_refusals_are_reported() -> None:
-    report = check_endpoint("127.0.0.1:5000", [GAME], NetworkPolicy.from_strings("private"))
+    report = check_endpoint("127.0.0.1:5000", [spec(GAME)], NetworkPolicy.from_strings("private"))
     assert [(c.name, c.passed) for c in report.checks] == [("policy", False)]
     assert "outside the allowed networks" in report.failure
-    report = check_endpoint("https://example.com", [GAME], LOCAL)
+    report = check_endpoint("https://example.com", [spec(GAME)], LOCAL)
     assert "without a scheme" in report.failure
 
 
@@ -153,7 +153,7 @@ def test_latency_summary() -> None:
 
 def test_a_bot_over_the_deadline_passes_while_its_time_bank_lasts_but_is_warned(bot_server) -> None:
     tc = TimeControl(deadline_s=0.05, time_bank_s=30.0, budget_s=120.0, max_faults=3)
-    report = run_entry_checks(bot_server(SlowBot()), [GAME], time_control=tc)
+    report = run_entry_checks(bot_server(SlowBot()), [spec(GAME)], time_control=tc)
     assert report.passed, report.render()
     slow, drawn = report.over_deadline()
     assert slow == len(report.latencies_ms) > 0 and drawn >= slow * 0.05
@@ -162,7 +162,7 @@ def test_a_bot_over_the_deadline_passes_while_its_time_bank_lasts_but_is_warned(
 
 
 def test_a_fast_bot_gets_no_deadline_warning(bot_server) -> None:
-    report = run_entry_checks(bot_server(load_bot(STRONG)), [GAME])
+    report = run_entry_checks(bot_server(load_bot(STRONG)), [spec(GAME)])
     assert report.over_deadline() == (0, 0.0) and "WARNING" not in report.render()
 
 
@@ -172,7 +172,7 @@ def test_the_candidate_makes_enough_decisions_in_its_validation_games(bot_server
     at least MIN_CANDIDATE_DECISIONS of its decisions (or MAX_VALIDATION_GAMES games)."""
     endpoint = bot_server(load_bot("random"))
     for seed in range(6):
-        report = run_entry_checks(endpoint, [game], seed=seed)
+        report = run_entry_checks(endpoint, [spec(game)], seed=seed)
         assert report.passed, report.render()
         detail = report.checks[-1].detail
         assert len(report.latencies_ms) >= MIN_CANDIDATE_DECISIONS or f"{MAX_VALIDATION_GAMES} " in detail, detail

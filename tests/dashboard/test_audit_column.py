@@ -54,7 +54,7 @@ def _play_season(store, name: str, remember: bool) -> int:
     for i, bot in enumerate(BOTS):
         if store.bots.get_bot_by_name(bot) is None:
             store.bots.register_bot(bot, f"127.0.0.1:{7000 + i}", "1.0", "tests", [game])
-    sid = create_season(store, name, game, list(BOTS), [4], 64, seed=17, duplicate=True, params=params)
+    sid = create_season(store, name, spec(game), list(BOTS), [4], 64, seed=17, duplicate=True, params=params)
     names = {store.bots.get_bot_by_name(n).id: n for n in BOTS}
     memo = MATCHES[game][1](remember)
     _, weaker, sloppy = _opponents(game)

@@ -63,7 +63,7 @@ def test_a_season_of_a_game_with_luck_shows_luck_adjusted_changes_with_intervals
     o, r = ids["strong"], ids["random"]
     expected: dict[int, list[float]] = {}
     for bots, record in records:
-        for b, change in zip(bots, adjusted_changes(record)):
+        for b, change in zip(bots, adjusted_changes(spec(game), record)):
             expected.setdefault(b, []).append(change)
 
     rows = {row.bot_id: row for row in standings_of(store, sid)}

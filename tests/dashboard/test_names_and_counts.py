@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 from fastapi.testclient import TestClient
 
+from referee.games import spec
 from tests.dashboard.conftest import World
 
 
@@ -58,7 +59,7 @@ def test_an_all_digit_season_name_is_refused_with_one_line(world: World) -> None
     from league.competition.seasons import SeasonError, create_season
 
     try:
-        create_season(world.store, "2026", world.store.seasons.get_season(world.season_id).game, ["alpha", "bravo", "charlie"],
+        create_season(world.store, "2026", spec(world.store.seasons.get_season(world.season_id).game), ["alpha", "bravo", "charlie"],
                       [3], 3, 1)
     except SeasonError as exc:
         assert "not all digits" in str(exc)

@@ -14,6 +14,7 @@ import secrets
 from pathlib import Path
 
 import pytest
+from referee.games import spec
 from sqlalchemy import select
 
 from hosting.launch import HostingConfig
@@ -73,7 +74,7 @@ def test_a_hosted_bot_reads_no_store_no_key_no_environment_no_other_process_no_o
     store.bots.register_bot("a", "127.0.0.1:1", "1", "x", [GAME])
     store.bots.register_bot("b", "127.0.0.1:2", "1", "x", [GAME])
     store.bots.register_bot("c", "127.0.0.1:3", "1", "x", [GAME])
-    season_id = create_season(store, "secret-season", GAME, ["a", "b", "c"], [3], 3)
+    season_id = create_season(store, "secret-season", spec(GAME), ["a", "b", "c"], [3], 3)
     with store.db.read() as s:
         season_key = s.scalar(select(Season.deal_key).where(Season.id == season_id))
     assert season_key

@@ -14,6 +14,7 @@ from league.competition.ladder import FOUNDER_GAMES, LadderRunner, create_ladder
 from league.policy import POLICY
 from league.ratings.anchor import anchor_offset, anchored
 from league.ratings.ratings_ml import MLRatings, fit_bradley_terry
+from referee.games import spec
 from store import GameStatus, open_store
 from tests.a_game import game_without_luck
 from tests.store.conftest import finish
@@ -39,7 +40,7 @@ def test_a_weak_newcomer_moves_no_established_entrant_without_games_of_its_own(t
     game = game_without_luck()
     bots = {n: store.bots.register_bot(n, f"127.0.0.1:{5200 + i}", "1.0", "tests", [game], capacity=4)
             for i, n in enumerate("abcdef")}
-    lid = create_ladder(store, "anchored", game, [3], window=8, epoch_games=50)
+    lid = create_ladder(store, "anchored", spec(game), [3], window=8, epoch_games=50)
     runner, rng = LadderRunner(store, lid), random.Random(3)
     played = 0
     while played < FOUNDER_GAMES + 140:

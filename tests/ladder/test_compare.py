@@ -9,6 +9,7 @@ import random
 
 import pytest
 
+from referee.games import spec
 from types import SimpleNamespace
 
 from league.competition.compare import CompareError, ComparePlanner, Look, plan, start_compare
@@ -25,7 +26,7 @@ def ladder(store: Store, bots: list[int], *, duplicate: bool = False, tables=(4,
     for name in ("e", "f"):
         store.bots.register_bot(name, f"127.0.0.1:{5100 + len(name)}", "1.0", "tests", [game_without_luck()],
                            capacity=2)
-    return create_ladder(store, "lad", game_without_luck(), list(tables), duplicate=duplicate, window=window)
+    return create_ladder(store, "lad", spec(game_without_luck()), list(tables), duplicate=duplicate, window=window)
 
 
 def play(store: Store, lid: int, elo: dict[int, float], rng: random.Random) -> int:

@@ -23,6 +23,7 @@ from league.competition.ladder import (
 )
 from league.competition.matchmaking import MatchState
 from league.ratings.ratings_ml import fit_bradley_terry
+from referee.games import spec
 from store import GameStatus, Store
 from tests.a_game import game_without_luck
 from tests.store.conftest import finish
@@ -90,7 +91,7 @@ def assert_same_fit(store: Store, lid: int) -> None:
 
 
 def test_incremental_fit_is_the_full_fit_when_games_finish_out_of_order(store: Store, bots: list[int]) -> None:
-    lid = create_ladder(store, "inc", game_without_luck(), [3])
+    lid = create_ladder(store, "inc", spec(game_without_luck()), [3])
     rank = {b: STRENGTH_ORDER[i] for i, b in enumerate(bots)}
     rng = random.Random(5)
     schedule(store, lid, bots, 60)
@@ -109,7 +110,7 @@ def test_incremental_fit_is_the_full_fit_when_games_finish_out_of_order(store: S
 
 
 def test_a_pending_game_holds_the_checkpoint_and_later_games_are_still_rated(store: Store, bots: list[int]) -> None:
-    lid = create_ladder(store, "hold", game_without_luck(), [3])
+    lid = create_ladder(store, "hold", spec(game_without_luck()), [3])
     rank = {b: STRENGTH_ORDER[i] for i, b in enumerate(bots)}
     rng = random.Random(2)
     schedule(store, lid, bots, 30)
@@ -140,8 +141,8 @@ def checkpoint_by_bot(store: Store, lid: int) -> dict:
 
 def two_ladders(store: Store, bots: list[int]) -> tuple[int, int, list[tuple[int, int, list[int]]]]:
     """Two ladders with the same 40 tables; ``(one, two, [(game of one, game of two, places)])``."""
-    one = create_ladder(store, "one", game_without_luck(), [3])
-    two = create_ladder(store, "two", game_without_luck(), [3])
+    one = create_ladder(store, "one", spec(game_without_luck()), [3])
+    two = create_ladder(store, "two", spec(game_without_luck()), [3])
     for lid in (one, two):
         schedule(store, lid, bots, 40, seed=3)
     rank = {b: STRENGTH_ORDER[i] for i, b in enumerate(bots)}
@@ -191,7 +192,7 @@ def test_blocks_caught_up_at_once_give_the_same_checkpoint_but_for_the_sandwich(
 
 def test_a_new_version_is_rated_apart_incrementally(store: Store, bots: list[int]) -> None:
     a = bots[0]
-    lid = create_ladder(store, "ver", game_without_luck(), [3])
+    lid = create_ladder(store, "ver", spec(game_without_luck()), [3])
     rank = {b: STRENGTH_ORDER[i] for i, b in enumerate(bots)}
     rng = random.Random(4)
     schedule(store, lid, bots, 20, seed=1)
@@ -220,7 +221,7 @@ def test_the_match_state_from_aggregates_is_the_state_of_every_table(store: Stor
     keys = random.Random(1)
     monkeypatch.setattr(fairness, "new_key", lambda: keys.randbytes(32))
     store.bots.register_bot("e", "127.0.0.1:5100", "1.0", "t", [game_without_luck()], capacity=3)
-    lid = create_ladder(store, "ms", game_without_luck(), [3, 4], window=6)
+    lid = create_ladder(store, "ms", spec(game_without_luck()), [3, 4], window=6)
     runner = LadderRunner(store, lid)
     rng = random.Random(1)
     for step in range(12):

@@ -11,6 +11,7 @@ import pytest
 from cli.main import main
 from league.competition.ladder import LadderRunner, create_ladder
 from league.policy import POLICY
+from referee.games import spec
 from store import GameStatus, Store, open_store
 from tests.a_game import game_without_luck
 from tests.store.conftest import finish
@@ -22,7 +23,7 @@ def test_season_list_marks_a_ladders_epochs_and_lists_them_on_request(tmp_path: 
     store = open_store(url, policy=POLICY)
     for n in "abc":
         store.bots.register_bot(n, f"127.0.0.1:{5000 + ord(n)}", "1.0", "t", [game_without_luck()], capacity=2)
-    create_ladder(store, "lad", game_without_luck(), [3])
+    create_ladder(store, "lad", spec(game_without_luck()), [3])
     store.close()
     assert main(["season", "list", "--db", url]) == 0
     out = capsys.readouterr().out
@@ -34,7 +35,7 @@ def test_season_list_marks_a_ladders_epochs_and_lists_them_on_request(tmp_path: 
 
 def test_a_duplicate_ladder_seats_every_rotation_of_a_table_as_one_sealed_deal_group(store: Store,
                                                                                      bots: list[int]) -> None:
-    lid = create_ladder(store, "dup", game_without_luck(), [3], duplicate=True, window=3)
+    lid = create_ladder(store, "dup", spec(game_without_luck()), [3], duplicate=True, window=3)
     runner = LadderRunner(store, lid)
     assert runner.refill().added == 3
     epoch = store.ladders.current_epoch(lid)
@@ -56,7 +57,7 @@ def test_a_duplicate_ladder_seats_every_rotation_of_a_table_as_one_sealed_deal_g
 def test_a_paused_bot_is_not_seated_and_comes_back_when_it_answers(store: Store, bots: list[int]) -> None:
     a = bots[0]
     store.bots.register_bot("e", "127.0.0.1:5100", "1.0", "t", [game_without_luck()], capacity=2)
-    lid = create_ladder(store, "pause", game_without_luck(), [3], window=4)
+    lid = create_ladder(store, "pause", spec(game_without_luck()), [3], window=4)
     runner = LadderRunner(store, lid)
     runner.refill()
 

@@ -16,7 +16,7 @@ from tests.store.conftest import finish
 
 
 def make(store: Store, **kw) -> int:
-    return create_ladder(store, "lad", game_without_luck(), kw.pop("tables", [3]), window=kw.pop("window", 4), **kw)
+    return create_ladder(store, "lad", spec(game_without_luck()), kw.pop("tables", [3]), window=kw.pop("window", 4), **kw)
 
 
 def play_all(store: Store, lid: int, order: dict[int, int] | None = None) -> int:
@@ -37,7 +37,7 @@ def test_bad_ladders_are_refused_with_one_line(store: Store, bots: list[int]) ->
         with pytest.raises(LadderError, match=words):
             make(store, **kw)
     with pytest.raises(LadderError, match="bad ladder name"):
-        create_ladder(store, "a b", game_without_luck(), [3])
+        create_ladder(store, "a b", spec(game_without_luck()), [3])
     make(store)
     with pytest.raises(LadderError, match="exists already"):
         make(store)

@@ -9,6 +9,7 @@ from league.competition.schedule import build_schedule
 from league.competition.sequential import KEY, advance, create_sequential_season, settling_json
 from league.integrity import fairness
 from league.ratings.settling import SettlingRule, StopReason
+from referee.games import spec
 from store import NotFound, SeasonStatus, Store
 from tests.a_game import game_without_luck
 from tests.store.conftest import finish, quick_params
@@ -27,7 +28,7 @@ def _play_all(store: Store, season_id: int, first: int) -> None:
 def test_a_sequential_season_adds_batches_until_the_top_pair_is_settled(store: Store, bots: list[int]) -> None:
     rule = SettlingRule(top=2, confidence=0.95, max_games=300)
     game = game_without_luck()
-    sid = create_sequential_season(store, "seq", game, ["a", "b", "c", "d"], [3], rule, batch_groups=2, seed=5,
+    sid = create_sequential_season(store, "seq", spec(game), ["a", "b", "c", "d"], [3], rule, batch_groups=2, seed=5,
                                    params=quick_params(game))
     assert store.seasons.season_progress(sid)["total"] == 6  # the first batch: 2 rotation groups of 3
     assert advance(store, sid).games == 6  # games still pending: no look
@@ -61,7 +62,7 @@ def test_a_sequential_season_adds_batches_until_the_top_pair_is_settled(store: S
 def test_a_season_that_does_not_settle_stops_at_the_budget(store: Store, bots: list[int]) -> None:
     rule = SettlingRule(top=2, confidence=0.95, max_games=6)
     game = game_without_luck()
-    sid = create_sequential_season(store, "seq-budget", game, ["a", "b", "c", "d"], [3], rule, batch_groups=1,
+    sid = create_sequential_season(store, "seq-budget", spec(game), ["a", "b", "c", "d"], [3], rule, batch_groups=1,
                                    seed=5, params=quick_params(game))
     for _ in range(10):
         _play_all(store, sid, first=bots[0])
@@ -114,7 +115,7 @@ def test_the_season_page_and_api_say_why_it_stopped(tmp_path, db_url: str, store
 
     rule = SettlingRule(top=2, confidence=0.95, max_games=300)
     game = game_without_luck()
-    sid = create_sequential_season(store, "seq-page", game, ["a", "b", "c", "d"], [3], rule, batch_groups=2,
+    sid = create_sequential_season(store, "seq-page", spec(game), ["a", "b", "c", "d"], [3], rule, batch_groups=2,
                                    seed=5, params=quick_params(game))
     with TestClient(create_app(Settings(db_url=db_url, latency_games=50))) as client:
         running = client.get(f"/api/v1/seasons/{sid}").json()["settling"]

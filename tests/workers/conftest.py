@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from referee.games import spec
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
@@ -248,7 +249,7 @@ def make_season(db_url: str, processes: list[BotProcess], name: str, games: int,
     """Open the store, register the bots, create a season of GAME (its quick parameters); returns (store, season id)."""
     store = open_store(db_url, policy=POLICY)
     names = register(store, processes)
-    return store, create_season(store, name, GAME, names, list(tables), games, seed, params=dict(QUICK))
+    return store, create_season(store, name, spec(GAME), names, list(tables), games, seed, params=dict(QUICK))
 
 
 @pytest.fixture

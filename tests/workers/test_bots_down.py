@@ -17,6 +17,7 @@ from league.competition.standings import standings_of
 from league.policy import POLICY
 from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
+from referee.games import spec
 from store import GameStatus, Store, open_store
 from tests.a_game import GAME, QUICK, STRONG
 from tests.workers.conftest import REPO, free_port_outside_the_ephemeral_range
@@ -39,7 +40,7 @@ def season(db_url: str, bots: list[BotProcess], name: str, games: int, suspend_a
     store = open_store(db_url, policy=POLICY)
     names = [register_or_update(store, f"{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
              for i, b in enumerate(bots)]
-    sid = create_season(store, name, GAME, names, [3], games, 7, params=dict(QUICK),
+    sid = create_season(store, name, spec(GAME), names, [3], games, 7, params=dict(QUICK),
                         suspend_after_s=suspend_after_s)
     return store, sid, names
 

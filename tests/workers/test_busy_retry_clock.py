@@ -15,6 +15,7 @@ import pytest
 from league.competition.seasons import create_season
 from league.policy import POLICY
 from referee.botprocess import BotProcess, start_bot_process
+from referee.games import spec
 from store import open_store
 from tests.a_game import GAME, QUICK
 from tests.workers.conftest import Workers, register
@@ -66,7 +67,7 @@ def test_a_worker_a_minute_off_does_not_hold_games_refused_for_capacity(
         store = open_store(pg_url, policy=POLICY)
         names = register(store, [*reference_bots, slow])
         assert store.bots.get_bot_by_name(names[4]).capacity == 1
-        season_id = create_season(store, "busy-skew", GAME, names, [3], 30, 3, params=dict(QUICK))
+        season_id = create_season(store, "busy-skew", spec(GAME), names, [3], 30, 3, params=dict(QUICK))
         on_time.start(concurrency=2)
         off.start(concurrency=2)
         # lost_after_s out of the way: a held retry is not rescued by the follower sending its game again

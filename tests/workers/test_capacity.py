@@ -8,6 +8,7 @@ from pathlib import Path
 from league.competition.seasons import create_season
 from league.policy import POLICY
 from referee.botprocess import BotProcess, start_bot_process
+from referee.games import spec
 from store import open_store
 from tests.a_game import GAME, QUICK
 from tests.workers.conftest import Workers
@@ -43,7 +44,7 @@ def test_a_capacity_1_bot_plays_one_game_at_a_time_on_two_workers(
         store = open_store(db_url, policy=POLICY)
         names = register(store, [*reference_bots, slow])
         assert store.bots.get_bot_by_name(names[4]).capacity == 1  # from its Describe
-        season_id = create_season(store, "capacity", GAME, names, [3], 30, 3, params=dict(QUICK))
+        season_id = create_season(store, "capacity", spec(GAME), names, [3], 30, 3, params=dict(QUICK))
         workers.start(concurrency=2)
         workers.start(concurrency=2)
         progress = Follow(store, broker, season_id).join()
@@ -59,7 +60,7 @@ def test_the_local_pool_respects_capacity_too(tmp_path: Path, reference_bots: li
         db_url = f"sqlite:///{tmp_path / 'pool.db'}"
         store = open_store(db_url, policy=POLICY)
         names = register(store, [*reference_bots, slow])
-        season_id = create_season(store, "capacity-pool", GAME, names, [3], 16, 4, params=dict(QUICK))
+        season_id = create_season(store, "capacity-pool", spec(GAME), names, [3], 16, 4, params=dict(QUICK))
         results = run_local(db_url, store.seasons.next_pending(season_id, 100), processes=3)
         assert sorted(r.game_id for r in results) == sorted(g.id for g in store.game_reads.list_games(season_id))
         assert check_one_at_a_time(db_url, season_id, names[4]) >= 6
@@ -78,7 +79,7 @@ def test_the_local_pool_plays_one_rotation_of_a_deal_at_a_time(tmp_path: Path,
     names = register(store, reference_bots)
     for name in names:
         store.bots.update_bot(store.bots.get_bot_by_name(name).id, capacity=8)
-    season_id = create_season(store, "dup-pool", GAME, names, [3], 36, 5, params=dict(QUICK), duplicate=True)
+    season_id = create_season(store, "dup-pool", spec(GAME), names, [3], 36, 5, params=dict(QUICK), duplicate=True)
     results = run_local(db_url, store.seasons.next_pending(season_id, 100), processes=3)
     games = store.game_reads.list_games(season_id, limit=10**6)
     assert sorted(r.game_id for r in results) == sorted(g.id for g in games)

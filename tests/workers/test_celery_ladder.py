@@ -10,6 +10,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from referee.games import spec
 from sqlalchemy import func, select
 
 from cli.demo import register_or_update
@@ -48,7 +49,7 @@ def test_a_ladder_on_celery_with_bots_joining_updating_crashing_and_retiring(
     try:
         store = open_store(db_url, policy=POLICY)
         ids = {name: register(store, name, p) for name, p in procs.items()}
-        lid = create_ladder(store, "lad", GAME, [3], params=dict(QUICK), suspend_after_s=4.0,
+        lid = create_ladder(store, "lad", spec(GAME), [3], params=dict(QUICK), suspend_after_s=4.0,
                             epoch_games=16, window=6)
         workers.start(concurrency=2)
         log = (tmp_path / "run.log").open("w")

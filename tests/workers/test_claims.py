@@ -12,6 +12,7 @@ import pytest
 from league.competition.seasons import create_season
 from league.policy import POLICY
 from referee.bots import load_bot
+from referee.games import spec
 from store import BotsBusy, Claim, Store, open_store
 from tests.a_game import GAME, QUICK
 from tests.workers.slowbots import SleepyOdds
@@ -117,7 +118,7 @@ def test_the_heartbeat_keeps_a_long_game_through_the_sweeper(store: Store, bot_s
         endpoint = bot_server(Slow(seed=i), threads=4)
         store.bots.register_bot(f"slow{i}", endpoint, "1", "t", [GAME], capacity=4)
         names.append(f"slow{i}")
-    season_id = create_season(store, "long", GAME, names, [3], 1, 1, params=dict(QUICK))
+    season_id = create_season(store, "long", spec(GAME), names, [3], 1, 1, params=dict(QUICK))
     (game_id,) = store.seasons.next_pending(season_id, 1)
     stop = threading.Event()
     swept: list[int] = []

@@ -21,6 +21,7 @@ from league.entry.identity import ANOTHER_BOT
 from league.policy import POLICY
 from referee.botprocess import BotProcess, start_bot_process
 from referee.clients import GrpcBotClient
+from referee.games import spec
 from store import GameStatus, Store, open_store
 from tests.a_game import GAME, QUICK, STRONG
 from tests.workers.conftest import REPO, free_port_outside_the_ephemeral_range
@@ -71,7 +72,7 @@ def season(db_url: str, others: list[BotProcess], bot: Swappable, name: str, gam
     names = [register_or_update(store, f"{name}-{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
              for i, b in enumerate(others)]
     names.append(register_or_update(store, f"{name}-swapped", bot.endpoint, GrpcBotClient(bot.endpoint).describe()))
-    sid = create_season(store, name, GAME, names, [3], games, 11, params=dict(QUICK),
+    sid = create_season(store, name, spec(GAME), names, [3], games, 11, params=dict(QUICK),
                         suspend_after_s=suspend_after_s)
     return store, sid, names
 

@@ -12,6 +12,7 @@ import pytest
 from league.competition.seasons import create_season
 from league.policy import POLICY
 from referee.botprocess import BotProcess, start_bot_process
+from referee.games import spec
 from store import GameStatus, Store, open_store
 from tests.a_game import GAME, QUICK, scaled
 from tests.workers.conftest import Workers, register
@@ -59,7 +60,7 @@ def test_a_stalled_attempt_stops_calling_bots_when_its_game_is_played_again(
         store = open_store(db_url, policy=POLICY)
         names = register(store, [counting, *sleepy_bots[:2]])
         assert store.bots.get_bot_by_name(names[0]).capacity == 1  # type: ignore[union-attr]
-        season_id = create_season(store, "stall", GAME, names, [3], 3, 5, params=scaled(QUICK, 10))
+        season_id = create_season(store, "stall", spec(GAME), names, [3], 3, 5, params=scaled(QUICK, 10))
         first, second = workers.start(concurrency=1), workers.start(concurrency=1)
         follow = Follow(store, broker, season_id)
         pid, game_id = freeze_a_running_game(store, season_id, [*first.children(), *second.children()])

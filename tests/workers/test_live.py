@@ -8,6 +8,7 @@ import time
 
 from dashboard.replays import load_replay
 from league.competition.seasons import create_season
+from referee.games import spec
 from store import GameStatus, Store
 from tests.a_game import GAME, QUICK
 from tests.workers.test_claims import Slow, store  # noqa: F401  (the SQLite/PostgreSQL store fixture)
@@ -19,7 +20,7 @@ def test_a_running_game_shows_its_public_events_as_they_happen(store: Store, bot
     for i in range(3):
         store.bots.register_bot(f"slow{i}", bot_server(Slow(seed=i), threads=4), "1", "t", [GAME], capacity=4)
         names.append(f"slow{i}")
-    season_id = create_season(store, "live", GAME, names, [3], 1, 1, params=dict(QUICK))
+    season_id = create_season(store, "live", spec(GAME), names, [3], 1, 1, params=dict(QUICK))
     (game_id,) = store.seasons.next_pending(season_id, 1)
     results = []
     worker = threading.Thread(target=lambda: results.append(run_game(store, game_id, lease_s=1.0)))
@@ -61,7 +62,7 @@ def test_a_running_game_shows_its_public_events_as_they_happen(store: Store, bot
 def test_a_voided_attempt_leaves_no_progress_behind(store: Store) -> None:  # noqa: F811
     for name in ("a", "b", "c"):
         store.bots.register_bot(name, "127.0.0.1:1", "1", "t", [GAME])
-    season_id = create_season(store, "void", GAME, ["a", "b", "c"], [3], 1, 1)
+    season_id = create_season(store, "void", spec(GAME), ["a", "b", "c"], [3], 1, 1)
     (game_id,) = store.seasons.next_pending(season_id, 1)
     claim = store.games.claim_game(game_id, "w", 60)
     assert claim is not None

@@ -7,6 +7,7 @@ from pathlib import Path
 from config import get_settings
 from league.competition.seasons import create_season
 from league.policy import POLICY
+from referee.games import spec
 from referee.timecontrol import TimeControl
 from store import open_store
 from tests.a_game import GAME
@@ -18,7 +19,7 @@ def _season(tmp_path: Path, tables: list[int], budget_s: float) -> tuple[object,
     names = [f"b{i}" for i in range(8)]
     for name in names:
         store.bots.register_bot(name, "127.0.0.1:1", "1", "t", [GAME])
-    season_id = create_season(store, f"s{len(tables)}-{int(budget_s)}", GAME, names, tables, 8, 1,
+    season_id = create_season(store, f"s{len(tables)}-{int(budget_s)}", spec(GAME), names, tables, 8, 1,
                               time_control=TimeControl(budget_s=budget_s))
     return store, season_id
 

@@ -17,6 +17,7 @@ import redis
 from league.competition.seasons import create_season
 from league.policy import POLICY
 from referee.botprocess import start_bot_process
+from referee.games import spec
 from store import open_store
 from tests.a_game import GAME, QUICK, scaled
 from tests.workers.conftest import REPO, register
@@ -32,7 +33,7 @@ def test_a_game_longer_than_the_visibility_timeout_is_delivered_once(db_url: str
     try:
         store = open_store(db_url, policy=POLICY)
         names = register(store, [slow, *sleepy_bots[:2]])
-        season_id = create_season(store, "outlived", GAME, names, [3], 3, 9, params=scaled(QUICK, 10))
+        season_id = create_season(store, "outlived", spec(GAME), names, [3], 3, 9, params=scaled(QUICK, 10))
         env = {**os.environ, "CARDARENA_DB_URL": db_url, "CARDARENA_LEASE_S": "10"}
         for i, log in enumerate(logs):
             with log.open("wb") as out:

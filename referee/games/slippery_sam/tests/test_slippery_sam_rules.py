@@ -163,4 +163,4 @@ def test_the_default_thinking_budget() -> None:
     from referee.timecontrol import TimeControl
 
     game = "slippery-sam"
-    assert TimeControl.for_game(game).budget_s == spec(game).default_budget_s == 120.0
+    assert TimeControl.for_game(spec(game)).budget_s == spec(game).default_budget_s == 120.0
