@@ -217,7 +217,7 @@ def run(
     runs; a bot that does not answer is paused until it does (rules §5.3)."""
     import shlex
 
-    from cli.progress import bar, resumable
+    from cli.progress import open_ended_bar, resumable
     from workers.sweeper import sweep
 
     store = open_db(db, existing=True)
@@ -229,12 +229,15 @@ def run(
                          *(["--broker", broker] if broker else [])])
     progress_of = lambda: store.ladders.ladder_progress(ladder.id)  # noqa: E731
     description = f"ladder {name}"
-    with resumable(progress_of, resume, "the ladder"), bar() as progress_bar:
-        task = progress_bar.add_task(description, total=games or 0)
+    with resumable(progress_of, resume, "the ladder"), open_ended_bar(games) as progress_bar:
+        # the games played so far and those in flight: no total to reach without --games (never a "25/25")
+        task = progress_bar.add_task(description, total=games, in_flight=0)
 
         def show() -> None:
             played = feed.played()
-            progress_bar.update(task, completed=played, total=max(games or 0, played))
+            in_flight = store.ladders.ladder_progress(ladder.id)["running"]
+            progress_bar.update(task, completed=played, total=None if games is None else max(games, played),
+                                in_flight=in_flight)
 
         if broker:
             from workers.celery_app import configure

@@ -72,8 +72,13 @@ class AvailabilityWatch:
 
 class LineProgress:
     """Progress for output that is not a terminal (a pipe, a log): a line when a task starts, at
-    every tenth of its games or :data:`LINE_EVERY_S` seconds, and when it ends. The calls used here
-    of Rich's ``Progress`` (``add_task``, ``advance``, ``update``), whose live bar prints only at the end there."""
+    every tenth of its games (every 10 games without a total) or :data:`LINE_EVERY_S` seconds, and
+    when it ends. The calls used here of Rich's ``Progress`` (``add_task``, ``advance``, ``update``),
+    whose live bar prints only at the end there.
+
+    A task without a total (``total=None``: a ladder run with no bound) reads ``N games played``,
+    never a fraction that looks finished; an ``in_flight`` field (games being played now) is said
+    after the count when given."""
 
     def __init__(self) -> None:
         self._tasks: list[dict] = []
@@ -86,22 +91,24 @@ class LineProgress:
             if task["shown"] != task["completed"]:
                 self._line(task)
 
-    def add_task(self, description: str, total: int, completed: int = 0) -> int:
+    def add_task(self, description: str, total: int | None, completed: int = 0, **fields: object) -> int:
         self._tasks.append({"description": description, "total": total, "completed": completed, "shown": None,
-                            "started": time.monotonic(), "last": 0.0})
+                            "started": time.monotonic(), "last": 0.0, "fields": dict(fields)})
         self._line(self._tasks[-1])
         return len(self._tasks) - 1
 
     def advance(self, task_id: int, advance: int = 1) -> None:
         self.update(task_id, completed=self._tasks[task_id]["completed"] + advance)
 
-    def update(self, task_id: int, completed: int, total: int | None = None) -> None:
-        """Set the games done (and the total, which grows as a sequential season adds batches)."""
+    def update(self, task_id: int, completed: int, total: int | None = None, **fields: object) -> None:
+        """Set the games done (and the total, which grows as a sequential season adds batches; None:
+        unchanged), and the task's fields (``in_flight``)."""
         task = self._tasks[task_id]
         task["completed"] = completed
+        task["fields"].update(fields)
         if total is not None:
             task["total"] = total
-        tenth = max(1, task["total"] // 10)
+        tenth = max(1, (task["total"] or 100) // 10)
         shown = task["shown"] or 0
         if completed // tenth > shown // tenth or completed == task["total"] or \
                 time.monotonic() - task["last"] >= LINE_EVERY_S:
@@ -109,14 +116,29 @@ class LineProgress:
 
     def _line(self, task: dict) -> None:
         now = time.monotonic()
-        console.print(f"{escape(task['description'])}: {task['completed']}/{task['total']} games "
-                      f"({now - task['started']:.0f} s)", highlight=False)
+        done = (f"{task['completed']} games played" if task["total"] is None
+                else f"{task['completed']}/{task['total']} games")
+        if "in_flight" in task["fields"]:
+            done += f", {task['fields']['in_flight']} in flight"
+        console.print(f"{escape(task['description'])}: {done} ({now - task['started']:.0f} s)", highlight=False)
         task["shown"], task["last"] = task["completed"], now
 
 
 def bar() -> Progress | LineProgress:
     """A progress bar on a terminal, else progress lines (:class:`LineProgress`)."""
     return _bar()
+
+
+def open_ended_bar(total: int | None) -> Progress | LineProgress:
+    """For a run with no end of its own (``ladder run``): the games played so far and those in flight
+    (task field ``in_flight``), with a bar only when ``total`` bounds the run; progress lines without a
+    terminal (:class:`LineProgress`)."""
+    if not console.is_terminal:
+        return LineProgress()
+    counted = (BarColumn(), MofNCompleteColumn(), TextColumn("games played")) if total is not None else \
+        (TextColumn("{task.completed:.0f} games played"),)
+    return Progress(TextColumn("{task.description}"), *counted, TextColumn("{task.fields[in_flight]} in flight"),
+                    TimeElapsedColumn(), console=console, transient=False)
 
 
 def _bar() -> Progress | LineProgress:
