@@ -14,6 +14,7 @@ from rich.table import Table
 
 from cli import options
 from cli.common import DbOption, console, db_url, err_console, fail, open_db
+from cli.progress import OutageLines
 from referee.games import names_text
 
 app = typer.Typer(help="Always-on ladders: every active bot of the game takes part; new versions place as new entrants.",
@@ -89,6 +90,7 @@ class Feed:
     _next_refill: float = 0.0
     _last_id: int = 0
     _waiting: bool = False
+    outages: OutageLines = field(default_factory=OutageLines)
     say: Callable[[str], None] = lambda line: console.print(line, highlight=False, markup=False)
 
     def __post_init__(self) -> None:
@@ -126,11 +128,23 @@ class Feed:
         down = health_cache().problems([SeatBot(0, b.id, b.name, b.endpoint, b.capacity) for b in bots])
         names = {b.id: b.name for b in bots}
         for bot_id in set(self._paused) - set(down):
-            self.say(f"{names.get(bot_id, bot_id)} answers again: back in the ladder")
+            name = str(names.get(bot_id, bot_id))
+            self._say(self.outages.back(name, f"{name} answers again: back in the ladder"))
         for bot_id in set(down) - set(self._paused):
-            self.say(f"{names.get(bot_id, bot_id)} is down ({down[bot_id]}): paused in the ladder until it answers")
+            name = str(names.get(bot_id, bot_id))
+            self._say(self.outages.down(
+                name, f"{name} is down ({down[bot_id]}): paused in the ladder until it answers", down[bot_id]))
         self._paused = dict(down)
         return set(down)
+
+    def _say(self, line: str | None) -> None:
+        if line is not None:
+            self.say(line)
+
+    def summary(self) -> None:
+        """At the end of the run: one line per bot that kept going down (:class:`cli.progress.OutageLines`)."""
+        for line in self.outages.summary():
+            self.say(line)
 
     def refill(self, force: bool = False) -> bool:
         """Top the ladder up unless this run's games are reached; False once it adds no more."""
@@ -262,6 +276,7 @@ def run(
             for _ in iter_local(db_url(db), [], workers, get_settings().lease_s, refill=feed.new_pending):
                 show()
         show()
+    feed.summary()
     p = store.ladders.ladder_progress(ladder.id)
     console.print(f"{feed.played()} game(s) of ladder {escape(name)} final in this run; in all {p['done']} done, "
                   f"{p['failed']} failed, {p['not_played']} not played, {p['pending']} pending", highlight=False)

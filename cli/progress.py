@@ -19,6 +19,45 @@ LINE_EVERY_S = 30.0
 WATCH_EVERY_S = 1.0
 
 
+#: A bot's first outages in a run are said as they happen (down, then back); after these, its outages
+#: are counted and summed up: every :data:`SUM_UP_EVERY` outages and at the end of the run.
+OUTAGES_SAID = 2
+SUM_UP_EVERY = 10
+
+
+@dataclass
+class OutageLines:
+    """What a run says of a bot that goes down and comes back: a pair of lines (down, back) for each of
+    its first :data:`OUTAGES_SAID` outages, then a summary instead, so that a bot that keeps crashing
+    is one line every :data:`SUM_UP_EVERY` outages and one at the end of the run (:meth:`summary`),
+    not a pair of lines per crash. Names are the bots' names; ``why``: the reason it is down."""
+
+    _outages: dict[str, int] = field(default_factory=dict)
+    _last: dict[str, str] = field(default_factory=dict)
+
+    def down(self, name: str, line: str, why: str) -> str | None:
+        """The line to say when ``name`` goes down (``line``: the full line for an early outage), or None."""
+        n = self._outages[name] = self._outages.get(name, 0) + 1
+        self._last[name] = why
+        if n <= OUTAGES_SAID:
+            return line
+        if n == OUTAGES_SAID + 1:
+            return (f"{name} is down again ({why}): down {n} times in this run; its further outages are summed up "
+                    f"every {SUM_UP_EVERY} and at the end of the run")
+        if n % SUM_UP_EVERY == 0:
+            return f"{name} keeps going down: {n} times in this run (last: {why})"
+        return None
+
+    def back(self, name: str, line: str) -> str | None:
+        """The line to say when ``name`` answers again (``line``), or None once its outages are summed up."""
+        return line if self._outages.get(name, 0) <= OUTAGES_SAID else None
+
+    def summary(self) -> list[str]:
+        """One line per bot whose outages were summed up: how many, and the last reason."""
+        return [f"{name} went down {n} times in this run (last: {self._last[name]})"
+                for name, n in sorted(self._outages.items()) if n > OUTAGES_SAID]
+
+
 @dataclass
 class AvailabilityWatch:
     """Names the season's bots as they go down, come back or are suspended (rules §4.9), one line
@@ -33,6 +72,7 @@ class AvailabilityWatch:
     say: Callable[[str], None] = field(default=lambda line: console.print(line, highlight=False, markup=False))
     _states: dict[str, str] = field(default_factory=dict)
     _next: float = 0.0
+    outages: OutageLines = field(default_factory=lambda: OutageLines())
 
     def __post_init__(self) -> None:
         for a in self._read():  # suspended before this run: said with the standings, not again here
@@ -60,14 +100,25 @@ class AvailabilityWatch:
                 continue
             self._states[a.name] = state
             if state == "down":
-                self.say(f"{a.name} is down since {a.unavailable_since:%H:%M:%S} UTC ({a.reason}): its games are "
-                         f"deferred until it answers; after {self.suspend_after_s:g} s without an answer it is "
-                         "suspended from the season and its remaining games are not played")
+                self._say(self.outages.down(
+                    a.name, f"{a.name} is down since {a.unavailable_since:%H:%M:%S} UTC ({a.reason}): its games are "
+                    f"deferred until it answers; after {self.suspend_after_s:g} s without an answer it is "
+                    "suspended from the season and its remaining games are not played", str(a.reason)))
             elif state == "suspended":
                 self.say(f"{a.name} suspended from the season at {a.suspended_at:%H:%M:%S} UTC ({a.reason}): "
                          "its remaining games are not played (never rated)")
             else:
-                self.say(f"{a.name} answers again: its games are played")
+                self._say(self.outages.back(a.name, f"{a.name} answers again: its games are played"))
+
+    def _say(self, line: str | None) -> None:
+        if line is not None:
+            self.say(line)
+
+    def finish(self) -> None:
+        """At the end of the run: a last look, and one line per bot that kept going down."""
+        self.poll(force=True)
+        for line in self.outages.summary():
+            self.say(line)
 
 
 class LineProgress:
@@ -220,7 +271,7 @@ def run_pending_locally(store, season_id: int, db_url: str, processes: int | Non
         for result in iter_local(db_url, pending, processes, get_settings().lease_s, on_tick=watch.poll):
             outcomes[result.outcome.value] += 1
             bar.advance(task)
-        watch.poll(force=True)
+        watch.finish()
     return outcomes
 
 
@@ -259,5 +310,5 @@ def follow_on_celery(store, season_id: int, broker_url: str, description: str, *
     with _resumable(store, season_id, resume), _bar() as bar:
         task = bar.add_task(description, total=first["total"], completed=final_games(first))
         final = follower.run(progress)
-        watch.poll(force=True)
+        watch.finish()
         return final
