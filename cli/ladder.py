@@ -303,6 +303,8 @@ def print_standings(store, ladder) -> None:
     if luck:
         console.print(f"Luck-adjusted: mean {spec(ladder.game).score_unit} change per game less the luck of the cards "
                       "(unbiased), with its 95% interval.", highlight=False)
+    console.print("Games: a bot is seated in no more tables at once than the capacity it declares, so a bot of smaller "
+                  "capacity plays fewer games (its rating is not lowered for it, its interval is wider).", highlight=False)
     console.print("Rating: maximum-likelihood Bradley-Terry over the ladder's whole record (Elo scale, 95% interval); "
                   "each bot version is an entrant of its own (rules §5.2).", highlight=False)
     for c in store.compares.list_compares(ladder.id)[:5]:  # version A/B, newest first (rules §5.5)

@@ -55,6 +55,9 @@ class LadderStanding:
     joined_at: datetime
     paused: str | None = field(default=None, metadata=_doc(
         "why the bot is paused in the ladder (it did not answer at game start, rules §5.3); null while it answers"))
+    capacity: int = field(default=1, metadata=_doc(
+        "games the bot plays at once, as it declares: the ladder seats it in no more tables at once (rules §5.3), "
+        "so a bot of smaller capacity plays fewer games than the others"))
 
 
 def entrant_status(e: Any) -> str:
@@ -92,6 +95,6 @@ def board(reads: Any, ladder: Any) -> list[LadderStanding]:
             e.id, e.bot_id, e.name, e.version, entrant_status(e), latest.get(e.bot_id) == e.id, rank, games[e.id],
             games[e.id] < placement, rating,
             None if rating is None else rating - Z95 * sd, None if rating is None else rating + Z95 * sd,
-            at, e.joined_at, paused.get(e.bot_id) if entrant_status(e) == "active" else None))
+            at, e.joined_at, paused.get(e.bot_id) if entrant_status(e) == "active" else None, e.capacity))
     rows.sort(key=lambda r: (not r.latest, r.rating is None, -(r.rating or 0.0), r.name, r.entrant_id))
     return rows

@@ -40,3 +40,21 @@ def test_a_person_opens_a_ladder_and_follows_a_bot(page, lw: LadderWorld) -> Non
         page.wait_for_selector("#bot-ladders")
         assert page.locator("#bot-ladders tbody tr").count() == 2  # d@2.0 and d@1.0
     assert not errors
+
+
+def test_the_ladder_page_says_that_capacity_is_why_a_bot_plays_fewer_games(page, lw: LadderWorld) -> None:  # noqa: F811
+    lw.store.bots.update_bot(lw.bots["b"], capacity=1)  # b now declares one game at a time
+    page.set_default_timeout(30_000)
+    with serve(lw.url) as base:
+        page.goto(f"{base}/ladders/{NAME}")
+        page.wait_for_selector("#ladder-standings")
+        header = [c.strip() for c in page.locator("#ladder-standings thead th").all_inner_texts()]
+        assert "Capacity" in header
+        column = header.index("Capacity")
+        capacity = {}
+        for row in page.locator("#ladder-standings tbody tr").all():
+            cells = row.locator("td").all_inner_texts()
+            capacity[cells[1].split()[0]] = cells[column].strip()
+        assert capacity["b"] == "1" and capacity["a"] == "2", capacity
+        note = page.locator("#capacity-note").inner_text()
+        assert "capacity it declares" in note and "fewer games" in note
