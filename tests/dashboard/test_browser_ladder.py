@@ -58,3 +58,30 @@ def test_the_ladder_page_says_that_capacity_is_why_a_bot_plays_fewer_games(page,
         assert capacity["b"] == "1" and capacity["a"] == "2", capacity
         note = page.locator("#capacity-note").inner_text()
         assert "capacity it declares" in note and "fewer games" in note
+
+
+def test_a_ladder_game_shows_each_seat_version_and_links_to_its_ladder(page, lw: LadderWorld) -> None:  # noqa: F811
+    done = [g for g in lw.store.ladders.ladder_games(lw.ladder_id) if str(g.status) == "done"]
+    game = lw.store.game_reads.get_game(done[-1].id)
+    played = {s.bot_id: s.version for s in game.seats}
+    page.set_default_timeout(30_000)
+    with serve(lw.url) as base:
+        page.goto(f"{base}/games/{game.id}")
+        page.wait_for_selector("#results")
+        header = [c.strip() for c in page.locator("#results thead th").all_inner_texts()]
+        assert header[:3] == ["Seat", "Bot", "Version"], header
+        shown = {}
+        for row in page.locator("#results tbody tr").all():
+            bot, version = row.locator("td").nth(1).inner_text().split()[0], row.locator("td").nth(2).inner_text()
+            shown[bot] = version.strip()
+        names = {bot_id: name for name, bot_id in lw.bots.items()}
+        assert shown == {names[b]: v for b, v in played.items()}, shown
+        # the game belongs to its ladder: the heading links there, not to the epoch's season
+        link = page.locator("#game-ladder")
+        assert link.inner_text() == f"ladder {NAME}"
+        link.click()
+        page.wait_for_url(f"**/ladders/{NAME}")
+        page.wait_for_selector("#ladder-standings")
+        # and the games list says the same
+        page.goto(f"{base}/games")
+        assert page.locator(f'a[href="/ladders/{NAME}"]').count() >= 1
