@@ -149,8 +149,10 @@ class BotDetailOut(BotOut):
     seasons: list[BotSeason]
     seats: list[SeatStats]
     versions: list[VersionStats] = Field(description="results per version played (recorded per game)")
-    problems: list[BotProblem] = Field(description="seasons whose games with the bot are put off now "
-                                       "(not answering, or its endpoint serves another bot), or it was suspended")
+    problems: list[BotProblem] = Field(description="the bot's outages per season (not answering, or its endpoint "
+                                       "serves another bot; suspended or not): open ones first (the season is not "
+                                       "over: its games with the bot are put off now), then closed ones (history, "
+                                       "with until and duration_s)")
     opponents: list[OpponentStats]
     latency: LatencyStats
     faults: list[FaultEntry]

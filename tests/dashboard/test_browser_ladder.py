@@ -85,3 +85,37 @@ def test_a_ladder_game_shows_each_seat_version_and_links_to_its_ladder(page, lw:
         # and the games list says the same
         page.goto(f"{base}/games")
         assert page.locator(f'a[href="/ladders/{NAME}"]').count() >= 1
+
+
+def test_a_bot_page_says_what_is_true_now(page, lw: LadderWorld) -> None:  # noqa: F811
+    """Outages: the open epoch's in the "Games put off" box, a finished epoch's in the history with its duration.
+    Ratings: the ladder's rating history (each version a line); each epoch's Elo only as the epoch's own."""
+    from datetime import timedelta
+
+    from store import SeasonStatus
+
+    d = lw.bots["d"]
+    epochs = lw.store.ladders.epochs(lw.ladder_id)
+    over = next(e for e in epochs if e.status == SeasonStatus.DONE and e.finished_at is not None)
+    lw.store.marks.mark_down(over.id, {d: "refused"}, now=over.finished_at - timedelta(seconds=90))
+    current = lw.store.ladders.current_epoch(lw.ladder_id)
+    lw.store.marks.mark_down(current.id, {d: "did not answer"})
+    page.set_default_timeout(30_000)
+    with serve(lw.url) as base:
+        page.goto(f"{base}/bots/{d}")
+        page.wait_for_selector("#bot-problems")
+        now = page.locator("#bot-problems").inner_text()
+        assert current.name in now and over.name not in now, now
+        past = page.locator("#bot-past-problems")
+        past.locator("summary").click()
+        text = past.inner_text()
+        assert over.name in text and "1 min 30 s" in text and "refused" in text, text
+        # the ladder's rating history, a line per version; no epoch's Elo as "the" rating
+        history = page.locator("#rating-history").inner_text()
+        assert f"in ladder {NAME}" in history and "d@1.0" in history and "d@2.0" in history, history
+        assert page.locator("#rating-history svg polyline").count() >= 1
+        head = [c.strip() for c in page.locator("#bot-epochs thead th").all_inner_texts()]
+        assert head == ["Ladder", "Epoch", "Games", "Epoch's Elo"], head
+        assert page.locator("#bot-epochs tbody tr").count() == len([e for e in epochs if e.id in {
+            s.id for s in lw.store.bot_reads.bot_seasons(d)}])
+        assert page.locator("#bot-seasons").inner_text().count(f"{NAME}:") == 0  # epochs are not listed as seasons
