@@ -467,7 +467,7 @@ class Registry:
             raise RegistryError(ErrorKind.NOT_FOUND, f"bot {bot!r} has no entrant in ladder {ladder!r} (an active bot "
                                                      f"registered for {info.game} enters at the ladder's next refill)")
         current = next((r for r in mine if r.latest), mine[0])
-        return LadderStandingView(info, current, mine, sum(r.latest for r in rows), placement_games(info),
+        return LadderStandingView(info, current, mine, sum(r.best for r in rows), placement_games(info),
                                   max((r.rated_games or 0 for r in rows), default=0))
 
     def ladder_games(self, ladder: str, bot: str = "", page_size: int = 0,

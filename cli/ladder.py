@@ -292,14 +292,21 @@ def print_standings(store, ladder) -> None:
     table = Table(title=f"{escape(ladder.name)} ({ladder.game}) ladder")
     for col in ("#", "bot", "version", "games", "rating [95%]", *(("luck-adjusted [95%]",) if luck else ()), "status"):
         table.add_column(col, justify="left" if col in ("bot", "version", "status") else "right")
-    for i, r in enumerate([r for r in rows if r.latest], 1):
+    ranked = [r for r in rows if r.best]  # a row per bot not retired: its best version, its others under it
+    for i, r in enumerate(ranked, 1):
         table.add_row(str(i), escape(r.name), escape(r.version), str(r.games), _rating(r),
-                      *((_luck(r),) if luck else ()), _status(r, ladder))
+                      *((_luck(r),) if luck else ()), _status(r, ladder) + ("" if r.latest else "; best version"))
+        for o in sorted((o for o in rows if o.bot_id == r.bot_id and not o.best), key=lambda o: -o.entrant_id):
+            table.add_row("", f"  └ {escape(o.name)}", escape(o.version), str(o.games), _rating(o),
+                          *((_luck(o),) if luck else ()), _status(o, ladder) + ("; plays now" if o.latest else ""))
     console.print(table)
-    history = [r for r in rows if not r.latest]
-    if history:
-        console.print("Earlier versions: " + "; ".join(
-            f"{r.label} {_rating(r)} in {r.games} games ({r.status})" for r in history), highlight=False, markup=False)
+    bots = {r.bot_id for r in ranked}
+    retired = [r for r in rows if r.bot_id not in bots]
+    if retired:
+        console.print("Retired (unranked, record kept): " + "; ".join(
+            f"{r.label} {_rating(r)} in {r.games} games" for r in retired), highlight=False, markup=False)
+    console.print("A bot is ranked by its best version (the best rated that has finished placing); its other versions "
+                  "are listed under it.", highlight=False)
     if luck:
         console.print(f"Luck-adjusted: mean {spec(ladder.game).score_unit} change per game less the luck of the cards "
                       "(unbiased), with its 95% interval.", highlight=False)
@@ -334,9 +341,9 @@ def standings(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     db: DbOption = None,
 ) -> None:
-    """Print a ladder's standings: each bot's latest version by its rating over the ladder's whole record, with
-    its 95% interval, games, luck-adjusted score where the game has an estimator, and placing status; earlier
-    versions as its history."""
+    """Print a ladder's standings: each bot not retired, ranked by its best version's rating over the ladder's
+    whole record, with its 95% interval, games, luck-adjusted score where the game has an estimator, and placing
+    status; its other versions under it; retired bots unranked, their record kept."""
     store = open_db(db, read_only=True)
     ladder = store.ladders.get_ladder_by_name(name)
     if ladder is None:
@@ -365,7 +372,7 @@ def standings(
 def list_ladders(db: DbOption = None) -> None:
     """List ladders with their entrants, epoch and games (reads the store; never changes it)."""
     store = open_db(db, read_only=True)
-    table = Table("ladder", "game", "entrants", "epoch", "done", "pending", "running", "failed", "not played")
+    table = Table("ladder", "game", "bots", "epoch", "done", "pending", "running", "failed", "not played")
     for ladder in store.ladders.list_ladders():
         p = store.ladders.ladder_progress(ladder.id)
         epoch = store.ladders.current_epoch(ladder.id)

@@ -45,10 +45,15 @@ def ladder_page(request: Request, name: Annotated[str, Path(min_length=1, max_le
     chart = charts.series_chart([(f"{h.name}@{h.version}", [(p.games, p.rating, p.low, p.high) for p in h.points])
                                  for h in hist])
     recent = reads.games(lad.id, limit=20)
-    main = [r for r in lad.standings if r.latest]
-    older = [r for r in lad.standings if not r.latest]
-    return render(request, "ladder.html", ladder=lad, main=main, older=older, chart=chart, recent=recent,
-                  refresh_s=settings.refresh_s)
+    main = [r for r in lad.standings if r.best]  # a row per bot ranked: its best version
+    ranked = {r.bot_id for r in main}
+    others: dict[int, list[Any]] = {}  # bot id -> its other versions, listed under its row, newest first
+    for r in sorted(lad.standings, key=lambda r: -r.entrant_id):
+        if r.bot_id in ranked and not r.best:
+            others.setdefault(r.bot_id, []).append(r)
+    retired = [r for r in lad.standings if r.bot_id not in ranked]  # unranked, their record kept
+    return render(request, "ladder.html", ladder=lad, main=main, others=others, retired=retired, chart=chart,
+                  recent=recent, refresh_s=settings.refresh_s)
 
 
 @router.get("/api", response_class=HTMLResponse)

@@ -27,7 +27,7 @@ def test_a_person_opens_a_ladder_and_follows_a_bot(page, lw: LadderWorld) -> Non
         page.goto(base + "/")
         page.locator(f'#ladders a[href="/ladders/{NAME}"]').click()
         page.wait_for_selector("#ladder-standings")
-        rows = page.locator("#ladder-standings tbody tr")
+        rows = page.locator("#ladder-standings tbody tr.bot-row")
         assert rows.count() == 4
         assert "placing: " in page.locator("#ladder-standings").inner_text()
         assert page.locator("#rating-history svg polyline").count() >= 3
@@ -119,3 +119,36 @@ def test_a_bot_page_says_what_is_true_now(page, lw: LadderWorld) -> None:  # noq
         assert page.locator("#bot-epochs tbody tr").count() == len([e for e in epochs if e.id in {
             s.id for s in lw.store.bot_reads.bot_seasons(d)}])
         assert page.locator("#bot-seasons").inner_text().count(f"{NAME}:") == 0  # epochs are not listed as seasons
+
+
+def test_a_bot_is_ranked_by_its_best_version_and_a_retired_bot_leaves_the_ranking(page, lw: LadderWorld) -> None:  # noqa: F811
+    """d plays 2.0 now (placing): it is ranked by 1.0, its best placed version, with 2.0 listed under it. c retires:
+    it leaves the ranking (its record kept apart, unranked), the others close up, and the header counts the rows."""
+    lw.store.games.retire_bot(lw.bots["c"])
+    lw.store.ladders.sync_entrants(lw.ladder_id)
+    page.set_default_timeout(30_000)
+    with serve(lw.url) as base:
+        page.goto(f"{base}/ladders/{NAME}")
+        page.wait_for_selector("#ladder-standings")
+        ranked = page.locator("#ladder-standings tbody tr.bot-row")
+        cells = [row.locator("td").all_inner_texts() for row in ranked.all()]
+        names = [c[1].split()[0] for c in cells]
+        assert sorted(names) == ["a", "b", "d"], cells  # c retired: out of the ranking
+        assert [c[0] for c in cells] == ["1", "2", "3"], cells
+        d = next(c for c in cells if c[1].split()[0] == "d")
+        assert d[2].startswith("1.0") and "best version" in d[2], d
+        under = page.locator("#ladder-standings tbody tr.other-version")
+        assert under.count() == 1
+        other = under.first.locator("td").all_inner_texts()
+        assert "d" in other[1] and other[2].startswith("2.0") and "plays now" in other[2], other
+        counts = page.locator("#ladder-counts").inner_text()
+        assert counts == "3 bots ranked, with 1 other version under them · 1 retired, unranked", counts
+        retired = page.locator("#ladder-retired")
+        retired.locator("summary").click()
+        assert "c" in [t.split()[0] for t in retired.locator("tbody td:first-child").all_inner_texts()]
+        assert "d@1.0" in page.locator("#rating-history").inner_text()  # the bot's best version is charted
+        # the bot's own page keeps its record, unranked
+        page.goto(f"{base}/bots/{lw.bots['c']}")
+        page.wait_for_selector("#bot-ladders")
+        row = page.locator("#bot-ladders tbody tr").first.locator("td").all_inner_texts()
+        assert row[2].startswith("retired") and row[3] == "–", row
