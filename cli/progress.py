@@ -186,8 +186,8 @@ def open_ended_bar(total: int | None) -> Progress | LineProgress:
     terminal (:class:`LineProgress`)."""
     if not console.is_terminal:
         return LineProgress()
-    counted = (BarColumn(), MofNCompleteColumn(), TextColumn("games played")) if total is not None else \
-        (TextColumn("{task.completed:.0f} games played"),)
+    counted = (BarColumn(), MofNCompleteColumn(), TextColumn("games played,")) if total is not None else \
+        (TextColumn("{task.completed:.0f} games played,"),)
     return Progress(TextColumn("{task.description}"), *counted, TextColumn("{task.fields[in_flight]} in flight"),
                     TimeElapsedColumn(), console=console, transient=False)
 
