@@ -7,10 +7,15 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test proto bench clean
 
+# the editable install's notice from setuptools ("Editable installation... folders with the same name as your
+# package"), a page of stars on every first `make demo`, is not printed; a real warning still is
+QUIET_BUILD := PYTHONWARNINGS="ignore:Editable installation"
+PIP_ARGS ?=
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	$(QUIET_BUILD) $(VENV)/bin/pip install --quiet $(PIP_ARGS) -e '.[dev]'
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -213,6 +213,21 @@ def check_version(version: str) -> str:
     return version
 
 
+def retired_final(name: str, refused: str) -> str:
+    """The answer to a change asked of a retired bot (``refused``: what cannot be done, e.g. "it cannot be
+    updated"): retirement is final, so the bot and its name never come back; its games stay in history."""
+    return (f"bot {name!r} is retired: {refused}. Retirement is final: the bot and its name cannot come back "
+            "(its games and ratings stay in history); register your bot under another name")
+
+
+def taken_message(bot: BotInfo) -> str:
+    """The answer to a registration under the name of ``bot``, registered already (and perhaps retired)."""
+    if bot.retired_at is not None:
+        return (f"a bot named {bot.name!r} was registered and is retired since {bot.retired_at:%Y-%m-%d}: retirement "
+                "is final, the name cannot come back (its games and ratings stay in history); choose another name")
+    return f"a bot named {bot.name!r} is already registered"
+
+
 def _clean(text: str, limit: int) -> str:
     return "".join(c for c in text if c.isprintable())[:limit]
 
@@ -261,8 +276,9 @@ class Registry:
         check_version(version)
         target = self._target(endpoint)
         with _store_errors():
-            if self.store.bots.get_bot_by_name(name) is not None:
-                raise RegistryError(ErrorKind.ALREADY_EXISTS, f"a bot named {name!r} is already registered")
+            taken = self.store.bots.get_bot_by_name(name)
+        if taken is not None:
+            raise RegistryError(ErrorKind.ALREADY_EXISTS, taken_message(taken))
         report = self._entry_checks(target, endpoint, games)
         described = report.describe
         token = secrets.token_urlsafe(32)
@@ -278,8 +294,10 @@ class Registry:
                     described_name=_clean(described.name, 64) if described else None,
                     described_version=declared or None,
                     described_capacity=capacity_of(described.capacity) if described else None)
-            except NameTaken:
-                raise RegistryError(ErrorKind.ALREADY_EXISTS, f"a bot named {name!r} is already registered") from None
+            except NameTaken:  # registered meanwhile
+                taken = self.store.bots.get_bot_by_name(name)
+                raise RegistryError(ErrorKind.ALREADY_EXISTS, taken_message(taken) if taken is not None
+                                    else f"a bot named {name!r} is already registered") from None
             bot = self.store.bots.get_bot(bot_id)
         if bot is None:  # deleted under us: only an operator could
             raise RegistryError(ErrorKind.UNAVAILABLE, f"bot {name!r} vanished right after registration")
@@ -307,7 +325,7 @@ class Registry:
                                 f"nothing to change: give a new endpoint, version or game{registered}")
         check_version(version)
         if bot.retired_at is not None:
-            raise RegistryError(ErrorKind.FAILED_PRECONDITION, f"bot {name!r} is retired")
+            raise RegistryError(ErrorKind.FAILED_PRECONDITION, retired_final(name, "it cannot be updated"))
         report = None
         capacity = None
         described_name = described_version = None
@@ -347,7 +365,7 @@ class Registry:
         if existing is not None:
             existing = self._authorised(name, token)
             if existing.retired_at is not None:
-                raise RegistryError(ErrorKind.FAILED_PRECONDITION, f"bot {name!r} is retired")
+                raise RegistryError(ErrorKind.FAILED_PRECONDITION, retired_final(name, "it takes no new code"))
             wanted = tuple(dict.fromkeys([*existing.games, *wanted]))
         elif not wanted:
             raise RegistryError(ErrorKind.INVALID_ARGUMENT, "name the games a new bot plays (at least one game)")
@@ -449,7 +467,7 @@ class Registry:
             raise RegistryError(ErrorKind.NOT_FOUND, f"bot {bot!r} has no entrant in ladder {ladder!r} (an active bot "
                                                      f"registered for {info.game} enters at the ladder's next refill)")
         current = next((r for r in mine if r.latest), mine[0])
-        return LadderStandingView(info, current, mine, sum(r.latest for r in rows), placement_games(info),
+        return LadderStandingView(info, current, mine, sum(r.best for r in rows), placement_games(info),
                                   max((r.rated_games or 0 for r in rows), default=0))
 
     def ladder_games(self, ladder: str, bot: str = "", page_size: int = 0,

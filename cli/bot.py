@@ -268,7 +268,8 @@ def _registered_already(server: str, name: str, endpoint: str, games: list[str])
     if bot is None:
         return False
     if bot.retired:
-        fail(f"bot {name!r} is registered already and retired: choose another name")
+        fail(f"bot {name!r} was registered and is retired: retirement is final, the name cannot come back (its games "
+             "and ratings stay in history); choose another name")
     if bot.endpoint and bot.endpoint != endpoint:
         fail(f"bot {name!r} is registered already at {bot.endpoint}, not {endpoint} "
              f"(`cardarena bot update {name} --endpoint {endpoint}` moves it)")
@@ -360,11 +361,13 @@ def retire_bot(
     token: TokenOption = None,
     server: ServerOption = DEFAULT_ARENA,
 ) -> None:
-    """Retire a registered bot: it joins no new season; its games stay in history."""
+    """Retire a registered bot, for good: it joins no new season or ladder game, and neither it nor its name can
+    come back (its games and ratings stay in history)."""
     from cardarena.v1 import arena_pb2
 
     answer = _arena_call(server, "RetireBot", arena_pb2.RetireBotRequest(name=name, token=_token(token)), ARENA_BASE_TIMEOUT_S)
-    console.print(f"retired bot [bold]{escape(answer.bot.name)}[/]", highlight=False)
+    console.print(f"retired bot [bold]{escape(answer.bot.name)}[/]: for good, the name cannot be registered again "
+                  "(its games and ratings stay in history)", highlight=False)
 
 
 @app.command("ladder")

@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from cli import options
 from cli.common import DbOption, console, counts_text, db_url, fail, open_db
 from referee.games import games as registered_games, names_text, spec, specs
 
@@ -28,9 +29,12 @@ def demo(
         help="Make the demo season reproducible from this seed (default: a secret key).", min=0, max=2**63 - 1)] = None,
     db: DbOption = None,
     serve: Annotated[bool, typer.Option("--serve", help="Then leave the dashboard running on the demo's database.")] = False,
-    port: Annotated[int, typer.Option(help="Dashboard port with --serve.", min=1, max=65535)] = 8000,
+    port: Annotated[int | None, typer.Option(
+        help="Dashboard port with --serve (default: the port of CARDARENA_DASHBOARD_URL, 8000 unless set).",
+        min=1, max=65535, show_default=False)] = None,
     grpc_port: Annotated[int, typer.Option(
         help="Arena gRPC port (bot registration) with --serve.", min=1, max=65535)] = 50050,
+    bot_ports: options.BotPorts = None,
 ) -> None:
     """Run a demo season: reference bots over gRPC, refereed, stored, rated and ranked."""
     from cli.progress import run_pending_locally
@@ -49,8 +53,9 @@ def demo(
         fail(f"unknown game {game!r}{did_you_mean(game, [*registered_games(), 'all'])}; choose from {names_text()}, all", 2)
     store = open_db(db)
     if serve:
-        from cli.server import check_ports_free
+        from cli.server import check_ports_free, dashboard_port
 
+        port = dashboard_port(port)
         check_ports_free("127.0.0.1", port, grpc_port)  # before the seasons, not after them
     for game_spec in chosen:
         name, lineup = game_spec.name, game_spec.demo
@@ -60,10 +65,11 @@ def demo(
             doing = f"starting {len(lineup.bots)} bot servers for {name} and running their entry checks"
             if not console.is_terminal:  # a log or a pipe: the spinner below shows nothing there
                 console.print(f"{doing}...", highlight=False)
+            ports = options.bot_ports(bot_ports, len(lineup.bots))
             with console.status(f"{doing}..."):
                 bot_names = []
-                for ref, bot_seed in lineup.bots:
-                    process = start_bot_process(ref, bot_seed)
+                for (ref, bot_seed), bot_port in zip(lineup.bots, ports, strict=True):
+                    process = start_bot_process(ref, bot_seed, port=bot_port)
                     processes.append(process)
                     # the platform's entry checks, as for any submitted bot: health, Describe, a validation game
                     report = run_entry_checks(process.endpoint, [game_spec], shown_as=f"{ref}-{bot_seed}")

@@ -14,6 +14,7 @@ from rich.table import Table
 
 from cli import options
 from cli.common import DbOption, console, db_url, err_console, fail, open_db
+from cli.progress import OutageLines
 from referee.games import names_text
 
 app = typer.Typer(help="Always-on ladders: every active bot of the game takes part; new versions place as new entrants.",
@@ -90,6 +91,7 @@ class Feed:
     _next_refill: float = 0.0
     _last_id: int = 0
     _waiting: bool = False
+    outages: OutageLines = field(default_factory=OutageLines)
     say: Callable[[str], None] = lambda line: console.print(line, highlight=False, markup=False)
 
     def __post_init__(self) -> None:
@@ -127,11 +129,23 @@ class Feed:
         down = health_cache().problems([SeatBot(0, b.id, b.name, b.endpoint, b.capacity) for b in bots])
         names = {b.id: b.name for b in bots}
         for bot_id in set(self._paused) - set(down):
-            self.say(f"{names.get(bot_id, bot_id)} answers again: back in the ladder")
+            name = str(names.get(bot_id, bot_id))
+            self._say(self.outages.back(name, f"{name} answers again: back in the ladder"))
         for bot_id in set(down) - set(self._paused):
-            self.say(f"{names.get(bot_id, bot_id)} is down ({down[bot_id]}): paused in the ladder until it answers")
+            name = str(names.get(bot_id, bot_id))
+            self._say(self.outages.down(
+                name, f"{name} is down ({down[bot_id]}): paused in the ladder until it answers", down[bot_id]))
         self._paused = dict(down)
         return set(down)
+
+    def _say(self, line: str | None) -> None:
+        if line is not None:
+            self.say(line)
+
+    def summary(self) -> None:
+        """At the end of the run: one line per bot that kept going down (:class:`cli.progress.OutageLines`)."""
+        for line in self.outages.summary():
+            self.say(line)
 
     def refill(self, force: bool = False) -> bool:
         """Top the ladder up unless this run's games are reached; False once it adds no more."""
@@ -218,7 +232,7 @@ def run(
     runs; a bot that does not answer is paused until it does (rules §5.3)."""
     import shlex
 
-    from cli.progress import bar, resumable
+    from cli.progress import open_ended_bar, resumable
     from workers.sweeper import sweep
 
     store = open_db(db, existing=True)
@@ -230,12 +244,15 @@ def run(
                          *(["--broker", broker] if broker else [])])
     progress_of = lambda: store.ladders.ladder_progress(ladder.id)  # noqa: E731
     description = f"ladder {name}"
-    with resumable(progress_of, resume, "the ladder"), bar() as progress_bar:
-        task = progress_bar.add_task(description, total=games or 0)
+    with resumable(progress_of, resume, "the ladder"), open_ended_bar(games) as progress_bar:
+        # the games played so far and those in flight: no total to reach without --games (never a "25/25")
+        task = progress_bar.add_task(description, total=games, in_flight=0)
 
         def show() -> None:
             played = feed.played()
-            progress_bar.update(task, completed=played, total=max(games or 0, played))
+            in_flight = store.ladders.ladder_progress(ladder.id)["running"]
+            progress_bar.update(task, completed=played, total=None if games is None else max(games, played),
+                                in_flight=in_flight)
 
         if broker:
             from workers.celery_app import configure
@@ -260,6 +277,7 @@ def run(
             for _ in iter_local(db_url(db), [], workers, get_settings().lease_s, refill=feed.new_pending):
                 show()
         show()
+    feed.summary()
     p = store.ladders.ladder_progress(ladder.id)
     console.print(f"{feed.played()} game(s) of ladder {escape(name)} final in this run; in all {p['done']} done, "
                   f"{p['failed']} failed, {p['not_played']} not played, {p['pending']} pending", highlight=False)
@@ -275,17 +293,26 @@ def print_standings(store, ladder) -> None:
     table = Table(title=f"{escape(ladder.name)} ({ladder.game}) ladder")
     for col in ("#", "bot", "version", "games", "rating [95%]", *(("luck-adjusted [95%]",) if luck else ()), "status"):
         table.add_column(col, justify="left" if col in ("bot", "version", "status") else "right")
-    for i, r in enumerate([r for r in rows if r.latest], 1):
+    ranked = [r for r in rows if r.best]  # a row per bot not retired: its best version, its others under it
+    for i, r in enumerate(ranked, 1):
         table.add_row(str(i), escape(r.name), escape(r.version), str(r.games), _rating(r),
-                      *((_luck(r),) if luck else ()), _status(r, ladder))
+                      *((_luck(r),) if luck else ()), _status(r, ladder) + ("" if r.latest else "; best version"))
+        for o in sorted((o for o in rows if o.bot_id == r.bot_id and not o.best), key=lambda o: -o.entrant_id):
+            table.add_row("", f"  └ {escape(o.name)}", escape(o.version), str(o.games), _rating(o),
+                          *((_luck(o),) if luck else ()), _status(o, ladder) + ("; plays now" if o.latest else ""))
     console.print(table)
-    history = [r for r in rows if not r.latest]
-    if history:
-        console.print("Earlier versions: " + "; ".join(
-            f"{r.label} {_rating(r)} in {r.games} games ({r.status})" for r in history), highlight=False, markup=False)
+    bots = {r.bot_id for r in ranked}
+    retired = [r for r in rows if r.bot_id not in bots]
+    if retired:
+        console.print("Retired (unranked, record kept): " + "; ".join(
+            f"{r.label} {_rating(r)} in {r.games} games" for r in retired), highlight=False, markup=False)
+    console.print("A bot is ranked by its best version (the best rated that has finished placing); its other versions "
+                  "are listed under it.", highlight=False)
     if luck:
         console.print(f"Luck-adjusted: mean {spec(ladder.game).score_unit} change per game less the luck of the cards "
                       "(unbiased), with its 95% interval.", highlight=False)
+    console.print("Games: a bot is seated in no more tables at once than the capacity it declares, so a bot of smaller "
+                  "capacity plays fewer games (its rating is not lowered for it, its interval is wider).", highlight=False)
     console.print("Rating: maximum-likelihood Bradley-Terry over the ladder's whole record (Elo scale, 95% interval); "
                   "each bot version is an entrant of its own (rules §5.2).", highlight=False)
     for c in store.compares.list_compares(ladder.id)[:5]:  # version A/B, newest first (rules §5.5)
@@ -315,9 +342,9 @@ def standings(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     db: DbOption = None,
 ) -> None:
-    """Print a ladder's standings: each bot's latest version by its rating over the ladder's whole record, with
-    its 95% interval, games, luck-adjusted score where the game has an estimator, and placing status; earlier
-    versions as its history."""
+    """Print a ladder's standings: each bot not retired, ranked by its best version's rating over the ladder's
+    whole record, with its 95% interval, games, luck-adjusted score where the game has an estimator, and placing
+    status; its other versions under it; retired bots unranked, their record kept."""
     store = open_db(db, read_only=True)
     ladder = store.ladders.get_ladder_by_name(name)
     if ladder is None:
@@ -346,7 +373,7 @@ def standings(
 def list_ladders(db: DbOption = None) -> None:
     """List ladders with their entrants, epoch and games (reads the store; never changes it)."""
     store = open_db(db, read_only=True)
-    table = Table("ladder", "game", "entrants", "epoch", "done", "pending", "running", "failed", "not played")
+    table = Table("ladder", "game", "bots", "epoch", "done", "pending", "running", "failed", "not played")
     for ladder in store.ladders.list_ladders():
         p = store.ladders.ladder_progress(ladder.id)
         epoch = store.ladders.current_epoch(ladder.id)

@@ -60,20 +60,23 @@ def _unique(name: str, taken: set[str]) -> str:
 
 
 @contextmanager
-def started_targets(given: list[str], gs: GameSpec, seed: int) -> Iterator[list[Target]]:
-    """The targets, each asked Describe (reference bots started first, stopped on exit); exits with
-    one line for a target that is neither, does not answer, or does not play game ``gs``."""
+def started_targets(given: list[str], gs: GameSpec, seed: int, first_port: int | None = None) -> Iterator[list[Target]]:
+    """The targets, each asked Describe (reference bots started first, stopped on exit; on consecutive ports
+    from ``first_port``, else on ports the kernel picks); exits with one line for a target that is neither,
+    does not answer, or does not play game ``gs``."""
+    from cli import options
     from referee.botprocess import start_bot_process
     from referee.bots import names_text as bot_names, reference_bots
     from referee.clients import BotCallError, GrpcBotClient
 
     processes = []
+    ports = iter(options.bot_ports(first_port, sum(1 for text in given if text in reference_bots())))
     try:
         targets: list[Target] = []
         taken: set[str] = set()
         for i, text in enumerate(given):
             if text in reference_bots():
-                process = start_bot_process(text, seed + i)
+                process = start_bot_process(text, seed + i, port=next(ports))
                 processes.append(process)
                 endpoint = process.endpoint
             elif _is_endpoint(text):
@@ -109,9 +112,14 @@ def match(
     workers: Annotated[int | None, typer.Option(help="Local worker processes (default: one per core).", min=1)] = None,
     serve: Annotated[bool, typer.Option("--serve", help="Then open the dashboard on the match's games to step "
                                                         "through the replays (until Ctrl-C).")] = False,
-    port: Annotated[int, typer.Option(help="Dashboard port with --serve.", min=1, max=65535)] = 8000,
+    port: Annotated[int | None, typer.Option(
+        help="Dashboard port with --serve (default: the port of CARDARENA_DASHBOARD_URL, 8000 unless set).",
+        min=1, max=65535, show_default=False)] = None,
     grpc_port: Annotated[int, typer.Option(
         help="Arena gRPC port with --serve (the dashboard's server starts it).", min=1, max=65535)] = 50050,
+    bot_ports: Annotated[int | None, typer.Option(
+        "--bot-ports", metavar="FIRST", help="Start the reference bots named on 127.0.0.1 at consecutive ports from "
+        "FIRST (default: ports the kernel picks).", min=1, max=65535, show_default=False)] = None,
 ) -> None:
     """Play games between TARGETs on demand, without registering them: the same referee, time control and
     faults as a season, on a throwaway store; print each game's places and scores and each target's totals."""
@@ -126,14 +134,15 @@ def match(
     if not gs.min_seats <= len(targets) <= gs.max_seats:
         fail(f"{game} is played by {gs.min_seats} to {gs.max_seats} seats: give that many targets, not {len(targets)}", 2)
     if serve:
-        from cli.server import check_ports_free
+        from cli.server import check_ports_free, dashboard_port
 
+        port = dashboard_port(port)
         check_ports_free("127.0.0.1", port, grpc_port)
     folder = Path(tempfile.mkdtemp(prefix="cardarena-match-"))
     url = f"sqlite:///{folder / 'match.db'}"
     try:
         store = open_store(url, policy=POLICY)
-        with started_targets(targets, gs, seed if seed is not None else 0) as seated:
+        with started_targets(targets, gs, seed if seed is not None else 0, bot_ports) as seated:
             for t in seated:
                 store.bots.register_bot(t.name, t.endpoint, t.version, t.author, [game], t.capacity)
             name = f"match-{game}"

@@ -1,5 +1,5 @@
-"""Options shared by the commands that set up competitions (``season create``, ``ladder create``):
-defined once, so both say and check the same."""
+"""Options shared by the commands that set up competitions (``season create``, ``ladder create``), and by
+those that start reference bots (``demo``, ``match``): defined once, so they say and check the same."""
 
 from __future__ import annotations
 
@@ -45,3 +45,26 @@ def time_control(game, deadline: float, time_bank: float, budget: float | None):
         return TimeControl.for_game(game, deadline_s=deadline, time_bank_s=time_bank, budget_s=budget)
     except (BadParameters, ValueError) as exc:
         fail(str(exc), 2)
+
+
+BotPorts = Annotated[int | None, typer.Option(
+    "--bot-ports", metavar="FIRST",
+    help="Start the bots on 127.0.0.1 at consecutive ports from FIRST (default: ports the kernel picks).",
+    min=1, max=65535, show_default=False)]
+
+
+def bot_ports(first: int | None, count: int) -> list[int]:
+    """The ports of ``count`` bots started from ``first`` (``--bot-ports``): ``first``, ``first + 1``, ... or
+    0 for each (the kernel picks) without it; exits 2 with one line when they run past 65535 or one is taken."""
+    from botsdk.server import port_busy
+    from cli.common import fail
+
+    if first is None:
+        return [0] * count
+    ports = list(range(first, first + count))
+    if ports and ports[-1] > 65535:
+        fail(f"--bot-ports {first}: {count} bots need ports {first} to {ports[-1]}, past 65535", 2)
+    for port in ports:
+        if busy := port_busy("127.0.0.1", port):
+            fail(f"cannot start a bot on 127.0.0.1:{port}: {busy} (choose another --bot-ports)", 2)
+    return ports

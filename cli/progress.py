@@ -19,6 +19,45 @@ LINE_EVERY_S = 30.0
 WATCH_EVERY_S = 1.0
 
 
+#: A bot's first outages in a run are said as they happen (down, then back); after these, its outages
+#: are counted and summed up: every :data:`SUM_UP_EVERY` outages and at the end of the run.
+OUTAGES_SAID = 2
+SUM_UP_EVERY = 10
+
+
+@dataclass
+class OutageLines:
+    """What a run says of a bot that goes down and comes back: a pair of lines (down, back) for each of
+    its first :data:`OUTAGES_SAID` outages, then a summary instead, so that a bot that keeps crashing
+    is one line every :data:`SUM_UP_EVERY` outages and one at the end of the run (:meth:`summary`),
+    not a pair of lines per crash. Names are the bots' names; ``why``: the reason it is down."""
+
+    _outages: dict[str, int] = field(default_factory=dict)
+    _last: dict[str, str] = field(default_factory=dict)
+
+    def down(self, name: str, line: str, why: str) -> str | None:
+        """The line to say when ``name`` goes down (``line``: the full line for an early outage), or None."""
+        n = self._outages[name] = self._outages.get(name, 0) + 1
+        self._last[name] = why
+        if n <= OUTAGES_SAID:
+            return line
+        if n == OUTAGES_SAID + 1:
+            return (f"{name} is down again ({why}): down {n} times in this run; its further outages are summed up "
+                    f"every {SUM_UP_EVERY} and at the end of the run")
+        if n % SUM_UP_EVERY == 0:
+            return f"{name} keeps going down: {n} times in this run (last: {why})"
+        return None
+
+    def back(self, name: str, line: str) -> str | None:
+        """The line to say when ``name`` answers again (``line``), or None once its outages are summed up."""
+        return line if self._outages.get(name, 0) <= OUTAGES_SAID else None
+
+    def summary(self) -> list[str]:
+        """One line per bot whose outages were summed up: how many, and the last reason."""
+        return [f"{name} went down {n} times in this run (last: {self._last[name]})"
+                for name, n in sorted(self._outages.items()) if n > OUTAGES_SAID]
+
+
 @dataclass
 class AvailabilityWatch:
     """Names the season's bots as they go down, come back or are suspended (rules §4.9), one line
@@ -33,6 +72,7 @@ class AvailabilityWatch:
     say: Callable[[str], None] = field(default=lambda line: console.print(line, highlight=False, markup=False))
     _states: dict[str, str] = field(default_factory=dict)
     _next: float = 0.0
+    outages: OutageLines = field(default_factory=lambda: OutageLines())
 
     def __post_init__(self) -> None:
         for a in self._read():  # suspended before this run: said with the standings, not again here
@@ -60,20 +100,36 @@ class AvailabilityWatch:
                 continue
             self._states[a.name] = state
             if state == "down":
-                self.say(f"{a.name} is down since {a.unavailable_since:%H:%M:%S} UTC ({a.reason}): its games are "
-                         f"deferred until it answers; after {self.suspend_after_s:g} s without an answer it is "
-                         "suspended from the season and its remaining games are not played")
+                self._say(self.outages.down(
+                    a.name, f"{a.name} is down since {a.unavailable_since:%H:%M:%S} UTC ({a.reason}): its games are "
+                    f"deferred until it answers; after {self.suspend_after_s:g} s without an answer it is "
+                    "suspended from the season and its remaining games are not played", str(a.reason)))
             elif state == "suspended":
                 self.say(f"{a.name} suspended from the season at {a.suspended_at:%H:%M:%S} UTC ({a.reason}): "
                          "its remaining games are not played (never rated)")
             else:
-                self.say(f"{a.name} answers again: its games are played")
+                self._say(self.outages.back(a.name, f"{a.name} answers again: its games are played"))
+
+    def _say(self, line: str | None) -> None:
+        if line is not None:
+            self.say(line)
+
+    def finish(self) -> None:
+        """At the end of the run: a last look, and one line per bot that kept going down."""
+        self.poll(force=True)
+        for line in self.outages.summary():
+            self.say(line)
 
 
 class LineProgress:
     """Progress for output that is not a terminal (a pipe, a log): a line when a task starts, at
-    every tenth of its games or :data:`LINE_EVERY_S` seconds, and when it ends. The calls used here
-    of Rich's ``Progress`` (``add_task``, ``advance``, ``update``), whose live bar prints only at the end there."""
+    every tenth of its games (every 10 games without a total) or :data:`LINE_EVERY_S` seconds, and
+    when it ends. The calls used here of Rich's ``Progress`` (``add_task``, ``advance``, ``update``),
+    whose live bar prints only at the end there.
+
+    A task without a total (``total=None``: a ladder run with no bound) reads ``N games played``,
+    never a fraction that looks finished; an ``in_flight`` field (games being played now) is said
+    after the count when given."""
 
     def __init__(self) -> None:
         self._tasks: list[dict] = []
@@ -86,22 +142,24 @@ class LineProgress:
             if task["shown"] != task["completed"]:
                 self._line(task)
 
-    def add_task(self, description: str, total: int, completed: int = 0) -> int:
+    def add_task(self, description: str, total: int | None, completed: int = 0, **fields: object) -> int:
         self._tasks.append({"description": description, "total": total, "completed": completed, "shown": None,
-                            "started": time.monotonic(), "last": 0.0})
+                            "started": time.monotonic(), "last": 0.0, "fields": dict(fields)})
         self._line(self._tasks[-1])
         return len(self._tasks) - 1
 
     def advance(self, task_id: int, advance: int = 1) -> None:
         self.update(task_id, completed=self._tasks[task_id]["completed"] + advance)
 
-    def update(self, task_id: int, completed: int, total: int | None = None) -> None:
-        """Set the games done (and the total, which grows as a sequential season adds batches)."""
+    def update(self, task_id: int, completed: int, total: int | None = None, **fields: object) -> None:
+        """Set the games done (and the total, which grows as a sequential season adds batches; None:
+        unchanged), and the task's fields (``in_flight``)."""
         task = self._tasks[task_id]
         task["completed"] = completed
+        task["fields"].update(fields)
         if total is not None:
             task["total"] = total
-        tenth = max(1, task["total"] // 10)
+        tenth = max(1, (task["total"] or 100) // 10)
         shown = task["shown"] or 0
         if completed // tenth > shown // tenth or completed == task["total"] or \
                 time.monotonic() - task["last"] >= LINE_EVERY_S:
@@ -109,14 +167,29 @@ class LineProgress:
 
     def _line(self, task: dict) -> None:
         now = time.monotonic()
-        console.print(f"{escape(task['description'])}: {task['completed']}/{task['total']} games "
-                      f"({now - task['started']:.0f} s)", highlight=False)
+        done = (f"{task['completed']} games played" if task["total"] is None
+                else f"{task['completed']}/{task['total']} games")
+        if "in_flight" in task["fields"]:
+            done += f", {task['fields']['in_flight']} in flight"
+        console.print(f"{escape(task['description'])}: {done} ({now - task['started']:.0f} s)", highlight=False)
         task["shown"], task["last"] = task["completed"], now
 
 
 def bar() -> Progress | LineProgress:
     """A progress bar on a terminal, else progress lines (:class:`LineProgress`)."""
     return _bar()
+
+
+def open_ended_bar(total: int | None) -> Progress | LineProgress:
+    """For a run with no end of its own (``ladder run``): the games played so far and those in flight
+    (task field ``in_flight``), with a bar only when ``total`` bounds the run; progress lines without a
+    terminal (:class:`LineProgress`)."""
+    if not console.is_terminal:
+        return LineProgress()
+    counted = (BarColumn(), MofNCompleteColumn(), TextColumn("games played,")) if total is not None else \
+        (TextColumn("{task.completed:.0f} games played,"),)
+    return Progress(TextColumn("{task.description}"), *counted, TextColumn("{task.fields[in_flight]} in flight"),
+                    TimeElapsedColumn(), console=console, transient=False)
 
 
 def _bar() -> Progress | LineProgress:
@@ -198,7 +271,7 @@ def run_pending_locally(store, season_id: int, db_url: str, processes: int | Non
         for result in iter_local(db_url, pending, processes, get_settings().lease_s, on_tick=watch.poll):
             outcomes[result.outcome.value] += 1
             bar.advance(task)
-        watch.poll(force=True)
+        watch.finish()
     return outcomes
 
 
@@ -237,5 +310,5 @@ def follow_on_celery(store, season_id: int, broker_url: str, description: str, *
     with _resumable(store, season_id, resume), _bar() as bar:
         task = bar.add_task(description, total=first["total"], completed=final_games(first))
         final = follower.run(progress)
-        watch.poll(force=True)
+        watch.finish()
         return final

@@ -284,10 +284,6 @@ def _resume_command(name: str, db: str | None, broker: str | None) -> str:
                        *(["--broker", broker] if broker else [])])
 
 
-#: The dashboard's address ``season list`` prints pages under by default (``cardarena server``'s).
-DEFAULT_DASHBOARD = "http://127.0.0.1:8000"
-
-
 def season_json(store, s, base_url: str) -> dict[str, object]:
     """One season as ``season list --json`` prints it: id, name, game, status (``store.season_state``),
     the counts (``store.PROGRESS_KEYS`` and ``total``), the bots suspended, its page and API addresses."""
@@ -310,7 +306,9 @@ def list_seasons(
     epochs: Annotated[bool, typer.Option(
         "--epochs", help="List ladders' epochs too (seasons named LADDER:epoch-N; rules §5.1), marked as such.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON (a list, one object per season) instead of a table.")] = False,
-    url: Annotated[str, typer.Option("--url", help="The dashboard's address, for the pages printed.")] = DEFAULT_DASHBOARD,
+    url: Annotated[str | None, typer.Option("--url", help=(
+        "The dashboard's address, for the pages printed (default: the setting CARDARENA_DASHBOARD_URL, "
+        "http://127.0.0.1:8000 unless set; `cardarena server` listens on its port)."), show_default=False)] = None,
     db: DbOption = None,
 ) -> None:
     """List seasons with their id, status (scheduled, running, paused, done or cancelled), game counts
@@ -318,6 +316,9 @@ def list_seasons(
     A ladder's epochs are listed with --epochs only (``cardarena ladder list`` shows the ladders)."""
     from store import PROGRESS_KEYS
 
+    from config import get_settings
+
+    url = url or get_settings().dashboard_url
     store = open_db(db, read_only=True)
     every = store.seasons.list_seasons()
     shown = [s for s in every if epochs or s.ladder_id is None]

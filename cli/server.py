@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from rich.markup import escape
+
 from cli.common import DbOption, console, db_url, fail
 from league.policy import POLICY
 
@@ -26,6 +28,9 @@ if TYPE_CHECKING:
 DEFAULT_GRPC_PORT = 50050  # not 50051, the default port of `cardarena bot serve`
 
 
+DashboardPortOption = Annotated[int | None, typer.Option(
+    help="HTTP port of the dashboard (default: the port of CARDARENA_DASHBOARD_URL, 8000 unless set).",
+    min=1, max=65535, show_default=False)]
 GrpcPortOption = Annotated[int, typer.Option(
     help="Port of the Arena gRPC service (bot registration).", min=1, max=65535)]
 
@@ -36,6 +41,39 @@ def start_arena(store_url: str, host: str, grpc_port: int) -> tuple[Any, int]:
     from arena.service import start_arena_server
 
     return start_arena_server(store_url, host, grpc_port)
+
+
+def dashboard_port(port: int | None) -> int:
+    """The dashboard's port: ``port`` if given, else the port of the setting ``dashboard_url`` (8000 by default),
+    so that the pages ``season list`` prints link to the server the commands start."""
+    from urllib.parse import urlsplit
+
+    from config import get_settings
+
+    if port is not None:
+        return port
+    try:
+        return urlsplit(get_settings().dashboard_url).port or 80
+    except ValueError:
+        return 8000
+
+
+def links_note(host: str, port: int) -> str:
+    """What to set when the dashboard is served elsewhere than the setting ``dashboard_url`` says (the address
+    ``season list`` links to); empty when they agree."""
+    from urllib.parse import urlsplit
+
+    from config import get_settings
+
+    url = get_settings().dashboard_url
+    try:
+        at = urlsplit(url).port or 80
+    except ValueError:
+        at = None
+    if at == port:
+        return ""
+    return (f"; season list links to {url}: set CARDARENA_DASHBOARD_URL=http://{host}:{port} for its links "
+            "to reach this server")
 
 
 def check_ports_free(host: str, port: int, grpc_port: int) -> None:
@@ -59,9 +97,10 @@ def server_app(settings: Settings, registry: Registry) -> FastAPI:
     return app
 
 
-def serve(url: str, host: str = "127.0.0.1", port: int = 8000, grpc_port: int = DEFAULT_GRPC_PORT,
+def serve(url: str, host: str = "127.0.0.1", port: int | None = None, grpc_port: int = DEFAULT_GRPC_PORT,
           log_level: str = "warning") -> None:
-    """Serve the dashboard and the Arena on the store at ``url`` until interrupted (Ctrl-C)."""
+    """Serve the dashboard and the Arena on the store at ``url`` until interrupted (Ctrl-C); ``port``:
+    the dashboard's (None: :func:`dashboard_port`)."""
     import uvicorn
 
     from arena.registry import Registry, RegistryConfig
@@ -69,6 +108,7 @@ def serve(url: str, host: str = "127.0.0.1", port: int = 8000, grpc_port: int = 
     from config import Settings
     from store import StoreError, open_store
 
+    port = dashboard_port(port)
     try:
         store = open_store(url, policy=POLICY)  # fail now, in one line, rather than on the first request
     except StoreError as exc:
@@ -86,7 +126,7 @@ def serve(url: str, host: str = "127.0.0.1", port: int = 8000, grpc_port: int = 
             fail(f"cannot start the Arena gRPC service: {exc} (choose another --grpc-port)")
         shown = "localhost" if host in ("0.0.0.0", "::") else host
         console.print(f"dashboard: [bold]http://{shown}:{port}/[/]  (JSON API: http://{shown}:{port}/api)"
-                      + f"; Arena gRPC on {host}:{arena[1]}. Ctrl-C stops.",
+                      + f"; Arena gRPC on {host}:{arena[1]}{escape(links_note(shown, port))}. Ctrl-C stops.",
                       highlight=False)
         try:
             uvicorn.run(app, host=host, port=port, log_level=log_level)
@@ -98,7 +138,7 @@ def serve(url: str, host: str = "127.0.0.1", port: int = 8000, grpc_port: int = 
 
 def server(
     host: Annotated[str, typer.Option(help="Address to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="HTTP port of the dashboard.", min=1, max=65535)] = 8000,
+    port: DashboardPortOption = None,
     grpc_port: GrpcPortOption = DEFAULT_GRPC_PORT,
     db: DbOption = None,
 ) -> None:

@@ -57,7 +57,9 @@ class Settings(BaseSettings):
     ``hosted_build_timeout_s``: seconds a Python environment's build may take; ``hosted_index_url``: the
     package index builds install from (empty: pip's default, PyPI).
 
-    Dashboard: ``refresh_s``: seconds between the home page's polls while a season runs.
+    Dashboard: ``dashboard_url``: its address (``http://host:port``), which the pages printed by
+    ``season list`` link to; ``cardarena server`` listens on its port unless ``--port`` says otherwise.
+    ``refresh_s``: seconds between the home page's polls while a season runs.
     ``page_size``: games per page by default. ``latency_games``: how many of a bot's recent
     games its latency statistics read (each is a replay to decompress). ``sync_limit``:
     seasons with more final games fit their ratings, crosstables and rating histories in
@@ -99,6 +101,7 @@ class Settings(BaseSettings):
     hosted_build_timeout_s: float = Field(default=300.0, gt=0.0)
     hosted_index_url: str = ""
     # dashboard
+    dashboard_url: str = "http://127.0.0.1:8000"
     refresh_s: float = 3.0
     page_size: int = 50
     latency_games: int = 200

@@ -70,7 +70,7 @@ def ladder_detail(store: Store, name: str, epochs: int = 10, counts: FinalCounts
     rated = max((row.rated_games or 0 for row in rows), default=0)
     return LadderDetailOut(
         id=ladder.id, name=ladder.name, game=ladder.game, status=ladder.status, created_at=ladder.created_at,
-        entrants=sum(row.status == "active" for row in rows), epoch=epoch_rows[0].epoch if epoch_rows else None,
+        entrants=sum(row.best for row in rows), epoch=epoch_rows[0].epoch if epoch_rows else None,
         rated_games=rated, params=ladder.params, time_control=ladder.time_control, config=ladder.config,
         placement_games=placement_games(ladder),
         progress=(counts or FinalCounts()).progress(store, ladder.id), standings=rows,
@@ -105,8 +105,8 @@ def history(store: Store, name: str, bot: str | None = None, points: int = 60,
 
 
 def chart_rows(rows: list[LadderStanding], entrants: int = CHART_ENTRANTS) -> list[LadderStanding]:
-    """The main table's best rated ``entrants`` rows."""
-    return [row for row in rows if row.latest and row.rating is not None][:entrants]
+    """The ranking's best rated ``entrants`` rows (each bot's best version)."""
+    return [row for row in rows if row.best and row.rating is not None][:entrants]
 
 
 def games(store: Store, name: str, limit: int, before: int | None = None, bot: str | None = None) -> LadderGamesOut:
@@ -128,7 +128,7 @@ def games(store: Store, name: str, limit: int, before: int | None = None, bot: s
 
 
 def bot_entrants(store: Store, bot_id: int) -> list[tuple[LadderOut, list[LadderStanding], int]]:
-    """``(ladder, the bot's entrants there newest version first, main table size)`` of every ladder the bot
+    """``(ladder, the bot's entrants there newest version first, bots ranked)`` of every ladder the bot
     has an entrant in."""
     r = reads(store)
     out = []
@@ -136,7 +136,7 @@ def bot_entrants(store: Store, bot_id: int) -> list[tuple[LadderOut, list[Ladder
         rows = board(r, ladder)
         mine = sorted((row for row in rows if row.bot_id == bot_id), key=lambda row: -row.entrant_id)
         summary = LadderOut(id=ladder.id, name=ladder.name, game=ladder.game, status=ladder.status,
-                            created_at=ladder.created_at, entrants=sum(row.status == "active" for row in rows),
+                            created_at=ladder.created_at, entrants=sum(row.best for row in rows),
                             epoch=None, rated_games=max((x.rated_games or 0 for x in rows), default=0))
-        out.append((summary, mine, sum(row.latest for row in rows)))
+        out.append((summary, mine, sum(row.best for row in rows)))
     return out

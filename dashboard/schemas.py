@@ -149,8 +149,10 @@ class BotDetailOut(BotOut):
     seasons: list[BotSeason]
     seats: list[SeatStats]
     versions: list[VersionStats] = Field(description="results per version played (recorded per game)")
-    problems: list[BotProblem] = Field(description="seasons whose games with the bot are put off now "
-                                       "(not answering, or its endpoint serves another bot), or it was suspended")
+    problems: list[BotProblem] = Field(description="the bot's outages per season (not answering, or its endpoint "
+                                       "serves another bot; suspended or not): open ones first (the season is not "
+                                       "over: its games with the bot are put off now), then closed ones (history, "
+                                       "with until and duration_s)")
     opponents: list[OpponentStats]
     latency: LatencyStats
     faults: list[FaultEntry]
@@ -204,7 +206,8 @@ class LadderOut(BaseModel):
     game: str
     status: str
     created_at: datetime
-    entrants: int = Field(description="active entrants (bot versions scheduled now)")
+    entrants: int = Field(description="bots ranked: every bot of the ladder not retired, one row each (its best "
+                          "version), as many as its active entrants (the version each plays now)")
     epoch: int | None = Field(description="the open epoch's number")
     rated_games: int = Field(description="rated games at the latest rating snapshot (0: none yet)")
 
@@ -218,8 +221,9 @@ class LadderDetailOut(LadderOut):
     config: dict[str, Any]
     placement_games: int = Field(description="games a new entrant plays before its rating leaves placement")
     progress: dict[str, int] = Field(description="games per status over all epochs, with total")
-    standings: list[LadderStanding] = Field(description="the main table (latest=true: each bot's latest version), "
-                                            "then older versions (each bot's history)")
+    standings: list[LadderStanding] = Field(description="the ranking (best=true: each bot's best version, one row "
+                                            "per bot not retired), then the bots' other versions, then retired "
+                                            "bots' versions (unranked)")
     epochs_total: int = Field(description="epochs in all")
     epochs: list[EpochRow] = Field(description="the newest epochs first; a key only once its epoch is closed and "
                                    "its games are final")

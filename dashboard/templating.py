@@ -85,11 +85,25 @@ def when(value: datetime | None) -> str:
     return value.strftime("%Y-%m-%d %H:%M:%S") if value else "\u2013"
 
 
+def duration(seconds: float | None) -> str:
+    """Seconds as ``45 s``, ``12 min 5 s``, ``3 h 20 min`` or ``2 d 4 h`` ("–" for None)."""
+    if seconds is None:
+        return "\u2013"
+    s = max(0, int(round(seconds)))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    if s < 86400:
+        return f"{s // 3600} h {s % 3600 // 60} min"
+    return f"{s // 86400} d {s % 86400 // 3600} h"
+
+
 @lru_cache
 def templates() -> Jinja2Templates:
     """The templates, with the filters registered (built on first use)."""
     t = Jinja2Templates(directory=str(TEMPLATES_DIR))
-    t.env.filters.update(card=card_html, cards=cards_html, change=change, json_html=json_html, lower_note=lower_note, num=num,
+    t.env.filters.update(card=card_html, cards=cards_html, change=change, duration=duration, json_html=json_html, lower_note=lower_note, num=num,
                          probability=probability, when=when)
     return t
 

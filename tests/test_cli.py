@@ -84,7 +84,10 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
     bots = [f"{name}-{seed}" for name, seed in SPEC.demo.bots]
     n = sum(SPEC.demo.tables)  # games: one table of each size, in each of its rotations
     db = f"sqlite:///{tmp_path / 'demo.db'}"
-    result = run("demo", "--games", str(n), "--workers", "2", "--db", db)
+    from tests.test_match import free_ports_in_a_row
+
+    first = free_ports_in_a_row(len(bots))  # the bots' ports chosen (--bot-ports), not the kernel's
+    result = run("demo", "--games", str(n), "--workers", "2", "--db", db, "--bot-ports", str(first))
     assert result.returncode == 0, result.stderr
     assert "Elo" in result.stdout and bots[0] in result.stdout
     assert re.search(rf"^demo-{GAME}-[\d-]+: {n} done, 0 failed, 0 not played, 0 cancelled, 0 pending, 0 running in ",
@@ -94,6 +97,8 @@ def test_the_demo_runs_a_season_end_to_end(tmp_path: Path) -> None:
     assert lines[0] == f"starting {len(bots)} bot servers for {GAME} and running their entry checks..."
     assert [line.split()[0] for line in lines[1:len(bots) + 1]] == bots
     assert all("entry checks passed" in line for line in lines[1:len(bots) + 1])
+    assert [line.split()[3] for line in lines[1:len(bots) + 1]] == [
+        f"127.0.0.1:{first + i}:" for i in range(len(bots))], lines
     progress = [line for line in lines if re.fullmatch(rf"demo-{GAME}-[\d-]+: \d+/{n} games \(\d+ s\)", line)]
     assert progress[0].split()[1] == f"0/{n}" and progress[-1].split()[1] == f"{n}/{n}" and len(progress) >= 3
     store = open_store(db, policy=POLICY)

@@ -4,6 +4,7 @@ one served here on an ephemeral port, reference bots started by the command), on
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import subprocess
@@ -83,23 +84,53 @@ def test_bad_targets_are_one_line() -> None:
         assert message in result.stderr, result.stderr
 
 
+def test_bot_ports_taken_or_past_the_last_port_are_one_line() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run("match", "random", "random", STRONG, "--game", GAME, "--bot-ports", str(port))
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"cannot start a bot on 127.0.0.1:{port}" in result.stderr and "--bot-ports" in result.stderr
+    result = run("match", "random", "random", STRONG, "--game", GAME, "--bot-ports", "65534")
+    assert result.returncode == 2 and "past 65535" in result.stderr, result.stderr
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 
 
+def free_ports_in_a_row(n: int) -> int:
+    """The first of ``n`` consecutive free ports of 127.0.0.1, below the kernel's ephemeral range."""
+    from botsdk.server import port_busy
+    from tests.workers.conftest import free_port_outside_the_ephemeral_range
+
+    for _ in range(100):
+        first = free_port_outside_the_ephemeral_range()
+        if not any(port_busy("127.0.0.1", first + i) for i in range(n)):
+            return first
+    raise RuntimeError(f"no {n} free ports in a row")
+
+
 def test_match_serve_opens_the_dashboard_on_its_replays() -> None:
-    port, grpc_port = _free_port(), _free_port()
+    """On the dashboard port the setting names (CARDARENA_DASHBOARD_URL, no --port), with the reference bots on
+    the ports chosen (--bot-ports)."""
+    port, grpc_port, bots = _free_port(), _free_port(), free_ports_in_a_row(3)
+    env = {**os.environ, "CARDARENA_DASHBOARD_URL": f"http://127.0.0.1:{port}"}
     process = subprocess.Popen([*CLI, "match", "random", "random", STRONG, "--game", GAME, "--seed", "1",
-                                "--workers", "1", "--serve", "--port", str(port), "--grpc-port", str(grpc_port)],
-                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                "--workers", "1", "--serve", "--grpc-port", str(grpc_port), "--bot-ports", str(bots)],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert process.stdout is not None
-        deadline, line = time.monotonic() + 240, ""
+        deadline, line, said = time.monotonic() + 240, "", []
         while not line.startswith("replays: ") and time.monotonic() < deadline:
             line = process.stdout.readline()
+            said.append(line)
             assert line or process.poll() is None, process.stderr.read() if process.stderr else ""
+        assert (f"random (127.0.0.1:{bots}), random-2 (127.0.0.1:{bots + 1}), {STRONG} (127.0.0.1:{bots + 2})"
+                in "".join(said)), said
         url = line.split()[1]
         assert url == f"http://127.0.0.1:{port}/games?season_id=1"
         for _ in range(100):

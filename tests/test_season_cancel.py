@@ -134,6 +134,11 @@ def test_season_list_json_has_ids_urls_and_the_one_vocabulary(half_played) -> No
     assert [c.strip() for c in header.strip("┃").split("┃")][:11] == [
         "id", "season", "game", "status", "done", "failed", "not played", "cancelled", "pending", "running", "total"]
     assert "http://127.0.0.1:8000/seasons/half" in table.stdout
+    # the pages link to the dashboard's address the setting names (`cardarena server` listens on its port)
+    env = {**os.environ, "COLUMNS": "250", "CARDARENA_DASHBOARD_URL": "http://127.0.0.1:8123"}
+    table = subprocess.run([*CLI, "season", "list", "--db", url], capture_output=True, text=True, timeout=300,
+                           cwd=ROOT, env=env)
+    assert table.returncode == 0 and "http://127.0.0.1:8123/seasons/half" in table.stdout, table.stdout
 
 
 def test_a_misspelt_season_is_one_line_with_did_you_mean(half_played) -> None:

@@ -88,6 +88,14 @@ class RunResult:
     retry_after_s: float = 0.0  # DEFERRED: seconds before the game should be tried again (rules §4.9)
     store_s: float = 0.0  # seconds this run spent in the store's transactions (check, claim, result), not the heartbeat's
 
+    def said(self) -> str:
+        """The outcome and its detail in one phrase for a log line (``deferred: b does not answer (refused)``):
+        a detail that starts with the outcome's word is not preceded by it again."""
+        word = self.outcome.value
+        if not self.detail:
+            return word
+        return self.detail if self.detail.startswith(word) else f"{word}: {self.detail}"
+
 
 class StoreClock:
     """Adds up the seconds spent inside ``with clock:`` blocks (the store's calls of one run)."""

@@ -103,5 +103,5 @@ def run_game(self: Task, game_id: int) -> str:
         raise retry_after(self, BUSY_COUNTDOWN_S, None)
     # DEFERRED (a bot does not answer, rules §4.9) is not retried here: the follower sends the
     # game again after its backoff, so a long outage holds no message in any worker.
-    log.info("game %s: %s %s", game_id, result.outcome.value, result.detail)
+    log.info("game %s: %s", game_id, result.said())
     return result.outcome.value

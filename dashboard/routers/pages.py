@@ -45,10 +45,15 @@ def ladder_page(request: Request, name: Annotated[str, Path(min_length=1, max_le
     chart = charts.series_chart([(f"{h.name}@{h.version}", [(p.games, p.rating, p.low, p.high) for p in h.points])
                                  for h in hist])
     recent = reads.games(lad.id, limit=20)
-    main = [r for r in lad.standings if r.latest]
-    older = [r for r in lad.standings if not r.latest]
-    return render(request, "ladder.html", ladder=lad, main=main, older=older, chart=chart, recent=recent,
-                  refresh_s=settings.refresh_s)
+    main = [r for r in lad.standings if r.best]  # a row per bot ranked: its best version
+    ranked = {r.bot_id for r in main}
+    others: dict[int, list[Any]] = {}  # bot id -> its other versions, listed under its row, newest first
+    for r in sorted(lad.standings, key=lambda r: -r.entrant_id):
+        if r.bot_id in ranked and not r.best:
+            others.setdefault(r.bot_id, []).append(r)
+    retired = [r for r in lad.standings if r.bot_id not in ranked]  # unranked, their record kept
+    return render(request, "ladder.html", ladder=lad, main=main, others=others, retired=retired, chart=chart,
+                  recent=recent, refresh_s=settings.refresh_s)
 
 
 @router.get("/api", response_class=HTMLResponse)
@@ -98,7 +103,17 @@ def bot_page(request: Request, bot: BotRef, store: StoreDep, refresher: Refreshe
     sid = _opt_int(season_id, "season_id")
     bot_id = services.bot_id_of(store, bot)
     detail = services.bot_detail(store, bot_id, sid, settings.latency_games)
-    chart_season = sid if sid is not None else (detail.seasons[0].id if detail.seasons else None)
+    entrants = ladders.bot_entrants(store, bot_id)
+    # one rating per page: a bot in a ladder is shown by the ladder's rating history (each version a line);
+    # a season's Elo (an epoch's own, labelled as such) only when that season is chosen, or for a bot in no ladder
+    ladder_charts: list[tuple[Any, Markup]] = []
+    if sid is None and entrants:
+        reads = ladders.reads(store)
+        for lad, rows, _ in entrants:
+            hist_rows = reads.history(lad.id, rows, 60)
+            ladder_charts.append((lad, charts.series_chart(
+                [(f"{h.name}@{h.version}", [(p.games, p.rating, p.low, p.high) for p in h.points]) for h in hist_rows])))
+    chart_season = sid if sid is not None else (detail.seasons[0].id if detail.seasons and not entrants else None)
     history: Markup = Markup('<p class="muted">Not seated in any season yet.</p>')
     if chart_season is not None:
         ratings = services.rating_history(store, refresher, bot_id, chart_season, settings.sync_limit)
@@ -107,7 +122,7 @@ def bot_page(request: Request, bot: BotRef, store: StoreDep, refresher: Refreshe
             history += Markup('<p class="muted small">Updating: a newer history is being computed.</p>')
     hist = charts.histogram(detail.latency.edges, detail.latency.bins)
     return render(request, "bot.html", bot=detail, history=history, chart_season=chart_season, latency_chart=hist,
-                  ladder_entrants=ladders.bot_entrants(store, bot_id))
+                  ladder_entrants=entrants, ladder_charts=ladder_charts)
 
 
 @router.get("/games", response_class=HTMLResponse)

@@ -32,3 +32,22 @@ def seat_entrants(seats: Sequence[tuple[int, str | None, int | None]], by_versio
             return None
         out.append(entrant)
     return out
+
+
+def best_entrants(entrants: Sequence[Any], rating: Mapping[int, float], games: Mapping[int, int],
+                  placement_games: int) -> dict[int, int]:
+    """``{bot id: its row in the ladder's ranking}`` of ``store.ladders.EntrantInfo``s (rules §5.4): a bot is
+    known by its best version, the highest ``rating`` (``{entrant id: rating}``) among its versions that
+    have played ``placement_games`` (``games``: ``{entrant id: done games}``), or its latest version while
+    none has. A retired bot (its latest entrant retired) has no row: it leaves the ranking and stays in
+    the history."""
+    _, latest = entrant_index(entrants)
+    by_id = {e.id: e for e in entrants}
+    out: dict[int, int] = {}
+    for bot_id, last in latest.items():
+        if by_id[last].retired_at is not None:
+            continue
+        placed = [e for e in entrants if e.bot_id == bot_id and e.id in rating
+                  and games.get(e.id, 0) >= placement_games]
+        out[bot_id] = max(placed, key=lambda e: (rating[e.id], e.id)).id if placed else last
+    return out

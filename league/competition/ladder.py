@@ -28,7 +28,7 @@ from typing import Any
 
 from league.competition.availability import SUSPEND_AFTER_S, check_suspend_after
 from league.competition.compare import plan as plan_compares
-from league.competition.entrants import entrant_index, seat_entrants
+from league.competition.entrants import best_entrants, entrant_index, seat_entrants
 from league.competition.matchmaking import Entrant, MatchState, choose_table, pair
 from league.competition.schedule import rotations
 from league.competition.seasons import SEASON_NAME, SeasonError, game_setup
@@ -485,7 +485,8 @@ class LadderRow:
     """An entrant's line in a ladder's standings (rules §5.4): ``rating`` its Bradley-Terry rating over the
     ladder's whole record with its 95% interval ``low``/``high`` (None before a rated game), ``games`` its
     done games, ``placing`` while it has played fewer than the ladder's placement games, ``latest``: the
-    bot's latest version (the main table; the others are its history), ``status`` ``active``,
+    bot's latest version, ``best``: the bot's row in the ranking (its best version,
+    ``league.competition.entrants.best_entrants``; no version of a retired bot), ``status`` ``active``,
     ``superseded`` or ``retired``; the luck-adjusted change per game with its interval where the game has
     an estimator (``league.ratings.luck``); ``paused``: why the open epoch marks the bot as not answering (paused
     in the ladder until it answers, rules §5.3), else None."""
@@ -505,6 +506,7 @@ class LadderRow:
     luck_low: float | None = None
     luck_high: float | None = None
     paused: str | None = None
+    best: bool = False
 
     @property
     def label(self) -> str:
@@ -512,8 +514,8 @@ class LadderRow:
 
 
 def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[LadderRow]:
-    """Every entrant's row, best rating first (unrated last, then by name): the main table is the rows
-    with ``latest``. Luck-adjusted changes come from the done games' replays (``with_luck=False``: not read)."""
+    """Every entrant's row: the ranking first (``best``: each bot's best version, best rating first, unrated
+    last, then by name), then the bots' other versions, then retired bots' versions. Luck-adjusted changes come from the done games' replays (``with_luck=False``: not read)."""
     from referee.games import spec
 
     ladder = store.ladders.get_ladder(ladder_id)
@@ -535,6 +537,7 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
                 if ids is not None:
                     records.append((ids, record))
         luck = luck_adjusted_by_bot(game, records)
+    best = set(best_entrants(entrants, fit.rating, counts, settings.placement_games).values())
     rows = []
     for e in entrants:
         rated = e.id in fit.rating
@@ -547,8 +550,11 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
                               fit.rating[e.id] if rated else None, low, high,
                               summary.mean if summary else None, summary.low if summary else None,
                               summary.high if summary else None,
-                              marked.get(e.bot_id) if not (e.retired_at or e.superseded_at) else None))
-    rows.sort(key=lambda r: (r.rating is None, -(r.rating or 0.0), r.name, r.entrant_id))
+                              marked.get(e.bot_id) if not (e.retired_at or e.superseded_at) else None,
+                              e.id in best))
+    ranked = {r.bot_id for r in rows if r.best}
+    rows.sort(key=lambda r: (not r.best, r.bot_id not in ranked, r.rating is None, -(r.rating or 0.0), r.name,
+                             r.entrant_id))
     return rows
 
 

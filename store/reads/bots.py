@@ -17,7 +17,8 @@ from sqlalchemy.orm import Session, aliased
 
 from referee.games import spec
 from store.db import NotFound
-from store.models import Bot, Game, GameSeat, GameStatus, Rating, Replay, Season, SeasonBotStatus, SeasonStatus
+from store.models import (Bot, Game, GameSeat, GameStatus, Ladder, Rating, Replay, Season, SeasonBotStatus,
+                          SeasonStatus)
 from store.replays import decode_json
 from store.sealing import published
 from store.reads import doc
@@ -26,7 +27,9 @@ from store.session import Database
 
 @dataclass(frozen=True)
 class BotSeason:
-    """A season a bot sits in: its done games there and its Elo (None: no rated game)."""
+    """A season a bot sits in: its done games there and its Elo (None: no rated game). A ladder's epoch is
+    a season too (rules §5.1): then ``ladder`` and ``epoch`` name it, and ``elo`` is the epoch's own Elo over
+    its games alone, not the ladder's rating."""
 
     id: int
     name: str
@@ -34,6 +37,8 @@ class BotSeason:
     status: str
     games: int
     elo: float | None
+    ladder: str | None = None
+    epoch: int | None = None
 
 
 @dataclass(frozen=True)
@@ -74,14 +79,20 @@ class VersionStats:
 
 @dataclass(frozen=True)
 class BotProblem:
-    """A season in which the bot's games are put off now (rules §4.9): why (e.g. ``endpoint serves
-    another bot: X``), since when, and whether it was suspended."""
+    """An outage of the bot in a season (rules §4.9): why (e.g. ``endpoint serves another bot: X``), since
+    when, and whether it was suspended. ``open`` while the season can still put games off (it is not done,
+    cancelled seasons included: its games with the bot are put off now, or not played once it is suspended); a closed
+    one is history: ``until`` is when it ended for the season (its suspension, else the season's end) and
+    ``duration_s`` the seconds from ``since`` to ``until``."""
 
     season_id: int
     season: str
     reason: str | None
     since: datetime | None
     suspended_at: datetime | None
+    open: bool = True
+    until: datetime | None = None
+    duration_s: float | None = None
 
 
 #: How a seat stored before versions were recorded per game shows its version.
@@ -194,7 +205,12 @@ class BotReads:
                 .order_by(Season.id.desc())
             ).all()
             elo = dict(s.execute(select(Rating.season_id, Rating.elo).where(Rating.bot_id == bot_id)).all())
-        return [BotSeason(sid, name, game, SeasonStatus(status).value, int(n), round(elo[sid], 1) if sid in elo else None)
+            ids = [r[0] for r in rows]
+            ladders = {sid: (name, epoch) for sid, name, epoch in s.execute(
+                select(Season.id, Ladder.name, Season.epoch).join(Ladder, Ladder.id == Season.ladder_id)
+                .where(Season.id.in_(ids)))} if ids else {}
+        return [BotSeason(sid, name, game, SeasonStatus(status).value, int(n), round(elo[sid], 1) if sid in elo else None,
+                          *ladders.get(sid, (None, None)))
                 for sid, name, game, status, n in rows]
 
     def results_by_seat(self, bot_id: int, season_id: int | None = None) -> list[SeatStats]:
@@ -235,16 +251,27 @@ class BotReads:
                 for game, v, n, p, c, w, f in rows]
 
     def problems(self, bot_id: int) -> list[BotProblem]:
-        """The seasons whose games with the bot are put off now, or where it was suspended (rules
-        §4.9), newest season first. Raises NotFound for an unknown bot."""
+        """The bot's outages recorded per season (rules §4.9), newest season first: those still open (the
+        season is not over: its games with the bot are put off now, or not played after a suspension), then
+        those closed with the season, with how long each lasted. Raises NotFound for an unknown bot."""
         with self._db.read() as s:
             _require_bot(s, bot_id)
             rows = s.execute(
-                select(SeasonBotStatus, Season.name).join(Season, Season.id == SeasonBotStatus.season_id)
+                select(SeasonBotStatus, Season.name, Season.status, Season.finished_at)
+                .join(Season, Season.id == SeasonBotStatus.season_id)
                 .where(SeasonBotStatus.bot_id == bot_id, (SeasonBotStatus.unavailable_since.is_not(None))
                        | SeasonBotStatus.suspended_at.is_not(None))
                 .order_by(Season.id.desc())).all()
-            return [BotProblem(r.season_id, name, r.reason, r.unavailable_since, r.suspended_at) for r, name in rows]
+        out = []
+        for r, name, status, finished_at in rows:
+            if SeasonStatus(status) != SeasonStatus.DONE:  # a cancelled season is done too
+                out.append(BotProblem(r.season_id, name, r.reason, r.unavailable_since, r.suspended_at))
+                continue
+            until = r.suspended_at or finished_at
+            since = r.unavailable_since or until
+            duration = (until - since).total_seconds() if until is not None and since is not None else None
+            out.append(BotProblem(r.season_id, name, r.reason, since, r.suspended_at, False, until, duration))
+        return sorted(out, key=lambda p: not p.open)  # stable: newest season first within each
 
     def opponents(self, bot_id: int, season_id: int | None = None) -> list[OpponentStats]:
         """A bot's head-to-head record against every bot it met in done games, most games first.

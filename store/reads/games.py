@@ -17,7 +17,7 @@ from sqlalchemy import Select, exists, func, select
 from sqlalchemy.orm import Session
 
 from store.db import NotFound
-from store.models import AttemptOutcome, Bot, Game, GameAttempt, GameSeat, GameStatus, Season
+from store.models import AttemptOutcome, Bot, Game, GameAttempt, GameSeat, GameStatus, Ladder, Season
 from store.sealing import SEALED_MESSAGE, sealed
 from store.reads import doc
 from store.session import Database
@@ -90,6 +90,9 @@ class GameRow:
     seed: int | None = field(default=None, metadata=doc(
         "the deal seed: shown with the stored replay of a done game that is not sealed, else null"))
     sealed_message: str | None = field(default=None, metadata=doc("says so when sealed"))
+    ladder: str | None = field(default=None, metadata=doc(
+        "the ladder's name for a game of a ladder (its season is one of the ladder's epochs), else null"))
+    epoch: int | None = field(default=None, metadata=doc("the ladder epoch of a ladder's game, else null"))
 
 
 @dataclass(frozen=True)
@@ -221,8 +224,14 @@ def _game_rows(s: Session, page: Sequence[Any]) -> list[GameRow]:
                                                              seat.version))
             else:
                 seats[seat.game_id].append(_seat_info(seat, name))
+    ladders: dict[int, tuple[str, int | None]] = {}  # season id -> (ladder name, epoch) of a ladder's epochs
+    season_ids = {g.season_id for g, _, _, _ in page}
+    if season_ids:
+        ladders = {sid: (name, epoch) for sid, name, epoch in s.execute(
+            select(Season.id, Ladder.name, Season.epoch).join(Ladder, Ladder.id == Season.ladder_id)
+            .where(Season.id.in_(season_ids)))}
     return [GameRow(g.id, g.season_id, season_name, game, g.number, GameStatus(g.status).value,
                     None if is_sealed else g.reason, g.started_at, g.finished_at, tuple(seats[g.id]),
                     bool(is_sealed), g.seed if GameStatus(g.status) == GameStatus.DONE and not is_sealed else None,
-                    SEALED_MESSAGE if is_sealed else None)
+                    SEALED_MESSAGE if is_sealed else None, *ladders.get(g.season_id, (None, None)))
             for g, season_name, game, is_sealed in page]

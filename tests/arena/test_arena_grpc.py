@@ -71,7 +71,14 @@ def test_register_update_retire_happy_path(arena, bot_server, store: Store) -> N
     assert len(stub.ListBots(arena_pb2.ListBotsRequest(include_retired=True), timeout=10).bots) == 1
     error = refused(stub.UpdateBot, arena_pb2.UpdateBotRequest(name="alice.strong-1", token=answer.token, version="3"),
                     timeout=10)
-    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION and "retired" in error.details()
+    assert error.code() == grpc.StatusCode.FAILED_PRECONDITION
+    # retirement is final, and every answer says so plainly
+    assert error.details().startswith("bot 'alice.strong-1' is retired: it cannot be updated. Retirement is final: "
+                                      "the bot and its name cannot come back"), error.details()
+    error = refused(register, stub, "alice.strong-1", bot_server(load_bot("random")))
+    assert error.code() == grpc.StatusCode.ALREADY_EXISTS
+    assert "'alice.strong-1' was registered and is retired since " in error.details(), error.details()
+    assert "retirement is final, the name cannot come back" in error.details(), error.details()
 
 
 def test_a_taken_name_is_already_exists(arena, bot_server, store: Store) -> None:

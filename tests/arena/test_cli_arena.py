@@ -56,7 +56,19 @@ def test_bot_register_prints_the_token_once_and_retire_uses_it(store: Store, bot
     assert main(["bot", "retire", "cli-bot", "--token", "wrong", "--server", arena]) == 1
     assert "cardarena: error: UNAUTHENTICATED: wrong token for bot 'cli-bot'" in capsys.readouterr().err
     assert main(["bot", "retire", "cli-bot", "--token", token, "--server", arena]) == 0
+    assert "for good, the name cannot be registered again" in capsys.readouterr().out
     assert store.bots.get_bot_by_name("cli-bot").retired_at is not None
+    # retired for good: the name does not come back, and the answers say so
+    assert main(["bot", "update", "cli-bot", "--version", "10", "--token", token, "--server", arena]) == 1
+    err = capsys.readouterr().err
+    assert "FAILED_PRECONDITION: bot 'cli-bot' is retired: it cannot be updated. Retirement is final" in err, err
+    assert main(["bot", "register", "cli-bot", "--endpoint", endpoint, "--game", GAME, "--server", arena]) == 1
+    err = capsys.readouterr().err
+    assert "ALREADY_EXISTS: a bot named 'cli-bot' was registered and is retired since" in err, err
+    assert "the name cannot come back" in err, err
+    assert main(["bot", "register", "cli-bot", "--endpoint", endpoint, "--game", GAME, "--if-missing",
+                 "--server", arena]) == 1
+    assert "retirement is final, the name cannot come back" in capsys.readouterr().err
 
     assert main(["bot", "register", "bad", "--endpoint", bot_server(IllegalBot()), "--game", GAME,
                  "--server", arena]) == 1

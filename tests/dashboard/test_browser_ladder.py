@@ -27,7 +27,7 @@ def test_a_person_opens_a_ladder_and_follows_a_bot(page, lw: LadderWorld) -> Non
         page.goto(base + "/")
         page.locator(f'#ladders a[href="/ladders/{NAME}"]').click()
         page.wait_for_selector("#ladder-standings")
-        rows = page.locator("#ladder-standings tbody tr")
+        rows = page.locator("#ladder-standings tbody tr.bot-row")
         assert rows.count() == 4
         assert "placing: " in page.locator("#ladder-standings").inner_text()
         assert page.locator("#rating-history svg polyline").count() >= 3
@@ -40,3 +40,115 @@ def test_a_person_opens_a_ladder_and_follows_a_bot(page, lw: LadderWorld) -> Non
         page.wait_for_selector("#bot-ladders")
         assert page.locator("#bot-ladders tbody tr").count() == 2  # d@2.0 and d@1.0
     assert not errors
+
+
+def test_the_ladder_page_says_that_capacity_is_why_a_bot_plays_fewer_games(page, lw: LadderWorld) -> None:  # noqa: F811
+    lw.store.bots.update_bot(lw.bots["b"], capacity=1)  # b now declares one game at a time
+    page.set_default_timeout(30_000)
+    with serve(lw.url) as base:
+        page.goto(f"{base}/ladders/{NAME}")
+        page.wait_for_selector("#ladder-standings")
+        header = [c.strip() for c in page.locator("#ladder-standings thead th").all_inner_texts()]
+        assert "Capacity" in header
+        column = header.index("Capacity")
+        capacity = {}
+        for row in page.locator("#ladder-standings tbody tr").all():
+            cells = row.locator("td").all_inner_texts()
+            capacity[cells[1].split()[0]] = cells[column].strip()
+        assert capacity["b"] == "1" and capacity["a"] == "2", capacity
+        note = page.locator("#capacity-note").inner_text()
+        assert "capacity it declares" in note and "fewer games" in note
+
+
+def test_a_ladder_game_shows_each_seat_version_and_links_to_its_ladder(page, lw: LadderWorld) -> None:  # noqa: F811
+    done = [g for g in lw.store.ladders.ladder_games(lw.ladder_id) if str(g.status) == "done"]
+    game = lw.store.game_reads.get_game(done[-1].id)
+    played = {s.bot_id: s.version for s in game.seats}
+    page.set_default_timeout(30_000)
+    with serve(lw.url) as base:
+        page.goto(f"{base}/games/{game.id}")
+        page.wait_for_selector("#results")
+        header = [c.strip() for c in page.locator("#results thead th").all_inner_texts()]
+        assert header[:3] == ["Seat", "Bot", "Version"], header
+        shown = {}
+        for row in page.locator("#results tbody tr").all():
+            bot, version = row.locator("td").nth(1).inner_text().split()[0], row.locator("td").nth(2).inner_text()
+            shown[bot] = version.strip()
+        names = {bot_id: name for name, bot_id in lw.bots.items()}
+        assert shown == {names[b]: v for b, v in played.items()}, shown
+        # the game belongs to its ladder: the heading links there, not to the epoch's season
+        link = page.locator("#game-ladder")
+        assert link.inner_text() == f"ladder {NAME}"
+        link.click()
+        page.wait_for_url(f"**/ladders/{NAME}")
+        page.wait_for_selector("#ladder-standings")
+        # and the games list says the same
+        page.goto(f"{base}/games")
+        assert page.locator(f'a[href="/ladders/{NAME}"]').count() >= 1
+
+
+def test_a_bot_page_says_what_is_true_now(page, lw: LadderWorld) -> None:  # noqa: F811
+    """Outages: the open epoch's in the "Games put off" box, a finished epoch's in the history with its duration.
+    Ratings: the ladder's rating history (each version a line); each epoch's Elo only as the epoch's own."""
+    from datetime import timedelta
+
+    from store import SeasonStatus
+
+    d = lw.bots["d"]
+    epochs = lw.store.ladders.epochs(lw.ladder_id)
+    over = next(e for e in epochs if e.status == SeasonStatus.DONE and e.finished_at is not None)
+    lw.store.marks.mark_down(over.id, {d: "refused"}, now=over.finished_at - timedelta(seconds=90))
+    current = lw.store.ladders.current_epoch(lw.ladder_id)
+    lw.store.marks.mark_down(current.id, {d: "did not answer"})
+    page.set_default_timeout(30_000)
+    with serve(lw.url) as base:
+        page.goto(f"{base}/bots/{d}")
+        page.wait_for_selector("#bot-problems")
+        now = page.locator("#bot-problems").inner_text()
+        assert current.name in now and over.name not in now, now
+        past = page.locator("#bot-past-problems")
+        past.locator("summary").click()
+        text = past.inner_text()
+        assert over.name in text and "1 min 30 s" in text and "refused" in text, text
+        # the ladder's rating history, a line per version; no epoch's Elo as "the" rating
+        history = page.locator("#rating-history").inner_text()
+        assert f"in ladder {NAME}" in history and "d@1.0" in history and "d@2.0" in history, history
+        assert page.locator("#rating-history svg polyline").count() >= 1
+        head = [c.strip() for c in page.locator("#bot-epochs thead th").all_inner_texts()]
+        assert head == ["Ladder", "Epoch", "Games", "Epoch's Elo"], head
+        assert page.locator("#bot-epochs tbody tr").count() == len([e for e in epochs if e.id in {
+            s.id for s in lw.store.bot_reads.bot_seasons(d)}])
+        assert page.locator("#bot-seasons").inner_text().count(f"{NAME}:") == 0  # epochs are not listed as seasons
+
+
+def test_a_bot_is_ranked_by_its_best_version_and_a_retired_bot_leaves_the_ranking(page, lw: LadderWorld) -> None:  # noqa: F811
+    """d plays 2.0 now (placing): it is ranked by 1.0, its best placed version, with 2.0 listed under it. c retires:
+    it leaves the ranking (its record kept apart, unranked), the others close up, and the header counts the rows."""
+    lw.store.games.retire_bot(lw.bots["c"])
+    lw.store.ladders.sync_entrants(lw.ladder_id)
+    page.set_default_timeout(30_000)
+    with serve(lw.url) as base:
+        page.goto(f"{base}/ladders/{NAME}")
+        page.wait_for_selector("#ladder-standings")
+        ranked = page.locator("#ladder-standings tbody tr.bot-row")
+        cells = [row.locator("td").all_inner_texts() for row in ranked.all()]
+        names = [c[1].split()[0] for c in cells]
+        assert sorted(names) == ["a", "b", "d"], cells  # c retired: out of the ranking
+        assert [c[0] for c in cells] == ["1", "2", "3"], cells
+        d = next(c for c in cells if c[1].split()[0] == "d")
+        assert d[2].startswith("1.0") and "best version" in d[2], d
+        under = page.locator("#ladder-standings tbody tr.other-version")
+        assert under.count() == 1
+        other = under.first.locator("td").all_inner_texts()
+        assert "d" in other[1] and other[2].startswith("2.0") and "plays now" in other[2], other
+        counts = page.locator("#ladder-counts").inner_text()
+        assert counts == "3 bots ranked, with 1 other version under them · 1 retired, unranked", counts
+        retired = page.locator("#ladder-retired")
+        retired.locator("summary").click()
+        assert "c" in [t.split()[0] for t in retired.locator("tbody td:first-child").all_inner_texts()]
+        assert "d@1.0" in page.locator("#rating-history").inner_text()  # the bot's best version is charted
+        # the bot's own page keeps its record, unranked
+        page.goto(f"{base}/bots/{lw.bots['c']}")
+        page.wait_for_selector("#bot-ladders")
+        row = page.locator("#bot-ladders tbody tr").first.locator("td").all_inner_texts()
+        assert row[2].startswith("retired") and row[3] == "–", row

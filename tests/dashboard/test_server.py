@@ -33,3 +33,29 @@ def test_the_arena_service_starts_serves_health_and_stops(tmp_path) -> None:
         server.stop(None)
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel, pytest.raises(grpc.RpcError):
         health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=2)
+
+
+def test_a_server_off_the_address_season_list_links_to_says_what_to_set(tmp_path) -> None:
+    """`season list` links to CARDARENA_DASHBOARD_URL (http://127.0.0.1:8000 unless set): a server started on
+    another port says so, and how to make the links reach it."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.test_match import _free_port
+
+    port, grpc_port = _free_port(), _free_port()
+    env = {k: v for k, v in os.environ.items() if k != "CARDARENA_DASHBOARD_URL"}
+    process = subprocess.Popen([sys.executable, "-m", "cli.main", "server", "--port", str(port), "--grpc-port",
+                                str(grpc_port), "--db", f"sqlite:///{tmp_path / 's.db'}"], cwd=Path(__file__).parents[2],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**env, "COLUMNS": "400"})
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+    finally:
+        process.terminate()
+        process.wait(30)
+    assert f"dashboard: http://127.0.0.1:{port}/" in line, line
+    assert (f"season list links to http://127.0.0.1:8000: set CARDARENA_DASHBOARD_URL=http://127.0.0.1:{port} "
+            "for its links to reach this server") in line, line

@@ -4,6 +4,7 @@ run bounded by --games, resume after SIGTERM, standings (table and JSON), list, 
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -79,6 +80,10 @@ def test_run_standings_list_verify_and_resume_after_sigterm(lite: str, capsys: p
             run.kill()
     assert run.returncode == 130 and err.strip() == "", (out, err)  # the clean stop line, no "aborted" after it
     assert "again to resume the ladder" in out and "cardarena ladder run lad" in out
+    # an open-ended run counts the games played and those in flight, never a fraction that looks finished
+    progress = [line for line in out.splitlines() if line.startswith("ladder lad: ")]
+    assert progress and all(re.fullmatch(r"ladder lad: \d+ games played, \d+ in flight \(\d+ s\)", line)
+                            for line in progress), out
     assert store.ladders.ladder_progress(lid)["running"] == 0  # released on the way out
     before = store.ladders.ladder_progress(lid)["done"]
     code, out, _ = cli(capsys, "ladder", "run", "lad", "--workers", "1", "--games", "3", "--db", lite)

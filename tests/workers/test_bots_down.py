@@ -130,7 +130,7 @@ def test_on_celery_a_deferred_game_is_sent_again_and_played_once(
 
     store, sid, names = season(db_url, bots, "celery-back", 12, 600)
     bots[0].stop()
-    workers.start()
+    worker = workers.start()
     follower = SeasonFollower(store, configure(broker), sid, stall_s=60)
     done: list[dict[str, int]] = []
     runner = threading.Thread(target=lambda: done.append(follower.run()), daemon=True)
@@ -144,4 +144,6 @@ def test_on_celery_a_deferred_game_is_sent_again_and_played_once(
     assert not runner.is_alive() and done, "the season did not finish"
     assert_each_game_once(store, sid, store.seasons.season_progress(sid)["total"])
     assert follower.stats.resent_used >= 2  # the deferred games were sent again
+    log = worker.log.read_text(errors="replace")
+    assert "deferred: " in log and "deferred deferred" not in log, log[-3000:]  # said once in the worker's log
     assert all(s.faults == 0 for g in store.game_reads.list_games(sid, limit=100) for s in g.seats)
