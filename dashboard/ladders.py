@@ -140,3 +140,22 @@ def bot_entrants(store: Store, bot_id: int) -> list[tuple[LadderOut, list[Ladder
                             epoch=None, rated_games=max((x.rated_games or 0 for x in rows), default=0))
         out.append((summary, mine, sum(row.best for row in rows)))
     return out
+
+
+@dataclass(frozen=True)
+class RatingMove:
+    """How an entrant's ladder rating moved between two stored snapshots: after ``games`` rated games of the
+    ladder it stood ``change`` Elo points from the snapshot before, over ``own`` games of its own. A move with
+    no game of its own comes from the games of the entrants it is compared with (the scale itself is anchored,
+    rules §5.4: no arrival or departure moves it)."""
+
+    games: int
+    change: float
+    own: int
+
+
+def rating_moves(points: list[Any], last: int = 5) -> list[RatingMove]:
+    """The ``last`` moves between consecutive ``points`` (``store.reads.ladders.HistoryPoint``: ``games``,
+    ``played``, ``rating``, by ``games``), newest first."""
+    moves = [RatingMove(b.games, round(b.rating - a.rating, 1), b.played - a.played) for a, b in zip(points, points[1:])]
+    return moves[::-1][:last]

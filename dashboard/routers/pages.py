@@ -106,13 +106,15 @@ def bot_page(request: Request, bot: BotRef, store: StoreDep, refresher: Refreshe
     entrants = ladders.bot_entrants(store, bot_id)
     # one rating per page: a bot in a ladder is shown by the ladder's rating history (each version a line);
     # a season's Elo (an epoch's own, labelled as such) only when that season is chosen, or for a bot in no ladder
-    ladder_charts: list[tuple[Any, Markup]] = []
+    ladder_charts: list[tuple[Any, Markup, list[tuple[str, list[ladders.RatingMove]]]]] = []
     if sid is None and entrants:
         reads = ladders.reads(store)
         for lad, rows, _ in entrants:
             hist_rows = reads.history(lad.id, rows, 60)
+            moves = [(f"{h.name}@{h.version}", ladders.rating_moves(h.points)) for h in hist_rows]
             ladder_charts.append((lad, charts.series_chart(
-                [(f"{h.name}@{h.version}", [(p.games, p.rating, p.low, p.high) for p in h.points]) for h in hist_rows])))
+                [(f"{h.name}@{h.version}", [(p.games, p.rating, p.low, p.high) for p in h.points]) for h in hist_rows]),
+                [(who, m) for who, m in moves if m]))
     chart_season = sid if sid is not None else (detail.seasons[0].id if detail.seasons and not entrants else None)
     history: Markup = Markup('<p class="muted">Not seated in any season yet.</p>')
     if chart_season is not None:
