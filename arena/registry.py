@@ -4,7 +4,9 @@ The Arena gRPC service (``arena.service``) and the HTTP API
 (``arena.http``) only translate requests and errors; every
 rule lives here:
 
-- **Names** are 1-40 characters of ``[A-Za-z0-9_.-]``; **endpoints** are
+- **Names** follow ``league.names.bot_name_problem`` (1-40 characters of ``[A-Za-z0-9_.-]``
+  matched whole, starting with a letter or digit, not all digits, not a reserved path word),
+  unique whatever their case; **endpoints** are
   ``host:port`` and must pass the network policy (``league.entry.netpolicy``);
   **games** must be games of the platform.
 - **Entry checks** (``league.entry.checks``) run against the address the policy
@@ -32,7 +34,6 @@ import base64
 import enum
 import hashlib
 import hmac
-import re
 import secrets
 import threading
 import time
@@ -53,16 +54,15 @@ from league.competition.standings import StandingRow, standings_of
 from league.entry.checks import EntryReport, run_entry_checks
 from league.entry.identity import MAX_VERSION_CHARS, capacity_of
 from league.entry.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
-from league.names import did_you_mean
+from league.names import bot_name_problem, did_you_mean
 from referee.games import games as registered_games, names_text
 from store import BotInfo, NameTaken, NotFound, SeasonInfo, Store, StoreError, StoreUnavailable
 from store.artifacts import OutputInfo, hosted_sha
+from store.bots import taken_message
 from store.ladders import LadderInfo
 from store.reads.games import GameRow
 from store.reads.ladders import LadderReads
 
-#: Bot names: 1-40 of these characters.
-NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 #: Longest author string kept from Describe, characters.
 MAX_AUTHOR_CHARS = 80
 #: Longest token accepted, characters (ours are 43).
@@ -187,10 +187,11 @@ class ListedBot:
 
 
 def check_name(name: str) -> str:
-    """``name`` if valid, else RegistryError(INVALID_ARGUMENT)."""
-    if not isinstance(name, str) or not NAME_RE.match(name):
-        raise RegistryError(ErrorKind.INVALID_ARGUMENT,
-                            f"bad bot name {name!r}: use 1 to 40 characters of letters, digits, '_', '.', '-'")
+    """``name`` if it can be a bot's name (``league.names.bot_name_problem``), else
+    RegistryError(INVALID_ARGUMENT) saying why."""
+    problem = bot_name_problem(name)
+    if problem is not None:
+        raise RegistryError(ErrorKind.INVALID_ARGUMENT, f"bad bot name {name!r}: {problem}")
     return name
 
 
@@ -254,15 +255,13 @@ class Registry:
         """
         self._limit(client)
         check_name(name)
-        if name.isdigit():
-            raise RegistryError(ErrorKind.INVALID_ARGUMENT,
-                                f"bad bot name {name!r}: not all digits (the dashboard reads /bots/{name} as a bot id)")
         games = check_games(games)
         check_version(version)
         target = self._target(endpoint)
         with _store_errors():
-            if self.store.bots.get_bot_by_name(name) is not None:
-                raise RegistryError(ErrorKind.ALREADY_EXISTS, f"a bot named {name!r} is already registered")
+            taken = self.store.bots.name_taken(name)
+            if taken is not None:
+                raise RegistryError(ErrorKind.ALREADY_EXISTS, taken_message(name, taken))
         report = self._entry_checks(target, endpoint, games)
         described = report.describe
         token = secrets.token_urlsafe(32)
@@ -278,8 +277,8 @@ class Registry:
                     described_name=_clean(described.name, 64) if described else None,
                     described_version=declared or None,
                     described_capacity=capacity_of(described.capacity) if described else None)
-            except NameTaken:
-                raise RegistryError(ErrorKind.ALREADY_EXISTS, f"a bot named {name!r} is already registered") from None
+            except NameTaken as exc:
+                raise RegistryError(ErrorKind.ALREADY_EXISTS, str(exc)) from None
             bot = self.store.bots.get_bot(bot_id)
         if bot is None:  # deleted under us: only an operator could
             raise RegistryError(ErrorKind.UNAVAILABLE, f"bot {name!r} vanished right after registration")
@@ -337,12 +336,12 @@ class Registry:
         NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION (with ``log``), UNAVAILABLE."""
         self._limit(client)
         check_name(name)
-        if name.isdigit():
-            raise RegistryError(ErrorKind.INVALID_ARGUMENT,
-                                f"bad bot name {name!r}: not all digits (the dashboard reads /bots/{name} as a bot id)")
         wanted = check_games(games) if games else ()
         with _store_errors():
             existing = self.store.bots.get_bot_by_name(name)
+            taken = self.store.bots.name_taken(name) if existing is None else None
+        if taken is not None:
+            raise RegistryError(ErrorKind.ALREADY_EXISTS, taken_message(name, taken))
         new_token = ""
         if existing is not None:
             existing = self._authorised(name, token)

@@ -322,3 +322,12 @@ def test_invalid_records_are_refused(store: Store, bots: list[int], make_season:
     assert store.games.finish_game(gid, claim.attempt, make_record(claim, [1, 2, 3]))
     with pytest.raises(NotFound):
         store.games.finish_game(424242, 1, make_record(claim, [1, 2, 3]))
+
+
+def test_a_name_in_another_case_is_taken(store: Store) -> None:
+    """Names are unique whatever their case: ``ODDS-1`` would pass for ``odds-1`` on every page."""
+    store.bots.register_bot("odds-1", "h:1", "1", "ann", [GAME])
+    with pytest.raises(NameTaken, match="'odds-1' is already registered: names are unique whatever their case"):
+        store.bots.register_bot("ODDS-1", "h:2", "2", "bob", [GAME])
+    assert store.bots.name_taken("Odds-1") == "odds-1" and store.bots.name_taken("odds-2") is None
+    assert [b.name for b in store.bots.list_bots()] == ["odds-1"]
