@@ -4,14 +4,24 @@ The organiser holds the store and could rewrite a result, a status or a replay a
 spectators saw it. So every record stored for a season is appended to the season's
 chain, in the transaction that stores it (as certificate transparency logs do):
 
-- entry 0, kind ``season``: the season (name, game, parameters, time control,
-  commitment, chance scheme) and its schedule (every game's number, deal group and the
-  bot of each seat), written by ``store.seasons.Seasons.create_season``;
+- entry 0, kind ``season``: the chain's format (``chain``: :data:`VERSION`; absent in chains
+  of format 1), the season (name, game, parameters, time control, commitment, chance scheme)
+  and its schedule (every game's number, deal group and the bot of each seat), written by
+  ``store.seasons.Seasons.create_season``;
 - kind ``schedule``: games added to the season (``extend_season``), listed the same way;
 - kind ``game``: a game that became final (done, failed, not played; ``store.lifecycle``):
   its number, status, reason and detail, every attempt (number, outcome, detail), every
   seat's result (bot, place, score, change, faults, retired) and the SHA-256 of the
-  stored replay's bytes (null without one).
+  stored replay's bytes (null without one); from format 2 also who sat at each seat
+  (``bots``: each seat's bot name and the version it played, both checked against the rows
+  now, so swapping two bots' names is caught) and where it was served from (``served``: each
+  seat's endpoint and author when the game ended, fixed by the chain; a bot may move or
+  change its author later, so they are not compared with its row now);
+- kind ``close`` (format 2): the season finished (every game final and its key public: no
+  game is ever added again), with its number of games and games per status. It is the
+  chain's last entry: an entry after it, a finished season without it, or a count that is
+  not the store's, is a problem, so a game appended to a finished season with its entries is
+  caught, and one slipped in before a rewritten close changes the head everyone saw at the close.
 
 An entry is the canonical JSON of those fields (:func:`entry_text`: keys sorted, no
 spaces, ASCII), and its hash is ``SHA-256(previous hash + "\\n" + entry)`` in hex, the
@@ -28,26 +38,35 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, bindparam, insert, select, update
+from sqlalchemy import Connection, bindparam, func, insert, select, update
 
-from store.models import ChainEntry, Game, GameAttempt, GameSeat, GameStatus, Replay, Season
+from store.models import Bot, ChainEntry, Game, GameAttempt, GameSeat, GameStatus, Replay, Season, SeasonStatus
 from store.session import Database
 
 #: The previous hash of a season's first entry.
 GENESIS = "0" * 64
+#: The chain format written now: 2 adds the seats' identities to game entries and the close entry.
+#: A chain without ``chain`` in its season entry is of format 1 and is checked under format 1's rules.
+VERSION = 2
 #: Statuses a game's chain entry is written at: it never changes again.
 FINAL = (GameStatus.DONE, GameStatus.FAILED, GameStatus.NOT_PLAYED)
 
 
 class Linker(Protocol):
-    """What links an entry to the chain (``store.policy.LeaguePolicy.chain_link``)."""
+    """What links an entry to the chain (``store.policy.LeaguePolicy.chain_link``) and says when a done
+    season is finished (``key_is_public``: its key may be published, so no game is added again)."""
 
     def chain_link(self, previous: str, entry: str) -> str:
         """The hash of ``entry`` after the entry hashed ``previous``: 64 hex digits."""
+        ...
+
+    def key_is_public(self, config: Mapping[str, Any]) -> bool:
+        """Whether a done season with this scheduler ``config`` may publish its key."""
         ...
 
 
@@ -57,6 +76,13 @@ class ChainHolder(Protocol):
     id: int
     chain_head: str | None
     chain_length: int
+
+
+def finished(status: Any, config: Mapping[str, Any] | None, linker: Linker) -> bool:
+    """Whether a season of ``status`` and scheduler ``config`` is finished: done, and its key public
+    (``Linker.key_is_public``: not a sequential season between batches, not an open ladder epoch).
+    A finished season accepts no new game (``store.seasons.Seasons.extend_locked``)."""
+    return str(status) == SeasonStatus.DONE.value and linker.key_is_public(config or {})
 
 
 @dataclass(frozen=True)
@@ -92,7 +118,7 @@ def replay_digest(blob: bytes | None) -> str | None:
 def season_entry(season: Season | Mapping[str, Any], games: Sequence[tuple[int, int, Sequence[int]]]) -> dict[str, Any]:
     """Entry 0 of a season: its published fields and its schedule ``(number, deal group, bots)``."""
     get = season.get if isinstance(season, Mapping) else lambda k: getattr(season, k)
-    return {"kind": "season", "name": get("name"), "game": get("game"), "params": get("params"),
+    return {"kind": "season", "chain": VERSION, "name": get("name"), "game": get("game"), "params": get("params"),
             "time_control": get("time_control"), "commitment": get("commitment"),
             "chance_scheme": get("chance_scheme"), "games": [[n, g, list(b)] for n, g, b in games]}
 
@@ -107,25 +133,65 @@ _ATTEMPT_ROWS = (select(GameAttempt.attempt, GameAttempt.outcome, GameAttempt.de
                  .where(GameAttempt.game_id == bindparam("c_game")).order_by(GameAttempt.attempt))
 _SEAT_ROWS = (select(GameSeat.bot_id, GameSeat.place, GameSeat.score, GameSeat.change, GameSeat.faults,
                      GameSeat.retired).where(GameSeat.game_id == bindparam("c_game")).order_by(GameSeat.seat))
+_SEAT_WHO = (select(Bot.name, GameSeat.version, Bot.endpoint, Bot.author).join(Bot, Bot.id == GameSeat.bot_id)
+             .where(GameSeat.game_id == bindparam("c_game")).order_by(GameSeat.seat))
+#: The chain format of a season: its season entry's text begins ``{"chain":N,`` (keys sorted) from format 2.
+_FORMAT_PREFIX = select(func.substr(ChainEntry.entry, 1, 16)).where(ChainEntry.season_id == bindparam("c_season"),
+                                                                   ChainEntry.seq == 0)
+_GAME_STATUSES = (select(Game.status, func.count()).where(Game.season_id == bindparam("c_season"))
+                  .group_by(Game.status))
 _REPLAY_BLOB = select(Replay.record).where(Replay.game_id == bindparam("c_game"))
 _ADD = insert(ChainEntry)
 _SEASON_FIELDS = (Season.name, Season.game, Season.params, Season.time_control, Season.commitment,
-                  Season.chance_scheme, Season.chain_head, Season.chain_length)
+                  Season.chance_scheme, Season.chain_head, Season.chain_length, Season.status, Season.config)
+#: Keys of a game entry fixed by the chain but not compared with the rows now (a bot may move later).
+_CHAINED_ONLY = ("served",)
 _SET_HEAD = (update(Season).where(Season.id == bindparam("c_season"))
              .values(chain_head=bindparam("c_head"), chain_length=bindparam("c_length")))
 
 
-def game_entry(conn: Connection, game_id: int, digest: str | None | bool = True) -> tuple[int, dict[str, Any]]:
+def chain_format(conn: Connection, season_id: int) -> int:
+    """The format of the season's chain (1: before :data:`VERSION` 2, or no chain yet)."""
+    prefix = conn.scalar(_FORMAT_PREFIX, {"c_season": season_id}) or ""
+    match = re.match(r'\{"chain":(\d+),', prefix)
+    return int(match.group(1)) if match else 1
+
+
+def game_entry(conn: Connection, game_id: int, digest: str | None | bool = True,
+               version: int = VERSION) -> tuple[int, dict[str, Any]]:
     """``(number, entry)`` of a game from its rows as they are in ``conn``'s transaction. ``digest``: the
-    replay's SHA-256 when the caller has it, None when it has no replay, True to read it."""
+    replay's SHA-256 when the caller has it, None when it has no replay, True to read it; ``version``: the
+    chain's format (format 1 has no ``bots`` and ``served``)."""
     game = conn.execute(_GAME_ROW, {"c_game": game_id}).one()
     if digest is True:
         digest = replay_digest(conn.scalar(_REPLAY_BLOB, {"c_game": game_id}))
     attempts = [[a, None if o is None else str(o), d] for a, o, d in conn.execute(_ATTEMPT_ROWS, {"c_game": game_id})]
     seats = [[bot, place, score, change, faults, None if retired is None else bool(retired)]
              for bot, place, score, change, faults, retired in conn.execute(_SEAT_ROWS, {"c_game": game_id})]
-    return game.number, {"kind": "game", "number": game.number, "status": str(game.status), "reason": game.reason,
-                         "detail": game.detail, "attempts": attempts, "seats": seats, "replay": digest}
+    entry = {"kind": "game", "number": game.number, "status": str(game.status), "reason": game.reason,
+             "detail": game.detail, "attempts": attempts, "seats": seats, "replay": digest}
+    if version >= 2:
+        who = conn.execute(_SEAT_WHO, {"c_game": game_id}).all()
+        entry["bots"] = [[name, seat_version] for name, seat_version, _, _ in who]
+        entry["served"] = [[endpoint, author] for _, _, endpoint, author in who]
+    return game.number, entry
+
+
+def close_entry(conn: Connection, season_id: int) -> dict[str, Any]:
+    """The ``close`` entry of a finished season: its number of games and games per status."""
+    statuses = {str(status): n for status, n in conn.execute(_GAME_STATUSES, {"c_season": season_id})}
+    return {"kind": "close", "games": sum(statuses.values()), "statuses": dict(sorted(statuses.items()))}
+
+
+def close_if_finished(conn: Connection, season: ChainHolder, linker: Linker, status: Any,
+                      config: Mapping[str, Any] | None) -> bool:
+    """Append the ``close`` entry to a season of chain format 2 that just finished (:func:`finished`);
+    True if it was appended. Called in the transaction that finishes it: the last game made final, the
+    sequential season stopped, the ladder epoch closed."""
+    if not finished(status, config, linker) or chain_format(conn, season.id) < 2:
+        return False
+    append(conn, season, linker, close_entry(conn, season.id))
+    return True
 
 
 def append(conn: Connection, season: ChainHolder, linker: Linker, entry: Mapping[str, Any],
@@ -143,8 +209,10 @@ def append(conn: Connection, season: ChainHolder, linker: Linker, entry: Mapping
 def append_games(conn: Connection, season: ChainHolder, linker: Linker, game_ids: Iterable[int],
                  digest: str | None | bool = True) -> None:
     """Append the entries of games that just became final, in the order given."""
-    for game_id in game_ids:
-        number, entry = game_entry(conn, game_id, digest)
+    ids = list(game_ids)
+    version = chain_format(conn, season.id) if ids else VERSION
+    for game_id in ids:
+        number, entry = game_entry(conn, game_id, digest, version)
         append(conn, season, linker, entry, number)
 
 
@@ -176,11 +244,15 @@ class ChainReads:
             for number, bot in conn.execute(select(Game.number, GameSeat.bot_id).join(GameSeat, GameSeat.game_id == Game.id)
                                             .where(Game.season_id == season_id).order_by(Game.number, GameSeat.seat)):
                 seats.setdefault(number, []).append(bot)
-            rebuilt = {number: game_entry(conn, gid)[1] for gid, (number, status) in games.items()
+            version = _format(entries)
+            rebuilt = {number: game_entry(conn, gid, True, version)[1] for gid, (number, status) in games.items()
                        if GameStatus(status) in FINAL}
             audit = ChainAudit(season["chain_head"], season["chain_length"], [])
             self._links(audit, entries)
             self._entries(audit, season, entries, rebuilt, seats, groups)
+            if version >= 2:
+                self._close(audit, entries, close_entry(conn, season_id),
+                            finished(season["status"], season["config"], self._linker))
         hashes = {e.hash: e.seq for e in entries}
         for seen in heads:
             seen = seen.strip().lower()
@@ -230,7 +302,8 @@ class ChainReads:
                     audit.problems.append(f"game {number}: final in chain entry {e.seq} ({entry['status']}), now "
                                           + ("missing from the store" if number not in groups else "not final"))
                     continue
-                diff = [k for k in sorted(set(entry) | set(now_entry)) if entry.get(k) != now_entry.get(k)]
+                diff = [k for k in sorted(set(entry) | set(now_entry))
+                        if k not in _CHAINED_ONLY and entry.get(k) != now_entry.get(k)]
                 if diff:
                     audit.problems.append(f"game {number}: " + "; ".join(
                         f"{k} is now {_short(now_entry.get(k))}, chained as {_short(entry.get(k))} in entry {e.seq}"
@@ -252,6 +325,38 @@ class ChainReads:
             elif listed[number] != (groups[number], seats.get(number, [])):
                 audit.problems.append(f"game {number}: deal group and bots now {groups[number]} {seats.get(number)}, "
                                       f"in the chain's schedule {listed[number][0]} {listed[number][1]}")
+
+
+    @staticmethod
+    def _close(audit: ChainAudit, entries: Sequence[Any], now: dict[str, Any], is_finished: bool) -> None:
+        """The ``close`` entry (format 2): the last entry of a finished season, with the store's games."""
+        closes = [e for e in entries if e.kind == "close"]
+        if closes and closes[0] is not entries[-1]:
+            after = entries[entries.index(closes[0]) + 1:]
+            audit.problems.append(
+                f"chain: {len(after)} entr{'y' if len(after) == 1 else 'ies'} after the season's close in entry "
+                f"{closes[0].seq} ({', '.join(_name(e) for e in after[:5])}): a finished season takes no new game")
+        if not closes:
+            if is_finished:
+                audit.problems.append("chain: the season is finished (every game final, its key public), but its "
+                                      "chain has no close entry")
+            return
+        if not is_finished:
+            audit.problems.append(f"chain: closed in entry {closes[0].seq}, but the season is not finished now "
+                                  "(a game was re-opened or added after the close)")
+        chained = json.loads(closes[-1].entry)
+        if (chained.get("games"), chained.get("statuses")) != (now["games"], now["statuses"]):
+            audit.problems.append(f"chain: the close in entry {closes[-1].seq} counts {chained.get('games')} games "
+                                  f"{_short(chained.get('statuses'))}; the store has {now['games']} "
+                                  f"{_short(now['statuses'])}")
+
+
+def _format(entries: Sequence[Any]) -> int:
+    """The chain format its season entry states (1 without one)."""
+    if not entries or entries[0].kind != "season":
+        return 1
+    version = json.loads(entries[0].entry).get("chain", 1)
+    return version if isinstance(version, int) else 1
 
 
 def _name(e: Any) -> str:

@@ -29,7 +29,7 @@ from sqlalchemy.exc import IntegrityError
 
 from referee.chance import PER_DEAL, SCHEMES
 from store.bots import check_game_name
-from store.chain import append, season_entry
+from store.chain import append, close_if_finished, season_entry
 from store.db import NameTaken, NotFound
 from store.models import (
     Bot,
@@ -225,6 +225,8 @@ class Ladders:
                 if last is not None:
                     last.config = {**(last.config or {}), EPOCH_KEY: {**(last.config or {}).get(EPOCH_KEY, {}),
                                                                       "closed": True}}
+                    s.flush()
+                    close_if_finished(s.connection(), last, self._policy, last.status, last.config)  # store.chain
                     previous = {"epoch": last.epoch, "commitment": last.commitment, "chain_head": last.chain_head,
                                 "chain_length": last.chain_length}
                 now = utcnow()
