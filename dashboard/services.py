@@ -18,6 +18,7 @@ from dashboard.schemas import (
     BotDetailOut,
     BotOut,
     BotRef,
+    ChainEntryOut,
     CrosstableOut,
     FairnessOut,
     GameDetailOut,
@@ -159,7 +160,10 @@ def verification(store: Store, season_id: int) -> VerificationOut:
         raise NotOverYet(f"season {season.name!r} is not over: its games and key are served for verifying once "
                          "every game is final")
     return VerificationOut(season_id=season_id, key=season.key, games=store.seasons.stored_games(season_id),
-                           ratings=store.season_reads.ratings(season_id))
+                           ratings=store.season_reads.ratings(season_id),
+                           chain=[ChainEntryOut(seq=e.seq, kind=e.kind, number=e.number, entry=e.entry, hash=e.hash)
+                                  for e in store.chain.entries(season_id)],
+                           identities=store.chain.identities(season_id))
 
 
 def _job(store: Store, fn: Callable[[str, int], T], season_id: int) -> tuple[Callable[..., T], tuple[Any, ...]] | None:

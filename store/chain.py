@@ -45,11 +45,10 @@ from typing import Any, Protocol
 
 from sqlalchemy import Connection, bindparam, func, insert, select, update
 
+from league.integrity.chain import GENESIS, Entry, SeasonNow, chain_format_of, check_chain
 from store.models import Bot, ChainEntry, Game, GameAttempt, GameSeat, GameStatus, Replay, Season, SeasonStatus
 from store.session import Database
 
-#: The previous hash of a season's first entry.
-GENESIS = "0" * 64
 #: The chain format written now: 2 adds the seats' identities to game entries and the close entry.
 #: A chain without ``chain`` in its season entry is of format 1 and is checked under format 1's rules.
 VERSION = 2
@@ -144,8 +143,6 @@ _REPLAY_BLOB = select(Replay.record).where(Replay.game_id == bindparam("c_game")
 _ADD = insert(ChainEntry)
 _SEASON_FIELDS = (Season.name, Season.game, Season.params, Season.time_control, Season.commitment,
                   Season.chance_scheme, Season.chain_head, Season.chain_length, Season.status, Season.config)
-#: Keys of a game entry fixed by the chain but not compared with the rows now (a bot may move later).
-_CHAINED_ONLY = ("served",)
 _SET_HEAD = (update(Season).where(Season.id == bindparam("c_season"))
              .values(chain_head=bindparam("c_head"), chain_length=bindparam("c_length")))
 
@@ -229,14 +226,36 @@ class ChainReads:
             row = conn.execute(select(Season.chain_head, Season.chain_length).where(Season.id == season_id)).one_or_none()
         return ChainHead(None, 0) if row is None else ChainHead(row.chain_head, row.chain_length)
 
+    def entries(self, season_id: int) -> list[Entry]:
+        """The season's chain entries in order (``league.integrity.chain.Entry``): public once it is over,
+        for ``season verify --api`` (``/api/v1/seasons/{id}/verification``)."""
+        with self._db.read_rows() as conn:
+            return [Entry(r.seq, r.kind, r.number, r.entry, r.hash) for r in conn.execute(
+                select(ChainEntry.seq, ChainEntry.kind, ChainEntry.number, ChainEntry.entry, ChainEntry.hash)
+                .where(ChainEntry.season_id == season_id).order_by(ChainEntry.seq))]
+
+    def identities(self, season_id: int) -> dict[int, list[list[str | None]]]:
+        """``{game number: [[bot name, seat version] per seat]}`` of the season's games as stored now: what a
+        game entry of chain format 2 chains as ``bots``."""
+        out: dict[int, list[list[str | None]]] = {}
+        with self._db.read_rows() as conn:
+            for number, name, version in conn.execute(
+                    select(Game.number, Bot.name, GameSeat.version).join(GameSeat, GameSeat.game_id == Game.id)
+                    .join(Bot, Bot.id == GameSeat.bot_id).where(Game.season_id == season_id)
+                    .order_by(Game.number, GameSeat.seat)):
+                out.setdefault(number, []).append([name, version])
+        return out
+
     def audit(self, season_id: int, heads: Sequence[str] = ()) -> ChainAudit:
         """Check the season's chain (module docstring) against its rows as they are now and against
-        ``heads`` (hashes of this chain seen before: each must be the hash of one of its entries)."""
+        ``heads`` (hashes of this chain seen before: each must be the hash of one of its entries);
+        the checks are ``league.integrity.chain.check_chain``'s, which ``season verify --api`` runs too."""
         with self._db.read_rows() as conn:
             season = dict(conn.execute(select(*_SEASON_FIELDS).where(Season.id == season_id)).one()._mapping)
-            entries = conn.execute(select(ChainEntry.seq, ChainEntry.kind, ChainEntry.number, ChainEntry.entry,
-                                          ChainEntry.hash).where(ChainEntry.season_id == season_id)
-                                   .order_by(ChainEntry.seq)).all()
+            rows = conn.execute(select(ChainEntry.seq, ChainEntry.kind, ChainEntry.number, ChainEntry.entry,
+                                       ChainEntry.hash).where(ChainEntry.season_id == season_id)
+                                .order_by(ChainEntry.seq)).all()
+            entries = [Entry(r.seq, r.kind, r.number, r.entry, r.hash) for r in rows]
             games = {gid: (number, status) for gid, number, status in conn.execute(
                 select(Game.id, Game.number, Game.status).where(Game.season_id == season_id))}
             seats: dict[int, list[int]] = {}
@@ -244,125 +263,10 @@ class ChainReads:
             for number, bot in conn.execute(select(Game.number, GameSeat.bot_id).join(GameSeat, GameSeat.game_id == Game.id)
                                             .where(Game.season_id == season_id).order_by(Game.number, GameSeat.seat)):
                 seats.setdefault(number, []).append(bot)
-            version = _format(entries)
+            version = chain_format_of(entries)
             rebuilt = {number: game_entry(conn, gid, True, version)[1] for gid, (number, status) in games.items()
                        if GameStatus(status) in FINAL}
-            audit = ChainAudit(season["chain_head"], season["chain_length"], [])
-            self._links(audit, entries)
-            self._entries(audit, season, entries, rebuilt, seats, groups)
-            if version >= 2:
-                self._close(audit, entries, close_entry(conn, season_id),
+            now = SeasonNow(season, rebuilt, seats, groups, close_entry(conn, season_id),
                             finished(season["status"], season["config"], self._linker))
-        hashes = {e.hash: e.seq for e in entries}
-        for seen in heads:
-            seen = seen.strip().lower()
-            if seen in hashes:
-                audit.heads_seen += 1
-            else:
-                audit.problems.append(f"chain: the head {seen} seen before is not in the season's chain of "
-                                      f"{len(entries)} entries: the chain was rewritten after it was shown")
-        return audit
-
-    def _links(self, audit: ChainAudit, entries: Sequence[Any]) -> None:
-        previous = GENESIS
-        for i, e in enumerate(entries):
-            if e.seq != i:
-                audit.problems.append(f"chain: entry {i} is missing (the next stored is {e.seq})")
-                break
-            expected = self._linker.chain_link(previous, e.entry)
-            if e.hash != expected:
-                audit.problems.append(f"chain: entry {e.seq} ({_name(e)}) is not linked: its hash is {e.hash}, "
-                                      f"the previous hash and its text give {expected}")
-                break
-            previous = e.hash
-        if entries and (audit.head != entries[-1].hash or audit.length != len(entries)):
-            audit.problems.append(f"chain: the season's head {audit.head} after {audit.length} entries is not its last "
-                                  f"entry's hash {entries[-1].hash} after {len(entries)}")
-
-    @staticmethod
-    def _entries(audit: ChainAudit, season: dict[str, Any], entries: Sequence[Any], rebuilt: dict[int, dict[str, Any]],
-                 seats: dict[int, list[int]], groups: dict[int, int | None]) -> None:
-        listed: dict[int, tuple[int, list[int]]] = {}
-        chained: set[int] = set()
-        for e in entries:
-            entry = json.loads(e.entry)
-            if e.kind == "season":
-                now = season_entry(season, [])
-                for key in ("name", "game", "params", "time_control", "commitment", "chance_scheme"):
-                    if entry.get(key) != now[key]:
-                        audit.problems.append(f"chain: the season's {key} is now {now[key]!r}, stored as "
-                                              f"{entry.get(key)!r} in entry {e.seq}")
-            if e.kind in ("season", "schedule"):
-                listed.update({n: (g, b) for n, g, b in entry["games"]})
-            elif e.kind == "game":
-                number = entry.get("number")
-                chained.add(number)
-                now_entry = rebuilt.get(number)
-                if now_entry is None:
-                    audit.problems.append(f"game {number}: final in chain entry {e.seq} ({entry['status']}), now "
-                                          + ("missing from the store" if number not in groups else "not final"))
-                    continue
-                diff = [k for k in sorted(set(entry) | set(now_entry))
-                        if k not in _CHAINED_ONLY and entry.get(k) != now_entry.get(k)]
-                if diff:
-                    audit.problems.append(f"game {number}: " + "; ".join(
-                        f"{k} is now {_short(now_entry.get(k))}, chained as {_short(entry.get(k))} in entry {e.seq}"
-                        for k in diff))
-        if not entries or entries[0].kind != "season":
-            if season["chance_scheme"] is None:  # created before the chain (migration 0007): only later records chained
-                audit.note = ("a season from before the chain: its schedule and the records stored before the "
-                              "chain are not covered by it")
-            else:
-                audit.problems.append("chain: the season has no season entry: its schedule and records are not covered")
-            return
-        for number in sorted(set(rebuilt) - chained):
-            audit.problems.append(f"game {number}: {rebuilt[number]['status']} in the store, with no chain entry")
-        for number in sorted(set(groups) | set(listed)):
-            if number not in listed:
-                audit.problems.append(f"game {number}: in the store, in no schedule entry of the chain")
-            elif number not in groups:
-                audit.problems.append(f"game {number}: in the chain's schedule, missing from the store")
-            elif listed[number] != (groups[number], seats.get(number, [])):
-                audit.problems.append(f"game {number}: deal group and bots now {groups[number]} {seats.get(number)}, "
-                                      f"in the chain's schedule {listed[number][0]} {listed[number][1]}")
-
-
-    @staticmethod
-    def _close(audit: ChainAudit, entries: Sequence[Any], now: dict[str, Any], is_finished: bool) -> None:
-        """The ``close`` entry (format 2): the last entry of a finished season, with the store's games."""
-        closes = [e for e in entries if e.kind == "close"]
-        if closes and closes[0] is not entries[-1]:
-            after = entries[entries.index(closes[0]) + 1:]
-            audit.problems.append(
-                f"chain: {len(after)} entr{'y' if len(after) == 1 else 'ies'} after the season's close in entry "
-                f"{closes[0].seq} ({', '.join(_name(e) for e in after[:5])}): a finished season takes no new game")
-        if not closes:
-            if is_finished:
-                audit.problems.append("chain: the season is finished (every game final, its key public), but its "
-                                      "chain has no close entry")
-            return
-        if not is_finished:
-            audit.problems.append(f"chain: closed in entry {closes[0].seq}, but the season is not finished now "
-                                  "(a game was re-opened or added after the close)")
-        chained = json.loads(closes[-1].entry)
-        if (chained.get("games"), chained.get("statuses")) != (now["games"], now["statuses"]):
-            audit.problems.append(f"chain: the close in entry {closes[-1].seq} counts {chained.get('games')} games "
-                                  f"{_short(chained.get('statuses'))}; the store has {now['games']} "
-                                  f"{_short(now['statuses'])}")
-
-
-def _format(entries: Sequence[Any]) -> int:
-    """The chain format its season entry states (1 without one)."""
-    if not entries or entries[0].kind != "season":
-        return 1
-    version = json.loads(entries[0].entry).get("chain", 1)
-    return version if isinstance(version, int) else 1
-
-
-def _name(e: Any) -> str:
-    return f"game {e.number}" if e.number is not None else e.kind
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value)
-    return text if len(text) <= 160 else text[:157] + "..."
+        found = check_chain(entries, now, self._linker.chain_link, (season["chain_head"], season["chain_length"]), heads)
+        return ChainAudit(season["chain_head"], season["chain_length"], found.problems, found.heads_seen, found.note)
