@@ -17,6 +17,9 @@ chain, in the transaction that stores it (as certificate transparency logs do):
   now, so swapping two bots' names is caught) and where it was served from (``served``: each
   seat's endpoint and author when the game ended, fixed by the chain; a bot may move or
   change its author later, so they are not compared with its row now);
+- kind ``ratings`` (format 2, a ladder's open epoch): a snapshot of the ladder's ratings as stored
+  (``store.ladders.Ladders.add_rating_points``): the rated games it covers and each entrant's games,
+  rating and sd; ``ladder verify`` checks the stored history against these entries;
 - kind ``close`` (format 2): the season finished (every game final and its key public: no
   game is ever added again), with its number of games and games per status. It is the
   chain's last entry: an entry after it, a finished season without it, or a count that is
@@ -172,6 +175,12 @@ def game_entry(conn: Connection, game_id: int, digest: str | None | bool = True,
         entry["bots"] = [[name, seat_version] for name, seat_version, _, _ in who]
         entry["served"] = [[endpoint, author] for _, _, endpoint, author in who]
     return game.number, entry
+
+
+def ratings_entry(games: int, points: Sequence[tuple[int, int, float, float]]) -> dict[str, Any]:
+    """The entry of a ladder's rating snapshot after ``games`` rated games: ``(entrant id, its games, rating,
+    sd)`` of each entrant written (``store.ladders.Ladders.add_rating_points``)."""
+    return {"kind": "ratings", "games": games, "points": [[e, p, r, sd] for e, p, r, sd in points]}
 
 
 def close_entry(conn: Connection, season_id: int) -> dict[str, Any]:

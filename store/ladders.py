@@ -29,7 +29,7 @@ from sqlalchemy.exc import IntegrityError
 
 from referee.chance import PER_DEAL, SCHEMES
 from store.bots import check_game_name
-from store.chain import append, close_if_finished, season_entry
+from store.chain import append, chain_format, close_if_finished, ratings_entry, season_entry
 from store.db import NameTaken, NotFound
 from store.models import (
     Bot,
@@ -476,16 +476,25 @@ class Ladders:
                           points: Mapping[int, tuple[int, float, float]]) -> int:
         """Store a snapshot of the ratings after ``games`` rated games: ``{entrant id: (its games, rating,
         sd)}``. A snapshot an entrant already has at that ``games`` is kept (several runners): returns
-        how many were written."""
+        how many were written. The points written are appended to the open epoch's chain (an entry of kind
+        ``ratings``, chain format 2), so ``ladder verify`` checks the stored history against it."""
         if not points:
             return 0
         with self._db.write() as s:
+            # the open epoch, locked first: its chain takes the snapshot (store.chain, kind "ratings")
+            epoch = s.execute(select(Season).where(Season.ladder_id == ladder_id).order_by(Season.epoch.desc())
+                              .limit(1).with_for_update()).scalar_one_or_none()
             have = set(s.scalars(select(LadderRating.entrant_id).where(
                 LadderRating.ladder_id == ladder_id, LadderRating.games == games)))
             rows = [{"ladder_id": ladder_id, "entrant_id": e, "games": games, "played": p, "rating": r, "sd": sd,
                      "at": utcnow()} for e, (p, r, sd) in sorted(points.items()) if e not in have]
             if rows:
                 s.execute(insert(LadderRating), rows)
+                conn = s.connection()
+                if epoch is not None and chain_format(conn, epoch.id) >= 2 and \
+                        not (epoch.config or {}).get(EPOCH_KEY, {}).get("closed"):
+                    append(conn, epoch, self._policy, ratings_entry(games, [
+                        (r["entrant_id"], r["played"], r["rating"], r["sd"]) for r in rows]))
             return len(rows)
 
     def rating_history(self, ladder_id: int, entrant_id: int | None = None) -> list[RatingPoint]:

@@ -201,3 +201,48 @@ def _game_entry(game: ApiGame, identities: list[list[str | None]], version: int)
     if version >= 2:
         entry["bots"] = [list(i) for i in identities]
     return entry
+
+
+@dataclass(frozen=True)
+class ApiEpoch(ApiSeason):
+    """A ladder's epoch as the API shows it: its season, with its number."""
+
+    epoch: int = 0
+
+
+class ApiLadder:
+    """The ladder ``name`` at the dashboard of ``source`` (``league.competition.ladder.LadderSource``, for
+    ``ladder verify NAME --api URL``): its epochs (``/ladders/{name}``), each over epoch's chain (its
+    verification data); the stored rating snapshots are not all public, so they are not checked from the API."""
+
+    def __init__(self, source: ApiSource, name: str) -> None:
+        self.deals = source
+        self.name = name
+        self._epochs: list[ApiEpoch] | None = None
+        self._over: dict[int, bool] = {}
+
+    def epochs(self) -> Sequence[ApiEpoch]:
+        if self._epochs is None:
+            rows = self.deals.get(f"/ladders/{urllib.parse.quote(self.name, safe='')}?epochs=1000")["epochs"]
+            out = []
+            for row in sorted(rows, key=lambda r: r["epoch"]):
+                d = self.deals.get(f"/seasons/{row['season_id']}")
+                out.append(ApiEpoch(d["id"], d["name"], d["game"], d["params"], d["time_control"], d.get("commitment"),
+                                    d.get("chance_scheme"), d["config"], d.get("chain_head"), d.get("chain_length", 0),
+                                    d.get("unavailable", []), epoch=row["epoch"]))
+                self._over[d["id"]] = row.get("key") is not None
+            self._epochs = out
+        return self._epochs
+
+    def entries(self, season_id: int) -> Sequence[Entry] | None:
+        if not self.over(season_id):
+            return None
+        return [Entry(e["seq"], e["kind"], e["number"], e["entry"], e["hash"])
+                for e in self.deals._verify_data(season_id).get("chain", [])]
+
+    def over(self, season_id: int) -> bool:
+        self.epochs()
+        return self._over.get(season_id, False)
+
+    def snapshots(self) -> None:
+        return None
