@@ -54,6 +54,7 @@ def create(
              "(anyone who knows it knows the cards). Default: a secret key drawn at random.",
         min=0, max=2**63 - 1)] = None,
     duplicate: options.Duplicate = False,
+    one_per_author: options.OnePerAuthor = False,
     param: options.Param = [],
     deadline: options.Deadline = 1.0,
     time_bank: options.TimeBank = 10.0,
@@ -94,13 +95,13 @@ def create(
     try:
         if rule is None:
             season_id = create_season(store, name, game, bot_names, sizes, games, seed, duplicate, parse_params(param), tc,
-                                      suspend_after_s=suspend_after)
+                                      suspend_after_s=suspend_after, one_per_author=one_per_author)
         else:
             from league.competition.sequential import create_sequential_season
 
             season_id = create_sequential_season(store, name, game, bot_names, sizes, rule, batch, seed,
                                                  duplicate=duplicate, params=parse_params(param), time_control=tc,
-                                                 suspend_after_s=suspend_after)
+                                                 suspend_after_s=suspend_after, one_per_author=one_per_author)
     except SeasonError as exc:
         fail(str(exc), 2)
     progress = store.seasons.season_progress(season_id)
