@@ -38,6 +38,7 @@ def create(
     game: Annotated[str, typer.Option(help=f"{names_text()}.")],
     tables: options.Tables = "3,4",
     duplicate: options.Duplicate = False,
+    one_per_author: options.OnePerAuthor = False,
     param: options.Param = [],
     deadline: options.Deadline = 1.0,
     time_bank: options.TimeBank = 10.0,
@@ -61,7 +62,8 @@ def create(
     try:
         lid = create_ladder(store, name, game, parse_ints(tables, "--tables"), duplicate=duplicate,
                             params=parse_params(param), time_control=tc, suspend_after_s=suspend_after,
-                            epoch_games=epoch_games, epoch_seconds=epoch_seconds, window=pending)
+                            epoch_games=epoch_games, epoch_seconds=epoch_seconds, window=pending,
+                            one_per_author=one_per_author)
     except (LadderError, StoreError) as exc:
         fail(str(exc), 2)
     ladder = store.ladders.get_ladder(lid)

@@ -31,7 +31,7 @@ from league.competition.compare import plan as plan_compares
 from league.competition.entrants import entrant_index, seat_entrants
 from league.competition.matchmaking import Entrant, MatchState, choose_table, pair
 from league.competition.schedule import rotations
-from league.competition.seasons import SEASON_NAME, SeasonError, game_setup
+from league.competition.seasons import SEASON_NAME, SeasonError, author_key, game_setup
 from league.competition.standings import game_number
 from league.integrity import fairness
 from league.integrity.chain import Entry
@@ -62,7 +62,8 @@ class LadderError(ValueError):
 class LadderSettings:
     """A ladder's settings, stored as its ``config``: table sizes (chosen among at each table), duplicate
     deals, the epoch's bounds, seconds before a down bot is suspended from an epoch (rules §4.9), games
-    kept pending, rated games between two rating snapshots, games of a new entrant's placement."""
+    kept pending, rated games between two rating snapshots, games of a new entrant's placement, and whether a
+    table seats at most one bot per author (``--one-per-author``, ``league.competition.seasons.author_key``)."""
 
     table_sizes: tuple[int, ...]
     duplicate: bool = False
@@ -72,6 +73,7 @@ class LadderSettings:
     window: int = WINDOW
     history_every: int = HISTORY_EVERY
     placement_games: int = PLACEMENT_GAMES
+    one_per_author: bool = False
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> LadderSettings:
@@ -90,7 +92,7 @@ class LadderSettings:
 def create_ladder(store, name: str, game: str, table_sizes: Sequence[int], *, duplicate: bool = False,
                   params: Mapping[str, Any] | None = None, time_control: TimeControl | None = None,
                   suspend_after_s: float = SUSPEND_AFTER_S, epoch_games: int = EPOCH_GAMES,
-                  epoch_seconds: float = EPOCH_SECONDS, window: int = WINDOW) -> int:
+                  epoch_seconds: float = EPOCH_SECONDS, window: int = WINDOW, one_per_author: bool = False) -> int:
     """Validate and store a ladder and open its first epoch (its commitment published now); returns its id.
     Raises LadderError with one line (nothing written) for a bad name, a name taken, an unknown game, bad
     parameters or table sizes, or settings out of range."""
@@ -109,12 +111,20 @@ def create_ladder(store, name: str, game: str, table_sizes: Sequence[int], *, du
         raise LadderError(f"--pending must be 1 to 10,000, not {window}")
     if store.ladders.get_ladder_by_name(name) is not None or store.seasons.get_season_by_name(name) is not None:
         raise LadderError(f"a ladder or season named {name!r} exists already")
-    settings = LadderSettings(tuple(table_sizes), duplicate, epoch_games, float(epoch_seconds), suspend_after_s, window)
+    settings = LadderSettings(tuple(table_sizes), duplicate, epoch_games, float(epoch_seconds), suspend_after_s, window,
+                              one_per_author=one_per_author)
     tc = time_control or TimeControl.for_game(game_spec.name)
     ladder_id = store.ladders.create_ladder(name, game_spec.name, asdict(game_params), tc.to_json(),
                                             settings.to_config())
     store.ladders.open_epoch(ladder_id, 1, fairness.new_key(), settings.epoch_config())
     return ladder_id
+
+
+def _apart(table: Sequence[int], entrants: Sequence[Entrant]) -> bool:
+    """Whether no two entrants of ``table`` (ids) have one author (``Entrant.author``)."""
+    author = {e.id: e.author for e in entrants}
+    named = [author[e] for e in table if author.get(e) is not None]
+    return len(named) == len(set(named))
 
 
 def epoch_due(settings: LadderSettings, games: int, opened_at: datetime, now: datetime) -> bool:
@@ -403,6 +413,8 @@ class LadderRunner:
         self._follow(by_version, latest)
         fit = self.fit()
         ready = []
+        authors = ({b.id: author_key(b.author, b.name) for b in store.bots.list_bots(include_retired=False)}
+                   if settings.one_per_author else {})
         for e in entrants:
             if not e.active or e.bot_id in paused:
                 continue
@@ -411,7 +423,7 @@ class LadderRunner:
                 continue
             rated = e.id in fit.rating
             ready.append(Entrant(e.id, fit.rating[e.id] if rated else START_RATING,
-                                 fit.sd(e.id) if rated else PRIOR_SD_ELO, room))
+                                 fit.sd(e.id) if rated else PRIOR_SD_ELO, room, author=authors.get(e.bot_id)))
         bot_of = {e.id: e.bot_id for e in entrants}
         count = store.seasons.season_progress(epoch.id)["total"]
         if self._key is None or self._key[0] != epoch.id:
@@ -423,12 +435,14 @@ class LadderRunner:
         groups: list[int] = []
         rooms = {e.id: e.room for e in ready}
         while pending + len(games) < self.window:
-            candidates = [Entrant(e.id, e.rating, e.sd, rooms[e.id]) for e in ready if rooms[e.id] > 0]
+            candidates = [Entrant(e.id, e.rating, e.sd, rooms[e.id], author=e.author) for e in ready if rooms[e.id] > 0]
             sizes = [s for s in settings.table_sizes if s <= len(candidates)]
             if not sizes:
                 break
-            table = (compares.table(candidates, sizes, scratch, rng)
-                     or choose_table(candidates, rng.choice(sizes), scratch, rng))
+            table = compares.table(candidates, sizes, scratch, rng)
+            if table is not None and settings.one_per_author and not _apart(table, candidates):
+                table = None  # a compare's table of one author's bots is not seated (--one-per-author)
+            table = table or choose_table(candidates, rng.choice(sizes), scratch, rng)
             if table is None:
                 break
             group = count + len(games)
