@@ -60,6 +60,12 @@ then waits less; there are at most ``N - 1`` entrants, ``P - 1`` pairs, ``P = N 
   least, as far as the table allows (the seating that minimises the largest excess,
   then the total excess, of the seats given over each entrant's least held seat).
 
+**One per author** (a ladder's ``--one-per-author``, :attr:`Entrant.author`): no table seats two entrants
+of one author; every step above skips an entrant whose author is at the table, step 2 and 4 skip pairs of
+one author (they never meet), and no table is chosen (None) when the entrants with room have fewer authors
+than ``k``. The bounds above are proven without it; with it they are measured, not proven (an entrant may
+wait while the seats it could take go to others' authors).
+
 A ladder whose tables take several sizes keeps the bounds of its smallest size
 (each table, whatever its size, seats an overdue pair and a due entrant as above,
 and the deadlines are longest for the smallest size). A gap is counted in tables
