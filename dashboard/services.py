@@ -135,11 +135,12 @@ def fairness(store: Store, season_id: int) -> FairnessOut:
         "no replay must be failed (three voided attempts) or not played (a bot of its table suspended).",
         "Keep the chain heads you see here; the verification checks that the season's chain still extends each of "
         "them, so a result changed or removed after you saw a head is caught.",
-        f"Anyone can do all of this but the chain from this site's public API alone, with no database: cardarena "
-        f"season verify {season.name} --api <this site's address, e.g. http://host:8000>; it reads "
-        f"/api/v1/seasons/{season.id}, /api/v1/seasons/{season.id}/verification and each game's "
-        "/api/v1/replays/{id}/stored (the record as stored, its views and answers as the bytes sent).",
-        f"The organiser's store does all of this and checks the chain in one command: cardarena season verify "
+        f"Anyone can do all of this, the chain included, from this site's public API alone, with no database: "
+        f"cardarena season verify {season.name} --api <this site's address, e.g. http://host:8000> --head <a head "
+        f"you saw>; it reads /api/v1/seasons/{season.id}, /api/v1/seasons/{season.id}/verification (with the "
+        "chain's entries) and each game's /api/v1/replays/{id}/stored (the record as stored, its views and answers "
+        "as the bytes sent).",
+        f"The organiser's store does all of this in one command: cardarena season verify "
         f"{season.name} --head <a head you saw>",
     ]
     return FairnessOut(season_id=season.id, season_name=season.name, status=season.status,
