@@ -15,7 +15,8 @@ chain, in the transaction that stores it (as certificate transparency logs do):
   stored replay's bytes (null without one); from format 2 also who sat at each seat
   (``bots``: each seat's bot name and the version it played, both checked against the rows
   now, so swapping two bots' names is caught) and where it was served from (``served``: each
-  seat's endpoint and author when the game ended, fixed by the chain; a bot may move or
+  seat's endpoint, as its SHA-256 since the entries are public once the season is over and an
+  endpoint is not, and its author, when the game ended, fixed by the chain; a bot may move or
   change its author later, so they are not compared with its row now);
 - kind ``ratings`` (format 2, a ladder's open epoch): a snapshot of the ladder's ratings as stored
   (``store.ladders.Ladders.add_rating_points``): the rated games it covers and each entrant's games,
@@ -173,8 +174,14 @@ def game_entry(conn: Connection, game_id: int, digest: str | None | bool = True,
     if version >= 2:
         who = conn.execute(_SEAT_WHO, {"c_game": game_id}).all()
         entry["bots"] = [[name, seat_version] for name, seat_version, _, _ in who]
-        entry["served"] = [[endpoint, author] for _, _, endpoint, author in who]
+        entry["served"] = [[endpoint_digest(endpoint), author] for _, _, endpoint, author in who]
     return game.number, entry
+
+
+def endpoint_digest(endpoint: str) -> str:
+    """SHA-256 (hex) of a bot's endpoint, as a game entry chains it: the chain's entries are public once a season
+    is over, and an endpoint is not (a bot's address is kept from the other bots)."""
+    return hashlib.sha256(endpoint.encode()).hexdigest()
 
 
 def ratings_entry(games: int, points: Sequence[tuple[int, int, float, float]]) -> dict[str, Any]:

@@ -151,3 +151,16 @@ def test_a_chain_rewritten_to_match_swapped_names_fails_from_the_api_with_a_head
     assert alone.returncode == 0, alone.stdout  # consistent with itself: only a head seen before can tell
     assert with_head.returncode == 1, with_head.stdout + with_head.stderr
     assert f"MISMATCH chain: the head {seen} seen before is not in the season's chain" in with_head.stdout
+
+
+def test_the_chain_served_shows_no_endpoint(played: tuple[Path, str]) -> None:
+    """Endpoints are not public: the chain's entries served for verifying hold their SHA-256 only."""
+    path, name = played
+    with sqlite3.connect(path) as db:
+        endpoints = [e for (e,) in db.execute("SELECT endpoint FROM bots")]
+    with serve(f"sqlite:///{path}") as base:
+        (season_id,) = [s["id"] for s in json.load(urlopen(f"{base}/api/v1/seasons")) if s["name"] == name]
+        text = urlopen(f"{base}/api/v1/seasons/{season_id}/verification").read().decode()
+    served = [json.loads(e["entry"])["served"] for e in json.loads(text)["chain"] if e["kind"] == "game"]
+    assert endpoints and served and all(len(digest) == 64 for seats in served for digest, _ in seats)
+    assert not any(e in text for e in endpoints)
