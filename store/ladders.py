@@ -481,9 +481,15 @@ class Ladders:
         if not points:
             return 0
         with self._db.write() as s:
-            # the open epoch, locked first: its chain takes the snapshot (store.chain, kind "ratings")
-            epoch = s.execute(select(Season).where(Season.ladder_id == ladder_id).order_by(Season.epoch.desc())
-                              .limit(1).with_for_update()).scalar_one_or_none()
+            # the open epoch, locked first: its chain takes the snapshot (store.chain, kind "ratings"). Locked, it
+            # may turn out closed by an epoch opened meanwhile (PostgreSQL re-reads a row it waited for, not the
+            # query): then the epoch opened is read and locked in its turn.
+            latest = (select(Season).where(Season.ladder_id == ladder_id).order_by(Season.epoch.desc())
+                      .limit(1).with_for_update())
+            epoch = s.execute(latest).scalar_one_or_none()
+            if epoch is not None and (epoch.config or {}).get(EPOCH_KEY, {}).get("closed"):
+                s.expire(epoch)
+                epoch = s.execute(latest).scalar_one_or_none()
             have = set(s.scalars(select(LadderRating.entrant_id).where(
                 LadderRating.ladder_id == ladder_id, LadderRating.games == games)))
             rows = [{"ladder_id": ladder_id, "entrant_id": e, "games": games, "played": p, "rating": r, "sd": sd,
