@@ -51,7 +51,8 @@ class RegisterIn(BaseModel):
     """A registration: the checks on each field are the registry's (one place for both front doors)."""
 
     model_config = ConfigDict(extra="forbid")
-    name: str = Field(max_length=200, description="1-40 characters of [A-Za-z0-9_.-]")
+    name: str = Field(max_length=200, description="1-40 characters of [A-Za-z0-9_.-], starting with a letter or digit, "
+                      "not all digits, not a path word such as api or static; unique whatever its case")
     endpoint: str = Field(max_length=300, description="host:port where the bot serves cardarena.v1.Bot")
     games: list[str] = Field(max_length=10, description=f"games to enter: {names_text()}")
     version: str = Field("", max_length=200, description="empty: Describe's version")

@@ -4,7 +4,9 @@ The Arena gRPC service (``arena.service``) and the HTTP API
 (``arena.http``) only translate requests and errors; every
 rule lives here:
 
-- **Names** are 1-40 characters of ``[A-Za-z0-9_.-]``; **endpoints** are
+- **Names** follow ``league.names.bot_name_problem`` (1-40 characters of ``[A-Za-z0-9_.-]``
+  matched whole, starting with a letter or digit, not all digits, not a reserved path word),
+  unique whatever their case; **endpoints** are
   ``host:port`` and must pass the network policy (``league.entry.netpolicy``);
   **games** must be games of the platform.
 - **Entry checks** (``league.entry.checks``) run against the address the policy
@@ -32,7 +34,6 @@ import base64
 import enum
 import hashlib
 import hmac
-import re
 import secrets
 import threading
 import time
@@ -53,16 +54,15 @@ from league.competition.standings import StandingRow, standings_of
 from league.entry.checks import EntryReport, run_entry_checks
 from league.entry.identity import MAX_VERSION_CHARS, capacity_of
 from league.entry.netpolicy import EndpointError, NetworkPolicy, PolicyError, ResolveError, parse_endpoint
-from league.names import did_you_mean
+from league.names import bot_name_problem, did_you_mean
 from referee.games import games as registered_games, names_text, spec
 from store import BotInfo, NameTaken, NotFound, SeasonInfo, Store, StoreError, StoreUnavailable
 from store.artifacts import OutputInfo, hosted_sha
+from store.bots import taken_message
 from store.ladders import LadderInfo
 from store.reads.games import GameRow
 from store.reads.ladders import LadderReads
 
-#: Bot names: 1-40 of these characters.
-NAME_RE = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
 #: Longest author string kept from Describe, characters.
 MAX_AUTHOR_CHARS = 80
 #: Longest token accepted, characters (ours are 43).
@@ -187,10 +187,11 @@ class ListedBot:
 
 
 def check_name(name: str) -> str:
-    """``name`` if valid, else RegistryError(INVALID_ARGUMENT)."""
-    if not isinstance(name, str) or not NAME_RE.match(name):
-        raise RegistryError(ErrorKind.INVALID_ARGUMENT,
-                            f"bad bot name {name!r}: use 1 to 40 characters of letters, digits, '_', '.', '-'")
+    """``name`` if it can be a bot's name (``league.names.bot_name_problem``), else
+    RegistryError(INVALID_ARGUMENT) saying why."""
+    problem = bot_name_problem(name)
+    if problem is not None:
+        raise RegistryError(ErrorKind.INVALID_ARGUMENT, f"bad bot name {name!r}: {problem}")
     return name
 
 
@@ -220,12 +221,10 @@ def retired_final(name: str, refused: str) -> str:
             "(its games and ratings stay in history); register your bot under another name")
 
 
-def taken_message(bot: BotInfo) -> str:
-    """The answer to a registration under the name of ``bot``, registered already (and perhaps retired)."""
-    if bot.retired_at is not None:
-        return (f"a bot named {bot.name!r} was registered and is retired since {bot.retired_at:%Y-%m-%d}: retirement "
-                "is final, the name cannot come back (its games and ratings stay in history); choose another name")
-    return f"a bot named {bot.name!r} is already registered"
+def retired_message(bot: BotInfo) -> str:
+    """The answer to a registration under the name of the retired ``bot`` (rules §5.3: retirement is final)."""
+    return (f"a bot named {bot.name!r} was registered and is retired since {bot.retired_at:%Y-%m-%d}: retirement "
+            "is final, the name cannot come back (its games and ratings stay in history); choose another name")
 
 
 def _clean(text: str, limit: int) -> str:
@@ -258,6 +257,17 @@ class Registry:
 
     # ------------------------------------------------------------ writes
 
+    def _taken_answer(self, name: str) -> str | None:
+        """Why ``name`` cannot be registered because a bot holds it (in any case: names are unique whatever their
+        case), saying so plainly when that bot is retired; None when it is free."""
+        taken = self.store.bots.name_taken(name)
+        if taken is None:
+            return None
+        holder = self.store.bots.get_bot_by_name(taken)
+        if holder is not None and holder.retired_at is not None:
+            return retired_message(holder)
+        return taken_message(name, taken)
+
     def register(self, name: str, endpoint: str, games: Sequence[str], version: str = "",
                  client: str = "") -> Registered:
         """Register a bot after every check passed; returns it with its token (shown once).
@@ -269,16 +279,13 @@ class Registry:
         """
         self._limit(client)
         check_name(name)
-        if name.isdigit():
-            raise RegistryError(ErrorKind.INVALID_ARGUMENT,
-                                f"bad bot name {name!r}: not all digits (the dashboard reads /bots/{name} as a bot id)")
         games = check_games(games)
         check_version(version)
         target = self._target(endpoint)
         with _store_errors():
-            taken = self.store.bots.get_bot_by_name(name)
-        if taken is not None:
-            raise RegistryError(ErrorKind.ALREADY_EXISTS, taken_message(taken))
+            answer = self._taken_answer(name)
+        if answer is not None:
+            raise RegistryError(ErrorKind.ALREADY_EXISTS, answer)
         report = self._entry_checks(target, endpoint, games)
         described = report.describe
         token = secrets.token_urlsafe(32)
@@ -294,10 +301,8 @@ class Registry:
                     described_name=_clean(described.name, 64) if described else None,
                     described_version=declared or None,
                     described_capacity=capacity_of(described.capacity) if described else None)
-            except NameTaken:  # registered meanwhile
-                taken = self.store.bots.get_bot_by_name(name)
-                raise RegistryError(ErrorKind.ALREADY_EXISTS, taken_message(taken) if taken is not None
-                                    else f"a bot named {name!r} is already registered") from None
+            except NameTaken as exc:  # registered meanwhile
+                raise RegistryError(ErrorKind.ALREADY_EXISTS, self._taken_answer(name) or str(exc)) from None
             bot = self.store.bots.get_bot(bot_id)
         if bot is None:  # deleted under us: only an operator could
             raise RegistryError(ErrorKind.UNAVAILABLE, f"bot {name!r} vanished right after registration")
@@ -355,12 +360,12 @@ class Registry:
         NOT_FOUND, ALREADY_EXISTS, FAILED_PRECONDITION (with ``log``), UNAVAILABLE."""
         self._limit(client)
         check_name(name)
-        if name.isdigit():
-            raise RegistryError(ErrorKind.INVALID_ARGUMENT,
-                                f"bad bot name {name!r}: not all digits (the dashboard reads /bots/{name} as a bot id)")
         wanted = check_games(games) if games else ()
         with _store_errors():
             existing = self.store.bots.get_bot_by_name(name)
+            taken = self.store.bots.name_taken(name) if existing is None else None
+        if taken is not None:
+            raise RegistryError(ErrorKind.ALREADY_EXISTS, taken_message(name, taken))
         new_token = ""
         if existing is not None:
             existing = self._authorised(name, token)

@@ -123,8 +123,8 @@ def _check_and_store(store: Store, config: HostingConfig, name: str, games: Sequ
     with store_errors():
         try:
             bot_id = store.artifacts.submit(existing.id if existing else None, fields, code, env, prepared.build_info())
-        except NameTaken:
-            raise RegistryError(ErrorKind.ALREADY_EXISTS, f"a bot named {name!r} is already registered") from None
+        except NameTaken as exc:
+            raise RegistryError(ErrorKind.ALREADY_EXISTS, str(exc)) from None
         bot = store.bots.get_bot(bot_id)
     if bot is None:
         raise RegistryError(ErrorKind.UNAVAILABLE, f"bot {name!r} vanished right after its submission")

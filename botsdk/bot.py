@@ -43,7 +43,8 @@ class Bot:
     """Subclass and add a method for each game your bot plays.
 
     Class attributes describe the bot (returned by ``Describe``): ``name``
-    (1-40 characters of ``[A-Za-z0-9_.-]``), ``version``, ``author``,
+    (1-40 characters of ``[A-Za-z0-9_.-]``, starting with a letter or digit; the platform refuses
+    path words such as ``api`` and a name taken in another case), ``version``, ``author``,
     ``games`` (game names, e.g. ``"a-game"``) and ``capacity`` (games it can play at once).
     A game's method is named after the game's protocol field (``a_game``): it receives the
     protocol view (``cardarena.v1.*View``) and a :class:`Context`, and returns the protocol

@@ -114,7 +114,7 @@ def check_bot(
 
 @app.command("register")
 def register_bot(
-    name: Annotated[str, typer.Argument(help="Unique bot name: 1-40 of letters, digits, '_', '.', '-'.")],
+    name: Annotated[str, typer.Argument(help="Unique bot name (whatever its case): 1-40 of letters, digits, '_', '.', '-', starting with a letter or digit; not 'api', 'static' or another path word.")],
     endpoint: Annotated[str, typer.Option(help="HOST:PORT where the bot serves, as the platform will dial it.")],
     game: Annotated[list[str], typer.Option(
         "--game", metavar="GAME", help=f"Game to enter (repeat for several; `bot update --game` adds one later): {names_text()}.")],

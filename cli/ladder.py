@@ -6,6 +6,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -38,6 +39,7 @@ def create(
     game: Annotated[str, typer.Option(help=f"{names_text()}.")],
     tables: options.Tables = "3,4",
     duplicate: options.Duplicate = False,
+    one_per_author: options.OnePerAuthor = False,
     param: options.Param = [],
     deadline: options.Deadline = 1.0,
     time_bank: options.TimeBank = 10.0,
@@ -62,7 +64,8 @@ def create(
     try:
         lid = create_ladder(store, name, game_spec, parse_ints(tables, "--tables"), duplicate=duplicate,
                             params=parse_params(param), time_control=tc, suspend_after_s=suspend_after,
-                            epoch_games=epoch_games, epoch_seconds=epoch_seconds, window=pending)
+                            epoch_games=epoch_games, epoch_seconds=epoch_seconds, window=pending,
+                            one_per_author=one_per_author)
     except (LadderError, StoreError) as exc:
         fail(str(exc), 2)
     ladder = store.ladders.get_ladder(lid)
@@ -386,27 +389,59 @@ def list_ladders(db: DbOption = None) -> None:
 @app.command("verify")
 def verify(
     name: Annotated[str, typer.Argument(help="Ladder name.")],
+    head: Annotated[list[str] | None, typer.Option(
+        "--head", help="A chain head seen before (64 hex digits, of any epoch: the ladder page or the API); an "
+                       "epoch's chain must hold it. Repeat for several, or give a file of them with --heads.")] = None,
+    heads: Annotated[Path | None, typer.Option(
+        "--heads", help="A file of chain heads seen before, one per line (blank lines and # comments skipped).",
+        exists=True, dir_okay=False)] = None,
+    api: Annotated[str | None, typer.Option(
+        "--api", help="Verify from a dashboard's public JSON API at this address (e.g. http://host:8000) instead of "
+                      "the store: anyone can; the rating snapshots are not checked (not all public), no --db.")] = None,
     db: DbOption = None,
 ) -> None:
     """Check every closed epoch whose games are all played as `season verify` checks a season (the published
-    key against its commitment, every seed, replay, result and the chain), and that every epoch's chain
-    opens with its commitment and the previous epoch's, before any game. Exit 0 when all verify, 1 otherwise."""
-    from league.competition.ladder import verify_ladder
+    key against its commitment, every seed, replay, result and the chain), that every epoch's chain
+    opens with its commitment and the previous epoch's commitment and chain head (an entry of that epoch's
+    chain), before any game, that the chain heads seen before (--head) are in the ladder's chains, and that
+    the stored rating snapshots are the chained ones. Exit 0 when all verify, 1 otherwise."""
+    from cli.season import heads_seen
+    from league.competition.ladder import verify_ladder, verify_ladder_chains
+    from league.integrity.verify import CannotVerify
+    from league.integrity.verify_api import ApiError, ApiLadder, ApiSource
 
-    store = open_db(db, existing=True)
-    ladder = store.ladders.get_ladder_by_name(name)
-    if ladder is None:
-        no_ladder(name, db)
-    checks = verify_ladder(store, ladder.id)
+    seen = heads_seen(head, heads)
+    if api is not None:
+        if db:
+            fail("--api verifies from the public API alone, without --db", 2)
+        try:
+            source = ApiLadder(ApiSource(api), name)
+            checks = verify_ladder(None, 0, source)
+            chains = verify_ladder_chains(None, 0, seen, source)
+        except (ApiError, CannotVerify) as exc:
+            fail(str(exc))
+        console.print(f"from {api}: the ladder's epochs, each over epoch's key, games, replays and chain",
+                      highlight=False, markup=False)
+    else:
+        store = open_db(db, existing=True)
+        ladder = store.ladders.get_ladder_by_name(name)
+        if ladder is None:
+            no_ladder(name, db)
+        checks = verify_ladder(store, ladder.id)
+        chains = verify_ladder_chains(store, ladder.id, seen)
     for check in checks:
         console.print(f"epoch {check.epoch} ({check.name}): {check.state}", highlight=False, markup=False)
         for line in check.lines:
             console.print(f"  {line}", highlight=False, markup=False)
+    for line in chains.lines:
+        console.print(line, highlight=False, markup=False)
+    for problem in chains.problems:
+        console.print(f"MISMATCH {problem}", highlight=False, markup=False)
     verified = sum(c.state == "verified" for c in checks)
     failed = [c.epoch for c in checks if c.state == "failed"]
     console.print(f"{verified} epoch(s) verified, {len(failed)} failed, "
                   f"{len(checks) - verified - len(failed)} not verifiable yet (open or still playing)", highlight=False)
-    if failed:
+    if failed or chains.problems:
         raise typer.Exit(1)
 
 

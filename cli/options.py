@@ -12,6 +12,10 @@ from referee.games import specs
 Tables = Annotated[str, typer.Option(help="Table sizes, comma-separated, e.g. 3,4,5,6 (a season uses them in turn, "
                                           "a ladder chooses among them).")]
 Duplicate = Annotated[bool, typer.Option(help="Play each deal seed once in every rotation of its table.")]
+OnePerAuthor = Annotated[bool, typer.Option(
+    "--one-per-author", help="Never seat two bots of one author (as each bot's Describe declares it; none: its own) at a "
+                             "table, so an author's bots cannot play as a team; refused when a table has more seats "
+                             "than the bots have authors.")]
 Param = Annotated[list[str], typer.Option(metavar="NAME=VALUE", help="Game parameter (repeatable), e.g. orbits=3.")]
 Deadline = Annotated[float, typer.Option(help="Seconds per decision.")]
 TimeBank = Annotated[float, typer.Option(help="Seconds of time bank per seat per game.")]

@@ -54,6 +54,7 @@ def create(
              "(anyone who knows it knows the cards). Default: a secret key drawn at random.",
         min=0, max=2**63 - 1)] = None,
     duplicate: options.Duplicate = False,
+    one_per_author: options.OnePerAuthor = False,
     param: options.Param = [],
     deadline: options.Deadline = 1.0,
     time_bank: options.TimeBank = 10.0,
@@ -95,13 +96,13 @@ def create(
     try:
         if rule is None:
             season_id = create_season(store, name, game_spec, bot_names, sizes, games, seed, duplicate, parse_params(param), tc,
-                                      suspend_after_s=suspend_after)
+                                      suspend_after_s=suspend_after, one_per_author=one_per_author)
         else:
             from league.competition.sequential import create_sequential_season
 
             season_id = create_sequential_season(store, name, game_spec, bot_names, sizes, rule, batch, seed,
                                                  duplicate=duplicate, params=parse_params(param), time_control=tc,
-                                                 suspend_after_s=suspend_after)
+                                                 suspend_after_s=suspend_after, one_per_author=one_per_author)
     except SeasonError as exc:
         fail(str(exc), 2)
     progress = store.seasons.season_progress(season_id)
@@ -404,7 +405,7 @@ def verify(
         exists=True, dir_okay=False)] = None,
     api: Annotated[str | None, typer.Option(
         "--api", help="Verify from a dashboard's public JSON API at this address (e.g. http://host:8000) "
-                      "instead of the store: anyone can; every check but the chain's (not public), no --db.")] = None,
+                      "instead of the store: anyone can; the same checks, the chain's too (with --head), no --db.")] = None,
     db: DbOption = None,
 ) -> None:
     """Check a finished season: the published key and chance scheme against the commitment, every game's
@@ -413,19 +414,13 @@ def verify(
     of stored records against the rows and the heads seen before. Exit 0 when all verify, 1 otherwise.
     A duplicate season's audit (did a bot do better in the rotations of a deal it had already
     played?) is printed too; its flags do not change the exit status. With --api URL the same checks
-    read the public API alone (league.integrity.verify_api), but for the chain (its entries are not public)."""
+    read the public API alone (league.integrity.verify_api), the chain's and --head's included."""
     from league.integrity.verify import CannotVerify, StoreSource, verify_season
 
+    seen = heads_seen(head, heads)
     if api is not None:
-        _verify_from_api(name, api, bool(head or heads), db)
+        _verify_from_api(name, api, seen, db)
         return
-
-    seen = list(head or [])
-    if heads is not None:
-        seen += [line.split("#", 1)[0].strip() for line in heads.read_text().splitlines()]
-    seen = [h for h in seen if h]
-    if bad := [h for h in seen if len(h) != 64 or any(c not in "0123456789abcdefABCDEF" for c in h)]:
-        fail(f"a chain head is 64 hex digits, got {bad[0]!r}")
     store = open_db(db, existing=True)
     season = store.seasons.get_season_by_name(name)
     if season is None:
@@ -442,25 +437,36 @@ def verify(
         raise typer.Exit(1)
 
 
-def _verify_from_api(name: str, api: str, heads_given: bool, db: str | None) -> None:
-    """``season verify NAME --api URL``: the checks of ``league.integrity.verify`` over the public API."""
+def heads_seen(head: list[str] | None, heads: Path | None) -> list[str]:
+    """The chain heads of ``--head`` and the ``--heads`` file (blank lines and # comments skipped); exits 1 for one
+    that is not 64 hex digits."""
+    seen = list(head or [])
+    if heads is not None:
+        seen += [line.split("#", 1)[0].strip() for line in heads.read_text().splitlines()]
+    seen = [h for h in seen if h]
+    if bad := [h for h in seen if len(h) != 64 or any(c not in "0123456789abcdefABCDEF" for c in h)]:
+        fail(f"a chain head is 64 hex digits, got {bad[0]!r}")
+    return seen
+
+
+def _verify_from_api(name: str, api: str, seen: list[str], db: str | None) -> None:
+    """``season verify NAME --api URL [--head HASH]``: the checks of ``league.integrity.verify`` over the public API."""
     from league.integrity.verify import CannotVerify, verify_season
     from league.integrity.verify_api import ApiError, ApiSource
 
-    if heads_given or db:
-        fail("--api verifies from the public API alone: --head, --heads and --db need the store "
-             "(cardarena season verify NAME --db URL --head HASH)", 2)
+    if db:
+        fail("--api verifies from the public API alone, without --db", 2)
     try:
         source = ApiSource(api)
         season = source.season_by_name(name)
         if season is None:
             fail(f"no season named {name!r} at {api} (see: {api.rstrip('/')}/api/v1/seasons)")
-        report = verify_season(source, season)
+        report = verify_season(source, season, seen)
     except ApiError as exc:
         fail(str(exc))
     except CannotVerify as exc:
         fail(str(exc))
-    console.print(f"from {api}: the season, its key, every game's stored fields and every replay as stored",
+    console.print(f"from {api}: the season, its key, every game's stored fields, every replay as stored and the chain",
                   highlight=False, markup=False)
     for line in report.lines():
         console.print(line, highlight=False, markup=False)

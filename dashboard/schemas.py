@@ -74,6 +74,17 @@ class FairnessOut(BaseModel):
     how_to_verify: list[str] = Field(description="how anyone can check the deals once the key is published")
 
 
+class ChainEntryOut(BaseModel):
+    """One entry of a season's chain: its position, kind, game number (null for others), canonical JSON text
+    and hash (SHA-256 of the previous hash, a newline and the text)."""
+
+    seq: int
+    kind: str
+    number: int | None
+    entry: str
+    hash: str
+
+
 class VerificationOut(BaseModel):
     """Everything ``cardarena season verify NAME --api URL`` reads besides the season itself
     (``/api/v1/seasons/{id}``) and each replay's stored record (``/api/v1/replays/{id}/stored``):
@@ -85,6 +96,11 @@ class VerificationOut(BaseModel):
                                     "seed, status, reason, detail, attempts [attempt, outcome, detail], seats [seat, "
                                     "bot id, place, score, change, faults, retired], replay (one is stored)")
     ratings: dict[int, float] = Field(description="the stored Elo rating of each bot id")
+    chain: list[ChainEntryOut] = Field(default_factory=list, description="the season's chain of stored records, "
+                                       "every entry in order (store.chain): checked against the fields above and "
+                                       "against chain heads seen before")
+    identities: dict[int, list[list[str | None]]] = Field(
+        default_factory=dict, description="each game number's [bot name, seat version] per seat, as stored")
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -18,6 +18,7 @@ from dashboard.schemas import (
     BotDetailOut,
     BotOut,
     BotRef,
+    ChainEntryOut,
     CrosstableOut,
     FairnessOut,
     GameDetailOut,
@@ -134,11 +135,12 @@ def fairness(store: Store, season_id: int) -> FairnessOut:
         "no replay must be failed (three voided attempts) or not played (a bot of its table suspended).",
         "Keep the chain heads you see here; the verification checks that the season's chain still extends each of "
         "them, so a result changed or removed after you saw a head is caught.",
-        f"Anyone can do all of this but the chain from this site's public API alone, with no database: cardarena "
-        f"season verify {season.name} --api <this site's address, e.g. http://host:8000>; it reads "
-        f"/api/v1/seasons/{season.id}, /api/v1/seasons/{season.id}/verification and each game's "
-        "/api/v1/replays/{id}/stored (the record as stored, its views and answers as the bytes sent).",
-        f"The organiser's store does all of this and checks the chain in one command: cardarena season verify "
+        f"Anyone can do all of this, the chain included, from this site's public API alone, with no database: "
+        f"cardarena season verify {season.name} --api <this site's address, e.g. http://host:8000> --head <a head "
+        f"you saw>; it reads /api/v1/seasons/{season.id}, /api/v1/seasons/{season.id}/verification (with the "
+        "chain's entries) and each game's /api/v1/replays/{id}/stored (the record as stored, its views and answers "
+        "as the bytes sent).",
+        f"The organiser's store does all of this in one command: cardarena season verify "
         f"{season.name} --head <a head you saw>",
     ]
     return FairnessOut(season_id=season.id, season_name=season.name, status=season.status,
@@ -159,7 +161,10 @@ def verification(store: Store, season_id: int) -> VerificationOut:
         raise NotOverYet(f"season {season.name!r} is not over: its games and key are served for verifying once "
                          "every game is final")
     return VerificationOut(season_id=season_id, key=season.key, games=store.seasons.stored_games(season_id),
-                           ratings=store.season_reads.ratings(season_id))
+                           ratings=store.season_reads.ratings(season_id),
+                           chain=[ChainEntryOut(seq=e.seq, kind=e.kind, number=e.number, entry=e.entry, hash=e.hash)
+                                  for e in store.chain.entries(season_id)],
+                           identities=store.chain.identities(season_id))
 
 
 def _job(store: Store, fn: Callable[[str, int], T], season_id: int) -> tuple[Callable[..., T], tuple[Any, ...]] | None:

@@ -44,6 +44,19 @@ class Policy:
         """:func:`league.integrity.chain.link`: the hash of a season's chain entry after the entry hashed ``previous``."""
         return chain.link(previous, entry)
 
+    def chain_format(self, entries: Sequence[Any]) -> int:
+        """:func:`league.integrity.chain.chain_format_of`: the chain format a season's entries state (1 without one)."""
+        return chain.chain_format_of(entries)
+
+    def check_chain(self, entries: Sequence[Any], season: Mapping[str, Any], games: Mapping[int, Mapping[str, Any]],
+                    seats: Mapping[int, Sequence[int]], groups: Mapping[int, int | None], close: Mapping[str, Any],
+                    finished: bool, head: tuple[str | None, int], heads: Sequence[str]) -> tuple[list[str], int, str | None]:
+        """:func:`league.integrity.chain.check_chain` of ``entries`` against the season as it is now (the fields of
+        :class:`league.integrity.chain.SeasonNow`): ``(problems, heads seen, note)``."""
+        found = chain.check_chain(entries, chain.SeasonNow(season, games, seats, groups, close, finished), self.chain_link,
+                                  head, heads)
+        return found.problems, found.heads_seen, found.note
+
     def suspend_after_s(self, config: Mapping[str, Any]) -> float:
         """:func:`league.competition.availability.suspend_after_s` of the season's scheduler ``config``, seconds."""
         return suspend_after_s(dict(config))

@@ -19,7 +19,7 @@ from typing import Any
 from sqlalchemy import delete, func, select
 from sqlalchemy.exc import IntegrityError
 
-from store.bots import check_game_name
+from store.bots import check_game_name, taken_message
 from store.db import NameTaken, NotFound
 from store.models import Artifact, Bot, BotSubmission, Game, GameOutput, HostedBuild, utcnow
 from store.sealing import published
@@ -170,8 +170,9 @@ class Artifacts:
                           "capacity": fields.capacity, "described_name": fields.described_name,
                           "described_version": fields.described_version, "described_capacity": fields.capacity}
                 if bot_id is None:
-                    if s.scalar(select(Bot.id).where(Bot.name == fields.name)) is not None:
-                        raise NameTaken(f"a bot named {fields.name!r} is already registered")
+                    taken = s.scalar(select(Bot.name).where(func.lower(Bot.name) == fields.name.lower()))
+                    if taken is not None:
+                        raise NameTaken(taken_message(fields.name, taken))
                     bot = Bot(name=fields.name, author=fields.author, token_hash=fields.token_hash,
                               endpoint=HOSTED_PREFIX, **values)
                     s.add(bot)

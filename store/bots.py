@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from referee.games import check_name
@@ -47,6 +47,13 @@ def bot_info(b: Bot) -> BotInfo:
                    b.described_capacity)
 
 
+def taken_message(name: str, taken: str) -> str:
+    """The NameTaken message of ``name`` when the bot ``taken`` holds it (maybe in another case)."""
+    if taken == name:
+        return f"a bot named {name!r} is already registered"
+    return f"a bot named {taken!r} is already registered: names are unique whatever their case"
+
+
 def check_game_name(game: str) -> str:
     """``game`` (a game id, as the rows store it) when the registry has it; raises ValueError naming
     the known games otherwise (:func:`referee.games.check_name`: the name is checked, the game's
@@ -79,7 +86,7 @@ class Bots:
         ``capacity`` the number of games it accepts at once (>= 1); ``described_name`` /
         ``described_version`` / ``described_capacity`` what the endpoint's Describe declared (None: taken from its
         first check, ``workers.identity``).
-        Raises NameTaken if the name is registered, ValueError for an empty
+        Raises NameTaken if the name is registered (in any case: ``Odds`` and ``odds`` are one name), ValueError for an empty
         name or endpoint, an unknown game or a capacity < 1.
         """
         if not name.strip() or not endpoint.strip():
@@ -89,8 +96,9 @@ class Bots:
         names = [check_game_name(g) for g in games]
         try:
             with self._db.write() as s:
-                if s.scalar(select(Bot.id).where(Bot.name == name)) is not None:
-                    raise NameTaken(f"a bot named {name!r} is already registered")
+                taken = s.scalar(select(Bot.name).where(func.lower(Bot.name) == name.lower()))
+                if taken is not None:
+                    raise NameTaken(taken_message(name, taken))
                 bot = Bot(name=name, endpoint=endpoint, version=version, author=author, games=names,
                           capacity=capacity, token_hash=token_hash, described_name=described_name,
                           described_version=described_version, described_capacity=described_capacity)
@@ -156,6 +164,12 @@ class Bots:
         with self._db.read() as s:
             bot = s.get(Bot, bot_id)
             return bot_info(bot) if bot else None
+
+    def name_taken(self, name: str) -> str | None:
+        """The registered bot name equal to ``name`` whatever the case (names are unique case-folded,
+        ``league.names``), or None when ``name`` is free."""
+        with self._db.read() as s:
+            return s.scalar(select(Bot.name).where(func.lower(Bot.name) == name.lower()))
 
     def get_bot_by_name(self, name: str) -> BotInfo | None:
         """The bot with this name, or None."""

@@ -29,7 +29,7 @@ from sqlalchemy.exc import IntegrityError
 
 from referee.chance import PER_DEAL, SCHEMES
 from store.bots import check_game_name
-from store.chain import append, season_entry
+from store.chain import append, chain_format, close_if_finished, ratings_entry, season_entry
 from store.db import NameTaken, NotFound
 from store.models import (
     Bot,
@@ -225,6 +225,8 @@ class Ladders:
                 if last is not None:
                     last.config = {**(last.config or {}), EPOCH_KEY: {**(last.config or {}).get(EPOCH_KEY, {}),
                                                                       "closed": True}}
+                    s.flush()
+                    close_if_finished(s.connection(), last, self._policy, last.status, last.config)  # store.chain
                     previous = {"epoch": last.epoch, "commitment": last.commitment, "chain_head": last.chain_head,
                                 "chain_length": last.chain_length}
                 now = utcnow()
@@ -474,16 +476,31 @@ class Ladders:
                           points: Mapping[int, tuple[int, float, float]]) -> int:
         """Store a snapshot of the ratings after ``games`` rated games: ``{entrant id: (its games, rating,
         sd)}``. A snapshot an entrant already has at that ``games`` is kept (several runners): returns
-        how many were written."""
+        how many were written. The points written are appended to the open epoch's chain (an entry of kind
+        ``ratings``, chain format 2), so ``ladder verify`` checks the stored history against it."""
         if not points:
             return 0
         with self._db.write() as s:
+            # the open epoch, locked first: its chain takes the snapshot (store.chain, kind "ratings"). Locked, it
+            # may turn out closed by an epoch opened meanwhile (PostgreSQL re-reads a row it waited for, not the
+            # query): then the epoch opened is read and locked in its turn.
+            latest = (select(Season).where(Season.ladder_id == ladder_id).order_by(Season.epoch.desc())
+                      .limit(1).with_for_update())
+            epoch = s.execute(latest).scalar_one_or_none()
+            if epoch is not None and (epoch.config or {}).get(EPOCH_KEY, {}).get("closed"):
+                s.expire(epoch)
+                epoch = s.execute(latest).scalar_one_or_none()
             have = set(s.scalars(select(LadderRating.entrant_id).where(
                 LadderRating.ladder_id == ladder_id, LadderRating.games == games)))
             rows = [{"ladder_id": ladder_id, "entrant_id": e, "games": games, "played": p, "rating": r, "sd": sd,
                      "at": utcnow()} for e, (p, r, sd) in sorted(points.items()) if e not in have]
             if rows:
                 s.execute(insert(LadderRating), rows)
+                conn = s.connection()
+                if epoch is not None and chain_format(conn, epoch.id) >= 2 and \
+                        not (epoch.config or {}).get(EPOCH_KEY, {}).get("closed"):
+                    append(conn, epoch, self._policy, ratings_entry(games, [
+                        (r["entrant_id"], r["played"], r["rating"], r["sd"]) for r in rows]))
             return len(rows)
 
     def rating_history(self, ladder_id: int, entrant_id: int | None = None) -> list[RatingPoint]:

@@ -41,7 +41,7 @@ from sqlalchemy import Connection, Row, bindparam, exists, func, insert, select,
 from sqlalchemy.dialects import postgresql, sqlite
 
 from referee.record import EndReason, GameRecord
-from store.chain import append_games, replay_digest
+from store.chain import append_games, close_if_finished, replay_digest
 from store.db import InvalidRecord, NotFound
 from store.models import (
     CANCELLED,
@@ -613,12 +613,14 @@ class GameLifecycle:
 
     def _rate(self, conn: Connection, season: _LockedSeason, now: datetime) -> None:
         """After a game became final: the season's ratings rewritten (``store.ratings``), and the
-        season marked done once no game is pending or running."""
+        season marked done once no game is pending or running (and its chain closed if that finishes
+        it, ``store.chain.close_if_finished``)."""
         rewrite = rewrite_ratings(conn, season.id, season.rated_through, now, self._policy)
         season.rated_through = rewrite.rated_through
         if not rewrite.open_games and season.status != SeasonStatus.DONE:
             conn.execute(_SEASON_DONE, {"season_id": season.id, "now": now})
             season.status = SeasonStatus.DONE
+            close_if_finished(conn, season, self._policy, season.status, season.config)  # store.chain
 
 
 def _cancel_detail(config: Mapping[str, Any] | None, extra: str = "") -> str:

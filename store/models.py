@@ -32,6 +32,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    func,
     text,
 )
 from sqlalchemy.engine import Dialect
@@ -147,6 +148,8 @@ class Bot(Base):
     sets ``version`` alone)."""
 
     __tablename__ = "bots"
+    # names are unique whatever their case (league.names; migration 0012)
+    __table_args__ = (Index("ix_bots_name_folded", func.lower(text("name")), unique=True),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True)

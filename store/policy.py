@@ -46,6 +46,16 @@ class LeaguePolicy(Protocol):
         """The hash of a season's chain entry (text) after the entry hashed ``previous`` (``store.chain``)."""
         ...
 
+    def chain_format(self, entries: Sequence[Any]) -> int:
+        """The chain format a season's entries (``store.chain.Entry``, in order) state."""
+        ...
+
+    def check_chain(self, entries: Sequence[Any], season: Mapping[str, Any], games: Mapping[int, Mapping[str, Any]],
+                    seats: Mapping[int, Sequence[int]], groups: Mapping[int, int | None], close: Mapping[str, Any],
+                    finished: bool, head: tuple[str | None, int], heads: Sequence[str]) -> tuple[list[str], int, str | None]:
+        """Check a season's chain ``entries`` against the season as it is now: ``(problems, heads seen, note)``."""
+        ...
+
     def suspend_after_s(self, config: Mapping[str, Any]) -> float:
         """Seconds a bot may not answer at game start before it is suspended from the season."""
         ...

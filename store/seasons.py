@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from referee.chance import PER_DEAL, SCHEMES
 from store.bots import check_game_name
-from store.chain import append, schedule_entry, season_entry
+from store.chain import append, close_if_finished, finished, schedule_entry, season_entry
 from store.db import NotFound, SeasonExists
 from store.models import (
     CANCELLED,
@@ -270,12 +270,13 @@ class Seasons:
         """Replace the season's ``config`` and append ``games`` (``(seed, [bot id per seat])``, pending,
         numbered on from the last game) in one transaction, if the season still has exactly
         ``expected_games`` games; otherwise another process extended it first and nothing is written
-        (returns False). Adding games re-opens a done season. ``deal_groups``: one per game (the
+        (returns False). Adding games re-opens a done season whose key is not public yet (a sequential
+        season between batches); a finished one (done, key public) takes none. ``deal_groups``: one per game (the
         schedule's, ``league.competition.schedule.ScheduledGame.deal_group``; default: each game its own).
         Raises NotFound for an unknown season or bot id, ValueError for a game of fewer than two
         seats, a seed outside [0, 2**63), deal groups not one per game, a deal group the season
         already has (a group is played as a whole: games join the season in groups of their own),
-        or a cancelled season (rules §4.11)."""
+        a cancelled season (rules §4.11) or a finished one (``store.chain.finished``)."""
         bot_ids = check_tables(games, "added game")
         groups = list(deal_groups) if deal_groups is not None else [None] * len(games)
         if len(groups) != len(games):
@@ -294,6 +295,9 @@ class Seasons:
         season_id = season.id
         if (season.config or {}).get("cancelled"):
             raise ValueError(f"season {season.name!r} was cancelled: no games are added to it (rules §4.11)")
+        if finished(season.status, season.config, self._policy):
+            raise ValueError(f"season {season.name!r} is finished (every game final and its key published): "
+                             "no game is added to it")
         count = s.scalar(select(func.count()).select_from(Game).where(Game.season_id == season_id))
         if count != expected_games:
             return False
@@ -320,6 +324,8 @@ class Seasons:
             append(s.connection(), season, self._policy,
                    schedule_entry([(row["number"], row["deal_group"], list(seats))
                                    for row, (_, seats) in zip(rows, games, strict=True)]))
+        else:  # a sequential season that stopped is finished now (store.chain)
+            close_if_finished(s.connection(), season, self._policy, season.status, season.config)
         return True
 
     def get_season(self, season_id: int) -> SeasonInfo | None:

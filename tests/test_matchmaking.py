@@ -268,3 +268,37 @@ def test_any_ladder_gets_a_valid_table_without_its_state_changing(size: int, spe
         assert seats is not None and len(seats) == size and len(set(seats)) == size and set(seats) <= ready
     assert state == before
     assert choose_table(entrants, size, state, random.Random(seed)) == seats
+
+
+@pytest.mark.parametrize("size", [2, 3, 4, 5])
+def test_one_per_author_never_seats_two_entrants_of_an_author(size: int) -> None:
+    """``--one-per-author``: over a long ladder no table seats two entrants of one author, every entrant still plays
+    and every pair of different authors meets; with the constraint off the same entrants do share tables."""
+    authors = ["ann", "ann", "ann", "bob", "bob", None, "cy", "dee", None]
+    for apart in (True, False):
+        rng = random.Random(size)
+        state = MatchState()
+        shared = 0
+        for t in range(400):
+            entrants = [Entrant(e, 1500.0 + 20 * e, 80.0, room=rng.choice([1, 1, 2]),
+                                author=(authors[e] or f"#{e}") if apart else None) for e in range(len(authors))]
+            seats = choose_table(entrants, size, state, random.Random(t))
+            assert seats is not None and len(set(seats)) == size
+            named = [authors[e] for e in seats if authors[e] is not None]
+            shared += len(named) != len(set(named))
+            state.record(seats)
+        if apart:
+            assert shared == 0
+            assert min(state.played[e] for e in range(len(authors))) > 0
+            met = {pair(a, b) for a in range(len(authors)) for b in range(a + 1, len(authors))
+                   if state.last_met.get(pair(a, b)) is not None}
+            assert all(pair(a, b) in met for a in range(len(authors)) for b in range(a + 1, len(authors))
+                       if authors[a] is None or authors[a] != authors[b])
+        else:
+            assert shared > 0
+
+
+def test_one_per_author_gives_no_table_when_too_few_authors_have_room() -> None:
+    entrants = [Entrant(e, 1500.0, 80.0, author=a) for e, a in enumerate(["ann", "ann", "bob", "bob"])]
+    assert choose_table(entrants, 3, MatchState(), random.Random(1)) is None
+    assert sorted(choose_table(entrants, 2, MatchState(), random.Random(1)) or []) in ([0, 2], [0, 3], [1, 2], [1, 3])

@@ -146,3 +146,56 @@ def test_duplicate_rotations_are_played_in_a_random_order_per_table() -> None:
         assert sorted(seats) == sorted(g.seats for g in plain[4 * group:4 * group + 4])
         place_of_rotation_0[seats.index(plain[4 * group].seats)] += 1
     assert set(place_of_rotation_0) == {0, 1, 2, 3} and all(60 < n < 140 for n in place_of_rotation_0.values())
+
+
+@given(st.integers(0, 10**6), st.sampled_from([([3], ["a", "a", "b", "c", "c", "d"]), ([3, 4], list("aabbccdde")),
+                                                ([5], list("aaaabcde")), ([2], list("aab"))]),
+       st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_one_per_author_never_seats_two_bots_of_an_author_at_a_table(seed: int, case: tuple[list[int], list[str]],
+                                                                     duplicate: bool) -> None:
+    sizes, authors = case
+    bots = [100 + i for i in range(len(authors))]
+    author_of = dict(zip(bots, authors, strict=True))
+    schedule = build_schedule(bots, sizes, 60, key_from_seed(seed), duplicate, authors)
+    assert all(len({author_of[b] for b in g.seats}) == len(g.seats) for g in schedule)
+    assert len(schedule) >= 60
+
+
+def test_without_one_per_author_an_authors_bots_do_share_tables() -> None:
+    """The control: the same bots seated freely share tables, so the test above can fail."""
+    bots, authors = [1, 2, 3, 4, 5, 6], ["a", "a", "b", "c", "c", "d"]
+    author_of = dict(zip(bots, authors, strict=True))
+    schedule = build_schedule(bots, [3], 60, key_from_seed(1))
+    assert any(len({author_of[b] for b in g.seats}) < len(g.seats) for g in schedule)
+
+
+def test_one_per_author_refuses_a_table_larger_than_the_authors() -> None:
+    with pytest.raises(ScheduleError, match="one bot per author at a table: a table of 4 seats needs bots of 4 "
+                                            "authors, these bots have 3"):
+        build_schedule([1, 2, 3, 4, 5], [3, 4], 20, key_from_seed(1), authors=["a", "a", "b", "c", "c"])
+
+
+def test_a_season_with_one_per_author_seats_an_authors_bots_apart(tmp_path) -> None:
+    from league.competition.seasons import SeasonError, create_season
+    from league.policy import POLICY
+    from store import open_store
+    from referee.games import spec
+    from tests.a_game import GAME
+
+    store = open_store(f"sqlite:///{tmp_path / 's.db'}", policy=POLICY)
+    try:
+        for name, author in (("a1", "Ann"), ("a2", " ann "), ("b1", "bob"), ("c1", ""), ("d1", "")):
+            store.bots.register_bot(name, "127.0.0.1:1", "1", author, [GAME])
+        ann = {store.bots.get_bot_by_name(n).id for n in ("a1", "a2")}  # type: ignore[union-attr]
+        sid = create_season(store, "apart", spec(GAME), ["a1", "a2", "b1", "c1", "d1"], [3], 60, seed=3, one_per_author=True)
+        games = store.game_reads.list_games(sid, limit=200)
+        assert len(games) >= 60 and all(len(ann & {s.bot_id for s in g.seats}) <= 1 for g in games)
+        assert store.seasons.get_season(sid).config["authors"] == ["ann", "ann", "bob", "#c1", "#d1"]  # type: ignore[union-attr]
+        free = create_season(store, "free", spec(GAME), ["a1", "a2", "b1", "c1", "d1"], [3], 60, seed=3)
+        assert any(ann <= {s.bot_id for s in g.seats} for g in store.game_reads.list_games(free, limit=200))
+        with pytest.raises(SeasonError, match="a table of 5 seats needs bots of 5 authors, these bots have 4"):
+            create_season(store, "crowded", spec(GAME), ["a1", "a2", "b1", "c1", "d1"], [5], 10, one_per_author=True)
+        assert store.seasons.get_season_by_name("crowded") is None
+    finally:
+        store.close()

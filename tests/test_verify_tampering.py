@@ -283,6 +283,9 @@ def test_the_chain_rewritten_wholesale_is_caught_by_a_head_seen_before(finished:
             data = json.loads(entry)
             if kind == "season":
                 data["games"] = [g for g in data["games"] if g[0] != victim.number]
+            if kind == "close":  # ... and the close's counts
+                data["games"] -= 1
+                data["statuses"]["done"] -= 1
             body = entry_text(data)
             previous = chain_links.link(previous, body)
             conn.execute(text("INSERT INTO chain_entries (season_id, seq, kind, number, entry, hash) "
@@ -309,10 +312,10 @@ def test_a_head_seen_mid_season_is_extended(finished: Finished) -> None:
     with finished.store.engine.connect() as conn:
         heads = [h for (h,) in conn.execute(text("SELECT hash FROM chain_entries WHERE season_id = :s ORDER BY seq"),
                                              {"s": finished.season_id})]
-    assert len(heads) == GAMES + 1  # the season and its schedule, then each game as it was stored
+    assert len(heads) == GAMES + 2  # the season and its schedule, each game as it was stored, the close
     result = finished.verify("--head", heads[2], "--head", heads[-1])
     assert result.returncode == 0, result.stdout
-    assert f"chain head {heads[-1]} after {GAMES + 1} entries; extends 2 head(s) seen before" in result.stdout
+    assert f"chain head {heads[-1]} after {GAMES + 2} entries; extends 2 head(s) seen before" in result.stdout
     bad = finished.verify("--head", "nothex")
     assert bad.returncode == 1 and "a chain head is 64 hex digits, got 'nothex'" in bad.stderr
 
@@ -392,7 +395,8 @@ def test_the_chain_head_is_shown_live_on_the_season_page_and_in_the_api(db_url: 
                 fair = client.get(f"/api/v1/seasons/{sid}/fairness").json()
                 assert fair["chain_head"] == head.head and fair["chance_scheme"] == PER_DEAL
                 seen.append(head.head)
-        assert len(set(seen)) == len(games) + 1 == store.chain.chain_head(sid).length
+        # the season's entries, then one per game; the last game's transaction closes the chain too
+        assert len(set(seen)) == len(games) + 1 == store.chain.chain_head(sid).length - 1
         report = verify_season(StoreSource(store), store.seasons.get_season(sid), seen)  # type: ignore[arg-type]
         assert report.ok and report.heads_seen == len(games) + 1, report.problems
     finally:
@@ -411,3 +415,105 @@ def test_a_season_from_before_the_chain_verifies_with_a_note(finished: Finished)
     assert result.returncode == 0, result.stdout
     assert "chain head None after 0 entries (a season from before the chain" in result.stdout
     assert "no chance scheme (a season from before the scheme was committed)" in result.stdout
+
+
+# -- a game appended to a finished season; identities (chain format 2) ---------------------------------
+
+
+def _append_a_game(finished: Finished) -> int:
+    """As the organiser holding the store: add game 6 to the finished season with its seed from the published key,
+    chain its schedule entry, and play it through the worker's own path (its game entry is chained and the ratings
+    rewritten as for any game). Returns its id."""
+    key = finished.store.seasons.revealed_key(finished.season_id)
+    assert key is not None
+    from league.integrity.fairness import deal_seed
+    from store.chain import append, schedule_entry
+    bots = [b.id for b in finished.store.bots.list_bots()]
+    with finished.store.engine.begin() as conn:
+        conn.execute(text("INSERT INTO games (season_id, number, seed, deal_group, status, attempts, deferrals, "
+                          "created_at) VALUES (:s, :n, :seed, :n, 'pending', 0, 0, CURRENT_TIMESTAMP)"),
+                     {"s": finished.season_id, "n": GAMES, "seed": deal_seed(key, GAMES, GAMES, False)})
+        gid = conn.execute(text("SELECT id FROM games WHERE season_id = :s AND number = :n"),
+                           {"s": finished.season_id, "n": GAMES}).scalar_one()
+        for seat, bot in enumerate(bots):
+            conn.execute(text("INSERT INTO game_seats (game_id, seat, bot_id) VALUES (:g, :seat, :b)"),
+                         {"g": gid, "seat": seat, "b": bot})
+        row = conn.execute(text("SELECT id, chain_head, chain_length FROM seasons WHERE id = :s"),
+                           {"s": finished.season_id}).one()
+        holder = type("Holder", (), {"id": row.id, "chain_head": row.chain_head, "chain_length": row.chain_length})()
+        append(conn, holder, POLICY, schedule_entry([(GAMES, GAMES, bots)]))
+    assert run_game(finished.store, gid, lease_s=30).outcome is Outcome.DONE
+    return gid
+
+
+def test_the_store_adds_no_game_to_a_finished_season(finished: Finished) -> None:
+    with pytest.raises(ValueError, match="season 's' is finished .* no game is added to it"):
+        finished.store.seasons.extend_season(finished.season_id, {}, [(7, [1, 2, 3])], expected_games=GAMES)
+    assert finished.store.seasons.season_progress(finished.season_id)["total"] == GAMES
+
+
+def test_a_game_appended_to_a_finished_season_with_its_chain_entries(finished: Finished,
+                                                                      request: pytest.FixtureRequest) -> None:
+    _append_a_game(finished)
+    mismatches = expect_caught(finished, request, None, "chain: 2 entries after the season's close in entry",
+                               "a finished season takes no new game")
+    assert any("counts 6 games" in m and "the store has 7" in m for m in mismatches), mismatches
+
+
+def test_a_game_appended_before_a_rewritten_close_is_caught_by_the_close_head(finished: Finished,
+                                                                               request: pytest.FixtureRequest) -> None:
+    seen = finished.head()  # the close's hash: the head shown once the season finished
+    finished.sql("DELETE FROM chain_entries WHERE season_id = :s AND kind = 'close'", s=finished.season_id)
+    finished.sql("UPDATE seasons SET chain_head = (SELECT hash FROM chain_entries WHERE season_id = :s AND seq = "
+                 ":q), chain_length = :n WHERE id = :s", s=finished.season_id, q=GAMES, n=GAMES + 1)
+    _append_a_game(finished)
+    with finished.store.engine.begin() as conn:  # the organiser closes the chain again, counting the new game
+        from store.chain import append, close_entry
+        row = conn.execute(text("SELECT id, chain_head, chain_length FROM seasons WHERE id = :s"),
+                           {"s": finished.season_id}).one()
+        holder = type("Holder", (), {"id": row.id, "chain_head": row.chain_head, "chain_length": row.chain_length})()
+        append(conn, holder, POLICY, close_entry(conn, finished.season_id))
+    alone = finished.verify()
+    assert alone.returncode == 0, alone.stdout  # consistent with itself: only the head seen at the close tells
+    expect_caught(finished, request, None, f"the head {seen} seen before is not in the season's chain",
+                  args=("--head", seen))
+
+
+def test_two_bots_names_swapped(finished: Finished, request: pytest.FixtureRequest) -> None:
+    alpha, bravo = (finished.store.bots.get_bot_by_name(n) for n in ("alpha", "bravo"))
+    assert alpha is not None and bravo is not None
+    finished.sql("UPDATE bots SET name = 'swap' WHERE id = :a", a=alpha.id)
+    finished.sql("UPDATE bots SET name = 'alpha' WHERE id = :b", b=bravo.id)
+    finished.sql("UPDATE bots SET name = 'bravo' WHERE id = :a", a=alpha.id)
+    mismatches = expect_caught(finished, request, 0, "bots is now", "chained as")
+    assert len([m for m in mismatches if "bots is now" in m]) == GAMES, mismatches  # every game they played
+    expect_caught(finished, request, 0, "bots is now", args=("--head", finished.head()))
+
+
+def test_a_seat_version_changed(finished: Finished, request: pytest.FixtureRequest) -> None:
+    finished.sql("UPDATE game_seats SET version = '9' WHERE game_id = :g AND seat = 0", g=finished.games[3].id)
+    expect_caught(finished, request, 3, "bots is now", '"9"')
+
+
+def test_a_store_written_before_chain_format_2_verifies_under_its_own_rules(finished: Finished) -> None:
+    """A chain of format 1 (no ``chain`` in its season entry, no identities, no close) still verifies."""
+    with finished.store.engine.begin() as conn:
+        rows = conn.execute(text("SELECT seq, kind, number, entry FROM chain_entries WHERE season_id = :s "
+                                 "ORDER BY seq"), {"s": finished.season_id}).all()
+        conn.execute(text("DELETE FROM chain_entries WHERE season_id = :s"), {"s": finished.season_id})
+        previous, seq = GENESIS, 0
+        for _, kind, number, entry in rows:
+            if kind == "close":
+                continue
+            data = {k: v for k, v in json.loads(entry).items() if k not in ("chain", "bots", "served")}
+            body = entry_text(data)
+            previous = chain_links.link(previous, body)
+            conn.execute(text("INSERT INTO chain_entries (season_id, seq, kind, number, entry, hash) "
+                              "VALUES (:s, :q, :k, :n, :e, :h)"),
+                         {"s": finished.season_id, "q": seq, "k": kind, "n": number, "e": body, "h": previous})
+            seq += 1
+        conn.execute(text("UPDATE seasons SET chain_head = :h, chain_length = :n WHERE id = :s"),
+                     {"h": previous, "n": seq, "s": finished.season_id})
+    result = finished.verify("--head", previous)
+    assert result.returncode == 0, result.stdout
+    assert f"chain head {previous} after {GAMES + 1} entries" in result.stdout

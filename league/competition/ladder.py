@@ -24,16 +24,17 @@ from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from league.competition.availability import SUSPEND_AFTER_S, check_suspend_after
 from league.competition.compare import plan as plan_compares
 from league.competition.entrants import best_entrants, entrant_index, seat_entrants
 from league.competition.matchmaking import Entrant, MatchState, choose_table, pair
 from league.competition.schedule import rotations
-from league.competition.seasons import SEASON_NAME, SeasonError, game_setup
+from league.competition.seasons import SEASON_NAME, SeasonError, author_key, game_setup
 from league.competition.standings import game_number
 from league.integrity import fairness
+from league.integrity.chain import Entry
 from league.ratings.anchor import anchored
 from league.ratings.bt_incremental import BTAccumulator
 from league.ratings.luck import luck_adjusted_by_bot
@@ -63,7 +64,8 @@ class LadderError(ValueError):
 class LadderSettings:
     """A ladder's settings, stored as its ``config``: table sizes (chosen among at each table), duplicate
     deals, the epoch's bounds, seconds before a down bot is suspended from an epoch (rules §4.9), games
-    kept pending, rated games between two rating snapshots, games of a new entrant's placement."""
+    kept pending, rated games between two rating snapshots, games of a new entrant's placement, and whether a
+    table seats at most one bot per author (``--one-per-author``, ``league.competition.seasons.author_key``)."""
 
     table_sizes: tuple[int, ...]
     duplicate: bool = False
@@ -73,6 +75,7 @@ class LadderSettings:
     window: int = WINDOW
     history_every: int = HISTORY_EVERY
     placement_games: int = PLACEMENT_GAMES
+    one_per_author: bool = False
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> LadderSettings:
@@ -91,7 +94,7 @@ class LadderSettings:
 def create_ladder(store, name: str, game_spec: GameSpec, table_sizes: Sequence[int], *, duplicate: bool = False,
                   params: Mapping[str, Any] | None = None, time_control: TimeControl | None = None,
                   suspend_after_s: float = SUSPEND_AFTER_S, epoch_games: int = EPOCH_GAMES,
-                  epoch_seconds: float = EPOCH_SECONDS, window: int = WINDOW) -> int:
+                  epoch_seconds: float = EPOCH_SECONDS, window: int = WINDOW, one_per_author: bool = False) -> int:
     """Validate and store a ladder of ``game_spec``'s game and open its first epoch (its commitment published
     now); returns its id. Raises LadderError with one line (nothing written) for a bad name, a name taken, bad
     parameters or table sizes, or settings out of range."""
@@ -110,12 +113,20 @@ def create_ladder(store, name: str, game_spec: GameSpec, table_sizes: Sequence[i
         raise LadderError(f"--pending must be 1 to 10,000, not {window}")
     if store.ladders.get_ladder_by_name(name) is not None or store.seasons.get_season_by_name(name) is not None:
         raise LadderError(f"a ladder or season named {name!r} exists already")
-    settings = LadderSettings(tuple(table_sizes), duplicate, epoch_games, float(epoch_seconds), suspend_after_s, window)
+    settings = LadderSettings(tuple(table_sizes), duplicate, epoch_games, float(epoch_seconds), suspend_after_s, window,
+                              one_per_author=one_per_author)
     tc = time_control or TimeControl.for_game(game_spec)
     ladder_id = store.ladders.create_ladder(name, game_spec.name, asdict(game_params), tc.to_json(),
                                             settings.to_config())
     store.ladders.open_epoch(ladder_id, 1, fairness.new_key(), settings.epoch_config())
     return ladder_id
+
+
+def _apart(table: Sequence[int], entrants: Sequence[Entrant]) -> bool:
+    """Whether no two entrants of ``table`` (ids) have one author (``Entrant.author``)."""
+    author = {e.id: e.author for e in entrants}
+    named = [author[e] for e in table if author.get(e) is not None]
+    return len(named) == len(set(named))
 
 
 def epoch_due(settings: LadderSettings, games: int, opened_at: datetime, now: datetime) -> bool:
@@ -432,6 +443,8 @@ class LadderRunner:
         self._follow(by_version, latest)
         fit = self.fit()
         ready = []
+        authors = ({b.id: author_key(b.author, b.name) for b in store.bots.list_bots(include_retired=False)}
+                   if settings.one_per_author else {})
         for e in entrants:
             if not e.active or e.bot_id in paused:
                 continue
@@ -440,7 +453,7 @@ class LadderRunner:
                 continue
             rated = e.id in fit.rating
             ready.append(Entrant(e.id, fit.rating[e.id] if rated else START_RATING,
-                                 fit.sd(e.id) if rated else PRIOR_SD_ELO, room))
+                                 fit.sd(e.id) if rated else PRIOR_SD_ELO, room, author=authors.get(e.bot_id)))
         bot_of = {e.id: e.bot_id for e in entrants}
         count = store.seasons.season_progress(epoch.id)["total"]
         if self._key is None or self._key[0] != epoch.id:
@@ -452,12 +465,14 @@ class LadderRunner:
         groups: list[int] = []
         rooms = {e.id: e.room for e in ready}
         while pending + len(games) < self.window:
-            candidates = [Entrant(e.id, e.rating, e.sd, rooms[e.id]) for e in ready if rooms[e.id] > 0]
+            candidates = [Entrant(e.id, e.rating, e.sd, rooms[e.id], author=e.author) for e in ready if rooms[e.id] > 0]
             sizes = [s for s in settings.table_sizes if s <= len(candidates)]
             if not sizes:
                 break
-            table = (compares.table(candidates, sizes, scratch, rng)
-                     or choose_table(candidates, rng.choice(sizes), scratch, rng))
+            table = compares.table(candidates, sizes, scratch, rng)
+            if table is not None and settings.one_per_author and not _apart(table, candidates):
+                table = None  # a compare's table of one author's bots is not seated (--one-per-author)
+            table = table or choose_table(candidates, rng.choice(sizes), scratch, rng)
             if table is None:
                 break
             group = count + len(games)
@@ -588,46 +603,172 @@ class EpochCheck:
 _NAME = re.compile(r"^(.*):epoch-(\d+)$")
 
 
-def verify_ladder(store, ladder_id: int) -> list[EpochCheck]:
+class LadderSource(Protocol):
+    """Where ``ladder verify`` reads a ladder: the store (:class:`StoreLadder`) or the public API
+    (``league.integrity.verify_api.ApiLadder``)."""
+
+    #: what the epochs are verified from (``league.integrity.verify.DealsSource``)
+    deals: Any
+
+    def epochs(self) -> Sequence[Any]:
+        """The ladder's epochs, first to last: seasons (id, name, commitment, chance_scheme, config) with ``epoch``."""
+        ...
+
+    def entries(self, season_id: int) -> Sequence[Entry] | None:
+        """An epoch's chain entries in order; None where they are not public (an epoch not over, from the API)."""
+        ...
+
+    def over(self, season_id: int) -> bool:
+        """Whether the epoch's key is published (closed, every game final)."""
+        ...
+
+    def snapshots(self) -> Sequence[tuple[int, int, int, float, float]] | None:
+        """The ladder's stored rating snapshots ``(entrant id, games, played, rating, sd)``; None where not public."""
+        ...
+
+
+@dataclass(frozen=True)
+class StoreLadder:
+    """A :class:`LadderSource` over the store."""
+
+    store: Any
+    ladder_id: int
+
+    @property
+    def deals(self) -> Any:
+        from league.integrity.verify import StoreSource
+        return StoreSource(self.store)
+
+    def epochs(self) -> Sequence[Any]:
+        return self.store.ladders.epochs(self.ladder_id)
+
+    def entries(self, season_id: int) -> Sequence[Entry] | None:
+        return self.store.chain.entries(season_id)
+
+    def over(self, season_id: int) -> bool:
+        return self.store.seasons.revealed_key(season_id) is not None
+
+    def snapshots(self) -> Sequence[tuple[int, int, int, float, float]] | None:
+        return [(p.entrant_id, p.games, p.played, p.rating, p.sd) for p in self.store.ladders.rating_history(self.ladder_id)]
+
+
+@dataclass
+class LadderChecks:
+    """What ``ladder verify`` found beyond each epoch: ``problems`` (heads seen before not in any epoch's chain,
+    stored rating snapshots that are not the chained ones) and ``lines`` (what was checked)."""
+
+    problems: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+
+def verify_ladder(store, ladder_id: int, source: LadderSource | None = None) -> list[EpochCheck]:
     """Verify every closed epoch whose games are final with the seasons' verification (``league.integrity.verify``:
     the published key against the commitment, every seed, replay, result and the chain), and that each
     epoch's chain opens with its commitment and then the previous epoch's commitment and chain head,
-    before any game (rules §5.1). The open epoch and closed ones still playing are listed, not verified."""
-    from league.integrity.verify import CannotVerify, StoreSource, verify_season
+    before any game (rules §5.1), that head being an entry of the previous epoch's chain where it says (so a
+    closed epoch's chain rewritten after the next opened is caught). The open epoch and closed ones still
+    playing are listed, not verified. ``source``: where to read (default: ``store``; the API's for --api)."""
+    from league.integrity.verify import CannotVerify, verify_season
 
+    source = source or StoreLadder(store, ladder_id)
     checks: list[EpochCheck] = []
-    previous = None
-    for epoch in store.ladders.epochs(ladder_id):
+    previous, previous_entries = None, None
+    for epoch in source.epochs():
         check = EpochCheck(epoch.epoch, epoch.name, "open")
-        entries = store.ladders.chain_start(epoch.id)
+        chain = source.entries(epoch.id)
+        entries = [json.loads(e.entry) for e in chain[:2]] if chain is not None else None
         problems = []
-        if len(entries) < 2 or entries[0]["kind"] != "season" or entries[1]["kind"] != "epoch":
+        if entries is None:
+            pass  # not public yet (from the API): listed below as open or playing
+        elif len(entries) < 2 or entries[0]["kind"] != "season" or entries[1]["kind"] != "epoch":
             problems.append("its chain does not open with its commitment and the epoch entry")
         else:
             if entries[0].get("commitment") != epoch.commitment:
                 problems.append(f"chain entry 0 commits to {entries[0].get('commitment')}, the epoch to "
                                 f"{epoch.commitment}")
-            before = entries[1].get("previous")
+            before = entries[1].get("previous") or {}
             want = None if previous is None else previous.commitment
-            if (before or {}).get("commitment") != want:
-                problems.append(f"its epoch entry names the previous commitment {(before or {}).get('commitment')}, "
+            if before.get("commitment") != want:
+                problems.append(f"its epoch entry names the previous commitment {before.get('commitment')}, "
                                 f"the previous epoch's is {want}")
+            problems += _previous_head(before, previous, previous_entries)
         closed = (epoch.config or {}).get("ladder_epoch", {}).get("closed", False)
         if problems:
             check.state, check.lines = "failed", problems
         elif not closed:
             check.lines = [f"open: its commitment {epoch.commitment} is published; its key is shown once it "
                            "closes and its games are final"]
-        elif store.seasons.revealed_key(epoch.id) is None:
+        elif not source.over(epoch.id):
             check.state, check.lines = "playing", ["closed; games still to play: its key is not published yet"]
         else:
             try:
-                report = verify_season(StoreSource(store), epoch)
+                report = verify_season(source.deals, epoch)
             except CannotVerify as exc:
                 check.state, check.lines = "failed", [str(exc)]
             else:
                 check.state = "verified" if report.ok else "failed"
                 check.lines = report.lines()
         checks.append(check)
-        previous = epoch
+        previous, previous_entries = epoch, chain
     return checks
+
+
+def _previous_head(before: Mapping[str, Any], previous: Any, entries: Sequence[Entry] | None) -> list[str]:
+    """The previous epoch's chain head an epoch entry names must be the hash of the previous chain's entry it counts."""
+    if previous is None or entries is None or "chain_head" not in before:
+        return []
+    head, length = before.get("chain_head"), before.get("chain_length") or 0
+    if head is None and length == 0:
+        return []
+    if 0 < length <= len(entries) and entries[length - 1].hash == head:
+        return []
+    return [f"its epoch entry names epoch {previous.epoch}'s chain head {head} after {length} entries, which is not "
+            f"in that epoch's chain of {len(entries)} entries: it was rewritten after this epoch opened"]
+
+
+def verify_ladder_chains(store, ladder_id: int, heads: Sequence[str] = (),
+                         source: LadderSource | None = None) -> LadderChecks:
+    """The ladder-wide checks of ``ladder verify``: every chain head seen before (``--head``) is an entry of one of
+    the ladder's epoch chains (each epoch names the one before's head, so the newest head seen covers them all),
+    and the stored rating snapshots are those the epochs' chains hold (entries of kind ``ratings``): each chained
+    point stored as chained, each stored point from the first chained snapshot on chained."""
+    source = source or StoreLadder(store, ladder_id)
+    found = LadderChecks()
+    chains = [source.entries(e.id) for e in source.epochs()]
+    hashes = {e.hash for chain in chains if chain is not None for e in chain}
+    for seen in heads:
+        seen = seen.strip().lower()
+        if seen not in hashes:
+            found.problems.append(f"chain: the head {seen} seen before is in no epoch's chain of the ladder "
+                                  f"({len(hashes)} entries): a chain was rewritten after it was shown")
+    if heads:
+        found.lines.append(f"{len(heads) - len(found.problems)} of {len(heads)} chain head(s) seen before found")
+    chained: dict[tuple[int, int], tuple[int, float, float]] = {}
+    for chain in chains:
+        for e in chain or ():
+            if e.kind == "ratings":
+                data = json.loads(e.entry)
+                for entrant, played, rating, sd in data["points"]:
+                    chained[(entrant, data["games"])] = (played, rating, sd)
+    stored = source.snapshots()
+    if stored is None:
+        found.lines.append("rating snapshots: not checked (not public)")
+        return found
+    now = {(e, g): (p, r, sd) for e, g, p, r, sd in stored}
+    first = min((g for _, g in chained), default=None)
+    for key in sorted(set(chained) | set(now)):
+        entrant, games = key
+        if key not in now:
+            found.problems.append(f"ratings: entrant {entrant}'s snapshot after {games} rated games is chained "
+                                  f"{chained[key]}, and no longer stored")
+        elif key not in chained:
+            if first is not None and games >= first:
+                found.problems.append(f"ratings: entrant {entrant}'s stored snapshot after {games} rated games "
+                                      f"{now[key]} is in no chain entry")
+        elif now[key] != chained[key]:
+            found.problems.append(f"ratings: entrant {entrant}'s stored snapshot after {games} rated games "
+                                  f"(games, rating, sd) is {now[key]}, chained as {chained[key]}")
+    before = sum(1 for _, g in now if first is None or g < first)
+    found.lines.append(f"rating snapshots: {len(now) - before} stored point(s) checked against the chain"
+                       + (f"; {before} from before the chain held them, not checked" if before else ""))
+    return found

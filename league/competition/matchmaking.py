@@ -60,6 +60,12 @@ then waits less; there are at most ``N - 1`` entrants, ``P - 1`` pairs, ``P = N 
   least, as far as the table allows (the seating that minimises the largest excess,
   then the total excess, of the seats given over each entrant's least held seat).
 
+**One per author** (a ladder's ``--one-per-author``, :attr:`Entrant.author`): no table seats two entrants
+of one author; every step above skips an entrant whose author is at the table, step 2 and 4 skip pairs of
+one author (they never meet), and no table is chosen (None) when the entrants with room have fewer authors
+than ``k``. The bounds above are proven without it; with it they are measured, not proven (an entrant may
+wait while the seats it could take go to others' authors).
+
 A ladder whose tables take several sizes keeps the bounds of its smallest size
 (each table, whatever its size, seats an overdue pair and a due entrant as above,
 and the deadlines are longest for the smallest size). A gap is counted in tables
@@ -73,7 +79,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
 
@@ -107,6 +113,9 @@ class Entrant:
     sd: float
     room: int = 1
     rated_games: int | None = None
+    #: with a ladder's ``--one-per-author``: who wrote it (``league.competition.seasons.author_key``); no table
+    #: seats two entrants of one author. None: no constraint.
+    author: str | None = None
 
 
 @dataclass
@@ -213,41 +222,52 @@ def choose_table(entrants: Sequence[Entrant], size: int, state: MatchState,
     table: list[int] = []
     taken: set[int] = set()
 
+    author = {e.id: e.author for e in ready}
+    seated: set[str] = set()  # the authors at the table (one per author, Entrant.author)
+
     def add(e: int) -> None:
         table.append(e)
         taken.add(e)
+        if author[e] is not None:
+            seated.add(author[e])  # type: ignore[arg-type]
+
+    def allowed(e: int) -> bool:
+        return e not in taken and (author[e] is None or author[e] not in seated)
 
     var = {e.id: _variance(e, state, size) for e in ready}
     if size >= ANCHOR_SEAT_FROM:
         add(max(ready, key=lambda e: (var[e.id], key[e.id])).id)
-    overdue = _overdue_pairs(ready, state, first, key, now - pair_deadline(n, size))
+    overdue = [p for p in _overdue_pairs(ready, state, first, key, now - pair_deadline(n, size))
+               if author[p[2]] is None or author[p[2]] != author[p[3]]]  # one author's entrants never meet
     w = seat_deadline(n, size)
     due = sorted((e.id for e in ready if e.id not in last or now - last[e.id] >= w),
                  key=lambda e: (last.get(e, -1), key[e]))
     pair_first = bool(overdue) and not (size == 2 and due and now % 2 == 1)
     if pair_first:
         for x in overdue[0][2:]:
-            if x not in taken:
+            if allowed(x):
                 add(x)
     # entrants due take the seats the bounds count on (all but the anchor's and a pair's), no more
     due_seats = size - (2 if pair_first else 0) - (1 if size >= ANCHOR_SEAT_FROM else 0)
     for e in due:
         if len(table) == size or due_seats <= 0:
             break
-        if e not in taken:
+        if allowed(e):
             add(e)
             due_seats -= 1
     for _, _, a, b in overdue:
         if len(table) == size:
             break
         need = [x for x in (a, b) if x not in taken]
-        if len(table) + len(need) <= size:
+        if len(table) + len(need) <= size and all(allowed(x) for x in need):
             for x in need:
                 add(x)
     if not table:
         add(max(ready, key=lambda e: (var[e.id], key[e.id])).id)
     if len(table) < size:
-        _fill_for_information(table, taken, ready, size, var, key)
+        _fill_for_information(table, taken, ready, size, var, key, allowed, add)
+    if len(table) < size:  # too few authors among the entrants with room
+        return None
     return seat_order(table, state, rng)
 
 
@@ -305,8 +325,10 @@ def _variance(e: Entrant, state: MatchState, size: int) -> float:
 
 
 def _fill_for_information(table: list[int], taken: set[int], ready: Sequence[Entrant], size: int,
-                          var: dict[int, float], key: dict[int, float]) -> None:
-    """Fill the table's free seats for information (step 5 of the module docstring)."""
+                          var: dict[int, float], key: dict[int, float], allowed: Callable[[int], bool],
+                          add: Callable[[int], None]) -> None:
+    """Fill the table's free seats for information (step 5 of the module docstring), each with an entrant
+    ``allowed`` at the table (one per author); stops early when none is."""
     rating = {e.id: e.rating for e in ready}
     candidates = [e.id for e in ready if e.id not in taken]
     gain = dict.fromkeys(candidates, 0.0)
@@ -320,9 +342,11 @@ def _fill_for_information(table: list[int], taken: set[int], ready: Sequence[Ent
                 p = 1.0 / (1.0 + math.exp(-x)) if x > -700 else 0.0
                 g += p * (1.0 - p) * (vc * vc + var[s] * var[s])
             gain[c] += g
-        best = max(candidates, key=lambda c: (gain[c], key[c]))
-        table.append(best)
-        taken.add(best)
+        fit = [c for c in candidates if allowed(c)]
+        if not fit:
+            return
+        best = max(fit, key=lambda c: (gain[c], key[c]))
+        add(best)
         candidates.remove(best)
         newest = [best]
 

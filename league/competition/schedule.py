@@ -96,14 +96,22 @@ class ScheduledGame:
 
 
 def build_schedule(bots: Sequence[int], table_sizes: Sequence[int], games: int, key: bytes,
-                   duplicate: bool = False) -> list[ScheduledGame]:
+                   duplicate: bool = False, authors: Sequence[str] | None = None) -> list[ScheduledGame]:
     """Schedule at least ``games`` games for ``bots`` (ids) on tables of the given sizes, used in
     turn, with the deal seeds and seating of the season ``key`` (``league.integrity.fairness``).
+    ``authors``: one per bot (``--one-per-author``): no table seats two bots of one author, so an
+    author's bots never share a table to play as a team (rules §0.6).
 
     Raises ScheduleError for no bots, duplicate bot ids, a table size below 2
-    or larger than the number of bots, or ``games`` < 1.
+    or larger than the number of bots (or, with ``authors``, than the number of authors), or ``games`` < 1.
     """
     bots = list(bots)
+    author_of = dict(zip(bots, authors, strict=True)) if authors is not None else None
+    if author_of is not None:
+        distinct = len(set(author_of.values()))
+        if table_sizes and max(table_sizes) > distinct:
+            raise ScheduleError(f"one bot per author at a table: a table of {max(table_sizes)} seats needs bots of "
+                                f"{max(table_sizes)} authors, these bots have {distinct}")
     if games < 1:
         raise ScheduleError(f"a season needs at least 1 game, got {games}")
     if len(set(bots)) != len(bots):
@@ -123,7 +131,7 @@ def build_schedule(bots: Sequence[int], table_sizes: Sequence[int], games: int, 
     total = 0
     while total < games:
         size = table_sizes[len(tables) % len(table_sizes)]
-        table = _greedy_table(bots, size, played, met, rng, max(table_sizes))
+        table = _greedy_table(bots, size, played, met, rng, max(table_sizes), author_of)
         for b in table:
             played[b] += size
         for a, b in combinations(table, 2):
@@ -170,14 +178,17 @@ def _pair(a: int, b: int) -> tuple[int, int]:
 
 
 def _greedy_table(bots: list[int], size: int, played: Counter[int], met: Counter[tuple[int, int]],
-                  rng: random.Random, bucket: int) -> list[int]:
+                  rng: random.Random, bucket: int, author_of: dict[int, str] | None = None) -> list[int]:
     """A table: seat by seat a bot among those that have played least (counted in
     ``bucket``-game units, so that meetings decide more often), then that has met
-    the table's bots least (most, then in total), ties by a seeded shuffle."""
+    the table's bots least (most, then in total), ties by a seeded shuffle; with ``author_of``,
+    only bots of an author not at the table yet."""
     order = bots[:]
     rng.shuffle(order)
     table: list[int] = []
     for _ in range(size):
-        table.append(min((b for b in order if b not in table), key=lambda b: (
+        seated = {author_of[b] for b in table} if author_of is not None else set()
+        table.append(min((b for b in order if b not in table
+                          and (author_of is None or author_of[b] not in seated)), key=lambda b: (
             played[b] // bucket, max((met[_pair(b, o)] for o in table), default=0), sum(met[_pair(b, o)] for o in table))))
     return table

@@ -54,10 +54,17 @@ def game_setup(game_spec: GameSpec, table_sizes: Sequence[int], params: Mapping[
     return game_params
 
 
+def author_key(author: str, bot_name: str) -> str:
+    """Who a bot's author is for ``--one-per-author``: its declared author, case and spaces folded; a bot that
+    declares none is an author of its own (``#<name>``)."""
+    folded = " ".join(author.split()).lower()
+    return folded or f"#{bot_name}"
+
+
 def create_season(store, name: str, game_spec: GameSpec, bot_names: Sequence[str], table_sizes: Sequence[int], games: int,
                   seed: int | None = None, duplicate: bool = False, params: Mapping[str, Any] | None = None,
                   time_control: TimeControl | None = None, suspend_after_s: float = SUSPEND_AFTER_S,
-                  extra_config: Mapping[str, Any] | None = None) -> int:
+                  extra_config: Mapping[str, Any] | None = None, one_per_author: bool = False) -> int:
     """Validate, schedule and store a season of ``game_spec``'s game; returns its id. Raises
     SeasonError (nothing written). The season's rows keep the game's id (``GameSpec.name``).
 
@@ -67,7 +74,8 @@ def create_season(store, name: str, game_spec: GameSpec, bot_names: Sequence[str
     ``suspend_after_s``: seconds a bot may go without answering at game start before it is
     suspended from the season (rules §4.9; ``league.competition.availability.SUSPEND_AFTER_RANGE_S``).
     ``extra_config``: more entries of the season's config (a sequential season's rule,
-    ``league.competition.sequential``)."""
+    ``league.competition.sequential``). ``one_per_author``: no table seats two bots of one author
+    (:func:`author_key`; kept in the config as ``authors``, one per bot, so later batches seat alike)."""
     if seed is not None and not 0 <= seed < fairness.SEED_LIMIT:
         raise SeasonError(f"--seed must be in [0, 2**63), got {seed}")
     try:
@@ -104,12 +112,15 @@ def create_season(store, name: str, game_spec: GameSpec, bot_names: Sequence[str
                           f"the games it names; `cardarena bot update NAME --game {game_spec.name}` adds one)")
     key = fairness.new_key() if seed is None else fairness.key_from_seed(seed)
     try:
-        schedule = build_schedule([b.id for b in bots], list(table_sizes), games, key, duplicate)
+        authors = [author_key(b.author, b.name) for b in bots] if one_per_author else None
+        schedule = build_schedule([b.id for b in bots], list(table_sizes), games, key, duplicate, authors)
     except ScheduleError as exc:
         raise SeasonError(str(exc)) from None
     tc = time_control or TimeControl.for_game(game_spec)
     config = {"table_sizes": list(table_sizes), "games_requested": games, "duplicate": duplicate,
               "bots": [b.name for b in bots], "suspend_after_s": suspend_after_s, **(extra_config or {})}
+    if authors is not None:
+        config["authors"] = authors
     return store.seasons.create_season(name, game_spec.name, asdict(game_params), tc.to_json(), seed, config,
                                [(g.seed, list(g.seats)) for g in schedule], key=key,
                                deal_groups=[g.deal_group for g in schedule])

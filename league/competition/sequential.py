@@ -150,7 +150,8 @@ def _schedule(store, info) -> list:
     """The season's whole schedule at ``max_games`` games, as ``league.competition.seasons.create_season`` builds it."""
     bots = [store.bots.get_bot_by_name(name).id for name in info.config["bots"]]
     return build_schedule(bots, list(info.config["table_sizes"]), info.config[KEY]["max_games"],
-                          store.seasons.schedule_key(info.id), bool(info.config.get("duplicate")))
+                          store.seasons.schedule_key(info.id), bool(info.config.get("duplicate")),
+                          info.config.get("authors"))
 
 
 def settling_json(config: dict[str, Any], progress: dict[str, int]) -> dict[str, Any] | None:

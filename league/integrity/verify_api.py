@@ -5,9 +5,12 @@ one over a dashboard's ``/api/v1`` (no database, no organiser): the season (``/s
 ``/seasons/{id}``), once it is over its key, every game's stored fields and the ratings
 (``/seasons/{id}/verification``), and each done game's record as stored (``/replays/{id}/stored``,
 the views and answers as the bytes sent and received). The checks are the organiser's own
-(commitment, seeds, statuses, every replay re-run by ``referee.recheck``, results, ratings), but
-for the season's chain: the API shows its head and length, not its entries, so the chain is
-reported, not checked (``cardarena season verify NAME --db URL --head HASH`` checks it).
+(commitment, seeds, statuses, every replay re-run by ``referee.recheck``, results, ratings), and the
+season's chain: once the season is over the API serves its entries and each game's bot names and seat
+versions, and :meth:`ApiSource.chain_audit` runs ``league.integrity.chain.check_chain`` on them (the links, the
+season's head, every game's entry against its stored fields as served, the schedule, the close, and the heads
+seen before: ``season verify NAME --api URL --head HASH``). One thing it cannot compare is a game entry's
+``replay`` digest (the API serves the record, not the stored bytes); the record itself is re-run.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from league.integrity.chain import SEASON_FIELDS, Entry, SeasonNow, chain_format_of, check_chain, link
 from league.integrity.verify import CannotVerify
 from referee.record import GameRecord
 
@@ -76,14 +80,14 @@ class ApiSuspension:
 
 @dataclass(frozen=True)
 class ApiChain:
-    """The season's chain as the API shows it: its head and length; its entries are not public."""
+    """What the chain check found from the API: the season's head and length, each problem, the heads seen
+    before found in it, a note (a season from before the chain, or a dashboard that serves no entries)."""
 
     head: str | None
     length: int
     problems: list[str] = field(default_factory=list)
     heads_seen: int = 0
-    note: str | None = ("not checked from the API, which shows the head, not the entries: "
-                        "cardarena season verify NAME --db URL --head HASH checks it")
+    note: str | None = None
 
 
 class ApiSource:
@@ -162,5 +166,83 @@ class ApiSource:
                 for r in rows]
 
     def chain_audit(self, season_id: int, heads: Sequence[str] = ()) -> ApiChain:
+        """The chain the API serves checked against the season's stored fields as served (module docstring)."""
         d = self.get(f"/seasons/{season_id}")
-        return ApiChain(d.get("chain_head"), d.get("chain_length", 0))
+        head, length = d.get("chain_head"), d.get("chain_length", 0)
+        data = self._verify_data(season_id)
+        if "chain" not in data:
+            return ApiChain(head, length, [f"chain: the head {h} seen before cannot be checked: this dashboard "
+                                           "serves no chain entries" for h in heads],
+                            note="not checked: this dashboard serves no chain entries")
+        entries = [Entry(e["seq"], e["kind"], e["number"], e["entry"], e["hash"]) for e in data["chain"]]
+        version = chain_format_of(entries)
+        identities = {int(k): v for k, v in data.get("identities", {}).items()}
+        games = self.stored_games(season_id)
+        final = [g for g in games if str(g.status) in ("done", "failed", "not_played")]
+        rebuilt = {g.number: _game_entry(g, identities.get(g.number, []), version) for g in final}
+        statuses: dict[str, int] = {}
+        for g in games:
+            statuses[str(g.status)] = statuses.get(str(g.status), 0) + 1
+        season = {k: d.get(k) for k in SEASON_FIELDS}
+        now = SeasonNow(season, rebuilt, {g.number: [s[1] for s in g.seats] for g in games},
+                        {g.number: g.deal_group for g in games},
+                        {"kind": "close", "games": len(games), "statuses": dict(sorted(statuses.items()))},
+                        finished=True)  # the API serves these only once the season is over: its key published
+        found = check_chain(entries, now, link, (head, length), heads)
+        return ApiChain(head, length, found.problems, found.heads_seen, found.note)
+
+
+def _game_entry(game: ApiGame, identities: list[list[str | None]], version: int) -> dict[str, Any]:
+    """A final game's chain entry from its stored fields as the API serves them, without ``replay`` (the
+    stored bytes' digest, not served) and ``served`` (chained only)."""
+    entry: dict[str, Any] = {"kind": "game", "number": game.number, "status": str(game.status), "reason": game.reason,
+                             "detail": game.detail, "attempts": [list(a) for a in game.attempts],
+                             "seats": [list(s[1:]) for s in game.seats]}
+    if version >= 2:
+        entry["bots"] = [list(i) for i in identities]
+    return entry
+
+
+@dataclass(frozen=True)
+class ApiEpoch(ApiSeason):
+    """A ladder's epoch as the API shows it: its season, with its number."""
+
+    epoch: int = 0
+
+
+class ApiLadder:
+    """The ladder ``name`` at the dashboard of ``source`` (``league.competition.ladder.LadderSource``, for
+    ``ladder verify NAME --api URL``): its epochs (``/ladders/{name}``), each over epoch's chain (its
+    verification data); the stored rating snapshots are not all public, so they are not checked from the API."""
+
+    def __init__(self, source: ApiSource, name: str) -> None:
+        self.deals = source
+        self.name = name
+        self._epochs: list[ApiEpoch] | None = None
+        self._over: dict[int, bool] = {}
+
+    def epochs(self) -> Sequence[ApiEpoch]:
+        if self._epochs is None:
+            rows = self.deals.get(f"/ladders/{urllib.parse.quote(self.name, safe='')}?epochs=1000")["epochs"]
+            out = []
+            for row in sorted(rows, key=lambda r: r["epoch"]):
+                d = self.deals.get(f"/seasons/{row['season_id']}")
+                out.append(ApiEpoch(d["id"], d["name"], d["game"], d["params"], d["time_control"], d.get("commitment"),
+                                    d.get("chance_scheme"), d["config"], d.get("chain_head"), d.get("chain_length", 0),
+                                    d.get("unavailable", []), epoch=row["epoch"]))
+                self._over[d["id"]] = row.get("key") is not None
+            self._epochs = out
+        return self._epochs
+
+    def entries(self, season_id: int) -> Sequence[Entry] | None:
+        if not self.over(season_id):
+            return None
+        return [Entry(e["seq"], e["kind"], e["number"], e["entry"], e["hash"])
+                for e in self.deals._verify_data(season_id).get("chain", [])]
+
+    def over(self, season_id: int) -> bool:
+        self.epochs()
+        return self._over.get(season_id, False)
+
+    def snapshots(self) -> None:
+        return None

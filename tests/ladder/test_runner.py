@@ -189,3 +189,23 @@ def test_standings_say_which_bot_is_paused(store: Store, bots: list[int]) -> Non
     store.marks.mark_down(store.ladders.current_epoch(lid).id, {d: "refused"})
     rows = {r.bot_id: r for r in ladder_standings(store, lid, with_luck=False) if r.latest}
     assert rows[d].paused == "refused" and all(rows[x].paused is None for x in (a, b, c))
+
+
+def test_one_per_author_keeps_an_authors_bots_at_separate_tables(store: Store) -> None:
+    from tests.a_game import games_of
+
+    ids = {n: store.bots.register_bot(n, f"127.0.0.1:{6000 + i}", "1.0", author, games_of(game_without_luck()),
+                                      capacity=2)
+           for i, (n, author) in enumerate([("a1", "Ann"), ("a2", "ann"), ("b1", "bob"), ("c1", ""), ("d1", "dee")])}
+    ann = {ids["a1"], ids["a2"]}
+    for name, apart in (("apart", True), ("free", False)):
+        lid = create_ladder(store, name, spec(game_without_luck()), [3], window=4, one_per_author=apart)
+        assert store.ladders.get_ladder(lid).config["one_per_author"] is apart  # type: ignore[union-attr]
+        runner = LadderRunner(store, lid)
+        for _ in range(15):
+            runner.refill()
+            play_all(store, lid)
+        tables = [{s[0] for s in g.seats} for g in store.ladders.ladder_games(lid)]
+        assert len(tables) >= 30
+        together = sum(ann <= t for t in tables)
+        assert (together == 0) if apart else (together > 0), (name, together)

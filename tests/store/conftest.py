@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import create_engine, text
@@ -123,15 +124,15 @@ def bots(store: Store) -> list[int]:
 @pytest.fixture
 def make_season(store: Store) -> Callable[..., int]:
     """Create a season of :func:`~tests.a_game.game_without_luck` (its short parameters,
-    ``GameSpec.quick_params``): ``make_season(tables, name=...)``, ``tables`` a list of
-    bot-id lists; game ``i`` gets seed ``1000 + i``."""
+    ``GameSpec.quick_params``): ``make_season(tables, name=..., config=...)``, ``tables`` a list of
+    bot-id lists (game ``i`` gets seed ``1000 + i``), ``config`` added to the scheduler's."""
     counter = iter(range(10**6))
     game = game_without_luck()
 
-    def make(tables: Sequence[Sequence[int]], name: str | None = None) -> int:
+    def make(tables: Sequence[Sequence[int]], name: str | None = None, config: dict[str, Any] | None = None) -> int:
         return store.seasons.create_season(
             name or f"season-{next(counter)}", game, quick_params(game), {"deadline_ms": 1000}, 42,
-            {"table_size": len(tables[0]), "duplicate": False},
+            {"table_size": len(tables[0]), "duplicate": False, **(config or {})},
             [(1000 + i, list(t)) for i, t in enumerate(tables)],
         )
 

@@ -322,3 +322,25 @@ def test_invalid_records_are_refused(store: Store, bots: list[int], make_season:
     assert store.games.finish_game(gid, claim.attempt, make_record(claim, [1, 2, 3]))
     with pytest.raises(NotFound):
         store.games.finish_game(424242, 1, make_record(claim, [1, 2, 3]))
+
+
+def test_a_name_in_another_case_is_taken(store: Store) -> None:
+    """Names are unique whatever their case: ``ODDS-1`` would pass for ``odds-1`` on every page."""
+    store.bots.register_bot("odds-1", "h:1", "1", "ann", [GAME])
+    with pytest.raises(NameTaken, match="'odds-1' is already registered: names are unique whatever their case"):
+        store.bots.register_bot("ODDS-1", "h:2", "2", "bob", [GAME])
+    assert store.bots.name_taken("Odds-1") == "odds-1" and store.bots.name_taken("odds-2") is None
+    assert [b.name for b in store.bots.list_bots()] == ["odds-1"]
+
+
+def test_the_database_refuses_a_name_in_another_case_too(store: Store) -> None:
+    """Two registrations at once both pass the store's check; the unique index on lower(name) (migration 0012)
+    refuses the second."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import IntegrityError
+
+    store.bots.register_bot("odds-1", "h:1", "1", "ann", [GAME])
+    with pytest.raises(IntegrityError), store.engine.begin() as conn:
+        conn.execute(text("INSERT INTO bots (name, endpoint, version, author, games, capacity, created_at) "
+                          "VALUES ('ODDS-1', 'h:2', '1', 'bob', '[]', 1, CURRENT_TIMESTAMP)"))
+    assert [b.name for b in store.bots.list_bots()] == ["odds-1"]

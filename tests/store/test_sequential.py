@@ -4,6 +4,7 @@ games a prefix of the fixed-length schedule; results scripted (bot "a" always fi
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import text
 
 from league.competition.schedule import build_schedule
 from league.competition.sequential import KEY, advance, create_sequential_season, settling_json
@@ -74,9 +75,13 @@ def test_a_season_that_does_not_settle_stops_at_the_budget(store: Store, bots: l
     assert store.seasons.season_progress(sid)["total"] == 6
 
 
+#: The config of a sequential season between two batches: done, its key not public yet.
+BETWEEN_BATCHES = {KEY: {"stop": None}}
+
+
 def test_extend_season_appends_once_and_reopens(store: Store, bots: list[int], make_season) -> None:
     a, b, c, _ = bots
-    sid = make_season([[a, b, c]])
+    sid = make_season([[a, b, c]], config=BETWEEN_BATCHES)
     _play_all(store, sid, first=a)
     assert store.seasons.get_season(sid).status is SeasonStatus.DONE
     config = {**store.seasons.get_season(sid).config, "note": 1}
@@ -89,14 +94,35 @@ def test_extend_season_appends_once_and_reopens(store: Store, bots: list[int], m
         store.seasons.extend_season(10**6, {}, [], expected_games=0)
     with pytest.raises(ValueError):
         store.seasons.extend_season(sid, config, [(80, [a])], expected_games=3)
-    assert KEY not in store.seasons.get_season(sid).config
+    assert store.seasons.get_season(sid).config[KEY] == {"stop": None}
+
+
+def test_a_finished_season_takes_no_game(store: Store, bots: list[int], make_season) -> None:
+    """Done with its key public (a fixed season, or a sequential one that stopped): its chain is closed and the
+    store refuses a game, which would be dealt from a published key."""
+    a, b, c, _ = bots
+    fixed, sequential = make_season([[a, b, c]]), make_season([[a, b, c]], config=BETWEEN_BATCHES)
+    _play_all(store, fixed, first=a)
+    _play_all(store, sequential, first=a)
+    assert store.seasons.revealed_key(fixed) is not None and store.seasons.revealed_key(sequential) is None
+    stopped = {**store.seasons.get_season(sequential).config, KEY: {"stop": "budget"}}
+    assert store.seasons.extend_season(sequential, stopped, [], expected_games=1)  # stops it: finished now
+    for sid in (fixed, sequential):
+        with pytest.raises(ValueError, match=r"is finished \(every game final and its key published\): no game"):
+            store.seasons.extend_season(sid, {}, [(80, [b, c, a])], expected_games=1)
+        assert store.seasons.season_progress(sid)["total"] == 1
+        assert store.chain.audit(sid).problems == []
+        with store.engine.connect() as conn:
+            kinds = [k for (k,) in conn.execute(text("SELECT kind FROM chain_entries WHERE season_id = :s ORDER BY seq"),
+                                                {"s": sid})]
+        assert kinds == ["season", "game", "close"]
 
 
 def test_added_games_cannot_join_a_deal_group_the_season_has(store: Store, bots: list[int], make_season) -> None:
     """A group is played as a whole, so the ratings checkpoint never has a game of a group still
     to be played behind it (store.ratings): a batch that would join an old group writes nothing."""
     a, b, c, _ = bots
-    sid = make_season([[a, b, c], [b, c, a]])  # deal groups 0 and 1, the games' own numbers
+    sid = make_season([[a, b, c], [b, c, a]], config=BETWEEN_BATCHES)  # deal groups 0 and 1, the games' own numbers
     _play_all(store, sid, first=a)
     config = store.seasons.get_season(sid).config
     with pytest.raises(ValueError, match="deal group 1 already has games"):
