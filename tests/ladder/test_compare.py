@@ -1,6 +1,7 @@
 """Version A/B on a ladder over a real store (SQLite and PostgreSQL): compare tables seat both versions, a
 duplicate ladder's compare tables are sealed deal groups fed whole, the test stops and its verdict is stored,
-entrants leaving stop it and ``--auto`` follows the candidate's next version (rules §5.5)."""
+entrants leaving stop it, ``--auto`` follows the candidate's next version (the compare it replaces ends
+``replaced``), and a compare against a superseded version's record answers from the ladder's ratings (rules §5.5)."""
 
 from __future__ import annotations
 
@@ -154,10 +155,14 @@ def test_a_new_version_stops_a_compare_and_auto_follows_the_next(store: Store, b
     runner.refill()
     compares = {x.id: x for x in store.compares.list_compares(lid)}
     assert compares[plain].status == "stopped" and "d@1.0" in compares[plain].state["why"]
-    assert compares[auto].status == "stopped" and not compares[auto].follow
     nxt = [x for x in compares.values() if x.id not in (plain, auto)]
     assert len(nxt) == 1 and (nxt[0].base, nxt[0].candidate, nxt[0].follow, nxt[0].running) == \
         ("a@1.0", "b@2.0", True, True)
+    # the version --auto replaced ends "replaced", naming its follower: not "stopped" as if something went wrong
+    assert (compares[auto].status, compares[auto].follow, compares[auto].finished_at is not None) == \
+        ("replaced", False, True)
+    assert compares[auto].state["why"] == f"replaced by compare #{nxt[0].id} of b@2.0"
+    assert compares[auto].verdict == "replaced by the next version's compare"
     runner.refill()  # a second look starts nothing more
     assert len(store.compares.list_compares(lid)) == 3
     assert store.compares.stop_compare(nxt[0].id, "stopped by its author")
