@@ -536,9 +536,12 @@ def compares(
                   title=f"{escape(ladder.name)}: version A/B")
     for c in rows:
         estimate = "-" if c.difference is None else f"{c.difference:+.0f} [{c.low:+.0f}, {c.high:+.0f}]"
-        table.add_row(str(c.id), escape(c.candidate), escape(c.base), f"+-{c.delta:g}", c.verdict, str(c.games),
+        base = f"{c.base} (its record)" if c.against_record else c.base
+        table.add_row(str(c.id), escape(c.candidate), escape(base), f"+-{c.delta:g}", c.verdict, str(c.games),
                       estimate, "yes" if c.follow else "")
     console.print(table)
+    if any(c.against_record for c in rows):
+        console.print("(its record): " + RECORD_NOTE, highlight=False, markup=False)
 
 
 @app.command("compare-stop")

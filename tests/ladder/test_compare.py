@@ -231,6 +231,9 @@ def test_a_compare_against_a_record_answers_from_the_ladders_ratings(
         assert code in (0, None) and f"compare #{cid}" in out and "against the record of b@1.0" in out
         assert f"{done.verdict} in {done.games} game(s)" in out
         assert "common opponents over different periods" in out and "weaker evidence" in out
+        assert cli_main(["ladder", "compares", "lad", "--db", db_url]) in (0, None)
+        listed = capsys.readouterr().out
+        assert "b@1.0 (its record)" in listed and "common opponents" in listed
 
 
 def test_a_record_needs_enough_games_and_a_live_candidate(store: Store, bots: list[int], db_url: str,
