@@ -452,9 +452,20 @@ def compare_line(c) -> str:
     """One compare in words: the verdict, the games used and the estimate with its 95% interval."""
     estimate = ("no estimate yet (both versions need a result)" if c.difference is None else
                 f"candidate - base {c.difference:+.0f} Elo [{c.low:+.0f}, {c.high:+.0f}] (95%)")
-    what = {"running": f"running: {c.games} game(s) so far", "stopped": f"stopped after {c.games} game(s)"
-            + (f" ({c.state['why']})" if c.state.get("why") else "")}.get(c.status, f"{c.verdict} in {c.games} game(s)")
+    why = f" ({c.state['why']})" if c.state.get("why") else ""
+    what = {"running": f"running: {c.games} game(s) so far", "stopped": f"stopped after {c.games} game(s){why}",
+            "replaced": f"replaced after {c.games} game(s){why}"}.get(c.status, f"{c.verdict} in {c.games} game(s)")
+    if c.against_record:
+        return (f"{c.candidate} against the record of {c.base} ({c.state.get('record_games', 0)} game(s)): {what} "
+                f"(the candidate's rated games); {estimate}")
     return f"{c.candidate} against {c.base}: {what}; {estimate}"
+
+
+#: What a compare against a record is, in words (rules §5.5).
+RECORD_NOTE = ("against a record: no tables seat both; the answer comes from the ladder's ratings of the two "
+               "versions, compared through common opponents over different periods. Opponents may have changed "
+               "since the base played, so this is weaker evidence than a live compare (head to head on the same "
+               "deals) and a changed field can bias it.")
 
 
 def print_compare(c) -> None:
@@ -462,12 +473,16 @@ def print_compare(c) -> None:
                   f"confidence {c.confidence:.1%}, at most {c.max_games} games"
                   + ("; follows the candidate's next versions" if c.follow else ""), highlight=False, markup=False)
     console.print(compare_line(c), highlight=False, markup=False)
+    if c.against_record:
+        console.print(RECORD_NOTE, highlight=False, markup=False)
 
 
 @app.command("compare")
 def compare(
     name: Annotated[str, typer.Argument(help="Ladder name.")],
-    base: Annotated[str, typer.Argument(help="The base entrant: BOT or BOT@VERSION (the version the bot serves now).")],
+    base: Annotated[str, typer.Argument(
+        help="The base entrant: BOT or BOT@VERSION (the version the bot serves now), or BOT@VERSION of a version "
+             "no longer played with enough rated games: a compare against its record, from the ladder's ratings.")],
     candidate: Annotated[str, typer.Argument(
         help="The candidate entrant, tested against the base: BOT or BOT@VERSION. An endpoint serves one version at "
              "a time, so the two are two registered bots (mybot serving 1.0, mybot-next serving 1.1).")],
@@ -491,10 +506,13 @@ def compare(
 ) -> None:
     """Test a new version of a bot against its base on the ladder (rules §5.5): tables seating both, duplicate
     deals where the ladder has them, until the sequential test answers 'better', 'worse' or 'within the zone'.
+    A base no longer played (BOT@1.0 after BOT declared 1.1) is compared through its record instead: the
+    ladder's ratings of the two, weaker evidence than a live compare.
 
     Starts the compare (or shows the one these two entrants have); `ladder run` schedules its tables and
     stores the verdict. Compare games are ordinary rated ladder games."""
     from league.competition.compare import CompareError, resolve_entrant, start_compare
+    from league.competition.ladder import ladder_fit_and_counts
 
     store = open_db(db, existing=True)
     ladder = store.ladders.get_ladder_by_name(name)
@@ -502,14 +520,16 @@ def compare(
         no_ladder(name, db)
     try:
         entrants = store.ladders.sync_entrants(ladder.id)
-        pair = (resolve_entrant(store, ladder, entrants, base).id, resolve_entrant(store, ladder, entrants, candidate).id)
+        pair = (resolve_entrant(store, ladder, entrants, base, record=True).id,
+                resolve_entrant(store, ladder, entrants, candidate).id)
         have = [c for c in store.compares.list_compares(ladder.id)
                 if (c.base_entrant_id, c.candidate_entrant_id) == pair and (c.follow or not auto)]
         if have and not new:
             cid = have[0].id
         else:
             cid = start_compare(store, ladder.id, base, candidate, delta=delta, confidence=confidence,
-                                max_games=max_games, follow=auto)
+                                max_games=max_games, follow=auto,
+                                fit=lambda: ladder_fit_and_counts(store, ladder.id))
     except CompareError as exc:
         fail(str(exc), 2)
     c = store.compares.get_compare(cid)
@@ -525,7 +545,9 @@ def compare(
                       markup=False)
     print_compare(c)
     if c.running and not wait:
-        console.print(f"its tables are played by `cardarena ladder run {name}`; `cardarena ladder compares {name}` "
+        played = ("it has no tables of its own: the candidate plays ordinary tables of" if c.against_record
+                  else "its tables are played by")
+        console.print(f"{played} `cardarena ladder run {name}`; `cardarena ladder compares {name}` "
                       "lists every compare", highlight=False, markup=False)
 
 
@@ -549,9 +571,12 @@ def compares(
                   title=f"{escape(ladder.name)}: version A/B")
     for c in rows:
         estimate = "-" if c.difference is None else f"{c.difference:+.0f} [{c.low:+.0f}, {c.high:+.0f}]"
-        table.add_row(str(c.id), escape(c.candidate), escape(c.base), f"+-{c.delta:g}", c.verdict, str(c.games),
+        base = f"{c.base} (its record)" if c.against_record else c.base
+        table.add_row(str(c.id), escape(c.candidate), escape(base), f"+-{c.delta:g}", c.verdict, str(c.games),
                       estimate, "yes" if c.follow else "")
     console.print(table)
+    if any(c.against_record for c in rows):
+        console.print("(its record): " + RECORD_NOTE, highlight=False, markup=False)
 
 
 @app.command("compare-stop")

@@ -24,11 +24,13 @@ from store.db import NotFound
 from store.models import Bot, Game, GameSeat, GameStatus, Ladder, LadderCompare, LadderEntrant, Season, utcnow
 from store.session import Database
 
-#: A compare's statuses: still testing, its three answers, stopped at its budget, stopped otherwise.
-STATUSES = ("running", "better", "worse", "within_zone", "budget", "stopped")
+#: A compare's statuses: still testing, its three answers, stopped at its budget, replaced by the compare of
+#: its candidate's next version (``--auto``), stopped otherwise.
+STATUSES = ("running", "better", "worse", "within_zone", "budget", "replaced", "stopped")
 #: How each status reads in a sentence.
 VERDICT_TEXT = {"running": "running", "better": "better", "worse": "worse", "within_zone": "within the zone",
-                "budget": "undecided at its budget", "stopped": "stopped"}
+                "budget": "undecided at its budget", "replaced": "replaced by the next version's compare",
+                "stopped": "stopped"}
 
 
 @dataclass(frozen=True)
@@ -64,13 +66,21 @@ class CompareInfo:
         return self.status == "running"
 
     @property
+    def against_record(self) -> bool:
+        """Whether the base is a version no longer played, compared through the ladder's ratings (rules §5.5)
+        rather than at tables seating both."""
+        return self.state.get("against") == "record"
+
+    @property
     def verdict(self) -> str:
         """The status as words: ``better``, ``worse``, ``within the zone``, ``running``, ..."""
         return VERDICT_TEXT.get(self.status, self.status)
 
     def as_json(self) -> dict[str, Any]:
         """The compare as JSON: estimates to 0.1 Elo points, times in ISO 8601, without the test's internals
-        (``why`` says why a compare was stopped, else None)."""
+        (``why`` says why a compare was stopped or replaced, else None; ``against`` ``record`` for a compare
+        against a record, else ``live``; ``p_better`` the probability the candidate is the better, against a
+        record only)."""
         r = lambda x: None if x is None else round(x, 1)  # noqa: E731
         return {"id": self.id, "base": self.base, "candidate": self.candidate, "base_entrant_id": self.base_entrant_id,
                 "candidate_entrant_id": self.candidate_entrant_id, "delta": self.delta, "confidence": self.confidence,
@@ -78,7 +88,8 @@ class CompareInfo:
                 "difference": r(self.difference), "low": r(self.low), "high": r(self.high), "follow": self.follow,
                 "started_at": self.started_at.isoformat(),
                 "finished_at": self.finished_at.isoformat() if self.finished_at else None,
-                "why": self.state.get("why")}
+                "why": self.state.get("why"), "against": "record" if self.against_record else "live",
+                "p_better": self.state.get("p_better")}
 
 
 @dataclass(frozen=True)
@@ -124,8 +135,9 @@ class Compares:
                        replaces: int | None = None) -> int | None:
         """Store a running compare of two entrants of the ladder; its games are the ladder's games added from
         now on (``after_game``: the ladder's last game id). ``replaces``: the id of a compare that followed the
-        candidate's bot (``follow``), which stops following in the same transaction; None is returned (nothing
-        written) if it no longer follows (another runner replaced it first). Returns the new id.
+        candidate's bot (``follow``), which stops following in the same transaction and, if still running, ends
+        ``replaced`` (``why`` names the new compare); None is returned (nothing written) if it no longer
+        follows (another runner replaced it first). Returns the new id.
         Raises NotFound for an unknown ladder or an entrant not of it."""
         with self._db.write() as s:
             if s.get(Ladder, ladder_id) is None:
@@ -147,6 +159,12 @@ class Compares:
                                 follow=follow, after_game=last, started_at=utcnow(), state=state or {})
             s.add(row)
             s.flush()
+            old = s.get(LadderCompare, replaces) if replaces is not None else None
+            if old is not None and old.status == "running":
+                cand = s.get(LadderEntrant, candidate_entrant_id)
+                name = s.get(Bot, cand.bot_id).name
+                old.status, old.finished_at = "replaced", utcnow()
+                old.state = {**(old.state or {}), "why": f"replaced by compare #{row.id} of {name}@{cand.version}"}
             return row.id
 
     def get_compare(self, compare_id: int) -> CompareInfo | None:

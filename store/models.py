@@ -274,10 +274,12 @@ class LadderCompare(Base):
     entrant ``base``? ``delta`` the indifference zone and ``difference``/``low``/``high`` the estimate of
     ``rating[candidate] - rating[base]`` with its 95% interval (Elo points); ``confidence`` 1 - alpha;
     ``max_games`` its budget; ``status`` ``running``, ``better``, ``worse``, ``within_zone``, ``budget``
-    (stopped at the budget) or ``stopped`` (an entrant left, or stopped by hand); ``games`` the games fed to
+    (stopped at the budget), ``replaced`` (by the compare of its candidate's next version, ``--auto``) or
+    ``stopped`` (an entrant left, or stopped by hand); ``games`` the games fed to
     the test; ``after_game`` the ladder's last game id when it started (its games have higher ids);
     ``follow``: a new version of the candidate's bot starts the next compare (``--auto``); ``state`` the
-    test's state (JSON: the sufficient statistics, the games fed, the last look)."""
+    test's state (JSON: the sufficient statistics, the games fed, the last look; ``against: record`` for a
+    compare against a version no longer played, answered from the ladder's ratings)."""
 
     __tablename__ = "ladder_compares"
 

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from league.ratings.abtest import ABTest
-from league.ratings.ratings_ml import ANCHOR, SCALE
+from league.ratings.abtest import ABTest, record_result
+from league.ratings.ratings_ml import ANCHOR, SCALE, MLRatings
 
 
 def _tables(rng: random.Random, elo: list[float], tables: int, seats: int = 4) -> list:
@@ -80,3 +80,25 @@ def test_the_ab_bench_runs_small(capsys) -> None:
     assert main(["--trials", "2", "--max-games", "48", "--zone", "100"]) == 0
     out = capsys.readouterr().out
     assert out.count("separate deals") == 3 and out.count("duplicate") == 3
+
+
+def _fit(diff: float, sd_each: float) -> MLRatings:
+    """A fit of entrants 1 (1500) and 2 (1500 + ``diff``), independent, each with standard error ``sd_each``."""
+    cov = {1: {1: sd_each ** 2, 2: 0.0}, 2: {1: 0.0, 2: sd_each ** 2}}
+    return MLRatings((1, 2), {1: 1500.0, 2: 1500.0 + diff}, cov, 100, 50)
+
+
+@pytest.mark.parametrize(("diff", "sd_each", "want"), [
+    (200.0, 35.0, "better"), (-200.0, 35.0, "worse"), (0.0, 7.0, "within_zone"), (0.0, 30.0, "open"),
+    (60.0, 35.0, "open")])
+def test_the_answer_against_a_record_is_the_normal_ratio_of_the_fits_difference(diff: float, sd_each: float,
+                                                                               want: str) -> None:
+    """Rules §5.5 item 7: up = (delta D - delta^2 / 2) / s^2 and its mirror, against log(1 / alpha)."""
+    fit = _fit(diff, sd_each)
+    r = record_result(fit, 1, 2, 100.0, 0.975, games=40, max_games=5000)
+    var = 2 * sd_each ** 2
+    assert r.verdict == want and r.difference == pytest.approx(diff)
+    assert r.llr_better == pytest.approx((100.0 * diff - 5000.0) / var)
+    assert r.llr_worse == pytest.approx((-100.0 * diff - 5000.0) / var)
+    assert r.stop == ("decided" if want != "open" else None)
+    assert record_result(fit, 1, 3, 100.0, 0.975, games=40, max_games=40).stop == "budget"  # 3 unrated: no answer

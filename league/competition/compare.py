@@ -23,6 +23,15 @@ The ladder's runner (``league.competition.ladder.LadderRunner.refill``) does the
 
 Compare games are ordinary rated ladder games (rules §5.5): every seat's result
 counts in the ladder's ratings as any other game's.
+
+*Against a record* (rules §5.5): the base may be a version that is no longer played
+(``BOT@1.0`` after ``BOT`` declared 1.1) with at least :data:`RECORD_GAMES` rated
+games. No table is scheduled for it: the candidate plays ordinary ladder tables, and
+each look answers from the ladder's fit (``league.ratings.abtest.record_result``: the
+difference of the two ratings and its standard error), with the same zone and error
+rates as the live test but weaker evidence (through common opponents, over different
+periods). The fit is the runner's to give (``fit``: ``league.competition.ladder``'s
+``ladder_fit_and_counts``), as this module is below the ladder's.
 """
 
 from __future__ import annotations
@@ -30,20 +39,25 @@ from __future__ import annotations
 import math
 import random
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from league.competition.entrants import entrant_index, seat_entrants
 from league.competition.matchmaking import Entrant, MatchState, choose_table, seat_order
-from league.ratings.abtest import CONFIDENCE, ABTest
+from league.ratings.abtest import CONFIDENCE, ABTest, record_result
 from league.ratings.bt_incremental import BTAccumulator
+from league.ratings.ratings_ml import MLRatings
 
 #: The largest share of a refill's tables given to running compares (the rest are the matchmaker's).
 COMPARE_SHARE = 0.5
 #: Defaults of ``ladder compare``: the indifference zone (Elo points) and the most games a compare uses.
 DELTA = 50.0
 MAX_GAMES = 5000
+#: The fewest rated games a version no longer played needs to be a compare's base (its record, rules §5.5).
+RECORD_GAMES = 30
+#: The ladder's fit and ``{entrant id: rated games}`` (``league.competition.ladder.ladder_fit_and_counts``).
+Fit = Callable[[], tuple[MLRatings, Mapping[int, int]]]
 _ENTRANT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9_.-]{0,79})(?:@(\S{1,64}))?$")
 _FINAL = ("done", "failed", "not_played")
 
@@ -61,20 +75,26 @@ def parse_entrant(text: str) -> tuple[str, str | None]:
     return m[1], m[2]
 
 
-def resolve_entrant(store, ladder, entrants: Sequence[Any], text: str):
-    """The active entrant (``store.ladders.EntrantInfo``) of ``BOT[@VERSION]`` in ``ladder``. Raises
-    CompareError when the bot is unknown, retired, not registered for the ladder's game, or declares another
-    version now (an endpoint serves one version at a time: the other version is another registered bot)."""
+def resolve_entrant(store, ladder, entrants: Sequence[Any], text: str, *, record: bool = False):
+    """The active entrant (``store.ladders.EntrantInfo``) of ``BOT[@VERSION]`` in ``ladder``; with ``record``
+    (a compare's base) also an entrant of ``BOT@VERSION`` no longer played (superseded or retired: its
+    record). Raises CompareError when the bot is unknown, retired, not registered for the ladder's game, or
+    declares another version now that has no record here (an endpoint serves one version at a time)."""
     name, version = parse_entrant(text)
     bot = store.bots.get_bot_by_name(name)
     if bot is None:
         raise CompareError(f"no bot named {name!r} (see: cardarena bot list)")
+    if record and version is not None:
+        old = next((e for e in entrants if e.bot_id == bot.id and e.version == version and not e.active), None)
+        if old is not None:
+            return old
     if bot.retired_at is not None:
         raise CompareError(f"bot {name!r} is retired: it no longer plays in the ladder")
     if version is not None and version != bot.version:
-        raise CompareError(f"bot {name!r} serves version {bot.version} now, not {version}: an endpoint serves one "
-                           f"version at a time; register the other version as a bot of its own "
-                           f"(cardarena bot register {name}-next ...) and compare the two")
+        raise CompareError(f"bot {name!r} serves version {bot.version} now, not {version}, and {version} has no "
+                           f"record on ladder {ladder.name!r}: an endpoint serves one version at a time; register "
+                           f"the other version as a bot of its own (cardarena bot register {name}-next ...) and "
+                           "compare the two")
     entrant = next((e for e in entrants if e.bot_id == bot.id and e.version == bot.version and e.active), None)
     if entrant is None:
         raise CompareError(f"bot {name!r} is not an entrant of ladder {ladder.name!r}: it is not registered for "
@@ -83,17 +103,22 @@ def resolve_entrant(store, ladder, entrants: Sequence[Any], text: str):
 
 
 def start_compare(store, ladder_id: int, base: str, candidate: str, *, delta: float = DELTA,
-                  confidence: float = CONFIDENCE, max_games: int = MAX_GAMES, follow: bool = False) -> int:
+                  confidence: float = CONFIDENCE, max_games: int = MAX_GAMES, follow: bool = False,
+                  fit: Fit | None = None) -> int:
     """Start a compare of ``candidate`` against ``base`` (each ``BOT`` or ``BOT@VERSION``, rules §5.5) in the
-    ladder; its games are those the ladder adds from now on. ``follow``: when the candidate's bot declares a
-    new version, a compare of that version against the base bot's version of that moment starts by itself.
-    Returns the compare's id. Raises CompareError (one line, nothing written) for an unknown ladder or bot, a
-    version not served now, one entrant named twice, or settings out of range (``league.ratings.abtest.ABTest``)."""
+    ladder; its games are those the ladder adds from now on. A ``base`` no longer played (``BOT@VERSION``
+    after the bot declared another) is a compare against its record: it needs ``fit`` (the ladder's fit and
+    rated games, module docstring) and at least :data:`RECORD_GAMES` rated games. ``follow``: when the
+    candidate's bot declares a new version, a compare of that version against the base bot's version of that
+    moment (against a record: the same record) starts by itself. Returns the compare's id. Raises
+    CompareError (one line, nothing written) for an unknown ladder or bot, a version neither served now nor
+    on record, a record with too few games, one entrant named twice, or settings out of range
+    (``league.ratings.abtest.ABTest``)."""
     ladder = store.ladders.get_ladder(ladder_id)
     if ladder is None:
         raise CompareError(f"no ladder with id {ladder_id}")
     entrants = store.ladders.sync_entrants(ladder_id)
-    old = resolve_entrant(store, ladder, entrants, base)
+    old = resolve_entrant(store, ladder, entrants, base, record=True)
     new = resolve_entrant(store, ladder, entrants, candidate)
     if old.id == new.id:
         raise CompareError(f"{old.label} is named twice: a compare needs two different entrants")
@@ -101,8 +126,18 @@ def start_compare(store, ladder_id: int, base: str, candidate: str, *, delta: fl
         ABTest(old=old.id, new=new.id, delta=delta, confidence=confidence, max_games=max_games)
     except ValueError as exc:
         raise CompareError(str(exc)) from None
+    state: dict[str, Any] = {}
+    if not old.active:
+        if fit is None:
+            raise CompareError(f"{old.label} is no longer played: a compare against its record needs the "
+                               "ladder's ratings")
+        played = fit()[1].get(old.id, 0)
+        if played < RECORD_GAMES:
+            raise CompareError(f"{old.label} is no longer played and has {played} rated game(s) on ladder "
+                               f"{ladder.name!r}: a compare against a record needs at least {RECORD_GAMES}")
+        state = {"against": "record", "record_games": played}
     return store.compares.create_compare(ladder_id, old.id, new.id, delta=delta, confidence=confidence,
-                                         max_games=max_games, follow=follow)
+                                         max_games=max_games, follow=follow, state=state)
 
 
 # ------------------------------------------------------------------ the look
@@ -187,23 +222,49 @@ def feed(store, c, by_version: Mapping[tuple[int, str], int], latest: Mapping[in
     return Look(now, now.max_games - now.games - open_games if now.running else 0)
 
 
-def follow(store, c, entrants: Sequence[Any]) -> None:
+def feed_record(store, c, fit: MLRatings, played: Mapping[int, int]) -> None:
+    """Look at a running compare against a record (rules §5.5): the answer from the ladder's ``fit``
+    (``league.ratings.abtest.record_result``), stored when the candidate has played since the last look
+    (``games``: its rated games). Status: the verdict when decided; ``budget`` at ``max_games`` undecided."""
+    games = played.get(c.candidate_entrant_id, 0)
+    if "llr_better" in c.state and games == c.games:
+        return
+    result = record_result(fit, c.base_entrant_id, c.candidate_entrant_id, c.delta, c.confidence, games,
+                           c.max_games)
+    status = {"decided": result.verdict, "budget": "budget"}.get(result.stop or "", "running")
+    p_better = (fit.p_better(c.candidate_entrant_id, c.base_entrant_id) if result.difference is not None else None)
+    state = {**c.state, "llr_better": result.llr_better, "llr_worse": result.llr_worse,
+             "threshold": result.threshold, "p_better": p_better,
+             "record_games": played.get(c.base_entrant_id, c.state.get("record_games", 0))}
+    low, high = result.interval if result.interval else (None, None)
+    store.compares.save_look(c.id, c.games, status=status, games=games, difference=result.difference, low=low,
+                             high=high, state=state)
+
+
+def follow(store, c, entrants: Sequence[Any]) -> bool:
     """A compare that follows its candidate's bot (``--auto``, rules §5.5): when that bot's active entrant is
     no longer the compare's candidate (it declared a new version), a compare of the new version against the
-    base bot's active entrant starts and follows in its place (once, whatever the runners)."""
+    base bot's active entrant (against a record: the same record) starts and follows in its place, and the
+    compare it replaces, if still running, ends ``replaced`` (once, whatever the runners). Returns whether the
+    candidate was replaced (here or by another runner)."""
     active = {e.bot_id: e for e in entrants if e.active}
-    cand, base = active.get(c.candidate_bot_id), active.get(c.base_bot_id)
-    if cand is None or base is None or cand.id == c.candidate_entrant_id or cand.id == base.id:
-        return
-    store.compares.create_compare(c.ladder_id, base.id, cand.id, delta=c.delta, confidence=c.confidence,
-                                  max_games=c.max_games, follow=True, replaces=c.id)
+    cand = active.get(c.candidate_bot_id)
+    base_id = c.base_entrant_id if c.against_record else getattr(active.get(c.base_bot_id), "id", None)
+    if cand is None or base_id is None or cand.id == c.candidate_entrant_id or cand.id == base_id:
+        return False
+    store.compares.create_compare(c.ladder_id, base_id, cand.id, delta=c.delta, confidence=c.confidence,
+                                  max_games=c.max_games, follow=True, replaces=c.id,
+                                  state={k: c.state[k] for k in ("against", "record_games") if k in c.state})
+    return True
 
 
 def look(store, ladder_id: int, entrants: Sequence[Any], table_sizes: Sequence[int],
-         duplicate: bool) -> list[Look]:
-    """Look at every compare of the ladder that runs or follows its candidate (rules §5.5): stop those whose
-    entrant left, start the next compare of those following a bot that declared a new version, feed the
-    running ones (:func:`feed`). Returns the compares still running with their budget left."""
+         duplicate: bool, fit: Fit | None = None) -> list[Look]:
+    """Look at every compare of the ladder that runs or follows its candidate (rules §5.5): start the next
+    compare of those following a bot that declared a new version (the one replaced ends ``replaced``), stop
+    those whose entrant left (the base of a compare against a record has left already), feed the running
+    live ones (:func:`feed`) and answer the running ones against a record from ``fit`` (:func:`feed_record`;
+    none is looked at without it). Returns the live compares still running with their budget left."""
     compares = store.compares.list_compares(ladder_id, active=True)
     if not compares:
         return []
@@ -211,17 +272,23 @@ def look(store, ladder_id: int, entrants: Sequence[Any], table_sizes: Sequence[i
     by_version, latest = entrant_index(entrants)
     min_games = table_games(min(table_sizes), duplicate)
     running = []
+    fitted: tuple[MLRatings, Mapping[int, int]] | None = None
     for c in sorted(compares, key=lambda c: c.id):
-        gone = [status[e].label for e in (c.base_entrant_id, c.candidate_entrant_id)
+        if c.follow and follow(store, c, entrants):
+            continue
+        sides = (c.candidate_entrant_id,) if c.against_record else (c.base_entrant_id, c.candidate_entrant_id)
+        gone = [status[e].label if e in status else f"entrant {e}" for e in sides
                 if e not in status or not status[e].active]
         if c.running and gone:
             store.compares.save_look(c.id, c.games, status="stopped", games=c.games, difference=c.difference,
                                      low=c.low, high=c.high,
-                                     state={**c.state, "why": f"{', '.join(gone)} left the ladder (a new version "
-                                                              "or retired)"})
-        if c.follow:
-            follow(store, c, entrants)
-        if c.running and not gone:
+                                     state={**c.state, "why": f"{', '.join(gone)} left the ladder (retired, or a "
+                                                              "new version)"})
+        elif c.running and c.against_record:
+            if fit is not None:
+                fitted = fitted or fit()
+                feed_record(store, c, *fitted)
+        elif c.running:
             seen = feed(store, c, by_version, latest, min_games)
             if seen.compare.running:
                 running.append(seen)
@@ -294,8 +361,9 @@ class ComparePlanner:
         return None
 
 
-def plan(store, ladder_id: int, entrants: Sequence[Any], settings) -> ComparePlanner:
-    """Look at the ladder's compares (:func:`look`) and plan this refill's compare tables: the refill's hook
-    (``league.competition.ladder.LadderRunner.refill``); ``settings`` a ``league.competition.ladder.LadderSettings``."""
-    return ComparePlanner(look(store, ladder_id, entrants, settings.table_sizes, settings.duplicate),
+def plan(store, ladder_id: int, entrants: Sequence[Any], settings, fit: Fit | None = None) -> ComparePlanner:
+    """Look at the ladder's compares (:func:`look`; ``fit`` for those against a record) and plan this refill's
+    compare tables: the refill's hook (``league.competition.ladder.LadderRunner.refill``); ``settings`` a
+    ``league.competition.ladder.LadderSettings``."""
+    return ComparePlanner(look(store, ladder_id, entrants, settings.table_sizes, settings.duplicate, fit),
                           settings.duplicate)

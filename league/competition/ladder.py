@@ -432,7 +432,9 @@ class LadderRunner:
         store, settings = self.store, self.settings
         entrants = store.ladders.sync_entrants(self.ladder_id)
         epoch = current_epoch(store, self.ladder, settings, now)
-        compares = plan_compares(store, self.ladder_id, entrants, settings)  # version A/B: look, then plan (rules §5.5)
+        # version A/B: look, then plan (rules §5.5); a compare against a record is answered from the fit
+        compares = plan_compares(store, self.ladder_id, entrants, settings,
+                                 fit=lambda: ladder_fit_and_counts(store, self.ladder_id))
         if paused is None:
             paused = set(store.ladders.marked_bots(epoch.id))
         # a table waiting for a paused bot holds up neither the window nor its other bots (rules §5.3)

@@ -31,8 +31,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from league.ratings.bt_incremental import BTAccumulator
-from league.ratings.pair_test import verdict_from_scores
-from league.ratings.ratings_ml import Z95, Game
+from league.ratings.pair_test import decide, verdict_from_scores
+from league.ratings.ratings_ml import Z95, Game, MLRatings
 
 #: The default confidence. At 0.95 equal versions end "within the zone" in only about 90% of trials (each
 #: wrong side takes about 1 / (1 + 20) of them, Wald's approximation), and versions exactly the zone apart
@@ -115,3 +115,31 @@ class ABTest:
         stop = "decided" if verdict != "open" else ("budget" if used >= self.max_games else None)
         self.result = ABResult(verdict, stop, used, diff, interval, better, worse, self.threshold)
         return self.result
+
+
+def record_result(fit: MLRatings, old: int, new: int, delta: float, confidence: float, games: int,
+                  max_games: int) -> ABResult:
+    """The A/B answer of entrant ``new`` against entrant ``old``'s *record* from a ladder's fit (rules §5.5):
+    the same three hypotheses, zone ``delta`` (Elo points) and ``confidence`` as :class:`ABTest`, on the fit's
+    difference ``D = rating[new] - rating[old]`` and its standard error ``s`` (``MLRatings.sd_diff``) instead
+    of head-to-head games. With ``D`` normal about the true difference ``d`` (variance ``s^2``), the log
+    likelihood ratios against ``d = 0`` are ``up = (delta D - delta^2 / 2) / s^2`` for ``+delta`` and
+    ``down = (-delta D - delta^2 / 2) / s^2`` for ``-delta``, decided as ``league.ratings.pair_test.decide``.
+    Under the normal approximation the ratio is a likelihood ratio of the whole record (the old entrant's
+    rating a nuisance integrated out), so the error rates hold whenever it looks, as the live test's do;
+    but only if the field the two records were made against is the same: the old entrant played earlier,
+    against opponents that may since have changed, and that bias is not in ``s``. The old record's own
+    error never shrinks, so "within the zone" needs a precise record (``s`` below ``delta / sqrt(2 log(1 /
+    alpha))``). ``games``: the new entrant's rated games so far; at ``max_games`` undecided it stops
+    ``budget``. ``open`` while either entrant is unrated."""
+    threshold = math.log(1.0 / (1.0 - confidence))
+    if old not in fit.rating or new not in fit.rating or old == new:
+        return ABResult("open", "budget" if games >= max_games else None, games, None, None, None, None, threshold)
+    diff = fit.rating[new] - fit.rating[old]
+    sd = fit.sd_diff(new, old)
+    var = max(sd * sd, 1e-12)
+    up = (delta * diff - delta * delta / 2.0) / var
+    down = (-delta * diff - delta * delta / 2.0) / var
+    verdict = _NAMES[decide(up, down, confidence)]
+    stop = "decided" if verdict != "open" else ("budget" if games >= max_games else None)
+    return ABResult(verdict, stop, games, diff, (diff - Z95 * sd, diff + Z95 * sd), up, down, threshold)

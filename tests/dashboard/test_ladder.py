@@ -187,6 +187,20 @@ def test_a_stored_compare_is_shown_on_the_page_and_in_the_api(lw: LadderWorld) -
     assert "No A/B comparison yet" not in section
 
 
+def test_a_compare_against_a_record_is_marked_on_the_page_and_in_the_api(lw: LadderWorld) -> None:
+    """A compare whose base is a version no longer played (rules §5.5, item 7) says so: its base is shown as a record."""
+    entrants = {(e.name, e.version): e.id for e in lw.store.ladders.entrants(lw.ladder_id)}
+    cid = lw.store.compares.create_compare(lw.ladder_id, entrants[("d", "1.0")], entrants[("d", "2.0")], delta=50,
+                                           confidence=0.975, max_games=400, state={"against": "record"})
+    assert cid is not None
+    with TestClient(create_app(Settings(db_url=lw.url))) as c:
+        shown = next(x for x in c.get(f"/api/v1/ladders/{NAME}").json()["compares"] if x["id"] == cid)
+        page = c.get(f"/ladders/{NAME}").text
+    assert (shown["base"], shown["candidate"], shown["against"]) == ("d@1.0", "d@2.0", "record")
+    section = page.split('id="ab-results"')[1].split("</div>")[0]
+    assert "d@1.0 (its record)" in section
+
+
 def test_a_paused_bot_is_marked_on_the_page_and_in_the_api(lw: LadderWorld) -> None:
     """A bot the open epoch marks as not answering is paused in the ladder (rules §5.3), and shown so."""
     epoch = lw.store.ladders.current_epoch(lw.ladder_id)

@@ -1,6 +1,7 @@
 """Version A/B on a ladder over a real store (SQLite and PostgreSQL): compare tables seat both versions, a
 duplicate ladder's compare tables are sealed deal groups fed whole, the test stops and its verdict is stored,
-entrants leaving stop it and ``--auto`` follows the candidate's next version (rules §5.5)."""
+entrants leaving stop it, ``--auto`` follows the candidate's next version (the compare it replaces ends
+``replaced``), and a compare against a superseded version's record answers from the ladder's ratings (rules §5.5)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ import pytest
 from referee.games import spec
 from types import SimpleNamespace
 
-from league.competition.compare import CompareError, ComparePlanner, Look, plan, start_compare
-from league.competition.ladder import LadderRunner, create_ladder
+from cli.main import main as cli_main
+from league.competition.compare import RECORD_GAMES, CompareError, ComparePlanner, Look, plan, start_compare
+from league.competition.ladder import LadderRunner, create_ladder, ladder_fit_and_counts, played_counts
 from league.competition.matchmaking import Entrant, MatchState
 from league.integrity import fairness
 from league.ratings.ratings_ml import ANCHOR, SCALE
@@ -154,10 +156,14 @@ def test_a_new_version_stops_a_compare_and_auto_follows_the_next(store: Store, b
     runner.refill()
     compares = {x.id: x for x in store.compares.list_compares(lid)}
     assert compares[plain].status == "stopped" and "d@1.0" in compares[plain].state["why"]
-    assert compares[auto].status == "stopped" and not compares[auto].follow
     nxt = [x for x in compares.values() if x.id not in (plain, auto)]
     assert len(nxt) == 1 and (nxt[0].base, nxt[0].candidate, nxt[0].follow, nxt[0].running) == \
         ("a@1.0", "b@2.0", True, True)
+    # the version --auto replaced ends "replaced", naming its follower: not "stopped" as if something went wrong
+    assert (compares[auto].status, compares[auto].follow, compares[auto].finished_at is not None) == \
+        ("replaced", False, True)
+    assert compares[auto].state["why"] == f"replaced by compare #{nxt[0].id} of b@2.0"
+    assert compares[auto].verdict == "replaced by the next version's compare"
     runner.refill()  # a second look starts nothing more
     assert len(store.compares.list_compares(lid)) == 3
     assert store.compares.stop_compare(nxt[0].id, "stopped by its author")
@@ -176,3 +182,93 @@ def test_bad_compares_get_one_line(store: Store, bots: list[int]) -> None:
         with pytest.raises(CompareError, match=words):
             start_compare(store, lid, base, cand, **kw)
     assert store.compares.list_compares(lid) == []
+
+
+def upgrade_in_place(store: Store, bots: list[int], elo: dict[int, float], rng: random.Random, games: int) -> int:
+    """A ladder where ``b`` plays as 1.0 until that version has ``games`` rated games, then declares 2.0 behind
+    the same endpoint (its 1.0 is superseded: a record). Returns the ladder's id."""
+    b = bots[1]
+    lid = ladder(store, bots)
+    runner = LadderRunner(store, lid)
+    runner.refill()
+    old = next(e.id for e in store.ladders.entrants(lid) if e.bot_id == b)
+    while played_counts(store, lid).get(old, 0) < games:
+        play(store, lid, elo, rng)
+        runner.refill()
+    runner.refill()
+    play(store, lid, elo, rng)  # nothing pending: every game of 1.0 done before 2.0 is declared
+    store.bots.update_bot(b, version="2.0")
+    return lid
+
+
+@pytest.mark.parametrize(("gap", "want"), [(400.0, "better"), (-400.0, "worse")])
+def test_a_compare_against_a_record_answers_from_the_ladders_ratings(
+        store: Store, bots: list[int], db_url: str, gap: float, want: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    keys = random.Random(2)  # seeded epoch keys: the same tables, so the same answer, in every run
+    monkeypatch.setattr(fairness, "new_key", lambda: keys.randbytes(32))
+    a, b, c, d = bots
+    elo = {a: 1600.0, c: 1400.0}  # b (1.0) 1500: a field of known strengths
+    lid = upgrade_in_place(store, bots, elo, random.Random(3), RECORD_GAMES)
+    elo[b] = 1500.0 + gap  # 2.0 is clearly stronger, or clearly weaker, than the 1.0 it replaced
+    fit = lambda: ladder_fit_and_counts(store, lid)  # noqa: E731
+    cid = start_compare(store, lid, "b@1.0", "b", delta=100.0, fit=fit)
+    info = store.compares.get_compare(cid)
+    assert (info.base, info.candidate, info.against_record, info.as_json()["against"]) == \
+        ("b@1.0", "b@2.0", True, "record")
+    assert info.state["record_games"] >= RECORD_GAMES
+    # it schedules no table of its own: the candidate plays ordinary ladder tables
+    runner = LadderRunner(store, lid)
+    assert plan(store, lid, store.ladders.entrants(lid), runner.settings, fit=fit).running == []
+    done = run_until_decided(store, lid, cid, elo, seed=4)
+    assert done.status == want and done.finished_at is not None and done.games > 0
+    assert (done.difference > 0) == (want == "better") and done.low < done.difference < done.high
+    assert (done.state["p_better"] > 0.5) == (want == "better")
+    assert done.games <= played_counts(store, lid)[info.candidate_entrant_id]  # the candidate's rated games
+    if db_url.startswith("sqlite"):  # the command says what the answer is and how it differs from a live one
+        code = cli_main(["ladder", "compare", "lad", "b@1.0", "b", "--db", db_url])
+        out = capsys.readouterr().out
+        assert code in (0, None) and f"compare #{cid}" in out and "against the record of b@1.0" in out
+        assert f"{done.verdict} in {done.games} game(s)" in out
+        assert "common opponents over different periods" in out and "weaker evidence" in out
+        assert cli_main(["ladder", "compares", "lad", "--db", db_url]) in (0, None)
+        listed = capsys.readouterr().out
+        assert "b@1.0 (its record)" in listed and "common opponents" in listed
+
+
+def test_a_record_needs_enough_games_and_a_live_candidate(store: Store, bots: list[int], db_url: str,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    lid = upgrade_in_place(store, bots, {}, random.Random(5), 4)
+    fit = lambda: ladder_fit_and_counts(store, lid)  # noqa: E731
+    with pytest.raises(CompareError, match=rf"b@1.0 is no longer played and has \d+ rated game\(s\) on ladder "
+                                           rf"'lad': a compare against a record needs at least {RECORD_GAMES}"):
+        start_compare(store, lid, "b@1.0", "b", fit=fit)
+    with pytest.raises(CompareError, match="serves version 2.0 now, not 1.0"):
+        start_compare(store, lid, "a", "b@1.0", fit=fit)  # only the base may be a record
+    with pytest.raises(CompareError, match="0.9 has no record on ladder 'lad'"):
+        start_compare(store, lid, "b@0.9", "b", fit=fit)
+    if db_url.startswith("sqlite"):  # the command's one line
+        code = cli_main(["ladder", "compare", "lad", "b@1.0", "b", "--db", db_url])
+        err = capsys.readouterr().err
+        assert code == 2 and "needs at least" in err and len(err.strip().splitlines()) == 1, err
+    assert store.compares.list_compares(lid) == []
+
+
+def test_a_compare_against_a_record_stops_when_its_candidate_retires_and_auto_keeps_the_record(
+        store: Store, bots: list[int]) -> None:
+    a, b, c, d = bots
+    lid = upgrade_in_place(store, bots, {}, random.Random(6), RECORD_GAMES)
+    fit = lambda: ladder_fit_and_counts(store, lid)  # noqa: E731
+    auto = start_compare(store, lid, "b@1.0", "b", delta=10.0, fit=fit, follow=True)
+    plain = start_compare(store, lid, "b@1.0", "c", delta=10.0, fit=fit)
+    runner = LadderRunner(store, lid)
+    runner.refill()
+    store.bots.update_bot(b, version="3.0")
+    store.bots.retire_bot(c)
+    runner.refill()
+    compares = {x.id: x for x in store.compares.list_compares(lid)}
+    assert compares[plain].status == "stopped" and "c@1.0 left the ladder" in compares[plain].state["why"]
+    nxt = [x for x in compares.values() if x.id not in (plain, auto)]
+    assert compares[auto].status == "replaced"
+    assert len(nxt) == 1 and (nxt[0].base, nxt[0].candidate, nxt[0].against_record, nxt[0].running) == \
+        ("b@1.0", "b@3.0", True, True)
