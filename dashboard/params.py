@@ -20,6 +20,8 @@ SeasonRef = Annotated[str, Path(min_length=1, max_length=128, description="a sea
 #: A bot in a path: its id (all digits) or its name (bot names are never all digits).
 BotRef = Annotated[str, Path(min_length=1, max_length=128, description="a bot's id, or its name")]
 GameId = Annotated[int, Path(ge=1, le=MAX_ID, description="a game id")]
+#: The number of a game in its season (the ``<season id>/<number>`` a bot is sent as the game's id).
+GameNumber = Annotated[int, Path(ge=0, le=MAX_ID, description="the game's number in its season")]
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size")]
 Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="items to skip")]
 OptSeasonId = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only this season")]

@@ -313,3 +313,14 @@ def game_detail(store: Store, game_id: int) -> GameDetailOut:
     """A game with its seats and attempts."""
     row: GameRow = store.game_reads.game_row(game_id)
     return GameDetailOut(**_fields_of(row), attempts=store.game_reads.attempts(game_id))
+
+
+def received_game_id(store: Store, season_id: int, number: int) -> int:
+    """The game a bot was sent as ``<season_id>/<number>`` (the ``game_id`` of its requests), once final: its
+    id here. Raises NotFound (404) before it is final or for no such game: a bot cannot learn from the pages
+    which of the platform's games it is playing while it plays."""
+    game_id = store.game_reads.final_game_id(season_id, number)
+    if game_id is None:
+        raise NotFound(f"no final game {season_id}/{number}: a game is found by the id its bots received once it "
+                       "is over")
+    return game_id

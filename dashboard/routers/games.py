@@ -10,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 
 from dashboard import services
 from dashboard.deps import StoreDep
-from dashboard.params import GameId, Limit, Offset, OptBotId, OptSeasonId
+from dashboard.params import GameId, GameNumber, Limit, Offset, OptBotId, OptSeasonId, SeasonId
 from dashboard.schemas import ErrorOut, GameDetailOut, GamePageOut
 from store import GameStatus
 from store.reads.games import GameFilter
@@ -48,3 +48,10 @@ def list_games(
             responses={404: {"model": ErrorOut, "description": "no game with this id"}}, summary="One game")
 def get_game(game_id: GameId, store: StoreDep) -> GameDetailOut:
     return services.game_detail(store, game_id)
+
+
+@router.get("/{season_id}/{number}", response_model=GameDetailOut,
+            responses={404: {"model": ErrorOut, "description": "no such game, or not over yet"}},
+            summary="One game, by the id its bots received (<season id>/<number>), once it is over")
+def get_received_game(season_id: SeasonId, number: GameNumber, store: StoreDep) -> GameDetailOut:
+    return services.game_detail(store, services.received_game_id(store, season_id, number))

@@ -7,12 +7,12 @@ from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, HTTPException, Path, Query, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, RedirectResponse
 from markupsafe import Markup
 
 from dashboard import charts, ladders, services
 from dashboard.deps import LadderCountsDep, RefresherDep, SettingsDep, StoreDep
-from dashboard.params import MAX_ID, BotRef, GameId, SeasonRef
+from dashboard.params import MAX_ID, BotRef, GameId, GameNumber, SeasonId, SeasonRef
 from dashboard.replays import NoReplay, load_replay
 from dashboard.templating import render
 from store import GameStatus
@@ -155,6 +155,12 @@ def games_page(
     return render(request, "games.html", data=data, query=query, page=page, pages=pages,
                   prev_url=link(page - 1) if page > 1 else None, next_url=link(page + 1) if page < pages else None,
                   seasons=services.seasons(store), bots=services.bots(store, 10_000, 0))
+
+
+@router.get("/games/{season_id}/{number}")
+def received_game_page(season_id: SeasonId, number: GameNumber, store: StoreDep) -> RedirectResponse:
+    """The replay of the game a bot was sent as ``<season id>/<number>`` (a line of its log), once it is over."""
+    return RedirectResponse(f"/games/{services.received_game_id(store, season_id, number)}", status_code=307)
 
 
 @router.get("/games/{game_id}", response_class=HTMLResponse)

@@ -180,6 +180,14 @@ class GameReads:
             return total, _game_rows(s, page)
 
 
+    def final_game_id(self, season_id: int, number: int) -> int | None:
+        """The id of game ``number`` of season ``season_id`` (the game a bot knows as ``<season id>/<number>``, the
+        id it was sent), once the game is final (done, failed or not played); None before, or for no such game."""
+        with self._db.read() as s:
+            return s.scalar(select(Game.id).where(Game.season_id == season_id, Game.number == number,
+                                                  Game.status.in_([GameStatus.DONE, GameStatus.FAILED,
+                                                                   GameStatus.NOT_PLAYED])))
+
     def game_row(self, game_id: int) -> GameRow:
         """One game as a :class:`GameRow`. Raises NotFound."""
         with self._db.read() as s:
