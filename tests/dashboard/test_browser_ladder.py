@@ -152,3 +152,20 @@ def test_a_bot_is_ranked_by_its_best_version_and_a_retired_bot_leaves_the_rankin
         page.wait_for_selector("#bot-ladders")
         row = page.locator("#bot-ladders tbody tr").first.locator("td").all_inner_texts()
         assert row[2].startswith("retired") and row[3] == "–", row
+
+
+def test_a_bot_page_shows_how_its_ladder_rating_moved_and_why(page, lw: LadderWorld) -> None:  # noqa: F811
+    """Under the ladder's rating chart, the rating's last moves and the games of its own behind each: a move with no
+    game of its own is others' games (rules §5.4: the scale is anchored, no one joining or leaving moves it)."""
+    store, lid = lw.store, lw.ladder_id
+    a = max(e.id for e in store.ladders.entrants(lid) if e.bot_id == lw.bots["a"])
+    last = store.ladders.rating_history(lid, a)[-1]
+    store.ladders.add_rating_points(lid, last.games + 6, {a: (last.played, last.rating - 2.5, last.sd)})
+    page.set_default_timeout(30_000)
+    with serve(lw.url) as base:
+        page.goto(f"{base}/bots/{lw.bots['a']}")
+        moves = page.locator(f'#rating-history table.rating-moves[data-ladder="{NAME}"]')
+        moves.wait_for()
+        assert "others' games" in moves.locator("caption").inner_text()
+        first = [c.strip() for c in moves.locator("tbody tr").first.locator("td").all_inner_texts()]
+        assert first == ["a@1.0", str(last.games + 6), "-2.5", "0"], first
