@@ -140,6 +140,7 @@ def get_routes(app: Any, seasons: dict[int, str], bot_ids: list[int], game_ids: 
     """Every GET route of the OpenAPI schema, with every id for its path and required parameters
     (and each season and status for a list's optional filters)."""
     values: dict[str, list[Any]] = {"season_id": list(seasons), "bot_id": bot_ids, "game_id": game_ids,
+                                    "number": list(range(len(game_ids) + 1)),  # a game by the id its bots received
                                     "season": [*seasons, *seasons.values()], "bot": bot_ids,
                                     # this league has no ladder (tests/dashboard/test_ladder.py checks a ladder's
                                     # pages and API for its open epoch's key and pending seeds): a 404 each
@@ -179,7 +180,8 @@ def pages(seasons: dict[int, str], bot_ids: list[int], game_ids: list[int]) -> l
     for sid in seasons:
         urls += [f"/seasons/{sid}", f"/seasons/{sid}/fairness", f"/games?season_id={sid}"]
         urls += [f"/bots/{b}?season_id={sid}" for b in bot_ids]
-    return urls + [f"/bots/{b}" for b in bot_ids] + [f"/games/{g}" for g in game_ids]
+    received = [f"/games/{sid}/{n}" for sid in seasons for n in range(len(game_ids) + 1)]  # 404 until a game is over
+    return urls + [f"/bots/{b}" for b in bot_ids] + [f"/games/{g}" for g in game_ids] + received
 
 
 def scan(client: TestClient, urls: list[str], secrets: dict[str, str]) -> dict[str, str]:
