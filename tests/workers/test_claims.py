@@ -36,9 +36,8 @@ def season(store: Store, capacity: int, games: int) -> tuple[int, list[int]]:
     return sid, store.seasons.next_pending(sid, games)
 
 
-@pytest.mark.parametrize("capacity", [1, 3])
-def test_concurrent_claims_never_exceed_a_bots_capacity(store: Store, capacity: int) -> None:
-    _, games = season(store, capacity, 12)
+def claim_at_once(store: Store, games: list[int]) -> dict[int, Claim | BotsBusy | None]:
+    """Each of ``games`` claimed within capacity by a thread of its own, all released at once by a barrier."""
     barrier = threading.Barrier(len(games))
     results: dict[int, Claim | BotsBusy | None] = {}
 
@@ -51,6 +50,13 @@ def test_concurrent_claims_never_exceed_a_bots_capacity(store: Store, capacity: 
         t.start()
     for t in threads:
         t.join()
+    return results
+
+
+@pytest.mark.parametrize("capacity", [1, 3])
+def test_concurrent_claims_never_exceed_a_bots_capacity(store: Store, capacity: int) -> None:
+    _, games = season(store, capacity, 12)
+    results = claim_at_once(store, games)
     claimed = [gid for gid, r in results.items() if isinstance(r, Claim)]
     busy = [r for r in results.values() if isinstance(r, BotsBusy)]
     assert len(claimed) == capacity and len(busy) == len(games) - capacity
@@ -70,18 +76,7 @@ def test_one_rotation_of_a_deal_at_a_time_under_concurrent_claims(store: Store) 
     sid = store.seasons.create_season("dup", GAME, {}, {}, 1, {}, [(7, bots)] * 4 + [(8, bots)],
                                       deal_groups=[0, 0, 0, 0, 1])
     games = store.seasons.next_pending(sid, 5)
-    barrier = threading.Barrier(len(games))
-    results: dict[int, Claim | BotsBusy | None] = {}
-
-    def claim(gid: int) -> None:
-        barrier.wait()
-        results[gid] = store.games.claim_within_capacity(gid, f"t{gid}", 30)
-
-    threads = [threading.Thread(target=claim, args=(gid,)) for gid in games]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results = claim_at_once(store, games)
     group = games[:4]
     started = [gid for gid in group if isinstance(results[gid], Claim)]
     assert len(started) == 1 and isinstance(results[games[4]], Claim)
