@@ -275,8 +275,7 @@ def test_the_chain_rewritten_wholesale_is_caught_by_a_head_seen_before(finished:
     with finished.store.engine.begin() as conn:
         rows = conn.execute(text("SELECT seq, kind, number, entry FROM chain_entries WHERE season_id = :s "
                                  "ORDER BY seq"), {"s": finished.season_id}).all()
-        conn.execute(text("DELETE FROM chain_entries WHERE season_id = :s"), {"s": finished.season_id})
-        previous, seq = GENESIS, 0
+        kept = []
         for _, kind, number, entry in rows:
             if number == victim.number:
                 continue
@@ -286,14 +285,8 @@ def test_the_chain_rewritten_wholesale_is_caught_by_a_head_seen_before(finished:
             if kind == "close":  # ... and the close's counts
                 data["games"] -= 1
                 data["statuses"]["done"] -= 1
-            body = entry_text(data)
-            previous = chain_links.link(previous, body)
-            conn.execute(text("INSERT INTO chain_entries (season_id, seq, kind, number, entry, hash) "
-                              "VALUES (:s, :q, :k, :n, :e, :h)"),
-                         {"s": finished.season_id, "q": seq, "k": kind, "n": number, "e": body, "h": previous})
-            seq += 1
-        conn.execute(text("UPDATE seasons SET chain_head = :h, chain_length = :n WHERE id = :s"),
-                     {"h": previous, "n": seq, "s": finished.season_id})
+            kept.append((kind, number, data))
+        previous = _rewrite_chain(conn, finished.season_id, kept)
         bots = conn.execute(text("SELECT bot_id FROM ratings WHERE season_id = :s"), {"s": finished.season_id}).all()
     # ... and its ratings, from the games left
     rated = [(g.number, [seat[1] for seat in g.seats], [seat[2] for seat in g.seats])
@@ -500,20 +493,25 @@ def test_a_store_written_before_chain_format_2_verifies_under_its_own_rules(fini
     with finished.store.engine.begin() as conn:
         rows = conn.execute(text("SELECT seq, kind, number, entry FROM chain_entries WHERE season_id = :s "
                                  "ORDER BY seq"), {"s": finished.season_id}).all()
-        conn.execute(text("DELETE FROM chain_entries WHERE season_id = :s"), {"s": finished.season_id})
-        previous, seq = GENESIS, 0
-        for _, kind, number, entry in rows:
-            if kind == "close":
-                continue
-            data = {k: v for k, v in json.loads(entry).items() if k not in ("chain", "bots", "served")}
-            body = entry_text(data)
-            previous = chain_links.link(previous, body)
-            conn.execute(text("INSERT INTO chain_entries (season_id, seq, kind, number, entry, hash) "
-                              "VALUES (:s, :q, :k, :n, :e, :h)"),
-                         {"s": finished.season_id, "q": seq, "k": kind, "n": number, "e": body, "h": previous})
-            seq += 1
-        conn.execute(text("UPDATE seasons SET chain_head = :h, chain_length = :n WHERE id = :s"),
-                     {"h": previous, "n": seq, "s": finished.season_id})
+        previous = _rewrite_chain(conn, finished.season_id, [
+            (kind, number, {k: v for k, v in json.loads(entry).items() if k not in ("chain", "bots", "served")})
+            for _, kind, number, entry in rows if kind != "close"])
     result = finished.verify("--head", previous)
     assert result.returncode == 0, result.stdout
     assert f"chain head {previous} after {GAMES + 1} entries" in result.stdout
+
+
+def _rewrite_chain(conn: Any, season_id: int, entries: list[tuple[str, int | None, dict[str, Any]]]) -> str:
+    """Replace the season's chain by ``entries`` (kind, game number, fields), each linked to the one before, as an
+    organiser who rebuilds it would; the season's head and length follow. Returns the new head."""
+    conn.execute(text("DELETE FROM chain_entries WHERE season_id = :s"), {"s": season_id})
+    previous = GENESIS
+    for seq, (kind, number, data) in enumerate(entries):
+        body = entry_text(data)
+        previous = chain_links.link(previous, body)
+        conn.execute(text("INSERT INTO chain_entries (season_id, seq, kind, number, entry, hash) "
+                          "VALUES (:s, :q, :k, :n, :e, :h)"),
+                     {"s": season_id, "q": seq, "k": kind, "n": number, "e": body, "h": previous})
+    conn.execute(text("UPDATE seasons SET chain_head = :h, chain_length = :n WHERE id = :s"),
+                 {"h": previous, "n": len(entries), "s": season_id})
+    return previous
