@@ -17,7 +17,8 @@ from datetime import datetime
 from sqlalchemy import and_, bindparam, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 
-from store.models import Bot, Game, GameSeat, GameStatus, SeasonBotStatus
+from store.db import NotFound
+from store.models import Bot, Game, GameSeat, GameStatus, Season, SeasonBotStatus
 from store.seasons import SeatBot
 from store.session import Database, db_now
 
@@ -32,6 +33,10 @@ _PENDING_TABLE_MARKED = (
                                      SeasonBotStatus.suspended_at.is_(None)))
     .where(GameSeat.game_id == bindparam("game_id"), Game.status == GameStatus.PENDING)
     .order_by(GameSeat.seat))
+#: The season's row, locked (PostgreSQL ``FOR UPDATE``) before any bot's status row, as every writer of
+#: those rows does (``store.lifecycle``): a new status row's foreign-key check waits for a season lock that
+#: a deferral holds, and a deferral inserting the same row would wait for it in turn (a deadlock).
+_LOCK_SEASON = select(Season.id).where(Season.id == bindparam("season_id")).with_for_update()
 
 
 class BotMarks:
@@ -56,10 +61,14 @@ class BotMarks:
         """Mark the bots ``down`` (``{bot id: why}``) unavailable in the season since ``now`` (the
         database's clock by default) unless they already are, with ``why`` as the reason; a bot
         suspended from the season is left as it is. One statement per bot, safe against other
-        workers marking the same bot at once (an upsert)."""
+        workers marking the same bot at once (an upsert), and taking the season's lock first, in the order
+        every transaction that writes the marks takes its locks (season, then the bots' rows in id order).
+        Raises NotFound for an unknown season."""
         if not down:
             return
         with self._db.write_rows() as conn:
+            if conn.execute(_LOCK_SEASON, {"season_id": season_id}).one_or_none() is None:
+                raise NotFound(f"no season with id {season_id}")
             now = now or db_now(conn)
             dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
             for bot_id, why in sorted(down.items()):

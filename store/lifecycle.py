@@ -25,7 +25,8 @@ its season row first (PostgreSQL ``FOR UPDATE``; SQLite's ``BEGIN IMMEDIATE``
 already serialises writers), so the season's ratings, rewritten inside the
 transaction that makes a game final (``store.ratings``, rated by the league's
 policy), always see every committed result, and locks are always taken
-season-then-game (no deadlocks).
+season-then-game, and season-then-the-bots'-marks (``store.availability`` locks the
+season before it marks a bot down), so no two transactions wait for each other.
 """
 
 from __future__ import annotations

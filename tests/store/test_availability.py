@@ -136,3 +136,42 @@ def test_a_claim_clears_a_mark_made_during_a_game(store: Store, bots: list[int])
     assert store.marks.table_and_down(g1)[1] == {}  # type: ignore[index]
     [row] = store.seasons.season_availability(sid)
     assert row.unavailable_since is None
+
+
+def test_concurrent_marks_of_the_same_bots_take_their_locks_in_one_order(store: Store, bots: list[int]) -> None:
+    """Two workers mark the same bots at once: one defers a game whose bots did not answer at its start,
+    the other marks them down after a game in flight lost them (``store.marks.mark_down``). Both take the
+    season's lock before any bot's status row, so neither can hold one row while it waits for the other's
+    (PostgreSQL once answered ``DeadlockDetected`` on the status rows' key); every round ends with both
+    marks written."""
+    import threading
+
+    from sqlalchemy import delete
+
+    from store.models import SeasonBotStatus
+
+    a, b, c, d = bots
+    sid = season_with_limit(store, [[a, b, c], [b, c, d]], 3600)
+    gid = store.seasons.next_pending(sid)[0]
+    errors: list[BaseException] = []
+    for _ in range(100):
+        with store.db.write_rows() as conn:  # neither is marked: both workers insert the bots' status rows
+            conn.execute(delete(SeasonBotStatus).where(SeasonBotStatus.season_id == sid))
+        start = threading.Barrier(2)
+
+        def run(work) -> None:  # type: ignore[no-untyped-def]
+            try:
+                start.wait(10)
+                work()
+            except BaseException as e:  # noqa: BLE001 - reported below with the round
+                errors.append(e)
+
+        threads = [threading.Thread(target=run, args=(lambda: store.games.defer_game(gid, {a: "refused", b: "refused"}),)),
+                   threading.Thread(target=run, args=(lambda: store.marks.mark_down(sid, {a: "lost", b: "lost"}),))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        assert errors == []
+        marked = {r.name for r in store.seasons.season_availability(sid) if r.unavailable_since is not None}
+        assert marked == {"a", "b"}
