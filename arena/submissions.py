@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from arena.errors import ErrorKind, RegistryError, store_errors
@@ -32,7 +33,7 @@ from hosting.manifest import ManifestError
 from hosting.sandbox import SandboxUnavailable, unavailable, unique_name
 from hosting.submit import Prepared, prepare
 from league.entry.checks import EntryReport
-from league.entry.identity import MAX_VERSION_CHARS, capacity_of, clean
+from league.entry.identity import MAX_VERSION_CHARS, VERSION_WINDOW_S, capacity_of, clean, version_limit
 from store import BotInfo, NameTaken, Store
 from store.artifacts import BuildInfo, HostedBotFields, OutputInfo, SubmissionInfo, hosted_endpoint, hosted_sha
 
@@ -77,6 +78,12 @@ def submit(store: Store, config: HostingConfig, name: str, games: Sequence[str],
     why = unavailable()
     if why is not None:
         raise RegistryError(ErrorKind.FAILED_PRECONDITION, f"this platform {why}")
+    if existing is not None:  # a new version is a new ladder entrant: as many a day as a remote bot (rules §5.2)
+        with store_errors():
+            entered = store.bots.versions_entered_since(existing.id, datetime.now(UTC) - timedelta(seconds=VERSION_WINDOW_S))
+        limited = version_limit(entered, "(this submission)", None)
+        if limited is not None:
+            raise RegistryError(ErrorKind.RESOURCE_EXHAUSTED, limited)
     label = unique_name("submission")
     try:
         with store_errors():

@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 
 from referee.games import check_name
 from store.db import NameTaken, NotFound
-from store.models import Bot, utcnow
+from store.models import Bot, LadderEntrant, utcnow
 from store.session import Database, updated_rows
 
 
@@ -164,6 +164,14 @@ class Bots:
         with self._db.read() as s:
             bot = s.get(Bot, bot_id)
             return bot_info(bot) if bot else None
+
+    def versions_entered_since(self, bot_id: int, since: datetime) -> int:
+        """How many versions of the bot entered a ladder (``ladder_entrants.joined_at``, the database's clock
+        as written) at or after ``since``, each counted once however many ladders it entered: what the limit
+        on new versions counts (``league.entry.identity.MAX_NEW_VERSIONS``, rules §5.2)."""
+        with self._db.read_rows() as conn:
+            return int(conn.scalar(select(func.count(func.distinct(LadderEntrant.version)))
+                                   .where(LadderEntrant.bot_id == bot_id, LadderEntrant.joined_at >= since)) or 0)
 
     def name_taken(self, name: str) -> str | None:
         """The registered bot name equal to ``name`` whatever the case (names are unique case-folded,

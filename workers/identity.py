@@ -40,12 +40,13 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 
 import grpc
 
 from cardarena.v1 import bot_pb2, bot_pb2_grpc
 from league.competition.availability import HEALTH_TIMEOUT_S
-from league.entry.identity import Declared, Expected, review
+from league.entry.identity import VERSION_WINDOW_S, Declared, Expected, Review, review, version_limit
 from referee.clients import GrpcBotClient, channel_for
 from store import SeatBot, Store
 from store.artifacts import hosted_sha
@@ -174,11 +175,22 @@ class IdentityCheck:
             if verdict.problem is not None:
                 log.warning("%s at %s: %s", seat.name, seat.endpoint, verdict.problem)
                 found[seat.bot_id] = verdict.problem
+            elif "version" in verdict.changes and (limited := _over_version_limit(store, seat, verdict)) is not None:
+                log.warning("%s at %s: %s", seat.name, seat.endpoint, limited)
+                found[seat.bot_id] = limited
             elif verdict.changes:
                 log.info("%s at %s declares %s", seat.name, seat.endpoint,
                          ", ".join(f"{k} {v}" for k, v in verdict.changes.items()))
                 store.bots.update_bot(seat.bot_id, **verdict.changes)  # type: ignore[arg-type]
         return found
+
+
+def _over_version_limit(store: Store, seat: SeatBot, verdict: Review) -> str | None:
+    """The problem of a new version over the bot's limit (``league.entry.identity.version_limit``, rules §5.2),
+    or None. Read only when a version changes (rare): one count of the bot's ladder entrants of the last day."""
+    since = datetime.now(UTC) - timedelta(seconds=VERSION_WINDOW_S)
+    return version_limit(store.bots.versions_entered_since(seat.bot_id, since), str(verdict.changes["version"]),
+                         seat.described_version)
 
 
 def _failure(exc: grpc.RpcError) -> str | None:

@@ -31,6 +31,14 @@ from dataclasses import dataclass, field
 MAX_CAPACITY = 32
 #: Longest version string kept, characters.
 MAX_VERSION_CHARS = 40
+#: The most new versions a bot may enter in ladders in :data:`VERSION_WINDOW_S` (rules §5.2): each new version is a
+#: new entrant rated from scratch, so a bot that could declare versions without end could shed a bad rating at will,
+#: or enter many copies of itself and keep the luckiest one's rating as its best version.
+MAX_NEW_VERSIONS = 5
+#: The window of :data:`MAX_NEW_VERSIONS`, seconds (a day).
+VERSION_WINDOW_S = 86_400.0
+#: How the problem string of a deferral for a version over the limit starts.
+TOO_MANY_VERSIONS = "too many new versions: "
 #: How the problem string of a deferral for another bot at the endpoint starts.
 ANOTHER_BOT = "endpoint serves another bot: "
 
@@ -75,6 +83,17 @@ def clean(text: str, limit: int) -> str:
 def capacity_of(declared: int) -> int:
     """The capacity the platform uses for a declared one: 0 counts as 1, at most MAX_CAPACITY."""
     return min(max(1, declared), MAX_CAPACITY)
+
+
+def version_limit(entered: int, version: str, current: str | None) -> str | None:
+    """The problem of a new ``version`` declared by a bot that already entered ``entered`` versions in ladders in the
+    last :data:`VERSION_WINDOW_S` seconds (rules §5.2), or None while it is within :data:`MAX_NEW_VERSIONS`. The
+    bot's games wait, as for another bot at its endpoint, until it serves ``current`` again or the window passes."""
+    if entered < MAX_NEW_VERSIONS:
+        return None
+    back = f"serve version {current!r} again or " if current else ""
+    return (f"{TOO_MANY_VERSIONS}{version!r}: the bot entered {entered} versions in ladders in the last "
+            f"{VERSION_WINDOW_S / 3600:g} h, the most allowed (rules §5.2): {back}wait")
 
 
 def review(expected: Expected, declared: Declared) -> Review:

@@ -25,6 +25,8 @@ from fastapi import FastAPI
 from hosting import sandbox
 from hosting.artifact import pack
 from hosting.launch import HostingConfig
+from league.competition.ladder import create_ladder
+from league.entry.identity import MAX_NEW_VERSIONS
 from referee.games import spec
 from store import Store
 from store.artifacts import hosted_endpoint
@@ -76,6 +78,17 @@ def test_submit_a_new_bot_then_new_versions_over_grpc(tmp_path: Path, store: Sto
                                                       archive=archive(example(tmp_path, "# v2\n"), config)), timeout=120)
     assert newer.changed and newer.sha256 != first.sha256 and newer.bot.version == newer.sha256
     assert [x.code_sha256 for x in store.artifacts.submissions(newer.bot.id)] == [newer.sha256, first.sha256]
+
+    # a new version is a new ladder entrant: after five entered in a day the next submission is refused, unbuilt
+    lid = create_ladder(store, "submitted-versions", spec(GAME), [3], window=8, epoch_games=50)
+    for i in range(MAX_NEW_VERSIONS):
+        store.bots.update_bot(newer.bot.id, version=f"entered-{i}")
+        store.ladders.sync_entrants(lid)
+    with pytest.raises(grpc.RpcError) as limited:
+        stub.SubmitBot(arena_pb2.SubmitBotRequest(name="py", token=first.token,
+                                                  archive=archive(example(tmp_path, "# v4\n"), config)), timeout=60)
+    assert limited.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and "rules §5.2" in limited.value.details()
+    store.bots.update_bot(newer.bot.id, version=newer.sha256)
 
     for token in ("", "wrong"):
         with pytest.raises(grpc.RpcError) as refused:

@@ -268,3 +268,40 @@ def test_a_version_changed_mid_season_is_recorded_per_game_and_no_update_relabel
         assert 'id="by-version"' in page and "<td>1.0</td>" in page and "<td>2.0</td>" in page
         game = client.get(f"/api/v1/games/{first[0]}").json()
         assert [s["version"] for s in game["seats"] if s["bot_name"] == bot] in ([], ["1.0"])
+
+
+@pytest.mark.parametrize("swappable", ["VersionOne"], indirect=True)
+def test_a_bot_enters_at_most_five_new_versions_a_day_in_ladders(tmp_path, swappable: Swappable) -> None:
+    """Each new version is a new ladder entrant rated from scratch (rules §5.2), so a bot that declared versions
+    without end could shed a bad rating at will. After five versions entered in a day, the next one declared by
+    its Describe is a problem: its games wait as for another bot at its endpoint, its version stays, and serving
+    the current version again clears it."""
+    from datetime import UTC, datetime, timedelta
+
+    from league.competition.ladder import create_ladder
+    from league.entry.identity import MAX_NEW_VERSIONS, TOO_MANY_VERSIONS
+    from workers.identity import bots_of
+
+    store = open_store(f"sqlite:///{tmp_path / 'versions.db'}", policy=POLICY)
+    bot = register_or_update(store, "versions-bot", swappable.endpoint, GrpcBotClient(swappable.endpoint).describe())
+    bot_id = store.bots.get_bot_by_name(bot).id  # type: ignore[union-attr]
+    lid = create_ladder(store, "versions-ladder", spec(GAME), [3], window=8, epoch_games=50)
+    store.ladders.sync_entrants(lid)  # 1.0 entered
+    for i in range(MAX_NEW_VERSIONS - 1):  # the operator's `bot update --version`: four more, within the hour
+        store.bots.update_bot(bot_id, version=f"0.{i}")
+        store.ladders.sync_entrants(lid)
+    store.bots.update_bot(bot_id, version="1.0")  # back where Describe says: nothing new for the identity check
+    assert store.bots.versions_entered_since(bot_id, datetime.now(UTC) - timedelta(hours=1)) == MAX_NEW_VERSIONS
+
+    check = IdentityCheck(GrpcBotClient, ttl_s=3600)
+    assert check.problems(store, bots_of(store, [bot_id])) == {}  # Describe says 1.0: no change
+    swappable.swap("VersionTwo")
+    time.sleep(0.5)  # the old server's connections are closed: the channel reconnects at the next call
+    problems = check.problems(store, bots_of(store, [bot_id]))
+    assert set(problems) == {bot_id} and problems[bot_id].startswith(TOO_MANY_VERSIONS)
+    assert "'1.0' again" in problems[bot_id] and "rules §5.2" in problems[bot_id]
+    assert store.bots.get_bot(bot_id).version == "1.0"  # type: ignore[union-attr]  # the version stays
+    swappable.swap("VersionOne")
+    time.sleep(0.5)
+    assert check.problems(store, bots_of(store, [bot_id])) == {}
+    store.close()
