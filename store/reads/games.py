@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Select, exists, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy import ColumnElement, Select, exists, func, select
+from sqlalchemy.orm import Session, aliased
 
 from store.db import NotFound
 from store.models import AttemptOutcome, Bot, Game, GameAttempt, GameSeat, GameStatus, Ladder, Season
@@ -83,7 +83,8 @@ class GameRow:
     reason: str | None
     started_at: datetime | None
     finished_at: datetime | None
-    seats: tuple[SeatInfo, ...]
+    seats: tuple[SeatInfo, ...] = field(metadata=doc(
+        "the seats in order; empty for a ladder's game that has not started (its table is shown once it starts)"))
     sealed: bool = field(default=False, metadata=doc(
         "another game with the same deal (its duplicate group) is still to be played: results, reason, seed, "
         "replay and live events are withheld until then"))
@@ -198,6 +199,14 @@ class GameReads:
             return _game_rows(s, row)[0]
 
 
+def unstarted_ladder_table(game: Any = Game) -> ColumnElement[bool]:
+    """SQL: a pending game of a ladder's epoch, whose seats are not shown (rules §5.3): a bot that saw its
+    next table could go down to skip it (its tables wait for it, holding up no one)."""
+    epoch = aliased(Season)  # its own name: the page's query joins Season too
+    return (game.status == GameStatus.PENDING) & exists().where(epoch.id == game.season_id,
+                                                                 epoch.ladder_id.is_not(None))
+
+
 def _filtered(q: Select[Any], f: GameFilter) -> Select[Any]:
     if f.season_id is not None:
         q = q.where(Game.season_id == f.season_id)
@@ -205,6 +214,7 @@ def _filtered(q: Select[Any], f: GameFilter) -> Select[Any]:
         q = q.where(Game.status == f.status)
     if f.bot_id is not None:
         seat = exists().where(GameSeat.game_id == Game.id, GameSeat.bot_id == f.bot_id)
+        q = q.where(~unstarted_ladder_table())  # who sits at a ladder's table is not shown before it starts
         if f.result == "win":
             seat = seat.where(GameSeat.place == 1)
         elif f.result == "loss":
@@ -221,9 +231,17 @@ def _filtered(q: Select[Any], f: GameFilter) -> Select[Any]:
 def _game_rows(s: Session, page: Sequence[Any]) -> list[GameRow]:
     """``page``: ``(Game, season name, game name, sealed)`` rows. A sealed game's results, end reason
     and seed are withheld here, the one place game rows are made (``store.sealing``)."""
-    ids = [g.id for g, _, _, _ in page]
+    ladders: dict[int, tuple[str, int | None]] = {}  # season id -> (ladder name, epoch) of a ladder's epochs
+    season_ids = {g.season_id for g, _, _, _ in page}
+    if season_ids:
+        ladders = {sid: (name, epoch) for sid, name, epoch in s.execute(
+            select(Season.id, Ladder.name, Season.epoch).join(Ladder, Ladder.id == Season.ladder_id)
+            .where(Season.id.in_(season_ids)))}
+    # a ladder's table is not shown before it starts (rules §5.3): a bot that saw it could go down to skip it
+    unseated = {g.id for g, _, _, _ in page if g.season_id in ladders and GameStatus(g.status) == GameStatus.PENDING}
+    ids = [g.id for g, _, _, _ in page if g.id not in unseated]
     hidden = {g.id for g, _, _, is_sealed in page if is_sealed}
-    seats: dict[int, list[SeatInfo]] = {i: [] for i in ids}
+    seats: dict[int, list[SeatInfo]] = {g.id: [] for g, _, _, _ in page}
     if ids:
         for seat, name in s.execute(select(GameSeat, Bot.name).join(Bot, Bot.id == GameSeat.bot_id)
                                     .where(GameSeat.game_id.in_(ids)).order_by(GameSeat.game_id, GameSeat.seat)):
@@ -232,12 +250,6 @@ def _game_rows(s: Session, page: Sequence[Any]) -> list[GameRow]:
                                                              seat.version))
             else:
                 seats[seat.game_id].append(_seat_info(seat, name))
-    ladders: dict[int, tuple[str, int | None]] = {}  # season id -> (ladder name, epoch) of a ladder's epochs
-    season_ids = {g.season_id for g, _, _, _ in page}
-    if season_ids:
-        ladders = {sid: (name, epoch) for sid, name, epoch in s.execute(
-            select(Season.id, Ladder.name, Season.epoch).join(Ladder, Ladder.id == Season.ladder_id)
-            .where(Season.id.in_(season_ids)))}
     return [GameRow(g.id, g.season_id, season_name, game, g.number, GameStatus(g.status).value,
                     None if is_sealed else g.reason, g.started_at, g.finished_at, tuple(seats[g.id]),
                     bool(is_sealed), g.seed if GameStatus(g.status) == GameStatus.DONE and not is_sealed else None,

@@ -206,13 +206,15 @@ class LadderReads:
     def games(self, ladder_id: int, *, limit: int = 20, before: int | None = None,
               bot_id: int | None = None) -> list[GameRow]:
         """The ladder's games newest first (all epochs), ids below ``before`` if given, only those with
-        ``bot_id`` at the table if given; a pending or sealed game shows no seed and no result."""
+        ``bot_id`` at the table if given (not its pending ones: a ladder's table is not shown before it starts, rules
+        §5.3); a pending or sealed game shows no seed and no result, and a pending one no seats."""
         q = select(Game, Season.name, Season.game, sealed()).join(Season, Season.id == Game.season_id) \
             .where(Season.ladder_id == ladder_id)
         if before is not None:
             q = q.where(Game.id < before)
         if bot_id is not None:  # the bot's seats newest first (index on (bot_id, game_id))
-            q = q.join(GameSeat, GameSeat.game_id == Game.id).where(GameSeat.bot_id == bot_id)
+            q = q.join(GameSeat, GameSeat.game_id == Game.id).where(GameSeat.bot_id == bot_id,
+                                                                    Game.status != GameStatus.PENDING)  # rules §5.3
         with self._db.read() as s:
             page = s.execute(q.order_by(Game.id.desc()).limit(limit)).all()
             return _game_rows(s, page)

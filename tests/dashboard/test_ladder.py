@@ -85,7 +85,8 @@ def test_games_pages_by_keyset_and_by_bot(client: TestClient, lw: LadderWorld) -
     assert ids + [g["id"] for g in second["items"]] == sorted(all_ids, reverse=True)[:10]
     mine = client.get(f"/api/v1/ladders/{NAME}/games", params={"bot": "a", "limit": 500}).json()["items"]
     assert mine and all(any(s["bot_name"] == "a" for s in g["seats"]) for g in mine)
-    expect = [g.id for g in lw.store.ladders.ladder_games(lw.ladder_id) if any(b == lw.bots["a"] for b, _, _ in g.seats)]
+    expect = [g.id for g in lw.store.ladders.ladder_games(lw.ladder_id) if any(b == lw.bots["a"] for b, _, _ in g.seats)
+              and g.id not in lw.pending_ids]  # its pending tables are not shown (rules §5.3)
     assert [g["id"] for g in mine] == sorted(expect, reverse=True)
 
 
@@ -155,6 +156,26 @@ def test_no_key_before_its_epoch_is_done_nor_a_pending_seed(client: TestClient, 
     games = client.get(f"/api/v1/ladders/{NAME}/games", params={"limit": 500}).json()["items"]
     for g in games:
         assert (g["seed"] is not None) == (g["status"] == GameStatus.DONE and not g["sealed"])
+
+
+def test_a_ladder_table_that_has_not_started_shows_no_one_at_it(client: TestClient, lw: LadderWorld) -> None:
+    """Rules §5.3: a bot that saw its next ladder table could go down to skip an opponent it fears, so a pending
+    ladder game lists no seats anywhere, and a bot's game lists leave its pending ladder games out."""
+    assert lw.pending_ids
+    names = {bot_id: name for name, bot_id in lw.bots.items()}
+    for gid in lw.pending_ids:
+        assert client.get(f"/api/v1/games/{gid}").json()["seats"] == []
+        at_table = {s.bot_id for s in lw.store.game_reads.get_game(gid).seats}  # the store's own read knows them
+        for bot in at_table:
+            listed = client.get("/api/v1/games", params={"bot_id": bot, "status": "pending", "limit": 500}).json()
+            assert gid not in [g["id"] for g in listed["items"]]
+            mine = client.get(f"/api/v1/ladders/{NAME}/games", params={"limit": 500, "bot": names[bot]})
+            assert gid not in [g["id"] for g in mine.json()["items"]]
+    pending = client.get("/api/v1/games", params={"status": "pending", "limit": 500}).json()["items"]
+    assert {g["id"] for g in pending} >= set(lw.pending_ids) and all(g["seats"] == [] for g in pending
+                                                                       if g["id"] in lw.pending_ids)
+    done = client.get("/api/v1/games", params={"status": "done", "limit": 5}).json()["items"]
+    assert done and all(g["seats"] for g in done)  # a game that started shows its table
 
 
 def test_progress_keeps_finished_epochs_and_counts_the_open_one(lw: LadderWorld) -> None:
