@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
-from league.integrity.audit import INFORMED, AuditGame, audit_season
+from league.integrity.audit import AuditGame, audit_season
 from league.ratings.elo import START
 from league.ratings.luck import LuckSummary, luck_adjusted_by_bot
 from league.ratings.ratings_ml import p_better_chain, season_ratings
@@ -284,7 +284,7 @@ def audit_games(game: GameSpec, deals: Iterable[tuple[int, int, int, int, Any]],
     ``(bot of each seat, record)``) of deal groups that hold more than one game and none still to be
     played (``deals``: ``(game id, number, deal group, seed, status)`` of every game, status
     ``pending``/``running`` for a game still to be played), with each seat's luck for a game with a luck
-    estimator (``GameSpec.luck``) and its informed-play score for a game in ``league.integrity.audit.INFORMED``.
+    estimator (``GameSpec.luck``) and its informed-play score for a game with a scorer (``GameSpec.informed``).
     A game stored from a rerun attempt (``record.attempt > 1``) dealt other cards than its group
     (rules §4.3) and is left out; the group's other rotations are still compared. ``played``:
     ``{number: when its stored attempt started}`` (seconds), the order the audit reads a group in (rules
@@ -308,7 +308,7 @@ def audit_games(game: GameSpec, deals: Iterable[tuple[int, int, int, int, Any]],
         by_seat = {r.seat: float(r.change) for r in record.results}
         if set(by_seat) != set(range(record.num_seats)) or len(bots) != record.num_seats:
             continue  # not a whole game's result: nothing to compare
-        estimator, informed = game.luck, INFORMED.get(game.name)
+        estimator, informed = game.luck, game.informed
         out.append(AuditGame(number, group, tuple(bots), tuple(by_seat[s] for s in range(record.num_seats)),
                              _or_none(lambda: estimator(record.events, record.num_seats)) if estimator else None,
                              _or_none(lambda: informed(record.events, record.num_seats, record.params))
