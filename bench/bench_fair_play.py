@@ -150,6 +150,7 @@ class PublicReader:
         self._lock = threading.Lock()
         self._kept: dict[str, Found] = {}
         self._found = Found()
+        self._games: dict[int, int] = {}  # season id -> games listed
         self._read_at = -math.inf
         self._pool = ThreadPoolExecutor(8)
 
@@ -160,6 +161,11 @@ class PublicReader:
                 self._read_at = time.monotonic()
                 self._refresh()
             return Found(set(self._found.ints), set(self._found.hexes))
+
+    def seasons(self) -> dict[int, int]:
+        """``{season id: games it lists}`` of the seasons found so far."""
+        with self._lock:
+            return dict(self._games)
 
     def _text(self, path: str) -> str:
         try:
@@ -190,7 +196,9 @@ class PublicReader:
                       f"/seasons/{sid}", f"/seasons/{sid}/fairness", f"/games?season_id={sid}"]
             paths += [p for b in bids for p in (f"/api/v1/bots/{b}?season_id={sid}",
                                                 f"/api/v1/bots/{b}/ratings?season_id={sid}", f"/bots/{b}?season_id={sid}")]
-            games += [g for g in self._json(f"/api/v1/games?season_id={sid}&limit=1000") or [] if isinstance(g, dict)]
+            listed = [g for g in self._json(f"/api/v1/games?season_id={sid}&limit=1000") or [] if isinstance(g, dict)]
+            self._games[sid] = max(self._games.get(sid, 0), len(listed))
+            games += listed
         paths += [p for b in bids for p in (f"/api/v1/bots/{b}", f"/bots/{b}")]
         kept: list[str] = []
         for game in games:
@@ -318,6 +326,10 @@ class GameKnowledge:
     tried: set[tuple[int, str]] = field(default_factory=set)
     first_fits: dict[tuple[int, str], str] = field(default_factory=dict)
     found: tuple[int, str, str] | None = None
+    #: ``(key, season id, number, source)`` once a key derives the game's id
+    where: tuple[bytes, int, int, str] | None = None
+    #: the keys tried as the key of the game's id (with the seasons found then)
+    located_with: set[bytes] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -343,44 +355,58 @@ class Cheater(OddsBot):
             game = self.knowledge.setdefault(ctx.game_id, GameKnowledge())
         if view.decision != pb.SLIPPERY_SAM_DECISION_BET or not self.reader.api:
             return honest
-        season_id, number = (int(x) for x in ctx.game_id.split("/"))
         with game.lock:
-            card, source = self._next_card(game, season_id, number, view, ctx)
+            card, source = self._next_card(game, ctx.game_id, view, ctx)
         seen = seen_cards(view)
         named = card
         if named is None:
             named = self._guess(game, view, ctx.seat, seen) or ctx.rng.choice(sorted(set(PACK) - seen))
-        self._log({"season": season_id, "game": ctx.game_id, "hand": sorted(view.hand), "turned": list(view.turned),
+        self._log({"season": game.where[1] if game.where else None, "game": ctx.game_id, "hand": sorted(view.hand), "turned": list(view.turned),
                    "named": named, "knew": card is not None, "source": source, "unseen": len(PACK) - len(seen),
                    "tried": len(game.tried)})
         if card is None:
             return honest
         return pb.SlipperySamAction(amount=view.max_amount if beats(list(view.hand), card) else view.min_amount)
 
-    def _seeds(self, season_id: int, number: int, found: Found) -> dict[int, str]:
-        """Every deal seed the game could have, given what was found: ``{seed: source}``."""
+    def _seeds(self, game: GameKnowledge, game_id: str, found: Found) -> dict[int, str]:
+        """Every deal seed the game could have, given what was found: ``{seed: source}``. A key's seeds are tried
+        only for the key that derives the game's id (:meth:`_locate`): the id and the seeds come from one key, so
+        a key that derives no id of the seasons found is not the game's."""
         seeds = {n: "public" for n in found.ints if 0 <= n < _SEED_LIMIT}
         keys = {bytes.fromhex(h): "public" for h in found.hexes}
         keys |= {fairness.key_from_seed(n): "public" for n in seeds}
-        handed = self._handed_key(season_id)
-        if handed is not None:
-            keys[handed] = "key"
-        for key, source in keys.items():
+        self._load_handed_keys()
+        keys |= {key: "key" for key in self._season_keys.values()}
+        if game.where is None:
+            game.where = self._locate(game_id, {k: s for k, s in keys.items() if k not in game.located_with})
+            game.located_with |= set(keys)
+        if game.where is not None:
+            key, _, number, source = game.where
             for duplicate in (False, True):
-                seeds.setdefault(fairness.deal_seed(key, number, number, duplicate), source)
-        if handed is not None:
-            for duplicate in (False, True):
-                seeds[fairness.deal_seed(handed, number, number, duplicate)] = "key"
+                seeds[fairness.deal_seed(key, number, number, duplicate)] = source
         return seeds
 
-    def _handed_key(self, season_id: int) -> bytes | None:
+    def _locate(self, game_id: str, keys: dict[bytes, str]) -> tuple[bytes, int, int, str] | None:
+        """``(key, season id, number, where the key came from)`` of the game whose bots are sent ``game_id``: the id
+        is opaque (``league.integrity.fairness.game_token``), so only its season's key places it, tried over every
+        season found (public or handed) and every number up to the games the season lists (at least 1,000)."""
+        seasons = self.reader.seasons()
+        for sid in self._season_keys:
+            seasons.setdefault(sid, 0)
+        for key, source in sorted(keys.items(), key=lambda kv: kv[1] != "key"):
+            for sid, count in seasons.items():
+                for number in range(max(count, 1000)):
+                    if fairness.game_token(key, sid, number) == game_id:
+                        return key, sid, number, source
+        return None
+
+    def _load_handed_keys(self) -> None:
         path = os.environ.get(KEYS_ENV)
-        if season_id not in self._season_keys and path and os.path.exists(path):
+        if path and os.path.exists(path):
             keys = json.loads(Path(path).read_text())
             self._season_keys.update({int(s): bytes.fromhex(k) for s, k in keys.items()})
-        return self._season_keys.get(season_id)
 
-    def _next_card(self, game: GameKnowledge, season_id: int, number: int, view: pb.SlipperySamView,
+    def _next_card(self, game: GameKnowledge, game_id: str, view: pb.SlipperySamView,
                    ctx: Context) -> tuple[str | None, str | None]:
         """The next stack card and where the seed came from, if a seed fits what the seat saw."""
         if game.found is None:
@@ -388,7 +414,7 @@ class Cheater(OddsBot):
             with self._lock:
                 found.add(self.own_views)
             first = list(view.first_dealer_cards)
-            for seed, source in self._seeds(season_id, number, found).items():
+            for seed, source in self._seeds(game, game_id, found).items():
                 for scheme in SCHEMES:
                     if (seed, scheme) in game.tried:
                         continue

@@ -146,9 +146,9 @@ def test_a_rerun_rotation_is_left_out_of_its_groups_comparison() -> None:
 
     game, params = GAME, QUICK
     clients = [InProcessBotClient(load_bot(STRONG).act) for _ in range(3)]
-    records = [play(spec(game), make_params(game, params), 3, 99, clients, game_id=f"1/{n}") for n in range(3)]
+    records = [play(spec(game), make_params(game, params), 3, 99, clients, game_id=f"g-{n}") for n in range(3)]
     deals = [(n + 1, n, 0, 99, "done") for n in range(3)]
-    seated = [((1, 2, 3), records[0]), ((2, 3, 1), records[1]), ((3, 1, 2), records[2])]
+    seated = [(0, (1, 2, 3), records[0]), (1, (2, 3, 1), records[1]), (2, (3, 1, 2), records[2])]
     assert [g.number for g in audit_games(spec(game), deals, seated)] == [0, 1, 2]
-    seated[1] = ((2, 3, 1), replace(records[1], attempt=2))
+    seated[1] = (1, (2, 3, 1), replace(records[1], attempt=2))
     assert [g.number for g in audit_games(spec(game), deals, seated)] == [0, 2]
