@@ -153,3 +153,23 @@ def test_a_bot_in_a_duplicate_season_receives_ids_that_say_nothing_of_the_schedu
     assert by_id != sorted(expected)  # the ids' order is not the numbers' (1 chance in 16! that it is)
     report = verify_season(StoreSource(store), store.seasons.get_season(sid))  # type: ignore[arg-type]
     assert report.ok and report.replays_checked == 16, report.lines()
+
+
+def test_a_game_stored_before_keyed_ids_keeps_the_id_its_bots_were_sent(store: Store) -> None:
+    """A game row without an id (stored before migration 0013) is played under ``<season id>/<number>``, the id
+    its bots were sent before, which its replay then keeps (``season verify`` expects it); it is not found by id."""
+    from sqlalchemy import text
+
+    from tests.store.conftest import finish
+
+    bots = [store.bots.register_bot(n, f"127.0.0.1:{7200 + i}", "1", "t", [GAME]) for i, n in enumerate("xyz")]
+    sid = store.seasons.create_season("old", GAME, {}, {}, 3, {}, [(s, bots) for s in (21, 22)])
+    first, second = store.seasons.next_pending(sid, 2)
+    with store.engine.begin() as conn:
+        conn.execute(text("UPDATE games SET token = NULL WHERE id = :g"), {"g": first})
+    old = finish(store, first, [1, 2, 3])
+    assert old.token == f"{sid}/0" and store.replays.get_replay(first).game_id == f"{sid}/0"  # type: ignore[union-attr]
+    assert store.game_reads.final_game_by_token(f"{sid}/0") is None
+    new = finish(store, second, [3, 2, 1])
+    assert new.token == fairness.game_token(POLICY.season_key(3), sid, 1)
+    assert store.game_reads.final_game_by_token(new.token) == second
