@@ -12,6 +12,11 @@ every 64-hex-digit string it finds and tries each as:
   gives the game's deal seed (``league.integrity.fairness.deal_seed``);
 - a season key (the commitment and any published key among them).
 
+A key's deal seeds need the game's number, which the game id its requests carry does not tell
+(``league.integrity.fairness.game_token``, opaque): the cheater tries each key on every season and
+number found, and takes the key's seed only when it derives its game's id (the id and the seeds
+come from one key).
+
 A deal seed is tried with the platform's own chance code (``referee.chance.Chance``, under
 each of its schemes, answering the chance request the Slippery Sam rules make): it *fits*
 when its shuffles reproduce the first-dealer cards of the game, the seat's hand at the seat's
@@ -328,8 +333,6 @@ class GameKnowledge:
     found: tuple[int, str, str] | None = None
     #: ``(key, season id, number, source)`` once a key derives the game's id
     where: tuple[bytes, int, int, str] | None = None
-    #: the keys tried as the key of the game's id (with the seasons found then)
-    located_with: set[bytes] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -345,6 +348,8 @@ class Cheater(OddsBot):
         self.own_views = Found()  # every integer of every view this seat was sent
         self._lock = threading.Lock()
         self._season_keys: dict[int, bytes] = {}
+        self._index: dict[str, tuple[bytes, int, int, str]] = {}  # game id -> (key, season id, number, source)
+        self._indexed: dict[tuple[bytes, int], int] = {}  # (key, season id) -> numbers indexed
 
     def slippery_sam(self, view: pb.SlipperySamView, ctx: Context) -> pb.SlipperySamAction:
         honest = super().slippery_sam(view, ctx)
@@ -378,8 +383,7 @@ class Cheater(OddsBot):
         self._load_handed_keys()
         keys |= {key: "key" for key in self._season_keys.values()}
         if game.where is None:
-            game.where = self._locate(game_id, {k: s for k, s in keys.items() if k not in game.located_with})
-            game.located_with |= set(keys)
+            game.where = self._locate(game_id, keys)
         if game.where is not None:
             key, _, number, source = game.where
             for duplicate in (False, True):
@@ -388,17 +392,22 @@ class Cheater(OddsBot):
 
     def _locate(self, game_id: str, keys: dict[bytes, str]) -> tuple[bytes, int, int, str] | None:
         """``(key, season id, number, where the key came from)`` of the game whose bots are sent ``game_id``: the id
-        is opaque (``league.integrity.fairness.game_token``), so only its season's key places it, tried over every
-        season found (public or handed) and every number up to the games the season lists (at least 1,000)."""
+        is opaque (``league.integrity.fairness.game_token``), so only its season's key places it. Every key is tried
+        with every season found (public or handed) and every number up to the games the season lists (1,000 for a
+        season only handed), once: the ids are kept in an index shared by the games."""
         seasons = self.reader.seasons()
         for sid in self._season_keys:
             seasons.setdefault(sid, 0)
-        for key, source in sorted(keys.items(), key=lambda kv: kv[1] != "key"):
-            for sid, count in seasons.items():
-                for number in range(max(count, 1000)):
-                    if fairness.game_token(key, sid, number) == game_id:
-                        return key, sid, number, source
-        return None
+        with self._lock:
+            for key, source in keys.items():
+                for sid, count in seasons.items():
+                    done, bound = self._indexed.get((key, sid), 0), count or 1000
+                    for number in range(done, bound):
+                        token = fairness.game_token(key, sid, number)
+                        if source == "key" or token not in self._index:  # a handed key names its source first
+                            self._index[token] = (key, sid, number, source)
+                    self._indexed[(key, sid)] = max(done, bound)
+            return self._index.get(game_id)
 
     def _load_handed_keys(self) -> None:
         path = os.environ.get(KEYS_ENV)
@@ -639,9 +648,12 @@ def main(argv: list[str] | None = None) -> int:
             if ran.returncode:
                 raise SystemExit(f"season run {name} failed:\n{ran.stdout[-3000:]}\n{ran.stderr[-3000:]}")
             print(f"season {name}: {args.games} games in {time.monotonic() - started:.0f} s")
+        # the cheater's bets by season: the organiser places each game id (opaque to the bots) by its key
+        season_of = {fairness.game_token(store.seasons.schedule_key(sid), sid, g.number): sid for sid in ids.values()
+                     for g in store.game_reads.list_games(sid, limit=10**6)}
         for line in log.read_text().splitlines() if log.exists() else []:
             entry = json.loads(line)
-            entries.setdefault(entry["season"], []).append(entry)
+            entries.setdefault(season_of.get(entry["game"], -1), []).append(entry)
         for name in ("blind", "keyed"):
             sid = ids[name]
             results[name] = figures(name, entries.get(sid, []), next_cards(store, sid), changes(store, sid, "cheater"),
