@@ -36,7 +36,7 @@ def test_a_final_game_is_found_by_the_id_its_bots_received(tmp_path: Path) -> No
         assert client.get(f"/api/v1/games/{first}").json()["id"] == first  # the store's id still finds it
         unknown = "g-" + "0" * fairness.GAME_ID_HEX
         answers = {}
-        for received in (running.token, pending, unknown, f"{sid}/1", "1-2"):
+        for received in (running.token, pending, unknown, f"{sid}/1"):
             assert client.get(f"/games/{received}").status_code == 404
             answer = client.get(f"/api/v1/games/{received}")
             answers[received] = (answer.status_code, answer.text)
@@ -44,6 +44,7 @@ def test_a_final_game_is_found_by_the_id_its_bots_received(tmp_path: Path) -> No
         assert {a for r, a in answers.items() if r != f"{sid}/1"} == {answers[unknown]}
         assert answers[unknown][0] == 404 and "once it is over" in answers[unknown][1]
         assert running.token not in answers[running.token][1] and pending not in answers[pending][1]
+        assert client.get("/api/v1/games/1.5").status_code == client.get("/games/g-XYZ").status_code == 422
     store.close()
 
 
