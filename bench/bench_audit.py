@@ -44,7 +44,7 @@ from cardarena.v1 import rummy_pb2, slippery_sam_pb2, svara_pb2
 from bench.bench_duplicate import bot_policy, sloppy, tight_policy
 from botsdk.bot import Context
 from league.competition.schedule import ScheduledGame, build_schedule
-from league.integrity.audit import INFORMED, INFORMED_PLAY, LATER, LUCK, AuditGame, audit_season
+from league.integrity.audit import INFORMED_PLAY, LATER, LUCK, AuditGame, audit_season
 from league.integrity.fairness import key_from_seed
 from referee.chance import PER_DEAL, Chance
 from referee.games import make_params, spec
@@ -408,9 +408,7 @@ def simulate_season(game: str, params: dict[str, int], players: Sequence[Player]
         changes = tuple(float(c) for c in rules.score_changes(state))
         events = [{"kind": e.kind, "data": e.data, "visible_to": None} for e in state.events]
         luck = gs.luck(events, len(g.seats)) if gs.luck is not None else None
-        informed = None
-        if game in INFORMED:
-            informed = INFORMED[game](events, len(g.seats), asdict(game_params))
+        informed = gs.informed(events, len(g.seats), asdict(game_params)) if gs.informed is not None else None
         out.append(AuditGame(g.number, g.deal_group, g.seats, changes, luck, informed))
         for bot in set(g.seats):
             learn = getattr(players[bot], "learn", None)

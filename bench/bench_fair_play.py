@@ -12,6 +12,11 @@ every 64-hex-digit string it finds and tries each as:
   gives the game's deal seed (``league.integrity.fairness.deal_seed``);
 - a season key (the commitment and any published key among them).
 
+A key's deal seeds need the game's number, which the game id its requests carry does not tell
+(``league.integrity.fairness.game_token``, opaque): the cheater tries each key on every season and
+number found, and takes the key's seed only when it derives its game's id (the id and the seeds
+come from one key).
+
 A deal seed is tried with the platform's own chance code (``referee.chance.Chance``, under
 each of its schemes, answering the chance request the Slippery Sam rules make): it *fits*
 when its shuffles reproduce the first-dealer cards of the game, the seat's hand at the seat's
@@ -150,6 +155,7 @@ class PublicReader:
         self._lock = threading.Lock()
         self._kept: dict[str, Found] = {}
         self._found = Found()
+        self._games: dict[int, int] = {}  # season id -> games listed
         self._read_at = -math.inf
         self._pool = ThreadPoolExecutor(8)
 
@@ -160,6 +166,11 @@ class PublicReader:
                 self._read_at = time.monotonic()
                 self._refresh()
             return Found(set(self._found.ints), set(self._found.hexes))
+
+    def seasons(self) -> dict[int, int]:
+        """``{season id: games it lists}`` of the seasons found so far."""
+        with self._lock:
+            return dict(self._games)
 
     def _text(self, path: str) -> str:
         try:
@@ -190,7 +201,9 @@ class PublicReader:
                       f"/seasons/{sid}", f"/seasons/{sid}/fairness", f"/games?season_id={sid}"]
             paths += [p for b in bids for p in (f"/api/v1/bots/{b}?season_id={sid}",
                                                 f"/api/v1/bots/{b}/ratings?season_id={sid}", f"/bots/{b}?season_id={sid}")]
-            games += [g for g in self._json(f"/api/v1/games?season_id={sid}&limit=1000") or [] if isinstance(g, dict)]
+            listed = [g for g in self._json(f"/api/v1/games?season_id={sid}&limit=1000") or [] if isinstance(g, dict)]
+            self._games[sid] = max(self._games.get(sid, 0), len(listed))
+            games += listed
         paths += [p for b in bids for p in (f"/api/v1/bots/{b}", f"/bots/{b}")]
         kept: list[str] = []
         for game in games:
@@ -318,6 +331,8 @@ class GameKnowledge:
     tried: set[tuple[int, str]] = field(default_factory=set)
     first_fits: dict[tuple[int, str], str] = field(default_factory=dict)
     found: tuple[int, str, str] | None = None
+    #: ``(key, season id, number, source)`` once a key derives the game's id
+    where: tuple[bytes, int, int, str] | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -333,6 +348,8 @@ class Cheater(OddsBot):
         self.own_views = Found()  # every integer of every view this seat was sent
         self._lock = threading.Lock()
         self._season_keys: dict[int, bytes] = {}
+        self._index: dict[str, tuple[bytes, int, int, str]] = {}  # game id -> (key, season id, number, source)
+        self._indexed: dict[tuple[bytes, int], int] = {}  # (key, season id) -> numbers indexed
 
     def slippery_sam(self, view: pb.SlipperySamView, ctx: Context) -> pb.SlipperySamAction:
         honest = super().slippery_sam(view, ctx)
@@ -343,44 +360,62 @@ class Cheater(OddsBot):
             game = self.knowledge.setdefault(ctx.game_id, GameKnowledge())
         if view.decision != pb.SLIPPERY_SAM_DECISION_BET or not self.reader.api:
             return honest
-        season_id, number = (int(x) for x in ctx.game_id.split("/"))
         with game.lock:
-            card, source = self._next_card(game, season_id, number, view, ctx)
+            card, source = self._next_card(game, ctx.game_id, view, ctx)
         seen = seen_cards(view)
         named = card
         if named is None:
             named = self._guess(game, view, ctx.seat, seen) or ctx.rng.choice(sorted(set(PACK) - seen))
-        self._log({"season": season_id, "game": ctx.game_id, "hand": sorted(view.hand), "turned": list(view.turned),
+        self._log({"season": game.where[1] if game.where else None, "game": ctx.game_id, "hand": sorted(view.hand), "turned": list(view.turned),
                    "named": named, "knew": card is not None, "source": source, "unseen": len(PACK) - len(seen),
                    "tried": len(game.tried)})
         if card is None:
             return honest
         return pb.SlipperySamAction(amount=view.max_amount if beats(list(view.hand), card) else view.min_amount)
 
-    def _seeds(self, season_id: int, number: int, found: Found) -> dict[int, str]:
-        """Every deal seed the game could have, given what was found: ``{seed: source}``."""
+    def _seeds(self, game: GameKnowledge, game_id: str, found: Found) -> dict[int, str]:
+        """Every deal seed the game could have, given what was found: ``{seed: source}``. A key's seeds are tried
+        only for the key that derives the game's id (:meth:`_locate`): the id and the seeds come from one key, so
+        a key that derives no id of the seasons found is not the game's."""
         seeds = {n: "public" for n in found.ints if 0 <= n < _SEED_LIMIT}
         keys = {bytes.fromhex(h): "public" for h in found.hexes}
         keys |= {fairness.key_from_seed(n): "public" for n in seeds}
-        handed = self._handed_key(season_id)
-        if handed is not None:
-            keys[handed] = "key"
-        for key, source in keys.items():
+        self._load_handed_keys()
+        keys |= {key: "key" for key in self._season_keys.values()}
+        if game.where is None:
+            game.where = self._locate(game_id, keys)
+        if game.where is not None:
+            key, _, number, source = game.where
             for duplicate in (False, True):
-                seeds.setdefault(fairness.deal_seed(key, number, number, duplicate), source)
-        if handed is not None:
-            for duplicate in (False, True):
-                seeds[fairness.deal_seed(handed, number, number, duplicate)] = "key"
+                seeds[fairness.deal_seed(key, number, number, duplicate)] = source
         return seeds
 
-    def _handed_key(self, season_id: int) -> bytes | None:
+    def _locate(self, game_id: str, keys: dict[bytes, str]) -> tuple[bytes, int, int, str] | None:
+        """``(key, season id, number, where the key came from)`` of the game whose bots are sent ``game_id``: the id
+        is opaque (``league.integrity.fairness.game_token``), so only its season's key places it. Every key is tried
+        with every season found (public or handed) and every number up to the games the season lists (1,000 for a
+        season only handed), once: the ids are kept in an index shared by the games."""
+        seasons = self.reader.seasons()
+        for sid in self._season_keys:
+            seasons.setdefault(sid, 0)
+        with self._lock:
+            for key, source in keys.items():
+                for sid, count in seasons.items():
+                    done, bound = self._indexed.get((key, sid), 0), count or 1000
+                    for number in range(done, bound):
+                        token = fairness.game_token(key, sid, number)
+                        if source == "key" or token not in self._index:  # a handed key names its source first
+                            self._index[token] = (key, sid, number, source)
+                    self._indexed[(key, sid)] = max(done, bound)
+            return self._index.get(game_id)
+
+    def _load_handed_keys(self) -> None:
         path = os.environ.get(KEYS_ENV)
-        if season_id not in self._season_keys and path and os.path.exists(path):
+        if path and os.path.exists(path):
             keys = json.loads(Path(path).read_text())
             self._season_keys.update({int(s): bytes.fromhex(k) for s, k in keys.items()})
-        return self._season_keys.get(season_id)
 
-    def _next_card(self, game: GameKnowledge, season_id: int, number: int, view: pb.SlipperySamView,
+    def _next_card(self, game: GameKnowledge, game_id: str, view: pb.SlipperySamView,
                    ctx: Context) -> tuple[str | None, str | None]:
         """The next stack card and where the seed came from, if a seed fits what the seat saw."""
         if game.found is None:
@@ -388,7 +423,7 @@ class Cheater(OddsBot):
             with self._lock:
                 found.add(self.own_views)
             first = list(view.first_dealer_cards)
-            for seed, source in self._seeds(season_id, number, found).items():
+            for seed, source in self._seeds(game, game_id, found).items():
                 for scheme in SCHEMES:
                     if (seed, scheme) in game.tried:
                         continue
@@ -613,9 +648,12 @@ def main(argv: list[str] | None = None) -> int:
             if ran.returncode:
                 raise SystemExit(f"season run {name} failed:\n{ran.stdout[-3000:]}\n{ran.stderr[-3000:]}")
             print(f"season {name}: {args.games} games in {time.monotonic() - started:.0f} s")
+        # the cheater's bets by season: the organiser places each game id (opaque to the bots) by its key
+        season_of = {fairness.game_token(store.seasons.schedule_key(sid), sid, g.number): sid for sid in ids.values()
+                     for g in store.game_reads.list_games(sid, limit=10**6)}
         for line in log.read_text().splitlines() if log.exists() else []:
             entry = json.loads(line)
-            entries.setdefault(entry["season"], []).append(entry)
+            entries.setdefault(season_of.get(entry["game"], -1), []).append(entry)
         for name in ("blind", "keyed"):
             sid = ids[name]
             results[name] = figures(name, entries.get(sid, []), next_cards(store, sid), changes(store, sid, "cheater"),

@@ -73,7 +73,7 @@ def run(url: str, game: str, games: int) -> dict[str, Step]:
         for game_id in store.seasons.next_pending(season_id, 10**7):
             claim = timed(steps["claim"], store.games.claim_within_capacity, game_id, "bench-store", 600.0)
             clients = [InProcessBotClient(bots[seat.name].act) for seat in claim.seats]
-            record = play(game_spec, params, len(clients), claim.seed, clients, game_id=f"{season_id}/{claim.number}")
+            record = play(game_spec, params, len(clients), claim.seed, clients, game_id=claim.token)
             timed(steps["encode"], encode_record, record)
             if not timed(steps["result"], store.games.finish_game, game_id, claim.attempt, record):
                 raise RuntimeError(f"game {game_id} was not stored")

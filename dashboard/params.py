@@ -20,8 +20,10 @@ SeasonRef = Annotated[str, Path(min_length=1, max_length=128, description="a sea
 #: A bot in a path: its id (all digits) or its name (bot names are never all digits).
 BotRef = Annotated[str, Path(min_length=1, max_length=128, description="a bot's id, or its name")]
 GameId = Annotated[int, Path(ge=1, le=MAX_ID, description="a game id")]
-#: The number of a game in its season (the ``<season id>/<number>`` a bot is sent as the game's id).
-GameNumber = Annotated[int, Path(ge=0, le=MAX_ID, description="the game's number in its season")]
+#: The id a game's bots were sent (``ActRequest.game_id``, ``league.integrity.fairness.game_token``): opaque,
+#: never all digits, so it is never read as a game id here (whose routes take only digits). Another shape: 422.
+ReceivedId = Annotated[str, Path(pattern=r"^g-[0-9a-f]{24}$", description=(
+    "the id the game's bots were sent (ActRequest.game_id: g- and 24 hex digits, e.g. g-5f0c2a9e41d7b3c86a01e2ff)"))]
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size")]
 Offset = Annotated[int, Query(ge=0, le=MAX_OFFSET, description="items to skip")]
 OptSeasonId = Annotated[int | None, Query(ge=1, le=MAX_ID, description="only this season")]

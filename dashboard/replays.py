@@ -47,12 +47,13 @@ def public_progress(live: dict[str, Any]) -> dict[str, Any]:
     """A running game's stored progress (``store.replays.live_record``) in a record's shape, with only
     what every seat and spectator may see: the public events (``visible_to`` is None) and the
     faults' seats, decisions and kinds; no views, answers, actions, chance outcomes, fault
-    details or results. The worker writes nothing else (``referee.live``); this checks again."""
+    details or results, nor the id its bots are sent (``game_id`` is None: it would tell a bot which
+    game of the schedule it is playing). The worker writes nothing else (``referee.live``); this checks again."""
     return {
         "game": live.get("game"),
         "params": live.get("params", {}),
         "num_seats": live.get("num_seats"),
-        "game_id": live.get("game_id"),
+        "game_id": None,  # the id its bots are sent is shown once the game is over, never while it runs
         "events": [{"kind": e["kind"], "data": e["data"], "visible_to": None}
                    for e in live.get("events", []) if e.get("visible_to") is None],
         "faults": [{"seat": f["seat"], "decision": f["decision"], "kind": f["kind"], "detail": "", "answer": None}

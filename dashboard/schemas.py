@@ -94,7 +94,8 @@ class VerificationOut(BaseModel):
     key: str = Field(description=KEY)
     games: list[StoredGame] = Field(description="every game as stored, in schedule order: id, number, deal_group, "
                                     "seed, status, reason, detail, attempts [attempt, outcome, detail], seats [seat, "
-                                    "bot id, place, score, change, faults, retired], replay (one is stored)")
+                                    "bot id, place, score, change, faults, retired], replay (one is stored), token (the "
+                                    "id its bots were sent, keyed from the key; null before keyed ids)")
     ratings: dict[int, float] = Field(description="the stored Elo rating of each bot id")
     chain: list[ChainEntryOut] = Field(default_factory=list, description="the season's chain of stored records, "
                                        "every entry in order (store.chain): checked against the fields above and "

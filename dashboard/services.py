@@ -315,12 +315,17 @@ def game_detail(store: Store, game_id: int) -> GameDetailOut:
     return GameDetailOut(**_fields_of(row), attempts=store.game_reads.attempts(game_id))
 
 
-def received_game_id(store: Store, season_id: int, number: int) -> int:
-    """The game a bot was sent as ``<season_id>/<number>`` (the ``game_id`` of its requests), once final: its
-    id here. Raises NotFound (404) before it is final or for no such game: a bot cannot learn from the pages
-    which of the platform's games it is playing while it plays."""
-    game_id = store.game_reads.final_game_id(season_id, number)
+#: What a lookup by a received id answers when it finds no final game: the same for an unknown id and for a
+#: game still to be played (it does not repeat the id, so no page shows a pending game's id).
+NO_RECEIVED_GAME = ("no final game with this id: a game is found by the id its bots received once it is over "
+                    "and no rotation of its deal is still to be played")
+
+
+def received_game_id(store: Store, received_id: str) -> int:
+    """The game whose bots were sent ``received_id`` (the ``game_id`` of their requests, opaque), once final
+    and not sealed: its id here. Raises NotFound (404, :data:`NO_RECEIVED_GAME`) before then and for an
+    unknown id alike: a bot cannot learn from the pages which game of the schedule it is playing."""
+    game_id = store.game_reads.final_game_by_token(received_id)
     if game_id is None:
-        raise NotFound(f"no final game {season_id}/{number}: a game is found by the id its bots received once it "
-                       "is over")
+        raise NotFound(NO_RECEIVED_GAME)
     return game_id

@@ -26,6 +26,7 @@ from typing import Any
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from league.integrity import fairness
 from referee.bots import load_bot
 from cardarena.v1 import bot_pb2
 from referee.clients import InProcessBotClient
@@ -90,8 +91,14 @@ def _play(game: Game, seed: int) -> tuple[GameRecord, dict[int, bot_pb2.ActReque
 
     gs = spec(game.game)
     record = play(gs, make_params(game.game, game.params), len(game.bots), seed,
-                  [client(s, name) for s, name in enumerate(game.bots)], game_id=f"{game.game}-example-{seed}")
+                  [client(s, name) for s, name in enumerate(game.bots)], game_id=example_id(game.game, seed))
     return record, first
+
+
+def example_id(game: str, seed: int) -> str:
+    """The game id an example's bots are sent: as the platform sends one (opaque, keyed), that of the game
+    numbered by ``game``'s place in the registry in season 1 of the reproducible season of ``seed``."""
+    return fairness.game_token(fairness.key_from_seed(seed), 1, games().index(game))
 
 
 def _view(record: GameRecord, d: DecisionLog) -> Message:

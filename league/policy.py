@@ -3,8 +3,8 @@
 The store is persistence only and never imports the league; whoever opens a
 store passes :data:`POLICY` (``store.open_store(url, policy=POLICY)``), and the
 store calls it where a write needs the league: the season's Elo after a game
-becomes final (:func:`league.ratings.elo.replay`), a reproducible season's key and its
-commitment (:mod:`league.integrity.fairness`), when a bot that does not answer at game
+becomes final (:func:`league.ratings.elo.replay`), a reproducible season's key, its
+commitment and its games' ids (:mod:`league.integrity.fairness`), when a bot that does not answer at game
 start is suspended (rules §4.9, :mod:`league.competition.availability`), and whether a done
 season may publish its key (:mod:`league.ratings.settling`).
 """
@@ -39,6 +39,10 @@ class Policy:
     def commitment(self, key: bytes, scheme: str | None = None) -> str:
         """:func:`league.integrity.fairness.commitment`: SHA-256 of the key and the chance scheme, 64 lowercase hex digits."""
         return fairness.commitment(key, scheme)
+
+    def game_token(self, key: bytes, season_id: int, number: int) -> str:
+        """:func:`league.integrity.fairness.game_token`: the id game ``number`` of the season's bots are sent."""
+        return fairness.game_token(key, season_id, number)
 
     def chain_link(self, previous: str, entry: str) -> str:
         """:func:`league.integrity.chain.link`: the hash of a season's chain entry after the entry hashed ``previous``."""

@@ -37,8 +37,9 @@ class LiveView:
         self._fault_rows: list[dict[str, Any]] = []
 
     def attach(self, header: dict[str, Any], events: Sequence[Event], faults: Sequence[Fault]) -> None:
-        """Called by the referee when the game starts: ``header`` (game, params, num_seats,
-        game_id) and the lists the game appends its events and faults to."""
+        """Called by the referee when the game starts: ``header`` (game, params, num_seats; not the game
+        id its bots are sent, which would tie a public page of a running game to the bots' own requests)
+        and the lists the game appends its events and faults to."""
         with self._lock:
             self._events, self._faults = events, faults
             self._events_read, self._public, self._fault_rows = 0, [], []

@@ -157,8 +157,9 @@ class _Game:
         state = self.rules.new_state()
         params = asdict(self.params)
         if self.live is not None:
-            self.live.attach({"game": self.spec.name, "params": dict(params),
-                              "num_seats": self.rules.num_seats, "game_id": self.game_id}, state.events, self.faults)
+            # not the game id: a spectator's page of a running game must not tie it to the id its bots are sent
+            self.live.attach({"game": self.spec.name, "params": dict(params), "num_seats": self.rules.num_seats},
+                             state.events, self.faults)
         try:
             if not Driver(self.rules, self._answer_chance, self._ask).run(state, MAX_STEPS):
                 raise RefereeError(f"game did not end within {MAX_STEPS} steps")

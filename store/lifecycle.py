@@ -96,7 +96,10 @@ class Cancellation:
 class Claim:
     """A game claimed by a worker: everything needed to referee it.
 
-    ``seats`` are the seats' bots in seat order (``seats[s].seat == s``).
+    ``seats`` are the seats' bots in seat order (``seats[s].seat == s``). ``token`` is the id the bots are
+    sent (``ActRequest.game_id``) and the replay keeps: keyed from the season's key, the same for every
+    attempt, telling a bot nothing of ``number`` (``league.integrity.fairness.game_token``); a game stored
+    before keyed ids (migration 0013) has ``<season id>/<number>``.
     ``attempt`` (1-based) must be passed back to :meth:`GameLifecycle.finish_game` or
     :meth:`GameLifecycle.void_game`; the lease must be renewed before ``lease_expires_at``
     (:meth:`GameLifecycle.renew_lease`) or the attempt is voided as "lease expired".
@@ -114,6 +117,7 @@ class Claim:
     seats: tuple[SeatBot, ...]
     lease_owner: str
     lease_expires_at: datetime
+    token: str
 
     @property
     def bots(self) -> tuple[SeatBot, ...]:
@@ -180,7 +184,7 @@ _LOCK_SEASON = select(*_SEASON_COLUMNS).where(Season.id == bindparam("season_id"
 _LOCK_SEASON_OF_GAME = select(*_SEASON_COLUMNS).where(
     Season.id == select(Game.season_id).where(Game.id == bindparam("game_id")).scalar_subquery()).with_for_update()
 #: A game's state, and whether a bot of its season is marked not answering (``_MARK_ANSWERING`` to do).
-_GAME = select(Game.status, Game.attempts, Game.lease_expires_at, Game.number, Game.seed, Game.deal_group, exists().where(
+_GAME = select(Game.status, Game.attempts, Game.lease_expires_at, Game.number, Game.seed, Game.deal_group, Game.token, exists().where(
     SeasonBotStatus.season_id == Game.season_id, SeasonBotStatus.unavailable_since.is_not(None),
     SeasonBotStatus.suspended_at.is_(None)).label("unanswered")).where(Game.id == bindparam("game_id"))
 #: ``(seat, bot id, name, endpoint, capacity, version, described name, version, capacity)`` of a game's seats.
@@ -334,6 +338,7 @@ class GameLifecycle:
                 attempt=attempt, game=season.game, params=season.params, time_control=season.time_control,
                 seed=game.seed, seats=tuple(SeatBot(*row) for row in table), lease_owner=owner,
                 lease_expires_at=expires,
+                token=game.token if game.token is not None else f"{season.id}/{game.number}",
             )
 
     def defer_game(self, game_id: int, down: Mapping[int, str], now: datetime | None = None) -> Deferral:

@@ -328,7 +328,10 @@ class Game(Base):
     public progress so far (JSON of ``referee.live.LiveView.snapshot``), else NULL.
     ``deal_group``: the games that share this game's deal (``league.competition.schedule``): in a
     duplicate season the table's rotation group number, else the game's own number;
-    while any game of a group is pending or running, the others are sealed (``store.sealing``)."""
+    while any game of a group is pending or running, the others are sealed (``store.sealing``).
+    ``token``: the id its bots are sent (``league.integrity.fairness.game_token``, keyed from the season's key:
+    it tells a bot nothing of the schedule), found by the dashboard once the game is final; NULL for games
+    stored before migration 0013, whose bots were sent ``<season id>/<number>``."""
 
     __tablename__ = "games"
     __table_args__ = (
@@ -338,6 +341,8 @@ class Game(Base):
         Index("ix_games_status_lease_expires_at", "status", "lease_expires_at"),
         # a deal group's open games: is a game sealed (migration 0005)
         Index("ix_games_season_id_deal_group_status", "season_id", "deal_group", "status"),
+        # a game by the id its bots received (migration 0013)
+        Index("ix_games_token", "token", unique=True),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -345,6 +350,7 @@ class Game(Base):
     number: Mapped[int] = mapped_column(Integer)
     seed: Mapped[int] = mapped_column(BigInteger)
     deal_group: Mapped[int | None] = mapped_column(Integer)  # always written; NULL-able for migration 0005
+    token: Mapped[str | None] = mapped_column(String(32))  # always written; NULL-able for migration 0013
     status: Mapped[GameStatus] = mapped_column(
         _str_enum(GameStatus, "game_status"), default=GameStatus.PENDING
     )

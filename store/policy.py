@@ -42,6 +42,10 @@ class LeaguePolicy(Protocol):
         """The published commitment to a season key and its chance scheme."""
         ...
 
+    def game_token(self, key: bytes, season_id: int, number: int) -> str:
+        """The id the bots of game ``number`` of season ``season_id`` (with ``key``) are sent (opaque, keyed)."""
+        ...
+
     def chain_link(self, previous: str, entry: str) -> str:
         """The hash of a season's chain entry (text) after the entry hashed ``previous`` (``store.chain``)."""
         ...

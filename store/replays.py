@@ -92,11 +92,12 @@ class Replays:
             return None
         return decode_record(blob)
 
-    def season_records(self, season_id: int) -> list[tuple[list[int], GameRecord]]:
-        """``(bot of each seat, GameRecord)`` of the season's done games, in schedule order
-        (every stored replay is read and decompressed: ~1 ms per game)."""
+    def season_records(self, season_id: int) -> list[tuple[int, list[int], GameRecord]]:
+        """``(game number, bot of each seat, GameRecord)`` of the season's done games, in schedule order
+        (every stored replay is read and decompressed: ~1 ms per game). The number is the row's: a record's
+        ``game_id`` is the opaque id its bots were sent, which says nothing of it."""
         with self._db.read() as s:
-            rows = s.execute(select(Game.id, Replay.record).join(Replay, Replay.game_id == Game.id)
+            rows = s.execute(select(Game.id, Game.number, Replay.record).join(Replay, Replay.game_id == Game.id)
                              .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
                              .order_by(Game.number)).all()
             seats: dict[int, list[int]] = {}
@@ -104,7 +105,7 @@ class Replays:
                                           .where(Game.season_id == season_id, Game.status == GameStatus.DONE)
                                           .order_by(GameSeat.game_id, GameSeat.seat)):
                 seats.setdefault(game_id, []).append(bot)
-        return [(seats[game_id], decode_record(blob)) for game_id, blob in rows]
+        return [(number, seats[game_id], decode_record(blob)) for game_id, number, blob in rows]
 
     def live_record(self, game_id: int) -> dict[str, Any] | None:
         """The public progress of a running game as last stored by its worker, or None (not

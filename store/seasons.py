@@ -114,7 +114,8 @@ IS_CANCELLED = case((Game.reason == CANCELLED, True), else_=False)
 class StoredGame:
     """Every stored field of a game that ``season verify`` checks (``league.integrity.verify``), as stored:
     ``attempts`` ``(attempt, outcome, detail)`` in order; ``seats`` ``(seat, bot id, place, score,
-    change, faults, retired)`` in seat order (results None until done); ``replay``: a replay is stored."""
+    change, faults, retired)`` in seat order (results None until done); ``replay``: a replay is stored;
+    ``token``: the id its bots were sent (``Game.token``; None for a game stored before keyed ids)."""
 
     id: int
     number: int
@@ -126,6 +127,7 @@ class StoredGame:
     attempts: tuple[tuple[int, str | None, str | None], ...]
     seats: tuple[tuple[int, int, int | None, int | None, int | None, int | None, bool | None], ...]
     replay: bool
+    token: str | None = None
 
 
 @dataclass(frozen=True)
@@ -253,6 +255,7 @@ class Seasons:
                 s.flush()
                 now = utcnow()
                 rows = [{"season_id": season.id, "number": i, "seed": gs, "deal_group": groups[i],
+                         "token": self._policy.game_token(key, season.id, i),
                          "status": GameStatus.PENDING, "attempts": 0, "created_at": now}
                         for i, (gs, _) in enumerate(games)]
                 ids = s.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
@@ -304,8 +307,10 @@ class Seasons:
         if missing := sorted(bot_ids - set(s.scalars(select(Bot.id).where(Bot.id.in_(bot_ids))))):
             raise NotFound(f"unknown bot ids {missing}")
         now = utcnow()
+        key = bytes.fromhex(season.deal_key) if season.deal_key is not None else None  # None: a season from before keys
         rows = [{"season_id": season_id, "number": count + i, "seed": gs, "status": GameStatus.PENDING,
                  "deal_group": count + i if groups[i] is None else groups[i],
+                 "token": self._policy.game_token(key, season_id, count + i) if key is not None else None,
                  "attempts": 0, "created_at": now} for i, (gs, _) in enumerate(games)]
         taken = s.scalar(select(Game.deal_group).where(
             Game.season_id == season_id, Game.deal_group.in_([row["deal_group"] for row in rows])).limit(1)
@@ -386,7 +391,8 @@ class Seasons:
         """Every game of the season with every field ``league.integrity.verify`` checks, in schedule order. Not for display."""
         with self._db.read() as s:
             games = s.execute(select(Game.id, Game.number, Game.deal_group, Game.seed, Game.status, Game.reason,
-                                     Game.detail).where(Game.season_id == season_id).order_by(Game.number)).all()
+                                     Game.detail, Game.token).where(Game.season_id == season_id)
+                              .order_by(Game.number)).all()
             ids = select(Game.id).where(Game.season_id == season_id).scalar_subquery()
             attempts: dict[int, list[tuple[int, str | None, str | None]]] = {}
             for gid, attempt, outcome, detail in s.execute(
@@ -400,8 +406,8 @@ class Seasons:
                 seats.setdefault(row[0], []).append((*row[1:7], None if row[7] is None else bool(row[7])))
             replays = set(s.scalars(select(Replay.game_id).where(Replay.game_id.in_(ids))))
         return [StoredGame(gid, number, number if group is None else group, seed, GameStatus(status), reason, detail,
-                           tuple(attempts.get(gid, ())), tuple(seats.get(gid, ())), gid in replays)
-                for gid, number, group, seed, status, reason, detail in games]
+                           tuple(attempts.get(gid, ())), tuple(seats.get(gid, ())), gid in replays, token)
+                for gid, number, group, seed, status, reason, detail, token in games]
 
     def list_seasons(self) -> list[SeasonInfo]:
         """All seasons by id."""

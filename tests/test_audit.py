@@ -9,7 +9,7 @@ import random
 import pytest
 
 from bench.bench_audit import MATCHES, KnowingRummy, season_pair
-from league.integrity.audit import LATER, LUCK, AuditGame, audit_season, first_versus_later, later_test, rummy_informed
+from league.integrity.audit import LATER, LUCK, AuditGame, audit_season, first_versus_later, later_test
 from referee.games import games, spec
 from tests.a_game import GAME, QUICK, STRONG, game_with
 
@@ -96,39 +96,6 @@ def test_audit_ignores_games_with_deals_of_their_own_and_refuses_bad_rows() -> N
         audit_season(games, family_alpha=0.0)
 
 
-def _events(*rows: tuple[str, dict]) -> list[dict]:
-    return [{"kind": kind, "data": data, "visible_to": None} for kind, data in rows]
-
-
-def test_rummy_informed_play_scores_draws_and_discards_that_fit_the_stock() -> None:
-    """rules §3.5-3.7, two sets to make: seat 0 holds pairs of 5s and 9s; the upcard Ks helps it no more than
-    any card, the stock's 5h makes a set: drawing the stock fits the hidden card (+1), taking the Ks would
-    not have. Then, holding a set of 5s and singles, every single is an equally good discard by the hand, and
-    the next stock card is Kh: discarding the Kc goes against it (-1), the 2h fits it (+1; the Kh's draw
-    then fits it too, +1)."""
-    draw = _events(("round", {"round": 1, "sets": 2, "runs": 0}),
-                   ("hand", {"seat": 0, "cards": ["5c", "5d", "9h", "9s", "Kc", "Qd", "2h"]}),
-                   ("upcard", {"card": "Ks"}), ("draw", {"seat": 0, "source": "stock"}),
-                   ("drawn_card", {"seat": 0, "card": "5h"}))
-    assert rummy_informed(draw, 2, {}) == (1.0, 0.0)
-    taken = [e for e in draw if e["kind"] != "draw"]
-    taken.insert(3, {"kind": "draw", "data": {"seat": 0, "source": "discard_pile", "card": "Ks"}, "visible_to": None})
-    taken[-1] = {"kind": "drawn_card", "data": {"seat": 1, "card": "5h"}, "visible_to": None}
-    assert rummy_informed(taken, 2, {}) == (-1.0, 0.0)
-
-    def discard(card: str) -> list[dict]:
-        return _events(("round", {"round": 1, "sets": 2, "runs": 0}),
-                       ("hand", {"seat": 0, "cards": ["5c", "5d", "5h", "9h", "Kc", "Qd", "2h"]}),
-                       ("upcard", {"card": "7d"}), ("draw", {"seat": 0, "source": "stock"}),
-                       ("drawn_card", {"seat": 0, "card": "Ac"}), ("discard", {"seat": 0, "card": card}),
-                       ("draw", {"seat": 1, "source": "stock"}), ("drawn_card", {"seat": 1, "card": "3c"}),
-                       ("discard", {"seat": 1, "card": "3c"}), ("draw", {"seat": 0, "source": "stock"}),
-                       ("drawn_card", {"seat": 0, "card": "Kh"}))
-    assert rummy_informed(discard("Kc"), 2, {}) == (-1.0, 0.0)
-    assert rummy_informed(discard("2h"), 2, {}) == (2.0, 0.0)  # and drawing the Kh, not the 3c, fits it too
-    assert rummy_informed(discard("Kc")[:-4], 2, {}) == (0.0, 0.0)  # no card drawn yet: nothing scored
-
-
 @pytest.mark.parametrize("game", [g for g in games() if g in MATCHES])
 def test_a_remembering_bot_is_flagged_or_gains_nothing(game: str) -> None:
     """The remembering bot of bench.bench_audit (its ``MATCHES``) in 96-game duplicate seasons of 4 bots: one that
@@ -179,9 +146,9 @@ def test_a_rerun_rotation_is_left_out_of_its_groups_comparison() -> None:
 
     game, params = GAME, QUICK
     clients = [InProcessBotClient(load_bot(STRONG).act) for _ in range(3)]
-    records = [play(spec(game), make_params(game, params), 3, 99, clients, game_id=f"1/{n}") for n in range(3)]
+    records = [play(spec(game), make_params(game, params), 3, 99, clients, game_id=f"g-{n}") for n in range(3)]
     deals = [(n + 1, n, 0, 99, "done") for n in range(3)]
-    seated = [((1, 2, 3), records[0]), ((2, 3, 1), records[1]), ((3, 1, 2), records[2])]
+    seated = [(0, (1, 2, 3), records[0]), (1, (2, 3, 1), records[1]), (2, (3, 1, 2), records[2])]
     assert [g.number for g in audit_games(spec(game), deals, seated)] == [0, 1, 2]
-    seated[1] = ((2, 3, 1), replace(records[1], attempt=2))
+    seated[1] = (1, (2, 3, 1), replace(records[1], attempt=2))
     assert [g.number for g in audit_games(spec(game), deals, seated)] == [0, 2]

@@ -103,7 +103,7 @@ class League:
         clients = [InProcessBotClient(RandomBot(seed=s).act) for s in range(len(claim.seats))]
         record = play(spec(claim.game), make_params(claim.game, claim.params), len(claim.seats), claim.seed,
                       clients, TimeControl.from_json(claim.time_control),
-                      game_id=f"{claim.season_id}/{claim.number}", live=live)
+                      game_id=claim.token, live=live)
         snapshot = live.snapshot()
         assert snapshot is not None and self.store.games.renew_lease(game_id, claim.attempt, 600, live=snapshot)
         self.running[game_id] = Running(game_id, claim.attempt, record, snapshot)
@@ -136,11 +136,13 @@ def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300, cwd=ROOT)
 
 
-def get_routes(app: Any, seasons: dict[int, str], bot_ids: list[int], game_ids: list[int]) -> list[str]:
+def get_routes(app: Any, seasons: dict[int, str], bot_ids: list[int], game_ids: list[int],
+               received: list[str]) -> list[str]:
     """Every GET route of the OpenAPI schema, with every id for its path and required parameters
-    (and each season and status for a list's optional filters)."""
+    (and each season and status for a list's optional filters); ``received``: the ids the games' bots are
+    sent (a game by the id its bots received)."""
     values: dict[str, list[Any]] = {"season_id": list(seasons), "bot_id": bot_ids, "game_id": game_ids,
-                                    "number": list(range(len(game_ids) + 1)),  # a game by the id its bots received
+                                    "received_id": received,
                                     "season": [*seasons, *seasons.values()], "bot": bot_ids,
                                     # this league has no ladder (tests/dashboard/test_ladder.py checks a ladder's
                                     # pages and API for its open epoch's key and pending seeds): a 404 each
@@ -175,13 +177,13 @@ def get_routes(app: Any, seasons: dict[int, str], bot_ids: list[int], game_ids: 
     return urls
 
 
-def pages(seasons: dict[int, str], bot_ids: list[int], game_ids: list[int]) -> list[str]:
+def pages(seasons: dict[int, str], bot_ids: list[int], game_ids: list[int], received: list[str]) -> list[str]:
     urls = ["/", "/api", "/bots", "/games"]
     for sid in seasons:
         urls += [f"/seasons/{sid}", f"/seasons/{sid}/fairness", f"/games?season_id={sid}"]
         urls += [f"/bots/{b}?season_id={sid}" for b in bot_ids]
-    received = [f"/games/{sid}/{n}" for sid in seasons for n in range(len(game_ids) + 1)]  # 404 until a game is over
-    return urls + [f"/bots/{b}" for b in bot_ids] + [f"/games/{g}" for g in game_ids] + received
+    by_received = [f"/games/{r}" for r in received]  # 404 until a game is over
+    return urls + [f"/bots/{b}" for b in bot_ids] + [f"/games/{g}" for g in game_ids] + by_received
 
 
 def scan(client: TestClient, urls: list[str], secrets: dict[str, str]) -> dict[str, str]:
@@ -227,10 +229,17 @@ def test_no_seed_of_an_unstored_game_and_no_key_is_reachable_until_the_season_is
     unstored = [g for g in s_games[3:]] + d_games
     secrets |= {f"seed of game {g.number} of {seasons[g.season_id]}": str(g.seed) for g in unstored}
     secrets |= {f"seed of game {g.number} of repro": str(g.seed) for g in league.games(repro)}
+    # the id the bots of a game still to be played (or sealed) are sent: shown nowhere, found by no route
+    received = {(g.season_id, g.number): fairness.game_token(bytes.fromhex(keys[g.season_id]), g.season_id, g.number)
+                for sid in seasons for g in league.games(sid)}
+    secrets |= {f"received id of game {g.number} of {seasons[g.season_id]}": received[(g.season_id, g.number)]
+                for g in unstored + league.games(repro)}
+    assert running.record.game_id == received[(secret, s_games[3].number)]
     assert len({g.seed for g in d_games}) == 1  # one deal for the three rotations
 
     # the live view and the bots' own requests carry no seed
     assert str(running.record.seed) not in json.dumps(running.snapshot)
+    assert running.record.game_id not in json.dumps(running.snapshot)  # nor the id its bots are sent
     assert all(str(g.seed) not in request for bot in league.bots for request in bot.seen for g in s_games + d_games)
     assert sum(len(bot.seen) for bot in league.bots) > 0
 
@@ -238,7 +247,11 @@ def test_no_seed_of_an_unstored_game_and_no_key_is_reachable_until_the_season_is
     game_ids = [g.id for sid in seasons for g in league.games(sid)]
     app = create_app(Settings(db_url=league.url, latency_games=50))
     with TestClient(app) as client:
-        bodies = scan(client, get_routes(app, seasons, bot_ids, game_ids) + pages(seasons, bot_ids, game_ids), secrets)
+        ids = [*received.values(), "g-" + "0" * fairness.GAME_ID_HEX]
+        bodies = scan(client, get_routes(app, seasons, bot_ids, game_ids, ids) + pages(seasons, bot_ids, game_ids, ids),
+                      secrets)
+        done_id = received[(secret, s_games[0].number)]  # a done game that is not sealed: found by its bots' id
+        assert client.get(f"/api/v1/games/{done_id}").json()["id"] == s_games[0].id
         answers = arena_answers(league.url, list(seasons.values()))
         for answer in answers:
             assert not [w for w, v in secrets.items() if v in answer], answer

@@ -94,4 +94,4 @@ def test_the_workers_task_resolves_the_stored_game_once_per_game(lookups: list[s
     lookups.clear()  # the walk starts at the stored games
     assert [run_game(store, gid, lease_s=30).outcome for gid in pending] == [Outcome.DONE] * 3
     assert lookups == [GAME] * 3  # one per task: the claimed game's stored id
-    assert [r.game for _, r in store.replays.season_records(season_id)] == [GAME] * 3
+    assert [r.game for _, _, r in store.replays.season_records(season_id)] == [GAME] * 3

@@ -256,6 +256,24 @@ def test_a_status_reason_edited(finished: Finished, request: pytest.FixtureReque
     assert any(m.startswith("game 1: detail is now \"alpha conceded\"") for m in mismatches), mismatches
 
 
+def test_a_replays_game_id_rewritten(finished: Finished, request: pytest.FixtureRequest) -> None:
+    """The id the bots were sent is kept in the replay, which the chain covers: a replay rewritten to show
+    another id (the old, telling ``<season id>/<number>``) is caught by the id the key derives and by the chain."""
+    game = finished.games[1]
+    record = finished.record(game.id)
+    record["game_id"] = f"{finished.season_id}/{game.number}"
+    finished.put_record(game.id, record)
+    mismatches = expect_caught(finished, request, 1, "the replay's game id is", f"'{finished.season_id}/1'")
+    assert any("chain" in m or "replay" in m for m in mismatches if not m.startswith("game 1: the replay's game id")), \
+        mismatches
+
+
+def test_a_stored_game_id_changed(finished: Finished, request: pytest.FixtureRequest) -> None:
+    """A game row given another id than the key's (so that the dashboard would find another game by it)."""
+    finished.sql("UPDATE games SET token = :t WHERE id = :g", t="g-" + "0" * 24, g=finished.games[2].id)
+    expect_caught(finished, request, 2, "stored game id g-000", "is not the id from the key")
+
+
 def test_a_replay_claiming_another_attempt(finished: Finished, request: pytest.FixtureRequest) -> None:
     game = finished.games[0]
     record = finished.record(game.id)

@@ -402,7 +402,7 @@ def _run_game(store: Store, game_id: int, lease_s: float | None, owner: str | No
                 claim.seed,
                 [client_for(seat.endpoint) for seat in claim.seats],
                 TimeControl.from_json(claim.time_control),
-                game_id=f"{claim.season_id}/{claim.number}",
+                game_id=claim.token,
                 live=live,
                 cancelled=heartbeat.cancelled,
                 attempt=claim.attempt,  # a rerun deals other cards (rules §4.3)

@@ -10,7 +10,7 @@ from fastapi.exceptions import RequestValidationError
 
 from dashboard import services
 from dashboard.deps import StoreDep
-from dashboard.params import GameId, GameNumber, Limit, Offset, OptBotId, OptSeasonId, SeasonId
+from dashboard.params import GameId, Limit, Offset, OptBotId, OptSeasonId, ReceivedId
 from dashboard.schemas import ErrorOut, GameDetailOut, GamePageOut
 from store import GameStatus
 from store.reads.games import GameFilter
@@ -44,14 +44,14 @@ def list_games(
     return services.games(store, flt, limit, offset)
 
 
-@router.get("/{game_id}", response_model=GameDetailOut,
+@router.get("/{game_id:int}", response_model=GameDetailOut,
             responses={404: {"model": ErrorOut, "description": "no game with this id"}}, summary="One game")
 def get_game(game_id: GameId, store: StoreDep) -> GameDetailOut:
     return services.game_detail(store, game_id)
 
 
-@router.get("/{season_id}/{number}", response_model=GameDetailOut,
-            responses={404: {"model": ErrorOut, "description": "no such game, or not over yet"}},
-            summary="One game, by the id its bots received (<season id>/<number>), once it is over")
-def get_received_game(season_id: SeasonId, number: GameNumber, store: StoreDep) -> GameDetailOut:
-    return services.game_detail(store, services.received_game_id(store, season_id, number))
+@router.get("/{received_id}", response_model=GameDetailOut,
+            responses={404: {"model": ErrorOut, "description": "no such game, or not over yet (alike)"}},
+            summary="One game, by the id its bots received (ActRequest.game_id), once it is over")
+def get_received_game(received_id: ReceivedId, store: StoreDep) -> GameDetailOut:
+    return services.game_detail(store, services.received_game_id(store, received_id))

@@ -12,7 +12,7 @@ from markupsafe import Markup
 
 from dashboard import charts, ladders, services
 from dashboard.deps import LadderCountsDep, RefresherDep, SettingsDep, StoreDep
-from dashboard.params import MAX_ID, BotRef, GameId, GameNumber, SeasonId, SeasonRef
+from dashboard.params import MAX_ID, BotRef, GameId, ReceivedId, SeasonId, SeasonRef
 from dashboard.replays import NoReplay, load_replay
 from dashboard.templating import render
 from store import GameStatus
@@ -157,13 +157,7 @@ def games_page(
                   seasons=services.seasons(store), bots=services.bots(store, 10_000, 0))
 
 
-@router.get("/games/{season_id}/{number}")
-def received_game_page(season_id: SeasonId, number: GameNumber, store: StoreDep) -> RedirectResponse:
-    """The replay of the game a bot was sent as ``<season id>/<number>`` (a line of its log), once it is over."""
-    return RedirectResponse(f"/games/{services.received_game_id(store, season_id, number)}", status_code=307)
-
-
-@router.get("/games/{game_id}", response_class=HTMLResponse)
+@router.get("/games/{game_id:int}", response_class=HTMLResponse)
 def replay_page(request: Request, game_id: GameId, store: StoreDep) -> HTMLResponse:
     try:
         data = load_replay(store, game_id)
@@ -176,6 +170,13 @@ def replay_page(request: Request, game_id: GameId, store: StoreDep) -> HTMLRespo
                                "record": data.record}
     return render(request, "replay.html", game=game, public_only=data.public_only, record=data.record,
                   message=None, replay_json=_script_json(payload), hosted=services.hosted_seats(store, game))
+
+
+@router.get("/games/{received_id}")
+def received_game_page(received_id: ReceivedId, store: StoreDep) -> RedirectResponse:
+    """The replay of the game whose bots were sent ``received_id`` (a line of a bot's log), once it is over;
+    404 before, as for an unknown id."""
+    return RedirectResponse(f"/games/{services.received_game_id(store, received_id)}", status_code=307)
 
 
 def _script_json(value: Any) -> Markup:

@@ -32,7 +32,6 @@ from league.competition.entrants import best_entrants, entrant_index, seat_entra
 from league.competition.matchmaking import Entrant, MatchState, choose_table, pair
 from league.competition.schedule import rotations
 from league.competition.seasons import SEASON_NAME, SeasonError, author_key, game_setup
-from league.competition.standings import game_number
 from league.integrity import fairness
 from league.integrity.chain import Entry
 from league.ratings.anchor import anchored
@@ -548,8 +547,8 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
         seats_of = {(g.season_id, g.number): g.seats for g in store.ladders.ladder_games(ladder_id, status=_DONE)}
         records = []
         for epoch in store.ladders.epochs(ladder_id):
-            for _, record in store.replays.season_records(epoch.id):
-                seats = seats_of.get((epoch.id, game_number(record)))
+            for number, _, record in store.replays.season_records(epoch.id):
+                seats = seats_of.get((epoch.id, number))
                 ids = seat_entrants(seats, by_version, latest) if seats else None
                 if ids is not None:
                     records.append((ids, record))

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
-from league.integrity.audit import INFORMED, AuditGame, audit_season
+from league.integrity.audit import AuditGame, audit_season
 from league.ratings.elo import START
 from league.ratings.luck import LuckSummary, luck_adjusted_by_bot
 from league.ratings.ratings_ml import p_better_chain, season_ratings
@@ -213,7 +213,9 @@ class SeasonResultsReads(Protocol):
 class SeasonRecords(Protocol):
     """The store's replays (``store.replays``)."""
 
-    def season_records(self, season_id: int) -> list[tuple[list[int], GameRecord]]: ...
+    def season_records(self, season_id: int) -> list[tuple[int, list[int], GameRecord]]:
+        """``(game number, bot of each seat, record)`` of the season's done games, in schedule order."""
+        ...
 
 
 class SeasonDeals(Protocol):
@@ -257,34 +259,28 @@ def core_standings(totals: Iterable[SeatTotals]) -> list[dict[str, Any]]:
 
 def season_standings(game: GameSpec, names: Mapping[int, str], outcomes: Iterable[tuple[int, int, int, int, bool]],
                      elo: Mapping[int, float], placings: Iterable[tuple[int, int, int]], suspended: frozenset[int],
-                     records: Iterable[tuple[Sequence[int], GameRecord]] | None = None,
+                     records: Iterable[tuple[int, Sequence[int], GameRecord]] | None = None,
                      audit: Mapping[int, Sequence[str]] | None = None) -> list[StandingRow]:
     """The standings of a season of ``game`` (:func:`compute_standings`), suspended bots marked: ``outcomes`` are
     ``(bot, place, change, faults, retired)`` of the published seats, ``placings`` ``(game number,
     bot, place)`` by game then seat; with ``records`` (the done games of a season of a game with a luck estimator,
-    ``(bot of each seat, record)``), the luck-adjusted changes too (:mod:`league.ratings.luck`); ``audit``: each
+    ``(game number, bot of each seat, record)``), the luck-adjusted changes too (:mod:`league.ratings.luck`); ``audit``: each
     bot's duplicate audit flags (:func:`duplicate_audit`)."""
-    luck = luck_adjusted_by_bot(game, records) if records is not None else None
+    luck = luck_adjusted_by_bot(game, [(bots, record) for _, bots, record in records]) if records is not None else None
     rows = compute_standings([SeatOutcome(*o) for o in outcomes], names, elo, group_games(placings), luck)
     audit = audit or {}
     return [replace(r, suspended=r.bot_id in suspended or r.suspended, audit=tuple(audit.get(r.bot_id, ())))
             for r in rows]
 
 
-def game_number(record: GameRecord) -> int | None:
-    """The schedule number of a season game's record (its ``game_id`` is ``<season id>/<number>``), or None."""
-    _, _, tail = record.game_id.rpartition("/")
-    return int(tail) if tail.isdigit() else None
-
-
 def audit_games(game: GameSpec, deals: Iterable[tuple[int, int, int, int, Any]],
-                records: Iterable[tuple[Sequence[int], GameRecord]],
+                records: Iterable[tuple[int, Sequence[int], GameRecord]],
                 played: Mapping[int, float] | None = None) -> list[AuditGame]:
     """The games of ``game`` the duplicate audit reads (:class:`league.integrity.audit.AuditGame`): the done games (``records``,
-    ``(bot of each seat, record)``) of deal groups that hold more than one game and none still to be
+    ``(game number, bot of each seat, record)``, the number the store's row's) of deal groups that hold more than one game and none still to be
     played (``deals``: ``(game id, number, deal group, seed, status)`` of every game, status
     ``pending``/``running`` for a game still to be played), with each seat's luck for a game with a luck
-    estimator (``GameSpec.luck``) and its informed-play score for a game in ``league.integrity.audit.INFORMED``.
+    estimator (``GameSpec.luck``) and its informed-play score for a game with a scorer (``GameSpec.informed``).
     A game stored from a rerun attempt (``record.attempt > 1``) dealt other cards than its group
     (rules §4.3) and is left out; the group's other rotations are still compared. ``played``:
     ``{number: when its stored attempt started}`` (seconds), the order the audit reads a group in (rules
@@ -298,9 +294,8 @@ def audit_games(game: GameSpec, deals: Iterable[tuple[int, int, int, int, Any]],
         if str(getattr(status, "value", status)) in ("pending", "running"):
             open_groups.add(group)
     out = []
-    for bots, record in records:
-        number = game_number(record)
-        group = group_of.get(number) if number is not None else None
+    for number, bots, record in records:
+        group = group_of.get(number)
         if group is None or size[group] < 2 or group in open_groups:
             continue
         if record.attempt > 1:  # a rerun dealt other cards (rules §4.3): no rotation of its group's deal
@@ -308,7 +303,7 @@ def audit_games(game: GameSpec, deals: Iterable[tuple[int, int, int, int, Any]],
         by_seat = {r.seat: float(r.change) for r in record.results}
         if set(by_seat) != set(range(record.num_seats)) or len(bots) != record.num_seats:
             continue  # not a whole game's result: nothing to compare
-        estimator, informed = game.luck, INFORMED.get(game.name)
+        estimator, informed = game.luck, game.informed
         out.append(AuditGame(number, group, tuple(bots), tuple(by_seat[s] for s in range(record.num_seats)),
                              _or_none(lambda: estimator(record.events, record.num_seats)) if estimator else None,
                              _or_none(lambda: informed(record.events, record.num_seats, record.params))
@@ -333,7 +328,7 @@ def duplicate_audit(game: GameSpec, games: Sequence[AuditGame]) -> dict[int, lis
 
 
 def audit_of(source: ResultsSource, season_id: int, game: GameSpec,
-             records: Sequence[tuple[Sequence[int], GameRecord]] | None = None) -> dict[int, list[str]]:
+             records: Sequence[tuple[int, Sequence[int], GameRecord]] | None = None) -> dict[int, list[str]]:
     """The duplicate audit's flags of a season from the store (:func:`duplicate_audit`); ``{}`` for a
     season whose games all have deals of their own (nothing read but the schedule). ``records``: the
     season's done records if the caller has read them already."""

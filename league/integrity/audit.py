@@ -24,20 +24,18 @@ done rotations, and only the groups none of whose games is still to be played:
   the game's seat advantages, the bots' strengths and the score distribution. (A trend over the
   order of play was tested before: a bot that used its memory only in its middle rotations had a
   trend of zero and was never flagged.)
-- **luck in later rotations** (a game with a luck estimator, ``GameSpec.luck``, Slippery
-  Sam): the bot's luck terms (:mod:`league.ratings.luck`) have mean zero in every game whatever an
-  honest bot does; a bot that knows a card before it is turned bets on it, and its luck is
+- **luck in later rotations** (a game with a luck estimator, ``GameSpec.luck``): the bot's luck
+  terms (:mod:`league.ratings.luck`) have mean zero in every game whatever an honest bot does; a bot that knows a card before it is turned bets on it, and its luck is
   positive. As a duplicate score (the luck less that of the seats with the same cards in the
   other rotations), tested later against first like the later-rotations test.
   (A one-sided t-test of the mean luck over deal groups was tried first: it rests on a normal
   approximation of skewed luck over 24 groups, and raised 3 false alarms in 200 honest
   seasons with the other test; the randomisation test is exact.)
-- **informed play in later rotations** (a game in :data:`INFORMED`, Svara and rummy): per
-  rotation, how well the bot's moves fit the cards it could not see (:func:`svara_informed`:
-  stakes with the best hand still in, folds of a beaten one, less the opposite moves;
-  :func:`rummy_informed`: draws and discards that fit the stock's next cards), as a duplicate
-  score and tested later against first like the later-rotations test (exact too).
-  A bot that knows the other hands or the stock from earlier rotations plays by them.
+- **informed play in later rotations** (a game with an informed-play scorer, ``GameSpec.informed``,
+  declared in the game's folder): per rotation, how well the bot's moves fit the cards it could not
+  see (the other seats' hands, the stock's next cards: what the game's scorer counts), as a duplicate
+  score and tested later against first like the later-rotations test (exact too). A bot that knows
+  the hidden cards from earlier rotations plays by them.
 
 **False alarms.** Each test of each bot is run at ``alpha = family / (bots x tests)`` with
 ``family`` = :data:`FAMILY_ALPHA` (1%), so that a season of honest bots raises any flag with
@@ -58,12 +56,8 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
-
-from referee.games.rummy.bots import deficiency as rummy_deficiency
-from referee.games.svara.points import hand_points as svara_points
 
 #: Family-wise false-alarm rate of a season's audit (all bots, all tests).
 FAMILY_ALPHA = 0.01
@@ -83,7 +77,7 @@ class AuditGame:
     """One done game of a season: its ``number`` (schedule order), its ``deal_group`` (the games
     sharing its deal), the bot in each seat, each seat's score ``change`` (as stored: tokens or
     points), for a game with a luck estimator each seat's luck (:func:`league.ratings.luck.seat_luck`), for a
-    game in :data:`INFORMED` each seat's informed-play score, and ``played``: when its stored attempt
+    game with an informed-play scorer (``GameSpec.informed``) each seat's score, and ``played``: when its stored attempt
     started (seconds, the store's clock; None: not known, the schedule number orders it). A group's games
     are read in the order they were played, which is the order in which a bot could learn from them
     (rules §0.6: one rotation of a deal at a time)."""
@@ -239,131 +233,3 @@ def later_test(groups: Sequence[Sequence[float]], rng: random.Random) -> tuple[f
             if hits >= HITS:
                 return effect, hits / draws
     return effect, (hits + 1) / (draws + 1)
-
-
-def svara_informed(events: Iterable[Mapping[str, Any]], num_seats: int, params: Mapping[str, Any]) -> tuple[float, ...]:
-    """Per seat, how well its Svara moves fit the cards it could not see: each stake or see (rules §2.4)
-    while its hand's points (rules §2.2) are at least every other hand still in the deal counts +1, and
-    each fold while they are not; the opposite moves count -1. An honest bot's moves depend on the other
-    hands only through what it was shown, so this score has the same distribution in its first and its later
-    rotations of a deal; a bot that knows the other hands (from earlier rotations) scores higher later.
-    ``events`` as a record holds them (``deal``, ``dealt``, ``stake``, ``see``, ``fold``); ``params`` the
-    game's parameters (``szacha``)."""
-    szacha = str(params.get("szacha", "6c"))
-    score = [0.0] * num_seats
-    points: dict[int, int] = {}
-    playing: set[int] = set()
-    for e in events:
-        kind, data = e["kind"], e["data"]
-        if kind == "deal":
-            points[data["seat"]] = svara_points(data["cards"], szacha)
-        elif kind == "dealt":
-            playing = set(data["seats"])
-        elif kind in ("stake", "see", "fold") and data["seat"] in points and data["seat"] in playing:
-            seat = data["seat"]
-            best = all(points[seat] >= points[o] for o in playing if o != seat and o in points)
-            score[seat] += 1.0 if (kind == "fold") != best else -1.0
-            if kind == "fold":
-                playing.discard(seat)
-    return tuple(score)
-
-
-def rummy_informed(events: Iterable[Mapping[str, Any]], num_seats: int, params: Mapping[str, Any]) -> tuple[float, ...]:
-    """Per seat, how well its contract-rummy moves fit the stock cards it could not see (rules §3),
-    counted while the seat is not down, each +1 when the move fits the hidden card, -1 when it goes
-    against it, 0 when the card makes no difference:
-
-    - a draw with the live discard on offer (rules §3.5-3.6): the card it took (the discard or the
-      stock's next card) against the one it left, by how close each brings its hand to the round's
-      contract after its best discard (:func:`referee.games.rummy.bots.deficiency`); the stock card it
-      left is the next one drawn from the stock (a draw or a penalty card, rules §3.5);
-    - a discard (rules §3.7): among the discards that leave its hand as close to the contract as the
-      one it made (all alike to a bot that sees only its hand), whether its discard leaves the hand
-      closest (+1) or farthest (-1) once the next card it draws from the stock is added.
-
-    A rebuilt stock (rules §3.12) or the round's end drops the moves still waiting for their card. An
-    honest bot's moves depend on the stock only through what it was shown, so this score has the same
-    distribution in its first and its later rotations of a deal; a bot that knows the stock order (from
-    earlier rotations) scores higher later. ``events`` as a record holds them (``round``, ``hand``,
-    ``upcard``, ``draw``, ``drawn_card``, ``take_it``, ``discard``, ``go_down``, ``lay_off``,
-    ``rebuild``, ``round_end``); ``params`` is unused (the contract comes with each ``round``)."""
-    score = [0.0] * num_seats
-    hands: dict[int, list[str]] = {}
-    down: set[int] = set()
-    contract = (0, 0)
-    offered: str | None = None  # the live card on the pile at the start of the turn
-    pending: list[tuple[int, list[str], str, bool]] = []  # (seat, hand, offered card, took it)
-    discards: dict[int, tuple[list[str], str]] = {}  # seat -> (hand before its last discard, the discard)
-
-    def remove(seat: int, cards: Iterable[str]) -> None:
-        for c in cards:
-            if c in hands.get(seat, []):
-                hands[seat].remove(c)
-
-    for e in events:
-        kind, data = e["kind"], e["data"]
-        if kind == "round":
-            hands, down, pending, offered, discards = {}, set(), [], None, {}
-            contract = (int(data["sets"]), int(data["runs"]))
-        elif kind == "hand":
-            hands[data["seat"]] = list(data["cards"])
-        elif kind == "upcard":
-            offered = data["card"]
-        elif kind == "discard":
-            if data["seat"] not in down and data["seat"] in hands:
-                discards[data["seat"]] = (list(hands[data["seat"]]), data["card"])
-            remove(data["seat"], [data["card"]])
-            offered = data["card"]
-        elif kind == "draw":
-            seat = data["seat"]
-            took = data["source"] == "discard_pile"
-            if offered is not None and seat not in down and seat in hands:
-                pending.append((seat, list(hands[seat]), offered, took))
-            if took:
-                hands.setdefault(seat, []).append(data["card"])
-            offered = None
-        elif kind == "take_it":
-            hands.setdefault(data["seat"], []).append(data["card"])
-        elif kind == "drawn_card":
-            card = data["card"]
-            for seat, hand, top, took in pending:
-                pile = _after_discard(hand + [top], contract)
-                stock = _after_discard(hand + [card], contract)
-                if pile != stock:
-                    score[seat] += 1.0 if (pile < stock) == took else -1.0
-            pending = []
-            seat = data["seat"]
-            if seat in discards:
-                hand, chosen = discards.pop(seat)
-                value, now = {}, {}
-                for c in set(hand):
-                    rest = list(hand)
-                    rest.remove(c)
-                    now[c] = rummy_deficiency(rest, *contract)
-                    value[c] = rummy_deficiency(rest + [card], *contract)
-                alike = [value[c] for c in value if now[c] == now[chosen]]  # as good for the hand it held
-                low, high = min(alike), max(alike)
-                if low < high:
-                    score[seat] += 1.0 if value[chosen] == low else -1.0 if value[chosen] == high else 0.0
-            hands.setdefault(seat, []).append(card)
-        elif kind == "go_down":
-            remove(data["seat"], [c for m in data["melds"] for c in m["cards"]])
-            down.add(data["seat"])
-            discards.pop(data["seat"], None)
-        elif kind == "lay_off":
-            remove(data["seat"], data["cards"])
-        elif kind in ("rebuild", "round_end"):
-            pending, discards = [], {}
-    return tuple(score)
-
-
-def _after_discard(hand: list[str], contract: tuple[int, int]) -> int:
-    """The hand's deficiency (:func:`referee.games.rummy.bots.deficiency`) after its best discard."""
-    return min(rummy_deficiency(hand[:i] + hand[i + 1:], *contract) for i in range(len(hand)))
-
-
-#: Games with an informed-play score: ``(events, num_seats, params) -> per seat``.
-INFORMED: dict[str, Callable[[Iterable[Mapping[str, Any]], int, Mapping[str, Any]], tuple[float, ...]]] = {
-    "svara": svara_informed,
-    "rummy": rummy_informed,
-}

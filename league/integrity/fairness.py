@@ -17,13 +17,21 @@ The scheme of online card rooms, commit then reveal:
   schedule) or, in a duplicate season, ``group:<group>`` (the number of the table's
   rotation group, shared by all its rotations);
 - **schedule seed**: the same with the label ``schedule``; it seeds the seating draws
-  (``league.competition.schedule``).
+  (``league.competition.schedule``);
+- **game id** of a game (:func:`game_token`, the ``game_id`` of every Act its bots are sent, and its
+  replay's): ``g-`` followed by the first 12 bytes of ``HMAC-SHA256(key, "game-id:<season id>:<number>")``
+  as 24 lowercase hex digits. It is the same for every attempt of the game (a rerun deals other cards,
+  rules §4.3, so nothing of a deal links through it), and unlike ``<season id>/<number>`` it tells a bot
+  nothing of the schedule: not the game's number, not its deal group, not which rotation of a deal it
+  is (two rotations of one deal have unrelated ids). The season id in the label keeps the ids of two
+  reproducible seasons of the same seed (the same key) apart.
 
 The key stays in the store until the season is over (every game final); then it is
 published, and anyone can check ``SHA-256(key)`` against the commitment, recompute every
 deal seed and re-run every replay (``league.integrity.verify``, ``cardarena season verify``).
 HMAC-SHA256 is a pseudo-random function: no deal seed, and not the key, follows from
-any set of other outputs (the seats of the schedule, the seeds of stored games).
+any set of other outputs (the seats of the schedule, the seeds of stored games, the game ids
+the bots were sent); once the key is published anyone can recompute every game id too.
 """
 
 from __future__ import annotations
@@ -79,3 +87,29 @@ def deal_seed(key: bytes, number: int, deal_group: int, duplicate: bool) -> int:
 def schedule_seed(key: bytes) -> int:
     """The seed of the schedule's seating draws (``league.competition.schedule``)."""
     return derive(key, "schedule")
+
+
+#: The prefix of a game id (:func:`game_token`): it is never a number, so it is never read as a store id.
+GAME_ID_PREFIX = "g-"
+#: Hex digits of a game id after its prefix (96 bits: no two games of a store share one in practice).
+GAME_ID_HEX = 24
+
+
+def game_label(season_id: int, number: int) -> str:
+    """The label a game id is derived from: ``game-id:<season id>:<number>``."""
+    return f"game-id:{season_id}:{number}"
+
+
+def game_token(key: bytes, season_id: int, number: int) -> str:
+    """The id the bots of game ``number`` of season ``season_id`` (with ``key``) are sent: ``g-`` and the
+    first :data:`GAME_ID_HEX` hex digits of ``HMAC-SHA256(key, game_label(season_id, number))`` (module
+    docstring), e.g. ``g-5f0c2a9e41d7b3c86a01e2ff``."""
+    digest = hmac.new(key, game_label(season_id, number).encode("ascii"), hashlib.sha256).hexdigest()
+    return GAME_ID_PREFIX + digest[:GAME_ID_HEX]
+
+
+def is_game_token(text: str) -> bool:
+    """Whether ``text`` has the shape of a game id (:func:`game_token`): the prefix and 24 lowercase hex digits."""
+    tail = text[len(GAME_ID_PREFIX):]
+    return (text.startswith(GAME_ID_PREFIX) and len(tail) == GAME_ID_HEX
+            and all(c in "0123456789abcdef" for c in tail))

@@ -8,11 +8,13 @@ the season's standings depend on:
    (``league.integrity.fairness.commitment``): the key and the chance scheme were fixed then;
 2. every game's stored deal seed is the seed derived from the key
    (``league.integrity.fairness.deal_seed`` of the game's number, or of its rotation group
-   in a duplicate season);
+   in a duplicate season), and its stored id, the one its bots were sent, is the id derived from
+   the key (``league.integrity.fairness.game_token`` of the season id and the number; a game
+   stored before keyed ids has none, and its bots were sent ``<season id>/<number>``);
 3. every game's status is one the store can prove, with the reason it gives (rules §4.3, §4.9):
 
    - *done*: a replay is stored; its attempt is the game's last, every earlier attempt was
-     voided; the replay is of the season's game, parameters, seed and chance scheme, and
+     voided; the replay is of the season's game, parameters, seed, game id and chance scheme, and
      :func:`referee.recheck.recheck` recomputes every field of it from the seed, the attempt
      and the answers (chance, events, views, answers, faults, banks, places, scores); the
      stored result rows (place, score, change, faults, retired of each seat: what the
@@ -88,6 +90,7 @@ class StoredGameRow(Protocol):
     attempts: tuple[tuple[int, str | None, str | None], ...]
     seats: tuple[tuple[int, int, int | None, int | None, int | None, int | None, bool | None], ...]
     replay: bool
+    token: str | None
 
 
 class Suspension(Protocol):
@@ -271,9 +274,10 @@ class _GameChecker:
                             f"({fairness.deal_label(game.number, game.deal_group, self.duplicate)})")
         else:
             self.report.seeds_checked += 1
+        received = self._received_id(game, problems)
         status = str(game.status)
         if status == DONE:
-            self._done(game, expected, problems)
+            self._done(game, expected, received, problems)
         elif status == FAILED:
             self._failed(game, problems)
         elif status == NOT_PLAYED:
@@ -286,12 +290,23 @@ class _GameChecker:
             self.report.statuses_checked += 1
         return not problems
 
+    def _received_id(self, game: StoredGameRow, problems: list[str]) -> str:
+        """The id the game's bots were sent, derived from the key (the legacy ``<season id>/<number>`` for a
+        game stored without one); a stored id that is not the derived one is a problem."""
+        if game.token is None:
+            return f"{self.season.id}/{game.number}"
+        expected = fairness.game_token(self.key, self.season.id, game.number)
+        if game.token != expected:
+            problems.append(f"stored game id {game.token} is not the id from the key, {expected} "
+                            f"({fairness.game_label(self.season.id, game.number)})")
+        return expected
+
     def _attempts(self, game: StoredGameRow, problems: list[str]) -> None:
         numbers = [a for a, _, _ in game.attempts]
         if numbers != list(range(1, len(numbers) + 1)):
             problems.append(f"attempts numbered {numbers}, not 1 to {len(numbers)}")
 
-    def _done(self, game: StoredGameRow, seed: int, problems: list[str]) -> None:
+    def _done(self, game: StoredGameRow, seed: int, received: str, problems: list[str]) -> None:
         self._attempts(game, problems)
         outcomes = [o for _, o, _ in game.attempts]
         if not outcomes or outcomes[-1] != "done" or any(o != "voided" for o in outcomes[:-1]):
@@ -300,7 +315,7 @@ class _GameChecker:
         if record is None:
             problems.append("done but no replay is stored")
             return
-        seen = {"game": (record.game, self.season.game), "seed": (record.seed, seed),
+        seen = {"game": (record.game, self.season.game), "seed": (record.seed, seed), "game id": (record.game_id, received),
                 "attempt": (record.attempt, len(outcomes)), "parameters": (record.params, self.params),
                 "seats": (record.num_seats, len(game.seats))}
         scheme = self.season.chance_scheme

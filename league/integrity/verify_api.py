@@ -67,6 +67,7 @@ class ApiGame:
     attempts: tuple[tuple[int, str | None, str | None], ...]
     seats: tuple[tuple[int, int, int | None, int | None, int | None, int | None, bool | None], ...]
     replay: bool
+    token: str | None = None
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,7 @@ class ApiSource:
     def stored_games(self, season_id: int) -> Sequence[ApiGame]:
         return [ApiGame(g["id"], g["number"], g["deal_group"], g["seed"], g["status"], g["reason"], g["detail"],
                         tuple(tuple(a) for a in g["attempts"]),  # type: ignore[misc]
-                        tuple(tuple(s) for s in g["seats"]), g["replay"])  # type: ignore[misc]
+                        tuple(tuple(s) for s in g["seats"]), g["replay"], g.get("token"))  # type: ignore[misc]
                 for g in self._verify_data(season_id)["games"]]
 
     def get_replay(self, game_id: int) -> GameRecord | None:

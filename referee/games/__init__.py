@@ -57,6 +57,15 @@ class DemoLineup:
 #: the same strength with less noise. Raises ValueError for events that do not fit together.
 LuckEstimator = Callable[[Sequence[Mapping[str, Any]], int], tuple[float, ...]]
 
+#: Informed-play scorer of a game: ``(events, num_seats, params) -> per-seat score`` (plain numbers, no unit),
+#: how well each seat's moves fit the cards it could not see (others' hands, the stock's order). ``events`` as
+#: for :data:`LuckEstimator`, ``params`` the record's parameters (a mapping). An honest bot's moves depend on the
+#: hidden cards only through what it was shown, so the score has the same distribution in every rotation of a
+#: duplicate deal; the duplicate audit (``league.integrity.audit``, rules §0.6) tests whether a bot scores higher
+#: in the rotations it played after the first. Raises ValueError, KeyError or TypeError for events that do not
+#: fit together (that game is then left out of the test).
+InformedScorer = Callable[[Sequence[Mapping[str, Any]], int, Mapping[str, Any]], tuple[float, ...]]
+
 
 @dataclass(frozen=True)
 class GameSpec:
@@ -104,6 +113,9 @@ class GameSpec:
       between the reference bots at the largest table), so the deadline can be used.
     - ``luck``: the game's :data:`LuckEstimator`, or None when it has none (the
       standings then show no luck-adjusted change).
+    - ``informed``: the game's :data:`InformedScorer` (in its folder, ``referee/games/<game>/audit.py``),
+      or None when it has none (the duplicate audit then tests the score and the luck only). A game with
+      hidden cards a remembering bot could know from an earlier rotation of a deal should declare one.
     """
 
     name: GameName
@@ -128,6 +140,7 @@ class GameSpec:
     higher_score_is_better: bool = True
     default_budget_s: float = 120.0
     luck: LuckEstimator | None = None
+    informed: InformedScorer | None = None
 
     @property
     def proto_enum(self) -> int:

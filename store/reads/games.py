@@ -181,13 +181,14 @@ class GameReads:
             return total, _game_rows(s, page)
 
 
-    def final_game_id(self, season_id: int, number: int) -> int | None:
-        """The id of game ``number`` of season ``season_id`` (the game a bot knows as ``<season id>/<number>``, the
-        id it was sent), once the game is final (done, failed or not played); None before, or for no such game."""
+    def final_game_by_token(self, token: str) -> int | None:
+        """The id here of the game whose bots were sent ``token`` (``Game.token``, the ``game_id`` of their
+        requests), once the game is final (done, failed or not played) and not sealed; None before, and for
+        no such game: the two answer alike, so the id of a game still to be played, or of a rotation whose
+        deal is still being played, finds nothing."""
         with self._db.read() as s:
-            return s.scalar(select(Game.id).where(Game.season_id == season_id, Game.number == number,
-                                                  Game.status.in_([GameStatus.DONE, GameStatus.FAILED,
-                                                                   GameStatus.NOT_PLAYED])))
+            return s.scalar(select(Game.id).where(Game.token == token, Game.status.in_(
+                [GameStatus.DONE, GameStatus.FAILED, GameStatus.NOT_PLAYED]), ~sealed()))
 
     def game_row(self, game_id: int) -> GameRow:
         """One game as a :class:`GameRow`. Raises NotFound."""

@@ -72,7 +72,7 @@ def _play_season(store, name: str, remember: bool) -> int:
                 clients.append(InProcessBotClient(load_bot(conformance(game).strong_bot, seat).act))
             else:
                 clients.append(_policy_client(game, (weaker if who == "weaker" else sloppy).policy(seat, scheduled)))
-        record = play(spec(game), make_params(game, params), 4, claim.seed, clients, game_id=f"{sid}/{row.number}")
+        record = play(spec(game), make_params(game, params), 4, claim.seed, clients, game_id=claim.token)
         assert store.games.finish_game(row.id, claim.attempt, record)
         learn = getattr(memo, "learn", None)  # a bot told every deal once played (bench.bench_audit)
         if learn is not None:

@@ -152,7 +152,7 @@ def make_record(claim: Claim, places: Sequence[int], changes: Sequence[int] | No
     faults = list(faults) if faults is not None else [0] * n
     return GameRecord(
         game=claim.game, params=claim.params, num_seats=n, seed=claim.seed,
-        game_id=f"{claim.season_name}/{claim.number}", reason=EndReason.COMPLETED, detail="",
+        game_id=claim.token, reason=EndReason.COMPLETED, detail="",
         results=[SeatResult(seat=s, place=places[s], score=1000 + changes[s], change=changes[s],
                             faults=faults[s], retired=faults[s] >= 3) for s in range(n)],
         faults=[Fault(seat=s, decision=k, kind=FaultKind.TIMEOUT, detail="too slow")

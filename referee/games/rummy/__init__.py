@@ -7,6 +7,7 @@ and :func:`hand_points` (points of the cards left in a hand).
 
 from referee.games import DemoLineup, GameSpec
 from referee.games.rummy import codec
+from referee.games.rummy.audit import informed
 from referee.games.rummy.bots import GreedyBot, random_action
 from referee.games.rummy.melds import Meld, MeldKind, RunEnd, hand_points, is_run, is_set
 from referee.games.rummy.rules import (
@@ -46,6 +47,7 @@ SPEC = GameSpec(
     validation_params={"turn_limit": 25},
     higher_score_is_better=False,
     default_budget_s=900.0,  # seconds (rules §4.1): a seat decides up to about 310 times in a long 6-seat game (rounds run to the turn limit when the live top card is the last draw)
+    informed=informed,  # the duplicate audit's informed-play score (rules §0.6)
 )
 
 __all__ = [
