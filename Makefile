@@ -1,11 +1,13 @@
 # cardarena: two commands on a fresh machine.
 #   make demo   set up .venv (first use) and run a demo season
 #   make test   set up .venv (first use) and run the test suite
+#   make check  the edit loop's tests: the rules, the referee's games, the league's pure logic, the docs (no
+#               servers, no long simulations; `make test` runs everything)
 PYTHON ?= python3
 VENV := .venv
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test proto bench clean
+.PHONY: demo test check proto bench clean
 
 # the editable install's notice from setuptools ("Editable installation... folders with the same name as your
 # package"), a page of stars on every first `make demo`, is not printed; a real warning still is
@@ -23,6 +25,16 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(VENV)/bin/python -m pytest $(PYTEST_ARGS)
+
+# pure tests only: what needs no bot process, database, broker or browser, and none marked slow
+CHECK_TESTS := referee/games tests/test_audit.py tests/test_luck.py tests/test_cards.py tests/test_chance.py \
+	tests/test_matchmaking.py tests/test_docs_shape.py tests/test_layers.py tests/test_identity_policy.py \
+	tests/test_config.py tests/test_pair_verdict.py tests/test_bt_incremental.py tests/test_ratings_ml.py \
+	tests/test_schedule.py tests/test_rules_docs.py tests/test_record_json.py tests/test_games_follow_registry.py \
+	tests/test_game_tables.py tests/test_settling.py tests/test_league_names_no_game.py
+
+check: $(STAMP)
+	$(VENV)/bin/python -m pytest -q -m "not slow" $(CHECK_TESTS) $(PYTEST_ARGS)
 
 proto: $(STAMP)
 	$(VENV)/bin/python proto/generate.py

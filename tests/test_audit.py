@@ -96,6 +96,7 @@ def test_audit_ignores_games_with_deals_of_their_own_and_refuses_bad_rows() -> N
         audit_season(games, family_alpha=0.0)
 
 
+@pytest.mark.slow  # left out of `make check`; `make test` runs it
 @pytest.mark.parametrize("game", [g for g in games() if g in MATCHES])
 def test_a_remembering_bot_is_flagged_or_gains_nothing(game: str) -> None:
     """The remembering bot of bench.bench_audit (its ``MATCHES``) in 96-game duplicate seasons of 4 bots: one that
@@ -115,6 +116,7 @@ def test_a_remembering_bot_is_flagged_or_gains_nothing(game: str) -> None:
             assert flags or abs(gain) < 15, (game, seed, gain)
 
 
+@pytest.mark.slow  # left out of `make check`; `make test` runs it
 def test_honest_seasons_raise_few_false_alarms() -> None:
     """Honest duplicate seasons (the twins: reference bots only): p-values of the later-rotations test spread
     evenly (a randomisation test is exact), and no season of 10 is flagged (expected 0.1 at the 1% rate;

@@ -210,6 +210,7 @@ def arena_answers(url: str, names: list[str]) -> list[str]:
         server.stop(0)
 
 
+@pytest.mark.slow  # left out of `make check`; `make test` runs it
 def test_no_seed_of_an_unstored_game_and_no_key_is_reachable_until_the_season_is_over(league: League) -> None:
     store = league.store
     secret = league.season("secret", 6)

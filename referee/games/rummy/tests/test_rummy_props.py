@@ -152,6 +152,7 @@ def test_random_play_conserves_cards_and_scores_hands(seed: int, seats: int, lim
     check_result(rules, state)
 
 
+@pytest.mark.slow  # left out of `make check`; `make test` runs it
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), seats=st.integers(3, 6))
 def test_greedy_play_conserves_cards_and_scores_hands(seed: int, seats: int) -> None:
@@ -166,6 +167,7 @@ def test_replay_is_deterministic() -> None:
     assert first.events == second.events
 
 
+@pytest.mark.slow  # left out of `make check`; `make test` runs it
 def test_300_random_games_without_an_error() -> None:
     """Every tenth game with the default turn limit (long rounds, rebuilt stocks), the rest with 30 turns."""
     ends: Counter[str] = Counter()
@@ -182,6 +184,7 @@ def test_300_random_games_without_an_error() -> None:
     assert set(ends) == {"went_out", "turn_limit"} and rebuilds > 0
 
 
+@pytest.mark.slow  # left out of `make check`; `make test` runs it
 def test_300_greedy_games_without_an_error() -> None:
     went_out = Counter()
     for seed in range(300):

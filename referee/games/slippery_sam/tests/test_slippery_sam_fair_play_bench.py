@@ -106,6 +106,7 @@ def test_the_verdict_fails_a_blind_positive_control_and_a_leak() -> None:
     assert fp.verdict(_figures("blind", 0, 0, 0), good_keyed)
 
 
+@pytest.mark.slow  # left out of `make check`; `make test` runs it
 def test_the_bench_sees_the_cards_with_the_key_and_none_without(tmp_path: Path) -> None:
     """A short run of the bench: both controls hold, and the figures say so."""
     out = tmp_path / "figures.json"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import random
 
 from hypothesis import given, settings
@@ -56,6 +58,7 @@ def test_tokens_are_conserved_and_every_game_ends(seed: int, seats: int, extra: 
     assert sum(rules.score_changes(state)) == 0
 
 
+@pytest.mark.slow  # left out of `make check`; `make test` runs it
 def test_a_thousand_random_games() -> None:
     reasons = set()
     for seed in range(1000):
@@ -96,6 +99,7 @@ def test_views_hold_only_what_the_seat_may_see() -> None:
     assert checked > 5000
 
 
+@pytest.mark.slow  # left out of `make check`; `make test` runs it
 def test_views_sent_by_the_referee_hold_no_hidden_cards() -> None:
     """What the referee actually sent (the replay's views) against the hidden events of the game."""
     from referee.bots import load_bot

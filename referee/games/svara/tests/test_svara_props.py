@@ -119,6 +119,7 @@ def test_points_bot_plays_legal_games(seed: int, seats: int) -> None:
     check_final(rules, svara_play(rules, seed, mixed_policy))
 
 
+@pytest.mark.slow  # left out of `make check`; `make test` runs it
 def test_thousand_random_games() -> None:
     for seed in range(1000):
         rules = SvaraRules(SvaraParams(hands=5), 3 + seed % 6)
