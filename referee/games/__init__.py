@@ -57,6 +57,14 @@ class DemoLineup:
 #: the same strength with less noise. Raises ValueError for events that do not fit together.
 LuckEstimator = Callable[[Sequence[Mapping[str, Any]], int], tuple[float, ...]]
 
+#: Standardised luck terms of a game: ``(events, num_seats, params) -> per seat, its terms in play
+#: order``. Each term lies in ``[-1, 1]`` and has conditional mean zero given everything the referee
+#: knew before the chance card it measures was revealed, whatever the bots do (the game's module
+#: proves it); a bot that knows that card before it is revealed gets positive terms. ``params`` are
+#: the record's parameters. Read by the luck audit (``league.integrity.eprocess``). Raises ValueError
+#: for events that do not fit together.
+LuckTerms = Callable[[Sequence[Mapping[str, Any]], int, Mapping[str, Any]], tuple[tuple[float, ...], ...]]
+
 
 @dataclass(frozen=True)
 class GameSpec:
@@ -104,6 +112,9 @@ class GameSpec:
       between the reference bots at the largest table), so the deadline can be used.
     - ``luck``: the game's :data:`LuckEstimator`, or None when it has none (the
       standings then show no luck-adjusted change).
+    - ``luck_terms``: the game's :data:`LuckTerms` for the luck audit, or None when no chance
+      card decides anything after a seat's decision (its rules chapter says why; the luck audit
+      then has nothing to test for the game).
     """
 
     name: GameName
@@ -128,6 +139,7 @@ class GameSpec:
     higher_score_is_better: bool = True
     default_budget_s: float = 120.0
     luck: LuckEstimator | None = None
+    luck_terms: LuckTerms | None = None
 
     @property
     def proto_enum(self) -> int:
