@@ -127,15 +127,15 @@ class EProcess:
         time it reaches ``threshold``. A unit without rotations is skipped."""
         if not rotations:
             return self.wealth
+        for terms in rotations:
+            if terms and not -1.0 <= min(terms) <= max(terms) <= 1.0:
+                raise ValueError(f"a luck term outside [-1, 1]: {min(terms)}, {max(terms)}")
+        log1p = math.log1p
         for i, lam in enumerate(self.lambdas):
-            products = []
-            for terms in rotations:
-                log = 0.0
-                for x in terms:
-                    if not -1.0 <= x <= 1.0:
-                        raise ValueError(f"luck term {x} outside [-1, 1]")
-                    log += math.log1p(lam * x)
-                products.append(log)
+            products = [math.fsum([log1p(lam * x) for x in terms]) for terms in rotations]
+            if len(products) == 1:
+                self._log[i] += products[0]
+                continue
             top = max(products)
             self._log[i] += top + math.log(math.fsum(math.exp(p - top) for p in products) / len(products))
         self.units += 1

@@ -56,6 +56,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from referee.cards import RANKS
 from referee.games.slippery_sam.rules import PACK, beats
 
 
@@ -129,7 +130,8 @@ def settled_bets(events: Iterable[Mapping[str, Any]], num_seats: int,
     tokens: list[float] = [float(start) if start is not None else math.inf] * num_seats
     dealer, kitty = -1, 0
     hands: dict[int, list[str]] = {}
-    stack: set[str] = set()
+    stack: dict[str, int] = {}  # the unturned stack cards as a bit mask of ranks per suit
+    left = 0  # how many
     pending: tuple[int, int, int] | None = None  # (seat, amount, largest allowed) of the bet not settled yet
     for e in events:
         kind, data = e["kind"], e["data"]
@@ -137,10 +139,12 @@ def settled_bets(events: Iterable[Mapping[str, Any]], num_seats: int,
             tokens[data["dealer"]] -= data["amount"]
             kitty = data["amount"]
         elif kind == "deal":
-            dealer, hands, stack = data["dealer"], {}, set(PACK)
+            dealer, hands, stack, left = data["dealer"], {}, dict(_FULL), len(PACK)
         elif kind == "hand":
-            hands[data["seat"]] = list(data["cards"])
-            stack.difference_update(data["cards"])
+            hands[data["seat"]] = cards = list(data["cards"])
+            for c in cards:
+                stack[c[1]] &= ~_BIT[c]
+            left -= len(cards)
         elif kind == "bet":
             seat = data["seat"]
             if dealer < 0 or seat not in hands:
@@ -150,15 +154,28 @@ def settled_bets(events: Iterable[Mapping[str, Any]], num_seats: int,
                 raise ValueError(f"a bet of {data['amount']} outside 1..{most}")
             pending = (seat, data["amount"], int(most))
         elif kind == "turn":
-            if pending is None or data["card"] not in stack:
-                raise ValueError(f"turned card {data['card']} is not in the stack")
+            card = data["card"]
+            if pending is None or card not in _BIT or not stack[card[1]] & _BIT[card]:
+                raise ValueError(f"turned card {card} is not in the stack")
             seat, amount, most = pending
             won = bool(data["won"])
-            yield seat, amount, most, bet_luck(hands[seat], sorted(stack), amount, won)
+            top: dict[str, int] = {}  # per suit of the hand, the bits of the ranks below its highest card
+            for c in hands[seat]:
+                top[c[1]] = max(top.get(c[1], 0), _BIT[c] - 1)
+            p = sum((stack[suit] & below).bit_count() for suit, below in top.items()) / left
+            yield seat, amount, most, (amount if won else -amount) - amount * (2.0 * p - 1.0)
             tokens[seat] += amount if won else -amount
             kitty = data["kitty"]
-            stack.discard(data["card"])
+            stack[card[1]] &= ~_BIT[card]
+            left -= 1
             pending = None
         elif kind == "turn_end":
             tokens[data["dealer"]] += data["returned"]
             kitty = 0
+
+
+#: each card's bit in its suit's mask (rank index, aces high) and the full pack's masks
+_BIT = {c: 1 << RANKS.index(c[0]) for c in PACK}
+_FULL: dict[str, int] = {}
+for _c in PACK:
+    _FULL[_c[1]] = _FULL.get(_c[1], 0) | _BIT[_c]

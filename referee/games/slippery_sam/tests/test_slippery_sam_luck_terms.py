@@ -8,6 +8,8 @@ import math
 import random
 from typing import Any
 
+import pytest
+
 from cardarena.v1 import slippery_sam_pb2
 from referee.games import make_params, spec
 from referee.games.slippery_sam.luck import luck_terms, settled_bets
@@ -86,3 +88,24 @@ def test_without_starting_tokens_the_kitty_bounds_the_bet() -> None:
     for seat, amount, most, _ in settled_bets(events, 4, None):
         assert amount <= most
     assert all(-1 <= x <= 1 for t in luck_terms(events, 4) for x in t)
+
+
+def test_the_bets_luck_is_the_estimators() -> None:
+    """settled_bets counts the beaten stack cards by bit masks: its terms are bet_luck's (the players' sums,
+    less the dealer's share, are events_luck's)."""
+    from referee.games.slippery_sam.luck import events_luck
+    for seed in range(10):
+        (events, params), _ = play_sam(seed)
+        mine = [0.0] * 4
+        for seat, _, _, luck in settled_bets(events, 4, params):
+            mine[seat] += luck
+        dealers = [0.0] * 4
+        dealer = -1
+        it = iter(settled_bets(events, 4, params))
+        for e in events:
+            if e["kind"] == "deal":
+                dealer = e["data"]["dealer"]
+            elif e["kind"] == "turn":
+                dealers[dealer] -= next(it)[3]
+        expected = events_luck(events, 4)
+        assert [m + d for m, d in zip(mine, dealers)] == [pytest.approx(x, abs=1e-9) for x in expected]
