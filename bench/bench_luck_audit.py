@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from cardarena.v1 import slippery_sam_pb2
+from cardarena.v1 import rummy_pb2, slippery_sam_pb2
 
 from bench.bench_audit import MATCHES, BySeat, Player, _ctx, _opponents
 from bench.bench_duplicate import bot_policy
@@ -41,6 +41,9 @@ from league.integrity.eprocess import luck_audit, season_alpha, units_of
 from league.integrity.fairness import key_from_seed
 from referee.chance import PER_DEAL, Chance, sample_all, stream_seed
 from referee.games import make_params, spec
+from referee.games.rummy.bots import GreedyBot, deficiency
+from referee.games.rummy.rules import HAND_SIZES
+from referee.games.rummy.rules import deck as rummy_deck
 from referee.games.slippery_sam.bots import OddsBot
 from referee.games.slippery_sam.rules import PACK, beats
 from referee.playout import Playout
@@ -92,8 +95,50 @@ def next_stack_card(orders: Sequence[Sequence[str]], hand: set[str], turned: Seq
     return None
 
 
+@dataclass
+class SeedPredictorRummy(Player):
+    """``greedy`` that knows the game's seed, so every round's deal (``referee.chance``: round r is shuffle
+    r - 1 of the ``deal`` stream; rules §3.3: the hands, the upcard, then the stock): at a draw with a live
+    discard it knows the stock card it would draw (the one after the penalty card when a seat called take
+    it, rules §3.5) until the first rebuild (rules §3.12), and takes it when it brings the hand closer to
+    the contract (``deficiency``), else the discard. ``known``: draws made knowing the card."""
+
+    known: int = 0
+
+    def policy(self, seat: int, game: ScheduledGame) -> Any:
+        bot = GreedyBot()
+        stocks: dict[int, list[str]] = {}
+        last: dict[int, int] = {}  # round -> stock size last seen (a rebuild makes it grow)
+        rebuilt: set[int] = set()
+
+        def decide(view: Any, rng: random.Random) -> Any:
+            rnd = view.round
+            if view.stock_size > last.get(rnd, 10 ** 6):
+                rebuilt.add(rnd)
+            last[rnd] = view.stock_size
+            if (view.decision != rummy_pb2.RUMMY_DECISION_DRAW or not view.discard_live or rnd in rebuilt
+                    or view.stock_size == 0):
+                return bot.rummy(view, _ctx(seat, rng))
+            if rnd not in stocks:
+                seats = len(view.hand_sizes)
+                order = sample_all(random.Random(stream_seed(game.seed, "deal", rnd - 1)),
+                                   rummy_deck(4 if seats <= 4 else 6))
+                stocks[rnd] = order[seats * HAND_SIZES[rnd] + 1:]
+            stock = stocks[rnd]
+            drawn = len(stock) - view.stock_size + (1 if view.callers else 0)
+            if not 0 <= drawn < len(stock):
+                return bot.rummy(view, _ctx(seat, rng))
+            self.known += 1
+            hand, sets, runs = list(view.hand), view.contract.sets, view.contract.runs
+            good = deficiency([*hand, stock[drawn]], sets, runs) < deficiency(hand, sets, runs)
+            return rummy_pb2.RummyAction(draw=rummy_pb2.RUMMY_DRAW_SOURCE_STOCK if good
+                                         else rummy_pb2.RUMMY_DRAW_SOURCE_DISCARD_PILE)
+
+        return decide
+
+
 #: game -> its seed predictor (knows every chance card of its games)
-PREDICTORS: dict[str, Callable[[], Player]] = {"slippery-sam": SeedPredictorSam}
+PREDICTORS: dict[str, Callable[[], Player]] = {"slippery-sam": SeedPredictorSam, "rummy": SeedPredictorRummy}
 
 
 def honest_bots(game: str) -> list[Player]:
