@@ -123,8 +123,13 @@ def bot_page(request: Request, bot: BotRef, store: StoreDep, refresher: Refreshe
         if ratings.computing:
             history += Markup('<p class="muted small">Updating: a newer history is being computed.</p>')
     hist = charts.histogram(detail.latency.edges, detail.latency.bins)
+    # the chosen season's audit of this bot (its standings row: the luck audit's wealth and any flag)
+    audit_row = None
+    if sid is not None:
+        audit_row = next((r for r in services.standings(store, refresher, sid, settings.sync_limit)
+                          if r.bot_id == bot_id), None)
     return render(request, "bot.html", bot=detail, history=history, chart_season=chart_season, latency_chart=hist,
-                  ladder_entrants=entrants, ladder_charts=ladder_charts)
+                  ladder_entrants=entrants, ladder_charts=ladder_charts, audit_row=audit_row)
 
 
 @router.get("/games", response_class=HTMLResponse)

@@ -100,6 +100,11 @@ def test_a_seed_predictor_is_flagged_everywhere_the_standings_are_shown(tmp_path
         page = client.get(f"/seasons/{sid}").text
         assert 'id="luck-audit"' in page and "seer: luck: wealth" in page and 'id="luck-wealth"' in page
         assert "Duplicate audit" not in page
+        bot_page = client.get(f"/bots/{seer}?season_id={sid}").text
+        assert 'id="bot-audit"' in bot_page and "luck: wealth" in bot_page
+        other = next(b for b in rows if b != seer)
+        clean = client.get(f"/bots/{other}?season_id={sid}").text
+        assert 'id="bot-audit"' in clean and "Luck audit: its luck test martingale" in clean and "luck: wealth" not in clean
 
     out = _cli("standings", "--season", "seer", "--db", url, "--json")
     by_bot = {row["bot_id"]: row for row in json.loads(out.stdout)["standings"]}
