@@ -102,6 +102,14 @@ def test_run_standings_list_verify_and_resume_after_sigterm(lite: str, capsys: p
         assert all(row["audit"] == [] and 0 < row["luck_wealth"] < row["luck_bar"] for row in data["standings"])
         code, out, _ = cli(capsys, "ladder", "standings", "lad", "--db", lite)
         assert "Luck audit: no version's luck test martingale reached its bar" in out, out
+        from fastapi.testclient import TestClient
+
+        from config import Settings
+        from dashboard.main import create_app
+        with TestClient(create_app(Settings(db_url=lite))) as client:  # the ladder page shows each version's wealth
+            page = client.get("/ladders/lad").text
+            assert 'id="luck-wealth"' in page and 'id="luck-audit"' not in page
+            assert all(f"{row['name']}@{row['version']} " in page for row in data["standings"])
     code, out, _ = cli(capsys, "ladder", "list", "--db", lite)
     assert code == 0 and "lad" in out and GAME in out
     code, out, _ = cli(capsys, "ladder", "verify", "lad", "--db", lite)
