@@ -198,6 +198,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--games", default="slippery-sam")
     parser.add_argument("--honest-only", action="store_true", help="only the honest seasons (false alarms, cost)")
+    parser.add_argument("--progress", type=int, default=0, help="print the counts so far every N seasons")
     parser.add_argument("--cheats-only", action="store_true", help="only the seed predictor's and the remembering "
                                                                     "bot's seasons (detection)")
     args = parser.parse_args()
@@ -208,6 +209,10 @@ def main() -> None:
         crossed: list[int] = []
         n = args.seasons
         for i in range(n):
+            if args.progress and i and i % args.progress == 0:
+                print(f"  after {i} seasons: honest flagged {alarms}, largest wealth {top:.3g}; seed predictor "
+                      f"flagged {caught}; remembering flagged {remembered}; audit CPU {100 * audit_s / max(play_s, 1e-9):.2f}%"
+                      " of play", flush=True)
             seed = args.seed * 1_000_003 + i
             if not args.cheats_only:
                 honest = audited_season(game, honest_bots(game), seed, args.games_per_season, duplicate=False)
