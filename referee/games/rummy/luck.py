@@ -6,8 +6,11 @@ live card on the discard pile and cards in the stock (a real choice: the draw is
 (rules §3: two packs and the jokers) less every hand dealt, the upcard and every card drawn
 since, with the pile but its top card added back at each rebuild (rules §3.12). The stock's order
 was drawn uniformly and nothing in the history depends on the order of the cards still in it
-(no one has seen them), so each card of the stock, the top one and the one under it alike, is
-uniform over ``S`` given everything before the draw.
+(no one has seen them), so its top card is uniform over ``S`` given everything before the draw. After
+a rebuild that kept a card of the old stock on top (rules §3.12: the pile goes *under* what is left),
+the stock is two parts: the old cards, in their order, then the shuffled pile; the top card is then
+uniform over the old part alone (one card left: known for sure, and no luck at all). So ``S`` is the
+top part: the first part of the stock that still holds cards.
 
 **Term.** Let ``H`` be the drawer's hand before the draw and ``f(c)`` how well card ``c`` fits it
 toward the round's contract (rules §3.2): with sets in the contract, the copies of ``c``'s rank in
@@ -18,8 +21,8 @@ itself when every card of the stock is tried at every draw; any ``f`` fixed befo
 keeps the mean zero, and this one is what a bot that knows the card acts on.) With ``m`` and ``R``
 the mean and the range (max - min) of ``f`` over ``S``:
 
-- the drawer takes the stock (``s = +1``): ``c`` is the card it draws (the second stock card when a
-  take-it caller got the first as a penalty, rules §3.5);
+- the drawer takes the stock (``s = +1``): ``c`` is the card it draws (with a take-it caller, who gets
+  the top card as a penalty first, rules §3.5, the live card is gone before the draw: no term);
 - it takes the live discard (``s = -1``): ``c`` is the stock card it declined, the next card
   anyone draws from the stock (a rebuild keeps it on top, rules §3.12);
 
@@ -28,11 +31,11 @@ and ``x = s (f(c) - m) / R`` (no term when ``R = 0``). ``s``, ``H``, ``m`` and `
 ``|x| <= 1``. A bot that knows the stock takes it when its top card helps and the discard when it
 does not: positive terms.
 
-**One term open at a time.** A declined card is seen only when someone next draws from the stock;
-if another term's draw comes first (every seat in between took the discard), the two terms would
-measure the same card and their product would not have mean 1. So a term still waiting for its
-card when the next term's draw comes (or when the round ends) is dropped; that choice is made
-before the card is seen, so it keeps the mean. The terms of all seats then form one martingale
+**One term open at a time.** A declined card is seen only when someone next draws from the stock,
+often the next seat in its own draw; two terms open at once would measure the same card and their
+product would not have mean 1. So while a term waits for its card, no other is opened (the next
+seat's draw makes none), and a term still waiting when the round ends is dropped; both choices are
+made before the card is seen, so they keep the mean. The terms of all seats then form one martingale
 difference sequence, each revealed before the next is opened, so the luck audit may take any
 seats' terms (a bot's) as a test martingale.
 
@@ -53,45 +56,42 @@ def luck_terms(events: Iterable[Mapping[str, Any]], num_seats: int,
     """Per seat, its standardised luck terms in play order, each in ``[-1, 1]`` with conditional mean zero
     (see the module docstring; rules §3.5-3.6, 3.12); the game's ``GameSpec.luck_terms``. ``params``: the
     record's parameters (``jokers``; None: 4 for 3-4 seats, 6 for 5-6, rules §3). Raises ValueError for
-    events that do not fit together (a card drawn that is not in the stock)."""
+    events that do not fit together (a card drawn that is not in the top part of the stock)."""
     jokers = (params or {}).get("jokers")
     full = [0] * 53  # copies per card index (rank * 4 + suit; 52 the joker)
     for c in deck(jokers if jokers is not None else (4 if num_seats <= 4 else 6)):
         full[_INDEX[c]] += 1
     terms: list[list[float]] = [[] for _ in range(num_seats)]
     hands: list[list[str]] = [[] for _ in range(num_seats)]
-    stock = list(full)
-    left = 0
+    stock: list[list[int]] = []  # the stock's parts, top first: copies per card index in each
+    sizes: list[int] = []  # cards in each part
     pile: list[str] = []
     live = False
     sets = runs = 0
     pending: tuple[int, tuple[list[int], list[int]], float, float, float] | None = None  # seat, fit, m, R, sign
-    drawer: int | None = None  # the seat whose own stock draw settles the open term
     for e in events:
         kind, data = e["kind"], e["data"]
         if kind == "round":
-            sets, runs, pending, drawer = data["sets"], data["runs"], None, None
+            sets, runs, pending = data["sets"], data["runs"], None
             hands = [[] for _ in range(num_seats)]
-            stock, left, pile, live = list(full), sum(full), [], False
+            stock, sizes, pile, live = [list(full)], [sum(full)], [], False
         elif kind == "hand":
             hands[data["seat"]] = list(data["cards"])
             for c in data["cards"]:
-                stock[_INDEX[c]] -= 1
-            left -= len(data["cards"])
+                stock[0][_INDEX[c]] -= 1
+            sizes[0] -= len(data["cards"])
         elif kind == "upcard":
-            stock[_INDEX[data["card"]]] -= 1
-            left -= 1
+            stock[0][_INDEX[data["card"]]] -= 1
+            sizes[0] -= 1
             pile, live = [data["card"]], True
         elif kind == "draw":
             seat = data["seat"]
-            if live and left > 0:
-                pending, drawer = None, None  # one term open at a time
+            top = next((k for k, n in enumerate(sizes) if n > 0), None)
+            if live and top is not None and pending is None:  # one term open at a time: a new one waits its turn
                 fit = _fit(hands[seat], sets, runs)
-                spread = _spread(fit, stock, left)
+                spread = _spread(fit, stock[top], sizes[top])
                 if spread is not None:
-                    sign = 1.0 if data["source"] == "stock" else -1.0
-                    pending = (seat, fit, spread[0], spread[1], sign)
-                    drawer = seat if sign > 0 else None
+                    pending = (seat, fit, spread[0], spread[1], 1.0 if data["source"] == "stock" else -1.0)
             if data["source"] == "discard_pile":
                 hands[seat].append(pile.pop())
                 live = False
@@ -101,16 +101,16 @@ def luck_terms(events: Iterable[Mapping[str, Any]], num_seats: int,
         elif kind == "drawn_card":
             card, seat = data["card"], data["seat"]
             i = _INDEX.get(card)
-            if i is None or stock[i] <= 0:
-                raise ValueError(f"{card} drawn but not in the stock")
-            stock[i] -= 1
-            left -= 1
+            top = next((k for k, n in enumerate(sizes) if n > 0), None)
+            if i is None or top is None or stock[top][i] <= 0:
+                raise ValueError(f"{card} drawn but not in the top part of the stock")
+            stock[top][i] -= 1
+            sizes[top] -= 1
             hands[seat].append(card)
-            if pending is not None and (pending[4] < 0 or seat == drawer):
+            if pending is not None:  # the stock's top card: the one the open term's seat drew or declined
                 owner, fit, mean, spread_, sign = pending
-                x = sign * (_value(fit, i) - mean) / spread_
-                terms[owner].append(max(-1.0, min(1.0, x)))
-                pending, drawer = None, None
+                terms[owner].append(max(-1.0, min(1.0, sign * (_value(fit, i) - mean) / spread_)))
+                pending = None
         elif kind == "discard":
             seat = data["seat"]
             _remove(hands[seat], [data["card"]])
@@ -121,13 +121,15 @@ def luck_terms(events: Iterable[Mapping[str, Any]], num_seats: int,
                 _remove(hands[data["seat"]], meld["cards"])
         elif kind == "lay_off":
             _remove(hands[data["seat"]], data["cards"])
-        elif kind == "rebuild":
+        elif kind == "rebuild":  # rules §3.12: the pile but its top, shuffled, under what is left of the stock
+            part = [0] * 53
             for c in pile[:-1]:
-                stock[_INDEX[c]] += 1
-            left += len(pile) - 1
+                part[_INDEX[c]] += 1
+            stock.append(part)
+            sizes.append(len(pile) - 1)
             pile = pile[-1:]
         elif kind == "round_end":
-            pending, drawer = None, None
+            pending = None
     return tuple(tuple(t) for t in terms)
 
 
@@ -151,8 +153,8 @@ def _value(fit: tuple[list[int], list[int]], i: int) -> float:
 
 
 def _spread(fit: tuple[list[int], list[int]], stock: list[int], left: int) -> tuple[float, float] | None:
-    """``(m, R)``: the mean of ``f`` over the stock (``stock``: copies per card index, ``left`` in all) and its range
-    over the cards in it; None when ``R = 0``."""
+    """``(m, R)``: the mean of ``f`` over a part of the stock (``stock``: copies per card index, ``left`` in all) and
+    its range over the cards in it; None when ``R = 0`` (one kind of card left: no luck)."""
     set_part, run_part = fit
     low, high, total = 99, -1, 0
     for i in range(52):
