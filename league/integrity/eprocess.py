@@ -132,7 +132,7 @@ class EProcess:
                 raise ValueError(f"a luck term outside [-1, 1]: {min(terms)}, {max(terms)}")
         log1p = math.log1p
         for i, lam in enumerate(self.lambdas):
-            products = [math.fsum([log1p(lam * x) for x in terms]) for terms in rotations]
+            products = [sum([log1p(lam * x) for x in terms]) for terms in rotations]
             if len(products) == 1:
                 self._log[i] += products[0]
                 continue
