@@ -412,8 +412,9 @@ def verify(
     seed against the key, every replay re-run and every stored field (views, answers, faults, places,
     scores, result rows, ratings, each game's status and its reason) against it, and the season's chain
     of stored records against the rows and the heads seen before. Exit 0 when all verify, 1 otherwise.
-    A duplicate season's audit (did a bot do better in the rotations of a deal it had already
-    played?) is printed too; its flags do not change the exit status. With --api URL the same checks
+    The audits are printed first: a duplicate season's (did a bot do better in the rotations of a deal it had
+    already played?) and, for a game with luck terms, the luck audit (did a bot win on unseen cards beyond chance?);
+    their flags do not change the exit status. With --api URL the same checks
     read the public API alone (league.integrity.verify_api), the chain's and --head's included."""
     from league.integrity.verify import CannotVerify, StoreSource, verify_season
 
@@ -429,9 +430,9 @@ def verify(
         report = verify_season(StoreSource(store), season, seen)
     except CannotVerify as exc:
         fail(str(exc))
-    for line in report.lines():
+    for line in audit_lines(store, season):  # the audits first: the report's verdict stays the last line
         console.print(line, highlight=False, markup=False)
-    for line in audit_lines(store, season):
+    for line in report.lines():
         console.print(line, highlight=False, markup=False)
     if not report.ok:
         raise typer.Exit(1)
