@@ -430,7 +430,11 @@ def verify(
         report = verify_season(StoreSource(store), season, seen)
     except CannotVerify as exc:
         fail(str(exc))
-    for line in audit_lines(store, season):  # the audits first: the report's verdict stays the last line
+    try:  # the audits first: the report's verdict stays the last line
+        audits = audit_lines(store, season)
+    except Exception as exc:  # noqa: BLE001 - a replay the audits cannot read is the report's to name, below
+        audits = [f"Audits: not computed ({type(exc).__name__}: {exc}); see the report below."]
+    for line in audits:
         console.print(line, highlight=False, markup=False)
     for line in report.lines():
         console.print(line, highlight=False, markup=False)
