@@ -314,12 +314,31 @@ def print_standings(store, ladder) -> None:
     if luck:
         console.print(f"Luck-adjusted: mean {spec(ladder.game).score_unit} change per game less the luck of the cards "
                       "(unbiased), with its 95% interval.", highlight=False)
+    for line in ladder_audit_lines(rows):
+        console.print(line, highlight=False, markup=False)
     console.print("Games: a bot is seated in no more tables at once than the capacity it declares, so a bot of smaller "
                   "capacity plays fewer games (its rating is not lowered for it, its interval is wider).", highlight=False)
     console.print("Rating: maximum-likelihood Bradley-Terry over the ladder's whole record (Elo scale, 95% interval); "
                   "each bot version is an entrant of its own (rules §5.2).", highlight=False)
     for c in store.compares.list_compares(ladder.id)[:5]:  # version A/B, newest first (rules §5.5)
         console.print(f"A/B #{c.id}: {compare_line(c)}", highlight=False, markup=False)
+
+
+def ladder_audit_lines(rows) -> list[str]:
+    """The luck audit of a ladder whose game has luck terms (``league.integrity.eprocess``): a line per flagged
+    version, or one line saying none is; nothing for a game without luck terms."""
+    audited = [r for r in rows if r.luck_wealth is not None]
+    if not audited:
+        return []
+    flagged = [r for r in audited if r.audit]
+    if not flagged:
+        top = max(audited, key=lambda r: r.luck_wealth / r.luck_bar)
+        return [f"Luck audit: no version's luck test martingale reached its bar (closest {top.label}: "
+                f"{top.luck_wealth:.3g} of {top.luck_bar:.3g}; anytime-valid, 1% family-wise false-alarm rate over the "
+                "ladder's whole life; docs/fair-play.md, The luck audit)."]
+    return [f"Luck audit FLAG: {r.label}: {line}" for r in flagged for line in r.audit] + [
+        "Luck audit: a flag means the version won on chance cards nobody had seen far more than chance allows: it "
+        "knew them (memory, a leak or a predicted seed) (1% family-wise false-alarm rate over the ladder's whole life)."]
 
 
 def _rating(r) -> str:

@@ -412,8 +412,9 @@ def verify(
     seed against the key, every replay re-run and every stored field (views, answers, faults, places,
     scores, result rows, ratings, each game's status and its reason) against it, and the season's chain
     of stored records against the rows and the heads seen before. Exit 0 when all verify, 1 otherwise.
-    A duplicate season's audit (did a bot do better in the rotations of a deal it had already
-    played?) is printed too; its flags do not change the exit status. With --api URL the same checks
+    The audits are printed first: a duplicate season's (did a bot do better in the rotations of a deal it had
+    already played?) and, for a game with luck terms, the luck audit (did a bot win on unseen cards beyond chance?);
+    their flags do not change the exit status. With --api URL the same checks
     read the public API alone (league.integrity.verify_api), the chain's and --head's included."""
     from league.integrity.verify import CannotVerify, StoreSource, verify_season
 
@@ -429,9 +430,13 @@ def verify(
         report = verify_season(StoreSource(store), season, seen)
     except CannotVerify as exc:
         fail(str(exc))
-    for line in report.lines():
+    try:  # the audits first: the report's verdict stays the last line
+        audits = audit_lines(store, season)
+    except Exception as exc:  # noqa: BLE001 - a replay the audits cannot read is the report's to name, below
+        audits = [f"Audits: not computed ({type(exc).__name__}: {exc}); see the report below."]
+    for line in audits:
         console.print(line, highlight=False, markup=False)
-    for line in audit_lines(store, season):
+    for line in report.lines():
         console.print(line, highlight=False, markup=False)
     if not report.ok:
         raise typer.Exit(1)
@@ -512,24 +517,48 @@ def print_standings(store, season) -> None:
 
 
 def audit_lines(store, season, rows=None) -> list[str]:
-    """The duplicate audit of a duplicate season (``league.integrity.audit``): a line per flag, or one line saying
-    it is clean; nothing for a season without shared deals."""
-    from league.competition.standings import audit_of
+    """The audits of a season: the duplicate audit of a duplicate season (``league.integrity.audit``) and the luck
+    audit of a game with luck terms (``league.integrity.eprocess``), each a line per flag or one line saying it is
+    clean; nothing for a season with neither."""
+    from league.competition.standings import audit_of, luck_audits_of
     from referee.games import spec
 
-    if not (season.config or {}).get("duplicate"):
-        return []
+    game = spec(season.game)
+    out: list[str] = []
     if rows is not None:
-        flags = {r.name: list(r.audit) for r in rows if r.audit}
+        dup = {r.name: [x for x in r.audit if not x.startswith("luck: ")] for r in rows}
+        lucky = {r.name: [x for x in r.audit if x.startswith("luck: ")] for r in rows}
+        bars = [(r.luck_wealth, r.luck_bar) for r in rows if r.luck_wealth is not None]
     else:
         names = {b.id: b.name for b in store.bots.list_bots()}
-        flags = {names.get(bot, str(bot)): lines for bot, lines in audit_of(store, season.id, spec(season.game)).items()}
-    if not flags:
-        return ["Duplicate audit: no bot did better in the rotations of a deal it had already played than in the first "
-                "(tests at a 1% family-wise false-alarm rate; docs/fair-play.md, The duplicate audit)."]
-    return [f"Duplicate audit FLAG: {name}: {line}" for name, lines in sorted(flags.items()) for line in lines] + [
-        "Duplicate audit: a flag means the bot's results depend on the earlier rotations of the same deal: it remembers "
-        "the cards (1% family-wise false-alarm rate; docs/fair-play.md, The duplicate audit)."]
+        dup = ({names.get(bot, str(bot)): lines for bot, lines in audit_of(store, season.id, game).items()}
+               if (season.config or {}).get("duplicate") else {})
+        bots = store.season_reads.season_results(season.id).names
+        audits = luck_audits_of(store, season.id, game, bots)
+        lucky = {names.get(bot, str(bot)): [a.message()] if a.flagged else [] for bot, a in audits.items()}
+        bars = [(a.max_wealth, 1 / a.alpha) for a in audits.values()]
+    if (season.config or {}).get("duplicate"):
+        flags = {name: lines for name, lines in dup.items() if lines}
+        if not flags:
+            out.append("Duplicate audit: no bot did better in the rotations of a deal it had already played than in the "
+                       "first (tests at a 1% family-wise false-alarm rate; docs/fair-play.md, The duplicate audit).")
+        else:
+            out += [f"Duplicate audit FLAG: {name}: {line}" for name, lines in sorted(flags.items()) for line in lines]
+            out.append("Duplicate audit: a flag means the bot's results depend on the earlier rotations of the same deal: "
+                       "it remembers the cards (1% family-wise false-alarm rate; docs/fair-play.md, The duplicate audit).")
+    if game.luck_terms is not None and bars:
+        flags = {name: lines for name, lines in lucky.items() if lines}
+        top = max(w for w, _ in bars)
+        if not flags:
+            out.append(f"Luck audit: no bot's luck test martingale reached its bar (largest wealth {top:.3g} of "
+                       f"{bars[0][1]:.3g}; anytime-valid, 1% family-wise false-alarm rate over the season's whole life; "
+                       "docs/fair-play.md, The luck audit).")
+        else:
+            out += [f"Luck audit FLAG: {name}: {line}" for name, lines in sorted(flags.items()) for line in lines]
+            out.append("Luck audit: a flag means the bot won on chance cards nobody had seen far more than chance "
+                       "allows: it knew them (memory, a leak or a predicted seed) (anytime-valid, 1% family-wise "
+                       "false-alarm rate; docs/fair-play.md, The luck audit).")
+    return out
 
 
 def settling_line(config: dict, progress: dict[str, int]) -> str | None:

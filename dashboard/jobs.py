@@ -45,3 +45,22 @@ def rating_histories(url: str, season_id: int) -> dict[int, list[RatingPoint]]:
         return rating_histories_of(store, season_id)
     finally:
         store.close()
+
+
+def ladder_luck_of(store: Store, ladder_id: int) -> dict[int, dict[str, Any]]:
+    """``{entrant_id: {name, version, luck_wealth, luck_bar, audit}}``: the luck audit of a ladder whose game has luck
+    terms (``league.competition.ladder.ladder_standings``, over its whole record); ``{}`` for another game."""
+    from league.competition.ladder import ladder_standings
+
+    return {r.entrant_id: {"name": r.name, "version": r.version, "luck_wealth": r.luck_wealth,
+                           "luck_bar": r.luck_bar, "audit": list(r.audit)}
+            for r in ladder_standings(store, ladder_id) if r.luck_wealth is not None}
+
+
+def ladder_luck(url: str, ladder_id: int) -> dict[int, dict[str, Any]]:
+    """:func:`ladder_luck_of` the store at ``url`` (in a worker process)."""
+    store = open_store(url, run_migrations=False, policy=POLICY)
+    try:
+        return ladder_luck_of(store, ladder_id)
+    finally:
+        store.close()

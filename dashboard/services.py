@@ -6,7 +6,7 @@ into a 404 with the message).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, fields, replace
 from typing import Any, TypeVar
 
@@ -179,6 +179,18 @@ def _job(store: Store, fn: Callable[[str, int], T], season_id: int) -> tuple[Cal
 def _wait(done: tuple[int, int], sync_limit: int) -> bool:
     """Compute derived results during the request for seasons up to ``sync_limit`` final games."""
     return done[0] + done[1] <= sync_limit
+
+
+def ladder_luck(store: Store, refresher: Refresher, ladder_id: int, progress: Mapping[str, int],
+                sync_limit: int) -> dict[int, dict[str, Any]] | None:
+    """The luck audit of a ladder (``dashboard.jobs.ladder_luck_of``: per entrant its wealth, bar and flag), computed
+    during the request up to ``sync_limit`` final games, else in the background (None until the first result)."""
+    if spec(store.ladders.get_ladder(ladder_id).game).luck_terms is None:
+        return {}
+    done = (progress.get("done", 0), progress.get("failed", 0))
+    value, _ = refresher.get(("ladder-luck", ladder_id), done, lambda: jobs.ladder_luck_of(store, ladder_id),
+                             wait=_wait(done, sync_limit), job=_job(store, jobs.ladder_luck, ladder_id))
+    return value
 
 
 def standings(store: Store, refresher: Refresher, season_id: int, sync_limit: int) -> list[StandingOut]:

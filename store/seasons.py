@@ -387,6 +387,14 @@ class Seasons:
                 Game.season_id == season_id, Game.status == GameStatus.DONE, Game.started_at.is_not(None))).all()
             return {number: _timestamp(started) for number, started in rows}
 
+    def finished_at(self, season_id: int) -> dict[int, float]:
+        """``{number: when it became final}`` (seconds since the epoch, the database's clock) of the season's
+        done games: the order in which the luck audit (``league.integrity.eprocess``) takes them."""
+        with self._db.read() as s:
+            rows = s.execute(select(Game.number, Game.finished_at).where(
+                Game.season_id == season_id, Game.status == GameStatus.DONE, Game.finished_at.is_not(None))).all()
+            return {number: _timestamp(finished) for number, finished in rows}
+
     def stored_games(self, season_id: int) -> list[StoredGame]:
         """Every game of the season with every field ``league.integrity.verify`` checks, in schedule order. Not for display."""
         with self._db.read() as s:

@@ -37,9 +37,12 @@ def ladders_page(request: Request, store: StoreDep) -> HTMLResponse:
 
 @router.get("/ladders/{name}", response_class=HTMLResponse)
 def ladder_page(request: Request, name: Annotated[str, Path(min_length=1, max_length=128)], store: StoreDep,
-                settings: SettingsDep, counts: LadderCountsDep) -> HTMLResponse:
-    """A ladder: standings from the stored rating snapshot, history chart, recent games, epochs, A/B results."""
+                settings: SettingsDep, counts: LadderCountsDep, refresher: RefresherDep) -> HTMLResponse:
+    """A ladder: standings from the stored rating snapshot, history chart, recent games, epochs, A/B results, and
+    the luck audit over its whole record (``league.integrity.eprocess``; through the refresher, in the background
+    for a large ladder)."""
     lad = ladders.ladder_detail(store, name, PAGE_EPOCHS, counts)
+    luck = services.ladder_luck(store, refresher, lad.id, lad.progress, settings.sync_limit)
     reads = ladders.reads(store)
     hist = reads.history(lad.id, ladders.chart_rows(lad.standings), 60)
     chart = charts.series_chart([(f"{h.name}@{h.version}", [(p.games, p.rating, p.low, p.high) for p in h.points])
@@ -53,7 +56,7 @@ def ladder_page(request: Request, name: Annotated[str, Path(min_length=1, max_le
             others.setdefault(r.bot_id, []).append(r)
     retired = [r for r in lad.standings if r.bot_id not in ranked]  # unranked, their record kept
     return render(request, "ladder.html", ladder=lad, main=main, others=others, retired=retired, chart=chart,
-                  recent=recent, refresh_s=settings.refresh_s)
+                  recent=recent, refresh_s=settings.refresh_s, luck=luck)
 
 
 @router.get("/api", response_class=HTMLResponse)
@@ -123,8 +126,13 @@ def bot_page(request: Request, bot: BotRef, store: StoreDep, refresher: Refreshe
         if ratings.computing:
             history += Markup('<p class="muted small">Updating: a newer history is being computed.</p>')
     hist = charts.histogram(detail.latency.edges, detail.latency.bins)
+    # the chosen season's audit of this bot (its standings row: the luck audit's wealth and any flag)
+    audit_row = None
+    if sid is not None:
+        audit_row = next((r for r in services.standings(store, refresher, sid, settings.sync_limit)
+                          if r.bot_id == bot_id), None)
     return render(request, "bot.html", bot=detail, history=history, chart_season=chart_season, latency_chart=hist,
-                  ladder_entrants=entrants, ladder_charts=ladder_charts)
+                  ladder_entrants=entrants, ladder_charts=ladder_charts, audit_row=audit_row)
 
 
 @router.get("/games", response_class=HTMLResponse)

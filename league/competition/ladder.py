@@ -36,6 +36,7 @@ from league.integrity import fairness
 from league.integrity.chain import Entry
 from league.ratings.anchor import anchored
 from league.ratings.bt_incremental import BTAccumulator
+from league.integrity.eprocess import LuckAudit, ladder_alpha, luck_audit, units_of
 from league.ratings.luck import luck_adjusted_by_bot
 from league.ratings.ratings_ml import ANCHOR, PRIOR_SD_ELO, MLRatings
 from referee.games import GameSpec
@@ -505,7 +506,10 @@ class LadderRow:
     ``league.competition.entrants.best_entrants``; no version of a retired bot), ``status`` ``active``,
     ``superseded`` or ``retired``; the luck-adjusted change per game with its interval where the game has
     an estimator (``league.ratings.luck``); ``paused``: why the open epoch marks the bot as not answering (paused
-    in the ladder until it answers, rules §5.3), else None."""
+    in the ladder until it answers, rules §5.3), else None. Where the game has luck terms (``GameSpec.luck_terms``),
+    the luck audit (``league.integrity.eprocess``) over the ladder's whole life: ``luck_wealth`` the largest value so
+    far of the entrant's test martingale, ``luck_bar`` the value that flags it (``1/alpha_k``, the k-th version in
+    entry order at ``alpha_k = 1% x 6 / (pi^2 k^2)``), ``audit`` the flag's line (empty when clean)."""
 
     entrant_id: int
     bot_id: int
@@ -523,6 +527,9 @@ class LadderRow:
     luck_high: float | None = None
     paused: str | None = None
     best: bool = False
+    luck_wealth: float | None = None
+    luck_bar: float | None = None
+    audit: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -543,16 +550,30 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
     epoch = store.ladders.current_epoch(ladder_id)
     marked = store.ladders.marked_bots(epoch.id) if epoch is not None else {}
     luck = {}
-    if with_luck and game.luck is not None:
+    audits: dict[int, LuckAudit] = {}
+    if with_luck and (game.luck is not None or game.luck_terms is not None):
         seats_of = {(g.season_id, g.number): g.seats for g in store.ladders.ladder_games(ladder_id, status=_DONE)}
         records = []
+        units = []
         for epoch in store.ladders.epochs(ladder_id):
+            finished = store.seasons.finished_at(epoch.id) if game.luck_terms is not None else {}
             for number, _, record in store.replays.season_records(epoch.id):
                 seats = seats_of.get((epoch.id, number))
                 ids = seat_entrants(seats, by_version, latest) if seats else None
                 if ids is not None:
                     records.append((ids, record))
-        luck = luck_adjusted_by_bot(game, records)
+                    if game.luck_terms is not None and number is not None:
+                        try:
+                            terms = game.luck_terms(record.events, record.num_seats, record.params)
+                        except (ValueError, KeyError, TypeError):
+                            continue
+                        key = len(units) + 1  # the ladder's games are units of their own (no shared deals)
+                        units.append((key, -key, finished.get(number), tuple(ids), terms))
+        if game.luck is not None:
+            luck = luck_adjusted_by_bot(game, records)
+        if game.luck_terms is not None:
+            order = sorted(e.id for e in entrants)  # entry order: the k-th version ever entered at alpha_k
+            audits = luck_audit(units_of(units), {eid: ladder_alpha(k) for k, eid in enumerate(order, start=1)})
     best = set(best_entrants(entrants, fit.rating, counts, settings.placement_games).values())
     rows = []
     for e in entrants:
@@ -567,7 +588,10 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
                               summary.mean if summary else None, summary.low if summary else None,
                               summary.high if summary else None,
                               marked.get(e.bot_id) if not (e.retired_at or e.superseded_at) else None,
-                              e.id in best))
+                              e.id in best,
+                              audits[e.id].max_wealth if e.id in audits else None,
+                              1.0 / audits[e.id].alpha if e.id in audits else None,
+                              (audits[e.id].message(),) if e.id in audits and audits[e.id].flagged else ()))
     ranked = {r.bot_id for r in rows if r.best}
     rows.sort(key=lambda r: (not r.best, r.bot_id not in ranked, r.rating is None, -(r.rating or 0.0), r.name,
                              r.entrant_id))
@@ -575,7 +599,7 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
 
 
 def standings_json(rows: Sequence[LadderRow]) -> list[dict[str, Any]]:
-    """The rows as JSON: ratings to 0.1, luck to 0.01."""
+    """The rows as JSON: ratings to 0.1, luck to 0.01, the luck audit's wealth to 0.001 and its bar to 0.1."""
     out = []
     for r in rows:
         d = asdict(r)
@@ -583,6 +607,9 @@ def standings_json(rows: Sequence[LadderRow]) -> list[dict[str, Any]]:
             d[k] = None if d[k] is None else round(d[k], 1)
         for k in ("luck_change", "luck_low", "luck_high"):
             d[k] = None if d[k] is None else round(d[k], 2)
+        d["luck_wealth"] = None if d["luck_wealth"] is None else round(d["luck_wealth"], 3)
+        d["luck_bar"] = None if d["luck_bar"] is None else round(d["luck_bar"], 1)
+        d["audit"] = list(d["audit"])
         out.append(d)
     return out
 

@@ -9,7 +9,9 @@ the bot is better than the next row's, and openskill's mu and sigma
 a game with a luck estimator the luck-adjusted score change with its 95% interval
 (:mod:`league.ratings.luck`, from the stored replays). In a season whose games share deals (a
 duplicate season) each row carries the duplicate audit's flags (:mod:`league.integrity.audit`: does
-the bot do better in the rotations of a deal it had already played?). Rows are
+the bot do better in the rotations of a deal it had already played?), and in every season of a game with
+standardised luck terms (``GameSpec.luck_terms``) the luck audit's wealth and flag (:mod:`league.integrity.eprocess`:
+an anytime-valid test that the bot's luck has mean zero). Rows are
 ranked by the ML rating where it is fitted, then by Elo (:func:`rank_key`).
 """
 
@@ -20,6 +22,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
 from league.integrity.audit import AuditGame, audit_season
+from league.integrity.eprocess import LuckAudit, Unit, luck_audit, season_alpha, units_of
 from league.ratings.elo import START
 from league.ratings.luck import LuckSummary, luck_adjusted_by_bot
 from league.ratings.ratings_ml import p_better_chain, season_ratings
@@ -90,9 +93,15 @@ class StandingRow:
     luck_low: float | None = field(default=None, metadata=_doc("lower end of the 95% interval of luck_change"))
     luck_high: float | None = field(default=None, metadata=_doc("upper end of the 95% interval of luck_change"))
     audit: tuple[str, ...] = field(default=(), metadata=_doc(
-        "duplicate seasons: the duplicate audit's flags, one line each (empty when clean): the bot did better in "
-        "the rotations of a deal it had already played than in the first, or had luck where an honest bot has "
-        "none, beyond a 1% family-wise false-alarm rate (league.integrity.audit; docs/fair-play.md, The duplicate audit)"))
+        "the audits' flags, one line each (empty when clean): in duplicate seasons the duplicate audit's (the bot did "
+        "better in the rotations of a deal it had already played than in the first, or had luck where an honest bot "
+        "has none, beyond a 1% family-wise false-alarm rate; league.integrity.audit); in a game with luck terms the "
+        "luck audit's (its test martingale of luck reached 1/alpha; league.integrity.eprocess; docs/fair-play.md)"))
+    luck_wealth: float | None = field(default=None, metadata=_doc(
+        "games with luck terms only: the largest value so far of the bot's luck test martingale (1 at the start; "
+        "an honest bot's reaches luck_bar with probability at most its alpha over the season's whole life)"))
+    luck_bar: float | None = field(default=None, metadata=_doc(
+        "games with luck terms only: the wealth at which the luck audit flags the bot (1/alpha, alpha = 1% / bots)"))
 
 
 def group_games(rows: Iterable[tuple[int, int, int]]) -> list[tuple[list[int], list[int]]]:
@@ -189,7 +198,7 @@ def standings_json(rows: Iterable[StandingRow]) -> list[dict[str, Any]]:
     ]
 
 
-_ROUNDING = {"ml_rating": 1, "ml_low": 1, "ml_high": 1, "p_better": 3, "openskill_mu": 2, "openskill_sigma": 2,
+_ROUNDING = {"luck_wealth": 3, "luck_bar": 1, "ml_rating": 1, "ml_low": 1, "ml_high": 1, "p_better": 3, "openskill_mu": 2, "openskill_sigma": 2,
              "luck_change": 2, "luck_low": 2, "luck_high": 2}
 
 
@@ -229,6 +238,10 @@ class SeasonDeals(Protocol):
         """``{number: start of its stored attempt}`` (seconds) of the season's done games."""
         ...
 
+    def finished_at(self, season_id: int) -> dict[int, float]:
+        """``{number: when it became final}`` (seconds) of the season's done games."""
+        ...
+
 
 class ResultsSource(Protocol):
     """Where a season's results are read from (``store.Store``), by the store's areas."""
@@ -260,17 +273,28 @@ def core_standings(totals: Iterable[SeatTotals]) -> list[dict[str, Any]]:
 def season_standings(game: GameSpec, names: Mapping[int, str], outcomes: Iterable[tuple[int, int, int, int, bool]],
                      elo: Mapping[int, float], placings: Iterable[tuple[int, int, int]], suspended: frozenset[int],
                      records: Iterable[tuple[int, Sequence[int], GameRecord]] | None = None,
-                     audit: Mapping[int, Sequence[str]] | None = None) -> list[StandingRow]:
+                     audit: Mapping[int, Sequence[str]] | None = None,
+                     luck_audits: Mapping[int, LuckAudit] | None = None) -> list[StandingRow]:
     """The standings of a season of ``game`` (:func:`compute_standings`), suspended bots marked: ``outcomes`` are
     ``(bot, place, change, faults, retired)`` of the published seats, ``placings`` ``(game number,
     bot, place)`` by game then seat; with ``records`` (the done games of a season of a game with a luck estimator,
     ``(game number, bot of each seat, record)``), the luck-adjusted changes too (:mod:`league.ratings.luck`); ``audit``: each
-    bot's duplicate audit flags (:func:`duplicate_audit`)."""
-    luck = luck_adjusted_by_bot(game, [(bots, record) for _, bots, record in records]) if records is not None else None
+    bot's duplicate audit flags (:func:`duplicate_audit`); ``luck_audits``: each bot's luck audit
+    (:func:`luck_audits_of_games`), whose wealth the rows carry and whose flag joins ``audit``."""
+    luck = (luck_adjusted_by_bot(game, [(bots, record) for _, bots, record in records])
+            if records is not None and game.luck is not None else None)
     rows = compute_standings([SeatOutcome(*o) for o in outcomes], names, elo, group_games(placings), luck)
     audit = audit or {}
-    return [replace(r, suspended=r.bot_id in suspended or r.suspended, audit=tuple(audit.get(r.bot_id, ())))
-            for r in rows]
+    luck_audits = luck_audits or {}
+    out = []
+    for r in rows:
+        lines = tuple(audit.get(r.bot_id, ()))
+        la = luck_audits.get(r.bot_id)
+        if la is not None:
+            lines += (la.message(),) if la.flagged else ()
+            r = replace(r, luck_wealth=la.max_wealth, luck_bar=1.0 / la.alpha)
+        out.append(replace(r, suspended=r.bot_id in suspended or r.suspended, audit=lines))
+    return out
 
 
 def audit_games(game: GameSpec, deals: Iterable[tuple[int, int, int, int, Any]],
@@ -339,6 +363,65 @@ def audit_of(source: ResultsSource, season_id: int, game: GameSpec,
     return duplicate_audit(game, audit_games(game, deals, records, source.seasons.played_at(season_id)))
 
 
+def luck_units(game: GameSpec, deals: Iterable[tuple[int, int, int, int, Any]],
+               records: Iterable[tuple[int, Sequence[int], GameRecord]],
+               finished: Mapping[int, float] | None = None) -> list[Unit]:
+    """The units the luck audit reads (:func:`league.integrity.eprocess.units_of`), in the order they became final,
+    from a season's done games of ``game`` (a game with ``GameSpec.luck_terms``): ``deals`` ``(game id, number,
+    deal group, seed, status)`` of every game, ``records`` ``(game number, bot of each seat, record)`` of the done ones,
+    ``finished`` ``{number: when it became final}`` (seconds). A game alone in its deal group is a unit as soon as
+    it is done; a deal group of several games is one unit once none of its games is still to be played. A game
+    stored from a rerun attempt (``record.attempt > 1``) dealt other cards than its group (rules §4.3): it is a unit
+    of its own. A record whose events do not fit together (ValueError) is left out. Raises ValueError for a game
+    without luck terms."""
+    terms_of = game.luck_terms
+    if terms_of is None:
+        raise ValueError(f"{game.name} has no luck terms")
+    group_of: dict[int, int] = {}
+    size: dict[int, int] = {}
+    open_groups: set[int] = set()
+    for _, number, group, _, status in deals:
+        group_of[number] = group
+        size[group] = size.get(group, 0) + 1
+        if str(getattr(status, "value", status)) in ("pending", "running"):
+            open_groups.add(group)
+    rows = []
+    for number, bots, record in records:
+        if number not in group_of:
+            continue
+        group = group_of[number]
+        if size[group] > 1 and group in open_groups:
+            continue
+        if record.attempt > 1 and size[group] > 1:
+            group = -1 - number  # its own deal: a unit of its own
+        try:
+            terms = terms_of(record.events, record.num_seats, record.params)
+        except (ValueError, KeyError, TypeError):
+            continue
+        rows.append((number, group, (finished or {}).get(number), tuple(bots), terms))
+    return units_of(rows)
+
+
+def luck_audits_of_games(game: GameSpec, bots: Iterable[int], units: Iterable[Unit]) -> dict[int, LuckAudit]:
+    """``{bot_id: LuckAudit}`` of a season's ``bots`` (every bot seated in it) over its ``units``
+    (:func:`luck_units`), each bot at ``alpha = 1% / bots`` (:func:`league.integrity.eprocess.season_alpha`)."""
+    bots = list(bots)
+    alpha = season_alpha(len(bots))
+    return luck_audit(units, {b: alpha for b in bots})
+
+
+def luck_audits_of(source: ResultsSource, season_id: int, game: GameSpec, bots: Iterable[int],
+                   records: Sequence[tuple[int, Sequence[int], GameRecord]] | None = None) -> dict[int, LuckAudit]:
+    """The luck audit of a season from the store (:func:`luck_audits_of_games`); ``{}`` for a game without luck
+    terms. ``records``: the season's done records if the caller has read them already."""
+    if game.luck_terms is None:
+        return {}
+    deals = source.seasons.season_deals(season_id)
+    records = records if records is not None else source.replays.season_records(season_id)
+    finished = getattr(source.seasons, "finished_at", None)
+    return luck_audits_of_games(game, bots, luck_units(game, deals, records, finished(season_id) if finished else None))
+
+
 def standings_of(source: ResultsSource, season_id: int, with_luck: bool = True) -> list[StandingRow]:
     """The season's standings from the store, in :func:`rank_key` order (best ML rating first, then
     Elo), one row per bot seated in the season, with the season ratings and their intervals fitted over
@@ -348,7 +431,8 @@ skips reading the replays for both). The season's stored game id is resolved her
 the store). Raises ``store.NotFound``."""
     r = source.season_reads.season_results(season_id)
     game = spec(r.game)
-    lucky = game.luck is not None  # a game with a luck estimator (league.ratings.luck)
+    lucky = game.luck is not None or game.luck_terms is not None  # league.ratings.luck, league.integrity.eprocess
     records = source.replays.season_records(season_id) if with_luck and lucky else None
     audit = audit_of(source, season_id, game, records) if with_luck else None
-    return season_standings(game, r.names, r.outcomes, r.elo, r.placings, r.suspended, records, audit)
+    audits = luck_audits_of(source, season_id, game, r.names, records) if with_luck else None
+    return season_standings(game, r.names, r.outcomes, r.elo, r.placings, r.suspended, records, audit, audits)

@@ -65,6 +65,13 @@ LuckEstimator = Callable[[Sequence[Mapping[str, Any]], int], tuple[float, ...]]
 #: in the rotations it played after the first. Raises ValueError, KeyError or TypeError for events that do not
 #: fit together (that game is then left out of the test).
 InformedScorer = Callable[[Sequence[Mapping[str, Any]], int, Mapping[str, Any]], tuple[float, ...]]
+#: Standardised luck terms of a game: ``(events, num_seats, params) -> per seat, its terms in play
+#: order``. Each term lies in ``[-1, 1]`` and has conditional mean zero given everything the referee
+#: knew before the chance card it measures was revealed, whatever the bots do (the game's module
+#: proves it); a bot that knows that card before it is revealed gets positive terms. ``params`` are
+#: the record's parameters. Read by the luck audit (``league.integrity.eprocess``). Raises ValueError
+#: for events that do not fit together.
+LuckTerms = Callable[[Sequence[Mapping[str, Any]], int, Mapping[str, Any]], tuple[tuple[float, ...], ...]]
 
 
 @dataclass(frozen=True)
@@ -116,6 +123,9 @@ class GameSpec:
     - ``informed``: the game's :data:`InformedScorer` (in its folder, ``referee/games/<game>/audit.py``),
       or None when it has none (the duplicate audit then tests the score and the luck only). A game with
       hidden cards a remembering bot could know from an earlier rotation of a deal should declare one.
+    - ``luck_terms``: the game's :data:`LuckTerms` for the luck audit, or None when no chance
+      card decides anything after a seat's decision (its rules chapter says why; the luck audit
+      then has nothing to test for the game).
     """
 
     name: GameName
@@ -141,6 +151,7 @@ class GameSpec:
     default_budget_s: float = 120.0
     luck: LuckEstimator | None = None
     informed: InformedScorer | None = None
+    luck_terms: LuckTerms | None = None
 
     @property
     def proto_enum(self) -> int:

@@ -108,6 +108,7 @@ def test_pages_show_standings_chart_games_epochs_and_ab(client: TestClient, lw: 
     html = page.text
     assert 'id="ladder-standings"' in html and "placing: " in html and "<svg" in html and "polyline" in html
     assert "No A/B comparison yet" in html
+    assert 'id="luck-wealth"' not in html  # a game without luck terms: no luck audit
     newest = lw.store.ladders.ladder_games(lw.ladder_id)[-1].id
     assert f'href="/games/{newest}"' in html
     home = client.get("/").text

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from cli.main import main
+from league.integrity.eprocess import ladder_alpha
 from league.policy import POLICY
 from referee.bots import load_bot
 from store import open_store
@@ -95,6 +96,20 @@ def test_run_standings_list_verify_and_resume_after_sigterm(lite: str, capsys: p
     assert all(row["rating"] is not None and row["low"] < row["rating"] < row["high"] for row in data["standings"])
     assert sum(row["games"] for row in data["standings"]) == 3 * data["progress"]["done"]
     assert any(row["history"] for row in data["standings"])
+    if SPEC.luck_terms is not None:  # the luck audit over the ladder's life (league.integrity.eprocess): honest bots
+        bars = sorted(row["luck_bar"] for row in data["standings"])
+        assert bars == sorted(round(1 / ladder_alpha(k), 1) for k in (1, 2, 3))  # alpha_k by entry order
+        assert all(row["audit"] == [] and 0 < row["luck_wealth"] < row["luck_bar"] for row in data["standings"])
+        code, out, _ = cli(capsys, "ladder", "standings", "lad", "--db", lite)
+        assert "Luck audit: no version's luck test martingale reached its bar" in out, out
+        from fastapi.testclient import TestClient
+
+        from config import Settings
+        from dashboard.main import create_app
+        with TestClient(create_app(Settings(db_url=lite))) as client:  # the ladder page shows each version's wealth
+            page = client.get("/ladders/lad").text
+            assert 'id="luck-wealth"' in page and 'id="luck-audit"' not in page
+            assert all(f"{row['name']}@{row['version']} " in page for row in data["standings"])
     code, out, _ = cli(capsys, "ladder", "list", "--db", lite)
     assert code == 0 and "lad" in out and GAME in out
     code, out, _ = cli(capsys, "ladder", "verify", "lad", "--db", lite)

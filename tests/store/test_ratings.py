@@ -102,7 +102,9 @@ def test_compute_standings_pure() -> None:
                                        "ml_rating": None, "ml_low": None, "ml_high": None, "p_better": None,
                                        "openskill_mu": None, "openskill_sigma": None, "suspended": False,
                                        # no luck summaries given (league.ratings.luck: Slippery Sam only)
-                                       "luck_change": None, "luck_low": None, "luck_high": None, "audit": []}
+                                       "luck_change": None, "luck_low": None, "luck_high": None, "audit": [],
+                                       # no luck audits given (league.integrity.eprocess)
+                                       "luck_wealth": None, "luck_bar": None}
 
 
 def test_store_standings_by_hand(store: Store, bots: list[int], make_season: Callable[..., int]) -> None:

@@ -9,6 +9,7 @@ from referee.games import DemoLineup, GameSpec
 from referee.games.rummy import codec
 from referee.games.rummy.audit import informed
 from referee.games.rummy.bots import GreedyBot, random_action
+from referee.games.rummy.luck import luck_terms
 from referee.games.rummy.melds import Meld, MeldKind, RunEnd, hand_points, is_run, is_set
 from referee.games.rummy.rules import (
     CONTRACTS,
@@ -42,6 +43,7 @@ SPEC = GameSpec(
     demo=DemoLineup((("greedy", 1), ("random", 1), ("greedy", 2), ("random", 2), ("greedy", 3), ("random", 3)), (3, 4, 5, 6), 100),
     rules_doc="docs/rules/rummy.md",
     bots=(GreedyBot,),
+    luck_terms=luck_terms,
     opponents=("greedy", "random"),
     quick_params={"turn_limit": 40},
     validation_params={"turn_limit": 25},

@@ -8,7 +8,7 @@ Public: :data:`SPEC` (how the platform plays it; its reference bots are in
 from referee.games import DemoLineup, GameSpec
 from referee.games.slippery_sam import codec
 from referee.games.slippery_sam.bots import OddsBot, random_action
-from referee.games.slippery_sam.luck import events_luck
+from referee.games.slippery_sam.luck import events_luck, luck_terms
 from referee.games.slippery_sam.rules import (
     MAX_SEATS,
     MIN_SEATS,
@@ -41,6 +41,7 @@ SPEC = GameSpec(
     quick_params={"orbits": 1},
     validation_params={"orbits": 2},
     luck=events_luck,
+    luck_terms=luck_terms,
     default_budget_s=120.0,  # seconds (rules §4.1): a seat decides about 29 times in a long 8-seat game
 )
 
