@@ -26,6 +26,7 @@ from referee.games.svara.rules import (
     SvaraState,
     SvaraView,
 )
+from referee.games.svara.team import team_play
 
 
 def make_rules(params: SvaraParams, num_seats: int) -> SvaraRules:
@@ -54,6 +55,7 @@ SPEC = GameSpec(
     quick_params={"hands": 4},
     validation_params={"hands": 10},
     default_budget_s=300.0,  # seconds (rules §4.1): a seat decides about 126 times in a long 8-seat game
+    team_play=team_play,
 )
 
 __all__ = [
