@@ -413,7 +413,8 @@ def verify(
     scores, result rows, ratings, each game's status and its reason) against it, and the season's chain
     of stored records against the rows and the heads seen before. Exit 0 when all verify, 1 otherwise.
     A duplicate season's audit (did a bot do better in the rotations of a deal it had already
-    played?) is printed too; its flags do not change the exit status. With --api URL the same checks
+    played?) and the collusion screen (did two bots play as a team?) are printed too; their flags do
+    not change the exit status. With --api URL the same checks
     read the public API alone (league.integrity.verify_api), the chain's and --head's included."""
     from league.integrity.verify import CannotVerify, StoreSource, verify_season
 
@@ -512,24 +513,41 @@ def print_standings(store, season) -> None:
 
 
 def audit_lines(store, season, rows=None) -> list[str]:
-    """The duplicate audit of a duplicate season (``league.integrity.audit``): a line per flag, or one line saying
-    it is clean; nothing for a season without shared deals."""
-    from league.competition.standings import audit_of
+    """The integrity flags of a season, a line per flag: the duplicate audit of a duplicate season
+    (``league.integrity.audit``), with one line saying it is clean, and the collusion screen of a game with a
+    team-play scorer (``league.integrity.collusion``), with one line saying it is clean."""
+    from league.competition.standings import integrity_flags
+    from league.integrity.collusion import CHIPS, TEAM
     from referee.games import spec
 
-    if not (season.config or {}).get("duplicate"):
-        return []
+    game = spec(season.game)
+    duplicate = bool((season.config or {}).get("duplicate"))
     if rows is not None:
         flags = {r.name: list(r.audit) for r in rows if r.audit}
     else:
         names = {b.id: b.name for b in store.bots.list_bots()}
-        flags = {names.get(bot, str(bot)): lines for bot, lines in audit_of(store, season.id, spec(season.game)).items()}
-    if not flags:
-        return ["Duplicate audit: no bot did better in the rotations of a deal it had already played than in the first "
-                "(tests at a 1% family-wise false-alarm rate; docs/fair-play.md, The duplicate audit)."]
-    return [f"Duplicate audit FLAG: {name}: {line}" for name, lines in sorted(flags.items()) for line in lines] + [
-        "Duplicate audit: a flag means the bot's results depend on the earlier rotations of the same deal: it remembers "
-        "the cards (1% family-wise false-alarm rate; docs/fair-play.md, The duplicate audit)."]
+        flags = {names.get(bot, str(bot)): lines
+                 for bot, lines in integrity_flags(store, season.id, game, names=names).items()}
+    collusion = {name: [line for line in lines if line.startswith((TEAM, CHIPS))] for name, lines in flags.items()}
+    dup = {name: [line for line in lines if not line.startswith((TEAM, CHIPS))] for name, lines in flags.items()}
+    out: list[str] = []
+    if duplicate and not any(dup.values()):
+        out.append("Duplicate audit: no bot did better in the rotations of a deal it had already played than in the "
+                   "first (tests at a 1% family-wise false-alarm rate; docs/fair-play.md, The duplicate audit).")
+    elif duplicate:
+        out += [f"Duplicate audit FLAG: {name}: {line}" for name, lines in sorted(dup.items()) for line in lines]
+        out.append("Duplicate audit: a flag means the bot's results depend on the earlier rotations of the same deal: "
+                   "it remembers the cards (1% family-wise false-alarm rate; docs/fair-play.md, The duplicate audit).")
+    if game.team_play is None:
+        return out
+    if not any(collusion.values()):
+        return out + ["Collusion screen: no two bots played as a team (each pair's moves against the other's hidden "
+                      "cards, 1% family-wise false-alarm rate; docs/fair-play.md, Colluding bots)."]
+    return out + [f"Collusion screen FLAG: {name}: {line}" for name, lines in sorted(collusion.items())
+                  for line in lines] + [
+        "Collusion screen: 'team play' means each bot's moves fit the other's hidden cards, so the two shared their "
+        "hands; 'chips' that the bot put tokens in the other's way as its hidden cards called for (1% family-wise "
+        "false-alarm rate; docs/fair-play.md, Colluding bots)."]
 
 
 def settling_line(config: dict, progress: dict[str, int]) -> str | None:

@@ -9,7 +9,8 @@ the bot is better than the next row's, and openskill's mu and sigma
 a game with a luck estimator the luck-adjusted score change with its 95% interval
 (:mod:`league.ratings.luck`, from the stored replays). In a season whose games share deals (a
 duplicate season) each row carries the duplicate audit's flags (:mod:`league.integrity.audit`: does
-the bot do better in the rotations of a deal it had already played?). Rows are
+the bot do better in the rotations of a deal it had already played?), and in a season of a game with a
+team-play scorer the collusion screen's (:mod:`league.integrity.collusion`: do two bots play as a team?). Rows are
 ranked by the ML rating where it is fitted, then by Elo (:func:`rank_key`).
 """
 
@@ -20,6 +21,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
 from league.integrity.audit import INFORMED, AuditGame, audit_season
+from league.integrity.collusion import CollusionGame, screen_season
 from league.ratings.elo import START
 from league.ratings.luck import LuckSummary, luck_adjusted_by_bot
 from league.ratings.ratings_ml import p_better_chain, season_ratings
@@ -90,9 +92,12 @@ class StandingRow:
     luck_low: float | None = field(default=None, metadata=_doc("lower end of the 95% interval of luck_change"))
     luck_high: float | None = field(default=None, metadata=_doc("upper end of the 95% interval of luck_change"))
     audit: tuple[str, ...] = field(default=(), metadata=_doc(
-        "duplicate seasons: the duplicate audit's flags, one line each (empty when clean): the bot did better in "
-        "the rotations of a deal it had already played than in the first, or had luck where an honest bot has "
-        "none, beyond a 1% family-wise false-alarm rate (league.integrity.audit; docs/fair-play.md, The duplicate audit)"))
+        "the integrity flags, one line each (empty when clean). Duplicate seasons: the duplicate audit's: the bot did "
+        "better in the rotations of a deal it had already played than in the first, or had luck where an honest bot "
+        "has none (league.integrity.audit; docs/fair-play.md, The duplicate audit). Games with a team-play scorer: "
+        "the collusion screen's: 'team play with X' (each one's moves fit the other's hidden cards; on both bots) or "
+        "'chips to X' (its moves put tokens in X's way as X's hidden cards called for; on the giver alone) "
+        "(league.integrity.collusion; docs/fair-play.md, Colluding bots). Each at a 1% family-wise false-alarm rate"))
 
 
 def group_games(rows: Iterable[tuple[int, int, int]]) -> list[tuple[list[int], list[int]]]:
@@ -264,7 +269,7 @@ def season_standings(game: GameSpec, names: Mapping[int, str], outcomes: Iterabl
     bot, place)`` by game then seat; with ``records`` (the done games of a season of a game with a luck estimator,
     ``(bot of each seat, record)``), the luck-adjusted changes too (:mod:`league.ratings.luck`); ``audit``: each
     bot's duplicate audit flags (:func:`duplicate_audit`)."""
-    luck = luck_adjusted_by_bot(game, records) if records is not None else None
+    luck = luck_adjusted_by_bot(game, records) if records is not None and game.luck is not None else None
     rows = compute_standings([SeatOutcome(*o) for o in outcomes], names, elo, group_games(placings), luck)
     audit = audit or {}
     return [replace(r, suspended=r.bot_id in suspended or r.suspended, audit=tuple(audit.get(r.bot_id, ())))
@@ -344,16 +349,61 @@ def audit_of(source: ResultsSource, season_id: int, game: GameSpec,
     return duplicate_audit(game, audit_games(game, deals, records, source.seasons.played_at(season_id)))
 
 
+def collusion_games(game: GameSpec, records: Iterable[tuple[Sequence[int], GameRecord]]) -> list[CollusionGame]:
+    """The games the collusion screen reads (:class:`league.integrity.collusion.CollusionGame`): the done games
+    (``records``, ``(bot of each seat, record)``) of ``game``, each with its ``GameSpec.team_play`` of the record's
+    events; ``[]`` for a game without a team-play scorer. A record whose events do not fit together is left out."""
+    scorer = game.team_play
+    if scorer is None:
+        return []
+    out = []
+    for bots, record in records:
+        if len(bots) != record.num_seats:
+            continue
+        try:
+            play = scorer(record.events, record.num_seats, record.params)
+        except (ValueError, KeyError, TypeError):
+            continue
+        number = game_number(record)
+        out.append(CollusionGame(number if number is not None else len(out), tuple(bots), play))
+    return out
+
+
+def collusion_audit(games: Sequence[CollusionGame], names: Mapping[int, str] | None = None) -> dict[int, list[str]]:
+    """``{bot_id: [flag line, ...]}`` of the collusion screen (:func:`league.integrity.collusion.screen_season`) over
+    ``games`` (:func:`collusion_games`), partners named by ``names``; only flagged bots are listed."""
+    return screen_season(games).messages(names) if games else {}
+
+
+def integrity_flags(source: ResultsSource, season_id: int, game: GameSpec,
+                    records: Sequence[tuple[Sequence[int], GameRecord]] | None = None,
+                    names: Mapping[int, str] | None = None) -> dict[int, list[str]]:
+    """Every integrity flag of a season from the store, per bot: the duplicate audit's (:func:`audit_of`), then the
+    collusion screen's (:func:`collusion_audit`, for a game with a team-play scorer, over the done games but those of
+    a duplicate deal group with a game still to play: sealed, store.sealing). ``records``: the season's done
+    records if the caller has read them already; ``names``: bot names for the partners a flag names."""
+    flags = {bot: list(lines) for bot, lines in audit_of(source, season_id, game, records).items()}
+    if game.team_play is not None:
+        records = records if records is not None else source.replays.season_records(season_id)
+        deals = source.seasons.season_deals(season_id)
+        open_groups = {d[2] for d in deals if str(getattr(d[4], "value", d[4])) in ("pending", "running")}
+        sealed = {d[1] for d in deals if d[2] in open_groups}  # a game of a deal still being played is not shown
+        shown = [(bots, record) for bots, record in records if game_number(record) not in sealed]
+        for bot, lines in collusion_audit(collusion_games(game, shown), names).items():
+            flags.setdefault(bot, []).extend(lines)
+    return flags
+
+
 def standings_of(source: ResultsSource, season_id: int, with_luck: bool = True) -> list[StandingRow]:
     """The season's standings from the store, in :func:`rank_key` order (best ML rating first, then
     Elo), one row per bot seated in the season, with the season ratings and their intervals fitted over
     the published games (:mod:`league.ratings.ratings_ml`) and, for a game with a luck estimator, the luck-adjusted changes from
-    the done games' replays, and in a duplicate season the duplicate audit's flags (:func:`audit_of`; ``with_luck=False``
-skips reading the replays for both). The season's stored game id is resolved here, once (it arrives from
+    the done games' replays, and the integrity flags (:func:`integrity_flags`: the duplicate audit's in a duplicate season,
+the collusion screen's for a game with a team-play scorer; ``with_luck=False`` skips reading the replays for all). The season's stored game id is resolved here, once (it arrives from
 the store). Raises ``store.NotFound``."""
     r = source.season_reads.season_results(season_id)
     game = spec(r.game)
-    lucky = game.luck is not None  # a game with a luck estimator (league.ratings.luck)
+    lucky = game.luck is not None or game.team_play is not None  # the replays are read for luck or the screen
     records = source.replays.season_records(season_id) if with_luck and lucky else None
-    audit = audit_of(source, season_id, game, records) if with_luck else None
+    audit = integrity_flags(source, season_id, game, records, r.names) if with_luck else None
     return season_standings(game, r.names, r.outcomes, r.elo, r.placings, r.suspended, records, audit)
