@@ -35,13 +35,13 @@ HAND = [
 def test_a_fold_to_a_better_hand_when_two_are_left_fits_it() -> None:
     play = team_play(HAND, 3, {"szacha": "6c", "min_stake": 10})
     last = [m for m in play.moves if m.seat == 0 and m.stratum.startswith("two")]
-    assert last == [PairMove(0, 1, "two/raised/10", 1.0, 1.0)]
+    assert last == [PairMove(0, 1, "two/mid/10", 1.0, 1.0)]
 
 
 def test_a_raise_with_three_in_is_read_against_whether_each_other_hand_is_the_best() -> None:
     play = team_play(HAND, 3, {})
     first = [m for m in play.moves if m.seat == 0 and m.stratum.startswith("more")]
-    assert first == [PairMove(0, 1, "more/open/10", 1.0, 1.0), PairMove(0, 2, "more/open/10", 1.0, 0.0)]
+    assert first == [PairMove(0, 1, "more3/min/10", 1.0, 1.0), PairMove(0, 2, "more3/min/10", 1.0, 0.0)]
     seat2 = [m for m in play.moves if m.seat == 2]
     assert {(m.other, m.move, m.fit) for m in seat2} == {(0, -1.0, 0.0), (1, -1.0, 1.0)}
 
@@ -53,7 +53,7 @@ def test_tokens_staked_go_to_the_winner_of_the_bank_and_antes_are_left_out() -> 
 
 def test_an_unlooked_fold_has_no_hand_in_its_stratum() -> None:
     events = HAND[:6] + [ev("fold", seat=0)]
-    assert {m.stratum for m in team_play(events, 3, {}).moves} == {"more/open/-"}
+    assert {m.stratum for m in team_play(events, 3, {}).moves} == {"more3/min/-"}
 
 
 def test_svara_declares_the_scorer() -> None:
