@@ -14,9 +14,10 @@ of bots (A, B) that shared tables:
   tight B's hand beats A's more often whenever it is still in), which merely shift the means; a bot that does not
   know B's cards moves independently of them given what it saw. Each pair's per-game values are divided by their
   root mean square over the season, so every opponent's games weigh alike.
-- **chips** (A's tokens flow to B): per game, the tokens A put into banks B won (``TeamPlay.flows``) less what A's
-  losing tokens would give B if they went to B in the same share as the other seats' (other than A and B) did in
-  that game; standardised the same way. A chip dumper stakes into banks its partner wins.
+- **chips** (A's moves go against B's cards): the lower tail of the same values. A chip dumper raises into its
+  partner's better hands when only the two are left, so its tokens go the partner's way; the flag line gives the
+  tokens a game A put into banks B won (``TeamPlay.flows``), which are not tested: who wins whose tokens depends on
+  how two styles meet (a random bot's tokens go to a maniac), and a test of them flagged honest seasons.
 
 **The test: A toward B against A toward its other opponents.** For one ordered pair, the statistic is the sum over
 the games A and B shared of A's standardised value toward B. Its randomisation distribution re-draws, in each game
@@ -29,8 +30,8 @@ their spread differs; standardising evens it), so its false-alarm rate is measur
 bots (``bench/bench_collusion.py``; docs/fair-play.md, Colluding bots).
 
 **Flags, and why no bot can get another flagged.** With ``n`` pairs tested for team play and ``m`` ordered pairs for
-chips, every test is made at ``alpha = family / (n + m)`` (Bonferroni; ``family`` = :data:`FAMILY_ALPHA`, 1% per
-season).
+chips (in a season where every bot meets every other, ``m = 2n``), every test is made at
+``alpha = family / (n + m)`` (Bonferroni; ``family`` = :data:`FAMILY_ALPHA`, 1% per season).
 
 - A **team** {A, B} is flagged when *both* A's moves fit B's cards *and* B's fit A's, each at ``alpha`` (an
   intersection-union test: its level is ``alpha`` whichever direction is honest). The flag goes on both. A framer X
@@ -38,8 +39,12 @@ season).
   not knowing Y's cards, its moves cannot fit them beyond what Y's public moves tell), but the flag also needs
   Y's moves to fit X's hidden cards, which an honest Y cannot do; X playing transparently toward Y (raising only
   with strong hands) is met by the stratum (a raised stake is in what Y saw).
-- A **chip dumper** A (tokens to B beyond the share of the other seats) is flagged alone: the receiver cannot stop a
-  dumper, so the flag never goes on B. A team that moves chips both ways is flagged on both bots by the two tests.
+- A **chip dumper** A (moves against B's cards) is flagged alone: the receiver cannot stop a dumper, so the flag
+  never goes on B. A team that dumps both ways is flagged on both bots, one chips flag each.
+
+**Not claimed.** A bot that uses its partner's cards in one direction only (the partner plays honestly) is not
+flagged: that is the price of the intersection-union test, and such a pair gains less (``bench/bench_collusion.py``
+measures it). A pair that colludes seldom enough gains little and may pass.
 
 A group of three or more that share their hands flags every pair of it, so each member. Flags say what was measured,
 the effect (a z-score: the statistic over the root of the number of games), the p-value and its level, the games
@@ -194,8 +199,9 @@ def chip_flows(games: Sequence[CollusionGame]) -> dict[tuple[int, int], dict[int
 def screen_season(games: Iterable[CollusionGame], family_alpha: float = FAMILY_ALPHA,
                   seed: int = 0) -> CollusionScreen:
     """The collusion screen of a season's done ``games`` (:class:`CollusionGame`; games of a game without a
-    team-play scorer are not given). ``seed`` seeds the randomisation draws (the same screen every time). Raises
-    ValueError for ``family_alpha`` outside (0, 1) or a game whose flows do not match its seats."""
+    team-play scorer are not given). Pairs that shared fewer than :data:`MIN_GAMES` games are not tested. ``seed``
+    seeds the randomisation draws (the same screen every time). Raises ValueError for ``family_alpha`` outside (0, 1)
+    or a game whose flows do not match its seats."""
     if not 0.0 < family_alpha < 1.0:
         raise ValueError(f"family_alpha must be in (0, 1), got {family_alpha}")
     games = list(games)
