@@ -22,7 +22,7 @@ parameters (30 hands), played in-process (the rules engine and the referee's per
   that gives up most of its gain to stay under the test.
 - **one-way**: only bot 0 uses bot 1's cards (bot 1 plays ``points``): one direction of the intersection-union test.
 - **dump**: bot 0 dumps chips to bot 1 (raises to the maximum when only the two are left and bot 1's hand is
-  better, so that bot 1 sees and wins): the dumper should be flagged, for chips.
+  better, so that bot 1 sees and wins): the dumper should be flagged, for moves against bot 1's hidden cards.
 - **framer**: bot 0 sets out to frame bot 1, an honest ``points``: it folds to bot 1 whenever only the two are left
   (unless its hand has 28 points or more), raises to the maximum only with a strong hand when bot 1 is in (so that
   its public moves tell bot 1 its strength) and, when only the two are left and its hand is weak, raises before
@@ -44,7 +44,7 @@ from cardarena.v1 import svara_pb2
 from bench.bench_duplicate import TightPoints, bot_policy, sloppy
 from botsdk.bot import Context
 from league.competition.schedule import ScheduledGame, build_schedule
-from league.integrity.collusion import CHIPS, TEAM, CollusionGame, screen_season
+from league.integrity.collusion import AGAINST, TEAM, CollusionGame, screen_season
 from league.integrity.fairness import key_from_seed
 from referee.chance import PER_DEAL, Chance
 from referee.games import make_params, spec
@@ -284,7 +284,7 @@ def run_honest(seasons: int, seed: int, games: int) -> None:
     """Honest seasons of bots drawn from :data:`HONEST`: the share with any flag."""
     started = time.perf_counter()
     alarms = 0
-    by_test = {TEAM: 0, CHIPS: 0}
+    by_test = {TEAM: 0, AGAINST: 0}
     tests = 0
     for i in range(seasons):
         rng = random.Random(f"lineup/{seed}/{i}")
@@ -298,7 +298,7 @@ def run_honest(seasons: int, seed: int, games: int) -> None:
             print(f"  false alarm in season {i} ({', '.join(names)}): {f.message(f.bots[0], dict(enumerate(names)))}")
     print(f"honest: {seasons} seasons of {games} games, 5 bots from {', '.join(HONEST)} "
           f"({time.perf_counter() - started:.0f} s): {alarms} with any flag ({100 * alarms / seasons:.2f}%; target "
-          f"<= 1%); flags: team {by_test[TEAM]}, chips {by_test[CHIPS]} of {tests} tests")
+          f"<= 1%); flags: team {by_test[TEAM]}, against hidden cards {by_test[AGAINST]} of {tests} tests")
 
 
 def run_attack(mode: str, seasons: int, seed: int, games: int) -> None:

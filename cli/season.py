@@ -517,7 +517,7 @@ def audit_lines(store, season, rows=None) -> list[str]:
     (``league.integrity.audit``), with one line saying it is clean, and the collusion screen of a game with a
     team-play scorer (``league.integrity.collusion``), with one line saying it is clean."""
     from league.competition.standings import integrity_flags
-    from league.integrity.collusion import CHIPS, TEAM
+    from league.integrity.collusion import AGAINST, TEAM
     from referee.games import spec
 
     game = spec(season.game)
@@ -528,8 +528,8 @@ def audit_lines(store, season, rows=None) -> list[str]:
         names = {b.id: b.name for b in store.bots.list_bots()}
         flags = {names.get(bot, str(bot)): lines
                  for bot, lines in integrity_flags(store, season.id, game, names=names).items()}
-    collusion = {name: [line for line in lines if line.startswith((TEAM, CHIPS))] for name, lines in flags.items()}
-    dup = {name: [line for line in lines if not line.startswith((TEAM, CHIPS))] for name, lines in flags.items()}
+    collusion = {name: [line for line in lines if line.startswith((TEAM, AGAINST))] for name, lines in flags.items()}
+    dup = {name: [line for line in lines if not line.startswith((TEAM, AGAINST))] for name, lines in flags.items()}
     out: list[str] = []
     if duplicate and not any(dup.values()):
         out.append("Duplicate audit: no bot did better in the rotations of a deal it had already played than in the "
@@ -546,7 +546,7 @@ def audit_lines(store, season, rows=None) -> list[str]:
     return out + [f"Collusion screen FLAG: {name}: {line}" for name, lines in sorted(collusion.items())
                   for line in lines] + [
         "Collusion screen: 'team play' means each bot's moves fit the other's hidden cards, so the two shared their "
-        "hands; 'chips' that the bot put tokens in the other's way as its hidden cards called for (1% family-wise "
+        "hands; 'against hidden cards' that the bot's moves went against the other's hidden cards (1% family-wise "
         "false-alarm rate; docs/fair-play.md, Colluding bots)."]
 
 

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from bench.bench_collusion import Colluder, Named, Team, attack, simulate_season
-from league.integrity.collusion import CHIPS, TEAM, CollusionGame, screen_season, team_values
+from league.integrity.collusion import AGAINST, TEAM, CollusionGame, screen_season, team_values
 from referee.games import PairMove, TeamPlay
 
 BOTS = 5
@@ -64,9 +64,9 @@ def test_moves_that_fit_in_one_direction_only_flag_nobody() -> None:
     assert screen.flags == ()  # ...but it takes both
 
 
-def test_moves_against_anothers_cards_flag_the_mover_alone_for_chips() -> None:
+def test_moves_against_anothers_cards_flag_the_mover_alone() -> None:
     screen = screen_season(synthetic(40, {(2, 3): -0.5}))
-    assert [(f.name, f.bots) for f in screen.flags] == [(CHIPS, (2,))]
+    assert [(f.name, f.bots) for f in screen.flags] == [(AGAINST, (2,))]
 
 
 def test_independent_moves_flag_nobody() -> None:

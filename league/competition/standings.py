@@ -96,7 +96,7 @@ class StandingRow:
         "better in the rotations of a deal it had already played than in the first, or had luck where an honest bot "
         "has none (league.integrity.audit; docs/fair-play.md, The duplicate audit). Games with a team-play scorer: "
         "the collusion screen's: 'team play with X' (each one's moves fit the other's hidden cards; on both bots) or "
-        "'chips to X' (its moves put tokens in X's way as X's hidden cards called for; on the giver alone) "
+        "'against hidden cards of X' (its moves went against X's hidden cards: a chip dumper, or a colluder playing against X; on the mover alone) "
         "(league.integrity.collusion; docs/fair-play.md, Colluding bots). Each at a 1% family-wise false-alarm rate"))
 
 

@@ -14,8 +14,10 @@ of bots (A, B) that shared tables:
   tight B's hand beats A's more often whenever it is still in), which merely shift the means; a bot that does not
   know B's cards moves independently of them given what it saw. Each pair's per-game values are divided by their
   root mean square over the season, so every opponent's games weigh alike.
-- **chips** (A's moves go against B's cards): the lower tail of the same values. A chip dumper raises into its
-  partner's better hands when only the two are left, so its tokens go the partner's way; the flag line gives the
+- **against hidden cards** (A's moves go against B's cards): the lower tail of the same values. A chip dumper
+  raises into its partner's better hands when only the two are left, so its tokens go the partner's way; a bot that
+  knows a partner's cards raises when another's hand is not the best, so its moves go against that other's cards too.
+  Either way A moved by cards it should not have seen. The flag line gives the
   tokens a game A put into banks B won (``TeamPlay.flows``), which are not tested: who wins whose tokens depends on
   how two styles meet (a random bot's tokens go to a maniac), and a test of them flagged honest seasons.
 
@@ -29,8 +31,8 @@ different opponents are exchangeable only approximately: a pair's values have me
 their spread differs; standardising evens it), so its false-alarm rate is measured, over honest seasons of varied
 bots (``bench/bench_collusion.py``; docs/fair-play.md, Colluding bots).
 
-**Flags, and why no bot can get another flagged.** With ``n`` pairs tested for team play and ``m`` ordered pairs for
-chips (in a season where every bot meets every other, ``m = 2n``), every test is made at
+**Flags, and why no bot can get another flagged.** With ``n`` pairs tested for team play and ``m`` ordered pairs
+against hidden cards (in a season where every bot meets every other, ``m = 2n``), every test is made at
 ``alpha = family / (n + m)`` (Bonferroni; ``family`` = :data:`FAMILY_ALPHA`, 1% per season).
 
 - A **team** {A, B} is flagged when *both* A's moves fit B's cards *and* B's fit A's, each at ``alpha`` (an
@@ -39,8 +41,9 @@ chips (in a season where every bot meets every other, ``m = 2n``), every test is
   not knowing Y's cards, its moves cannot fit them beyond what Y's public moves tell), but the flag also needs
   Y's moves to fit X's hidden cards, which an honest Y cannot do; X playing transparently toward Y (raising only
   with strong hands) is met by the stratum (a raised stake is in what Y saw).
-- A **chip dumper** A (moves against B's cards) is flagged alone: the receiver cannot stop a dumper, so the flag
-  never goes on B. A team that dumps both ways is flagged on both bots, one chips flag each.
+- A bot whose moves go **against hidden cards** of B (a chip dumper, or a colluder raising against B) is flagged
+  alone: B cannot stop it, so the flag never goes on B. A team that dumps both ways is flagged on both bots, one
+  such flag each.
 
 **Not claimed.** A bot that uses its partner's cards in one direction only (the partner plays honestly) is not
 flagged: that is the price of the intersection-union test, and such a pair gains less (``bench/bench_collusion.py``
@@ -73,7 +76,7 @@ MIN_GAMES = 10
 #: The games a flag names where the effect is largest.
 WHERE = 3
 TEAM = "team play"
-CHIPS = "chips"
+AGAINST = "against hidden cards"
 
 
 @dataclass(frozen=True)
@@ -87,9 +90,10 @@ class CollusionGame:
 
 @dataclass(frozen=True)
 class PairTest:
-    """One test of one ordered pair: ``name`` (:data:`TEAM` or :data:`CHIPS`), ``bot`` toward ``other``; ``z``: the
+    """One test of one ordered pair: ``name`` (:data:`TEAM` or :data:`AGAINST`), ``bot`` toward ``other``; ``z``: the
     statistic (a sum of standardised per-game values) over the root of ``games``, the games the two shared;
-    ``p_value`` one-sided; ``where``: the schedule numbers of the games with the largest values."""
+    ``p_value`` one-sided; ``where``: the schedule numbers of the games with the largest values; ``tokens``: for
+    :data:`AGAINST`, the tokens a game ``bot`` put into banks ``other`` won."""
 
     name: str
     bot: int
@@ -103,8 +107,8 @@ class PairTest:
 
 @dataclass(frozen=True)
 class CollusionFlag:
-    """A flag: ``bots`` flagged (both of a team, the dumper alone), ``tests`` the tests behind it (one per direction
-    of a team, one for chips), ``alpha`` the level each test was made at."""
+    """A flag: ``bots`` flagged (both of a team, the mover alone), ``tests`` the tests behind it (one per direction
+    of a team, one against hidden cards), ``alpha`` the level each test was made at."""
 
     name: str
     bots: tuple[int, ...]
@@ -129,9 +133,10 @@ class CollusionFlag:
                     f"toward its other opponents (z = {zs}, p = {ps} < {self.alpha:.2g}, {self.tests[0].games} games; "
                     f"largest in games {', '.join(map(str, where))})")
         t = self.tests[0]
-        return (f"{CHIPS} to {name(t.other)}: it raised into {name(t.other)}'s better hidden hands, beyond its moves "
-                f"toward its other opponents ({t.tokens:.0f} tokens a game into banks {name(t.other)} won; "
-                f"z = {t.z:+.1f}, p = {t.p_value:.2g} < {self.alpha:.2g}, {t.games} games; largest in games "
+        return (f"{AGAINST} of {name(t.other)}: its moves went against {name(t.other)}'s hidden cards, beyond its "
+                f"moves toward its other opponents: raising into a better hand of {name(t.other)}'s with only the two "
+                f"left, or when {name(t.other)}'s hand was not the best (it put {t.tokens:.0f} tokens a game into banks "
+                f"{name(t.other)} won; z = {t.z:+.1f}, p = {t.p_value:.2g} < {self.alpha:.2g}, {t.games} games; largest in games "
                 f"{', '.join(map(str, t.where))})")
 
 
@@ -226,13 +231,13 @@ def screen_season(games: Iterable[CollusionGame], family_alpha: float = FAMILY_A
         if both[0] is not None and both[1] is not None and max(both[0].p_value, both[1].p_value) < alpha:
             flags.append(CollusionFlag(TEAM, (a, b), (both[0], both[1]), alpha))
     for x, y in ordered:
-        t = relabel_test(CHIPS, team, x, y, numbers, random.Random(f"{seed}/chips/{x}/{y}"), lower=True)
+        t = relabel_test(AGAINST, team, x, y, numbers, random.Random(f"{seed}/against/{x}/{y}"), lower=True)
         if t is not None:
             tokens = math.fsum(chips.get((x, y), {}).values()) / max(len(chips.get((x, y), {})), 1)
             t = replace(t, tokens=tokens)
             tests.append(t)
             if t.p_value < alpha:
-                flags.append(CollusionFlag(CHIPS, (x,), (t,), alpha))
+                flags.append(CollusionFlag(AGAINST, (x,), (t,), alpha))
     return CollusionScreen(tuple(tests), alpha, tuple(flags))
 
 
