@@ -295,7 +295,8 @@ def run_honest(seasons: int, seed: int, games: int) -> None:
         alarms += bool(screen.flags)
         for f in screen.flags:
             by_test[f.name] += 1
-            print(f"  false alarm in season {i} ({', '.join(names)}): {f.message(f.bots[0], dict(enumerate(names)))}")
+            print(f"  false alarm in season {i} ({', '.join(names)}): bot {f.bots[0]} ({names[f.bots[0]]}): "
+                  f"{f.message(f.bots[0], dict(enumerate(names)))}", flush=True)
     print(f"honest: {seasons} seasons of {games} games, 5 bots from {', '.join(HONEST)} "
           f"({time.perf_counter() - started:.0f} s): {alarms} with any flag ({100 * alarms / seasons:.2f}%; target "
           f"<= 1%); flags: team {by_test[TEAM]}, against hidden cards {by_test[AGAINST]} of {tests} tests")

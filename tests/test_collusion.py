@@ -5,6 +5,7 @@ flagged."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -60,13 +61,21 @@ def test_moves_that_fit_in_one_direction_only_flag_nobody() -> None:
     """The intersection-union test: a bot that plays toward another cannot get it flagged."""
     screen = screen_season(synthetic(40, {(0, 1): 0.5}))
     one_way = [t for t in screen.tests if t.name == TEAM and (t.bot, t.other) == (0, 1)]
-    assert one_way and one_way[0].p_value < screen.alpha  # the direction is seen...
+    assert one_way and one_way[0].significant(screen.alpha)  # the direction is seen...
     assert screen.flags == ()  # ...but it takes both
 
 
 def test_moves_against_anothers_cards_flag_the_mover_alone() -> None:
     screen = screen_season(synthetic(40, {(2, 3): -0.5}))
     assert [(f.name, f.bots) for f in screen.flags] == [(AGAINST, (2,))]
+
+
+def test_a_direction_needs_its_own_sum_to_stand_out_as_well() -> None:
+    screen = screen_season(synthetic(40, {(0, 1): 0.3, (1, 0): 0.3}))
+    test = next(t for t in screen.tests if t.name == TEAM and (t.bot, t.other) == (0, 1))
+    assert test.significant(screen.alpha)
+    assert not replace(test, z=1.2).significant(screen.alpha)  # stands out from the others, not from zero
+    assert replace(test, z=1.2).p_alone == pytest.approx(0.1151, abs=1e-4)
 
 
 def test_independent_moves_flag_nobody() -> None:

@@ -29,7 +29,12 @@ random draws with Besag and Clifford's sequential rule (as the duplicate audit's
 Games are the units: the moves of one deal are correlated, games are not. The test is not exact (the values toward
 different opponents are exchangeable only approximately: a pair's values have mean zero under no collusion, but
 their spread differs; standardising evens it), so its false-alarm rate is measured, over honest seasons of varied
-bots (``bench/bench_collusion.py``; docs/fair-play.md, Colluding bots).
+bots (``bench/bench_collusion.py``; docs/fair-play.md, Colluding bots). A direction counts as significant only when
+the sum toward B also stands out from zero by itself (its z-score against the normal distribution, the per-game
+values being independent with mean zero for an honest bot): where the strata miss part of what a bot saw, its
+values toward one opponent can lean one way, and the re-drawn sums, which mix in that opponent, then lean with
+them; in the first 38 honest seasons measured without this second condition, one bot was flagged against an
+opponent toward whom its own z was +1.2. Requiring both keeps the level (each condition holds at ``alpha``).
 
 **Flags, and why no bot can get another flagged.** With ``n`` pairs tested for team play and ``m`` ordered pairs
 against hidden cards (in a season where every bot meets every other, ``m = 2n``), every test is made at
@@ -103,6 +108,17 @@ class PairTest:
     games: int
     where: tuple[int, ...]
     tokens: float = 0.0
+
+    @property
+    def p_alone(self) -> float:
+        """The one-sided p-value of ``z`` by itself (the pair's values have mean zero for an honest bot; their
+        standardised sum over the root of the games is about standard normal): ``1 - Phi(z)``."""
+        return 0.5 * math.erfc(self.z / math.sqrt(2.0))
+
+    def significant(self, alpha: float) -> bool:
+        """Both p-values below ``alpha``: the values toward ``other`` stand out from those toward ``bot``'s other
+        opponents (``p_value``) and from zero (``p_alone``)."""
+        return max(self.p_value, self.p_alone) < alpha
 
 
 @dataclass(frozen=True)
@@ -228,7 +244,7 @@ def screen_season(games: Iterable[CollusionGame], family_alpha: float = FAMILY_A
                 team_tests[(x, y)] = t
                 tests.append(t)
         both = (team_tests.get((a, b)), team_tests.get((b, a)))
-        if both[0] is not None and both[1] is not None and max(both[0].p_value, both[1].p_value) < alpha:
+        if both[0] is not None and both[1] is not None and both[0].significant(alpha) and both[1].significant(alpha):
             flags.append(CollusionFlag(TEAM, (a, b), (both[0], both[1]), alpha))
     for x, y in ordered:
         t = relabel_test(AGAINST, team, x, y, numbers, random.Random(f"{seed}/against/{x}/{y}"), lower=True)
@@ -236,7 +252,7 @@ def screen_season(games: Iterable[CollusionGame], family_alpha: float = FAMILY_A
             tokens = math.fsum(chips.get((x, y), {}).values()) / max(len(chips.get((x, y), {})), 1)
             t = replace(t, tokens=tokens)
             tests.append(t)
-            if t.p_value < alpha:
+            if t.significant(alpha):
                 flags.append(CollusionFlag(AGAINST, (x,), (t,), alpha))
     return CollusionScreen(tuple(tests), alpha, tuple(flags))
 
