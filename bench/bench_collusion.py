@@ -280,13 +280,16 @@ def attack(mode: str, team: Team, colluding: bool) -> list[Player]:
     return [*pair, *[Named("points") for _ in range(3)]]
 
 
-def run_honest(seasons: int, seed: int, games: int) -> None:
-    """Honest seasons of bots drawn from :data:`HONEST`: the share with any flag."""
+def run_honest(seasons: int, seed: int, games: int, first: int = 0) -> None:
+    """Honest seasons of bots drawn from :data:`HONEST` (seasons ``first`` to ``first + seasons - 1`` of ``seed``):
+    the share with any flag; a line every 10 seasons."""
     started = time.perf_counter()
     alarms = 0
     by_test = {TEAM: 0, AGAINST: 0}
     tests = 0
-    for i in range(seasons):
+    for i in range(first, first + seasons):
+        if (i - first) % 10 == 0:
+            print(f"  {i - first} seasons, {alarms} with a flag ({time.perf_counter() - started:.0f} s)", flush=True)
         rng = random.Random(f"lineup/{seed}/{i}")
         names = [rng.choice(HONEST) for _ in range(SEATS)]
         season = simulate_season([honest_player(n) for n in names], seed * 1_000_003 + i, games)
@@ -333,8 +336,11 @@ def _ci(xs: Sequence[float]) -> str:
     return f"{mean:+.1f} [{mean - 1.96 * sd / math.sqrt(n):+.1f}, {mean + 1.96 * sd / math.sqrt(n):+.1f}]"
 
 
+#: ``--first``: the first honest season's index.
+FIRST = [0]
+
 RUNS: dict[str, Callable[[int, int, int], None]] = {
-    "honest": run_honest,
+    "honest": lambda n, s, g: run_honest(n, s, g, FIRST[0]),
     **{m: (lambda mode: lambda n, s, g: run_attack(mode, n, s, g))(m)
        for m in ("soft", "rare", "one-way", "dump", "framer")},
 }
@@ -346,7 +352,9 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=150)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--runs", default=",".join(RUNS))
+    parser.add_argument("--first", type=int, default=0, help="honest: the first season's index (to split a run)")
     args = parser.parse_args()
+    FIRST[0] = args.first
     for run in args.runs.split(","):
         RUNS[run](args.seasons, args.seed, args.games)
 
