@@ -10,7 +10,9 @@ of bots (A, B) that shared tables:
   hidden cards say, e.g. 1 when they beat A's), and a ``stratum`` (what A saw that shapes the move: its own hand, a
   raised stake). A's *fit toward B* in a game is the within-stratum covariance of move and fit: the sum, over A's
   moves toward B in the game, of ``(move - mean) * (fit - mean)``, the means those of all A's moves toward B in the
-  same stratum over the season. Covariance within strata is blind to A's style (how often it folds) and to B's (a
+  same stratum within the same block of :data:`BLOCK` games. (Means over the whole season flagged a bot that learns
+  over the season, against a maniac, in one of the first 100 honest seasons: its moves and the situations it met
+  both drifted, and two drifts correlate.) Covariance within strata is blind to A's style (how often it folds) and to B's (a
   tight B's hand beats A's more often whenever it is still in), which merely shift the means; a bot that does not
   know B's cards moves independently of them given what it saw. Each pair's per-game values are divided by their
   root mean square over the season, so every opponent's games weigh alike.
@@ -78,6 +80,9 @@ HITS = 20
 MAX_DRAWS = 20_000
 #: The fewest games two bots must share for a test of the pair.
 MIN_GAMES = 10
+#: Games per block of the season within which moves are centred (a bot that learns over the season moves differently
+#: in its early and late games; so may the situations it meets).
+BLOCK = 25
 #: The games a flag names where the effect is largest.
 WHERE = 3
 TEAM = "team play"
@@ -180,7 +185,7 @@ class CollusionScreen:
 def team_values(games: Sequence[CollusionGame]) -> dict[tuple[int, int], dict[int, float]]:
     """``{(A, B): {game index: A's fit toward B}}``: per ordered pair of bots and game (index in ``games``), the sum
     over A's moves toward B of ``(move - mean) * (fit - mean)``, the means over A's moves toward B in the same stratum
-    in all ``games``; every game the two shared is listed (0 without moves). A bot seated twice at a table is not
+    in the same block of :data:`BLOCK` games (by index); every game the two shared is listed (0 without moves). A bot seated twice at a table is not
     read toward itself."""
     by_stratum: dict[tuple[int, int, str], list[tuple[int, float, float]]] = {}
     values: dict[tuple[int, int], dict[int, float]] = {}
@@ -192,7 +197,7 @@ def team_values(games: Sequence[CollusionGame]) -> dict[tuple[int, int], dict[in
         for m in g.play.moves:
             a, b = g.bots[m.seat], g.bots[m.other]
             if a != b:
-                by_stratum.setdefault((a, b, m.stratum), []).append((i, m.move, m.fit))
+                by_stratum.setdefault((a, b, f"{i // BLOCK}/{m.stratum}"), []).append((i, m.move, m.fit))
     for (a, b, _), rows in by_stratum.items():
         if len(rows) < 2:
             continue
