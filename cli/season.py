@@ -413,8 +413,9 @@ def verify(
     scores, result rows, ratings, each game's status and its reason) against it, and the season's chain
     of stored records against the rows and the heads seen before. Exit 0 when all verify, 1 otherwise.
     The audits are printed first: a duplicate season's (did a bot do better in the rotations of a deal it had
-    already played?) and, for a game with luck terms, the luck audit (did a bot win on unseen cards beyond chance?);
-    their flags do not change the exit status. With --api URL the same checks
+    already played?), for a game with luck terms the luck audit (did a bot win on unseen cards beyond chance?), and
+    for a game with a team-play scorer the collusion screen (did two bots play as a team?); their flags do not
+    change the exit status. With --api URL the same checks
     read the public API alone (league.integrity.verify_api), the chain's and --head's included."""
     from league.integrity.verify import CannotVerify, StoreSource, verify_season
 
@@ -517,48 +518,61 @@ def print_standings(store, season) -> None:
 
 
 def audit_lines(store, season, rows=None) -> list[str]:
-    """The audits of a season: the duplicate audit of a duplicate season (``league.integrity.audit``) and the luck
-    audit of a game with luck terms (``league.integrity.eprocess``), each a line per flag or one line saying it is
-    clean; nothing for a season with neither."""
-    from league.competition.standings import audit_of, luck_audits_of
+    """The audits of a season: the duplicate audit of a duplicate season (``league.integrity.audit``), the luck
+    audit of a game with luck terms (``league.integrity.eprocess``) and the collusion screen of a game with a
+    team-play scorer (``league.integrity.collusion``), each a line per flag or one line saying it is clean; nothing
+    for a season with none of them."""
+    from league.competition.standings import integrity_flags, luck_audits_of
+    from league.integrity.collusion import AGAINST, TEAM
     from referee.games import spec
 
     game = spec(season.game)
+    duplicate = bool((season.config or {}).get("duplicate"))
     out: list[str] = []
     if rows is not None:
-        dup = {r.name: [x for x in r.audit if not x.startswith("luck: ")] for r in rows}
-        lucky = {r.name: [x for x in r.audit if x.startswith("luck: ")] for r in rows}
+        flags = {r.name: list(r.audit) for r in rows if r.audit}
         bars = [(r.luck_wealth, r.luck_bar) for r in rows if r.luck_wealth is not None]
     else:
         names = {b.id: b.name for b in store.bots.list_bots()}
-        dup = ({names.get(bot, str(bot)): lines for bot, lines in audit_of(store, season.id, game).items()}
-               if (season.config or {}).get("duplicate") else {})
+        flags = {names.get(bot, str(bot)): lines
+                 for bot, lines in integrity_flags(store, season.id, game, names=names).items()}
         bots = store.season_reads.season_results(season.id).names
         audits = luck_audits_of(store, season.id, game, bots)
-        lucky = {names.get(bot, str(bot)): [a.message()] if a.flagged else [] for bot, a in audits.items()}
+        for bot, a in audits.items():
+            if a.flagged:
+                flags.setdefault(names.get(bot, str(bot)), []).append(a.message())
         bars = [(a.max_wealth, 1 / a.alpha) for a in audits.values()]
-    if (season.config or {}).get("duplicate"):
-        flags = {name: lines for name, lines in dup.items() if lines}
-        if not flags:
-            out.append("Duplicate audit: no bot did better in the rotations of a deal it had already played than in the "
-                       "first (tests at a 1% family-wise false-alarm rate; docs/fair-play.md, The duplicate audit).")
-        else:
-            out += [f"Duplicate audit FLAG: {name}: {line}" for name, lines in sorted(flags.items()) for line in lines]
-            out.append("Duplicate audit: a flag means the bot's results depend on the earlier rotations of the same deal: "
-                       "it remembers the cards (1% family-wise false-alarm rate; docs/fair-play.md, The duplicate audit).")
+    lucky = {name: [x for x in lines if x.startswith("luck: ")] for name, lines in flags.items()}
+    collusion = {name: [x for x in lines if x.startswith((TEAM, AGAINST))] for name, lines in flags.items()}
+    dup = {name: [x for x in lines if not x.startswith(("luck: ", TEAM, AGAINST))] for name, lines in flags.items()}
+    if duplicate and not any(dup.values()):
+        out.append("Duplicate audit: no bot did better in the rotations of a deal it had already played than in the "
+                   "first (tests at a 1% family-wise false-alarm rate; docs/fair-play.md, The duplicate audit).")
+    elif duplicate:
+        out += [f"Duplicate audit FLAG: {name}: {line}" for name, lines in sorted(dup.items()) for line in lines]
+        out.append("Duplicate audit: a flag means the bot's results depend on the earlier rotations of the same deal: "
+                   "it remembers the cards (1% family-wise false-alarm rate; docs/fair-play.md, The duplicate audit).")
     if game.luck_terms is not None and bars:
-        flags = {name: lines for name, lines in lucky.items() if lines}
         top = max(w for w, _ in bars)
-        if not flags:
+        if not any(lucky.values()):
             out.append(f"Luck audit: no bot's luck test martingale reached its bar (largest wealth {top:.3g} of "
                        f"{bars[0][1]:.3g}; anytime-valid, 1% family-wise false-alarm rate over the season's whole life; "
                        "docs/fair-play.md, The luck audit).")
         else:
-            out += [f"Luck audit FLAG: {name}: {line}" for name, lines in sorted(flags.items()) for line in lines]
+            out += [f"Luck audit FLAG: {name}: {line}" for name, lines in sorted(lucky.items()) for line in lines]
             out.append("Luck audit: a flag means the bot won on chance cards nobody had seen far more than chance "
                        "allows: it knew them (memory, a leak or a predicted seed) (anytime-valid, 1% family-wise "
                        "false-alarm rate; docs/fair-play.md, The luck audit).")
-    return out
+    if game.team_play is None:
+        return out
+    if not any(collusion.values()):
+        return out + ["Collusion screen: no two bots played as a team (each pair's moves against the other's hidden "
+                      "cards, 1% family-wise false-alarm rate; docs/fair-play.md, Colluding bots)."]
+    return out + [f"Collusion screen FLAG: {name}: {line}" for name, lines in sorted(collusion.items())
+                  for line in lines] + [
+        "Collusion screen: 'team play' means each bot's moves fit the other's hidden cards, so the two shared their "
+        "hands; 'against hidden cards' that the bot's moves went against the other's hidden cards (1% family-wise "
+        "false-alarm rate; docs/fair-play.md, Colluding bots)."]
 
 
 def settling_line(config: dict, progress: dict[str, int]) -> str | None:

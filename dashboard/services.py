@@ -87,6 +87,12 @@ def season_detail(store: Store, season_id: int) -> SeasonDetailOut:
                            settling=settling_json(info.config, asdict(out.progress)))
 
 
+def collusion_screened(game: str) -> bool:
+    """Whether seasons of ``game`` (a game id) are screened for colluding bots: the game has a team-play scorer
+    (``GameSpec.team_play``, ``league.integrity.collusion``)."""
+    return spec(game).team_play is not None
+
+
 def as_json(game: GameRow) -> Any:
     """A game row as the API's JSON (for a page's embedded data)."""
     return TypeAdapter(GameRow).dump_python(game, mode="json")

@@ -82,11 +82,12 @@ def season_page(request: Request, season: SeasonRef, store: StoreDep, refresher:
     cells = {(c.bot_id, c.opponent_id): c for c in cross.cells}
     has_ml = any(r.ml_rating is not None for r in rows)
     has_luck = any(r.luck_change is not None for r in rows)
+    screened = services.collusion_screened(detail.game)  # the game's seasons are screened for colluding bots
     ml_games = max((r.ml_games for r in rows if r.ml_games is not None), default=None)
     final = detail.progress.done + detail.progress.failed
     ratings_pending = final > settings.sync_limit and ml_games != detail.progress.done
     return render(request, "season.html", season=detail, rows=rows, cross=cross, cells=cells, has_ml=has_ml, has_luck=has_luck,
-                  ml_games=ml_games, ratings_pending=ratings_pending, refresh_s=settings.refresh_s)
+                  screened=screened, ml_games=ml_games, ratings_pending=ratings_pending, refresh_s=settings.refresh_s)
 
 
 @router.get("/seasons/{season}/fairness", response_class=HTMLResponse)

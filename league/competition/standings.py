@@ -9,9 +9,10 @@ the bot is better than the next row's, and openskill's mu and sigma
 a game with a luck estimator the luck-adjusted score change with its 95% interval
 (:mod:`league.ratings.luck`, from the stored replays). In a season whose games share deals (a
 duplicate season) each row carries the duplicate audit's flags (:mod:`league.integrity.audit`: does
-the bot do better in the rotations of a deal it had already played?), and in every season of a game with
+the bot do better in the rotations of a deal it had already played?), in every season of a game with
 standardised luck terms (``GameSpec.luck_terms``) the luck audit's wealth and flag (:mod:`league.integrity.eprocess`:
-an anytime-valid test that the bot's luck has mean zero). Rows are
+an anytime-valid test that the bot's luck has mean zero), and in a season of a game with a team-play scorer the
+collusion screen's (:mod:`league.integrity.collusion`: do two bots play as a team?). Rows are
 ranked by the ML rating where it is fitted, then by Elo (:func:`rank_key`).
 """
 
@@ -22,6 +23,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Protocol
 
 from league.integrity.audit import AuditGame, audit_season
+from league.integrity.collusion import CollusionGame, screen_season
 from league.integrity.eprocess import LuckAudit, Unit, luck_audit, season_alpha, units_of
 from league.ratings.elo import START
 from league.ratings.luck import LuckSummary, luck_adjusted_by_bot
@@ -93,10 +95,14 @@ class StandingRow:
     luck_low: float | None = field(default=None, metadata=_doc("lower end of the 95% interval of luck_change"))
     luck_high: float | None = field(default=None, metadata=_doc("upper end of the 95% interval of luck_change"))
     audit: tuple[str, ...] = field(default=(), metadata=_doc(
-        "the audits' flags, one line each (empty when clean): in duplicate seasons the duplicate audit's (the bot did "
+        "the integrity flags, one line each (empty when clean). Duplicate seasons: the duplicate audit's: the bot did "
         "better in the rotations of a deal it had already played than in the first, or had luck where an honest bot "
-        "has none, beyond a 1% family-wise false-alarm rate; league.integrity.audit); in a game with luck terms the "
-        "luck audit's (its test martingale of luck reached 1/alpha; league.integrity.eprocess; docs/fair-play.md)"))
+        "has none (league.integrity.audit; docs/fair-play.md, The duplicate audit). Games with luck terms: the luck "
+        "audit's: its test martingale of luck reached 1/alpha (league.integrity.eprocess; docs/fair-play.md, The luck "
+        "audit). Games with a team-play scorer: the collusion screen's: 'team play with X' (each one's moves fit the "
+        "other's hidden cards; on both bots) or 'against hidden cards of X' (its moves went against X's hidden cards: "
+        "a chip dumper, or a colluder playing against X; on the mover alone) (league.integrity.collusion; "
+        "docs/fair-play.md, Colluding bots). Each at a 1% family-wise false-alarm rate"))
     luck_wealth: float | None = field(default=None, metadata=_doc(
         "games with luck terms only: the largest value so far of the bot's luck test martingale (1 at the start; "
         "an honest bot's reaches luck_bar with probability at most its alpha over the season's whole life)"))
@@ -422,17 +428,63 @@ def luck_audits_of(source: ResultsSource, season_id: int, game: GameSpec, bots: 
     return luck_audits_of_games(game, bots, luck_units(game, deals, records, finished(season_id) if finished else None))
 
 
+def collusion_games(game: GameSpec, records: Iterable[tuple[int, Sequence[int], GameRecord]]) -> list[CollusionGame]:
+    """The games the collusion screen reads (:class:`league.integrity.collusion.CollusionGame`): the done games
+    (``records``, ``(game number, bot of each seat, record)``) of ``game``, each with its ``GameSpec.team_play`` of
+    the record's events; ``[]`` for a game without a team-play scorer. A record whose events do not fit together is
+    left out."""
+    scorer = game.team_play
+    if scorer is None:
+        return []
+    out = []
+    for number, bots, record in records:
+        if len(bots) != record.num_seats:
+            continue
+        try:
+            play = scorer(record.events, record.num_seats, record.params)
+        except (ValueError, KeyError, TypeError):
+            continue
+        out.append(CollusionGame(number, tuple(bots), play))
+    return out
+
+
+def collusion_audit(games: Sequence[CollusionGame], names: Mapping[int, str] | None = None) -> dict[int, list[str]]:
+    """``{bot_id: [flag line, ...]}`` of the collusion screen (:func:`league.integrity.collusion.screen_season`) over
+    ``games`` (:func:`collusion_games`), partners named by ``names``; only flagged bots are listed."""
+    return screen_season(games).messages(names) if games else {}
+
+
+def integrity_flags(source: ResultsSource, season_id: int, game: GameSpec,
+                    records: Sequence[tuple[int, Sequence[int], GameRecord]] | None = None,
+                    names: Mapping[int, str] | None = None) -> dict[int, list[str]]:
+    """Every integrity flag of a season from the store, per bot: the duplicate audit's (:func:`audit_of`), then the
+    collusion screen's (:func:`collusion_audit`, for a game with a team-play scorer, over the done games but those of
+    a duplicate deal group with a game still to play: sealed, store.sealing). ``records``: the season's done
+    records if the caller has read them already; ``names``: bot names for the partners a flag names. The luck
+    audit's flags join the rows in :func:`season_standings` (:func:`luck_audits_of`)."""
+    flags = {bot: list(lines) for bot, lines in audit_of(source, season_id, game, records).items()}
+    if game.team_play is not None:
+        records = records if records is not None else source.replays.season_records(season_id)
+        deals = source.seasons.season_deals(season_id)
+        open_groups = {d[2] for d in deals if str(getattr(d[4], "value", d[4])) in ("pending", "running")}
+        sealed = {d[1] for d in deals if d[2] in open_groups}  # a game of a deal still being played is not shown
+        shown = [(number, bots, record) for number, bots, record in records if number not in sealed]
+        for bot, lines in collusion_audit(collusion_games(game, shown), names).items():
+            flags.setdefault(bot, []).extend(lines)
+    return flags
+
+
 def standings_of(source: ResultsSource, season_id: int, with_luck: bool = True) -> list[StandingRow]:
     """The season's standings from the store, in :func:`rank_key` order (best ML rating first, then
     Elo), one row per bot seated in the season, with the season ratings and their intervals fitted over
     the published games (:mod:`league.ratings.ratings_ml`) and, for a game with a luck estimator, the luck-adjusted changes from
-    the done games' replays, and in a duplicate season the duplicate audit's flags (:func:`audit_of`; ``with_luck=False``
-skips reading the replays for both). The season's stored game id is resolved here, once (it arrives from
+    the done games' replays, and the integrity flags (:func:`integrity_flags`: the duplicate audit's in a duplicate season,
+the collusion screen's for a game with a team-play scorer; ``with_luck=False`` skips reading the replays for all). The season's stored game id is resolved here, once (it arrives from
 the store). Raises ``store.NotFound``."""
     r = source.season_reads.season_results(season_id)
     game = spec(r.game)
-    lucky = game.luck is not None or game.luck_terms is not None  # league.ratings.luck, league.integrity.eprocess
+    lucky = game.luck is not None or game.luck_terms is not None or game.team_play is not None  # replays read
     records = source.replays.season_records(season_id) if with_luck and lucky else None
-    audit = audit_of(source, season_id, game, records) if with_luck else None
+    audit = integrity_flags(source, season_id, game, records, r.names) if with_luck else None
     audits = luck_audits_of(source, season_id, game, r.names, records) if with_luck else None
     return season_standings(game, r.names, r.outcomes, r.elo, r.placings, r.suspended, records, audit, audits)

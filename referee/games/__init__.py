@@ -75,6 +75,43 @@ LuckTerms = Callable[[Sequence[Mapping[str, Any]], int, Mapping[str, Any]], tupl
 
 
 @dataclass(frozen=True)
+class PairMove:
+    """One move of ``seat`` read against the hidden cards of ``other``, a seat still in the deal (the collusion
+    screen, ``league.integrity.collusion``).
+
+    ``stratum``: what the seat could see that shapes the move (e.g. its own hand's strength and whether a stake was
+    raised): moves are compared only with the same seat's moves in the same stratum. ``move``: the move, signed so
+    that a larger value is what a partner of ``other`` who knew ``other``'s cards would do more of when ``fit`` is
+    high (e.g. folding to a stronger partner). ``fit``: what ``other``'s hidden cards say about that move (e.g. 1
+    when they beat the seat's, 0 when not). A seat that does not know ``other``'s cards moves independently of
+    ``fit`` within a stratum that holds everything it saw."""
+
+    seat: int
+    other: int
+    stratum: str
+    move: float
+    fit: float
+
+
+@dataclass(frozen=True)
+class TeamPlay:
+    """What a game's record shows of its seats playing as a team (``GameSpec.team_play``).
+
+    ``moves``: the :class:`PairMove` of every move of every seat against every other seat still in the deal.
+    ``flows[a][b]``: tokens (the game's score unit) seat ``a`` put into banks (pots) seat ``b`` won, beyond the
+    forced payments every seat makes alike (antes); 0 on the diagonal."""
+
+    moves: tuple[PairMove, ...]
+    flows: tuple[tuple[float, ...], ...]
+
+
+#: Team-play scorer of a game: ``(events, num_seats, params) -> TeamPlay``; ``events`` as a record's events
+#: (dicts ``{"kind", "data", "visible_to"}``), ``params`` the game's parameters as a mapping. Raises ValueError
+#: (or KeyError) for events that do not fit together.
+TeamPlayScorer = Callable[[Sequence[Mapping[str, Any]], int, Mapping[str, Any]], TeamPlay]
+
+
+@dataclass(frozen=True)
 class GameSpec:
     """How the platform plays one game.
 
@@ -126,6 +163,9 @@ class GameSpec:
     - ``luck_terms``: the game's :data:`LuckTerms` for the luck audit, or None when no chance
       card decides anything after a seat's decision (its rules chapter says why; the luck audit
       then has nothing to test for the game).
+    - ``team_play``: the game's :data:`TeamPlayScorer` (moves read against a partner's hidden cards, chips that
+      flow between seats), or None: its seasons are then not screened for colluding bots
+      (``league.integrity.collusion``).
     """
 
     name: GameName
@@ -152,6 +192,7 @@ class GameSpec:
     luck: LuckEstimator | None = None
     informed: InformedScorer | None = None
     luck_terms: LuckTerms | None = None
+    team_play: TeamPlayScorer | None = None
 
     @property
     def proto_enum(self) -> int:

@@ -27,6 +27,7 @@ from referee.games.svara.rules import (
     SvaraState,
     SvaraView,
 )
+from referee.games.svara.team import team_play
 
 
 def make_rules(params: SvaraParams, num_seats: int) -> SvaraRules:
@@ -56,6 +57,7 @@ SPEC = GameSpec(
     validation_params={"hands": 10},
     default_budget_s=300.0,  # seconds (rules §4.1): a seat decides about 126 times in a long 8-seat game
     informed=informed,  # the duplicate audit's informed-play score (rules §0.6)
+    team_play=team_play,
 )
 
 __all__ = [
