@@ -31,7 +31,8 @@ CHECK_TESTS := referee/games tests/test_audit.py tests/test_luck.py tests/test_c
 	tests/test_matchmaking.py tests/test_docs_shape.py tests/test_layers.py tests/test_identity_policy.py \
 	tests/test_config.py tests/test_pair_verdict.py tests/test_bt_incremental.py tests/test_ratings_ml.py \
 	tests/test_schedule.py tests/test_rules_docs.py tests/test_record_json.py tests/test_games_follow_registry.py \
-	tests/test_game_tables.py tests/test_settling.py tests/test_league_names_no_game.py
+	tests/test_game_tables.py tests/test_settling.py tests/test_league_names_no_game.py tests/test_eprocess.py \
+	tests/test_collusion.py
 
 check: $(STAMP)
 	$(VENV)/bin/python -m pytest -q -m "not slow" $(CHECK_TESTS) $(PYTEST_ARGS)
