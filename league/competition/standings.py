@@ -303,6 +303,21 @@ def season_standings(game: GameSpec, names: Mapping[int, str], outcomes: Iterabl
     return out
 
 
+def deal_groups(deals: Iterable[tuple[int, int, int, int, Any]]) -> tuple[dict[int, int], dict[int, int], set[int]]:
+    """``(deal group of each game number, games in each group, the groups with a game still to be played)`` of a
+    season's ``deals`` (``(game id, number, deal group, seed, status)`` of every game; status ``pending`` or
+    ``running`` for a game still to be played)."""
+    group_of: dict[int, int] = {}
+    size: dict[int, int] = {}
+    open_groups: set[int] = set()
+    for _, number, group, _, status in deals:
+        group_of[number] = group
+        size[group] = size.get(group, 0) + 1
+        if str(getattr(status, "value", status)) in ("pending", "running"):
+            open_groups.add(group)
+    return group_of, size, open_groups
+
+
 def audit_games(game: GameSpec, deals: Iterable[tuple[int, int, int, int, Any]],
                 records: Iterable[tuple[int, Sequence[int], GameRecord]],
                 played: Mapping[int, float] | None = None) -> list[AuditGame]:
@@ -315,14 +330,7 @@ def audit_games(game: GameSpec, deals: Iterable[tuple[int, int, int, int, Any]],
     (rules §4.3) and is left out; the group's other rotations are still compared. ``played``:
     ``{number: when its stored attempt started}`` (seconds), the order the audit reads a group in (rules
     §0.6); a game missing from it is ordered by its number."""
-    group_of: dict[int, int] = {}
-    size: dict[int, int] = {}
-    open_groups: set[int] = set()
-    for _, number, group, _, status in deals:
-        group_of[number] = group
-        size[group] = size.get(group, 0) + 1
-        if str(getattr(status, "value", status)) in ("pending", "running"):
-            open_groups.add(group)
+    group_of, size, open_groups = deal_groups(deals)
     out = []
     for number, bots, record in records:
         group = group_of.get(number)
@@ -383,14 +391,7 @@ def luck_units(game: GameSpec, deals: Iterable[tuple[int, int, int, int, Any]],
     terms_of = game.luck_terms
     if terms_of is None:
         raise ValueError(f"{game.name} has no luck terms")
-    group_of: dict[int, int] = {}
-    size: dict[int, int] = {}
-    open_groups: set[int] = set()
-    for _, number, group, _, status in deals:
-        group_of[number] = group
-        size[group] = size.get(group, 0) + 1
-        if str(getattr(status, "value", status)) in ("pending", "running"):
-            open_groups.add(group)
+    group_of, size, open_groups = deal_groups(deals)
     rows = []
     for number, bots, record in records:
         if number not in group_of:
@@ -466,8 +467,8 @@ def integrity_flags(source: ResultsSource, season_id: int, game: GameSpec,
     if game.team_play is not None:
         records = records if records is not None else source.replays.season_records(season_id)
         deals = source.seasons.season_deals(season_id)
-        open_groups = {d[2] for d in deals if str(getattr(d[4], "value", d[4])) in ("pending", "running")}
-        sealed = {d[1] for d in deals if d[2] in open_groups}  # a game of a deal still being played is not shown
+        group_of, _, open_groups = deal_groups(deals)
+        sealed = {number for number, group in group_of.items() if group in open_groups}  # a game of a deal still being played is not shown
         shown = [(number, bots, record) for number, bots, record in records if number not in sealed]
         for bot, lines in collusion_audit(collusion_games(game, shown), names).items():
             flags.setdefault(bot, []).extend(lines)
