@@ -86,8 +86,13 @@ def test_a_newcomer_submitted_while_the_ladder_runs_plays_there_and_each_submiss
         assert second.sha256 != first.sha256
         wait_for(lambda: seated(second.sha256), "the new version's first game", 120, runner)
         lad = store.ladders.get_ladder_by_name("lad")
-        versions = [e.version for e in store.ladders.entrants(lad.id) if e.bot_id == first.bot.id]
-        assert versions == [first.sha256, second.sha256]
+
+        def versions() -> list[str]:
+            return [e.version for e in store.ladders.entrants(lad.id) if e.bot_id == first.bot.id]
+
+        # a game may be played by the new version before the runner's next refill enters it (rules §5.2)
+        wait_for(lambda: len(versions()) == 2, "the new version's entrant", 60, runner)
+        assert versions() == [first.sha256, second.sha256]
     finally:
         runner.send_signal(signal.SIGTERM)
         try:
