@@ -91,11 +91,13 @@ def test_v2_kills_every_process_of_a_real_cgroup_even_a_daemon_that_left_its_ses
               "for _ in range(3):\n"
               "    if os.fork() == 0:\n"
               "        time.sleep(600)\n"
-              "if os.fork() == 0:\n"  # a daemon: a session of its own, its parent gone
+              "middle = os.fork()\n"  # a daemon: a session of its own, its parent gone (and reaped)
+              "if middle == 0:\n"
               "    os.setsid()\n"
               "    if os.fork() == 0:\n"
               "        time.sleep(600)\n"
               "    os._exit(0)\n"
+              "os.waitpid(middle, 0)\n"
               "print('forked', flush=True)\n"
               "x = 0\n"
               "for i in range(3_000_000):\n"  # some CPU time for cpu.stat
