@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import sys
@@ -40,11 +41,29 @@ def sigterm_as_interrupt() -> Iterator[None]:
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
+    quiet = _StopIsNotAnError()
+    handlers = [logging.lastResort, *logging.getLogger().handlers]
+    for handler in handlers:
+        if handler is not None:
+            handler.addFilter(quiet)
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        for handler in handlers:
+            if handler is not None:
+                handler.removeFilter(quiet)
+
+
+class _StopIsNotAnError(logging.Filter):
+    """Drops log records of a stop: a KeyboardInterrupt (Ctrl-C, or SIGTERM above) can land inside
+    a library's cleanup code, which logs it as an error with a traceback (SQLAlchemy's pool logs
+    "Exception during reset or similar") before passing it on. The command still stops and says so."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[0] if record.exc_info else None
+        return not (exc is not None and issubclass(exc, KeyboardInterrupt))
 
 
 class CliError(Exception):

@@ -120,3 +120,33 @@ def test_a_game_interrupted_again_and_again_goes_back_to_pending_not_to_failed(t
         assert store.game_reads.get_game(gid).status == "pending"
     assert [a.detail for a in store.game_reads.attempts(gid)] == [INTERRUPTED] * (MAX_ATTEMPTS + 1)
     store.close()
+
+
+_CLEANUP_LOGS = """
+import logging
+from cli.common import sigterm_as_interrupt
+
+pool = logging.getLogger("sqlalchemy.pool.impl.QueuePool")
+
+def log(exc, message):
+    try:
+        raise exc
+    except BaseException:
+        pool.error(message, exc_info=True)
+
+with sigterm_as_interrupt():
+    log(KeyboardInterrupt(), "Exception during reset or similar (inside)")
+    log(OSError("disk full"), "Exception closing connection (inside)")
+log(KeyboardInterrupt(), "Exception during reset or similar (after)")
+"""
+
+
+def test_a_stop_that_lands_in_a_librarys_cleanup_prints_no_traceback_but_real_errors_still_print() -> None:
+    """A SIGTERM or Ctrl-C raised inside SQLAlchemy's pool cleanup is logged by it as an error with a
+    traceback before it stops the command; under ``sigterm_as_interrupt`` that record is dropped,
+    while any other error is still printed (run as the CLI runs: no logging configured)."""
+    done = subprocess.run([sys.executable, "-c", _CLEANUP_LOGS], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "similar (inside)" not in done.stderr
+    assert "Exception closing connection (inside)" in done.stderr and "disk full" in done.stderr
+    assert "similar (after)" in done.stderr  # outside the block a stop's record is no longer dropped
