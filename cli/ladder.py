@@ -325,20 +325,28 @@ def print_standings(store, ladder) -> None:
 
 
 def ladder_audit_lines(rows) -> list[str]:
-    """The luck audit of a ladder whose game has luck terms (``league.integrity.eprocess``): a line per flagged
-    version, or one line saying none is; nothing for a game without luck terms."""
+    """The integrity audits of a ladder: the luck audit of a game with luck terms (``league.integrity.eprocess``), a
+    line per flagged version or one line saying none is; then the collusion screen's flags of the epochs that are
+    over (``league.integrity.collusion``, rules §5.6), a line each. Nothing for a game with neither."""
+    out = []
     audited = [r for r in rows if r.luck_wealth is not None]
-    if not audited:
-        return []
-    flagged = [r for r in audited if r.audit]
-    if not flagged:
+    flagged = [(r, line) for r in audited for line in r.audit if line not in r.collusion]
+    if audited and not flagged:
         top = max(audited, key=lambda r: r.luck_wealth / r.luck_bar)
-        return [f"Luck audit: no version's luck test martingale reached its bar (closest {top.label}: "
-                f"{top.luck_wealth:.3g} of {top.luck_bar:.3g}; anytime-valid, 1% family-wise false-alarm rate over the "
-                "ladder's whole life; docs/fair-play.md, The luck audit)."]
-    return [f"Luck audit FLAG: {r.label}: {line}" for r in flagged for line in r.audit] + [
-        "Luck audit: a flag means the version won on chance cards nobody had seen far more than chance allows: it "
-        "knew them (memory, a leak or a predicted seed) (1% family-wise false-alarm rate over the ladder's whole life)."]
+        out.append(f"Luck audit: no version's luck test martingale reached its bar (closest {top.label}: "
+                   f"{top.luck_wealth:.3g} of {top.luck_bar:.3g}; anytime-valid, 1% family-wise false-alarm rate "
+                   "over the ladder's whole life; docs/fair-play.md, The luck audit).")
+    elif flagged:
+        out += [f"Luck audit FLAG: {r.label}: {line}" for r, line in flagged] + [
+            "Luck audit: a flag means the version won on chance cards nobody had seen far more than chance allows: "
+            "it knew them (memory, a leak or a predicted seed) (1% family-wise false-alarm rate over the ladder's "
+            "whole life)."]
+    teams = [(r, line) for r in rows for line in r.collusion]
+    if teams:
+        out += [f"Collusion screen FLAG: {r.label}: {line}" for r, line in teams] + [
+            "Collusion screen: each epoch is screened once it is over (the k-th at 1% x 6/(pi^2 k^2), so 1% "
+            "family-wise over the ladder's whole life); docs/fair-play.md, Colluding bots."]
+    return out
 
 
 def _rating(r) -> str:

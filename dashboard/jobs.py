@@ -48,13 +48,16 @@ def rating_histories(url: str, season_id: int) -> dict[int, list[RatingPoint]]:
 
 
 def ladder_luck_of(store: Store, ladder_id: int) -> dict[int, dict[str, Any]]:
-    """``{entrant_id: {name, version, luck_wealth, luck_bar, audit}}``: the luck audit of a ladder whose game has luck
-    terms (``league.competition.ladder.ladder_standings``, over its whole record); ``{}`` for another game."""
+    """``{entrant_id: {name, version, luck_wealth, luck_bar, audit, collusion}}``: the integrity audits of a ladder
+    (``league.competition.ladder.ladder_standings``, over its whole record): the luck audit's wealth, bar and flag
+    (``audit`` less ``collusion``) for a game with luck terms, the collusion screen's flag lines (``collusion``) for a
+    game with a team-play scorer; an entrant is listed when it has a luck audit or a flag; ``{}`` for another game."""
     from league.competition.ladder import ladder_standings
 
     return {r.entrant_id: {"name": r.name, "version": r.version, "luck_wealth": r.luck_wealth,
-                           "luck_bar": r.luck_bar, "audit": list(r.audit)}
-            for r in ladder_standings(store, ladder_id) if r.luck_wealth is not None}
+                           "luck_bar": r.luck_bar, "audit": [x for x in r.audit if x not in r.collusion],
+                           "collusion": list(r.collusion)}
+            for r in ladder_standings(store, ladder_id) if r.luck_wealth is not None or r.collusion}
 
 
 def ladder_luck(url: str, ladder_id: int) -> dict[int, dict[str, Any]]:

@@ -189,9 +189,11 @@ def _wait(done: tuple[int, int], sync_limit: int) -> bool:
 
 def ladder_luck(store: Store, refresher: Refresher, ladder_id: int, progress: Mapping[str, int],
                 sync_limit: int) -> dict[int, dict[str, Any]] | None:
-    """The luck audit of a ladder (``dashboard.jobs.ladder_luck_of``: per entrant its wealth, bar and flag), computed
-    during the request up to ``sync_limit`` final games, else in the background (None until the first result)."""
-    if spec(store.ladders.get_ladder(ladder_id).game).luck_terms is None:
+    """The integrity audits of a ladder (``dashboard.jobs.ladder_luck_of``: per entrant its luck audit's wealth, bar
+    and flag, and its collusion screen flags), computed during the request up to ``sync_limit`` final games, else in
+    the background (None until the first result); ``{}`` for a game with neither luck terms nor a team-play scorer."""
+    game = spec(store.ladders.get_ladder(ladder_id).game)
+    if game.luck_terms is None and game.team_play is None:
         return {}
     done = (progress.get("done", 0), progress.get("failed", 0))
     value, _ = refresher.get(("ladder-luck", ladder_id), done, lambda: jobs.ladder_luck_of(store, ladder_id),

@@ -32,10 +32,12 @@ from league.competition.entrants import best_entrants, entrant_index, seat_entra
 from league.competition.matchmaking import Entrant, MatchState, choose_table, pair
 from league.competition.schedule import rotations
 from league.competition.seasons import SEASON_NAME, SeasonError, author_key, game_setup
+from league.competition.standings import collusion_games
 from league.integrity import fairness
 from league.integrity.chain import Entry
 from league.ratings.anchor import anchored
 from league.ratings.bt_incremental import BTAccumulator
+from league.integrity.collusion import FAMILY_ALPHA as COLLUSION_ALPHA, screen_season
 from league.integrity.eprocess import LuckAudit, ladder_alpha, luck_audit, units_of
 from league.ratings.luck import luck_adjusted_by_bot
 from league.ratings.ratings_ml import ANCHOR, PRIOR_SD_ELO, MLRatings
@@ -530,6 +532,8 @@ class LadderRow:
     luck_wealth: float | None = None
     luck_bar: float | None = None
     audit: tuple[str, ...] = ()
+    #: the collusion screen's flag lines among ``audit`` (rules §5.6), each starting with its epoch
+    collusion: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -538,7 +542,14 @@ class LadderRow:
 
 def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[LadderRow]:
     """Every entrant's row: the ranking first (``best``: each bot's best version, best rating first, unrated
-    last, then by name), then the bots' other versions, then retired bots' versions. Luck-adjusted changes come from the done games' replays (``with_luck=False``: not read)."""
+    last, then by name), then the bots' other versions, then retired bots' versions. Luck-adjusted changes come from the done games' replays (``with_luck=False``: not read).
+
+    ``audit`` holds the version's integrity flags: the luck audit's (a game with luck terms: one test martingale per
+    version over the ladder's life, the k-th version entered at ``ladder_alpha(k)``) and, for a game with a team-play
+    scorer, the collusion screen's (``league.integrity.collusion.screen_season``) over each epoch once it is over (closed,
+    every game final, its key published): the k-th epoch is screened once, at a family level of
+    ``ladder_alpha(k, 1%)``, so the levels of all epochs sum to 1% over the ladder's life (rules §5.6). A line of the
+    screen starts with ``epoch N:``; its partners are named ``name@version``."""
     from referee.games import spec
 
     ladder = store.ladders.get_ladder(ladder_id)
@@ -551,17 +562,23 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
     marked = store.ladders.marked_bots(epoch.id) if epoch is not None else {}
     luck = {}
     audits: dict[int, LuckAudit] = {}
-    if with_luck and (game.luck is not None or game.luck_terms is not None):
+    teams: dict[int, list[str]] = {}
+    screened = game.team_play is not None
+    if with_luck and (game.luck is not None or game.luck_terms is not None or screened):
         seats_of = {(g.season_id, g.number): g.seats for g in store.ladders.ladder_games(ladder_id, status=_DONE)}
         records = []
         units = []
-        for epoch in store.ladders.epochs(ladder_id):
+        for k, epoch in enumerate(store.ladders.epochs(ladder_id), start=1):
             finished = store.seasons.finished_at(epoch.id) if game.luck_terms is not None else {}
+            over = screened and store.seasons.revealed_key(epoch.id) is not None
+            epoch_games = []
             for number, _, record in store.replays.season_records(epoch.id):
                 seats = seats_of.get((epoch.id, number))
                 ids = seat_entrants(seats, by_version, latest) if seats else None
                 if ids is not None:
                     records.append((ids, record))
+                    if over:
+                        epoch_games.append((number, ids, record))
                     if game.luck_terms is not None and number is not None:
                         try:
                             terms = game.luck_terms(record.events, record.num_seats, record.params)
@@ -569,6 +586,11 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
                             continue
                         key = len(units) + 1  # the ladder's games are units of their own (no shared deals)
                         units.append((key, -key, finished.get(number), tuple(ids), terms))
+            if over:  # a final epoch, screened once at its own level: the levels of all epochs sum to 1%
+                names = {e.id: f"{e.name}@{e.version}" for e in entrants}
+                screen = screen_season(collusion_games(game, epoch_games), ladder_alpha(k, COLLUSION_ALPHA))
+                for eid, lines in screen.messages(names).items():
+                    teams.setdefault(eid, []).extend(f"epoch {epoch.epoch}: {line}" for line in lines)
         if game.luck is not None:
             luck = luck_adjusted_by_bot(game, records)
         if game.luck_terms is not None:
@@ -591,7 +613,8 @@ def ladder_standings(store, ladder_id: int, with_luck: bool = True) -> list[Ladd
                               e.id in best,
                               audits[e.id].max_wealth if e.id in audits else None,
                               1.0 / audits[e.id].alpha if e.id in audits else None,
-                              (audits[e.id].message(),) if e.id in audits and audits[e.id].flagged else ()))
+                              ((audits[e.id].message(),) if e.id in audits and audits[e.id].flagged else ())
+                              + tuple(teams.get(e.id, ())), tuple(teams.get(e.id, ()))))
     ranked = {r.bot_id for r in rows if r.best}
     rows.sort(key=lambda r: (not r.best, r.bot_id not in ranked, r.rating is None, -(r.rating or 0.0), r.name,
                              r.entrant_id))
@@ -610,6 +633,7 @@ def standings_json(rows: Sequence[LadderRow]) -> list[dict[str, Any]]:
         d["luck_wealth"] = None if d["luck_wealth"] is None else round(d["luck_wealth"], 3)
         d["luck_bar"] = None if d["luck_bar"] is None else round(d["luck_bar"], 1)
         d["audit"] = list(d["audit"])
+        d["collusion"] = list(d["collusion"])
         out.append(d)
     return out
 

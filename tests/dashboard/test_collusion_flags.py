@@ -96,3 +96,78 @@ def test_the_same_bots_not_sharing_show_a_clean_screen(tmp_path: Path) -> None:
         assert 'id="collusion"' in page and "Collusion screen: no two bots played as a team" in page
         assert "audit flag" not in page
     store.close()
+
+
+def _play_ladder(store, name: str, colluding: bool, epoch_games: int = GAMES) -> tuple[int, list[int]]:
+    """A ladder of the 5 bots at tables of 5, its runner refilled and every game played by the referee, until its
+    first epoch is over (closed, every game final, its key published); ``(ladder id, games per epoch-1 check)``:
+    the number of collusion lines seen while the first epoch was still open, after each of its games."""
+    from league.competition.ladder import LadderRunner, create_ladder, ladder_standings
+
+    for i, bot in enumerate(BOTS):
+        if store.bots.get_bot_by_name(bot) is None:
+            store.bots.register_bot(bot, f"127.0.0.1:{7100 + i}", "1.0", "tests", [GAME])
+    lid = create_ladder(store, name, spec(GAME), [5], epoch_games=epoch_games, window=1)
+    index = {store.bots.get_bot_by_name(n).id: i for i, n in enumerate(BOTS)}
+    players = attack("soft", Team(), colluding)
+    params = make_params(GAME, {})
+    runner = LadderRunner(store, lid)
+    seen_open = []
+    first = None
+    for _ in range(3 * epoch_games):
+        runner.refill()
+        first = first or store.ladders.epochs(lid)[0].id
+        if store.seasons.revealed_key(first) is not None:
+            return lid, seen_open
+        for epoch in store.ladders.epochs(lid):
+            for gid in store.seasons.next_pending(epoch.id, limit=100):
+                row = store.game_reads.get_game(gid)
+                claim = store.games.claim_game(gid, "test", 60)
+                assert claim is not None
+                seats = tuple(index[s.bot_id] for s in claim.seats)
+                scheduled = ScheduledGame(row.number, claim.seed, seats, row.number)
+                clients = [_policy_client(players[b].policy(seat, scheduled)) for seat, b in enumerate(seats)]
+                record = play(spec(GAME), params, 5, claim.seed, clients, game_id=f"{epoch.id}/{row.number}")
+                assert store.games.finish_game(gid, claim.attempt, record)
+        if store.seasons.revealed_key(first) is None and len(seen_open) < 3:
+            seen_open.append(sum(len(r.collusion) for r in ladder_standings(store, lid)))
+    raise AssertionError("the ladder's first epoch never ended")
+
+
+def test_a_hand_sharing_pair_on_a_ladder_is_flagged_on_both_once_its_epoch_is_over(tmp_path: Path) -> None:
+    """Rules §5.6: an epoch is screened once, when it is over; the flag names the epoch and the partner's version and
+    shows in `ladder standings` (table and JSON) and on the ladder page."""
+    from league.competition.ladder import ladder_standings, standings_json
+
+    url = f"sqlite:///{tmp_path / 'team-ladder.db'}"
+    store = open_store(url, policy=POLICY)
+    lid, seen_open = _play_ladder(store, "team-lad", colluding=True)
+    assert seen_open and not any(seen_open)  # the open epoch is not screened
+    rows = {r.name: r for r in ladder_standings(store, lid)}
+    assert any(line.startswith("epoch 1: team play with bob@1.0: ") for line in rows["ann"].collusion)
+    assert any(line.startswith("epoch 1: team play with ann@1.0: ") for line in rows["bob"].collusion)
+    assert set(rows["ann"].collusion) <= set(rows["ann"].audit)
+    assert all(not r.collusion for name, r in rows.items() if name not in ("ann", "bob"))
+    as_json = {r["name"]: r for r in standings_json(list(rows.values()))}
+    assert as_json["bob"]["collusion"] == list(rows["bob"].collusion) and as_json["bob"]["audit"]
+
+    with TestClient(create_app(Settings(db_url=url, latency_games=500))) as client:
+        page = client.get("/ladders/team-lad").text
+        assert 'id="collusion"' in page and "ann@1.0: epoch 1: team play with bob@1.0" in page
+    cli = [sys.executable, "-m", "cli.main"]
+    out = subprocess.run([*cli, "ladder", "standings", "team-lad", "--db", url], capture_output=True, text=True,
+                         timeout=300, cwd=ROOT, env={"COLUMNS": "250", "PATH": ""})
+    assert "Collusion screen FLAG: ann@1.0: epoch 1: team play with bob@1.0" in out.stdout, out.stdout + out.stderr
+    store.close()
+
+
+def test_the_same_bots_on_a_ladder_not_sharing_are_not_flagged(tmp_path: Path) -> None:
+    from league.competition.ladder import ladder_standings
+
+    url = f"sqlite:///{tmp_path / 'clean-ladder.db'}"
+    store = open_store(url, policy=POLICY)
+    lid, _ = _play_ladder(store, "clean-lad", colluding=False)
+    assert all(not r.collusion for r in ladder_standings(store, lid))
+    with TestClient(create_app(Settings(db_url=url, latency_games=500))) as client:
+        assert 'id="collusion"' not in client.get("/ladders/clean-lad").text
+    store.close()
