@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -13,6 +14,12 @@ from hypothesis import settings
 
 from botsdk import Bot, serve
 from referee.clients import TRANSPORTS, close_channels
+
+# A test process of `make test` (pytest-xdist) is given COLUMNS=80 and LINES=24; the commands the tests run, and the
+# CLI's console, then print the 80-column tables of a terminal instead of the full width they print when piped.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
 
 # Property tests draw the same examples on every run (CI must not fail on a fresh draw) and
 # keep no example database between runs; a test's own @settings still sets its example count.
