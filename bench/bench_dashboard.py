@@ -238,6 +238,7 @@ def ladder_main(args: argparse.Namespace) -> None:
             import os
 
             store = app.state.stores.get(url, False)
+            first_epoch = store.ladders.epochs(store.ladders.get_ladder_by_name(LADDER).id)[0].id
 
             def ping() -> None:
                 with store.engine.connect() as conn:
@@ -256,6 +257,15 @@ def ladder_main(args: argparse.Namespace) -> None:
                  f"/api/v1/ladders/{LADDER}/games?bot=bot-010&before={args.games // 2}"),
                 ("ladders     GET /api/v1/ladders", "/api/v1/ladders"),
                 ("home page   GET / (every season, epochs included, and the ladders)", "/"),
+                ("bot         GET /api/v1/bots/{id} (by seat, opponents)", f"/api/v1/bots/{info['bot']}"),
+                ("bot page    GET /bots/{id} (+ its ladders)", f"/bots/{info['bot']}"),
+                ("games list  GET /api/v1/games", "/api/v1/games"),
+                ("games list  GET /api/v1/games?bot_id&status=done", f"/api/v1/games?bot_id={info['bot']}&status=done"),
+                ("games list  GET /api/v1/games?fault=true", "/api/v1/games?fault=true"),
+                ("games list  GET /api/v1/games?bot_id&result=win&offset=5000",
+                 f"/api/v1/games?bot_id={info['bot']}&result=win&offset=5000"),
+                ("games page  GET /games", "/games"),
+                ("epoch page  GET /seasons/{id} (the first epoch: standings + crosstable)", f"/seasons/{first_epoch}"),
             ]
             print(f"{'request':66} {'first ms':>9} {'median ms':>10} {'our CPU ms':>10}")
             for label, path in cases:

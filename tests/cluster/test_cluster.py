@@ -161,8 +161,10 @@ def cut_worker_a(dep: Deployment, store: Store, season_ids: Callable[[], list[in
                 if g.lease_owner and int(g.lease_owner.rsplit(":", 1)[1]) in kids}
 
     # cut while worker-a holds a game: cut as soon as one runs there, and if every game it held
-    # finished before the link went down, restore and try again
-    for _ in range(200):
+    # finished before the link went down, restore and try again (a bound, not a timing margin: on a busy
+    # machine worker-b may play every game for a while)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
         if not on_worker_a():
             time.sleep(0.02)
             continue
