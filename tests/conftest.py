@@ -58,3 +58,17 @@ def transport(request: pytest.FixtureRequest) -> str:
     """Each transport of the referee's bot client in turn (``referee.clients.TRANSPORTS``): ``stream``
     (the bot's ActStream, where it serves it) and ``unary`` (one Act call per decision)."""
     return str(request.param)
+
+
+@pytest.fixture(autouse=True)
+def _no_hosted_supervisor_left() -> Iterator[None]:
+    """A test that plays a game in this process attaches it a hosted-bot supervisor over its own store
+    (``workers.hosted.attach``); stopped after the test, so that a later test, on another store, is not checked
+    against the first one's builds."""
+    yield
+    import sys
+
+    hosted = sys.modules.get("workers.hosted")
+    if hosted is not None:
+        hosted.detach()
+

@@ -50,6 +50,16 @@ def attach(store: Store) -> Supervisor:
         return _supervisor[1]
 
 
+def detach() -> None:
+    """Stop this process's supervisor and its copies, if it has one; the next :func:`attach` makes a new one. For a
+    process that played one store's games in-process and goes on to another store (the tests)."""
+    global _supervisor
+    with _lock:
+        current, _supervisor = _supervisor, None
+    if current is not None and current[0] == os.getpid():
+        current[1].close()
+
+
 def supervisor() -> Supervisor | None:
     """This process's supervisor, if it plays games."""
     current = _supervisor
