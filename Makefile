@@ -24,12 +24,13 @@ demo: $(STAMP)
 	$(VENV)/bin/cardarena demo $(ARGS)
 
 # the suite in TEST_JOBS processes (pytest-xdist): most tests wait on servers, workers and bots rather than use a
-# core, so 4 on two cores; every process starts its own redis-server and PostgreSQL database. Tests marked with an
-# xdist_group (the cluster's, which build on one deployment) run in one process, in order. TEST_JOBS=0: one process
+# core, so 4 on two cores; every process starts its own redis-server and PostgreSQL database. Each file's tests run
+# in one process, in order, as in a single run (a module's fixtures, such as the cluster, are built once and some
+# tests build on the ones before). TEST_JOBS=0: one process
 TEST_JOBS ?= 4
 
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) --dist loadgroup $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) --dist loadfile $(PYTEST_ARGS)
 
 # pure tests only: what needs no bot process, database, broker or browser, and none marked slow
 CHECK_TESTS := referee/games tests/test_audit.py tests/test_luck.py tests/test_cards.py tests/test_chance.py \

@@ -9,6 +9,7 @@ import signal
 import socket
 import threading
 import time
+from pathlib import Path
 from collections.abc import Iterator
 
 import pytest
@@ -76,12 +77,29 @@ def test_a_bot_killed_and_restarted_on_its_port_is_reached_on_the_next_call(
     assert GrpcBotClient(endpoint).health(2.0) is None
 
 
+def _wait_stopped(pid: int, limit_s: float = 30.0) -> None:
+    """Wait until every thread of ``pid`` is stopped (state ``T`` in /proc); a bound, not a timing margin."""
+    end = time.monotonic() + limit_s
+    while True:
+        states = []
+        for stat in Path(f"/proc/{pid}/task").glob("*/stat"):
+            try:
+                states.append(stat.read_text().rsplit(")", 1)[1].split()[0])
+            except (OSError, IndexError):
+                continue
+        if states and all(state in ("T", "t") for state in states):
+            return
+        assert time.monotonic() < end, f"process {pid} did not stop: thread states {states}"
+        time.sleep(0.01)
+
+
 def test_a_stopped_bot_times_out_the_same_way_every_time(bot_on_port: list[BotProcess], fixed_port: int,
                                                          transport: str) -> None:
     bot = start_bot_process("random", 1, port=fixed_port)
     bot_on_port.append(bot)
     assert fault_of(bot.endpoint, transport=transport) is None
     os.kill(bot.process.pid, signal.SIGSTOP)
+    _wait_stopped(bot.process.pid)  # kill() returns before every thread has stopped: one may still answer
     try:
         kinds = [fault_of(bot.endpoint, 0.3, concurrent=i % 2 == 1, transport=transport) for i in range(8)]
         assert GrpcBotClient(bot.endpoint).health(0.5) is not None  # no health answer either

@@ -38,10 +38,7 @@ TRIALS = 3 if LONG else 1
 #: The workers' lease (CARDARENA_LEASE_S), seconds: a worker host cut longer than this loses its games.
 LEASE_S = 6.0
 
-# one deployment for the module, its tests in order in one process of `make test` (pytest-xdist's loadgroup):
-# later tests build on what the earlier ones did to it
-pytestmark = [pytest.mark.skipif(bool(unavailable()), reason=f"no cluster here: {unavailable()}"),
-              pytest.mark.xdist_group("cluster")]
+pytestmark = pytest.mark.skipif(bool(unavailable()), reason=f"no cluster here: {unavailable()}")
 
 
 @pytest.fixture(scope="module")
