@@ -229,6 +229,29 @@ class LadderOut(BaseModel):
     rated_games: int = Field(description="rated games at the latest rating snapshot (0: none yet)")
 
 
+class LadderAuditRow(BaseModel):
+    """One entrant's integrity audits on a ladder (rules §5.6)."""
+
+    entrant_id: int
+    name: str
+    version: str
+    luck_wealth: float | None = Field(description="its luck test martingale over the ladder's whole record (1 at the "
+                                      "start); null for a game without luck terms")
+    luck_bar: float | None = Field(description="the wealth at which it is flagged: 1/alpha_k for the k-th version "
+                                   "entered")
+    audit: list[str] = Field(description="the luck audit's flag, if it is flagged")
+    collusion: list[str] = Field(description="the collusion screen's flags, each line naming its epoch and the "
+                                 "partner's version (a game with a team-play scorer; epochs screened once over)")
+
+
+class LadderAuditOut(BaseModel):
+    """A ladder's integrity audits: the luck audit and the collusion screen (rules §5.6; docs/fair-play.md)."""
+
+    ladder: str
+    computing: bool = Field(description="true while they are first computed in the background: ask again")
+    entrants: list[LadderAuditRow] = Field(description="the versions with a luck audit or a flag, by entrant id")
+
+
 class LadderDetailOut(LadderOut):
     """A ladder's page data: its settings, standings with 95% intervals, epochs and progress. The ratings
     are the runner's latest snapshot (``rated_games``), never refitted on a request."""

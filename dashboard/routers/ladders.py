@@ -6,10 +6,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
 
-from dashboard import ladders
-from dashboard.deps import LadderCountsDep, StoreDep
+from dashboard import ladders, services
+from dashboard.deps import LadderCountsDep, RefresherDep, SettingsDep, StoreDep
 from dashboard.params import MAX_ID, Limit
-from dashboard.schemas import ErrorOut, LadderDetailOut, LadderGamesOut, LadderHistoryOut, LadderOut
+from dashboard.schemas import (ErrorOut, LadderAuditOut, LadderAuditRow, LadderDetailOut, LadderGamesOut,
+                               LadderHistoryOut, LadderOut)
 
 router = APIRouter(prefix="/ladders", tags=["ladders"])
 NOT_FOUND = {404: {"model": ErrorOut, "description": "no ladder with this name (or no such bot in it)"}}
@@ -44,3 +45,14 @@ def get_games(name: LadderName, store: StoreDep, bot: BotName = None, limit: Lim
               before: Annotated[int | None, Query(ge=1, le=MAX_ID, description="only games with a smaller id")] = None,
               ) -> LadderGamesOut:
     return ladders.games(store, name, limit, before, bot)
+
+
+@router.get("/{name}/audit", response_model=LadderAuditOut, responses=NOT_FOUND,
+            summary="The ladder's integrity audits: each version's luck audit and collusion flags (rules §5.6)")
+def get_audit(name: LadderName, store: StoreDep, counts: LadderCountsDep, refresher: RefresherDep,
+              settings: SettingsDep) -> LadderAuditOut:
+    lad = ladders.ladder_detail(store, name, 0, counts)
+    found = services.ladder_luck(store, refresher, lad.id, lad.progress, settings.sync_limit)
+    rows = [LadderAuditRow(entrant_id=eid, **row) for eid, row in sorted((found or {}).items())]
+    return LadderAuditOut(ladder=lad.name, computing=found is None, entrants=rows)
+

@@ -154,6 +154,9 @@ def test_a_hand_sharing_pair_on_a_ladder_is_flagged_on_both_once_its_epoch_is_ov
     with TestClient(create_app(Settings(db_url=url, latency_games=500))) as client:
         page = client.get("/ladders/team-lad").text
         assert 'id="collusion"' in page and "ann@1.0: epoch 1: team play with bob@1.0" in page
+        api = {row["name"]: row for row in client.get("/api/v1/ladders/team-lad/audit").json()["entrants"]}
+        assert api["ann"]["collusion"] == list(rows["ann"].collusion) and api["bob"]["collusion"]
+        assert all(not row["collusion"] for name, row in api.items() if name not in ("ann", "bob"))
     cli = [sys.executable, "-m", "cli.main"]
     out = subprocess.run([*cli, "ladder", "standings", "team-lad", "--db", url], capture_output=True, text=True,
                          timeout=300, cwd=ROOT, env={"COLUMNS": "250", "PATH": ""})
@@ -170,4 +173,7 @@ def test_the_same_bots_on_a_ladder_not_sharing_are_not_flagged(tmp_path: Path) -
     assert all(not r.collusion for r in ladder_standings(store, lid))
     with TestClient(create_app(Settings(db_url=url, latency_games=500))) as client:
         assert 'id="collusion"' not in client.get("/ladders/clean-lad").text
+        audit = client.get("/api/v1/ladders/clean-lad/audit").json()
+        assert audit["computing"] is False and all(not row["collusion"] for row in audit["entrants"])
+        assert client.get("/api/v1/ladders/no-such-ladder/audit").status_code == 404
     store.close()

@@ -23,7 +23,7 @@ def test_no_request_gets_a_server_error(world: World) -> None:
     # This dashboard's read API; the Arena's registration endpoints (POST, dialling bots) are not fuzzed here.
     operations = [op for op in (result.ok() for result in schema.get_all_operations())
                   if op.method.upper() == "GET" and not op.path.startswith("/api/v1/arena")]
-    assert len(operations) == 19  # seasons, bots, games (and by the id a bot received), replays, verification, ladders
+    assert len(operations) == 20  # seasons, bots, games (and by the id a bot received), replays, verification, ladders (and their audits)
     failures: list[str] = []
 
     @settings(max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck))
