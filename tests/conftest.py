@@ -21,6 +21,24 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.pop("COLUMNS", None)
     os.environ.pop("LINES", None)
 
+#: The files that take longest, handed out first when `make test` runs file by file in several processes (so that no
+#: process starts a long file last while the others are idle); each file's tests keep their order.
+FIRST = ("tests/cluster/", "tests/test_adding_a_game.py", "tests/workers/", "tests/hosting/", "tests/dashboard/test_browser")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """In a process of `make test` (pytest-xdist), the files of :data:`FIRST` first, in its order; the rest as
+    collected. A single process keeps pytest's own order."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid.split("::", 1)[0]
+        return next((i for i, prefix in enumerate(FIRST) if path.startswith(prefix)), len(FIRST))
+
+    items.sort(key=rank)  # stable: each file's tests, and the files within a rank, keep their order
+
+
 # Property tests draw the same examples on every run (CI must not fail on a fresh draw) and
 # keep no example database between runs; a test's own @settings still sets its example count.
 settings.register_profile("cardarena", derandomize=True, database=None, deadline=None)
