@@ -394,6 +394,8 @@ class GameSeat(Base):
         Index("ix_game_seats_bot_id", "bot_id"),
         # covering index for the dashboard's per-bot aggregates (migration 0003)
         Index("ix_game_seats_bot_id_game_id_place_change_faults", "bot_id", "game_id", "place", "change", "faults"),
+        # the seats with a fault, few among millions: the game lists' fault filter (migration 0014)
+        Index("ix_game_seats_faulted", "game_id", postgresql_where=text("faults > 0"), sqlite_where=text("faults > 0")),
     )
 
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
