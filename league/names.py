@@ -20,7 +20,7 @@ BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,39}")
 RESERVED_NAMES = frozenset({
     ".", "..", "-", "_", "api", "static", "v1", "arena", "bots", "games", "seasons", "ladders", "replays",
     "standings", "crosstable", "fairness", "verification", "ratings", "history", "stored", "download",
-    "output", "code", "log", "logs", "submit", "retire", "openapi.json", "docs", "redoc",
+    "output", "code", "log", "logs", "submit", "retire", "openapi.json", "docs", "redoc", "audit",
 })
 #: What a valid bot name is, for error messages and help texts.
 BOT_NAME_RULE = ("1 to 40 letters, digits, '_', '.' or '-', starting with a letter or digit, not all digits, "
