@@ -44,7 +44,7 @@ from cardarena.v1 import rummy_pb2, slippery_sam_pb2, svara_pb2
 from bench.bench_duplicate import bot_policy, sloppy, tight_policy
 from botsdk.bot import Context
 from league.competition.schedule import ScheduledGame, build_schedule
-from league.integrity.audit import INFORMED_PLAY, LATER, LUCK, AuditGame, audit_season
+from league.integrity.audit import HELD_HANDS, INFORMED_PLAY, LATER, LUCK, AuditGame, audit_season
 from league.integrity.fairness import key_from_seed
 from referee.chance import PER_DEAL, Chance
 from referee.games import make_params, spec
@@ -409,7 +409,8 @@ def simulate_season(game: str, params: dict[str, int], players: Sequence[Player]
         events = [{"kind": e.kind, "data": e.data, "visible_to": None} for e in state.events]
         luck = gs.luck(events, len(g.seats)) if gs.luck is not None else None
         informed = gs.informed(events, len(g.seats), asdict(game_params)) if gs.informed is not None else None
-        out.append(AuditGame(g.number, g.deal_group, g.seats, changes, luck, informed))
+        held = gs.held_fit(events, len(g.seats), asdict(game_params)) if gs.held_fit is not None else None
+        out.append(AuditGame(g.number, g.deal_group, g.seats, changes, luck, informed, None, held))
         for bot in set(g.seats):
             learn = getattr(players[bot], "learn", None)
             if learn is not None:
@@ -454,7 +455,7 @@ def main() -> None:
         higher = spec(game).higher_score_is_better
         gains, first = [], 0
         honest_alarm = cheat_flag = other_flag = 0
-        by_test = {LATER: 0, INFORMED_PLAY: 0, LUCK: 0}
+        by_test = {LATER: 0, INFORMED_PLAY: 0, LUCK: 0, HELD_HANDS: 0}
         for i in range(args.seasons):
             seed = args.seed * 1_000_003 + i
             cheat, twin, _ = season_pair(game, seed, args.games_per_season,
@@ -488,7 +489,7 @@ def print_false_alarms(game: str, seasons: int, seed: int, games: int) -> None:
     started = time.perf_counter()
     params, make = MATCHES[game]
     higher = spec(game).higher_score_is_better
-    alarms, by_test, tests = 0, {LATER: 0, INFORMED_PLAY: 0, LUCK: 0}, 0
+    alarms, by_test, tests = 0, {LATER: 0, INFORMED_PLAY: 0, LUCK: 0, HELD_HANDS: 0}, 0
     for i in range(seasons):
         season = simulate_season(game, params, [make(False), *_opponents(game)], seed * 1_000_003 + i, games)
         audited = audit_season(season.games, higher)

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from bench.bench_audit import MATCHES, KnowingRummy, season_pair
-from league.integrity.audit import LATER, LUCK, AuditGame, audit_season, first_versus_later, later_test
+from league.integrity.audit import HELD_HANDS, LATER, LUCK, AuditGame, audit_season, first_versus_later, later_test
 from referee.games import games, spec
 from tests.a_game import GAME, QUICK, STRONG, game_with
 
@@ -85,6 +85,60 @@ def test_audit_flags_a_bot_better_in_later_rotations_and_no_other() -> None:
     assert "later rotations: +" in audit[2].flags[0].message("tokens")
     # lower is better: read the other way, bot 2 does worse later (the others better), never flagged for it
     assert LATER not in {t.name for t in audit_season(games, higher_is_better=False)[2].flags}
+
+
+def _held_group(number: int, group: int, rng: random.Random, cheats: dict[int, set[int]], rotations: int = 4,
+                bots: int = 4) -> list[AuditGame]:
+    """A group of ``rotations`` rotations of bots 0..bots-1 (rotation r: bot b in seat (b + r) % rotations), each game
+    with a held fit whose value for a bot is noise fixed per (game, seat, held seats), plus, for a bot of ``cheats``
+    in its rotations ``cheats[bot]`` (0: its first), 1.5 for each held seat it really held in an earlier rotation:
+    it plays by the hands it held, as a remembering bot does."""
+    out = []
+    for r in range(rotations):
+        seats = tuple((s - r) % rotations for s in range(rotations))
+        noise: dict[tuple[int, frozenset[int]], float] = {}
+
+        def fit(seat: int, held: frozenset[int], r: int = r, seats: tuple[int, ...] = seats,
+                noise: dict[tuple[int, frozenset[int]], float] = noise) -> float:
+            bot = seats[seat]
+            if (seat, held) not in noise:
+                noise[(seat, held)] = rng.gauss(0, 1)
+            value = noise[(seat, held)]
+            if r in cheats.get(bot, set()):
+                really = {(bot + earlier) % rotations for earlier in range(r)}
+                value += 1.5 * len(held & really)
+            return value
+
+        out.append(AuditGame(number + r, group, seats, tuple(0.0 for _ in seats), held=fit))
+    return out
+
+
+def test_the_held_hands_test_flags_a_bot_that_plays_by_the_hands_it_held_in_whichever_rotations() -> None:
+    """Bot 1 plays by the hands it held before only in its 2nd and 3rd rotations (the evader of a later-less-first
+    test), bot 3 in all its later ones: both flagged by the held-hands test, and the honest bots 0 and 2 not; the
+    effect is positive and the message says what was measured. With no bot playing by them, no flag."""
+    rng = random.Random(11)
+    games = [g for k in range(24) for g in _held_group(4 * k, k, rng, {1: {1, 2}, 3: {1, 2, 3}})]
+    audit = audit_season(games)
+    assert {bot for bot, a in audit.items() if a.flags} == {1, 3}
+    for bot in (1, 3):
+        (flag,) = [t for t in audit[bot].flags if t.name == HELD_HANDS]
+        assert flag.effect > 0 and flag.groups == 24
+        assert flag.message().startswith("fit to hands it held before: +")
+    assert audit[0].tests[-1].alpha == pytest.approx(0.01 / 8)  # 4 bots x 2 tests (the score and the held hands)
+    rng = random.Random(12)
+    honest = [g for k in range(24) for g in _held_group(4 * k, k, rng, {})]
+    assert not any(a.flags for a in audit_season(honest).values())
+
+
+def test_the_held_hands_test_draws_orders_of_a_group_of_more_than_six_rotations() -> None:
+    """Groups of 7 rotations (7! orders) are tested on orders drawn at random: the bot that plays by its held hands
+    is flagged, the others are not, and the p-values of honest bots are not small."""
+    rng = random.Random(5)
+    games = [g for k in range(6) for g in _held_group(7 * k, k, rng, {2: set(range(1, 7))}, rotations=7, bots=7)]
+    audit = audit_season(games)
+    assert {bot for bot, a in audit.items() if a.flags} == {2}
+    assert all(t.p_value > 0.001 for b, a in audit.items() if b != 2 for t in a.tests if t.name == HELD_HANDS)
 
 
 def test_audit_ignores_games_with_deals_of_their_own_and_refuses_bad_rows() -> None:

@@ -325,7 +325,8 @@ def audit_games(game: GameSpec, deals: Iterable[tuple[int, int, int, int, Any]],
     ``(game number, bot of each seat, record)``, the number the store's row's) of deal groups that hold more than one game and none still to be
     played (``deals``: ``(game id, number, deal group, seed, status)`` of every game, status
     ``pending``/``running`` for a game still to be played), with each seat's luck for a game with a luck
-    estimator (``GameSpec.luck``) and its informed-play score for a game with a scorer (``GameSpec.informed``).
+    estimator (``GameSpec.luck``), its informed-play score for a game with a scorer (``GameSpec.informed``) and its
+    held-hand fit for a game with one (``GameSpec.held_fit``).
     A game stored from a rerun attempt (``record.attempt > 1``) dealt other cards than its group
     (rules §4.3) and is left out; the group's other rotations are still compared. ``played``:
     ``{number: when its stored attempt started}`` (seconds), the order the audit reads a group in (rules
@@ -341,12 +342,23 @@ def audit_games(game: GameSpec, deals: Iterable[tuple[int, int, int, int, Any]],
         by_seat = {r.seat: float(r.change) for r in record.results}
         if set(by_seat) != set(range(record.num_seats)) or len(bots) != record.num_seats:
             continue  # not a whole game's result: nothing to compare
-        estimator, informed = game.luck, game.informed
+        estimator, informed, held = game.luck, game.informed, game.held_fit
         out.append(AuditGame(number, group, tuple(bots), tuple(by_seat[s] for s in range(record.num_seats)),
                              _or_none(lambda: estimator(record.events, record.num_seats)) if estimator else None,
                              _or_none(lambda: informed(record.events, record.num_seats, record.params))
-                             if informed else None, (played or {}).get(number)))
+                             if informed else None, (played or {}).get(number),
+                             _fit_or_none(lambda: held(record.events, record.num_seats, record.params))
+                             if held else None))
     return out
+
+
+def _fit_or_none(compute: Any) -> Any:
+    """``compute()`` (a game's held-hand fit), or None when the record's events do not fit together: that game is
+    left out, and with it its group's held-hands test."""
+    try:
+        return compute()
+    except (ValueError, KeyError, TypeError):
+        return None
 
 
 def _or_none(compute: Any) -> tuple[float, ...] | None:

@@ -36,6 +36,16 @@ done rotations, and only the groups none of whose games is still to be played:
   see (the other seats' hands, the stock's next cards: what the game's scorer counts), as a duplicate
   score and tested later against first like the later-rotations test (exact too). A bot that knows
   the hidden cards from earlier rotations plays by them.
+- **fit to hands it held before** (a game with a held-hand scorer, ``GameSpec.held_fit``, declared in the game's
+  folder): the one channel through which a bot surely knows hidden cards in a later rotation is the hand it held
+  itself, at another seat, in an earlier one. For each order the group's rotations could have been played in,
+  the score sums the fit of the bot's moves in each rotation to the hands of the seats it held in the rotations
+  before it in that order (the game's scorer, e.g. in a betting game the folds of a hand one of them beats); the effect is
+  the real order's score less the mean over every order, per game. A bot whose play does not depend on the
+  earlier rotations has the same chance of every order, so the p-value is that of the randomisation over orders
+  (each group's order drawn again uniformly; every order when a group has at most 6 rotations, else
+  :data:`SAMPLED_ORDERS` orders drawn at random). It holds its power whichever later rotations a bot uses its
+  memory in, and reads only the moves the memory could inform.
 
 **False alarms.** Each test of each bot is run at ``alpha = family / (bots x tests)`` with
 ``family`` = :data:`FAMILY_ALPHA` (1%), so that a season of honest bots raises any flag with
@@ -56,8 +66,9 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import permutations
 
 #: Family-wise false-alarm rate of a season's audit (all bots, all tests).
 FAMILY_ALPHA = 0.01
@@ -67,9 +78,18 @@ HITS = 20
 MAX_DRAWS = 20_000
 #: The fewest groups for a test (below it no test is made).
 MIN_GROUPS = 3
+#: A group of more rotations than this is tested on :data:`SAMPLED_ORDERS` orders drawn at random, not every order.
+ALL_ORDERS_UP_TO = 6
+#: Orders drawn for a group of more than :data:`ALL_ORDERS_UP_TO` rotations (the held-hands test).
+SAMPLED_ORDERS = 720
 LATER = "later rotations"
 LUCK = "luck in later rotations"
 INFORMED_PLAY = "informed play in later rotations"
+HELD_HANDS = "fit to hands it held before"
+
+#: A game's held-hand fit (``GameSpec.held_fit``'s result for one record): ``fit(seat, held)`` is how well the
+#: moves of ``seat`` fit the hidden hands of the seats in ``held`` (plain numbers, no unit; 0 for no seats).
+HeldFit = Callable[[int, frozenset[int]], float]
 
 
 @dataclass(frozen=True)
@@ -78,9 +98,10 @@ class AuditGame:
     sharing its deal), the bot in each seat, each seat's score ``change`` (as stored: tokens or
     points), for a game with a luck estimator each seat's luck (:func:`league.ratings.luck.seat_luck`), for a
     game with an informed-play scorer (``GameSpec.informed``) each seat's score, and ``played``: when its stored attempt
-    started (seconds, the store's clock; None: not known, the schedule number orders it). A group's games
-    are read in the order they were played, which is the order in which a bot could learn from them
-    (rules §0.6: one rotation of a deal at a time)."""
+    started (seconds, the store's clock; None: not known, the schedule number orders it), and for a game
+    with a held-hand scorer (``GameSpec.held_fit``) its :data:`HeldFit`. A group's games are read in the
+    order they were played, which is the order in which a bot could learn from them (rules §0.6: one
+    rotation of a deal at a time)."""
 
     number: int
     deal_group: int
@@ -89,6 +110,7 @@ class AuditGame:
     luck: tuple[float, ...] | None = None
     informed: tuple[float, ...] | None = None
     played: float | None = None
+    held: HeldFit | None = None
 
 
 @dataclass(frozen=True)
@@ -113,9 +135,12 @@ class AuditTest:
         above its first rotation of the same deal (p = 0.0001 < 0.00125, 24 deal groups)``."""
         what = {LATER: "above its first rotation of the same deal",
                 LUCK: "more luck than in its first rotation of the same deal (an honest bot's has mean 0)",
-                INFORMED_PLAY: "more moves that fit the other seats' hidden cards than in its first rotation"}[self.name]
-        unit = "" if self.name == INFORMED_PLAY or not unit else f" {unit}"
-        return (f"{self.name}: {self.effect:+.1f}{unit} a game {what} "
+                INFORMED_PLAY: "more moves that fit the other seats' hidden cards than in its first rotation",
+                HELD_HANDS: "more moves that fit the hands it had held in earlier rotations of the deal than in "
+                            "other orders of its rotations"}[self.name]
+        unit = "" if self.name in (INFORMED_PLAY, HELD_HANDS) or not unit else f" {unit}"
+        digits = 2 if self.name == HELD_HANDS else 1
+        return (f"{self.name}: {self.effect:+.{digits}f}{unit} a game {what} "
                 f"(p = {self.p_value:.2g} < {self.alpha:.2g}, {self.groups} deal groups)")
 
 
@@ -150,6 +175,7 @@ def audit_season(games: Iterable[AuditGame], higher_is_better: bool = True,
     later: dict[int, list[list[float]]] = {}  # bot -> per group, its duplicate scores in play order
     informed: dict[int, list[list[float]]] = {}  # bot -> per group, its duplicate informed-play scores
     luck: dict[int, list[list[float]]] = {}  # bot -> per group, its duplicate luck in play order
+    held: dict[int, list[tuple[tuple[int, ...], tuple[HeldFit, ...]]]] = {}  # bot -> per group, (seats, fits)
     bots: set[int] = set()
     for group in groups.values():
         group.sort(key=lambda g: (g.played if g.played is not None else math.inf, g.number))
@@ -168,7 +194,12 @@ def audit_season(games: Iterable[AuditGame], higher_is_better: bool = True,
             for bot, scores in _duplicate_scores(group, [g.luck for g in group], 1.0).items():  # type: ignore[misc]
                 if len(scores) >= 2:
                     luck.setdefault(bot, []).append(scores)
-    tests_per_bot = 1 + bool(luck) + bool(informed)
+        if all(g.held is not None for g in group):
+            for bot in {b for g in group for b in g.bots}:
+                mine = [(g.bots.index(bot), g.held) for g in group if bot in g.bots]
+                if len(mine) >= 2:
+                    held.setdefault(bot, []).append((tuple(s for s, _ in mine), tuple(f for _, f in mine)))  # type: ignore[misc]
+    tests_per_bot = 1 + bool(luck) + bool(informed) + bool(held)
     alpha = family_alpha / (max(len(bots), 1) * tests_per_bot)
     out: dict[int, BotAudit] = {}
     for bot in sorted(bots):
@@ -182,6 +213,9 @@ def audit_season(games: Iterable[AuditGame], higher_is_better: bool = True,
         if len(luck.get(bot, ())) >= MIN_GROUPS:
             effect, p = later_test(luck[bot], random.Random(f"{seed}/luck/{bot}"))
             tests.append(AuditTest(LUCK, effect, p, alpha, len(luck[bot])))
+        if len(held.get(bot, ())) >= MIN_GROUPS:
+            effect, p = held_test(held[bot], random.Random(f"{seed}/held/{bot}"))
+            tests.append(AuditTest(HELD_HANDS, effect, p, alpha, len(held[bot])))
         out[bot] = BotAudit(bot, tuple(tests))
     return out
 
@@ -220,10 +254,58 @@ def later_test(groups: Sequence[Sequence[float]], rng: random.Random) -> tuple[f
     rotations' order is zero for a bot that gains only in the middle ones. Draws stop early at :data:`HITS`
     draws at least as large (p = hits / draws), else at :data:`MAX_DRAWS` (p = (hits + 1) / (draws + 1))."""
     effect = math.fsum(first_versus_later(s, 0) for s in groups) / len(groups)
-    observed = effect * len(groups)
     tables = [[first_versus_later(s, i) for i in range(len(s))] for s in groups]
+    return effect, randomisation_p(effect * len(groups), tables, rng)
+
+
+def held_test(groups: Sequence[tuple[Sequence[int], Sequence[HeldFit]]], rng: random.Random) -> tuple[float, float]:
+    """The held-hands test of one bot over ``groups``: per group, the bot's seat in each rotation and each rotation's
+    :data:`HeldFit`, in the order it played them. Returns ``(effect, p)``: ``effect`` the real order's score
+    (:func:`held_score`) less its mean over the group's orders, summed over groups and divided by their rotations
+    (per game); ``p`` the one-sided randomisation p-value, each group's order drawn again uniformly (over every
+    order up to :data:`ALL_ORDERS_UP_TO` rotations, else over :data:`SAMPLED_ORDERS` orders drawn from ``rng``)."""
+    tables: list[list[float]] = []
+    observed = 0.0
+    rotations = 0
+    for seats, fits in groups:
+        memo: dict[tuple[int, frozenset[int]], float] = {}
+        n = len(seats)
+        if n <= ALL_ORDERS_UP_TO:
+            orders: Iterable[tuple[int, ...]] = permutations(range(n))
+        else:
+            orders = [tuple(rng.sample(range(n), n)) for _ in range(SAMPLED_ORDERS)]
+        table = [held_score(seats, fits, order, memo) for order in orders]
+        mean = math.fsum(table) / len(table)
+        observed += held_score(seats, fits, tuple(range(n)), memo) - mean
+        tables.append([t - mean for t in table])
+        rotations += n
+    return observed / rotations, randomisation_p(observed, tables, rng)
+
+
+def held_score(seats: Sequence[int], fits: Sequence[HeldFit], order: Sequence[int],
+               memo: dict[tuple[int, frozenset[int]], float]) -> float:
+    """The bot's held-hands score of one group had its rotations been played in ``order`` (indexes into ``seats``
+    and ``fits``): the sum over rotations of ``fits[i](seats[i], seats held in the rotations before it)``.
+    ``memo`` keeps each ``(rotation, held seats)`` value across orders."""
+    held: frozenset[int] = frozenset()
+    total = 0.0
+    for i in order:
+        if held:
+            value = memo.get((i, held))
+            if value is None:
+                value = memo[(i, held)] = fits[i](seats[i], held)
+            total += value
+        held = held | {seats[i]}
+    return total
+
+
+def randomisation_p(observed: float, tables: Sequence[Sequence[float]], rng: random.Random) -> float:
+    """The one-sided randomisation p-value of ``observed``, a sum of one value of each group, against sums of one
+    value drawn uniformly from each group's ``tables`` entry (what the sum would be in another order of play).
+    Draws stop early at :data:`HITS` draws at least as large (p = hits / draws), else at :data:`MAX_DRAWS`
+    (p = (hits + 1) / (draws + 1))."""
     # a float sum drawn in another order may differ in its last bits: count near ties as hits
-    bar = observed - 1e-9 * (1.0 + sum(len(s) * max(abs(x) for x in s) for s in groups))
+    bar = observed - 1e-9 * (1.0 + sum(len(t) * max(abs(x) for x in t) for t in tables if t))
     hits = draws = 0
     choice = rng.choice
     while draws < MAX_DRAWS:
@@ -231,5 +313,5 @@ def later_test(groups: Sequence[Sequence[float]], rng: random.Random) -> tuple[f
         if math.fsum(choice(table) for table in tables) >= bar:
             hits += 1
             if hits >= HITS:
-                return effect, hits / draws
-    return effect, (hits + 1) / (draws + 1)
+                return hits / draws
+    return (hits + 1) / (draws + 1)

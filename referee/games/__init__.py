@@ -65,6 +65,14 @@ LuckEstimator = Callable[[Sequence[Mapping[str, Any]], int], tuple[float, ...]]
 #: in the rotations it played after the first. Raises ValueError, KeyError or TypeError for events that do not
 #: fit together (that game is then left out of the test).
 InformedScorer = Callable[[Sequence[Mapping[str, Any]], int, Mapping[str, Any]], tuple[float, ...]]
+#: Held-hand scorer of a game: ``(events, num_seats, params) -> fit``, where ``fit(seat, held)`` (a float, no unit)
+#: is how well the moves of ``seat`` fit the hidden hands of the seats in ``held`` (a frozenset of seats; 0 for
+#: none), beyond what its own cards explain. ``events`` and ``params`` as for :data:`InformedScorer`. In a
+#: duplicate deal a bot held, in each earlier rotation, the hand of another seat; the duplicate audit
+#: (``league.integrity.audit``, rules §0.6) tests whether its moves fit the hands it held before in the real
+#: order of its rotations better than in other orders. Raises ValueError, KeyError or TypeError for events that
+#: do not fit together (that game is then left out of the test).
+HeldFitScorer = Callable[[Sequence[Mapping[str, Any]], int, Mapping[str, Any]], Callable[[int, frozenset[int]], float]]
 #: Standardised luck terms of a game: ``(events, num_seats, params) -> per seat, its terms in play
 #: order``. Each term lies in ``[-1, 1]`` and has conditional mean zero given everything the referee
 #: knew before the chance card it measures was revealed, whatever the bots do (the game's module
@@ -160,6 +168,9 @@ class GameSpec:
     - ``informed``: the game's :data:`InformedScorer` (in its folder, ``referee/games/<game>/audit.py``),
       or None when it has none (the duplicate audit then tests the score and the luck only). A game with
       hidden cards a remembering bot could know from an earlier rotation of a deal should declare one.
+    - ``held_fit``: the game's :data:`HeldFitScorer` (in its folder, ``referee/games/<game>/audit.py``), or
+      None: a game whose seats' hands are hidden and decide its moves (a betting game) should declare one, so that
+      the duplicate audit reads a bot's moves against the hands it held in earlier rotations of a deal.
     - ``luck_terms``: the game's :data:`LuckTerms` for the luck audit, or None when no chance
       card decides anything after a seat's decision (its rules chapter says why; the luck audit
       then has nothing to test for the game).
@@ -191,6 +202,7 @@ class GameSpec:
     default_budget_s: float = 120.0
     luck: LuckEstimator | None = None
     informed: InformedScorer | None = None
+    held_fit: HeldFitScorer | None = None
     luck_terms: LuckTerms | None = None
     team_play: TeamPlayScorer | None = None
 

@@ -9,7 +9,7 @@ choice made where the rules were silent, are in ``docs/rules/svara.md``.
 from __future__ import annotations
 
 from referee.games import DemoLineup, GameSpec
-from referee.games.svara.audit import informed
+from referee.games.svara.audit import held_fit, informed
 from referee.games.svara.bots import PointsBot, random_action
 from referee.games.svara.codec import VIEW, decode_action, encode_action, encode_view
 from referee.games.svara.points import MAX_POINTS, hand_points
@@ -57,6 +57,7 @@ SPEC = GameSpec(
     validation_params={"hands": 10},
     default_budget_s=300.0,  # seconds (rules §4.1): a seat decides about 126 times in a long 8-seat game
     informed=informed,  # the duplicate audit's informed-play score (rules §0.6)
+    held_fit=held_fit,  # the duplicate audit's held-hands test (rules §0.6)
     team_play=team_play,
 )
 

@@ -3,17 +3,22 @@
 A bot that played a deal in an earlier rotation of a duplicate season may remember the other seats'
 hands; the duplicate audit (``league.integrity.audit``) tests whether its moves fit those hidden
 hands better in its later rotations than in its first. :func:`informed` is the per-seat score it
-tests, declared in :data:`referee.games.svara.SPEC`.
+tests, declared in :data:`referee.games.svara.SPEC`; :func:`held_fit` reads the moves against the hands a seat
+held in the rotations it played before (the audit's held-hands test).
 
 Pure logic over a record's events; no I/O.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import combinations
 from typing import Any
 
-from referee.games.svara.points import hand_points
+from referee.games.svara.points import MAX_POINTS, SVARA_RANKS, hand_points
 
 
 def informed(events: Iterable[Mapping[str, Any]], num_seats: int, params: Mapping[str, Any]) -> tuple[float, ...]:
@@ -23,21 +28,95 @@ def informed(events: Iterable[Mapping[str, Any]], num_seats: int, params: Mappin
     hands only through what it was shown, so this score has the same distribution in its first and its later
     rotations of a deal; a bot that knows the other hands (from earlier rotations) scores higher later.
     ``events`` as a record holds them (``deal``, ``dealt``, ``stake``, ``see``, ``fold``); ``params`` the
-    game's parameters (``szacha``)."""
-    szacha = str(params.get("szacha", "6c"))
+    game's parameters (``szacha``). Raises KeyError for an event without its data."""
     score = [0.0] * num_seats
+    for m in moves(events, str(params.get("szacha", "6c"))):
+        best = all(m.points >= p for _, p in m.others)
+        score[m.seat] += 1.0 if m.fold != best else -1.0
+    return tuple(score)
+
+
+@lru_cache(maxsize=8)
+def at_most(szacha: str) -> tuple[float, ...]:
+    """``at_most(szacha)[p]``: the share of the 7,140 three-card hands of the 36-card pack (rules §2) whose points
+    (rules §2.2, ``szacha`` wild) are at most ``p``, for ``p`` in 0..33."""
+    pack = [rank + suit for rank in SVARA_RANKS for suit in "cdhs"]
+    counts = [0] * (MAX_POINTS + 1)
+    for hand in combinations(pack, 3):
+        counts[hand_points(hand, szacha)] += 1
+    total = sum(counts)
+    return tuple(sum(counts[: p + 1]) / total for p in range(MAX_POINTS + 1))
+
+
+@dataclass(frozen=True)
+class Move:
+    """One stake, see or fold (rules §2.4) of ``seat`` in hand ``hand`` (counting the record's deals from 0):
+    ``fold`` whether it folded, ``points`` its hand's points (rules §2.2), ``others`` the points of every other
+    seat still in the deal then, by seat."""
+
+    seat: int
+    hand: int
+    fold: bool
+    points: int
+    others: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
+class HeldFit:
+    """A Svara record's moves, read against hands a seat may have held in an earlier rotation of the deal (the
+    duplicate audit's held-hands test, ``GameSpec.held_fit``, rules §0.6). ``table``: :func:`at_most` of the
+    record's szacha."""
+
+    moves: tuple[Move, ...]
+    table: tuple[float, ...]
+
+    def __call__(self, seat: int, held: frozenset[int]) -> float:
+        """How much better the moves of ``seat`` fit the hands of the ``held`` seats than its own hand lets it
+        expect, summed over the record's hands: at each move while some held seat is still in the deal, ``beaten``
+        is 1 when one of them holds more points (rules §2.2), else 0, and ``expected`` the chance of that against
+        as many hands dealt at random (``1 - table[points] ** k``); a fold counts ``beaten - expected``, a stake or
+        see ``expected - beaten``, and a hand counts the mean of its moves. So a move its own hand explains (a
+        fold of a weak hand, a stake of a strong one) counts little, and one that only the held hands explain (a
+        fold of a strong hand one of them beats, a stake on a middling hand none of them beats) nearly 1. 0 for
+        no held seat."""
+        by_hand: dict[int, list[float]] = {}
+        for m in self.moves:
+            if m.seat != seat:
+                continue
+            known = [p for s, p in m.others if s in held]
+            if not known:
+                continue
+            beaten = 1.0 if max(known) > m.points else 0.0
+            expected = 1.0 - self.table[m.points] ** len(known)
+            by_hand.setdefault(m.hand, []).append(beaten - expected if m.fold else expected - beaten)
+        return math.fsum(math.fsum(v) / len(v) for v in by_hand.values())
+
+
+def held_fit(events: Iterable[Mapping[str, Any]], num_seats: int, params: Mapping[str, Any]) -> HeldFit:
+    """The :class:`HeldFit` of a Svara record: its stakes, sees and folds (rules §2.4) with every seat's points
+    (rules §2.2) at each deal. ``events`` and ``params`` as for :func:`informed`; ``num_seats`` is not needed
+    (the record's deals name their seats). Raises KeyError for an event without its data."""
+    szacha = str(params.get("szacha", "6c"))
+    return HeldFit(tuple(moves(events, szacha)), at_most(szacha))
+
+
+def moves(events: Iterable[Mapping[str, Any]], szacha: str) -> Iterator[Move]:
+    """Every stake, see and fold (rules §2.4) of a record's ``events`` by a seat still in the deal, with the points
+    (rules §2.2, ``szacha`` wild) of its hand and of every other hand still in. Raises KeyError for an event
+    without its data."""
     points: dict[int, int] = {}
     playing: set[int] = set()
+    hand = -1
     for e in events:
         kind, data = e["kind"], e["data"]
         if kind == "deal":
             points[data["seat"]] = hand_points(data["cards"], szacha)
         elif kind == "dealt":
             playing = set(data["seats"])
+            hand += 1
         elif kind in ("stake", "see", "fold") and data["seat"] in points and data["seat"] in playing:
             seat = data["seat"]
-            best = all(points[seat] >= points[o] for o in playing if o != seat and o in points)
-            score[seat] += 1.0 if (kind == "fold") != best else -1.0
+            others = tuple((o, points[o]) for o in sorted(playing) if o != seat and o in points)
+            yield Move(seat, hand, kind == "fold", points[seat], others)
             if kind == "fold":
                 playing.discard(seat)
-    return tuple(score)

@@ -3,8 +3,10 @@ known events (rules §2.2, §2.4)."""
 
 from __future__ import annotations
 
+import pytest
+
 from referee.games.svara import SPEC
-from referee.games.svara.audit import informed
+from referee.games.svara.audit import at_most, held_fit, informed
 from referee.games.svara.points import hand_points
 
 
@@ -42,3 +44,30 @@ def test_the_szacha_parameter_is_read() -> None:
                      ("stake", {"seat": 0, "amount": 1, "bank": 1}))
     assert informed(events, 2, {"szacha": "6c"}) == (-1.0, 0.0)
     assert informed(events, 2, {"szacha": "7d"}) == (1.0, 0.0)
+
+
+def test_held_fit_reads_a_seats_moves_against_the_hands_it_held_before() -> None:
+    """Seat 0 holds 28 points (Ah Kh 7h) and folds; seat 1 holds 31 (beats it), seat 2 holds 10 (does not). Against
+    held seat 1 the fold is explained only by that hand: it counts ``beaten - expected`` = 1 - (1 - F(28)), nearly
+    1 for a hand that strong. Against held seat 2, which it beats, the fold counts -(1 - F(28)), nearly 0. No held
+    seat (or only seats that had folded) counts 0. Seat 2's stake with a hand seat 0 beats, against held seat 0,
+    counts ``expected - beaten`` = (1 - F(10)) - 1 (it staked into a hand it would have known beat it)."""
+    hands = {0: ["Ah", "Kh", "7h"], 1: ["Ad", "Kd", "Qd"], 2: ["7s", "8c", "Td"]}
+    assert [hand_points(hands[s], "6c") for s in range(3)] == [28, 31, 10]
+    events = _events(*[("deal", {"seat": s, "cards": c}) for s, c in hands.items()],
+                     ("dealt", {"dealer": 2, "seats": [0, 1, 2], "svara": False}),
+                     ("stake", {"seat": 2, "amount": 1, "bank": 1}), ("fold", {"seat": 0}),
+                     ("stake", {"seat": 1, "amount": 2, "bank": 3}))
+    fit = held_fit(events, 3, {"szacha": "6c"})
+    table = at_most("6c")
+    assert fit(0, frozenset({1})) == pytest.approx(table[28])
+    assert fit(0, frozenset({2})) == pytest.approx(-(1 - table[28]))
+    assert fit(0, frozenset({1, 2})) == pytest.approx(1 - (1 - table[28] ** 2))
+    assert fit(0, frozenset()) == 0.0
+    assert fit(2, frozenset({0})) == pytest.approx((1 - table[10]) - 1)
+    assert fit(1, frozenset({0})) == 0.0  # seat 0 had folded before seat 1 moved
+    assert table[33] == 1.0 and table[0] == 0.0 and all(a <= b for a, b in zip(table, table[1:]))
+
+
+def test_the_spec_declares_the_held_fit() -> None:
+    assert SPEC.held_fit is held_fit
