@@ -171,6 +171,21 @@ def test_a_remembering_bot_is_flagged_or_gains_nothing(game: str) -> None:
 
 
 @pytest.mark.slow  # left out of `make check`; `make test` runs it
+def test_a_bot_that_uses_its_memory_only_in_its_2nd_and_3rd_rotations_is_flagged_by_the_held_hands() -> None:
+    """A game with a held-hand scorer (``GameSpec.held_fit``): bench.bench_audit's remembering bot, using what it
+    remembers only in the 2nd and 3rd rotation it plays of a deal, gains over its twin and is flagged by the
+    held-hands test in each of 2 seasons (later-less-first flagged it in 5 of 30); no honest bot of its seasons is."""
+    game = game_with(lambda s: s.held_fit is not None and s.name in MATCHES, "with a held-hand scorer")
+    for seed in (201, 202):
+        cheat, twin, player = season_pair(game, seed, only=frozenset({1, 2}))
+        assert player.known > 0
+        audit = audit_season(cheat.games, spec(game).higher_score_is_better)
+        assert cheat.mean_change[0] - twin.mean_change[0] > 30, seed
+        assert HELD_HANDS in {t.name for t in audit[0].flags}, (seed, audit[0].tests)
+        assert not any(audit[b].flags for b in range(1, 4)), seed
+
+
+@pytest.mark.slow  # left out of `make check`; `make test` runs it
 def test_honest_seasons_raise_few_false_alarms() -> None:
     """Honest duplicate seasons (the twins: reference bots only): p-values of the later-rotations test spread
     evenly (a randomisation test is exact), and no season of 10 is flagged (expected 0.1 at the 1% rate;
