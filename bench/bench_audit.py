@@ -147,33 +147,75 @@ def _predict(memory: dict[int, list[list[str]]], number: int, index: int, turned
 
 
 @dataclass
+class SvaraDeal:
+    """What :class:`RememberingSvara` remembers of one deal: each seat's cards as it saw them, with the game it saw
+    them in, and ``last``, the count of games it had seen when it last played the deal."""
+
+    hands: dict[int, tuple[Any, tuple[str, ...]]] = field(default_factory=dict)
+    last: int = 0
+
+    def fits(self, seat: int, hand: Sequence[str], bottom: str) -> bool:
+        """Whether this can be the deal in which ``seat`` holds ``hand`` and ``bottom`` is the bottom card: the
+        seat's own remembered cards are ``hand``, and no other remembered hand holds one of its cards or the
+        bottom card."""
+        mine = set(hand)
+        for other, (_, cards) in self.hands.items():
+            if other == seat and set(cards) != mine:
+                return False
+            if other != seat and (mine & set(cards) or bottom in cards):
+                return False
+        return True
+
+
+@dataclass
 class RememberingSvara(Player):
-    """``points`` that remembers every hand it saw (its own, and those shown) by deal and seat,
-    and finds the deal again by its szacha and bottom card (rules §2): when the hands of all the
-    seats still in are known it raises to the maximum or sees with the best hand and folds
+    """``points`` that remembers every hand it saw (its own, and those shown) by deal and seat, and finds the deal
+    again by its szacha and bottom card (rules §2) among the deals it played in its last :data:`WINDOW` games (a
+    deal's rotations are played within a block of tables, rules §0.6) whose remembered hands fit its own: when the
+    hands of all the seats still in are known it raises to the maximum or sees with the best hand and folds
     otherwise; when a known hand beats its own it folds. ``remember=False``: plain ``points``."""
 
+    #: games back in which a deal is looked for again
+    WINDOW = 48
     remember: bool = True
-    #: (szacha, bottom card, hand number, svara) -> seat -> (game number, cards)
-    memory: dict[tuple[str, str, int, int], dict[int, tuple[int, tuple[str, ...]]]] = field(default_factory=dict)
+    #: (szacha, bottom card, hand number, svara) -> the deals it played with them
+    memory: dict[tuple[str, str, int, int], list[SvaraDeal]] = field(default_factory=dict)
     known: int = 0
     #: as :class:`RememberingSam`'s: the rotations of a deal it uses its memory in (None: all)
     only: frozenset[int] | None = None
+    #: (game, deal key) -> the deal that game was found to be; game -> its count among the games seen
+    bound: dict[tuple[Any, tuple[str, str, int, int]], SvaraDeal] = field(default_factory=dict)
+    seen: dict[Any, int] = field(default_factory=dict)
+
+    def _deal(self, number: Any, seat: int, view: Any) -> SvaraDeal:
+        key = (view.szacha, view.bottom_card, view.hand_number, view.svara)
+        deal = self.bound.get((number, key))
+        if deal is None:
+            now = self.seen.setdefault(number, len(self.seen) + 1)
+            deals = self.memory.setdefault(key, [])
+            fitting = [d for d in deals if now - d.last <= self.WINDOW and d.fits(seat, view.hand, view.bottom_card)
+                       and all(g != number for g, _ in d.hands.values())]
+            deal = max(fitting, key=lambda d: d.last) if fitting else None
+            if deal is None:
+                deal = SvaraDeal()
+                deals.append(deal)
+            deal.last = now
+            self.bound[(number, key)] = deal
+        return deal
 
     def policy(self, seat: int, game: ScheduledGame) -> Policy:
         bot = PointsBot()
 
         def decide(view: Any, rng: random.Random) -> Any:
             honest = bot.svara(view, _ctx(seat, rng))
-            if not self.remember or not view.bottom_card:
+            if not self.remember or not view.bottom_card or not view.hand:
                 return honest
-            hands = self.memory.setdefault((view.szacha, view.bottom_card, view.hand_number, view.svara), {})
-            if view.hand:
-                hands.setdefault(seat, (game.number, tuple(view.hand)))
+            hands = self._deal(game.number, seat, view).hands
+            hands.setdefault(seat, (game.number, tuple(view.hand)))
             for shown in view.shown:
                 hands.setdefault(shown.seat, (game.number, tuple(shown.cards)))
             moves = set(view.legal.moves)
-            if not view.hand or FOLD not in moves or view.decision != svara_pb2.SVARA_DECISION_TURN:
+            if FOLD not in moves or view.decision != svara_pb2.SVARA_DECISION_TURN:
                 return honest
             others = [s for s, playing in enumerate(view.in_play) if playing and s != seat]
             known = {s: hands[s][1] for s in others if s in hands and hands[s][0] != game.number}

@@ -1,7 +1,7 @@
-"""The duplicate audit on the real platform: remembering Svara bots served over gRPC, seasons run by the local pool.
+"""The duplicate audit on the real platform: remembering bots served over gRPC, seasons run by the local pool.
 
-Usage: python -m bench.bench_audit_live [--seasons N] [--games 96] [--workers 2] [--attackers memo,evader]
-                                        [--seed S] [--keep DIR]
+Usage: python -m bench.bench_audit_live [--game svara|slippery-sam] [--seasons N] [--games 96] [--workers 2]
+                                        [--attackers memo,evader] [--seed S] [--keep DIR]
 
 ``bench.bench_audit`` measures the audit on simulated seasons played in-process, one game after another. This bench
 plays the same bots on the platform as a user runs it: each bot a gRPC server process of its own (capacity 4, so the
@@ -12,9 +12,10 @@ verdict read from ``cardarena standings --json`` (each row's ``audit``), exactly
 Per season seed, three seasons are played on the same key (so the same deals, seats and orders of rotations): with
 the remembering bot (``memo``: it uses what it remembers in every later rotation), with the evader (``evader``: only
 in the 2nd and 3rd rotation it plays of a deal, the bot a later-less-first test misses most), and with their twin
-(the same bot with its memory off). The three honest opponents are the bench's: ``points`` (the reference bot), a
-tight one and a sloppy one. A remembering bot finds the deal again by its szacha and bottom card (rules §2) and keys
-what it remembers by the opaque game id its requests carry.
+(the same bot with its memory off). The three honest opponents are the bench's (``reference``, ``weaker``,
+``sloppy``). The remembering bots are ``bench.bench_audit``'s (Svara's finds the deal again by its szacha, bottom card
+and the hands it remembers, Slippery Sam's by the first-dealer cards) and tell games apart by the opaque game id
+their requests carry.
 
 Printed per attacker: its gain over its twin (tokens a game, with a 95% interval over seasons), the seasons in which
 it is flagged (by which test), the seasons in which an honest bot is flagged, and the twins' seasons with any flag.
@@ -36,13 +37,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.bench_audit import BySeat, Player, RememberingSvara
-from bench.bench_duplicate import bot_policy, sloppy, tight_policy
+from bench.bench_audit import MATCHES, Player, _opponents
 from botsdk.bot import Bot, Context
 
-GAME = "svara"
-#: bot name -> (module:Class served, what it is)
-HONEST = ("points", "tight", "sloppy")
+#: The environment variable that tells the bot processes (spawned, so they import this module afresh) the game.
+GAME_ENV = "CARDARENA_BENCH_AUDIT_GAME"
+#: The games with a remembering bot that finds the deal again from what it is shown.
+GAMES = ("svara", "slippery-sam")
+#: The three honest opponents' names (``bench.bench_audit._opponents``: the reference bot, a weaker one, a sloppy one).
+HONEST = ("reference", "weaker", "sloppy")
+
+
+def _game() -> str:
+    return os.environ.get(GAME_ENV, "svara")
 
 
 @dataclass(frozen=True)
@@ -58,7 +65,7 @@ class PlayerBot(Bot):
 
     version = "1.0.0"
     author = "bench"
-    games = (GAME,)
+    games = GAMES
     capacity = 4
 
     def __init__(self, seed: int = 0) -> None:
@@ -69,67 +76,75 @@ class PlayerBot(Bot):
     def make(self) -> Player:
         raise NotImplementedError
 
-    def svara(self, view: Any, ctx: Context) -> Any:
+    def answer(self, view: Any, ctx: Context) -> Any:
         with self.lock:  # one memory, several games at once
             return self.player.policy(ctx.seat, _Game(ctx.game_id))(view, ctx.rng)  # type: ignore[arg-type]
 
+    def svara(self, view: Any, ctx: Context) -> Any:
+        return self.answer(view, ctx)
+
+    def slippery_sam(self, view: Any, ctx: Context) -> Any:
+        return self.answer(view, ctx)
+
 
 class MemoBot(PlayerBot):
-    """``points`` that remembers every hand it saw, by deal, and uses it in every later rotation."""
+    """The game's remembering bot (``bench.bench_audit.MATCHES``): it uses what it remembers in every later rotation."""
 
     name = "memo"
 
     def make(self) -> Player:
-        return RememberingSvara(True)
+        return MATCHES[_game()][1](True)
 
 
 class EvaderBot(PlayerBot):
-    """``points`` that remembers, and uses it only in the 2nd and 3rd rotation it plays of a deal."""
+    """The remembering bot that uses what it remembers only in the 2nd and 3rd rotation it plays of a deal."""
 
     name = "evader"
 
     def make(self) -> Player:
-        return RememberingSvara(True, only=frozenset({1, 2}))
+        player = MATCHES[_game()][1](True)
+        player.only = frozenset({1, 2})  # type: ignore[attr-defined]
+        return player
 
 
 class TwinBot(PlayerBot):
-    """The remembering bots' twin: ``points`` through the same code, memory off."""
+    """The remembering bots' twin: the same code, memory off."""
 
     name = "twin"
 
     def make(self) -> Player:
-        return RememberingSvara(False)
+        return MATCHES[_game()][1](False)
 
 
-class TightBot(PlayerBot):
-    """``bench.bench_duplicate``'s tight Svara policy."""
+class ReferenceBot(PlayerBot):
+    """The game's reference bot, as the simulated seasons play it."""
 
-    name = "tight"
+    name = "reference"
 
     def make(self) -> Player:
-        return BySeat(tight_policy)
+        return _opponents(_game())[0]
+
+
+class WeakerBot(PlayerBot):
+    """The simulated seasons' weaker honest bot."""
+
+    name = "weaker"
+
+    def make(self) -> Player:
+        return _opponents(_game())[1]
 
 
 class SloppyBot(PlayerBot):
-    """``points`` playing a share of its decisions at random (``bench.bench_duplicate.sloppy``)."""
+    """The simulated seasons' bot that plays a share of its decisions at random."""
 
     name = "sloppy"
 
     def make(self) -> Player:
-        return BySeat(lambda seat: sloppy("points", GAME, seat))
+        return _opponents(_game())[2]
 
 
-class PointsPlayerBot(PlayerBot):
-    """The reference ``points`` bot, seeded per seat as the simulated seasons seed it."""
-
-    name = "points"
-
-    def make(self) -> Player:
-        return BySeat(lambda seat: bot_policy("points", GAME, seat))
-
-
-SERVED = {"memo": "MemoBot", "evader": "EvaderBot", "twin": "TwinBot", "points": "PointsPlayerBot",
-          "tight": "TightBot", "sloppy": "SloppyBot"}
+SERVED = {"memo": "MemoBot", "evader": "EvaderBot", "twin": "TwinBot", "reference": "ReferenceBot",
+          "weaker": "WeakerBot", "sloppy": "SloppyBot"}
 
 
 def _cli(*args: str, env: dict[str, str]) -> str:
@@ -141,9 +156,10 @@ def _cli(*args: str, env: dict[str, str]) -> str:
     return done.stdout
 
 
-def play_season(name: str, bot: str, seed: int, games: int, workers: int, db: str, env: dict[str, str]) -> dict[str, Any]:
+def play_season(game: str, name: str, bot: str, seed: int, games: int, workers: int, db: str,
+                env: dict[str, str]) -> dict[str, Any]:
     """Create and run one duplicate season of ``bot`` and the honest three; returns its standings rows by bot name."""
-    _cli("season", "create", name, "--game", GAME, "--bots", ",".join([bot, *HONEST]), "--tables", "4", "--games",
+    _cli("season", "create", name, "--game", game, "--bots", ",".join([bot, *HONEST]), "--tables", "4", "--games",
          str(games), "--duplicate", "--seed", str(seed), "--deadline", "5", "--db", db, env=env)
     _cli("season", "run", name, "--workers", str(workers), "--db", db, env=env)
     data = json.loads(_cli("standings", "--season", name, "--json", "--db", db, env=env))
@@ -161,6 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=96)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--attackers", default="memo,evader")
+    parser.add_argument("--game", choices=GAMES, default="svara")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--keep", type=Path, help="keep the store in this directory")
     args = parser.parse_args(argv)
@@ -175,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     work = args.keep or Path(tempfile.mkdtemp(prefix="audit-live-"))
     work.mkdir(parents=True, exist_ok=True)
     db = f"sqlite:///{work / 'store.db'}"
+    os.environ[GAME_ENV] = args.game  # the bot processes inherit it
     env = {**os.environ, "CARDARENA_DB_URL": db}
     store = open_store(db, policy=POLICY)
     served = [*attackers, "twin", *HONEST]
@@ -187,7 +205,8 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.seasons):
             seed = args.seed * 1_000_003 + i
             for bot in [*attackers, "twin"]:
-                rows[bot].append(play_season(f"live-{bot}-{seed}", bot, seed, args.games, args.workers, db, env))
+                rows[bot].append(play_season(args.game, f"live-{bot}-{seed}", bot, seed, args.games, args.workers, db,
+                                             env))
             print(f"season seed {seed} done ({time.monotonic() - started:.0f} s)", flush=True)
         twin = [_per_game(r["twin"]) for r in rows["twin"]]
         twin_alarms = sum(any(r[b]["audit"] for b in r) for r in rows["twin"])
@@ -203,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
                     key = line.split(":")[0]
                     tests[key] = tests.get(key, 0) + 1
             honest = sum(any(r[h]["audit"] for h in HONEST) for r in rows[bot])
-            print(f"{bot}: gain over its twin {mean:+.1f} tokens a game [{mean - 1.96 * sd / math.sqrt(n):+.1f}, "
+            print(f"{args.game}, {bot}: gain over its twin {mean:+.1f} tokens a game [{mean - 1.96 * sd / math.sqrt(n):+.1f}, "
                   f"{mean + 1.96 * sd / math.sqrt(n):+.1f}] over {n} seasons of {args.games} games; flagged in "
                   f"{flagged}/{n} ({', '.join(f'{k} {v}' for k, v in sorted(tests.items())) or 'no test'}); an honest "
                   f"bot of its seasons flagged in {honest}/{n}")
