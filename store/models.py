@@ -508,3 +508,57 @@ class GameOutput(Base):
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
     text: Mapped[str] = mapped_column(Text)
     truncated: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class FoldedSeason(Base):
+    """A finished season (done, its key public: ``store.chain.finished``; it takes no new game, and none of its
+    games changes again) whose per-bot results are folded into :class:`BotTotal`, :class:`BotSeasonTotal` and
+    :class:`BotOpponentTotal` (``store.reads.totals``), so a bot's page sums a few rows per finished season instead
+    of reading every seat it ever played. One row per season, written in the transaction that folds it."""
+
+    __tablename__ = "folded_seasons"
+
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"), primary_key=True)
+
+
+class BotTotal(Base):
+    """A bot's done games of the folded seasons, by game, seat position and version (``store.reads.bots``'s
+    :data:`UNKNOWN_VERSION` for seats stored before versions were): ``games``, ``place_sum``, ``change_sum``
+    (the game's unit), ``wins`` (first places), ``faults``, and ``first_game`` (the smallest game id: versions
+    are listed in order of first play)."""
+
+    __tablename__ = "bot_totals"
+
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"), primary_key=True)
+    game: Mapped[str] = mapped_column(String(64), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version: Mapped[str] = mapped_column(String(64), primary_key=True)
+    games: Mapped[int] = mapped_column(BigInteger)
+    place_sum: Mapped[int] = mapped_column(BigInteger)
+    change_sum: Mapped[int] = mapped_column(BigInteger)
+    wins: Mapped[int] = mapped_column(BigInteger)
+    faults: Mapped[int] = mapped_column(BigInteger)
+    first_game: Mapped[int] = mapped_column(BigInteger)
+
+
+class BotSeasonTotal(Base):
+    """A bot's done games in one folded season (its seasons list); a season it sat in with none done holds 0."""
+
+    __tablename__ = "bot_season_totals"
+
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"), primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"), primary_key=True)
+    games: Mapped[int] = mapped_column(BigInteger)
+
+
+class BotOpponentTotal(Base):
+    """A bot's head-to-head record against one opponent over the folded seasons: games met, games it placed
+    ahead (``wins``) and level (``draws``)."""
+
+    __tablename__ = "bot_opponent_totals"
+
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"), primary_key=True)
+    opponent_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"), primary_key=True)
+    games: Mapped[int] = mapped_column(BigInteger)
+    wins: Mapped[int] = mapped_column(BigInteger)
+    draws: Mapped[int] = mapped_column(BigInteger)

@@ -83,7 +83,7 @@ class Store:
         self.replays = Replays(self.db)
         self.game_reads = GameReads(self.db)
         self.season_reads = SeasonReads(self.db)
-        self.bot_reads = BotReads(self.db)
+        self.bot_reads = BotReads(self.db, policy)
         self.marks = BotMarks(self.db)
         self.chain = ChainReads(self.db, policy)
         self.ladders = Ladders(self.db, policy, self.seasons)

@@ -17,8 +17,11 @@ from sqlalchemy.orm import Session, aliased
 
 from referee.games import spec
 from store.db import NotFound
-from store.models import (Bot, Game, GameSeat, GameStatus, Ladder, Rating, Replay, Season, SeasonBotStatus,
-                          SeasonStatus)
+from store.models import (Bot, BotOpponentTotal, BotSeasonTotal, BotTotal, FoldedSeason, Game, GameSeat, GameStatus,
+                          Ladder, Rating, Replay, Season, SeasonBotStatus, SeasonStatus)
+from store.policy import LeaguePolicy
+from store.reads import totals
+from store.reads.totals import fold_finished
 from store.replays import decode_json
 from store.sealing import published
 from store.reads import doc
@@ -96,7 +99,7 @@ class BotProblem:
 
 
 #: How a seat stored before versions were recorded per game shows its version.
-UNKNOWN_VERSION = "unknown"
+UNKNOWN_VERSION = totals.UNKNOWN_VERSION
 
 
 @dataclass(frozen=True)
@@ -154,6 +157,11 @@ def _require_bot(s: Session, bot_id: int) -> Bot:
     return bot
 
 
+def _unfolded_seasons(s: Session) -> list[int]:
+    """The ids of the seasons whose results are not folded into the per-bot totals (``store.reads.totals``)."""
+    return list(s.scalars(select(Season.id).where(Season.id.not_in(select(FoldedSeason.season_id)))))
+
+
 def recent_replays(s: Session, bot_id: int, limit: int, faulted_only: bool,
                     season_id: int | None = None) -> list[tuple[int, int, list[int], dict[str, Any]]]:
     """``(game_id, season_id, the bot's seats, record JSON)`` of the bot's most recent done games
@@ -180,8 +188,9 @@ def recent_replays(s: Session, bot_id: int, limit: int, faulted_only: bool,
 class BotReads:
     """Bots as read models, over one :class:`~store.session.Database`."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, policy: LeaguePolicy) -> None:
         self._db = db
+        self._policy = policy
 
     def games_played(self) -> dict[int, int]:
         """``{bot id: games}``: every bot's seats in games stored as done, all seasons (sealed ones
@@ -192,63 +201,92 @@ class BotReads:
         return {bot_id: int(n) for bot_id, n in rows}
 
     def bot_seasons(self, bot_id: int) -> list[BotSeason]:
-        """The seasons a bot sits in, newest first: id, name, game, status, its done games and Elo. Raises NotFound."""
+        """The seasons a bot sits in, newest first: id, name, game, status, its done games and Elo. Finished
+        seasons come from their folded totals (``store.reads.totals``), the others from their games. Raises
+        NotFound."""
+        self.fold()
         with self._db.read() as s:
             _require_bot(s, bot_id)
-            rows = s.execute(
-                select(Season.id, Season.name, Season.game, Season.status,
-                       func.count(case((published(), 1))))
-                .join(Game, Game.season_id == Season.id)
-                .join(GameSeat, GameSeat.game_id == Game.id)
-                .where(GameSeat.bot_id == bot_id)
-                .group_by(Season.id, Season.name, Season.game, Season.status)
-                .order_by(Season.id.desc())
-            ).all()
+            open_ids = _unfolded_seasons(s)
+            counts: dict[int, int] = dict(s.execute(select(BotSeasonTotal.season_id, BotSeasonTotal.games)
+                                                    .where(BotSeasonTotal.bot_id == bot_id)).all())
+            if open_ids:
+                counts.update(s.execute(
+                    select(Game.season_id, func.count(case((published(), 1))))
+                    .join(GameSeat, GameSeat.game_id == Game.id)
+                    .where(GameSeat.bot_id == bot_id, Game.season_id.in_(open_ids))
+                    .group_by(Game.season_id)).all())
+            ids = sorted(counts, reverse=True)
+            seasons = {sid: (name, game, status) for sid, name, game, status in s.execute(
+                select(Season.id, Season.name, Season.game, Season.status).where(Season.id.in_(ids)))} if ids else {}
             elo = dict(s.execute(select(Rating.season_id, Rating.elo).where(Rating.bot_id == bot_id)).all())
-            ids = [r[0] for r in rows]
             ladders = {sid: (name, epoch) for sid, name, epoch in s.execute(
                 select(Season.id, Ladder.name, Season.epoch).join(Ladder, Ladder.id == Season.ladder_id)
                 .where(Season.id.in_(ids)))} if ids else {}
-        return [BotSeason(sid, name, game, SeasonStatus(status).value, int(n), round(elo[sid], 1) if sid in elo else None,
-                          *ladders.get(sid, (None, None)))
-                for sid, name, game, status, n in rows]
+        return [BotSeason(sid, seasons[sid][0], seasons[sid][1], SeasonStatus(seasons[sid][2]).value, int(counts[sid]),
+                          round(elo[sid], 1) if sid in elo else None, *ladders.get(sid, (None, None)))
+                for sid in ids if sid in seasons]
 
     def results_by_seat(self, bot_id: int, season_id: int | None = None) -> list[SeatStats]:
         """A bot's done games grouped by game and seat position (seat numbers as the referee numbers
         them; who deals first is drawn by lot), by game then seat: a mean change is only taken over
         one game's unit (tokens or points). Raises NotFound for an unknown bot."""
-        with self._db.read() as s:
-            _require_bot(s, bot_id)
-            q = (select(Season.game, GameSeat.seat, func.count(), func.avg(GameSeat.place), func.avg(GameSeat.change),
-                        func.sum(case((GameSeat.place == 1, 1), else_=0)), func.sum(GameSeat.faults))
-                 .join(Game, Game.id == GameSeat.game_id)
-                 .join(Season, Season.id == Game.season_id)
-                 .where(GameSeat.bot_id == bot_id, published())
-                 .group_by(Season.game, GameSeat.seat).order_by(Season.game, GameSeat.seat))
-            if season_id is not None:
-                q = q.where(Game.season_id == season_id)
-            rows = s.execute(q).all()
-        return [SeatStats(seat, int(n), float(p), float(c), int(w), int(f or 0), game, *_score_kind(game))
-                for game, seat, n, p, c, w, f in rows]
+        rows = self._results(bot_id, season_id, by_seat=True)
+        return [SeatStats(int(seat), n, p / n, c / n, w, f, game, *_score_kind(game))
+                for (game, seat), (n, p, c, w, f, _) in sorted(rows.items())]
 
     def results_by_version(self, bot_id: int, season_id: int | None = None) -> list[VersionStats]:
         """A bot's done games grouped by game and the version each was played as (recorded per seat
         at the claim), by game then version in order of first play; seats stored before versions
         were recorded show as :data:`UNKNOWN_VERSION`. Raises NotFound for an unknown bot."""
+        rows = self._results(bot_id, season_id, by_seat=False)
+        ordered = sorted(rows.items(), key=lambda item: (item[0][0], item[1][5]))
+        return [VersionStats(str(v), game, n, p / n, c / n, w, f, *_score_kind(game))
+                for (game, v), (n, p, c, w, f, _) in ordered]
+
+    def _results(self, bot_id: int, season_id: int | None, by_seat: bool) -> dict[tuple[str, Any], list[Any]]:
+        """``{(game, seat or version): [games, place sum, change sum, wins, faults, first game id]}`` of a bot's
+        published seats: of ``season_id`` only when given (read from its games), else the folded totals of the
+        finished seasons plus the games of the others. Raises NotFound for an unknown bot."""
+        if season_id is None:
+            self.fold()
         version = func.coalesce(GameSeat.version, UNKNOWN_VERSION)
+        key = GameSeat.seat if by_seat else version
+        out: dict[tuple[str, Any], list[Any]] = {}
         with self._db.read() as s:
             _require_bot(s, bot_id)
-            q = (select(Season.game, version, func.count(), func.avg(GameSeat.place), func.avg(GameSeat.change),
-                        func.sum(case((GameSeat.place == 1, 1), else_=0)), func.sum(GameSeat.faults))
+            if season_id is None:
+                total_key = BotTotal.seat if by_seat else BotTotal.version
+                for game, k, n, p, c, w, f, first in s.execute(
+                        select(BotTotal.game, total_key, func.sum(BotTotal.games), func.sum(BotTotal.place_sum),
+                               func.sum(BotTotal.change_sum), func.sum(BotTotal.wins), func.sum(BotTotal.faults),
+                               func.min(BotTotal.first_game))
+                        .where(BotTotal.bot_id == bot_id).group_by(BotTotal.game, total_key)):
+                    out[(game, k)] = [int(n), int(p), int(c), int(w), int(f), int(first)]
+                seasons = _unfolded_seasons(s)
+            else:
+                seasons = [season_id]
+            if not seasons:
+                return out
+            q = (select(Season.game, key, func.count(), func.coalesce(func.sum(GameSeat.place), 0),
+                        func.coalesce(func.sum(GameSeat.change), 0),
+                        func.sum(case((GameSeat.place == 1, 1), else_=0)),
+                        func.coalesce(func.sum(GameSeat.faults), 0), func.min(Game.id))
                  .join(Game, Game.id == GameSeat.game_id)
                  .join(Season, Season.id == Game.season_id)
-                 .where(GameSeat.bot_id == bot_id, published())
-                 .group_by(Season.game, version).order_by(Season.game, func.min(Game.id)))
-            if season_id is not None:
-                q = q.where(Game.season_id == season_id)
-            rows = s.execute(q).all()
-        return [VersionStats(str(v), game, int(n), float(p), float(c), int(w), int(f or 0), *_score_kind(game))
-                for game, v, n, p, c, w, f in rows]
+                 .where(GameSeat.bot_id == bot_id, published(), Game.season_id.in_(seasons))
+                 .group_by(Season.game, key))
+            for game, k, n, p, c, w, f, first in s.execute(q):
+                row = out.setdefault((game, k), [0, 0, 0, 0, 0, int(first)])
+                for i, v in enumerate((n, p, c, w, f)):
+                    row[i] += int(v)
+                row[5] = min(row[5], int(first))
+        return out
+
+    def fold(self) -> int:
+        """Fold the seasons finished since the last fold into the per-bot totals (``store.reads.totals``); returns
+        how many."""
+        return fold_finished(self._db, self._policy)
 
     def problems(self, bot_id: int) -> list[BotProblem]:
         """The bot's outages recorded per season (rules §4.9), newest season first: those still open (the
@@ -274,24 +312,39 @@ class BotReads:
         return sorted(out, key=lambda p: not p.open)  # stable: newest season first within each
 
     def opponents(self, bot_id: int, season_id: int | None = None) -> list[OpponentStats]:
-        """A bot's head-to-head record against every bot it met in done games, most games first.
-        Raises NotFound for an unknown bot."""
+        """A bot's head-to-head record against every bot it met in done games, most games first: of ``season_id``
+        only when given, else the folded totals of the finished seasons plus the games of the others. Raises
+        NotFound for an unknown bot."""
+        if season_id is None:
+            self.fold()
         a, b = aliased(GameSeat), aliased(GameSeat)
+        met: dict[int, list[int]] = {}
         with self._db.read() as s:
             _require_bot(s, bot_id)
-            q = (select(b.bot_id, Bot.name, func.count(),
-                        func.sum(case((a.place < b.place, 1), else_=0)),
-                        func.sum(case((a.place == b.place, 1), else_=0)))
-                 .select_from(a)
-                 .join(Game, Game.id == a.game_id)
-                 .join(b, and_(b.game_id == a.game_id, b.bot_id != a.bot_id))
-                 .join(Bot, Bot.id == b.bot_id)
-                 .where(a.bot_id == bot_id, published())
-                 .group_by(b.bot_id, Bot.name)
-                 .order_by(func.count().desc(), Bot.name))
-            if season_id is not None:
-                q = q.where(Game.season_id == season_id)
-            return [OpponentStats(o, name, int(n), int(w), int(d), int(n - w - d)) for o, name, n, w, d in s.execute(q)]
+            if season_id is None:
+                for o, n, w, d in s.execute(select(BotOpponentTotal.opponent_id, BotOpponentTotal.games,
+                                                   BotOpponentTotal.wins, BotOpponentTotal.draws)
+                                            .where(BotOpponentTotal.bot_id == bot_id)):
+                    met[o] = [int(n), int(w), int(d)]
+                seasons = _unfolded_seasons(s)
+            else:
+                seasons = [season_id]
+            if seasons:
+                q = (select(b.bot_id, func.count(),
+                            func.sum(case((a.place < b.place, 1), else_=0)),
+                            func.sum(case((a.place == b.place, 1), else_=0)))
+                     .select_from(a)
+                     .join(Game, Game.id == a.game_id)
+                     .join(b, and_(b.game_id == a.game_id, b.bot_id != a.bot_id))
+                     .where(a.bot_id == bot_id, published(), Game.season_id.in_(seasons))
+                     .group_by(b.bot_id))
+                for o, n, w, d in s.execute(q):
+                    row = met.setdefault(o, [0, 0, 0])
+                    for i, v in enumerate((n, w, d)):
+                        row[i] += int(v)
+            names = {i: n for i, n in s.execute(select(Bot.id, Bot.name).where(Bot.id.in_(list(met))))} if met else {}
+        rows = [OpponentStats(o, names[o], n, w, d, n - w - d) for o, (n, w, d) in met.items() if o in names]
+        return sorted(rows, key=lambda r: (-r.games, r.name))
 
     def fault_log(self, bot_id: int, limit_games: int = 50, season_id: int | None = None) -> list[FaultEntry]:
         """The bot's faults in its most recent ``limit_games`` done games with a fault (of
