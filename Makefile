@@ -26,11 +26,11 @@ demo: $(STAMP)
 # the suite in TEST_JOBS processes (pytest-xdist), one per core on two cores: more (4) is about 10% faster but its
 # load makes timing-sensitive tests flaky; every process starts its own redis-server and PostgreSQL database. Each file's tests run
 # in one process, in order, as in a single run (a module's fixtures, such as the cluster, are built once and some
-# tests build on the ones before). TEST_JOBS=0: one process
+# tests build on the ones before). TEST_JOBS=0: one process. The 15 slowest tests are listed at the end
 TEST_JOBS ?= 2
 
 test: $(STAMP)
-	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) --dist loadfile $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) --dist loadfile --durations=15 $(PYTEST_ARGS)
 
 # pure tests only: what needs no bot process, database, broker or browser, and none marked slow
 CHECK_TESTS := referee/games tests/test_audit.py tests/test_luck.py tests/test_cards.py tests/test_chance.py \

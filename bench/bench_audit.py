@@ -1,7 +1,7 @@
 """The duplicate audit against bots that remember: detection and false-alarm rates; a measurement, not a test.
 
 Usage: python -m bench.bench_audit [--seasons N] [--games-per-season 96] [--seed S]
-                                   [--games slippery-sam,svara,rummy]
+                                   [--games slippery-sam,svara,rummy] [--evade] [--thin RATE] [--big Q]
 
 Each season is a duplicate season of 4 bots on tables of 4 (``league.competition.schedule``: 24 deal
 groups of 4 rotations for 96 games, each table's rotations in the key's random order), played
@@ -13,6 +13,9 @@ one and one that plays a share of its decisions at random (``bench.bench_duplica
 - **remembering**: the reference bot plus a memory of everything it was shown in the earlier
   rotations of the same deal, used to bet, fold or draw (:class:`RememberingSam`,
   :class:`RememberingSvara`, :class:`KnowingRummy`);
+- with ``--evade``, ``--thin`` or ``--big``, the remembering bot holds back as a white-box attacker of the audit
+  would: memory only in its 2nd and 3rd rotation of a deal, in a share of the decisions it could use it in, or
+  only on stakes at least a quantile of those it has met (:class:`Restraint`);
 - **twin**: the same bot with its memory switched off (it plays as the reference bot), in the
   same seasons (same keys, so the same deals, seats and orders): its seasons are honest ones.
 
@@ -72,6 +75,32 @@ def _ctx(seat: int, rng: random.Random) -> Context:
 
 
 @dataclass
+class Restraint:
+    """When a remembering bot uses what it knows (the white-box attackers of the audit): ``rate``, the share of the
+    decisions it could use it in where it does (a bot that spreads its gain thinly; drawn from its own stream, so
+    its twin's play is unchanged), and ``big``, a quantile: it uses it only when the decision's size (Slippery Sam:
+    the most it may bet; Svara: the bank) is at least that quantile of the sizes it has met so far (a bot that
+    uses its memory only on large stakes; 0: always)."""
+
+    rate: float = 1.0
+    big: float = 0.0
+    sizes: list[float] = field(default_factory=list)
+    draws: int = 0
+
+    def uses(self, number: Any, size: float) -> bool:
+        """Whether to use what it knows at this decision of game ``number`` with this ``size``."""
+        self.sizes.append(size)
+        if self.big > 0.0:
+            ordered = sorted(self.sizes)
+            if size < ordered[min(len(ordered) - 1, int(self.big * len(ordered)))]:
+                return False
+        if self.rate < 1.0:
+            self.draws += 1
+            return random.Random(f"restraint/{number}/{self.draws}").random() < self.rate
+        return True
+
+
+@dataclass
 class RememberingSam(Player):
     """``odds`` that remembers every stack card it saw turned, by deal, and finds the deal again
     by the first-dealer cards (public from the start, rules §1.2) and the cards turned so far in
@@ -85,6 +114,7 @@ class RememberingSam(Player):
     memory: dict[tuple[str, ...], dict[int, list[list[str]]]] = field(default_factory=dict)
     known: int = 0  # bets placed knowing the card
     only: frozenset[int] | None = None
+    restraint: Restraint = field(default_factory=Restraint)
 
     def policy(self, seat: int, game: ScheduledGame) -> Policy:
         bot = OddsBot()
@@ -103,7 +133,7 @@ class RememberingSam(Player):
             turned = list(view.turned)
             index = len(deals) - 1 if turned else len(deals)
             card = _predict(mine, game.number, index, turned, set(view.hand))
-            if card is None:
+            if card is None or not self.restraint.uses(game.number, view.max_amount):
                 return honest
             self.known += 1
             amount = view.max_amount if beats(list(view.hand), card) else view.min_amount
@@ -186,6 +216,7 @@ class RememberingSvara(Player):
     #: (game, deal key) -> the deal that game was found to be; game -> its count among the games seen
     bound: dict[tuple[Any, tuple[str, str, int, int]], SvaraDeal] = field(default_factory=dict)
     seen: dict[Any, int] = field(default_factory=dict)
+    restraint: Restraint = field(default_factory=Restraint)
 
     def _deal(self, number: Any, seat: int, view: Any) -> SvaraDeal:
         key = (view.szacha, view.bottom_card, view.hand_number, view.svara)
@@ -221,7 +252,7 @@ class RememberingSvara(Player):
             known = {s: hands[s][1] for s in others if s in hands and hands[s][0] != game.number}
             if self.only is not None and len({n for n, _ in hands.values() if n != game.number}) not in self.only:
                 return honest
-            if not known:
+            if not known or not self.restraint.uses(game.number, view.bank):
                 return honest
             self.known += 1
             mine = hand_points(list(view.hand), view.szacha)
@@ -463,8 +494,8 @@ def simulate_season(game: str, params: dict[str, int], players: Sequence[Player]
     return Season(out, [t / c if c else 0.0 for t, c in zip(totals, counts)])
 
 
-def season_pair(game: str, seed: int, games: int = 96,
-                only: frozenset[int] | None = None) -> tuple[Season, Season, Player]:
+def season_pair(game: str, seed: int, games: int = 96, only: frozenset[int] | None = None,
+                restraint: Restraint | None = None) -> tuple[Season, Season, Player]:
     """The same season (``seed``) played with the remembering bot in seat list position 0, then
     with its twin; returns ``(remembering season, twin season, the remembering player)``. ``only``:
     the rotations of a deal it uses its memory in (Slippery Sam's and Svara's bots; None: all)."""
@@ -472,6 +503,8 @@ def season_pair(game: str, seed: int, games: int = 96,
     cheat = make(True)
     if only is not None:
         cheat.only = only  # type: ignore[attr-defined]
+    if restraint is not None and hasattr(cheat, "restraint"):
+        cheat.restraint = restraint  # type: ignore[attr-defined]
     with_memory = simulate_season(game, params, [cheat, *_opponents(game)], seed, games)
     twin = simulate_season(game, params, [make(False), *_opponents(game)], seed, games)
     return with_memory, twin, cheat
@@ -486,6 +519,12 @@ def main() -> None:
     parser.add_argument("--evade", action="store_true",
                         help="the remembering bot uses its memory only in the 2nd and 3rd rotation it plays of a "
                              "deal (Slippery Sam, Svara): the evader of a trend test")
+    parser.add_argument("--thin", type=float, default=1.0,
+                        help="the remembering bot uses its memory in only this share of the decisions it could "
+                             "(Slippery Sam, Svara): a bot that spreads its gain thinly")
+    parser.add_argument("--big", type=float, default=0.0,
+                        help="the remembering bot uses its memory only when the stake is at least this quantile of "
+                             "the stakes it has met (e.g. 0.75; Slippery Sam, Svara): large stakes only")
     parser.add_argument("--honest-only", action="store_true",
                         help="only honest seasons (the twins): the false-alarm rate, at half the cost")
     args = parser.parse_args()
@@ -501,7 +540,8 @@ def main() -> None:
         for i in range(args.seasons):
             seed = args.seed * 1_000_003 + i
             cheat, twin, _ = season_pair(game, seed, args.games_per_season,
-                                         frozenset({1, 2}) if args.evade else None)
+                                         frozenset({1, 2}) if args.evade else None,
+                                         Restraint(args.thin, args.big))
             gains.append(cheat.mean_change[0] - twin.mean_change[0])
             first += cheat.mean_change[0] == max(cheat.mean_change)
             honest = audit_season(twin.games, higher)
