@@ -347,25 +347,21 @@ def audit_games(game: GameSpec, deals: Iterable[tuple[int, int, int, int, Any]],
                              _or_none(lambda: estimator(record.events, record.num_seats)) if estimator else None,
                              _or_none(lambda: informed(record.events, record.num_seats, record.params))
                              if informed else None, (played or {}).get(number),
-                             _fit_or_none(lambda: held(record.events, record.num_seats, record.params))
+                             _or_none(lambda: held(record.events, record.num_seats, record.params), _as_is)
                              if held else None))
     return out
 
 
-def _fit_or_none(compute: Any) -> Any:
-    """``compute()`` (a game's held-hand fit), or None when the record's events do not fit together: that game is
-    left out, and with it its group's held-hands test."""
-    try:
-        return compute()
-    except (ValueError, KeyError, TypeError):
-        return None
+def _as_is(value: Any) -> Any:
+    return value
 
 
-def _or_none(compute: Any) -> tuple[float, ...] | None:
-    """``tuple(compute())``, or None when the record's events do not fit together (ValueError): that game's
-    luck or informed-play score is left out, and with it its group's test of that kind."""
+def _or_none(compute: Any, convert: Any = tuple) -> Any:
+    """``convert(compute())`` (a tuple of the scores, by default), or None when the record's events do not fit
+    together (ValueError, KeyError, TypeError): that game's luck, informed-play score or held-hand fit is left out,
+    and with it its group's test of that kind."""
     try:
-        return tuple(compute())
+        return convert(compute())
     except (ValueError, KeyError, TypeError):
         return None
 

@@ -21,7 +21,6 @@ from store.models import (Bot, BotOpponentTotal, BotSeasonTotal, BotTotal, Folde
                           Ladder, Rating, Replay, Season, SeasonBotStatus, SeasonStatus)
 from store.policy import LeaguePolicy
 from store.reads import totals
-from store.reads.totals import fold_finished
 from store.replays import decode_json
 from store.sealing import published
 from store.reads import doc
@@ -286,7 +285,7 @@ class BotReads:
     def fold(self) -> int:
         """Fold the seasons finished since the last fold into the per-bot totals (``store.reads.totals``); returns
         how many."""
-        return fold_finished(self._db, self._policy)
+        return totals.fold_finished(self._db, self._policy)
 
     def problems(self, bot_id: int) -> list[BotProblem]:
         """The bot's outages recorded per season (rules §4.9), newest season first: those still open (the
