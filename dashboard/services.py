@@ -67,9 +67,10 @@ def bot_id_of(store: Store, ref: str) -> int:
     return bot.id
 
 
-def seasons(store: Store) -> list[SeasonSummary]:
-    """Every season with its progress, newest first."""
-    return list(reversed(store.season_reads.season_summaries()))
+def seasons(store: Store, epochs: bool = True) -> list[SeasonSummary]:
+    """Every season with its progress, newest first (``epochs=False``: not the ladders' epochs, which their ladder's
+    page lists)."""
+    return list(reversed(store.season_reads.season_summaries(epochs=epochs)))
 
 
 def season_detail(store: Store, season_id: int) -> SeasonDetailOut:

@@ -542,12 +542,27 @@ class BotTotal(Base):
 
 
 class BotSeasonTotal(Base):
-    """A bot's done games in one folded season (its seasons list); a season it sat in with none done holds 0."""
+    """A bot's done games in one folded season (its seasons list; a season it sat in with none done holds 0), and
+    ``seated``, its games there of any status (its game list's count)."""
 
     __tablename__ = "bot_season_totals"
 
     bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"), primary_key=True)
     season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"), primary_key=True)
+    games: Mapped[int] = mapped_column(BigInteger)
+    seated: Mapped[int] = mapped_column(BigInteger, default=0, server_default=text("0"))
+
+
+class SeasonGameTotal(Base):
+    """A folded season's games by status (``cancelled``: not played because the season was cancelled), the rows
+    its progress is counted from (``store.seasons.progress_counts``): the season list reads these instead of
+    counting every game of every finished season."""
+
+    __tablename__ = "season_game_totals"
+
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16), primary_key=True)
+    cancelled: Mapped[bool] = mapped_column(Boolean, primary_key=True)
     games: Mapped[int] = mapped_column(BigInteger)
 
 

@@ -82,7 +82,7 @@ class Store:
         self.games = GameLifecycle(self.db, policy)
         self.replays = Replays(self.db)
         self.game_reads = GameReads(self.db)
-        self.season_reads = SeasonReads(self.db)
+        self.season_reads = SeasonReads(self.db, policy)
         self.bot_reads = BotReads(self.db, policy)
         self.marks = BotMarks(self.db)
         self.chain = ChainReads(self.db, policy)

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from markupsafe import Markup
 
 from dashboard import charts, ladders, services
+from dashboard.crosstable import crosstable_html
 from dashboard.deps import LadderCountsDep, RefresherDep, SettingsDep, StoreDep
 from dashboard.params import MAX_ID, BotRef, GameId, ReceivedId, SeasonId, SeasonRef
 from dashboard.replays import NoReplay, load_replay
@@ -26,7 +27,8 @@ PAGE_EPOCHS = 5
 
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request, store: StoreDep, settings: SettingsDep) -> HTMLResponse:
-    return render(request, "home.html", seasons=services.seasons(store), ladders=ladders.ladders(store),
+    """The ladders, then the seasons that are not a ladder's epochs (its ladder's page lists those), newest first."""
+    return render(request, "home.html", seasons=services.seasons(store, epochs=False), ladders=ladders.ladders(store),
                   refresh_s=settings.refresh_s)
 
 
@@ -86,7 +88,8 @@ def season_page(request: Request, season: SeasonRef, store: StoreDep, refresher:
     ml_games = max((r.ml_games for r in rows if r.ml_games is not None), default=None)
     final = detail.progress.done + detail.progress.failed
     ratings_pending = final > settings.sync_limit and ml_games != detail.progress.done
-    return render(request, "season.html", season=detail, rows=rows, cross=cross, cells=cells, has_ml=has_ml, has_luck=has_luck,
+    return render(request, "season.html", season=detail, rows=rows, cross=cross, has_ml=has_ml, has_luck=has_luck,
+                  crosstable=crosstable_html(cross.bots, cells, season_id) if cross.cells else None,
                   screened=screened, ml_games=ml_games, ratings_pending=ratings_pending, refresh_s=settings.refresh_s)
 
 
@@ -163,7 +166,7 @@ def games_page(
 
     return render(request, "games.html", data=data, query=query, page=page, pages=pages,
                   prev_url=link(page - 1) if page > 1 else None, next_url=link(page + 1) if page < pages else None,
-                  seasons=services.seasons(store), bots=services.bots(store, 10_000, 0))
+                  seasons=store.season_reads.season_names(), bots=services.bots(store, 10_000, 0))
 
 
 @router.get("/games/{game_id:int}", response_class=HTMLResponse)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Query
 
 from dashboard import services
 from dashboard.deps import RefresherDep, SettingsDep, StoreDep
@@ -15,8 +17,10 @@ NOT_FOUND = {404: {"model": ErrorOut, "description": "no season with this id or 
 
 
 @router.get("", response_model=list[SeasonSummary], summary="All seasons with their progress, newest first")
-def list_seasons(store: StoreDep) -> list[SeasonSummary]:
-    return services.seasons(store)
+def list_seasons(store: StoreDep, epochs: Annotated[bool, Query(
+        description="false: leave out the ladders' epochs (each ladder's page and API list its own)")] = True,
+                 ) -> list[SeasonSummary]:
+    return services.seasons(store, epochs)
 
 
 @router.get("/{season}", response_model=SeasonDetailOut, responses=NOT_FOUND, summary="One season, by id or by name")

@@ -1,12 +1,14 @@
 // Live progress: while a season runs, poll the JSON API and update the progress bars and counts.
 // The counts' names and order are the store's (store.PROGRESS_KEYS), as in _progress.html.
 // On a season page (data-reload="yes") the page reloads when its season's done count changes,
-// so standings and the crosstable stay current. Polling stops once nothing runs.
+// so standings and the crosstable stay current. Polling stops once nothing runs. data-source is the API URL
+// polled: a list of seasons (the home page's) or one season (a season page's).
 (function () {
   "use strict";
   const script = document.currentScript;
   const every = Math.max(1, Number(script.dataset.refresh || 3)) * 1000;
   const reload = script.dataset.reload === "yes";
+  const source = script.dataset.source || "/api/v1/seasons";
   const bars = Array.from(document.querySelectorAll(".progress[data-season]"));
   if (!bars.length) return;
 
@@ -40,9 +42,10 @@
   }
   async function poll() {
     try {
-      const res = await fetch("/api/v1/seasons", { headers: { Accept: "application/json" } });
+      const res = await fetch(source, { headers: { Accept: "application/json" } });
       if (!res.ok) return true;
-      const seasons = await res.json();
+      const data = await res.json();
+      const seasons = Array.isArray(data) ? data : [data];
       seasons.forEach(update);
       return seasons.some((s) => !STILL.includes(s.status));
     } catch (e) {

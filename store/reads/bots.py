@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, case, func, select
+from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from referee.games import spec
@@ -216,14 +216,16 @@ class BotReads:
                     .where(GameSeat.bot_id == bot_id, Game.season_id.in_(open_ids))
                     .group_by(Game.season_id)).all())
             ids = sorted(counts, reverse=True)
-            seasons = {sid: (name, game, status) for sid, name, game, status in s.execute(
-                select(Season.id, Season.name, Season.game, Season.status).where(Season.id.in_(ids)))} if ids else {}
+            # its seasons by a subquery, not a list of ids: a bot of a ladder sits in some 1,000 epochs
+            sat = Season.id.in_(select(BotSeasonTotal.season_id).where(BotSeasonTotal.bot_id == bot_id))
+            seasons = {sid: (name, game, status, ladder, epoch) for sid, name, game, status, ladder, epoch in s.execute(
+                select(Season.id, Season.name, Season.game, Season.status, Ladder.name, Season.epoch)
+                .outerjoin(Ladder, Ladder.id == Season.ladder_id)
+                .where(or_(sat, Season.id.in_(open_ids)) if open_ids else sat))} if ids else {}
             elo = dict(s.execute(select(Rating.season_id, Rating.elo).where(Rating.bot_id == bot_id)).all())
-            ladders = {sid: (name, epoch) for sid, name, epoch in s.execute(
-                select(Season.id, Ladder.name, Season.epoch).join(Ladder, Ladder.id == Season.ladder_id)
-                .where(Season.id.in_(ids)))} if ids else {}
         return [BotSeason(sid, seasons[sid][0], seasons[sid][1], SeasonStatus(seasons[sid][2]).value, int(counts[sid]),
-                          round(elo[sid], 1) if sid in elo else None, *ladders.get(sid, (None, None)))
+                          round(elo[sid], 1) if sid in elo else None,
+                          *((seasons[sid][3], seasons[sid][4]) if seasons[sid][3] is not None else (None, None)))
                 for sid in ids if sid in seasons]
 
     def results_by_seat(self, bot_id: int, season_id: int | None = None) -> list[SeatStats]:

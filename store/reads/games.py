@@ -17,7 +17,8 @@ from sqlalchemy import ColumnElement, Select, exists, func, select
 from sqlalchemy.orm import Session, aliased
 
 from store.db import NotFound
-from store.models import AttemptOutcome, Bot, Game, GameAttempt, GameSeat, GameStatus, Ladder, Season
+from store.models import (AttemptOutcome, Bot, BotSeasonTotal, BotTotal, FoldedSeason, Game, GameAttempt, GameSeat,
+                          GameStatus, Ladder, Season, SeasonGameTotal)
 from store.sealing import SEALED_MESSAGE, sealed
 from store.reads import doc
 from store.session import Database
@@ -175,10 +176,7 @@ class GameReads:
         if f.result is not None and f.bot_id is None:
             raise ValueError("filtering by result needs a bot")
         with self._db.read() as s:
-            total = int(s.scalar(_filtered(select(func.count()).select_from(Game), f)) or 0)
-            q = _filtered(select(Game, Season.name, Season.game, sealed()).join(Season, Season.id == Game.season_id), f)
-            page = s.execute(q.order_by(Game.id.desc()).limit(limit).offset(offset)).all()
-            return total, _game_rows(s, page)
+            return _count(s, f), _game_rows(s, _page(s, f, limit, offset))
 
 
     def final_game_by_token(self, token: str) -> int | None:
@@ -208,25 +206,79 @@ def unstarted_ladder_table(game: Any = Game) -> ColumnElement[bool]:
                                                                  epoch.ladder_id.is_not(None))
 
 
-def _filtered(q: Select[Any], f: GameFilter) -> Select[Any]:
+def _seat_condition(f: GameFilter) -> ColumnElement[bool]:
+    """SQL on a ``GameSeat`` row: the seat of ``f.bot_id``, placed as ``f.result`` asks."""
+    seat = GameSeat.bot_id == f.bot_id
+    if f.result == "win":
+        return seat & (GameSeat.place == 1)
+    if f.result == "loss":
+        return seat & (GameSeat.place > 1)
+    return seat
+
+
+def _game_filtered(q: Select[Any], f: GameFilter) -> Select[Any]:
+    """``q`` (over ``Game``) with every condition of ``f`` but the bot's seat."""
     if f.season_id is not None:
         q = q.where(Game.season_id == f.season_id)
     if f.status is not None:
         q = q.where(Game.status == f.status)
     if f.bot_id is not None:
-        seat = exists().where(GameSeat.game_id == Game.id, GameSeat.bot_id == f.bot_id)
         q = q.where(~unstarted_ladder_table())  # who sits at a ladder's table is not shown before it starts
-        if f.result == "win":
-            seat = seat.where(GameSeat.place == 1)
-        elif f.result == "loss":
-            seat = seat.where(GameSeat.place > 1)
-        q = q.where(seat)
     if f.fault is not None:
-        faulted = exists().where(GameSeat.game_id == Game.id, GameSeat.faults > 0)
+        other = aliased(GameSeat)  # any seat of the game (the bot's page selects from its own seats)
+        faulted = exists().where(other.game_id == Game.id, other.faults > 0)
         q = q.where(faulted if f.fault else ~faulted)
     if f.result is not None or f.fault is not None:  # filters on results: a sealed game's are not shown
         q = q.where(~sealed())
     return q
+
+
+def _filtered(q: Select[Any], f: GameFilter) -> Select[Any]:
+    """``q`` (over ``Game``) with every condition of ``f``."""
+    if f.bot_id is not None:
+        q = q.where(exists().where(GameSeat.game_id == Game.id, _seat_condition(f)))
+    return _game_filtered(q, f)
+
+
+def _page(s: Session, f: GameFilter, limit: int, offset: int) -> list[Any]:
+    """One page of ``(Game, season name, game name, sealed)`` rows matching ``f``, newest first. A bot's page is
+    chosen from its seats (the index on ``game_seats (bot_id, game_id, place, ...)``, newest first), so a deep page
+    of its wins reads its seats and those games, not every game stored after them."""
+    rows = select(Game, Season.name, Season.game, sealed()).join(Season, Season.id == Game.season_id)
+    if f.bot_id is None:
+        return list(s.execute(_filtered(rows, f).order_by(Game.id.desc()).limit(limit).offset(offset)).all())
+    ids = _game_filtered(select(GameSeat.game_id).join(Game, Game.id == GameSeat.game_id).where(_seat_condition(f)),
+                         f).distinct().order_by(GameSeat.game_id.desc()).limit(limit).offset(offset)
+    chosen = list(s.scalars(ids))  # DISTINCT: a game where the bot holds two seats is listed once
+    return list(s.execute(rows.where(Game.id.in_(chosen)).order_by(Game.id.desc())).all()) if chosen else []
+
+
+def _count(s: Session, f: GameFilter) -> int:
+    """How many games match ``f``. Over every season (no season filter, no fault filter), the folded seasons'
+    games are counted from their totals (``store.reads.totals``: every game of one is final and none is sealed), and
+    only the other seasons' games are counted one by one: all games or those of one status from
+    ``season_game_totals``; a bot's (any status or done, any result) from ``bot_season_totals`` and ``bot_totals``.
+    At a million games that is a few rows instead of counting the bot's ~40,000 seats or every game."""
+    everything = _filtered(select(func.count()).select_from(Game), f)
+    if f.season_id is not None or f.fault is not None:
+        return int(s.scalar(everything) or 0)
+    if f.bot_id is None:
+        kept = select(func.sum(SeasonGameTotal.games))
+        if f.status is not None:
+            kept = kept.where(SeasonGameTotal.status == f.status)
+    elif f.status not in (None, GameStatus.DONE):
+        return int(s.scalar(everything) or 0)
+    elif f.result is None and f.status is None:
+        kept = select(func.sum(BotSeasonTotal.seated)).where(BotSeasonTotal.bot_id == f.bot_id)
+    elif f.result is None:
+        kept = select(func.sum(BotSeasonTotal.games)).where(BotSeasonTotal.bot_id == f.bot_id)
+    else:  # a place is stored only with a done game's results, and is 1 or more (store.lifecycle)
+        won = f.result == "win"
+        kept = select(func.sum(BotTotal.wins if won else BotTotal.games - BotTotal.wins)).where(
+            BotTotal.bot_id == f.bot_id)
+    live = list(s.scalars(select(Season.id).where(Season.id.not_in(select(FoldedSeason.season_id)))))
+    counted = int(s.scalar(everything.where(Game.season_id.in_(live))) or 0) if live else 0
+    return int(s.scalar(kept) or 0) + counted
 
 
 def _game_rows(s: Session, page: Sequence[Any]) -> list[GameRow]:

@@ -18,10 +18,11 @@ from sqlalchemy import and_, case, func, select
 from sqlalchemy.orm import Session, aliased
 
 from store.db import NotFound
-from store.models import Bot, Game, GameSeat, GameStatus, Season, SeasonBotStatus
+from store.models import Bot, Game, GameSeat, GameStatus, Season, SeasonBotStatus, SeasonGameTotal
+from store.policy import LeaguePolicy
 from store.ratings import stored_ratings
 from store.sealing import published
-from store.reads import doc
+from store.reads import doc, totals
 from store.seasons import IS_CANCELLED, progress_counts, season_state
 from store.session import Database
 
@@ -89,6 +90,13 @@ class CrossCell:
     losses: int
 
 
+class SeasonName(NamedTuple):
+    """A season's id and name."""
+
+    id: int
+    name: str
+
+
 class SeatTotals(NamedTuple):
     """One bot's published seats of a season summed in SQL: ``games`` seats, sums of places, changes
     (tokens or points) and faults, ``retired`` seats; ``elo`` its stored rating (None: no rated game)."""
@@ -130,27 +138,50 @@ def _require_season(s: Session, season_id: int) -> Season:
 class SeasonReads:
     """Seasons as read models, over one :class:`~store.session.Database`."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, policy: LeaguePolicy) -> None:
         self._db = db
+        self._policy = policy  # which seasons are finished (folded: store.reads.totals)
 
-    def season_summaries(self, season_id: int | None = None) -> list[SeasonSummary]:
-        """Every season (or just ``season_id``) with its games per status, by id. One grouped query."""
+    def season_summaries(self, season_id: int | None = None, *, epochs: bool = True) -> list[SeasonSummary]:
+        """Every season (or just ``season_id``; ``epochs=False``: leaving out the ladders' epochs) with its games per
+        status, by id. A folded season's counts are read
+        from ``season_game_totals`` (``store.reads.totals``; the list folds what is newly finished first), the others'
+        in one grouped query over their games, so the list costs about the same at a thousand finished seasons as at
+        one. Raises the store's errors (StoreError)."""
+        if season_id is None:
+            totals.fold_finished(self._db, self._policy)
         with self._db.read() as s:
             q = select(Season).order_by(Season.id)
-            cq = (select(Game.season_id, Game.status, IS_CANCELLED, func.count())
-                  .group_by(Game.season_id, Game.status, IS_CANCELLED))
+            folded_q = select(SeasonGameTotal.season_id, SeasonGameTotal.status, SeasonGameTotal.cancelled,
+                              SeasonGameTotal.games)
             if season_id is not None:
                 q = q.where(Season.id == season_id)
-                cq = cq.where(Game.season_id == season_id)
+                folded_q = folded_q.where(SeasonGameTotal.season_id == season_id)
+            if not epochs:
+                q = q.where(Season.ladder_id.is_(None))
+                folded_q = folded_q.join(Season, Season.id == SeasonGameTotal.season_id).where(
+                    Season.ladder_id.is_(None))
             seasons = list(s.scalars(q))
             rows: dict[int, list[tuple[str, bool, int]]] = {x.id: [] for x in seasons}
-            for sid, status, cancelled, n in s.execute(cq):
+            folded = totals.folded_ids(s)
+            for sid, status, cancelled, n in (s.execute(folded_q) if folded else ()):
                 if sid in rows:
+                    rows[sid].append((status, cancelled, n))
+            live = [x.id for x in seasons if x.id not in folded]
+            if live:
+                cq = (select(Game.season_id, Game.status, IS_CANCELLED, func.count())
+                      .where(Game.season_id.in_(live)).group_by(Game.season_id, Game.status, IS_CANCELLED))
+                for sid, status, cancelled, n in s.execute(cq):
                     rows[sid].append((status, cancelled, n))
             return [SeasonSummary(x.id, x.name, x.game, season_state(x.status, x.config), x.created_at, x.finished_at,
                                   Progress(**progress_counts(rows[x.id])),
                                   bool(x.reproducible), x.commitment, x.chance_scheme, x.chain_head, x.chain_length)
                     for x in seasons]
+
+    def season_names(self) -> list[SeasonName]:
+        """Every season's id and name, newest first: the games page's season filter (nothing counted)."""
+        with self._db.read() as s:
+            return [SeasonName(i, n) for i, n in s.execute(select(Season.id, Season.name).order_by(Season.id.desc()))]
 
     def done_count(self, season_id: int) -> tuple[int, int]:
         """``(done, failed)`` games of the season: a cache key for anything computed from final games."""

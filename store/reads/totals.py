@@ -3,13 +3,14 @@
 A finished season (done and its key public, :func:`store.chain.finished`) takes no new game, and none of its games
 changes again: a sequential season between batches and a ladder's open epoch are not finished. So its per-bot
 results are folded once into ``bot_totals`` (by game, seat position and version), ``bot_season_totals`` (done games
-per season) and ``bot_opponent_totals`` (head to head), with a ``folded_seasons`` row written in the same transaction.
-The bot reads (``store.reads.bots``) fold what is newly finished, then add these rows to a live aggregate over the
-seasons not folded. Nothing in a finished season is sealed (no game of it is still to be played), so the totals hold
+per season) and ``bot_opponent_totals`` (head to head), and its games by status into ``season_game_totals``, with a
+``folded_seasons`` row written in the same transaction. The bot reads (``store.reads.bots``) and the season list
+(``store.reads.seasons``) fold what is newly finished, then add these rows to a live aggregate over the seasons not
+folded. Nothing in a finished season is sealed (no game of it is still to be played), so the totals hold
 exactly what :func:`store.sealing.published` would count.
 
 Folding runs in the read path (the first page after a season finishes): every season finished since the last fold,
-in one write transaction of three ``INSERT ... SELECT`` statements. Two processes folding the same season race on
+in one write transaction of four ``INSERT ... SELECT`` statements. Two processes folding the same season race on
 its ``folded_seasons`` row, and the loser rolls back; on PostgreSQL the folds also take one advisory lock, so that
 two folds never add to the same totals rows at once.
 """
@@ -25,9 +26,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
 
 from store.chain import finished
-from store.models import (BotOpponentTotal, BotSeasonTotal, BotTotal, FoldedSeason, Game, GameSeat, GameStatus,
-                          Season, SeasonStatus)
+from store.models import (BotOpponentTotal, BotSeasonTotal, BotTotal, FoldedSeason, Game, GameSeat,
+                          GameStatus, Season, SeasonGameTotal, SeasonStatus)
 from store.policy import LeaguePolicy
+from store.seasons import IS_CANCELLED
 from store.session import Database
 
 #: The version shown for seats stored before versions were recorded (migration 0008).
@@ -37,7 +39,7 @@ FOLD_LOCK = 0x0CA4_0015
 
 
 def fold_finished(db: Database, policy: LeaguePolicy) -> int:
-    """Fold every finished season not folded yet, all in one write transaction (three ``INSERT ... SELECT``
+    """Fold every finished season not folded yet, all in one write transaction (four ``INSERT ... SELECT``
     statements over their games); returns how many this call folded (seasons another process folded meanwhile are
     skipped). Raises the store's errors (StoreError)."""
     with db.read() as s:
@@ -76,10 +78,10 @@ def fold_seasons(s: Session, season_ids: Sequence[int]) -> int:
                .group_by(GameSeat.bot_id, Season.game, GameSeat.seat, version))
     _add(s, BotTotal, by_seat, ("bot_id", "game", "seat", "version"),
          ("games", "place_sum", "change_sum", "wins", "faults"), "first_game")
-    per_season = (select(GameSeat.bot_id, Game.season_id, func.count(case((done, 1))))
+    per_season = (select(GameSeat.bot_id, Game.season_id, func.count(case((done, 1))), func.count())
                   .join(Game, Game.id == GameSeat.game_id).where(Game.season_id.in_(ids))
                   .group_by(GameSeat.bot_id, Game.season_id))
-    s.execute(BotSeasonTotal.__table__.insert().from_select(["bot_id", "season_id", "games"], per_season))
+    s.execute(BotSeasonTotal.__table__.insert().from_select(["bot_id", "season_id", "games", "seated"], per_season))
     a, o = aliased(GameSeat), aliased(GameSeat)
     met = (select(a.bot_id, o.bot_id, func.count(), func.sum(case((a.place < o.place, 1), else_=0)),
                   func.sum(case((a.place == o.place, 1), else_=0)))
@@ -87,7 +89,15 @@ def fold_seasons(s: Session, season_ids: Sequence[int]) -> int:
            .join(o, and_(o.game_id == a.game_id, o.bot_id != a.bot_id))
            .where(Game.season_id.in_(ids), done).group_by(a.bot_id, o.bot_id))
     _add(s, BotOpponentTotal, met, ("bot_id", "opponent_id"), ("games", "wins", "draws"))
+    by_status = (select(Game.season_id, Game.status, IS_CANCELLED, func.count()).where(Game.season_id.in_(ids))
+                 .group_by(Game.season_id, Game.status, IS_CANCELLED))
+    s.execute(SeasonGameTotal.__table__.insert().from_select(["season_id", "status", "cancelled", "games"], by_status))
     return len(ids)
+
+
+def folded_ids(s: Session) -> set[int]:
+    """The ids of the folded seasons."""
+    return set(s.scalars(select(FoldedSeason.season_id)))
 
 
 def _add(s: Session, model: Any, rows: Select[Any], keys: Sequence[str], sums: Sequence[str],
