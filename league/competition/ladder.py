@@ -341,6 +341,10 @@ def match_state(store, ladder_id: int, by_version: Mapping[tuple[int, str], int]
             continue
         key = pair(a, b)
         state.last_met[key] = max(state.last_met.get(key, last), last)
+    for (a, b), last in state.last_met.items():  # by entrant too: the matchmaker's fast reading
+        state.met.setdefault(a, {})[b] = last
+        state.met.setdefault(b, {})[a] = last
+    state.met_pairs = len(state.last_met)
     return state, agg.last_id
 
 
@@ -349,10 +353,11 @@ def match_state(store, ladder_id: int, by_version: Mapping[tuple[int, str], int]
 
 def _copy_state(state: MatchState) -> MatchState:
     """A copy of ``state`` that :meth:`MatchState.record` may change (its containers copied one level deep:
-    a tenth of ``copy.deepcopy``'s time at 100 entrants)."""
+    a tenth of ``copy.deepcopy``'s time at 100 entrants), its meetings by entrant included (without them the
+    matchmaker reads every pair from ``last_met``: 10 ms a table at 100 entrants)."""
     return MatchState(state.games, Counter(state.played), dict(state.last_met),
                       {e: Counter(c) for e, c in state.seat_counts.items()}, dict(state.first_seat),
-                      dict(state.last_seat))
+                      dict(state.last_seat), {e: dict(m) for e, m in state.met.items()}, state.met_pairs)
 
 
 @dataclass
