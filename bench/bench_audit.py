@@ -2,6 +2,7 @@
 
 Usage: python -m bench.bench_audit [--seasons N] [--games-per-season 96] [--seed S]
                                    [--games slippery-sam,svara,rummy] [--evade] [--thin RATE] [--big Q]
+                                   [--frame]
 
 Each season is a duplicate season of 4 bots on tables of 4 (``league.competition.schedule``: 24 deal
 groups of 4 rotations for 96 games, each table's rotations in the key's random order), played
@@ -18,6 +19,10 @@ one and one that plays a share of its decisions at random (``bench.bench_duplica
   only on stakes at least a quantile of those it has met (:class:`Restraint`);
 - **twin**: the same bot with its memory switched off (it plays as the reference bot), in the
   same seasons (same keys, so the same deals, seats and orders): its seasons are honest ones.
+- with ``--frame`` (Svara), a framer against an honest target instead (:class:`HeldFramer`): a sacrificial bot
+  that, where it holds cards the target held in an earlier rotation and knows the target's hand, stakes the most
+  when it beats it and sees when it does not, so that the target's honest folds and stakes fit the hands it held;
+  printed: how often the target is flagged beside its twin's seasons, and the framer.
 
 Printed per game: the remembering bot's gain (its mean change per game less its twin's, with a
 95% interval over seasons) and rank; the share of honest seasons with any audit flag (the
@@ -264,6 +269,55 @@ class RememberingSvara(Player):
                     return svara_pb2.SvaraAction(move=SEE)
                 if STAKE in moves:
                     return svara_pb2.SvaraAction(move=STAKE, amount=view.legal.stake_max)
+            return honest
+
+        return decide
+
+
+@dataclass
+class HeldFramer(Player):
+    """A sacrificial Svara bot that tries to have an honest ``target`` flagged by the held-hands test: it plays
+    ``points`` except in a rotation where it holds a seat the target held in an earlier rotation of the deal (the
+    seats of a started game are public) and knows the target's hand now (it held the target's seat earlier, or saw
+    the hand shown). There, when its hand beats the target's, it stakes the most it may at every turn, so that the
+    honest target folds to a hand it held itself; when it does not, it sees, so that the target's stakes meet a held
+    hand they beat. The deal is told by its deal group (an upper bound: :class:`RememberingSvara` finds it by its
+    szacha and bottom card). Its twin (``frame=False``) plays ``points``."""
+
+    target: int = 1
+    frame: bool = True
+    #: (deal group, hand number, svara) -> seat -> cards it saw there (its own, and those shown)
+    hands: dict[tuple[int, int, int], dict[int, tuple[str, ...]]] = field(default_factory=dict)
+    #: deal group -> the seats the target held in the rotations played so far
+    target_seats: dict[int, set[int]] = field(default_factory=dict)
+    framed: int = 0  # decisions played to frame
+
+    def policy(self, seat: int, game: ScheduledGame) -> Policy:
+        bot = PointsBot()
+        seats = self.target_seats.setdefault(game.deal_group, set())
+        target = game.seats.index(self.target) if self.target in game.seats else None
+        sat_there = seat in seats  # the target held this seat's cards in an earlier rotation
+        if target is not None:
+            seats.add(target)
+
+        def decide(view: Any, rng: random.Random) -> Any:
+            honest = bot.svara(view, _ctx(seat, rng))
+            if not self.frame or not view.hand:
+                return honest
+            seen = self.hands.setdefault((game.deal_group, view.hand_number, view.svara), {})
+            seen.setdefault(seat, tuple(view.hand))
+            for shown in view.shown:
+                seen.setdefault(shown.seat, tuple(shown.cards))
+            moves = set(view.legal.moves)
+            if (not sat_there or target is None or not view.in_play[target] or target not in seen
+                    or FOLD not in moves or view.decision != svara_pb2.SVARA_DECISION_TURN):
+                return honest
+            self.framed += 1
+            if hand_points(list(view.hand), view.szacha) > hand_points(list(seen[target]), view.szacha):
+                if STAKE in moves:
+                    return svara_pb2.SvaraAction(move=STAKE, amount=view.legal.stake_max)
+            if SEE in moves:
+                return svara_pb2.SvaraAction(move=SEE)
             return honest
 
         return decide
@@ -525,9 +579,15 @@ def main() -> None:
     parser.add_argument("--big", type=float, default=0.0,
                         help="the remembering bot uses its memory only when the stake is at least this quantile of "
                              "the stakes it has met (e.g. 0.75; Slippery Sam, Svara): large stakes only")
+    parser.add_argument("--frame", action="store_true",
+                        help="Svara: a framer (HeldFramer) against an honest target, the reference bot (bot 1), "
+                             "beside its twin's seasons: how often the held-hands test flags the target")
     parser.add_argument("--honest-only", action="store_true",
                         help="only honest seasons (the twins): the false-alarm rate, at half the cost")
     args = parser.parse_args()
+    if args.frame:
+        print_framing(args.seasons, args.seed, args.games_per_season)
+        return
     for game in args.games.split(","):
         if args.honest_only:
             print_false_alarms(game, args.seasons, args.seed, args.games_per_season)
@@ -564,6 +624,37 @@ def main() -> None:
               + ", ".join(f"{k} {v}" for k, v in by_test.items()) + f"); an honest bot of its seasons "
               f"{other_flag}/{n}; honest seasons with any flag {honest_alarm}/{n} ({100 * honest_alarm / n:.1f}%)")
 
+
+
+def print_framing(seasons: int, seed: int, games: int) -> None:
+    """Svara seasons of a :class:`HeldFramer` against bot 1 (the reference bot), each beside the same season with
+    the framer's twin: how often the target is flagged (and by which test), and the framer."""
+    started = time.perf_counter()
+    params, _ = MATCHES["svara"]
+    higher = spec("svara").higher_score_is_better
+    target_flags = twin_target_flags = framer_flags = framed = 0
+    by_test = {LATER: 0, INFORMED_PLAY: 0, LUCK: 0, HELD_HANDS: 0}
+    cost: list[float] = []
+    for i in range(seasons):
+        seed_i = seed * 1_000_003 + i
+        framer = HeldFramer(target=1)
+        season = simulate_season("svara", params, [framer, *_opponents("svara")], seed_i, games)
+        twin = simulate_season("svara", params, [HeldFramer(target=1, frame=False), *_opponents("svara")], seed_i,
+                               games)
+        audited, plain = audit_season(season.games, higher), audit_season(twin.games, higher)
+        target_flags += bool(audited[1].flags)
+        for t in audited[1].flags:
+            by_test[t.name] += 1
+        twin_target_flags += bool(plain[1].flags)
+        framer_flags += bool(audited[0].flags)
+        framed += framer.framed
+        cost.append(season.mean_change[0] - twin.mean_change[0])
+    n = seasons
+    mean = sum(cost) / n
+    print(f"svara framing: {n} seasons of {games} games, 4 bots ({time.perf_counter() - started:.0f} s); the framer "
+          f"played {framed / n:.0f} decisions a season to frame, its gain over its twin {mean:+.1f} tokens/game")
+    print(f"  target flagged {target_flags}/{n} (" + ", ".join(f"{k} {v}" for k, v in by_test.items())
+          + f"); in its twin's seasons {twin_target_flags}/{n}; the framer flagged {framer_flags}/{n}")
 
 
 def print_false_alarms(game: str, seasons: int, seed: int, games: int) -> None:

@@ -40,7 +40,8 @@ done rotations, and only the groups none of whose games is still to be played:
   folder): the one channel through which a bot surely knows hidden cards in a later rotation is the hand it held
   itself, at another seat, in an earlier one. For each order the group's rotations could have been played in,
   the score sums the fit of the bot's moves in each rotation to the hands of the seats it held in the rotations
-  before it in that order (the game's scorer, e.g. in a betting game the folds of a hand one of them beats); the effect is
+  before it in that order (the game's scorer, e.g. in a betting game the folds of a hand one of them beats, each
+  counted by the tokens at stake, so that small moves against the memory cannot cancel the large ones it wins); the effect is
   the real order's score less the mean over every order, per game. A bot whose play does not depend on the
   earlier rotations has the same chance of every order, so the p-value is that of the randomisation over orders
   (each group's order drawn again uniformly; every order when a group has at most 6 rotations, else

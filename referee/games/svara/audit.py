@@ -52,34 +52,38 @@ def at_most(szacha: str) -> tuple[float, ...]:
 class Move:
     """One stake, see or fold (rules §2.4) of ``seat`` in hand ``hand`` (counting the record's deals from 0):
     ``fold`` whether it folded, ``points`` its hand's points (rules §2.2), ``others`` the points of every other
-    seat still in the deal then, by seat."""
+    seat still in the deal then, by seat; ``tokens`` what the move put in the bank (a stake's or a see's amount)
+    or, for a fold, what staying in would have cost (the last stake, at least ``min_stake``, rules §2.6)."""
 
     seat: int
     hand: int
     fold: bool
     points: int
     others: tuple[tuple[int, int], ...]
+    tokens: int = 0
 
 
 @dataclass(frozen=True)
 class HeldFit:
     """A Svara record's moves, read against hands a seat may have held in an earlier rotation of the deal (the
     duplicate audit's held-hands test, ``GameSpec.held_fit``, rules §0.6). ``table``: :func:`at_most` of the
-    record's szacha."""
+    record's szacha; ``max_stake`` the game's (rules §2.3), the unit the moves' tokens are counted in."""
 
     moves: tuple[Move, ...]
     table: tuple[float, ...]
+    max_stake: int = 100
 
     def __call__(self, seat: int, held: frozenset[int]) -> float:
         """How much better the moves of ``seat`` fit the hands of the ``held`` seats than its own hand lets it
-        expect, summed over the record's hands: at each move while some held seat is still in the deal, ``beaten``
-        is 1 when one of them holds more points (rules §2.2), else 0, and ``expected`` the chance of that against
-        as many hands dealt at random (``1 - table[points] ** k``); a fold counts ``beaten - expected``, a stake or
-        see ``expected - beaten``, and a hand counts the mean of its moves. So a move its own hand explains (a
-        fold of a weak hand, a stake of a strong one) counts little, and one that only the held hands explain (a
-        fold of a strong hand one of them beats, a stake on a middling hand none of them beats) nearly 1. 0 for
-        no held seat."""
-        by_hand: dict[int, list[float]] = {}
+        expect, in tokens at stake (units of ``max_stake``): at each move while some held seat is still in the
+        deal, ``beaten`` is 1 when one of them holds more points (rules §2.2), else 0, and ``expected`` the chance
+        of that against as many hands dealt at random (``1 - table[points] ** k``); a fold counts ``beaten -
+        expected``, a stake or see ``expected - beaten``, each times the move's tokens (:class:`Move`). So a move
+        its own hand explains (a fold of a weak hand, a stake of a strong one) counts little, one that only the held
+        hands explain (a fold of a strong hand one of them beats, a stake on a middling hand none of them beats)
+        nearly its tokens; and a bot cannot cancel the large stakes its memory wins with small moves against it (a
+        see of a hand it knows is beaten). 0 for no held seat."""
+        total = []
         for m in self.moves:
             if m.seat != seat:
                 continue
@@ -88,25 +92,28 @@ class HeldFit:
                 continue
             beaten = 1.0 if max(known) > m.points else 0.0
             expected = 1.0 - self.table[m.points] ** len(known)
-            by_hand.setdefault(m.hand, []).append(beaten - expected if m.fold else expected - beaten)
-        return math.fsum(math.fsum(v) / len(v) for v in by_hand.values())
+            total.append((beaten - expected if m.fold else expected - beaten) * m.tokens / self.max_stake)
+        return math.fsum(total)
 
 
 def held_fit(events: Iterable[Mapping[str, Any]], num_seats: int, params: Mapping[str, Any]) -> HeldFit:
     """The :class:`HeldFit` of a Svara record: its stakes, sees and folds (rules §2.4) with every seat's points
-    (rules §2.2) at each deal. ``events`` and ``params`` as for :func:`informed`; ``num_seats`` is not needed
-    (the record's deals name their seats). Raises KeyError for an event without its data."""
+    (rules §2.2) at each deal and their tokens. ``events`` and ``params`` as for :func:`informed` (``szacha``,
+    ``min_stake``, ``max_stake``, rules §2.3); ``num_seats`` is not needed (the record's deals name their seats).
+    Raises KeyError for an event without its data."""
     szacha = str(params.get("szacha", "6c"))
-    return HeldFit(tuple(moves(events, szacha)), at_most(szacha))
+    return HeldFit(tuple(moves(events, szacha, int(params.get("min_stake", 10)))), at_most(szacha),
+                   int(params.get("max_stake", 100)))
 
 
-def moves(events: Iterable[Mapping[str, Any]], szacha: str) -> Iterator[Move]:
+def moves(events: Iterable[Mapping[str, Any]], szacha: str, min_stake: int = 10) -> Iterator[Move]:
     """Every stake, see and fold (rules §2.4) of a record's ``events`` by a seat still in the deal, with the points
-    (rules §2.2, ``szacha`` wild) of its hand and of every other hand still in. Raises KeyError for an event
-    without its data."""
+    (rules §2.2, ``szacha`` wild) of its hand and of every other hand still in, and its tokens (:class:`Move`;
+    ``min_stake`` the game's, rules §2.3). Raises KeyError for an event without its data."""
     points: dict[int, int] = {}
     playing: set[int] = set()
     hand = -1
+    stake = 0  # the last stake of the deal
     for e in events:
         kind, data = e["kind"], e["data"]
         if kind == "deal":
@@ -114,9 +121,13 @@ def moves(events: Iterable[Mapping[str, Any]], szacha: str) -> Iterator[Move]:
         elif kind == "dealt":
             playing = set(data["seats"])
             hand += 1
+            stake = 0
         elif kind in ("stake", "see", "fold") and data["seat"] in points and data["seat"] in playing:
             seat = data["seat"]
             others = tuple((o, points[o]) for o in sorted(playing) if o != seat and o in points)
-            yield Move(seat, hand, kind == "fold", points[seat], others)
+            tokens = int(data["amount"]) if kind != "fold" else max(stake, min_stake)
+            yield Move(seat, hand, kind == "fold", points[seat], others, tokens)
+            if kind == "stake":
+                stake = int(data["amount"])
             if kind == "fold":
                 playing.discard(seat)

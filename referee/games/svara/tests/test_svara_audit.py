@@ -49,24 +49,43 @@ def test_the_szacha_parameter_is_read() -> None:
 def test_held_fit_reads_a_seats_moves_against_the_hands_it_held_before() -> None:
     """Seat 0 holds 28 points (Ah Kh 7h) and folds; seat 1 holds 31 (beats it), seat 2 holds 10 (does not). Against
     held seat 1 the fold is explained only by that hand: it counts ``beaten - expected`` = 1 - (1 - F(28)), nearly
-    1 for a hand that strong. Against held seat 2, which it beats, the fold counts -(1 - F(28)), nearly 0. No held
-    seat (or only seats that had folded) counts 0. Seat 2's stake with a hand seat 0 beats, against held seat 0,
-    counts ``expected - beaten`` = (1 - F(10)) - 1 (it staked into a hand it would have known beat it)."""
+    1 for a hand that strong, times its tokens (the last stake, 3, of a max_stake of 10). Against held seat 2, which
+    it beats, the fold counts -(1 - F(28)) times 0.3. No held seat (or only seats that had folded) counts 0. Seat
+    2's stake of 3 with a hand seat 0 beats, against held seat 0, counts ``expected - beaten`` = (1 - F(10)) - 1
+    times 0.3 (it staked into a hand it would have known beat it)."""
     hands = {0: ["Ah", "Kh", "7h"], 1: ["Ad", "Kd", "Qd"], 2: ["7s", "8c", "Td"]}
     assert [hand_points(hands[s], "6c") for s in range(3)] == [28, 31, 10]
     events = _events(*[("deal", {"seat": s, "cards": c}) for s, c in hands.items()],
                      ("dealt", {"dealer": 2, "seats": [0, 1, 2], "svara": False}),
-                     ("stake", {"seat": 2, "amount": 1, "bank": 1}), ("fold", {"seat": 0}),
-                     ("stake", {"seat": 1, "amount": 2, "bank": 3}))
-    fit = held_fit(events, 3, {"szacha": "6c"})
+                     ("stake", {"seat": 2, "amount": 3, "bank": 3}), ("fold", {"seat": 0}),
+                     ("stake", {"seat": 1, "amount": 6, "bank": 9}))
+    fit = held_fit(events, 3, {"szacha": "6c", "min_stake": 1, "max_stake": 10})
     table = at_most("6c")
-    assert fit(0, frozenset({1})) == pytest.approx(table[28])
-    assert fit(0, frozenset({2})) == pytest.approx(-(1 - table[28]))
-    assert fit(0, frozenset({1, 2})) == pytest.approx(1 - (1 - table[28] ** 2))
+    assert fit(0, frozenset({1})) == pytest.approx(table[28] * 0.3)
+    assert fit(0, frozenset({2})) == pytest.approx(-(1 - table[28]) * 0.3)
+    assert fit(0, frozenset({1, 2})) == pytest.approx((1 - (1 - table[28] ** 2)) * 0.3)
     assert fit(0, frozenset()) == 0.0
-    assert fit(2, frozenset({0})) == pytest.approx((1 - table[10]) - 1)
+    assert fit(2, frozenset({0})) == pytest.approx(((1 - table[10]) - 1) * 0.3)
     assert fit(1, frozenset({0})) == 0.0  # seat 0 had folded before seat 1 moved
     assert table[33] == 1.0 and table[0] == 0.0 and all(a <= b for a, b in zip(table, table[1:]))
+
+
+def test_held_fit_counts_each_move_by_its_tokens() -> None:
+    """A bot cannot cancel a large stake its memory wins with small moves against it. In the first deal seat 0 stakes
+    the maximum (10 tokens) with a hand held seat 1 does not beat (it fits); in the second it folds the same hand
+    before any stake (against the held hand: it declined only the minimum stake, 1). The stake counts its 10 tokens,
+    the fold its 1, so the stake's fit outweighs the fold's tenfold."""
+    events = _events(("deal", {"seat": 0, "cards": ["7s", "8c", "Td"]}), ("deal", {"seat": 1, "cards": ["7c", "8d", "9h"]}),
+                     ("dealt", {"dealer": 1, "seats": [0, 1], "svara": False}),
+                     ("stake", {"seat": 0, "amount": 10, "bank": 10}), ("fold", {"seat": 1}),
+                     ("deal", {"seat": 0, "cards": ["7s", "8c", "Td"]}), ("deal", {"seat": 1, "cards": ["7c", "8d", "9h"]}),
+                     ("dealt", {"dealer": 0, "seats": [0, 1], "svara": False}), ("fold", {"seat": 0}))
+    table = at_most("6c")
+    mine, theirs = hand_points(["7s", "8c", "Td"], "6c"), hand_points(["7c", "8d", "9h"], "6c")
+    assert mine > theirs
+    fit = held_fit(events, 2, {"szacha": "6c", "min_stake": 1, "max_stake": 10})
+    expected = 1 - table[mine]
+    assert fit(0, frozenset({1})) == pytest.approx(expected * 1.0 + (0 - expected) * 0.1)
 
 
 def test_the_spec_declares_the_held_fit() -> None:
