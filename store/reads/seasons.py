@@ -144,10 +144,9 @@ class SeasonReads:
 
     def season_summaries(self, season_id: int | None = None, *, epochs: bool = True) -> list[SeasonSummary]:
         """Every season (or just ``season_id``; ``epochs=False``: leaving out the ladders' epochs) with its games per
-        status, by id. A folded season's counts are read
-        from ``season_game_totals`` (``store.reads.totals``; the list folds what is newly finished first), the others'
-        in one grouped query over their games, so the list costs about the same at a thousand finished seasons as at
-        one. Raises the store's errors (StoreError)."""
+        status, by id. A folded season's counts are read from ``season_game_totals`` (``store.reads.totals``; the whole
+        list folds what is newly finished first), the others' in one grouped query over their games, so the list costs
+        about the same at a thousand finished seasons as at one. Raises the store's errors (StoreError)."""
         if season_id is None:
             totals.fold_finished(self._db, self._policy)
         with self._db.read() as s:
