@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session, aliased
 
 from referee.games import spec
 from store.db import NotFound
-from store.models import (Bot, BotOpponentTotal, BotSeasonTotal, BotTotal, FoldedSeason, Game, GameSeat, GameStatus,
+from store.models import (Bot, BotOpponentTotal, BotSeasonTotal, BotTotal, Game, GameSeat, GameStatus,
                           Ladder, Rating, Replay, Season, SeasonBotStatus, SeasonStatus)
 from store.policy import LeaguePolicy
 from store.reads import totals
@@ -156,11 +156,6 @@ def _require_bot(s: Session, bot_id: int) -> Bot:
     return bot
 
 
-def _unfolded_seasons(s: Session) -> list[int]:
-    """The ids of the seasons whose results are not folded into the per-bot totals (``store.reads.totals``)."""
-    return list(s.scalars(select(Season.id).where(Season.id.not_in(select(FoldedSeason.season_id)))))
-
-
 def recent_replays(s: Session, bot_id: int, limit: int, faulted_only: bool,
                     season_id: int | None = None) -> list[tuple[int, int, list[int], dict[str, Any]]]:
     """``(game_id, season_id, the bot's seats, record JSON)`` of the bot's most recent done games
@@ -206,7 +201,7 @@ class BotReads:
         self.fold()
         with self._db.read() as s:
             _require_bot(s, bot_id)
-            open_ids = _unfolded_seasons(s)
+            open_ids = totals.unfolded_ids(s)
             counts: dict[int, int] = dict(s.execute(select(BotSeasonTotal.season_id, BotSeasonTotal.games)
                                                     .where(BotSeasonTotal.bot_id == bot_id)).all())
             if open_ids:
@@ -264,7 +259,7 @@ class BotReads:
                                func.min(BotTotal.first_game))
                         .where(BotTotal.bot_id == bot_id).group_by(BotTotal.game, total_key)):
                     out[(game, k)] = [int(n), int(p), int(c), int(w), int(f), int(first)]
-                seasons = _unfolded_seasons(s)
+                seasons = totals.unfolded_ids(s)
             else:
                 seasons = [season_id]
             if not seasons:
@@ -327,7 +322,7 @@ class BotReads:
                                                    BotOpponentTotal.wins, BotOpponentTotal.draws)
                                             .where(BotOpponentTotal.bot_id == bot_id)):
                     met[o] = [int(n), int(w), int(d)]
-                seasons = _unfolded_seasons(s)
+                seasons = totals.unfolded_ids(s)
             else:
                 seasons = [season_id]
             if seasons:

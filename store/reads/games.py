@@ -17,10 +17,10 @@ from sqlalchemy import ColumnElement, Select, exists, func, select
 from sqlalchemy.orm import Session, aliased
 
 from store.db import NotFound
-from store.models import (AttemptOutcome, Bot, BotSeasonTotal, BotTotal, FoldedSeason, Game, GameAttempt, GameSeat,
+from store.models import (AttemptOutcome, Bot, BotSeasonTotal, BotTotal, Game, GameAttempt, GameSeat,
                           GameStatus, Ladder, Season, SeasonGameTotal)
 from store.sealing import SEALED_MESSAGE, sealed
-from store.reads import doc
+from store.reads import doc, totals
 from store.session import Database
 
 
@@ -276,7 +276,7 @@ def _count(s: Session, f: GameFilter) -> int:
         won = f.result == "win"
         kept = select(func.sum(BotTotal.wins if won else BotTotal.games - BotTotal.wins)).where(
             BotTotal.bot_id == f.bot_id)
-    live = list(s.scalars(select(Season.id).where(Season.id.not_in(select(FoldedSeason.season_id)))))
+    live = totals.unfolded_ids(s)
     counted = int(s.scalar(everything.where(Game.season_id.in_(live))) or 0) if live else 0
     return int(s.scalar(kept) or 0) + counted
 

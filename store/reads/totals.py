@@ -100,6 +100,12 @@ def folded_ids(s: Session) -> set[int]:
     return set(s.scalars(select(FoldedSeason.season_id)))
 
 
+def unfolded_ids(s: Session) -> list[int]:
+    """The ids of the seasons not folded (the open ones, and those finished since the last fold): what a read adds
+    to the totals from their games."""
+    return list(s.scalars(select(Season.id).where(Season.id.not_in(select(FoldedSeason.season_id)))))
+
+
 def _add(s: Session, model: Any, rows: Select[Any], keys: Sequence[str], sums: Sequence[str],
          least: str | None = None) -> None:
     """Insert the rows of the query ``rows`` (the table's columns in order) into ``model``'s table, adding the
