@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
@@ -87,6 +88,9 @@ class Feed:
     store: Any
     ladder_id: int
     games: int | None
+    #: the store's URL: the ladder's fit is made in a process of its own that opens it (``workers.refit``);
+    #: None (or an in-memory SQLite store): in the refill, when due
+    db_url: str | None = None
     runner: Any = None
     start: int = 0
     _paused: dict[int, str] = field(default_factory=dict)
@@ -101,7 +105,16 @@ class Feed:
         from league.competition.ladder import LadderRunner
 
         self.runner = LadderRunner(self.store, self.ladder_id)
+        if self.db_url and ":memory:" not in self.db_url and self.db_url.rstrip("/") not in ("sqlite:", "sqlite:/"):
+            from workers.refit import ProcessRefitter
+
+            self.runner.refitter = ProcessRefitter(self.db_url, self.ladder_id, self.runner.refit_every,
+                                                   self.runner.settings.history_every)
         self.start = self.final()
+
+    def close(self) -> None:
+        """Stop the runner's fitting process, if any."""
+        self.runner.close()
 
     def final(self) -> int:
         p = self.store.ladders.ladder_progress(self.ladder_id)
@@ -242,12 +255,12 @@ def run(
     ladder = store.ladders.get_ladder_by_name(name)
     if ladder is None:
         no_ladder(name, db)
-    feed = Feed(store, ladder.id, games)
+    feed = Feed(store, ladder.id, games, db_url(db))
     resume = shlex.join(["cardarena", "ladder", "run", name, *(["--db", db] if db else []),
                          *(["--broker", broker] if broker else [])])
     progress_of = lambda: store.ladders.ladder_progress(ladder.id)  # noqa: E731
     description = f"ladder {name}"
-    with resumable(progress_of, resume, "the ladder"), open_ended_bar(games) as progress_bar:
+    with closing(feed), resumable(progress_of, resume, "the ladder"), open_ended_bar(games) as progress_bar:
         # the games played so far and those in flight: no total to reach without --games (never a "25/25")
         task = progress_bar.add_task(description, total=games, in_flight=0)
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, func, insert, select, update
+from sqlalchemy import and_, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from referee.chance import PER_DEAL, SCHEMES
@@ -38,6 +38,7 @@ from store.models import (
     GameSeat,
     GameStatus,
     Ladder,
+    LadderCompare,
     LadderEntrant,
     LadderRating,
     Season,
@@ -46,7 +47,7 @@ from store.models import (
     utcnow,
 )
 from store.policy import LeaguePolicy
-from store.seasons import SeasonInfo, Seasons, check_tables, season_info
+from store.seasons import SeasonInfo, Seasons, check_tables, lock_season, season_info
 from store.session import Database
 
 #: The key of a ladder epoch's own entry in its season's config.
@@ -127,6 +128,128 @@ class MatchAggregates:
     last_id: int
     seats: list[tuple[int, str | None, int, int, int, int]]
     pairs: list[tuple[int, str | None, int, str | None, int]]
+
+
+@dataclass(frozen=True)
+class BotLine:
+    """A bot as a ladder's runner checks its entrants against it (:func:`entrants_stale`): ``games`` the games
+    it is registered for (names), ``retired_at`` None while it plays."""
+
+    id: int
+    name: str
+    version: str
+    author: str
+    games: tuple[str, ...]
+    capacity: int
+    retired_at: datetime | None
+
+
+@dataclass(frozen=True)
+class RefillView:
+    """What a ladder's runner reads before it adds tables (:meth:`Ladders.refill_view`), in one read transaction:
+    the open epoch (``epoch_id`` None before the first is opened; its number, when it was opened, its games so
+    far), ``open_rows`` the ladder's pending and running seats grouped as :func:`open_tables` reads them,
+    ``marked`` the bots the open epoch marks (as :meth:`Ladders.marked_bots`; None when not asked for),
+    ``new_games`` the ladder's games with an id above the one asked for, by id, ``compares`` how many of the
+    ladder's compares run or follow their candidate, ``entrants`` how many entrants the ladder has (entrants are
+    only ever added, or marked superseded or retired as their bot changes) and ``bots`` the count of bots and the
+    sum of their revisions (``store.models.Bot.revision``): both change whenever any bot does."""
+
+    epoch_id: int | None
+    epoch: int
+    epoch_opened_at: datetime | None
+    epoch_games: int
+    open_rows: list[tuple[int, int, int, str, int]]
+    marked: dict[int, str] | None
+    new_games: list[LadderGame]
+    compares: int
+    entrants: int
+    bots: tuple[int, int]
+
+    def open_tables(self, stalled_by: Collection[int] = ()) -> tuple[int, dict[int, int]]:
+        """``(pending games, {bot id: its tables pending or running})``, as :meth:`Ladders.open_games` counts them."""
+        return open_tables(self.open_rows, stalled_by)
+
+
+def open_tables(rows: Iterable[tuple[int, int, int, str, int]], stalled_by: Collection[int] = ()
+                ) -> tuple[int, dict[int, int]]:
+    """``(pending games, {bot id: its tables pending or running})`` from rows ``(bot id, season id, deal group,
+    status, seats)`` of the ladder's pending and running games (:meth:`Ladders.open_games`, which says what
+    ``stalled_by`` leaves out)."""
+    tables: dict[tuple[int, int], set[int]] = {}
+    waiting: dict[tuple[int, int], int] = {}  # pending games of each table
+    started: set[tuple[int, int]] = set()
+    for bot, season_id, group, status, n in rows:
+        table = (season_id, group)
+        tables.setdefault(table, set()).add(bot)
+        if GameStatus(status) == GameStatus.RUNNING:
+            started.add(table)
+        else:  # every seat of a game is one row: the table's pending games, counted once per seat
+            waiting[table] = max(waiting.get(table, 0), n)
+    stalled = set(stalled_by)
+    pending, per_bot = 0, {}
+    for table, bots in tables.items():
+        if table not in started and bots & stalled:
+            continue
+        pending += waiting.get(table, 0)
+        for bot in bots:
+            per_bot[bot] = per_bot.get(bot, 0) + 1
+    return pending, per_bot
+
+
+def entrants_stale(game: str, bots: Iterable[tuple[int, str, Any, datetime | None]],
+                   entrants: Iterable[tuple[int, str, datetime | None, datetime | None]]) -> bool:
+    """Whether :meth:`Ladders.sync_entrants` has anything to write, from ``bots`` ``(id, version, games registered
+    for, retired_at)`` and the ladder's ``entrants`` ``(bot id, version, superseded_at, retired_at)`` (rules §5.2)."""
+    bots = list(bots)
+    current = {(bot, version) for bot, version, games, retired in bots if retired is None and game in (games or [])}
+    retired = {bot for bot, _, _, r in bots if r is not None}
+    rows = list(entrants)
+    for bot, version, superseded, gone in rows:
+        if gone is None and bot in retired:
+            return True
+        if bot not in retired and (superseded is None) != ((bot, version) in current) and \
+                any(b == bot for b, _ in current):
+            return True
+    return bool(current - {(bot, version) for bot, version, _, _ in rows})
+
+
+def _refill_statements() -> dict[str, Any]:
+    """The statements of :meth:`Ladders.refill_view`, built once (building a statement costs more CPU than a
+    small query takes to run); parameters ``ladder`` and ``after``."""
+    ladder = bindparam("ladder")
+    last = (select(Season.id).where(Season.ladder_id == ladder).order_by(Season.epoch.desc()).limit(1)
+            .scalar_subquery())
+    ids = select(Season.id).where(Season.ladder_id == ladder).scalar_subquery()
+    games = select(func.count()).select_from(Game).where(Game.season_id == Season.id).scalar_subquery()
+    compares = select(func.count()).select_from(LadderCompare).where(
+        LadderCompare.ladder_id == ladder, (LadderCompare.status == "running") | LadderCompare.follow.is_(True))
+    entrants = select(func.count()).select_from(LadderEntrant).where(LadderEntrant.ladder_id == ladder)
+    return {
+        "head": (select(Season.id, Season.epoch, Season.created_at, games, compares.scalar_subquery(),
+                        entrants.scalar_subquery(), select(func.count()).select_from(Bot).scalar_subquery(),
+                        select(func.coalesce(func.sum(Bot.revision), 0)).scalar_subquery())
+                 .select_from(Ladder).outerjoin(Season, Season.id == last).where(Ladder.id == ladder)),
+        # the open games and the games after ``after``, a row per seat: one statement for both
+        "games": (select(Game.id, Game.season_id, Game.number, Game.deal_group, Game.status, GameSeat.bot_id,
+                         GameSeat.version, GameSeat.place)
+                  .join(GameSeat, GameSeat.game_id == Game.id)
+                  .where(Game.season_id.in_(ids), Game.status.in_([GameStatus.PENDING, GameStatus.RUNNING])
+                         | (Game.id > bindparam("after")))
+                  .order_by(Game.id, GameSeat.seat)),
+        "marked": select(SeasonBotStatus.bot_id, SeasonBotStatus.reason, SeasonBotStatus.suspended_at)
+                  .where(SeasonBotStatus.season_id == last, (SeasonBotStatus.unavailable_since.is_not(None))
+                         | (SeasonBotStatus.suspended_at.is_not(None))),
+    }
+
+
+_REFILL: dict[str, Any] = {}
+_OPEN = frozenset({GameStatus.PENDING, GameStatus.RUNNING})
+
+
+def marked_line(reason: str | None, suspended: datetime | None) -> str:
+    """Why an epoch marks a bot (rules §4.9): ``suspended: <reason>`` or the reason it did not answer."""
+    return ("suspended: " if suspended else "") + (reason or "did not answer")
 
 
 def ladder_info(row: Ladder) -> LadderInfo:
@@ -253,22 +376,19 @@ class Ladders:
         ``store.seasons.Seasons.extend_season`` does, if the epoch is still open and has exactly
         ``expected_games`` games; else nothing is written (False): another runner appended or closed it
         first, or a bot of them was retired meanwhile (it is never dealt in).
-        Raises NotFound for an unknown season or one that is not a ladder's epoch."""
+        Raises NotFound for an unknown season, one that is not a ladder's epoch, or unknown bot ids."""
         bot_ids = check_tables(games, "added game")
         groups: list[int | None] = list(deal_groups) if deal_groups is not None else [None] * len(games)
         if len(groups) != len(games):
             raise ValueError(f"{len(groups)} deal groups for {len(games)} games")
-        with self._db.write() as s:
-            season = s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one_or_none()
+        with self._db.write_rows() as conn:
+            season = lock_season(conn, season_id)
             if season is None or season.ladder_id is None:
                 raise NotFound(f"no ladder epoch with id {season_id}")
-            if (season.config or {}).get(EPOCH_KEY, {}).get("closed"):
+            if season.config.get(EPOCH_KEY, {}).get("closed"):
                 return False
-            retired = s.scalars(select(Bot.name).where(Bot.id.in_(bot_ids), Bot.retired_at.is_not(None))).all()
-            if retired:
-                return False
-            return self._seasons.extend_locked(s, season, dict(season.config or {}), games, expected_games, groups,
-                                               bot_ids)
+            return self._seasons.extend_locked(conn, season, dict(season.config), games, expected_games, groups,
+                                               bot_ids, retired_ok=False)
 
     # ---------------------------------------------------------- entrants
 
@@ -317,15 +437,7 @@ class Ladders:
             bots = conn.execute(select(Bot.id, Bot.version, Bot.games, Bot.retired_at)).all()
             rows = conn.execute(select(LadderEntrant.bot_id, LadderEntrant.version, LadderEntrant.superseded_at,
                                        LadderEntrant.retired_at).where(LadderEntrant.ladder_id == ladder_id)).all()
-        current = {(bot, version) for bot, version, games, retired in bots if retired is None and game in (games or [])}
-        retired = {bot for bot, _, _, r in bots if r is not None}
-        for bot, version, superseded, gone in rows:
-            if gone is None and bot in retired:
-                return True
-            if bot not in retired and (superseded is None) != ((bot, version) in current) and \
-                    any(b == bot for b, _ in current):
-                return True
-        return bool(current - {(bot, version) for bot, version, _, _ in rows})
+        return entrants_stale(game, bots, rows)
 
     def add_played_versions(self, ladder_id: int, pairs: Iterable[tuple[int, str]]) -> None:
         """Enter ``(bot id, version)`` pairs that played in the ladder but have no entrant (a version a
@@ -367,25 +479,47 @@ class Ladders:
                 .join(Game, Game.id == GameSeat.game_id)
                 .where(Game.season_id.in_(ids), Game.status.in_(open_))
                 .group_by(GameSeat.bot_id, Game.season_id, Game.deal_group, Game.status)).all()
-        tables: dict[tuple[int, int], set[int]] = {}
-        waiting: dict[tuple[int, int], int] = {}  # pending games of each table
-        started: set[tuple[int, int]] = set()
-        for bot, season_id, group, status, n in rows:
-            table = (season_id, group)
-            tables.setdefault(table, set()).add(bot)
-            if GameStatus(status) == GameStatus.RUNNING:
-                started.add(table)
-            else:  # every seat of a game is one row: the table's pending games, counted once per seat
-                waiting[table] = max(waiting.get(table, 0), n)
-        stalled = set(stalled_by)
-        pending, per_bot = 0, {}
-        for table, bots in tables.items():
-            if table not in started and bots & stalled:
-                continue
-            pending += waiting.get(table, 0)
-            for bot in bots:
-                per_bot[bot] = per_bot.get(bot, 0) + 1
-        return pending, per_bot
+        return open_tables(rows, stalled_by)
+
+    def refill_view(self, ladder_id: int, after_id: int, marked: bool = True) -> RefillView:
+        """Everything a ladder's runner reads before it adds tables (:class:`RefillView`), in one read transaction
+        of two or three small statements (``marked``: read the open epoch's marks too), none of which reads more
+        than the open games and the games after ``after_id``: the runner keeps the rest itself
+        (``league.competition.ladder.LadderRunner``). Raises NotFound for an unknown ladder."""
+        if not _REFILL:
+            _REFILL.update(_refill_statements())
+        q, at = _REFILL, {"ladder": ladder_id, "after": after_id}
+        with self._db.read_rows() as conn:
+            head = conn.execute(q["head"], at).one_or_none()
+            if head is None:
+                raise NotFound(f"no ladder with id {ladder_id}")
+            rows = conn.execute(q["games"], at).all()
+            marks = ({bot: marked_line(why, suspended) for bot, why, suspended in conn.execute(q["marked"], at)}
+                     if marked else None)
+        new: list[LadderGame] = []
+        seats: list[tuple[int, str | None, int | None]] = []
+        per_table: dict[tuple[int, int, int, str], int] = {}  # as Ladders.open_games groups them
+        for k, (gid, season_id, number, group, status, bot, version, place) in enumerate(rows):
+            if status in _OPEN:
+                table = (bot, season_id, group, status)
+                per_table[table] = per_table.get(table, 0) + 1
+            if gid > after_id:
+                seats.append((bot, version, place))
+                if k + 1 == len(rows) or rows[k + 1][0] != gid:
+                    new.append(LadderGame(gid, season_id, number, GameStatus(status), tuple(seats)))
+                    seats = []
+        open_rows = [(*table, n) for table, n in per_table.items()]
+        epoch_id, epoch, opened_at, games, compares, entrants, bots, revisions = head
+        return RefillView(epoch_id, epoch or 0, opened_at, games or 0, open_rows, marks, new, compares or 0,
+                          entrants or 0, (bots or 0, int(revisions or 0)))
+
+    def bot_lines(self) -> list[BotLine]:
+        """Every bot, as a ladder's runner checks its entrants and their authors against it (:class:`BotLine`)."""
+        with self._db.read_rows() as conn:
+            return [BotLine(i, name, version, author, tuple(games or ()), capacity, retired)
+                    for i, name, version, author, games, capacity, retired in conn.execute(
+                        select(Bot.id, Bot.name, Bot.version, Bot.author, Bot.games, Bot.capacity, Bot.retired_at)
+                        .order_by(Bot.id))]
 
     def chain_start(self, season_id: int, entries: int = 2) -> list[dict[str, Any]]:
         """The first ``entries`` entries of a season's chain, parsed (an epoch's: its season and epoch entries)."""
@@ -468,7 +602,7 @@ class Ladders:
                                 .where(SeasonBotStatus.season_id == season_id,
                                        (SeasonBotStatus.unavailable_since.is_not(None))
                                        | (SeasonBotStatus.suspended_at.is_not(None)))).all()
-        return {bot: ("suspended: " if suspended else "") + (why or "did not answer") for bot, why, suspended in rows}
+        return {bot: marked_line(why, suspended) for bot, why, suspended in rows}
 
     # ----------------------------------------------------- rating history
 

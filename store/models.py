@@ -145,7 +145,9 @@ class Bot(Base):
     0008): another name there means the endpoint serves another bot (rules §4.9).
     ``described_version`` / ``described_capacity``: the last version and capacity Describe
     declared (``version`` and ``capacity`` follow them when they change; ``bot update --version``
-    sets ``version`` alone)."""
+    sets ``version`` alone). ``revision`` grows by one at every update of the row (migration 0017), so
+    the count of bots and the sum of their revisions change whenever any bot does: a ladder's runner
+    keeps its entrants until they do (``store.ladders.Ladders.refill_view``)."""
 
     __tablename__ = "bots"
     # names are unique whatever their case (league.names; migration 0012)
@@ -164,6 +166,7 @@ class Bot(Base):
     described_name: Mapped[str | None] = mapped_column(String(64))
     described_version: Mapped[str | None] = mapped_column(String(64))
     described_capacity: Mapped[int | None] = mapped_column(Integer)
+    revision: Mapped[int] = mapped_column(Integer, default=0, server_default=text("0"), onupdate=text("revision + 1"))
 
 
 class Season(Base):

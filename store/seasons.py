@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import case, delete, func, insert, select
+from sqlalchemy import Connection, bindparam, case, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
 
 from referee.chance import PER_DEAL, SCHEMES
 from store.bots import check_game_name
@@ -184,6 +183,36 @@ def check_tables(games: Sequence[tuple[int, Sequence[int]]], what: str) -> set[i
     return bot_ids
 
 
+
+@dataclass
+class LockedSeason:
+    """A season's row as extending it reads and writes it, locked by the caller's transaction
+    (:func:`lock_season`); a ``store.chain.ChainHolder``."""
+
+    id: int
+    name: str
+    ladder_id: int | None
+    config: dict[str, Any]
+    status: SeasonStatus
+    deal_key: str | None
+    chain_head: str | None
+    chain_length: int
+
+
+_LOCK_SEASON = (select(Season.id, Season.name, Season.ladder_id, Season.config, Season.status, Season.deal_key,
+                       Season.chain_head, Season.chain_length)
+                .where(Season.id == bindparam("season_id")).with_for_update())
+
+
+def lock_season(conn: Connection, season_id: int) -> LockedSeason | None:
+    """The season's row, locked until ``conn``'s transaction ends (``SELECT ... FOR UPDATE``; SQLite's write
+    transaction holds the whole store); None for an unknown id."""
+    row = conn.execute(_LOCK_SEASON, {"season_id": season_id}).one_or_none()
+    return None if row is None else LockedSeason(row.id, row.name, row.ladder_id, dict(row.config or {}),
+                                                 SeasonStatus(row.status), row.deal_key, row.chain_head,
+                                                 row.chain_length or 0)
+
+
 class Seasons:
     """The seasons and their schedules over one :class:`~store.session.Database`;
     ``policy`` derives keys and says when a key may be shown (``store.policy``)."""
@@ -284,53 +313,67 @@ class Seasons:
         groups = list(deal_groups) if deal_groups is not None else [None] * len(games)
         if len(groups) != len(games):
             raise ValueError(f"{len(groups)} deal groups for {len(games)} games")
-        with self._db.write() as s:
-            season = s.execute(select(Season).where(Season.id == season_id).with_for_update()).scalar_one_or_none()
+        with self._db.write_rows() as conn:
+            season = lock_season(conn, season_id)
             if season is None:
                 raise NotFound(f"no season with id {season_id}")
-            return self.extend_locked(s, season, config, games, expected_games, groups, bot_ids)
+            return self.extend_locked(conn, season, config, games, expected_games, groups, bot_ids)
 
-    def extend_locked(self, s: Session, season: Season, config: dict[str, Any],
+    def extend_locked(self, conn: Connection, season: LockedSeason, config: dict[str, Any],
                       games: Sequence[tuple[int, Sequence[int]]], expected_games: int,
-                      groups: Sequence[int | None], bot_ids: set[int]) -> bool:
-        """:meth:`extend_season` in the caller's transaction ``s``, ``season`` locked by it (a ladder's
-        epoch, ``store.ladders``, checks more under the same lock); ``groups`` one per game (None: its own)."""
+                      groups: Sequence[int | None], bot_ids: set[int], retired_ok: bool = True) -> bool:
+        """:meth:`extend_season` in the caller's transaction ``conn``, ``season`` locked by it (:func:`lock_season`;
+        a ladder's epoch, ``store.ladders``, checks more under the same lock); ``groups`` one per game (None: its
+        own); ``retired_ok`` False: nothing is written (False) if a bot of ``bot_ids`` is retired. Core statements
+        only, and one read before the writes: the ladder's refill appends through here at every table."""
         season_id = season.id
         if (season.config or {}).get("cancelled"):
             raise ValueError(f"season {season.name!r} was cancelled: no games are added to it (rules §4.11)")
         if finished(season.status, season.config, self._policy):
             raise ValueError(f"season {season.name!r} is finished (every game final and its key published): "
                              "no game is added to it")
-        count = s.scalar(select(func.count()).select_from(Game).where(Game.season_id == season_id))
+        bots = select(func.count()).select_from(Bot).where(Bot.id.in_(bot_ids))
+        count, top, found, playing = conn.execute(select(
+            func.count(), func.max(Game.deal_group), bots.scalar_subquery(),
+            bots.where(Bot.retired_at.is_(None)).scalar_subquery()).where(Game.season_id == season_id)).one()
         if count != expected_games:
             return False
-        if missing := sorted(bot_ids - set(s.scalars(select(Bot.id).where(Bot.id.in_(bot_ids))))):
+        if found != len(bot_ids):
+            missing = sorted(bot_ids - set(conn.scalars(select(Bot.id).where(Bot.id.in_(bot_ids)))))
             raise NotFound(f"unknown bot ids {missing}")
+        if playing != found and not retired_ok:
+            return False
         now = utcnow()
         key = bytes.fromhex(season.deal_key) if season.deal_key is not None else None  # None: a season from before keys
         rows = [{"season_id": season_id, "number": count + i, "seed": gs, "status": GameStatus.PENDING,
                  "deal_group": count + i if groups[i] is None else groups[i],
                  "token": self._policy.game_token(key, season_id, count + i) if key is not None else None,
                  "attempts": 0, "created_at": now} for i, (gs, _) in enumerate(games)]
-        taken = s.scalar(select(Game.deal_group).where(
+        fresh = top is None or all(row["deal_group"] > top for row in rows)  # the usual case: nothing to look up
+        taken = conn.scalar(select(Game.deal_group).where(
             Game.season_id == season_id, Game.deal_group.in_([row["deal_group"] for row in rows])).limit(1)
-        ) if rows else None
+        ) if rows and not fresh else None
         if taken is not None:  # the ratings checkpoint relies on it (store.ratings)
             raise ValueError(f"deal group {taken} already has games in the season: added games form groups "
                              "of their own")
-        season.config = dict(config)
+        changes: dict[str, Any] = {}
+        if season.config != config:
+            changes["config"] = season.config = dict(config)
+        if games and SeasonStatus(season.status) == SeasonStatus.DONE:  # a sequential season's next batch
+            season.status = SeasonStatus.RUNNING
+            changes.update(status=SeasonStatus.RUNNING, finished_at=None)
+        if changes:
+            conn.execute(update(Season).where(Season.id == season_id).values(**changes))
         if games:
-            ids = s.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
-            s.execute(insert(GameSeat), [{"game_id": gid, "seat": seat, "bot_id": bot}
-                                         for gid, (_, seats) in zip(ids, games, strict=True)
-                                         for seat, bot in enumerate(seats)])
-            if season.status == SeasonStatus.DONE:
-                season.status, season.finished_at = SeasonStatus.RUNNING, None
-            append(s.connection(), season, self._policy,
+            ids = conn.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
+            conn.execute(insert(GameSeat), [{"game_id": gid, "seat": seat, "bot_id": bot}
+                                            for gid, (_, seats) in zip(ids, games, strict=True)
+                                            for seat, bot in enumerate(seats)])
+            append(conn, season, self._policy,
                    schedule_entry([(row["number"], row["deal_group"], list(seats))
                                    for row, (_, seats) in zip(rows, games, strict=True)]))
         else:  # a sequential season that stopped is finished now (store.chain)
-            close_if_finished(s.connection(), season, self._policy, season.status, season.config)
+            close_if_finished(conn, season, self._policy, season.status, season.config)
         return True
 
     def get_season(self, season_id: int) -> SeasonInfo | None:

@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from league.competition.availability import SUSPEND_AFTER_S, check_suspend_after
-from league.competition.compare import plan as plan_compares
+from league.competition.compare import ComparePlanner, plan as plan_compares
 from league.competition.entrants import best_entrants, entrant_index, seat_entrants
 from league.competition.matchmaking import Entrant, MatchState, choose_table, pair
 from league.competition.schedule import rotations
@@ -369,21 +369,73 @@ class RefillResult:
     note: str = ""
 
 
+@dataclass(frozen=True)
+class LadderFit:
+    """A fit of the ladder as its runner uses it: ``ratings`` (:func:`ladder_fit`), ``counts`` ``{entrant id: done
+    games}``, and ``mark``, the ``(through, done)`` of ``Ladders.fit_progress`` it was made at."""
+
+    ratings: MLRatings
+    counts: dict[int, int]
+    mark: tuple[int, int]
+
+
+def refit_when_due(store, ladder_id: int, mark: tuple[int, int] | None, refit_every: int = REFIT_EVERY,
+                   history_every: int = HISTORY_EVERY) -> LadderFit | None:
+    """The ladder's fit made again (:func:`ladder_fit_and_counts`) if none was made yet (``mark`` None), the fit's
+    checkpoint moved since ``mark``, or ``refit_every`` more games are done; else None. A new fit after
+    ``history_every`` more rated games than the last stored snapshot is stored as a rating snapshot (the
+    history, rules §5.4). Reads one count when nothing is due (``Ladders.fit_progress``)."""
+    through, done = store.ladders.fit_progress(ladder_id)
+    if mark is not None and through == mark[0] and abs(done - mark[1]) < refit_every:
+        return None
+    fit, counts = ladder_fit_and_counts(store, ladder_id)
+    rated = fit.games
+    last = store.ladders.last_rating_games(ladder_id)
+    if rated > 0 and (last < 0 or rated - last >= history_every):
+        store.ladders.add_rating_points(ladder_id, rated, {
+            e: (counts.get(e, 0), fit.rating[e], fit.sd(e)) for e in fit.bots})
+    return LadderFit(fit, dict(counts), (through, done))
+
+
+class Refitter(Protocol):
+    """Makes the ladder's fit away from the refill (``workers.refit.ProcessRefitter``: in a process of its own),
+    so that a refill never waits for one: :meth:`request` asks it to look whether a refit is due
+    (:func:`refit_when_due` from ``mark``) unless it is looking already, :meth:`poll` returns the newest fit it
+    made since the last poll (None: none), :meth:`close` stops it."""
+
+    def request(self, mark: tuple[int, int] | None) -> None: ...
+
+    def poll(self) -> LadderFit | None: ...
+
+    def close(self) -> None: ...
+
+
 @dataclass
 class LadderRunner:
     """Keeps a ladder's pending games topped up (the module docstring). One per running process; its
-    :class:`MatchState` follows the store (every runner's tables), so runners may come and go."""
+    :class:`MatchState` follows the store (every runner's tables), so runners may come and go.
+
+    What a refill needs it keeps itself between refills: the match state (built once from the store's
+    aggregates, then game by game), the entrants (read again only when a bot changed, :func:`entrants_stale`),
+    the open epoch's key and the latest fit; the rest (the open epoch, the open tables, the marks, the games
+    scheduled since) it reads in one read transaction (``Ladders.refill_view``) before it appends. With a
+    ``refitter`` the fit is made away from the refill, which takes the newest one made (only the very first
+    is made in the refill); without one, the refill makes it when due (:meth:`fit`)."""
 
     store: Any
     ladder_id: int
     window: int | None = None
     state: MatchState = field(default_factory=MatchState)
     refit_every: int = REFIT_EVERY
+    refitter: Refitter | None = None
     _seen: int = 0
     _fit: MLRatings | None = None
-    _fit_through: int = -2
-    _fit_new: int = 0
+    _counts: dict[int, int] = field(default_factory=dict)
+    _mark: tuple[int, int] | None = None
     _key: tuple[int, bytes] | None = None  # the open epoch's id and key
+    _entrants: list[Any] | None = None
+    _bots: tuple[Any, ...] = ()  # the bots (``Ladders.bot_lines``), read with the entrants
+    _signature: tuple[int, tuple[int, int]] | None = None  # the view's entrants and bots when they were read
 
     def __post_init__(self) -> None:
         ladder = self.store.ladders.get_ladder(self.ladder_id)
@@ -401,31 +453,49 @@ class LadderRunner:
         return self.store.ladders.marked_bots(epoch.id) if epoch is not None else {}
 
     def fit(self) -> MLRatings:
-        """The ladder's fit (:func:`ladder_fit`), made again once ``refit_every`` more games are done (or the
-        checkpoint moved); each new fit after ``history_every`` more rated games is stored as a rating
-        snapshot (the history). Looks only at the games after the fit's checkpoint (``Ladders.fit_progress``)."""
-        through, done = self.store.ladders.fit_progress(self.ladder_id)
-        if self._fit is None or through != self._fit_through or abs(done - self._fit_new) >= self.refit_every:
-            self._fit, counts = ladder_fit_and_counts(self.store, self.ladder_id)
-            self._fit_through, self._fit_new = through, done
-            rated = self._fit.games
-            last = self.store.ladders.last_rating_games(self.ladder_id)
-            if rated > 0 and (last < 0 or rated - last >= self.settings.history_every):
-                self.store.ladders.add_rating_points(self.ladder_id, rated, {
-                    e: (counts.get(e, 0), self._fit.rating[e], self._fit.sd(e)) for e in self._fit.bots})
+        """The ladder's fit (:func:`ladder_fit`). Without a refitter: made again once ``refit_every`` more
+        games are done (or the checkpoint moved), each new fit after ``history_every`` more rated games stored
+        as a rating snapshot (:func:`refit_when_due`). With one: the newest fit it made, and it is asked to
+        look again; only a runner with no fit yet makes one here."""
+        if self.refitter is None or self._fit is None:
+            self._take(refit_when_due(self.store, self.ladder_id, self._mark, self.refit_every,
+                                      self.settings.history_every))
+        else:
+            self._take(self.refitter.poll())
+            self.refitter.request(self._mark)
+        assert self._fit is not None
         return self._fit
 
-    def _follow(self, by_version: Mapping[tuple[int, str], int], latest: Mapping[int, int]) -> None:
-        """Record in the match state every ladder game scheduled since the last look (any runner's); the first
-        look builds it from the store's aggregates (:func:`match_state`), not game by game."""
-        if self._seen == 0 and self.state.games == 0:
-            self.state, last = match_state(self.store, self.ladder_id, by_version, latest)
-            self._seen = max(last, 0)
-        for g in self.store.ladders.ladder_games(self.ladder_id, after_id=self._seen):
+    def _take(self, made: LadderFit | None) -> None:
+        if made is not None and (self._mark is None or made.mark >= self._mark):
+            self._fit, self._counts, self._mark = made.ratings, made.counts, made.mark
+
+    def close(self) -> None:
+        """Stop the refitter, if any."""
+        if self.refitter is not None:
+            self.refitter.close()
+
+    def _follow(self, games: Sequence[Any], by_version: Mapping[tuple[int, str], int],
+                latest: Mapping[int, int]) -> None:
+        """Record in the match state the ladder's ``games`` scheduled since the last look (any runner's, by id)."""
+        for g in games:
+            if g.id <= self._seen:
+                continue
             ids = seat_entrants(g.seats, by_version, latest)
             if ids is not None:
                 self.state.record(ids)
             self._seen = g.id
+
+    def _entrants_now(self, view: Any) -> list[Any]:
+        """The ladder's entrants: those kept while the count of entrants and the bots' signature read in ``view``
+        are what they were when they were read; else brought up to date (``Ladders.sync_entrants``: a read unless
+        a bot is to enter or leave), with the bots (their authors, for ``--one-per-author``)."""
+        signature = (view.entrants, view.bots)
+        if self._entrants is None or signature != self._signature:
+            self._bots = tuple(self.store.ladders.bot_lines())
+            self._entrants = self.store.ladders.sync_entrants(self.ladder_id)
+            self._signature = signature
+        return self._entrants
 
     def refill(self, paused: Collection[int] | None = None, now: datetime | None = None) -> RefillResult:
         """Append tables to the open epoch until about ``window`` games are pending (rules §5.3-5.4).
@@ -437,22 +507,32 @@ class LadderRunner:
         enough are pending, fewer entrants than a table have room, or another runner appended first).
         """
         store, settings = self.store, self.settings
-        entrants = store.ladders.sync_entrants(self.ladder_id)
-        epoch = current_epoch(store, self.ladder, settings, now)
+        if self._seen == 0 and self.state.games == 0:  # the first look: the match state from the store's aggregates
+            by_version, latest = entrant_index(store.ladders.sync_entrants(self.ladder_id))
+            self.state, last = match_state(store, self.ladder_id, by_version, latest)
+            self._seen = max(last, 0)
+            self.fit()  # and the first fit, made here: the later ones come from the refitter, if any
+        view = store.ladders.refill_view(self.ladder_id, self._seen, marked=paused is None)
+        if view.epoch_id is None or epoch_due(settings, view.epoch_games, view.epoch_opened_at, now or datetime.now(UTC)):
+            current_epoch(store, self.ladder, settings, now)  # opens the next (several runners: once)
+            view = store.ladders.refill_view(self.ladder_id, self._seen, marked=paused is None)
+        entrants = self._entrants_now(view)
+        by_version, latest = entrant_index(entrants)
+        self._follow(view.new_games, by_version, latest)
+        epoch_id, count = view.epoch_id, view.epoch_games
         # version A/B: look, then plan (rules §5.5); a compare against a record is answered from the fit
         compares = plan_compares(store, self.ladder_id, entrants, settings,
-                                 fit=lambda: ladder_fit_and_counts(store, self.ladder_id))
+                                 fit=lambda: (self.fit(), self._counts)) if view.compares else \
+            ComparePlanner([], settings.duplicate)
         if paused is None:
-            paused = set(store.ladders.marked_bots(epoch.id))
+            paused = set(view.marked or {})
         # a table waiting for a paused bot holds up neither the window nor its other bots (rules §5.3)
-        pending, open_tables = store.ladders.open_games(self.ladder_id, stalled_by=paused)
+        pending, open_tables = view.open_tables(paused)
         if pending >= self.window:
-            return RefillResult(0, epoch.epoch, "enough games pending")
-        by_version, latest = entrant_index(entrants)
-        self._follow(by_version, latest)
+            return RefillResult(0, view.epoch, "enough games pending")
         fit = self.fit()
         ready = []
-        authors = ({b.id: author_key(b.author, b.name) for b in store.bots.list_bots(include_retired=False)}
+        authors = ({b.id: author_key(b.author, b.name) for b in self._bots if b.retired_at is None}
                    if settings.one_per_author else {})
         for e in entrants:
             if not e.active or e.bot_id in paused:
@@ -464,9 +544,8 @@ class LadderRunner:
             ready.append(Entrant(e.id, fit.rating[e.id] if rated else START_RATING,
                                  fit.sd(e.id) if rated else PRIOR_SD_ELO, room, author=authors.get(e.bot_id)))
         bot_of = {e.id: e.bot_id for e in entrants}
-        count = store.seasons.season_progress(epoch.id)["total"]
-        if self._key is None or self._key[0] != epoch.id:
-            self._key = (epoch.id, store.seasons.schedule_key(epoch.id))
+        if self._key is None or self._key[0] != epoch_id:
+            self._key = (epoch_id, store.seasons.schedule_key(epoch_id))
         key = self._key[1]
         rng = random.Random(fairness.derive(key, f"ladder-table:{count}"))
         scratch = _copy_state(self.state)
@@ -495,10 +574,10 @@ class LadderRunner:
             for e in table:
                 rooms[e] -= 1
         if not games:
-            return RefillResult(0, epoch.epoch, f"{len(ready)} entrant(s) with room: no table to seat")
-        if not store.ladders.append_games(epoch.id, games, count, groups):
-            return RefillResult(0, epoch.epoch, "another runner appended first")
-        return RefillResult(len(games), epoch.epoch)
+            return RefillResult(0, view.epoch, f"{len(ready)} entrant(s) with room: no table to seat")
+        if not store.ladders.append_games(epoch_id, games, count, groups):
+            return RefillResult(0, view.epoch, "another runner appended first")
+        return RefillResult(len(games), view.epoch)
 
 
 # ------------------------------------------------------------------ standings

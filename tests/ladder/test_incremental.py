@@ -243,5 +243,6 @@ def test_the_match_state_from_aggregates_is_the_state_of_every_table(store: Stor
     # a new runner starts from the aggregates and follows on from there
     fresh = LadderRunner(store, lid)
     assert fresh.refill().added > 0
-    fresh._follow(by_version, latest)  # the tables it just added, as its next refill records them
+    # the tables it just added, as its next refill records them
+    fresh._follow(store.ladders.refill_view(lid, fresh._seen).new_games, by_version, latest)
     assert fresh.state.games == len(store.ladders.ladder_games(lid))
