@@ -100,7 +100,7 @@ class Linker(Protocol):
 
 
 class ChainHolder(Protocol):
-    """The locked season a lifecycle transaction appends to (``store.lifecycle._LockedSeason``)."""
+    """The locked season a transaction appends to (``store.seasons.LockedSeason``)."""
 
     id: int
     chain_head: str | None

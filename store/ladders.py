@@ -385,9 +385,9 @@ class Ladders:
             season = lock_season(conn, season_id)
             if season is None or season.ladder_id is None:
                 raise NotFound(f"no ladder epoch with id {season_id}")
-            if season.config.get(EPOCH_KEY, {}).get("closed"):
+            if (season.config or {}).get(EPOCH_KEY, {}).get("closed"):
                 return False
-            return self._seasons.extend_locked(conn, season, dict(season.config), games, expected_games, groups,
+            return self._seasons.extend_locked(conn, season, dict(season.config or {}), games, expected_games, groups,
                                                bot_ids, retired_ok=False)
 
     # ---------------------------------------------------------- entrants

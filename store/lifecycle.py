@@ -61,7 +61,7 @@ from store.models import (
 from store.policy import LeaguePolicy
 from store.ratings import rewrite_ratings
 from store.replays import encode_record
-from store.seasons import SeatBot
+from store.seasons import LOCK_SEASON, SEASON_COLUMNS, LockedSeason, SeatBot
 from store.session import Database, db_now, updated_rows
 
 #: Voided attempts after which a game is stored as failed (rules §4.3).
@@ -156,32 +156,12 @@ class Deferral:
     detail: str
 
 
-@dataclass
-class _LockedSeason:
-    """The season row a lifecycle transaction holds locked (plain values, no ORM object); its
-    checkpoint and status follow the transaction's own writes (:meth:`GameLifecycle._rate`)."""
-
-    id: int
-    name: str
-    game: str
-    params: dict[str, Any]
-    time_control: dict[str, Any]
-    config: dict[str, Any] | None
-    status: SeasonStatus
-    rated_through: int
-    chain_head: str | None
-    chain_length: int
-
-
 # The statements of a game's life, built once: building a statement and its cache key costs more
 # than SQLite running it, and a claim and a finish run a dozen. They run on the transaction's
 # Connection and load no ORM objects. Every per-game one reads rows by key or probes an index:
 # none reads the whole season.
-_SEASON_COLUMNS = (Season.id, Season.name, Season.game, Season.params, Season.time_control, Season.config,
-                   Season.status, Season.rated_through, Season.chain_head, Season.chain_length)
-#: Lock (PostgreSQL ``FOR UPDATE``) and read a season: by id, or the season of a game.
-_LOCK_SEASON = select(*_SEASON_COLUMNS).where(Season.id == bindparam("season_id")).with_for_update()
-_LOCK_SEASON_OF_GAME = select(*_SEASON_COLUMNS).where(
+#: Lock (PostgreSQL ``FOR UPDATE``) and read the season of a game (by id: ``store.seasons.LOCK_SEASON``).
+_LOCK_SEASON_OF_GAME = select(*SEASON_COLUMNS).where(
     Season.id == select(Game.season_id).where(Game.id == bindparam("game_id")).scalar_subquery()).with_for_update()
 #: A game's state, and whether a bot of its season is marked not answering (``_MARK_ANSWERING`` to do).
 _GAME = select(Game.status, Game.attempts, Game.lease_expires_at, Game.number, Game.seed, Game.deal_group, Game.token, exists().where(
@@ -470,7 +450,7 @@ class GameLifecycle:
         for season_id in season_ids:
             with self._db.write_rows() as conn:
                 at = now or db_now(conn)
-                season = _LockedSeason(**conn.execute(_LOCK_SEASON, {"season_id": season_id}).one()._asdict())
+                season = LockedSeason(**conn.execute(LOCK_SEASON, {"season_id": season_id}).one()._asdict())
                 expired = conn.execute(_EXPIRED, {"season_id": season_id, "now": at}).all()
                 released += [gid for gid, att in expired
                              if self._void(conn, season, gid, att, LEASE_EXPIRED, max_attempts, at,
@@ -491,10 +471,10 @@ class GameLifecycle:
             raise ValueError("a cancellation needs a reason")
         with self._db.write_rows() as conn:
             now = now or db_now(conn)
-            row = conn.execute(_LOCK_SEASON, {"season_id": season_id}).one_or_none()
+            row = conn.execute(LOCK_SEASON, {"season_id": season_id}).one_or_none()
             if row is None:
                 raise NotFound(f"no season with id {season_id}")
-            season = _LockedSeason(**row._asdict())
+            season = LockedSeason(**row._asdict())
             config = dict(season.config or {})
             running = conn.scalar(select(func.count()).select_from(Game).where(
                 Game.season_id == season_id, Game.status == GameStatus.RUNNING)) or 0
@@ -523,7 +503,7 @@ class GameLifecycle:
                                    if running.get(row.id, 0) >= row.capacity))
         return BotsBusy(game_id, full) if full else None
 
-    def _not_played(self, conn: Connection, season: _LockedSeason, bot_id: int, detail: str,
+    def _not_played(self, conn: Connection, season: LockedSeason, bot_id: int, detail: str,
                     now: datetime) -> list[int]:
         """Every pending game of the season with ``bot_id`` at the table: not played, with ``detail``, each
         appended to the season's chain in schedule order. Returns their ids."""
@@ -552,7 +532,7 @@ class GameLifecycle:
                 select(Game.season_id).distinct().join(Season, Season.id == Game.season_id)
                 .where(Season.ladder_id.is_not(None), Game.status == GameStatus.PENDING,
                        exists().where(GameSeat.game_id == Game.id, GameSeat.bot_id == bot_id))))
-            seasons = [_LockedSeason(**conn.execute(_LOCK_SEASON, {"season_id": sid}).one()._asdict())
+            seasons = [LockedSeason(**conn.execute(LOCK_SEASON, {"season_id": sid}).one()._asdict())
                        for sid in season_ids]  # in id order, before the bot's row: a claim's order
             conn.execute(update(Bot).where(Bot.id == bot_id).values(retired_at=now))
             conn.execute(update(LadderEntrant).where(LadderEntrant.bot_id == bot_id, LadderEntrant.retired_at.is_(None))
@@ -573,14 +553,14 @@ class GameLifecycle:
             return withdrawn
 
     @staticmethod
-    def _lock_season_of(conn: Connection, game_id: int) -> _LockedSeason:
+    def _lock_season_of(conn: Connection, game_id: int) -> LockedSeason:
         """Lock (PostgreSQL ``FOR UPDATE``) and return the season of a game. Raises NotFound."""
         row = conn.execute(_LOCK_SEASON_OF_GAME, {"game_id": game_id}).one_or_none()
         if row is None:
             raise NotFound(f"no game with id {game_id}")
-        return _LockedSeason(**row._asdict())
+        return LockedSeason(**row._asdict())
 
-    def _void(self, conn: Connection, season: _LockedSeason, game_id: int, attempt: int, reason: str,
+    def _void(self, conn: Connection, season: LockedSeason, game_id: int, attempt: int, reason: str,
               max_attempts: int, now: datetime, *, expired_before: datetime | None = None) -> VoidResult:
         """Void the running ``attempt``; with ``expired_before``, only if its lease still
         expires before then (a renewal committed since it was read keeps the attempt)."""
@@ -617,7 +597,7 @@ class GameLifecycle:
         conn.execute(_CLOSE_ATTEMPT, {"a_game": game_id, "a_attempt": attempt, "a_now": now, "a_outcome": outcome,
                                       "a_detail": detail})
 
-    def _rate(self, conn: Connection, season: _LockedSeason, now: datetime) -> None:
+    def _rate(self, conn: Connection, season: LockedSeason, now: datetime) -> None:
         """After a game became final: the season's ratings rewritten (``store.ratings``), and the
         season marked done once no game is pending or running (and its chain closed if that finishes
         it, ``store.chain.close_if_finished``)."""

@@ -186,31 +186,48 @@ def check_tables(games: Sequence[tuple[int, Sequence[int]]], what: str) -> set[i
 
 @dataclass
 class LockedSeason:
-    """A season's row as extending it reads and writes it, locked by the caller's transaction
-    (:func:`lock_season`); a ``store.chain.ChainHolder``."""
+    """A season row that a transaction holds locked (plain values, no ORM object; a ``store.chain.ChainHolder``):
+    read by :func:`lock_season`, the game lifecycle's (``store.lifecycle``) and extending a season's; its chain,
+    checkpoint and status follow the transaction's own writes."""
 
     id: int
     name: str
-    ladder_id: int | None
-    config: dict[str, Any]
+    game: str
+    params: dict[str, Any]
+    time_control: dict[str, Any]
+    config: dict[str, Any] | None
     status: SeasonStatus
-    deal_key: str | None
+    rated_through: int
     chain_head: str | None
     chain_length: int
+    ladder_id: int | None
+    deal_key: str | None
 
 
-_LOCK_SEASON = (select(Season.id, Season.name, Season.ladder_id, Season.config, Season.status, Season.deal_key,
-                       Season.chain_head, Season.chain_length)
-                .where(Season.id == bindparam("season_id")).with_for_update())
+#: The columns of :class:`LockedSeason`, in its order.
+SEASON_COLUMNS = (Season.id, Season.name, Season.game, Season.params, Season.time_control, Season.config,
+                  Season.status, Season.rated_through, Season.chain_head, Season.chain_length, Season.ladder_id,
+                  Season.deal_key)
+#: Lock (PostgreSQL ``FOR UPDATE``; SQLite's write transaction holds the whole store) and read a season by id.
+LOCK_SEASON = select(*SEASON_COLUMNS).where(Season.id == bindparam("season_id")).with_for_update()
+
+
+_BOTS = bindparam("bots", expanding=True)
+#: Extending a season reads, under its lock: its games, its largest deal group, and how many of the given bots
+#: exist and how many of them are not retired (built once: building costs more than running it).
+_GAMES_AND_BOTS = select(
+    func.count(), func.max(Game.deal_group),
+    select(func.count()).select_from(Bot).where(Bot.id.in_(_BOTS)).scalar_subquery(),
+    select(func.count()).select_from(Bot).where(Bot.id.in_(_BOTS), Bot.retired_at.is_(None)).scalar_subquery(),
+).where(Game.season_id == bindparam("season_id"))
+_ADD_GAMES = insert(Game).returning(Game.id, sort_by_parameter_order=True)
+_ADD_SEATS = insert(GameSeat)
 
 
 def lock_season(conn: Connection, season_id: int) -> LockedSeason | None:
-    """The season's row, locked until ``conn``'s transaction ends (``SELECT ... FOR UPDATE``; SQLite's write
-    transaction holds the whole store); None for an unknown id."""
-    row = conn.execute(_LOCK_SEASON, {"season_id": season_id}).one_or_none()
-    return None if row is None else LockedSeason(row.id, row.name, row.ladder_id, dict(row.config or {}),
-                                                 SeasonStatus(row.status), row.deal_key, row.chain_head,
-                                                 row.chain_length or 0)
+    """The season's row, locked until ``conn``'s transaction ends; None for an unknown id."""
+    row = conn.execute(LOCK_SEASON, {"season_id": season_id}).one_or_none()
+    return None if row is None else LockedSeason(**row._asdict())
 
 
 class Seasons:
@@ -332,10 +349,8 @@ class Seasons:
         if finished(season.status, season.config, self._policy):
             raise ValueError(f"season {season.name!r} is finished (every game final and its key published): "
                              "no game is added to it")
-        bots = select(func.count()).select_from(Bot).where(Bot.id.in_(bot_ids))
-        count, top, found, playing = conn.execute(select(
-            func.count(), func.max(Game.deal_group), bots.scalar_subquery(),
-            bots.where(Bot.retired_at.is_(None)).scalar_subquery()).where(Game.season_id == season_id)).one()
+        count, top, found, playing = conn.execute(_GAMES_AND_BOTS, {"season_id": season_id,
+                                                                   "bots": sorted(bot_ids)}).one()
         if count != expected_games:
             return False
         if found != len(bot_ids):
@@ -365,8 +380,8 @@ class Seasons:
         if changes:
             conn.execute(update(Season).where(Season.id == season_id).values(**changes))
         if games:
-            ids = conn.scalars(insert(Game).returning(Game.id, sort_by_parameter_order=True), rows).all()
-            conn.execute(insert(GameSeat), [{"game_id": gid, "seat": seat, "bot_id": bot}
+            ids = conn.scalars(_ADD_GAMES, rows).all()
+            conn.execute(_ADD_SEATS, [{"game_id": gid, "seat": seat, "bot_id": bot}
                                             for gid, (_, seats) in zip(ids, games, strict=True)
                                             for seat, bot in enumerate(seats)])
             append(conn, season, self._policy,

@@ -8,8 +8,9 @@ looking), and takes the newest fit it made (``poll``) without waiting. The fit i
 it stores (the checkpoint, the rating snapshots), is ``league.competition.ladder.refit_when_due``'s, the same as
 a runner without a refitter makes in its refill.
 
-A fit that fails in the process (the store unreachable for a moment) is dropped: the runner keeps its last fit
-and the next request looks again. The process is stopped by :meth:`ProcessRefitter.close`.
+The process is started, and opens the store, when the refitter is made. A fit that fails in the process (the store
+unreachable for a moment) is dropped: the runner keeps its last fit and the next request looks again. The process
+is stopped by :meth:`ProcessRefitter.close`.
 """
 
 from __future__ import annotations
@@ -27,16 +28,26 @@ log = logging.getLogger(__name__)
 _stores: dict[tuple[int, str], object] = {}
 
 
-def _refit(db_url: str, ladder_id: int, mark: tuple[int, int] | None, refit_every: int,
-           history_every: int) -> LadderFit | None:
-    """In the refitter's process: the ladder's fit if it is due (``refit_when_due``), the store opened once."""
+def _store(db_url: str):
+    """The refitter process's store at ``db_url``, opened once."""
     from league.policy import POLICY
     from store import open_store
 
     key = (os.getpid(), db_url)
     if key not in _stores:
         _stores[key] = open_store(db_url, run_migrations=False, policy=POLICY)
-    return refit_when_due(_stores[key], ladder_id, mark, refit_every, history_every)
+    return _stores[key]
+
+
+def _open(db_url: str) -> None:
+    """In the refitter's process, as it starts: open the store (the imports and the connection are not a fit's)."""
+    _store(db_url)
+
+
+def _refit(db_url: str, ladder_id: int, mark: tuple[int, int] | None, refit_every: int,
+           history_every: int) -> LadderFit | None:
+    """In the refitter's process: the ladder's fit if it is due (``refit_when_due``)."""
+    return refit_when_due(_store(db_url), ladder_id, mark, refit_every, history_every)
 
 
 @dataclass
@@ -53,13 +64,16 @@ class ProcessRefitter:
     _running: Future | None = None
     _made: list[LadderFit] = field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        # the process is started, and opens the store, now: not in the refill that first asks for a fit
+        self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        self._running = self._pool.submit(_open, self.db_url)
+
     def request(self, mark: tuple[int, int] | None) -> None:
         """Ask the process to look whether a fit is due from ``mark``, unless it is looking already."""
         self._collect()
-        if self._running is not None:
+        if self._running is not None or self._pool is None:
             return
-        if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
         self._running = self._pool.submit(_refit, self.db_url, self.ladder_id, mark, self.refit_every,
                                           self.history_every)
 

@@ -432,6 +432,7 @@ class LadderRunner:
     _fit: MLRatings | None = None
     _counts: dict[int, int] = field(default_factory=dict)
     _mark: tuple[int, int] | None = None
+    _rated: dict[int, tuple[float, float]] = field(default_factory=dict)  # the fit's (rating, sd) by entrant
     _key: tuple[int, bytes] | None = None  # the open epoch's id and key
     _entrants: list[Any] | None = None
     _bots: tuple[Any, ...] = ()  # the bots (``Ladders.bot_lines``), read with the entrants
@@ -469,6 +470,7 @@ class LadderRunner:
     def _take(self, made: LadderFit | None) -> None:
         if made is not None and (self._mark is None or made.mark >= self._mark):
             self._fit, self._counts, self._mark = made.ratings, made.counts, made.mark
+            self._rated = {e: (made.ratings.rating[e], made.ratings.sd(e)) for e in made.ratings.bots}
 
     def close(self) -> None:
         """Stop the refitter, if any."""
@@ -530,7 +532,7 @@ class LadderRunner:
         pending, open_tables = view.open_tables(paused)
         if pending >= self.window:
             return RefillResult(0, view.epoch, "enough games pending")
-        fit = self.fit()
+        self.fit()
         ready = []
         authors = ({b.id: author_key(b.author, b.name) for b in self._bots if b.retired_at is None}
                    if settings.one_per_author else {})
@@ -540,9 +542,8 @@ class LadderRunner:
             room = e.capacity - open_tables.get(e.bot_id, 0)
             if room < 1:
                 continue
-            rated = e.id in fit.rating
-            ready.append(Entrant(e.id, fit.rating[e.id] if rated else START_RATING,
-                                 fit.sd(e.id) if rated else PRIOR_SD_ELO, room, author=authors.get(e.bot_id)))
+            rating, sd = self._rated.get(e.id, (START_RATING, PRIOR_SD_ELO))
+            ready.append(Entrant(e.id, rating, sd, room, author=authors.get(e.bot_id)))
         bot_of = {e.id: e.bot_id for e in entrants}
         if self._key is None or self._key[0] != epoch_id:
             self._key = (epoch_id, store.seasons.schedule_key(epoch_id))
