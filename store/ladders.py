@@ -376,12 +376,20 @@ class Ladders:
         ``store.seasons.Seasons.extend_season`` does, if the epoch is still open and has exactly
         ``expected_games`` games; else nothing is written (False): another runner appended or closed it
         first, or a bot of them was retired meanwhile (it is never dealt in).
-        Raises NotFound for an unknown season, one that is not a ladder's epoch, or unknown bot ids."""
+        Raises NotFound for an unknown season, one that is not a ladder's epoch, or unknown bot ids.
+
+        On PostgreSQL the transaction commits without waiting for its log to reach the disk
+        (``synchronous_commit`` off for it alone; a refill's largest single wait): a crash of the database
+        within a moment of it may lose these pending games and their chain entry together, never a game
+        played, since a game's claim commits waiting for the log, which is written in order and so takes
+        this append's with it. The runner then appends tables again."""
         bot_ids = check_tables(games, "added game")
         groups: list[int | None] = list(deal_groups) if deal_groups is not None else [None] * len(games)
         if len(groups) != len(games):
             raise ValueError(f"{len(groups)} deal groups for {len(games)} games")
         with self._db.write_rows() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
             season = lock_season(conn, season_id)
             if season is None or season.ladder_id is None:
                 raise NotFound(f"no ladder epoch with id {season_id}")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -60,7 +61,10 @@ class ProcessRefitter:
     ladder_id: int
     refit_every: int
     history_every: int
+    #: seconds between two looks at most (a look reads one count; refills come as often as games end)
+    min_interval_s: float = 0.5
     _pool: ProcessPoolExecutor | None = None
+    _asked: float = -1e9
     _running: Future | None = None
     _made: list[LadderFit] = field(default_factory=list)
 
@@ -70,10 +74,13 @@ class ProcessRefitter:
         self._running = self._pool.submit(_open, self.db_url)
 
     def request(self, mark: tuple[int, int] | None) -> None:
-        """Ask the process to look whether a fit is due from ``mark``, unless it is looking already."""
+        """Ask the process to look whether a fit is due from ``mark``, unless it is looking already or looked less
+        than ``min_interval_s`` ago."""
         self._collect()
-        if self._running is not None or self._pool is None:
+        now = time.monotonic()
+        if self._running is not None or self._pool is None or now - self._asked < self.min_interval_s:
             return
+        self._asked = now
         self._running = self._pool.submit(_refit, self.db_url, self.ladder_id, mark, self.refit_every,
                                           self.history_every)
 

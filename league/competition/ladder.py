@@ -549,11 +549,18 @@ class LadderRunner:
             self._key = (epoch_id, store.seasons.schedule_key(epoch_id))
         key = self._key[1]
         rng = random.Random(fairness.derive(key, f"ladder-table:{count}"))
-        scratch = _copy_state(self.state)
+        # the tables chosen so far are recorded in a copy of the state before the next is chosen (the state follows
+        # the store: the next refill records them once appended); a refill of one table copies nothing
+        scratch, unrecorded = self.state, []
         games: list[tuple[int, list[int]]] = []
         groups: list[int] = []
         rooms = {e.id: e.room for e in ready}
         while pending + len(games) < self.window:
+            if unrecorded:
+                scratch = _copy_state(self.state) if scratch is self.state else scratch
+                for seats in unrecorded:
+                    scratch.record(list(seats))
+                unrecorded = []
             candidates = [Entrant(e.id, e.rating, e.sd, rooms[e.id], author=e.author) for e in ready if rooms[e.id] > 0]
             sizes = [s for s in settings.table_sizes if s <= len(candidates)]
             if not sizes:
@@ -571,7 +578,7 @@ class LadderRunner:
                 games.append((fairness.deal_seed(key, number, group if settings.duplicate else number,
                                                  settings.duplicate), [bot_of[e] for e in seats]))
                 groups.append(group if settings.duplicate else number)
-                scratch.record(list(seats))
+                unrecorded.append(seats)
             for e in table:
                 rooms[e] -= 1
         if not games:

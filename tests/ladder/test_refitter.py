@@ -27,7 +27,7 @@ def test_the_refill_takes_its_fits_from_the_process(store: Store, bots: list[int
 
     monkeypatch.setattr(ladder_module, "ladder_fit_and_counts", counted)
     runner = LadderRunner(store, lid, refit_every=1)
-    runner.refitter = ProcessRefitter(db_url, lid, 1, runner.settings.history_every)
+    runner.refitter = ProcessRefitter(db_url, lid, 1, runner.settings.history_every, min_interval_s=0.0)
     try:
         taken = 0
         for _ in range(8):
@@ -53,7 +53,7 @@ def test_the_refill_takes_its_fits_from_the_process(store: Store, bots: list[int
 def test_a_failing_process_leaves_the_last_fit(store: Store, bots: list[int]) -> None:
     lid = create_ladder(store, "lad", spec(game_without_luck()), [3], window=4)
     runner = LadderRunner(store, lid)
-    runner.refitter = ProcessRefitter("postgresql+psycopg://nobody@127.0.0.1:9/none", lid, 1, 20)
+    runner.refitter = ProcessRefitter("postgresql+psycopg://nobody@127.0.0.1:9/none", lid, 1, 20, min_interval_s=0.0)
     try:
         assert runner.refill().added > 0
         first = runner._fit
