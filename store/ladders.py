@@ -132,8 +132,8 @@ class MatchAggregates:
 
 @dataclass(frozen=True)
 class BotLine:
-    """A bot as a ladder's runner checks its entrants against it (:func:`entrants_stale`): ``games`` the games
-    it is registered for (names), ``retired_at`` None while it plays."""
+    """A bot as a ladder's runner keeps it beside the entrants (:meth:`Ladders.bot_lines`; its author, for
+    ``--one-per-author``): ``games`` the games it is registered for (names), ``retired_at`` None while it plays."""
 
     id: int
     name: str

@@ -416,7 +416,7 @@ class LadderRunner:
     :class:`MatchState` follows the store (every runner's tables), so runners may come and go.
 
     What a refill needs it keeps itself between refills: the match state (built once from the store's
-    aggregates, then game by game), the entrants (read again only when a bot changed, :func:`entrants_stale`),
+    aggregates, then game by game), the entrants (read again only when a bot or the count of entrants changed),
     the open epoch's key and the latest fit; the rest (the open epoch, the open tables, the marks, the games
     scheduled since) it reads in one read transaction (``Ladders.refill_view``) before it appends. With a
     ``refitter`` the fit is made away from the refill, which takes the newest one made (only the very first
