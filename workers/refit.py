@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import signal
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -38,6 +39,12 @@ def _store(db_url: str):
     if key not in _stores:
         _stores[key] = open_store(db_url, run_migrations=False, policy=POLICY)
     return _stores[key]
+
+
+def _quiet() -> None:
+    """The process's initializer: Ctrl-C reaches the whole process group, and the runner's process stops this one
+    (as the local pool's processes, ``workers.local``); interrupted here it would only print a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _open(db_url: str) -> None:
@@ -70,7 +77,8 @@ class ProcessRefitter:
 
     def __post_init__(self) -> None:
         # the process is started, and opens the store, now: not in the refill that first asks for a fit
-        self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                         initializer=_quiet)
         self._running = self._pool.submit(_open, self.db_url)
 
     def request(self, mark: tuple[int, int] | None) -> None:

@@ -4,6 +4,7 @@ run bounded by --games, resume after SIGTERM, standings (table and JSON), list, 
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import subprocess
@@ -115,3 +116,28 @@ def test_run_standings_list_verify_and_resume_after_sigterm(lite: str, capsys: p
     code, out, _ = cli(capsys, "ladder", "verify", "lad", "--db", lite)
     assert code == 0 and ": verified" in out and "0 failed" in out, out
     store.close()
+
+
+def test_ctrl_c_stops_a_ladder_run_with_no_traceback_from_its_processes(lite: str,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    # Ctrl-C reaches the whole process group: the pool's processes and the one that fits the ladder ignore it, the
+    # runner stops them and says how to resume
+    assert cli(capsys, "ladder", "create", "lad", "--game", GAME, "--tables", "3", *param_arg(SHORT),
+               "--pending", "3", "--db", lite)[0] == 0
+    store = open_store(lite, policy=POLICY)
+    lid = store.ladders.get_ladder_by_name("lad").id
+    command = [sys.executable, "-m", "cli.main", "ladder", "run", "lad", "--workers", "1", "--db", lite]
+    run = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while store.ladders.ladder_progress(lid)["done"] < 3:
+            assert time.monotonic() < deadline and run.poll() is None, run.stderr.read() if run.poll() is not None else ""
+            time.sleep(0.1)
+        os.killpg(run.pid, signal.SIGINT)
+        out, err = run.communicate(timeout=60)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130 and err.strip() == "", (out, err)
+    assert "again to resume the ladder" in out
