@@ -184,9 +184,12 @@ class Supervisor:
         for stale in self._run.parent.iterdir():
             pid = stale.name.partition(".")[0]
             if pid.isdigit() and (stale == self._run or not _alive(int(pid))):
-                for item in stale.iterdir():
-                    item.unlink(missing_ok=True)
-                stale.rmdir()
+                try:
+                    for item in stale.iterdir():
+                        item.unlink(missing_ok=True)
+                    stale.rmdir()
+                except FileNotFoundError:  # another process of this machine, preparing too, removed it first
+                    pass
         self._run.mkdir(mode=0o700)
         try:  # the empty cgroups of dead processes (named <pid>-<n>-<what>)
             cgroups().sweep(lambda name: name.partition("-")[0].isdigit() and _alive(int(name.partition("-")[0])))
