@@ -120,7 +120,9 @@ class ProcessRefitter:
             self._made.append(made)
 
     def close(self) -> None:
-        """Stop the process (a fit under way is abandoned)."""
+        """Stop the process, once a fit under way is over (a look asked for and not started is dropped). Waiting
+        matters: an executor left to stop by itself races the interpreter's exit, which then prints an ignored
+        ``OSError`` from the executor's wake-up pipe."""
         pool, self._pool, self._running = self._pool, None, None
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=True, cancel_futures=True)
