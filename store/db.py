@@ -242,6 +242,23 @@ def _connection(engine: Engine, *, write: bool) -> Iterator[Connection]:
             yield conn
     except (exc.OperationalError, exc.InterfaceError) as e:
         raise StoreUnavailable(f"database {describe_url(engine.url)} unavailable: {_one_line(e)}") from e
+    except exc.DBAPIError as e:
+        if not session_ended(e):
+            raise
+        raise StoreUnavailable(f"database {describe_url(engine.url)} unavailable: {_one_line(e)}") from e
+
+
+#: PostgreSQL's codes for a session the server ended, which the driver does not report as a lost connection:
+#: 25P03, a session idle in a transaction past its timeout (``PG_IDLE_IN_TRANSACTION_S``: a client cut off from
+#: the server mid-transaction meets it when the link is back); 57P01 to 57P03, the server shutting down or
+#: starting.
+_SESSION_ENDED = frozenset({"25P03", "57P01", "57P02", "57P03"})
+
+
+def session_ended(e: exc.DBAPIError) -> bool:
+    """Whether the database error ``e`` means the server ended the session (the store is unusable until a new
+    connection is made), rather than a fault of the statement."""
+    return bool(e.connection_invalidated) or getattr(e.orig, "sqlstate", None) in _SESSION_ENDED
 
 
 def alembic_config(engine: Engine | None = None) -> Config:

@@ -73,6 +73,20 @@ def _copy_tree(target: Path) -> None:
             shutil.copy2(source, target / name)
 
 
+def cases_of(node_ids: list[str], names: list[str]) -> list[str]:
+    """The test ids among ``node_ids`` drawn for one of the games ``names``: a game's name is a whole part of the
+    id's parameters (``test_x[svara]``, ``test_y[unary-toy-cards]``)."""
+    part = "|".join(re.escape(name) for name in names)
+    return [i for i in node_ids if re.search(rf"\[(?:[^\[\]]*-)?(?:{part})(?:-[^\[\]]*)?\]$", i)]
+
+
+def test_the_cases_of_a_game_are_found_by_its_whole_name() -> None:
+    ids = ["t.py::a[svara]", "t.py::b[unary-svara]", "t.py::c[svara-2]", "t.py::d[toy-cards]", "t.py::e",
+           "t.py::f[svaras]", "t.py::g[rummy-unary-toy-cards]"]
+    assert cases_of(ids, ["svara"]) == ["t.py::a[svara]", "t.py::b[unary-svara]", "t.py::c[svara-2]"]
+    assert cases_of(ids, ["toy-cards"]) == ["t.py::d[toy-cards]", "t.py::g[rummy-unary-toy-cards]"]
+
+
 def _git(copy: Path, *args: str) -> str:
     config = ["-c", "user.name=t", "-c", "user.email=t@example.org", "-c", "commit.gpgsign=false"]
     return subprocess.run(["git", *config, *args], cwd=copy, capture_output=True, text=True, check=True).stdout
@@ -334,7 +348,14 @@ def test_games_made_by_the_checklist_are_played_and_touch_only_their_files(tmp_p
                ).split() == ["points", "True"]
     for name in (NAME, POINTS_NAME):
         follow(COMMANDS[-1], name)
-    tested = run("-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *TESTS_OVER_EVERY_GAME)
+    # the cases of the games that were there before are left out: their files are unchanged (checked below) and the
+    # suite runs the same cases on them; every case of the new games runs, and every test not drawn per game
+    listed = run("-m", "pytest", "-q", "--collect-only", "-p", "no:cacheprovider", *TESTS_OVER_EVERY_GAME)
+    before = cases_of(listed.splitlines(), games())
+    assert before and cases_of(listed.splitlines(), [NAME, POINTS_NAME]), listed[-3000:]
+    tested = run("-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", *TESTS_OVER_EVERY_GAME,
+                 *(f"--deselect={case}" for case in before))
+    assert f"{len(before)} deselected" in tested, tested[-3000:]
     skipped = [line for line in tested.splitlines() if line.startswith("SKIPPED")]
     # the examples skip the new games, which they do not declare (as any other game they were not taught: teaching
     # them is optional); nothing else is skipped but for a missing tool

@@ -63,3 +63,38 @@ def test_a_lock_held_by_a_session_idle_in_a_transaction_is_released(pg_url: str,
             conn.execute(text("DROP TABLE IF EXISTS idle_lock_probe"))
             conn.commit()
         engine.dispose()
+
+
+def test_a_session_ended_for_idling_in_its_transaction_is_the_store_unavailable(
+        pg_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client cut off mid-transaction for longer than the timeout finds its session ended when the link is back:
+    the error is StoreUnavailable, which the runners wait out, not a fault of the statement."""
+    monkeypatch.setattr(store_db, "PG_IDLE_IN_TRANSACTION_S", 1)
+    engine = store_db.create_store_engine(pg_url)
+    try:
+        for write in (True, False):
+            with pytest.raises(store_db.StoreUnavailable, match="idle-in-transaction timeout"):
+                with store_db.transaction(engine, write=write) as session:
+                    session.execute(text("SELECT 1"))
+                    time.sleep(1.8)
+                    session.execute(text("SELECT 1"))
+            with pytest.raises(store_db.StoreUnavailable, match="idle-in-transaction timeout"):
+                with store_db.connection_transaction(engine, write=write) as conn:
+                    conn.execute(text("SELECT 1"))
+                    time.sleep(1.8)
+                    conn.execute(text("SELECT 1"))
+        with engine.connect() as conn:  # the pool hands out a working connection afterwards
+            assert conn.execute(text("SELECT 2")).scalar() == 2
+    finally:
+        engine.dispose()
+
+
+def test_a_statements_own_error_is_not_the_store_unavailable(pg_url: str) -> None:
+    engine = store_db.create_store_engine(pg_url)
+    try:
+        with pytest.raises(Exception) as raised:
+            with store_db.transaction(engine, write=True) as session:
+                session.execute(text("SELECT 1/0"))
+        assert not isinstance(raised.value, store_db.StoreUnavailable), raised.value
+    finally:
+        engine.dispose()
