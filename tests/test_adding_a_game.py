@@ -81,10 +81,11 @@ def cases_of(node_ids: list[str], names: list[str]) -> list[str]:
 
 
 def test_the_cases_of_a_game_are_found_by_its_whole_name() -> None:
-    ids = ["t.py::a[svara]", "t.py::b[unary-svara]", "t.py::c[svara-2]", "t.py::d[toy-cards]", "t.py::e",
-           "t.py::f[svaras]", "t.py::g[rummy-unary-toy-cards]"]
-    assert cases_of(ids, ["svara"]) == ["t.py::a[svara]", "t.py::b[unary-svara]", "t.py::c[svara-2]"]
-    assert cases_of(ids, ["toy-cards"]) == ["t.py::d[toy-cards]", "t.py::g[rummy-unary-toy-cards]"]
+    ids = ["t.py::a[whist]", "t.py::b[unary-whist]", "t.py::c[whist-2]", "t.py::d[toy-cards]", "t.py::e",
+           "t.py::f[whists]", "t.py::g[whist-unary-toy-cards]"]
+    assert cases_of(ids, ["whist"]) == ["t.py::a[whist]", "t.py::b[unary-whist]", "t.py::c[whist-2]",
+                                        "t.py::g[whist-unary-toy-cards]"]
+    assert cases_of(ids, ["toy-cards"]) == ["t.py::d[toy-cards]", "t.py::g[whist-unary-toy-cards]"]
 
 
 def _git(copy: Path, *args: str) -> str:
