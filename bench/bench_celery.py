@@ -1,6 +1,6 @@
 """Seasons per second: the embedded pool against Celery workers on a Redis broker, in one run.
 
-Usage: python -m bench.bench_celery [--games N] [--orbits K] [--runs pool1,celery1,...]
+Usage: python -m bench.bench_celery [--games N] [--orbits K] [--runs pool1,celery1,...] [--stores S,S] [--rounds N]
 
 One Slippery Sam season (4 reference bots as gRPC servers in their own
 processes, tables of 3 and 4) is played from scratch in a fresh SQLite store
@@ -25,6 +25,11 @@ the wall time a game takes. The hand-off between two games of one worker process
 the processes, from the store's own clock: from one attempt's end (its result stored) to the next
 attempt's start (its claim) by the same process, a mean over the run. ``--runs`` picks some of the
 four runs (A/B comparisons on a shared machine); the comparisons print for the runs made.
+
+``--stores sqlite,postgresql`` plays each run on both stores in turn (PostgreSQL: a throwaway database on the
+server of ``CARDARENA_TEST_PG_URL`` or the local one, ``bench.scratch_db``), ``--rounds`` times, and prints each
+run's games per second on the second store over the first, per round: the machine's load drifts, so the ratio is
+taken between seasons played one after the other.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,6 +55,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
 from bench.cputime import cpu_seconds, machine_cpu_seconds, tree_cpu_seconds
+from bench.scratch_db import pg_admin_url, throwaway_database
 from cli.demo import register_or_update
 from league.competition.seasons import create_season
 from league.policy import POLICY
@@ -171,8 +178,7 @@ def handoff_ms(store: Store, ids: list[int]) -> float:
     return statistics.fmean(gaps[:max(1, len(gaps) * 9 // 10)]) if gaps else 0.0
 
 
-def on_pool(tmp: Path, bots: list[BotProcess], games: int, orbits: int, processes: int) -> Run:
-    db_url = f"sqlite:///{tmp / f'pool{processes}.db'}"
+def on_pool(db_url: str, bots: list[BotProcess], games: int, orbits: int, processes: int) -> Run:
     season_id = new_season(db_url, bots, games, orbits)
     store = open_store(db_url, policy=POLICY)
     ids = store.seasons.next_pending(season_id, 10**6)
@@ -189,9 +195,8 @@ def on_pool(tmp: Path, bots: list[BotProcess], games: int, orbits: int, processe
                handoff_ms=handoff_ms(store, ids))
 
 
-def on_celery(tmp: Path, bots: list[BotProcess], games: int, orbits: int, broker: str, n_workers: int,
+def on_celery(tmp: Path, db_url: str, bots: list[BotProcess], games: int, orbits: int, broker: str, n_workers: int,
               redis_pid: int) -> Run:
-    db_url = f"sqlite:///{tmp / f'celery{n_workers}.db'}"
     season_id = new_season(db_url, bots, games, orbits)
     app = configure(broker)
     names = [f"b{n_workers}-{i}" for i in range(n_workers)]
@@ -292,10 +297,17 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=400)
     parser.add_argument("--orbits", type=int, default=1)
     parser.add_argument("--runs", default=",".join(RUNS), help=f"runs to make, comma-separated, of {','.join(RUNS)}")
+    parser.add_argument("--stores", default="sqlite",
+                        help="stores, comma-separated, of sqlite,postgresql (default sqlite): with two, each run is "
+                             "made on each in turn and the second's games per second are divided by the first's")
+    parser.add_argument("--rounds", type=int, default=1, help="with two stores: rounds of runs on each in turn")
     args = parser.parse_args()
     runs = args.runs.split(",")
     if not set(runs) <= set(RUNS):
         parser.error(f"--runs: choose among {','.join(RUNS)}")
+    stores = args.stores.split(",")
+    if not stores or set(stores) - {"sqlite", "postgresql"}:
+        parser.error("--stores: choose among sqlite,postgresql")
     binary = shutil.which("redis-server")
     if binary is None:
         sys.exit("redis-server is not installed (apt-get install redis-server)")
@@ -311,16 +323,34 @@ def main() -> None:
                 break
             except redis.ConnectionError:
                 time.sleep(0.05)
-        with tempfile.TemporaryDirectory() as tmp_name:
-            tmp = Path(tmp_name)
-            rates: dict[str, Run] = {}
-            for key in runs:
-                n = int(key[-1])
-                if key.startswith("pool"):
-                    rates[RUNS[key]] = on_pool(tmp, bots, args.games, args.orbits, n)
-                else:
-                    rates[RUNS[key]] = on_celery(tmp, bots, args.games, args.orbits, broker, n, redis_proc.pid)
-        report(rates, args.orbits)
+        ratios: dict[str, list[float]] = defaultdict(list)
+        for number in range(args.rounds if len(stores) > 1 else 1):
+            per_store: dict[str, dict[str, Run]] = {}
+            for store_kind in stores:
+                rates = per_store[store_kind] = {}
+                with tempfile.TemporaryDirectory() as tmp_name, ExitStack() as scratch:
+                    tmp = Path(tmp_name)
+                    for key in runs:
+                        n = int(key[-1])
+                        db_url = (scratch.enter_context(throwaway_database(pg_admin_url(), label=f"celery_{key}"))
+                                  if store_kind == "postgresql" else f"sqlite:///{tmp / f'{key}.db'}")
+                        if key.startswith("pool"):
+                            rates[RUNS[key]] = on_pool(db_url, bots, args.games, args.orbits, n)
+                        else:
+                            rates[RUNS[key]] = on_celery(tmp, db_url, bots, args.games, args.orbits, broker, n,
+                                                         redis_proc.pid)
+                print(f"== {store_kind}" + (f", round {number + 1}" if len(stores) > 1 else ""))
+                report(rates, args.orbits)
+            if len(stores) > 1:
+                first, second = (per_store[k] for k in stores)
+                for label in first:
+                    ratios[label].append((second[label].games / second[label].seconds)
+                                         / (first[label].games / first[label].seconds))
+        if ratios:
+            print(f"games per second, {stores[1]} / {stores[0]}, each round's runs one after the other:")
+            for label, values in ratios.items():
+                print(f"  {label:18s} median {statistics.median(values):.2f} ({min(values):.2f}-{max(values):.2f}): "
+                      + ", ".join(f"{v:.2f}" for v in values))
     finally:
         for b in bots:
             b.stop()

@@ -1,7 +1,8 @@
 """Whole seasons on the local pool: wall time, games per second and where the time goes.
 
 Usage: python -m bench.bench_season [--sam-games N] [--svara-games N] [--rummy-games N] [--processes N]
-                                    [--games-per-process N] [--pin-bots] [--transports T,T] [--rounds N]
+                                    [--games-per-process N] [--pin-bots] [--transports T,T]
+                                    [--stores S,S] [--pg-url URL] [--rounds N]
 
 For each game, one season is played from scratch in a fresh SQLite store: 6
 reference bots, each a real gRPC server in its own process on 127.0.0.1
@@ -35,6 +36,12 @@ With two or more, each game's season is played once per transport in each of ``-
 transports alternated (the same season, bots and schedule each time, a fresh store), and each round's
 ratio of games per second (and of the steady rate, the bots' CPU and the pool's CPU per decision) to the
 first transport's is printed: the machine's load drifts, so ratios are taken within a round.
+
+``--stores`` names the stores the season is played on: ``sqlite`` (the default, a file in a temporary folder) and
+``postgresql`` (a throwaway database on the server of ``--pg-url``, default ``CARDARENA_TEST_PG_URL`` or the local
+one, dropped after each season: ``bench.scratch_db``). With two, they alternate as the transports do, and each
+round's ratios are to the first store's (``--stores sqlite,postgresql``: PostgreSQL's games per second over
+SQLite's). Transports and stores can both be given: every pair of them is played in each round.
 """
 
 from __future__ import annotations
@@ -46,12 +53,14 @@ import statistics
 import tempfile
 import time
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
 from bench.bench_bots import own_compute_us
 from bench.cputime import cpu_seconds
 from bench.lineups import LINEUPS, TABLE_SIZES
+from bench.scratch_db import pg_admin_url, throwaway_database
 from cli.demo import register_or_update
 from config import get_settings
 from league.competition.seasons import create_season
@@ -82,6 +91,7 @@ class SeasonTimes:
     steady_games_per_s: float       # from the first game finished to the last: without the pool's start
     pool_cpu_s: float = 0.0         # CPU seconds of this process's children but the bots: the pool's processes
     transport: str = "stream"
+    store: str = "sqlite"
 
     def report(self) -> str:
         pool_s = self.wall_s * self.processes * self.games_per_process
@@ -92,7 +102,7 @@ class SeasonTimes:
             return f"{x:8.1f} s {100 * x / pool_s:5.1f}%"
 
         return "\n".join([
-            f"{self.game} ({self.transport}): {self.games} games, {self.decisions} decisions in {self.wall_s:.1f} s = "
+            f"{self.game} ({self.transport}, {self.store}): {self.games} games, {self.decisions} decisions in {self.wall_s:.1f} s = "
             f"{self.games / self.wall_s:.1f} games/s, {self.decisions / self.wall_s:.0f} decisions/s "
             f"({self.processes} pool processes of {self.games_per_process} games at once, {os.cpu_count()} cores); "
             f"{self.steady_games_per_s:.1f} games/s from the first game finished to the last",
@@ -139,18 +149,27 @@ def children_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+#: The stores ``--stores`` names.
+STORES = ("sqlite", "postgresql")
+
+
 def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool = False,
-                games_per_process: int | None = None, transport: str | None = None) -> SeasonTimes:
+                games_per_process: int | None = None, transport: str | None = None, store_kind: str = "sqlite",
+                pg_url: str | None = None) -> SeasonTimes:
     """Start the bots (each on a CPU of its own with ``pin_bots``: :func:`bot_cpus`), schedule and play one
-    season, and measure it. ``transport``: the pool's ``bot_transport`` (None: the settings')."""
+    season, and measure it. ``transport``: the pool's ``bot_transport`` (None: the settings'). ``store_kind``: one
+    of :data:`STORES`; PostgreSQL's throwaway database is made on the server of ``pg_url`` (default:
+    :func:`bench.scratch_db.pg_admin_url`). Raises RuntimeError if a game of the season is not done at its end."""
     if transport is not None:
         os.environ["CARDARENA_BOT_TRANSPORT"] = transport  # the pool's processes read it when they start
         get_settings.cache_clear()
     lineup = LINEUPS[game]
     cpus: list[int | None] = list(bot_cpus(len(lineup))) if pin_bots else [None] * len(lineup)
     bots: list[BotProcess] = [start_bot_process(name, seed, cpu=cpu) for (name, seed), cpu in zip(lineup, cpus, strict=True)]
+    scratch = ExitStack()  # PostgreSQL's throwaway database, dropped once the bots are stopped
     try:
-        db_url = f"sqlite:///{tmp / f'{game}.db'}"
+        db_url = (scratch.enter_context(throwaway_database(pg_url or pg_admin_url(), label="season"))
+                  if store_kind == "postgresql" else f"sqlite:///{tmp / f'{game}.db'}")
         store = open_store(db_url, policy=POLICY)
         names = [register_or_update(store, f"{b.name}-{i}", b.endpoint, GrpcBotClient(b.endpoint).describe())
                  for i, b in enumerate(bots)]
@@ -182,31 +201,39 @@ def play_season(tmp: Path, game: str, games: int, processes: int, pin_bots: bool
     finally:
         for b in bots:
             b.stop()
+        scratch.close()
     steady = (len(finished) - 1) / (finished[-1] - finished[0]) if len(finished) > 1 and finished[-1] > finished[0] else 0.0
 
     return SeasonTimes(game, len(ids), decisions, wall, processes, per_process, in_games, calls_ms / 1000, bots_cpu,
-                       own_compute_us(game), store_s, steady, pool_cpu, get_settings().bot_transport)
+                       own_compute_us(game), store_s, steady, pool_cpu, get_settings().bot_transport, store_kind)
 
 
 def compare(rounds: Sequence[dict[str, SeasonTimes]]) -> str:
-    """Each transport's ratios to the first one's, per round (median, min-max): games per second, the steady
-    rate, the bots' CPU and the pool's CPU per decision."""
+    """Each variant's ratios to the first one's (a variant: a transport, a store or a pair of them, as played in
+    every round), per round (median, min-max): games per second, the steady rate, the bots' CPU and the pool's
+    CPU per decision."""
     first, *others = list(rounds[0])
     lines = []
-    for transport in others:
+    for variant in others:
         figures = {
-            "games per second": [r[transport].games_per_s / r[first].games_per_s for r in rounds],
-            "steady games per second": [r[transport].steady_games_per_s / r[first].steady_games_per_s for r in rounds],
-            "bots' CPU per decision": [(r[transport].bots_cpu_s / r[transport].decisions)
+            "games per second": [r[variant].games_per_s / r[first].games_per_s for r in rounds],
+            "steady games per second": [r[variant].steady_games_per_s / r[first].steady_games_per_s for r in rounds],
+            "bots' CPU per decision": [(r[variant].bots_cpu_s / r[variant].decisions)
                                        / (r[first].bots_cpu_s / r[first].decisions) for r in rounds],
-            "pool's CPU per decision": [(r[transport].pool_cpu_s / r[transport].decisions)
+            "pool's CPU per decision": [(r[variant].pool_cpu_s / r[variant].decisions)
                                         / (r[first].pool_cpu_s / r[first].decisions) for r in rounds],
         }
         for label, values in figures.items():
-            lines.append(f"  {transport} / {first}, {label}: median {statistics.median(values):.2f} "
+            lines.append(f"  {variant} / {first}, {label}: median {statistics.median(values):.2f} "
                          f"({min(values):.2f}-{max(values):.2f}) over {len(values)} rounds: "
                          + ", ".join(f"{v:.2f}" for v in values))
     return "\n".join(lines)
+
+
+def variant_name(times: SeasonTimes, transports: Sequence[str | None], stores: Sequence[str]) -> str:
+    """What names a season among those of its round: its transport, its store, or both when both vary."""
+    parts = ([times.transport] if len(transports) > 1 else []) + ([times.store] if len(stores) > 1 else [])
+    return "/".join(parts) or times.transport
 
 
 def main() -> None:
@@ -221,29 +248,40 @@ def main() -> None:
     parser.add_argument("--transports", default=None,
                         help="the referee's transports, comma-separated (stream, unary; default: the settings', "
                              "CARDARENA_BOT_TRANSPORT): with two or more, each season is played on each in turn")
-    parser.add_argument("--rounds", type=int, default=1, help="with two or more transports: rounds of alternated seasons")
+    parser.add_argument("--stores", default="sqlite",
+                        help="the stores, comma-separated (sqlite, postgresql; default sqlite): with two, each season is "
+                             "played on each in turn")
+    parser.add_argument("--pg-url", default=None,
+                        help="SQLAlchemy URL of the PostgreSQL server's maintenance database, where each season's "
+                             "throwaway database is made (default: CARDARENA_TEST_PG_URL, else the local server)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="with two or more transports or stores: rounds of alternated seasons")
     args = parser.parse_args()
     transports: list[str | None] = args.transports.split(",") if args.transports else [None]
     unknown = {t for t in transports if t is not None and t not in ("stream", "unary")}
     if unknown:
         parser.error(f"unknown transport(s) {', '.join(sorted(unknown))}: use stream, unary")
+    stores = args.stores.split(",")
+    if not stores or set(stores) - set(STORES):
+        parser.error(f"--stores: {args.stores!r}: use {', '.join(STORES)}")
+    variants = [(t, s) for t in transports for s in stores]
     with tempfile.TemporaryDirectory() as tmp_name:
         for game, games in (("slippery-sam", args.sam_games), ("svara", args.svara_games), ("rummy", args.rummy_games)):
             if games <= 0:
                 continue
             rounds = []
-            for number in range(args.rounds if len(transports) > 1 else 1):
+            for number in range(args.rounds if len(variants) > 1 else 1):
                 played = {}
-                for transport in transports:
-                    where = Path(tmp_name) / f"{game}-{transport}-{number}"
+                for transport, store_kind in variants:
+                    where = Path(tmp_name) / f"{game}-{transport}-{store_kind}-{number}"
                     where.mkdir()
                     times = play_season(where, game, games, args.processes, args.pin_bots, args.games_per_process,
-                                        transport)
-                    played[times.transport] = times
+                                        transport, store_kind, args.pg_url)
+                    played[variant_name(times, transports, stores)] = times
                     print(times.report(), flush=True)
                 rounds.append(played)
-            if len(transports) > 1:
-                print(f"{game}: the transports compared, each round's seasons alternated:\n{compare(rounds)}", flush=True)
+            if len(variants) > 1:
+                print(f"{game}: compared, each round's seasons alternated:\n{compare(rounds)}", flush=True)
 
 
 if __name__ == "__main__":

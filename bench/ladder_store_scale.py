@@ -41,48 +41,24 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import random
 import statistics
 import time
-import uuid
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from datetime import UTC, datetime
 
 from referee.games import spec
-from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from bench.ladder_scale import make_games
+from bench.scratch_db import pg_admin_url, throwaway_database
 from league.competition.ladder import LadderRunner, LadderSettings, create_ladder, ladder_fit, ladder_standings
 from league.integrity import fairness
 from league.policy import POLICY
 from store import open_store
 from workers.refit import ProcessRefitter
 
-DEFAULT_PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 SEATS = 4
-
-
-@contextmanager
-def throwaway_database(admin_url: str, keep: bool) -> Iterator[str]:
-    """Create a fresh PostgreSQL database and yield its URL; dropped at the end unless ``keep``."""
-    url = make_url(admin_url)
-    prefix = os.environ.get("CARDARENA_TEST_PG_PREFIX", "cardarena_bench")
-    name = f"{prefix}_scale_{os.getpid()}_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield url.set(database=name).render_as_string(hide_password=False)
-    finally:
-        if keep:
-            print(f"kept database {name}")
-        else:
-            with admin.connect() as conn:
-                conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def copy_rows(raw, table: str, columns: Sequence[str], rows: Iterator[Sequence[object]]) -> None:
@@ -201,7 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--refills", type=int, default=200, help="refills timed (one table each)")
     parser.add_argument("--epoch-games", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=26)
-    parser.add_argument("--pg-url", default=os.environ.get("CARDARENA_TEST_PG_URL", DEFAULT_PG_URL),
+    parser.add_argument("--pg-url", default=pg_admin_url(),
                         help="SQLAlchemy URL of the server's maintenance database")
     parser.add_argument("--keep", action="store_true", help="keep the database (its name is printed)")
     parser.add_argument("--db", help="time the refills again on a database kept by --keep (steps 3 and 4 only)")

@@ -10,10 +10,14 @@ now runs as a program of its own, as ``python -m`` runs it.
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
 
+import pytest
+
 from bench import run
+from tests.store.conftest import PgDatabase, pg_database  # noqa: F401  (the fixture)
 
 
 def test_every_benchmark_named_exists() -> None:
@@ -32,3 +36,19 @@ def test_the_runner_refuses_a_name_it_does_not_run() -> None:
     out = subprocess.run([sys.executable, "-m", "bench.run", "bench.nothing"], capture_output=True, text=True,
                          timeout=60)
     assert out.returncode == 1 and "not a benchmark of make bench: bench.nothing" in out.stderr
+
+
+def test_the_season_bench_compares_the_stores(pg_database: PgDatabase) -> None:
+    """``bench.bench_season --stores sqlite,postgresql``: the same season on each store, and PostgreSQL's ratio
+    (its figures are the bench's, not asserted; its throwaway databases are dropped)."""
+    if pg_database.url is None:
+        pytest.skip(pg_database.reason)
+    out = subprocess.run([sys.executable, "-m", "bench.bench_season", "--sam-games", "16", "--svara-games", "0",
+                          "--rummy-games", "0", "--processes", "1", "--stores", "sqlite,postgresql"],
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "(stream, sqlite): 16 games" in out.stdout and "(stream, postgresql): 16 games" in out.stdout, out.stdout
+    assert re.search(r"postgresql / sqlite, games per second: median \d+\.\d\d", out.stdout), out.stdout
+    bad = subprocess.run([sys.executable, "-m", "bench.bench_season", "--stores", "sqlite,mysql"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--stores: 'sqlite,mysql': use sqlite, postgresql" in bad.stderr, bad.stderr

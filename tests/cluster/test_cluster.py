@@ -172,9 +172,14 @@ def cut_worker_a(dep: Deployment, store: Store, season_ids: Callable[[], list[in
         cut_at = time.time()
         dep.cluster.cut("worker-a")
         # a commit the store received before the cut lands within this, even on a busy machine (make test runs
-        # 4 processes): a game still running after it is held there (worker-a cannot reach the store to finish it)
-        time.sleep(2.0)
+        # 3 processes): a game still running after it is held there (worker-a cannot reach the store to finish it).
+        # A try whose games all finished is given up as soon as that is seen, so that the next try comes at once (a
+        # ladder's games last tens of milliseconds: a whole run may take 15 s, a few tries of 2 s each)
+        settle = time.monotonic() + 2.0
         held = on_worker_a()
+        while held and time.monotonic() < settle:
+            time.sleep(0.1)
+            held = on_worker_a()
         if held:
             break
         dep.cluster.restore("worker-a")
