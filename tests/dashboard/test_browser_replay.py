@@ -155,36 +155,39 @@ def assert_opens_after(page: Any, site: str, played: Played, first: str, skip: s
     assert page.locator("#table .seat-box .card").count() > 0  # cards on the table
 
 
-def test_a_replay_opens_after_its_first_deal(page: Any, site: str, replays: Replays) -> None:
-    for game, played in replays.games.items():
-        assert_opens_after(page, site, played, *conformance(game).replay_opening)
+@pytest.mark.parametrize("game", games())
+def test_a_replay_opens_after_its_first_deal(page: Any, site: str, replays: Replays, game: str) -> None:
+    played = replays.games[game]
+    assert_opens_after(page, site, played, *conformance(game).replay_opening)
 
 
+@pytest.mark.parametrize("game", games())
 def test_a_replay_opens_with_cards_on_the_table_or_at_the_event_linked(page: Any, site: str,
-                                                                       replays: Replays) -> None:
-    for game, played in replays.games.items():
-        events = played.record.events
-        page.goto(f"{site}/games/{played.game_id}")
-        page.wait_for_selector("#table .seat-box")
-        assert page.locator("#table .seat-box .card").count() > 0, game  # cards on the table
-        page.goto(f"{site}/games/{played.game_id}#event-7")
-        page.reload()
-        page.wait_for_selector("#table .seat-box")
-        assert page.locator("#position").inner_text() == f"event 7 / {len(events)}", game
-        page.click("#btn-forward")
-        assert page.url.endswith("#event-8"), page.url  # the address links to what is shown
+                                                                       replays: Replays, game: str) -> None:
+    played = replays.games[game]
+    events = played.record.events
+    page.goto(f"{site}/games/{played.game_id}")
+    page.wait_for_selector("#table .seat-box")
+    assert page.locator("#table .seat-box .card").count() > 0, game  # cards on the table
+    page.goto(f"{site}/games/{played.game_id}#event-7")
+    page.reload()
+    page.wait_for_selector("#table .seat-box")
+    assert page.locator("#position").inner_text() == f"event 7 / {len(events)}", game
+    page.click("#btn-forward")
+    assert page.url.endswith("#event-8"), page.url  # the address links to what is shown
 
 
-def test_the_event_list_reads_as_words_and_cards(page: Any, site: str, replays: Replays) -> None:
-    for game, played in replays.games.items():
-        page.goto(f"{site}/games/{played.game_id}")
-        page.wait_for_selector("#events li")
-        texts = page.locator("#events li").all_inner_texts()
-        assert len(texts) >= len(played.record.events)
-        for i, text in enumerate(texts):
-            assert not re.search(r"[\[\]{}]|\bid:", text), f"{game}, event {i}: raw structure in {text!r}"
-            empty = re.search(r"(?:·|^\S+)\s(?:callers|hands|melds|seats|voters)\s*(?:·|$)", text.strip())
-            assert not empty, f"{game}, event {i}: a field with nothing after it in {text!r}"
+@pytest.mark.parametrize("game", games())
+def test_the_event_list_reads_as_words_and_cards(page: Any, site: str, replays: Replays, game: str) -> None:
+    played = replays.games[game]
+    page.goto(f"{site}/games/{played.game_id}")
+    page.wait_for_selector("#events li")
+    texts = page.locator("#events li").all_inner_texts()
+    assert len(texts) >= len(played.record.events)
+    for i, text in enumerate(texts):
+        assert not re.search(r"[\[\]{}]|\bid:", text), f"{game}, event {i}: raw structure in {text!r}"
+        empty = re.search(r"(?:·|^\S+)\s(?:callers|hands|melds|seats|voters)\s*(?:·|$)", text.strip())
+        assert not empty, f"{game}, event {i}: a field with nothing after it in {text!r}"
 
 
 def test_a_fault_link_opens_the_decision_and_the_address_follows(page: Any, world: World) -> None:

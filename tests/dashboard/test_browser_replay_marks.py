@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Any
 
-from referee.games import spec
+import pytest
+
+from referee.games import games, spec
 from referee.games.conformance import conformance
 from tests.dashboard.test_browser import page, serve  # noqa: F401  (the page fixture)
 from tests.dashboard.test_browser_replay import Played, Replays, replays, site  # noqa: F401  (fixtures)
@@ -51,21 +53,23 @@ def open_replay(page: Any, site: str, game_id: int) -> list[str]:
     return errors
 
 
-def test_whose_turn_is_marked_and_the_counter_matches_the_row(page: Any, site: str, replays: Replays) -> None:
-    for game, played in replays.games.items():
-        errors = open_replay(page, site, played.game_id)
-        seen = page.evaluate(READ)
-        record, n = played.record, len(played.record.events)
-        assert len(seen) == n + 1 and not errors, errors
-        marked = 0
-        for pos, at in enumerate(seen):
-            assert at["position"] == f"event {pos} / {n}", (game, pos, at)
-            assert at["row"] == (pos if pos else None), f"{game}: counter {at['position']}, row {at['row']} highlighted"
-            asked = sorted({d.seat for d in record.decisions if d.event_index == pos})
-            assert at["toAct"] == asked and at["badges"] == len(asked), f"{game} after event {pos}: marked " \
-                f"{at['toAct']}, asked {asked}"
-            marked += bool(asked)
-        assert marked > 5, game
+@pytest.mark.parametrize("game", games())
+def test_whose_turn_is_marked_and_the_counter_matches_the_row(page: Any, site: str,
+                                                              replays: Replays, game: str) -> None:
+    played = replays.games[game]
+    errors = open_replay(page, site, played.game_id)
+    seen = page.evaluate(READ)
+    record, n = played.record, len(played.record.events)
+    assert len(seen) == n + 1 and not errors, errors
+    marked = 0
+    for pos, at in enumerate(seen):
+        assert at["position"] == f"event {pos} / {n}", (game, pos, at)
+        assert at["row"] == (pos if pos else None), f"{game}: counter {at['position']}, row {at['row']} highlighted"
+        asked = sorted({d.seat for d in record.decisions if d.event_index == pos})
+        assert at["toAct"] == asked and at["badges"] == len(asked), f"{game} after event {pos}: marked " \
+            f"{at['toAct']}, asked {asked}"
+        marked += bool(asked)
+    assert marked > 5, game
 
 
 def assert_no_view_of_an_earlier_deal(page: Any, site: str, played: Played, new_deal: Collection[str]) -> None:
@@ -95,16 +99,19 @@ def assert_no_view_of_an_earlier_deal(page: Any, site: str, played: Played, new_
         assert hidden_after_new_deal > 0 or len(mine) <= 1, (game, seat)
 
 
-def test_the_seat_panel_shows_no_view_of_an_earlier_deal(page: Any, site: str, replays: Replays) -> None:
-    for game, played in replays.games.items():
-        assert_no_view_of_an_earlier_deal(page, site, played, conformance(game).replay_new_deal)
+@pytest.mark.parametrize("game", games())
+def test_the_seat_panel_shows_no_view_of_an_earlier_deal(page: Any, site: str, replays: Replays, game: str) -> None:
+    played = replays.games[game]
+    assert_no_view_of_an_earlier_deal(page, site, played, conformance(game).replay_new_deal)
 
 
-def test_the_change_column_says_lower_is_better_for_penalty_points(page: Any, site: str, replays: Replays) -> None:
-    for game, played in replays.games.items():
-        open_replay(page, site, played.game_id)
-        head = page.locator("#change-head").inner_text()
-        if spec(game).higher_score_is_better:
-            assert "lower is better" not in head, (game, head)
-        else:
-            assert head == "Change (lower is better)", (game, head)
+@pytest.mark.parametrize("game", games())
+def test_the_change_column_says_lower_is_better_for_penalty_points(page: Any, site: str,
+                                                                   replays: Replays, game: str) -> None:
+    played = replays.games[game]
+    open_replay(page, site, played.game_id)
+    head = page.locator("#change-head").inner_text()
+    if spec(game).higher_score_is_better:
+        assert "lower is better" not in head, (game, head)
+    else:
+        assert head == "Change (lower is better)", (game, head)
