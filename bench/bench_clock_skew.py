@@ -17,7 +17,6 @@ games it retried about a minute.
 from __future__ import annotations
 
 import argparse
-import os
 import tempfile
 import time
 import uuid
@@ -27,11 +26,11 @@ from referee.games import spec
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from bench.scratch_db import pg_admin_url
 from league.competition.seasons import create_season
 from league.policy import POLICY
 from referee.botprocess import start_bot_process
 from store import open_store
-from tests.store.conftest import DEFAULT_PG_URL
 from tests.workers.conftest import LINEUP, RedisServer, Workers, free_port_outside_the_ephemeral_range, register
 from tests.workers.test_busy_retry_clock import longest_idle_s
 from tests.workers.test_clocks import LIBFAKETIME, shifted
@@ -76,7 +75,7 @@ def main() -> None:
     args = parser.parse_args()
     if not LIBFAKETIME.exists():
         raise SystemExit(f"libfaketime is not installed ({LIBFAKETIME}): apt-get install faketime")
-    pg_url = os.environ.get("CARDARENA_TEST_PG_URL", DEFAULT_PG_URL)
+    pg_url = pg_admin_url()
     skews = [int(s) for s in args.skews.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         redis_server = RedisServer(free_port_outside_the_ephemeral_range(), Path(tmp) / "redis.log")

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
+from bench.scratch_db import pg_admin_url
 from config import Settings
 from dashboard.main import create_app
 from league.policy import POLICY
@@ -115,7 +116,6 @@ def timed(call: Callable[[], object], repeats: int = REPEATS) -> tuple[float, fl
 
 LADDER = "bench-ladder"
 EPOCH_GAMES = 1000
-PG_URL = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 
 
 def fill_ladder(url: str, games: int, entrants: int, history_every: int, seed: int = 1) -> dict[str, int]:
@@ -302,8 +302,9 @@ def main() -> None:
                         help="games to store (default 100,000; the ladder's target is 1,000,000)")
     parser.add_argument("--entrants", type=int, default=100, help="ladder: bots entered (at least 12)")
     parser.add_argument("--history-every", type=int, default=20, help="ladder: rated games between rating snapshots")
-    parser.add_argument("--pg-url", default=PG_URL, help="ladder: a PostgreSQL server's URL (a database is created "
-                        "on it for the run and dropped after)")
+    parser.add_argument("--pg-url", default=pg_admin_url(),
+                        help="ladder: a PostgreSQL server's URL (a database is created on it for the run and dropped "
+                             "after; default: CARDARENA_TEST_PG_URL, else the local server)")
     parser.add_argument("--keep", action="store_true", help="ladder: keep the database filled (to time it again)")
     parser.add_argument("--db", default=None, help="ladder: time a database a --keep run filled (no filling)")
     args = parser.parse_args()

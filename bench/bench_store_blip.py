@@ -16,7 +16,6 @@ no game; a longer one costs the games that were running (their leases ran out).
 from __future__ import annotations
 
 import argparse
-import os
 import tempfile
 import time
 import uuid
@@ -25,10 +24,10 @@ from pathlib import Path
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from bench.scratch_db import pg_admin_url
 from league.policy import POLICY
 from referee.botprocess import start_bot_process
 from store import GameStatus, open_store
-from tests.store.conftest import DEFAULT_PG_URL
 from tests.workers.conftest import RedisServer, Workers, free_port_outside_the_ephemeral_range, make_season
 from tests.workers.tcpproxy import TcpProxy
 from tests.workers.test_failures import Follow, wait_for
@@ -54,7 +53,7 @@ def main() -> None:
     parser.add_argument("--outages", default="5,20", help="outage lengths in seconds, comma-separated")
     parser.add_argument("--games", type=int, default=24, help="games per season")
     args = parser.parse_args()
-    admin_url = os.environ.get("CARDARENA_TEST_PG_URL", DEFAULT_PG_URL)
+    admin_url = pg_admin_url()
     schema = f"blip_{uuid.uuid4().hex[:10]}"
     admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
