@@ -2,7 +2,8 @@
 
 Four bots of known strength (``a`` best) play a ladder of :func:`~tests.a_game.game_without_luck` through its runner
 (``league.competition.ladder.LadderRunner``): tables of 3, epochs of 12 games, so several epochs close and
-publish their keys; then ``d`` declares version 2.0 (a new entrant, placing) and a last refill
+publish their keys, until every bot has played its placement games (the matchmaker's tables are drawn from the
+ladder's own secret, so a bot's count varies from world to world); then ``d`` declares version 2.0 (a new entrant, placing) and a last refill
 leaves games pending in the open epoch (their seeds and its key must stay hidden).
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from league.competition.ladder import LadderRunner, create_ladder, ladder_fit, played_counts
+from league.competition.ladder import PLACEMENT_GAMES, LadderRunner, create_ladder, ladder_fit, played_counts
 from league.policy import POLICY
 from referee.games import spec
 from store import GameStatus, Store, open_store
@@ -51,7 +52,7 @@ def build_ladder_world(url: str, games: int = 72) -> LadderWorld:
     lid = create_ladder(store, NAME, spec(game), [3], window=4, epoch_games=12)
     runner = LadderRunner(store, lid)
     played = 0
-    while played < games:
+    while played < games or min(played_counts(store, lid).values(), default=0) < PLACEMENT_GAMES:
         runner.refill()
         played += play_pending(store, lid, order)
     store.bots.update_bot(bots["d"], version="2.0")
