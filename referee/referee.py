@@ -86,8 +86,8 @@ class RefereeError(RuntimeError):
 
 
 class GameCancelled(RuntimeError):
-    """The caller's ``cancelled`` hook said stop before a decision (its worker lost the game's
-    lease): no bot was asked that decision and the game has no result. ``str(e)`` says where."""
+    """The caller's ``cancelled`` hook said stop before a call (its worker lost the game's lease): the
+    game has no result. ``str(e)`` says where, and whether any seat of that decision was asked."""
 
 
 def _to_json(message: Message) -> dict[str, Any]:
@@ -205,15 +205,14 @@ class _Game:
         cheapest path); several seats with concurrent calls. Raises
         GameCancelled, before any bot is asked, when the ``cancelled`` hook says stop.
         """
-        cancelled = self.cancelled
-        if cancelled is not None and cancelled():
-            raise GameCancelled(f"game {self.game_id} stopped before decision {len(self.decisions) + 1}"
-                                " (cancelled): no bot was asked")
+        self._stop_if_cancelled()
         if len(seats) == 1:  # most decisions: no dicts of requests, no futures
             seat = seats[0]
             view, request, timeout, limited = self._request(state, seat)
-            call = None if request is None else self._call(seat, request, timeout, limited)
-            return {seat: self._settle(state, seat, view, call)}
+            if request is None:
+                return {seat: self._settle(state, seat, view, None)}
+            self._stop_if_cancelled()  # again, the moment before the call goes out
+            return {seat: self._settle(state, seat, view, self._call(seat, request, timeout, limited))}
         views: dict[int, bytes] = {}
         requests: dict[int, tuple[bytes, float, bool]] = {}
         for seat in seats:
@@ -223,6 +222,15 @@ class _Game:
                 requests[seat] = (request, timeout, limited)
         answers = self._call_all(requests) if requests else {}
         return {seat: self._settle(state, seat, views[seat], answers.get(seat)) for seat in seats}
+
+    def _stop_if_cancelled(self) -> None:
+        """Raise GameCancelled if the ``cancelled`` hook says stop: asked before a decision's views
+        are made and again the moment before each call goes out, so that a process stalled in
+        between (past its lease) calls no bot when it resumes."""
+        cancelled = self.cancelled
+        if cancelled is not None and cancelled():
+            raise GameCancelled(f"game {self.game_id} stopped before decision {len(self.decisions) + 1}"
+                                " (cancelled): no bot was asked")
 
     def _request(self, state: Any, seat: int) -> tuple[bytes, bytes | None, float, bool]:
         """Seat ``seat``'s view bytes (encoded once: the call and the record), its Act request's
@@ -263,6 +271,13 @@ class _Game:
     def _call_all(self, requests: dict[int, tuple[bytes, float, bool]]) -> dict[int, _Answer]:
         started: dict[int, tuple[Future[bot_pb2.ActResponse], float, float, list[float]]] = {}
         for seat, (request, timeout, _) in requests.items():
+            if started and self.cancelled is not None and self.cancelled():
+                for future, *_ in started.values():
+                    future.cancel()
+                raise GameCancelled(f"game {self.game_id} stopped in decision {len(self.decisions) + 1} (cancelled) "
+                                    f"after asking seats {sorted(started)}, before seat {seat}: no result")
+            if not started:
+                self._stop_if_cancelled()  # the moment before the first call goes out
             ended: list[float] = []
             t0 = time.perf_counter()
             sent_at = self._epoch + t0
@@ -420,9 +435,10 @@ def play(spec: GameSpec, params: Any, num_seats: int, seed: int, clients: Sequen
     (``TimeControl.for_game``, rules §4.1). ``live``: a :class:`~referee.live.LiveView` the game's
     public progress can be read from while it runs (it does not change the game). ``game_id`` is
     sent to the bots with every decision, so it must say nothing of the seed (default ``"game"``).
-    ``cancelled``: called before every decision (before any bot of it is asked); when it
-    returns True the game stops there and GameCancelled is raised (a worker whose lease was
-    lost must not call bots any more). It must be cheap: it runs once per decision.
+    ``cancelled``: called before every decision and again the moment before each call goes out;
+    when it returns True the game stops there and GameCancelled is raised (a worker whose lease
+    was lost must not call bots any more; asking at the call leaves a stalled process almost no
+    window to send one after its lease ran out). It must be cheap: it runs twice per call.
     """
     tc = time_control or TimeControl.for_game(spec)
     return _Game(spec, params, num_seats, seed, clients, tc, game_id or "game", live, cancelled, attempt).run()

@@ -127,8 +127,10 @@ def test_run_stops_at_the_step_limit() -> None:
     assert rules.step(state) is not None
 
 
-def test_the_referee_stops_before_a_decision_once_cancelled() -> None:
-    """referee.play's ``cancelled`` hook runs before every decision, before any bot of it is asked."""
+def test_the_referee_stops_before_a_call_once_cancelled() -> None:
+    """referee.play's ``cancelled`` hook runs before every decision and again the moment before each call goes
+    out: a hook that says stop only at that second asking (a process stalled past its lease while it made the
+    view) still stops the game before the bot is called."""
     from referee.bots import load_bot
     from referee.clients import InProcessBotClient
     from referee.referee import GameCancelled, play
@@ -148,9 +150,9 @@ def test_the_referee_stops_before_a_decision_once_cancelled() -> None:
     def cancelled() -> bool:
         nonlocal checks
         checks += 1
-        return checks > 5
+        return checks > 11  # the 6th decision's second asking: its view made, its call not yet sent
 
     clients = [InProcessBotClient(counted(b)) for b in bots]
     with pytest.raises(GameCancelled, match="before decision 6"):
         play(SPEC, make_params(GAME), 3, 4, clients, cancelled=cancelled)
-    assert calls == 5
+    assert (calls, checks) == (5, 12)
