@@ -95,6 +95,7 @@ class Feed:
     start: int = 0
     _paused: dict[int, str] = field(default_factory=dict)
     _next_probe: float = 0.0
+    _epoch_seen: int = 0  # the epoch open at the last probe: marks are read from it on
     _next_refill: float = 0.0
     _last_id: int = 0
     _waiting: bool = False
@@ -133,9 +134,13 @@ class Feed:
         if now < self._next_probe:
             return set(self._paused)
         self._next_probe = now + PROBE_EVERY_S
-        # the open epoch's marks, and the bots paused before: a bot down at an epoch's change stays paused
-        # in the next epoch until it answers (rules §5.3), instead of being seated there again
-        marked = {**self._paused, **self.runner.marked()}
+        # the marks of every epoch opened since the last look (the open one, and any that closed in between),
+        # and the bots paused before: a bot down at an epoch's change stays paused in the next epoch until it
+        # answers (rules §5.3), instead of being seated there again
+        open_now = self.store.ladders.current_epoch(self.ladder_id)
+        marked = {**self._paused, **self.runner.marked(since_epoch=self._epoch_seen)}
+        if open_now is not None and open_now.epoch is not None:
+            self._epoch_seen = open_now.epoch
         if not marked:
             return set()
         from store import SeatBot

@@ -612,6 +612,20 @@ class Ladders:
                                        | (SeasonBotStatus.suspended_at.is_not(None)))).all()
         return {bot: marked_line(why, suspended) for bot, why, suspended in rows}
 
+    def marked_since(self, ladder_id: int, epoch: int) -> dict[int, str]:
+        """``{bot id: why}`` of the bots that the ladder's epochs numbered ``epoch`` or later mark not answering
+        or suspended (rules §4.9, §5.3), in one read: a bot marked in several, the latest epoch's line. For a caller
+        that looks every few seconds from the epoch open at its last look, so that a bot marked in an epoch that
+        closed in between is not missed."""
+        with self._db.read_rows() as conn:
+            rows = conn.execute(
+                select(SeasonBotStatus.bot_id, SeasonBotStatus.reason, SeasonBotStatus.suspended_at)
+                .join(Season, Season.id == SeasonBotStatus.season_id)
+                .where(Season.ladder_id == ladder_id, Season.epoch >= epoch,
+                       (SeasonBotStatus.unavailable_since.is_not(None)) | (SeasonBotStatus.suspended_at.is_not(None)))
+                .order_by(Season.epoch)).all()
+        return {bot: marked_line(why, suspended) for bot, why, suspended in rows}
+
     # ----------------------------------------------------- rating history
 
     def add_rating_points(self, ladder_id: int, games: int,

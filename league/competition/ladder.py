@@ -447,9 +447,14 @@ class LadderRunner:
         if self.window is None:
             self.window = self.settings.window
 
-    def marked(self) -> dict[int, str]:
+    def marked(self, since_epoch: int | None = None) -> dict[int, str]:
         """``{bot id: why}`` of the bots the open epoch marks not answering or suspended: paused (rules §5.3)
-        until they answer again (the caller probes them and passes those still down to :meth:`refill`)."""
+        until they answer again (the caller probes them and passes those still down to :meth:`refill`).
+        ``since_epoch``: the marks of every epoch from that number on instead (``Ladders.marked_since``), so that
+        a caller looking every few seconds also sees a bot marked in an epoch that closed since its last look
+        (a bot paused when an epoch closes stays paused in the next one until it answers)."""
+        if since_epoch is not None:
+            return self.store.ladders.marked_since(self.ladder_id, since_epoch)
         epoch = self.store.ladders.current_epoch(self.ladder_id)
         return self.store.ladders.marked_bots(epoch.id) if epoch is not None else {}
 

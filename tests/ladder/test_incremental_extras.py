@@ -86,6 +86,27 @@ def test_a_paused_bot_is_not_seated_and_comes_back_when_it_answers(store: Store,
     assert a not in runner.marked()
 
 
+def test_a_bot_marked_in_an_epoch_that_closed_since_the_last_look_is_still_seen(store: Store, bots: list[int]) -> None:
+    """A bot marked down in an epoch that then closes: the open epoch's marks no longer name it, the marks since
+    the epoch a caller last looked at do (rules §5.3: a bot paused when an epoch closes stays paused)."""
+    a = bots[0]
+    lid = create_ladder(store, "closing", spec(game_without_luck()), [3], window=2, epoch_games=2)
+    runner = LadderRunner(store, lid)
+    runner.refill()
+    first = store.ladders.current_epoch(lid)
+    store.marks.mark_down(first.id, {a: "did not answer"})
+    assert a in runner.marked() and a in runner.marked(since_epoch=first.epoch)
+    for _ in range(4):  # play on until later epochs open (the marked bot paused: the others are seated)
+        for g in store.ladders.ladder_games(lid, status=[GameStatus.PENDING]):
+            if a not in {s[0] for s in g.seats}:
+                finish(store, g.id, [1, 2, 3])
+        runner.refill(paused={a})
+    assert store.ladders.current_epoch(lid).epoch > first.epoch + 1
+    assert a not in runner.marked()
+    assert runner.marked(since_epoch=first.epoch)[a] == store.ladders.marked_bots(first.id)[a]
+    assert a not in runner.marked(since_epoch=first.epoch + 1)
+
+
 def test_the_store_scale_bench_runs_small(pg_database, capsys: pytest.CaptureFixture[str]) -> None:
     """``bench.ladder_store_scale`` end to end on a few thousand games (its figures are the bench's, not asserted)."""
     if pg_database.url is None:
