@@ -18,7 +18,9 @@ SQLite (the default) and PostgreSQL run the same code:
 
 The schema is owned by Alembic: :func:`migrate` upgrades to head on the
 engine's own connection, with the script location taken from this package
-(so it works from an installed wheel, not only from a checkout).
+(so it works from an installed wheel, not only from a checkout). A store already
+at head is recognised without Alembic (its ``alembic_version`` row against
+:func:`known_revisions`), so a command or worker that opens one never imports it.
 Nothing here runs at import time.
 """
 
@@ -31,9 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from alembic import command
-from alembic.config import Config
-from sqlalchemy import Connection, Engine, create_engine, event, exc
+from sqlalchemy import Connection, Engine, create_engine, event, exc, inspect, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
@@ -261,13 +261,32 @@ def session_ended(e: exc.DBAPIError) -> bool:
     return bool(e.connection_invalidated) or getattr(e.orig, "sqlstate", None) in _SESSION_ENDED
 
 
-def alembic_config(engine: Engine | None = None) -> Config:
+def known_revisions() -> tuple[str, ...]:
+    """This package's migration revisions, oldest first: each ``migrations/versions/NNNN_name.py`` declares
+    revision ``"NNNN"`` with the one before it as its ``down_revision`` (a linear history; a test checks this
+    against Alembic's own reading of the scripts). Read from the file names, without importing Alembic."""
+    versions = MIGRATIONS_DIR / "versions"
+    return tuple(sorted(p.name[:4] for p in versions.glob("[0-9][0-9][0-9][0-9]_*.py")))
+
+
+def stored_revision(conn: Connection) -> str | None:
+    """The Alembic revision the database of ``conn`` is at (its ``alembic_version`` row), or None when it has
+    none (an empty database, or another application's). Raises SQLAlchemy's errors for an unreachable or
+    unreadable database."""
+    if not inspect(conn).has_table("alembic_version"):
+        return None
+    return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+
+
+def alembic_config(engine: Engine | None = None) -> Any:
     """An Alembic Config for this package's migrations.
 
     With ``engine``, migrations run on it (``config.attributes["engine"]``);
     without, ``env.py`` takes the URL from ``-x url=...`` or ``CARDARENA_DB_URL``
     (for ``alembic -c store/migrations/alembic.ini ...`` from a checkout).
     """
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     if engine is not None:
@@ -282,6 +301,12 @@ def migrate(engine: Engine, revision: str = "head") -> None:
     Raises StoreUnavailable if the database cannot be reached or a migration fails.
     """
     try:
+        if revision == "head":
+            with engine.connect() as conn:
+                if stored_revision(conn) == known_revisions()[-1]:
+                    return  # at head already: nothing to run, Alembic not needed
+        from alembic import command
+
         command.upgrade(alembic_config(engine), revision)
     except (exc.OperationalError, exc.InterfaceError) as e:
         raise StoreUnavailable(f"cannot open database {describe_url(engine.url)}: {_one_line(e)}") from e
@@ -320,27 +345,23 @@ def check_store(engine: Engine, *, latest: bool) -> None:
 
     Reads only; raises StoreUnavailable as well when the database cannot be reached.
     """
-    from alembic.runtime.migration import MigrationContext
-    from alembic.script import ScriptDirectory
-
     shown = describe_url(engine.url)
     try:
         with engine.connect() as conn:
-            current = MigrationContext.configure(conn).get_current_revision()
+            current = stored_revision(conn)
     except (exc.OperationalError, exc.InterfaceError) as e:
         if "not a database" in str(e):
             raise StoreUnavailable(f"{shown} is not a cardarena store: {_one_line(e)}") from e
         raise StoreUnavailable(f"cannot open database {shown}: {_one_line(e)}") from e
     except exc.SQLAlchemyError as e:
         raise StoreUnavailable(f"{shown} is not a cardarena store: {_one_line(e)}") from e
-    scripts = ScriptDirectory.from_config(alembic_config())
     if current is None:
         raise StoreUnavailable(f"{shown} is not a cardarena store (no cardarena schema in it)")
-    known = {s.revision for s in scripts.walk_revisions()}
+    known = known_revisions()
     if current not in known:
         raise StoreUnavailable(f"{shown} is not a cardarena store of this version (schema revision {current!r} "
                                "is unknown here: a newer cardarena, or another application's database)")
-    head = scripts.get_current_head()
+    head = known[-1]
     if latest and current != head:
         raise StoreUnavailable(f"the store {shown} has an older schema (revision {current}, this cardarena needs "
                                f"{head}); reading commands do not change it: `cardarena season run`, `cardarena "

@@ -105,6 +105,39 @@ def test_migrations_ship_inside_the_package() -> None:
     assert Base.metadata.tables.keys() >= TABLES
 
 
+def test_the_revisions_read_from_the_file_names_are_alembics() -> None:
+    """``db.known_revisions`` (read without importing Alembic, for the store's check at every command) is the
+    history Alembic reads from the scripts: one line, each file's number its revision, the one before its parent."""
+    script = ScriptDirectory.from_config(db.alembic_config())
+    walked = [(s.revision, s.down_revision) for s in reversed(list(script.walk_revisions()))]
+    known = db.known_revisions()
+    assert [r for r, _ in walked] == list(known)
+    assert [d for _, d in walked] == [None, *known[:-1]]
+
+
+def test_a_store_at_head_is_opened_without_alembic(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A process that opens a store already at head, and checks it as reading commands do, never imports Alembic
+    (its import is about a tenth of a command's start); an older store is still upgraded through it."""
+    import subprocess
+    import sys
+
+    url = f"sqlite:///{tmp_path / 's.db'}"
+    open_store(url, policy=POLICY).close()
+    probe = ("import sys; from store import db, open_store; from league.policy import POLICY; "
+             f"open_store({url!r}, policy=POLICY).close(); db.check_store(db.create_store_engine({url!r}), latest=True); "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'alembic'))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out
+    engine = db.create_store_engine(url)
+    try:
+        command.downgrade(db.alembic_config(engine), "-1")
+        db.migrate(engine)
+        with engine.connect() as conn:
+            assert db.stored_revision(conn) == db.known_revisions()[-1]
+    finally:
+        engine.dispose()
+
+
 class _LockedAtFirst:
     """A sqlite3 cursor's stand-in whose first ``fails`` executions answer as SQLite does when
     another process holds the file while it is switched to WAL."""
