@@ -11,7 +11,25 @@ from botsdk.runtime import configure_grpc
 
 configure_grpc()  # before anything imports grpc: gRPC reads its experiments once, at import
 
-from botsdk.bot import Bot, Context  # noqa: E402
-from botsdk.server import serve, serve_forever  # noqa: E402
+from typing import TYPE_CHECKING, Any  # noqa: E402
+
+if TYPE_CHECKING:
+    from botsdk.bot import Bot, Context
+    from botsdk.server import serve, serve_forever
 
 __all__ = ["Bot", "Context", "serve", "serve_forever"]
+
+
+def __getattr__(name: str) -> Any:
+    """``Bot``, ``Context``, ``serve`` and ``serve_forever``, imported on first use (PEP 562), so that a process
+    needing only :mod:`botsdk.runtime` (the platform's command line, before it knows whether it serves a bot)
+    does not import gRPC and the protocol stubs. Raises AttributeError for any other name."""
+    if name in ("Bot", "Context"):
+        from botsdk import bot
+
+        return getattr(bot, name)
+    if name in ("serve", "serve_forever"):
+        from botsdk import server
+
+        return getattr(server, name)
+    raise AttributeError(f"module 'botsdk' has no attribute {name!r}")

@@ -1,8 +1,8 @@
 """Every process of the platform imports grpc with its runtime setting in the environment (botsdk.runtime).
 
 Each entry module is imported in a fresh interpreter with ``GRPC_EXPERIMENTS`` unset, and an
-import hook notes the variable at the moment ``grpc`` itself is first imported: that is the
-value gRPC runs with. A setting grpcio does not know makes gRPC log "Unknown experiment"
+import hook notes the variable at the moment ``grpc`` itself is first imported (by the module, or after it when
+it does not import grpc itself): that is the value gRPC runs with. A setting grpcio does not know makes gRPC log "Unknown experiment"
 when it starts, which is checked too.
 """
 
@@ -19,8 +19,9 @@ from botsdk.runtime import GRPC_EXPERIMENTS, GRPC_VERBOSITY
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: Imports ``sys.argv[1]`` and prints GRPC_EXPERIMENTS as it was when grpc was first imported
-#: ("<not imported>" when nothing imported it), then opens and closes a channel.
+#: Imports ``sys.argv[1]`` and prints GRPC_EXPERIMENTS as it was when grpc was first imported: by the module, or,
+#: when it does not import grpc (the command line imports it only when a command needs it), by the process's first
+#: use after it; then opens and closes a channel.
 _PROBE = r"""
 import importlib, importlib.abc, os, sys
 seen, verbosity = [], []
@@ -32,11 +33,10 @@ class Note(importlib.abc.MetaPathFinder):
         return None
 sys.meta_path.insert(0, Note())
 importlib.import_module(sys.argv[1])
+import grpc
 print("verbosity " + (verbosity[0] if verbosity else "<not imported>"))
 print(seen[0] if seen else "<not imported>")
-if seen:
-    import grpc
-    grpc.insecure_channel("127.0.0.1:1").close()
+grpc.insecure_channel("127.0.0.1:1").close()
 """
 
 ENTRY_MODULES = ["botsdk", "referee.clients", "cli.main", "workers.tasks", "workers.local", "dashboard.main", "arena.service",
