@@ -31,7 +31,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, exc, inspect, text
 from sqlalchemy.engine import URL, make_url
@@ -39,6 +39,9 @@ from sqlalchemy.orm import Session
 from sqlalchemy.pool import StaticPool
 
 from config import Settings
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 #: How long a SQLite writer waits for the lock before giving up (seconds).
@@ -278,7 +281,7 @@ def stored_revision(conn: Connection) -> str | None:
     return conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
 
 
-def alembic_config(engine: Engine | None = None) -> Any:
+def alembic_config(engine: Engine | None = None) -> Config:
     """An Alembic Config for this package's migrations.
 
     With ``engine``, migrations run on it (``config.attributes["engine"]``);
