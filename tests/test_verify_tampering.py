@@ -132,14 +132,19 @@ def defaults(record: GameRecord) -> list[str]:
 # -- the six tamperings of the issue -------------------------------------------------------------
 
 
-def test_places_of_a_replay_reversed(finished: Finished, request: pytest.FixtureRequest) -> None:
+def test_places_of_a_replay_swapped(finished: Finished, request: pytest.FixtureRequest) -> None:
     game = finished.games[1]
     record = finished.record(game.id)
     places = [r["place"] for r in record["results"]]
-    for r, place in zip(record["results"], reversed(places), strict=True):
+    # two seats of different places swap them (reversing the list changed nothing when its places read the same
+    # both ways, as [2, 1, 2] does)
+    i, j = next((i, j) for i in range(len(places)) for j in range(i + 1, len(places)) if places[i] != places[j])
+    swapped = list(places)
+    swapped[i], swapped[j] = places[j], places[i]
+    for r, place in zip(record["results"], swapped, strict=True):
         r["place"] = place
         finished.sql("UPDATE game_seats SET place = :p WHERE game_id = :g AND seat = :s", p=place, g=game.id, s=r["seat"])
-    assert places != list(reversed(places))
+    assert places != swapped
     finished.put_record(game.id, record)
     expect_caught(finished, request, 1, "place is", "the replay gives")
 
