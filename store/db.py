@@ -53,6 +53,15 @@ PG_CONNECT_TIMEOUT_S = 10
 #: where the server or the database sets no such timeout of its own (``idle_in_transaction_session_timeout``).
 #: No transaction of the store waits on anything but the database between its statements.
 PG_IDLE_IN_TRANSACTION_S = 10
+#: libpq's TCP settings on the client's side of each connection, where the URL sets none of its own: a server gone
+#: silent (its host cut off) is found in about ``keepalives_idle + keepalives_interval * keepalives_count`` seconds
+#: (11 s) while the client waits for an answer, and data unacknowledged for ``tcp_user_timeout`` milliseconds ends
+#: the connection, so a read never waits for ever on a half-open connection. The store then reports itself
+#: unavailable, which workers and drivers wait out. (The server ends the session on its side,
+#: ``PG_IDLE_IN_TRANSACTION_S``; without these a pool process cut off while it waited for an answer was seen stuck
+#: for minutes after the cut was restored.)
+PG_CLIENT_TCP: dict[str, int] = {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
+                                 "keepalives_count": 3, "tcp_user_timeout": PG_IDLE_IN_TRANSACTION_S * 1000}
 #: Execution option marking a connection whose transactions write.
 _WRITE = "cardarena_write"
 #: Key of the PostgreSQL advisory lock serialising concurrent migrations.
@@ -135,8 +144,10 @@ def create_store_engine(url: str) -> Engine:
             _make_parent_dir(database, parsed)
         kwargs["connect_args"] = connect_args
     elif backend == "postgresql":
+        pg_args: dict[str, Any] = {k: v for k, v in PG_CLIENT_TCP.items() if k not in parsed.query}
         if "connect_timeout" not in parsed.query:
-            kwargs["connect_args"] = {"connect_timeout": PG_CONNECT_TIMEOUT_S}
+            pg_args["connect_timeout"] = PG_CONNECT_TIMEOUT_S
+        kwargs["connect_args"] = pg_args
         kwargs["pool_pre_ping"] = True
     try:
         engine = create_engine(parsed, **kwargs)

@@ -36,6 +36,28 @@ def test_the_store_sets_a_timeout_where_the_server_has_none(pg_url: str) -> None
     assert show(pg_url, "tcp_user_timeout") == f"{store_db.PG_IDLE_IN_TRANSACTION_S * 1000}"  # milliseconds
 
 
+def client_tcp(url: str) -> dict[str, str]:
+    """libpq's keepalive and TCP settings of a connection the store opens to ``url``, as the client holds them."""
+    engine = store_db.create_store_engine(url)
+    try:
+        raw = engine.raw_connection()
+        try:
+            params = raw.driver_connection.info.get_parameters()  # type: ignore[union-attr]
+        finally:
+            raw.close()
+        return {k: v for k, v in params.items() if k in store_db.PG_CLIENT_TCP}
+    finally:
+        engine.dispose()
+
+
+def test_the_client_side_finds_a_silent_server_and_a_url_keeps_its_own(pg_url: str) -> None:
+    """A read never waits for ever on a connection whose server went silent (a host cut off): the client's
+    keepalives and TCP user timeout are set, and what the URL says of them is kept."""
+    assert client_tcp(pg_url) == {k: str(v) for k, v in store_db.PG_CLIENT_TCP.items()}
+    url = make_url(pg_url).update_query_dict({"keepalives_idle": "30"}).render_as_string(hide_password=False)
+    assert client_tcp(url)["keepalives_idle"] == "30"
+
+
 def test_a_timeout_the_server_sets_is_kept(pg_url: str) -> None:
     url = make_url(pg_url).update_query_dict({"options": "-c idle_in_transaction_session_timeout=3s"})
     assert show(url.render_as_string(hide_password=False)) == "3s"
