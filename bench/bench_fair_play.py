@@ -491,6 +491,11 @@ class SeasonFigures:
     cheater: list[int]
     honest: list[int]
     tried: int = 0
+    #: bets of an attempt that was played again (voided by a platform failure, or its lease lost): no stored
+    #: game holds their hand and turned cards, so the card turned is unknown and they are left out of the figures
+    unstored: int = 0
+    #: the first few stored bets whose named card was not the card turned, as ``game hand turned: named / turned``
+    misses: tuple[str, ...] = ()
 
     @property
     def margin(self) -> float:
@@ -512,15 +517,20 @@ def _mean(xs: Sequence[int]) -> float:
 
 def figures(name: str, entries: list[dict[str, Any]], turned: dict[tuple[str, tuple[str, ...], tuple[str, ...]], str],
             cheater: list[int], honest: list[int]) -> SeasonFigures:
-    """``entries``: the cheater's log lines of the season; ``turned``: the card turned at each bet (``next_cards``)."""
-    hits = [turned.get((e["game"], tuple(e["hand"]), tuple(e["turned"]))) == e["named"] for e in entries]
-    right = sum(hits)
-    probabilities = [1 / e["unseen"] for e in entries]
+    """``entries``: the cheater's log lines of the season; ``turned``: the card turned at each bet (``next_cards``).
+    A bet no stored game holds (an attempt played again) is counted in ``unstored`` and nowhere else."""
     tried: dict[str, int] = {}
     for e in entries:
         tried[e["game"]] = max(tried.get(e["game"], 0), e.get("tried", 0))
-    return SeasonFigures(name, len(entries), sum(e["knew"] for e in entries), right, sum(probabilities),
-                         upper_tail(probabilities, right), cheater, honest, sum(tried.values()))
+    stored = [e for e in entries if (e["game"], tuple(e["hand"]), tuple(e["turned"])) in turned]
+    card = {id(e): turned[(e["game"], tuple(e["hand"]), tuple(e["turned"]))] for e in stored}
+    right = sum(card[id(e)] == e["named"] for e in stored)
+    misses = tuple(f"{e['game'][:12]} {' '.join(e['hand'])} [{' '.join(e['turned'])}]: {e['named']} / {card[id(e)]}"
+                   for e in stored if card[id(e)] != e["named"])[:5]
+    probabilities = [1 / e["unseen"] for e in stored]
+    return SeasonFigures(name, len(stored), sum(e["knew"] for e in stored), right, sum(probabilities),
+                         upper_tail(probabilities, right), cheater, honest, sum(tried.values()),
+                         len(entries) - len(stored), misses)
 
 
 def verdict(blind: SeasonFigures, keyed: SeasonFigures) -> list[str]:
@@ -530,7 +540,8 @@ def verdict(blind: SeasonFigures, keyed: SeasonFigures) -> list[str]:
         failed.append(f"the cheater bet {blind.bets} times blind and {keyed.bets} times keyed: nothing measured")
     if keyed.bets and keyed.right < NAMED_MIN * keyed.bets:
         failed.append(f"positive control: handed the key, the cheater named {keyed.right} of {keyed.bets} stack cards "
-                      f"before they were turned (needs {NAMED_MIN:.0%}): it cannot see a leak")
+                      f"before they were turned (needs {NAMED_MIN:.0%}): it cannot see a leak; missed (game, hand, "
+                      f"turned before: named / turned): {'; '.join(keyed.misses)}")
     if keyed.margin < MARGIN:
         failed.append(f"positive control: handed the key, the cheater won {keyed.margin:+.1f} tokens a game more than "
                       f"its honest twin (needs {MARGIN:+.0f})")
@@ -591,7 +602,8 @@ def _report(f: SeasonFigures) -> None:
           f"bet {f.bets} times; a seed fit what it saw in {f.knew}; the card it named was "
           f"the card turned in {f.right} ({f.expected:.1f} expected by chance, P(>= {f.right}) = {f.p_value:.3g}); "
           f"tokens a game: cheater {_mean(f.cheater):+.1f} in {len(f.cheater)} games, honest twin "
-          f"{_mean(f.honest):+.1f} in {len(f.honest)} (difference {f.margin:+.1f}, Welch t {f.welch_t():.1f})")
+          f"{_mean(f.honest):+.1f} in {len(f.honest)} (difference {f.margin:+.1f}, Welch t {f.welch_t():.1f})"
+          + (f"; {f.unstored} bets of attempts played again left out" if f.unstored else ""))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -121,3 +121,16 @@ def test_the_bench_sees_the_cards_with_the_key_and_none_without(tmp_path: Path) 
     assert blind["bets"] > 30 and blind["knew"] == 0 and blind["p_value"] >= fp.ALPHA and blind["tried"] > 1000
     assert keyed["p_value"] < fp.ALPHA  # the chance-level test flags a season whose cards the cheater knows
     assert "passed:" in run.stdout
+
+
+def test_bets_no_stored_game_holds_are_left_out_of_the_figures() -> None:
+    """A bet of an attempt that was played again has no card turned on record: it is counted apart, not as a miss."""
+    entry = {"game": "g", "hand": ["2c", "3c", "4c"], "turned": [], "named": "Ah", "knew": True, "unseen": 49}
+    turned = {("g", ("2c", "3c", "4c"), ()): "Ah", ("g", ("5d", "6d", "7d"), ("Ah",)): "Kd"}
+    right = dict(entry)
+    wrong = {**entry, "hand": ["5d", "6d", "7d"], "turned": ["Ah"], "named": "Qd"}
+    unstored = {**entry, "hand": ["8h", "9h", "Th"]}
+    f = fp.figures("keyed", [right, wrong, unstored], turned, [1], [0])
+    assert (f.bets, f.knew, f.right, f.unstored) == (2, 2, 1, 1)
+    assert f.misses == ("g 5d 6d 7d [Ah]: Qd / Kd",)
+    assert f.expected == pytest.approx(2 / 49)
