@@ -41,8 +41,11 @@ done rotations, and only the groups none of whose games is still to be played:
   itself, at another seat, in an earlier one. For each order the group's rotations could have been played in,
   the score sums the fit of the bot's moves in each rotation to the hands of the seats it held in the rotations
   before it in that order (the game's scorer, e.g. in a betting game the folds of a hand one of them beats, each
-  counted by the tokens at stake, so that small moves against the memory cannot cancel the large ones it wins); the effect is
-  the real order's score less the mean over every order, per game. A bot whose play does not depend on the
+  counted by the tokens at stake, so that small moves against the memory cannot cancel the large ones it wins).
+  Each move is taken less the bot's mean move in the same context of its own view (the game's context, e.g. in a
+  betting game the hand's points, the seats still in, a raised stake) over all its games of the season, so that what its own
+  view explains does not drown the part its memory could inform; that mean is the same in every order. The
+  effect is the real order's score less the mean over every order, per game. A bot whose play does not depend on the
   earlier rotations has the same chance of every order, so the p-value is that of the randomisation over orders
   (each group's order drawn again uniformly; every order when a group has at most 6 rotations, else
   :data:`SAMPLED_ORDERS` orders drawn at random). It holds its power whichever later rotations a bot uses its
@@ -67,9 +70,13 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from referee.games import HeldFit
 
 #: Family-wise false-alarm rate of a season's audit (all bots, all tests).
 FAMILY_ALPHA = 0.01
@@ -88,11 +95,6 @@ LUCK = "luck in later rotations"
 INFORMED_PLAY = "informed play in later rotations"
 HELD_HANDS = "fit to hands it held before"
 
-#: A game's held-hand fit (``GameSpec.held_fit``'s result for one record): ``fit(seat, held)`` is how well the
-#: moves of ``seat`` fit the hidden hands of the seats in ``held`` (plain numbers, no unit; 0 for no seats).
-HeldFit = Callable[[int, frozenset[int]], float]
-
-
 @dataclass(frozen=True)
 class AuditGame:
     """One done game of a season: its ``number`` (schedule order), its ``deal_group`` (the games
@@ -100,8 +102,8 @@ class AuditGame:
     points), for a game with a luck estimator each seat's luck (:func:`league.ratings.luck.seat_luck`), for a
     game with an informed-play scorer (``GameSpec.informed``) each seat's score, and ``played``: when its stored attempt
     started (seconds, the store's clock; None: not known, the schedule number orders it), and for a game
-    with a held-hand scorer (``GameSpec.held_fit``) its :data:`HeldFit`. A group's games are read in the
-    order they were played, which is the order in which a bot could learn from them (rules §0.6: one
+    with a held-hand scorer (``GameSpec.held_fit``) its fit (:class:`referee.games.HeldFit`). A group's games are
+    read in the order they were played, which is the order in which a bot could learn from them (rules §0.6: one
     rotation of a deal at a time)."""
 
     number: int
@@ -215,7 +217,7 @@ def audit_season(games: Iterable[AuditGame], higher_is_better: bool = True,
             effect, p = later_test(luck[bot], random.Random(f"{seed}/luck/{bot}"))
             tests.append(AuditTest(LUCK, effect, p, alpha, len(luck[bot])))
         if len(held.get(bot, ())) >= MIN_GROUPS:
-            effect, p = held_test(held[bot], random.Random(f"{seed}/held/{bot}"))
+            effect, p = held_test(held[bot], random.Random(f"{seed}/held/{bot}"), held_centre(held[bot]))
             tests.append(AuditTest(HELD_HANDS, effect, p, alpha, len(held[bot])))
         out[bot] = BotAudit(bot, tuple(tests))
     return out
@@ -259,12 +261,28 @@ def later_test(groups: Sequence[Sequence[float]], rng: random.Random) -> tuple[f
     return effect, randomisation_p(effect * len(groups), tables, rng)
 
 
-def held_test(groups: Sequence[tuple[Sequence[int], Sequence[HeldFit]]], rng: random.Random) -> tuple[float, float]:
+def held_centre(groups: Sequence[tuple[Sequence[int], Sequence[HeldFit]]]) -> dict[Hashable, float]:
+    """One bot's mean response in each context (:class:`referee.games.HeldFit`) over its moves in ``groups`` (its
+    seat in each rotation and each rotation's fit), whatever the order of play."""
+    sums: dict[Hashable, list[float]] = {}
+    for seats, fits in groups:
+        for seat, fit in zip(seats, fits, strict=True):
+            for context, response in fit.responses(seat):
+                total = sums.setdefault(context, [0.0, 0.0])
+                total[0] += response
+                total[1] += 1.0
+    return {context: total / count for context, (total, count) in sums.items()}
+
+
+def held_test(groups: Sequence[tuple[Sequence[int], Sequence[HeldFit]]], rng: random.Random,
+              centre: Mapping[Hashable, float] | None = None) -> tuple[float, float]:
     """The held-hands test of one bot over ``groups``: per group, the bot's seat in each rotation and each rotation's
-    :data:`HeldFit`, in the order it played them. Returns ``(effect, p)``: ``effect`` the real order's score
+    fit (:class:`referee.games.HeldFit`), in the order it played them; ``centre`` the bot's mean responses
+    (:func:`held_centre`; None: none taken out). Returns ``(effect, p)``: ``effect`` the real order's score
     (:func:`held_score`) less its mean over the group's orders, summed over groups and divided by their rotations
-    (per game); ``p`` the one-sided randomisation p-value, each group's order drawn again uniformly (over every
-    order up to :data:`ALL_ORDERS_UP_TO` rotations, else over :data:`SAMPLED_ORDERS` orders drawn from ``rng``)."""
+    (per game); ``p`` the one-sided randomisation p-value, each group's order drawn again uniformly (over every order up to
+    :data:`ALL_ORDERS_UP_TO` rotations, else over :data:`SAMPLED_ORDERS` orders drawn from ``rng``)."""
+    centre = centre or {}
     tables: list[list[float]] = []
     observed = 0.0
     rotations = 0
@@ -275,18 +293,18 @@ def held_test(groups: Sequence[tuple[Sequence[int], Sequence[HeldFit]]], rng: ra
             orders: Iterable[tuple[int, ...]] = permutations(range(n))
         else:
             orders = [tuple(rng.sample(range(n), n)) for _ in range(SAMPLED_ORDERS)]
-        table = [held_score(seats, fits, order, memo) for order in orders]
+        table = [held_score(seats, fits, order, memo, centre) for order in orders]
         mean = math.fsum(table) / len(table)
-        observed += held_score(seats, fits, tuple(range(n)), memo) - mean
+        observed += held_score(seats, fits, tuple(range(n)), memo, centre) - mean
         tables.append([t - mean for t in table])
         rotations += n
     return observed / rotations, randomisation_p(observed, tables, rng)
 
 
 def held_score(seats: Sequence[int], fits: Sequence[HeldFit], order: Sequence[int],
-               memo: dict[tuple[int, frozenset[int]], float]) -> float:
+               memo: dict[tuple[int, frozenset[int]], float], centre: Mapping[Hashable, float] | None = None) -> float:
     """The bot's held-hands score of one group had its rotations been played in ``order`` (indexes into ``seats``
-    and ``fits``): the sum over rotations of ``fits[i](seats[i], seats held in the rotations before it)``.
+    and ``fits``): the sum over rotations of ``fits[i](seats[i], seats held in the rotations before it, centre)``.
     ``memo`` keeps each ``(rotation, held seats)`` value across orders."""
     held: frozenset[int] = frozenset()
     total = 0.0
@@ -294,7 +312,7 @@ def held_score(seats: Sequence[int], fits: Sequence[HeldFit], order: Sequence[in
         if held:
             value = memo.get((i, held))
             if value is None:
-                value = memo[(i, held)] = fits[i](seats[i], held)
+                value = memo[(i, held)] = fits[i](seats[i], held, centre)
             total += value
         held = held | {seats[i]}
     return total

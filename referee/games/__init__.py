@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
@@ -65,14 +65,30 @@ LuckEstimator = Callable[[Sequence[Mapping[str, Any]], int], tuple[float, ...]]
 #: in the rotations it played after the first. Raises ValueError, KeyError or TypeError for events that do not
 #: fit together (that game is then left out of the test).
 InformedScorer = Callable[[Sequence[Mapping[str, Any]], int, Mapping[str, Any]], tuple[float, ...]]
-#: Held-hand scorer of a game: ``(events, num_seats, params) -> fit``, where ``fit(seat, held)`` (a float, no unit)
-#: is how well the moves of ``seat`` fit the hidden hands of the seats in ``held`` (a frozenset of seats; 0 for
-#: none), beyond what its own cards explain. ``events`` and ``params`` as for :data:`InformedScorer`. In a
-#: duplicate deal a bot held, in each earlier rotation, the hand of another seat; the duplicate audit
-#: (``league.integrity.audit``, rules §0.6) tests whether its moves fit the hands it held before in the real
-#: order of its rotations better than in other orders. Raises ValueError, KeyError or TypeError for events that
-#: do not fit together (that game is then left out of the test).
-HeldFitScorer = Callable[[Sequence[Mapping[str, Any]], int, Mapping[str, Any]], Callable[[int, frozenset[int]], float]]
+
+
+class HeldFit(Protocol):
+    """A game's held-hand fit of one record (what a :data:`HeldFitScorer` returns).
+
+    ``responses(seat)``: each move of ``seat`` as ``(context, response)``: ``context`` what the seat's own view
+    showed that shapes the move (hashable; in Svara its hand's points, the seats still in, whether the stake was
+    raised), ``response`` a number for the move (in Svara its tokens, negative for a fold). ``fit(seat, held,
+    centre)``: how well the moves of ``seat`` fit the hidden hands of the seats in ``held`` (a frozenset of
+    seats) beyond what its own cards explain, each move's response taken less ``centre[context]`` (0 where
+    absent); a float, no unit, 0 for no seats. The duplicate audit (``league.integrity.audit``) passes as
+    ``centre`` the bot's mean response in each context over all its games of the season."""
+
+    def responses(self, seat: int) -> Iterable[tuple[Hashable, float]]: ...
+
+    def __call__(self, seat: int, held: frozenset[int], centre: Mapping[Hashable, float] | None = None) -> float: ...
+
+
+#: Held-hand scorer of a game: ``(events, num_seats, params) -> fit`` (a :class:`HeldFit`). ``events`` and
+#: ``params`` as for :data:`InformedScorer`. In a duplicate deal a bot held, in each earlier rotation, the hand of
+#: another seat; the duplicate audit (``league.integrity.audit``, rules §0.6) tests whether its moves fit the hands
+#: it held before in the real order of its rotations better than in other orders. Raises ValueError, KeyError or
+#: TypeError for events that do not fit together (that game is then left out of the test).
+HeldFitScorer = Callable[[Sequence[Mapping[str, Any]], int, Mapping[str, Any]], HeldFit]
 #: Standardised luck terms of a game: ``(events, num_seats, params) -> per seat, its terms in play
 #: order``. Each term lies in ``[-1, 1]`` and has conditional mean zero given everything the referee
 #: knew before the chance card it measures was revealed, whatever the bots do (the game's module

@@ -12,7 +12,7 @@ Pure logic over a record's events; no I/O.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
@@ -53,7 +53,8 @@ class Move:
     """One stake, see or fold (rules §2.4) of ``seat`` in hand ``hand`` (counting the record's deals from 0):
     ``fold`` whether it folded, ``points`` its hand's points (rules §2.2), ``others`` the points of every other
     seat still in the deal then, by seat; ``tokens`` what the move put in the bank (a stake's or a see's amount)
-    or, for a fold, what staying in would have cost (the last stake, at least ``min_stake``, rules §2.6)."""
+    or, for a fold, what staying in would have cost (the last stake, at least ``min_stake``, rules §2.6);
+    ``raised`` whether a seat had staked more than the minimum stake in the deal before the move (rules §2.6)."""
 
     seat: int
     hand: int
@@ -61,6 +62,17 @@ class Move:
     points: int
     others: tuple[tuple[int, int], ...]
     tokens: int = 0
+    raised: bool = False
+
+    @property
+    def context(self) -> tuple[int, int, bool]:
+        """What the seat's own view showed that shapes the move: its hand's points in steps of 3 (rules §2.2), the
+        seats still in (2 or 3 and more) and whether the stake was raised."""
+        return (self.points // 3, min(len(self.others) + 1, 3), self.raised)
+
+    def response(self, max_stake: int) -> float:
+        """The move as a number, in units of ``max_stake``: its tokens, negative for a fold."""
+        return (-self.tokens if self.fold else self.tokens) / max_stake
 
 
 @dataclass(frozen=True)
@@ -73,16 +85,25 @@ class HeldFit:
     table: tuple[float, ...]
     max_stake: int = 100
 
-    def __call__(self, seat: int, held: frozenset[int]) -> float:
+    def responses(self, seat: int) -> Iterator[tuple[tuple[int, int, bool], float]]:
+        """Each move of ``seat`` as ``(context, response)`` (:attr:`Move.context`, :meth:`Move.response`)."""
+        for m in self.moves:
+            if m.seat == seat:
+                yield m.context, m.response(self.max_stake)
+
+    def __call__(self, seat: int, held: frozenset[int], centre: Mapping[Hashable, float] | None = None) -> float:
         """How much better the moves of ``seat`` fit the hands of the ``held`` seats than its own hand lets it
         expect, in tokens at stake (units of ``max_stake``): at each move while some held seat is still in the
         deal, ``beaten`` is 1 when one of them holds more points (rules §2.2), else 0, and ``expected`` the chance
-        of that against as many hands dealt at random (``1 - table[points] ** k``); a fold counts ``beaten -
-        expected``, a stake or see ``expected - beaten``, each times the move's tokens (:class:`Move`). So a move
-        its own hand explains (a fold of a weak hand, a stake of a strong one) counts little, one that only the held
+        of that against as many hands dealt at random (``1 - table[points] ** k``); the move counts ``(expected -
+        beaten) x (response - centre[context])``, its response its tokens, negative for a fold (:class:`Move`),
+        less the bot's mean response in the same context (``centre``, the audit's; 0 where absent). So a move its
+        own hand explains (a fold of a weak hand, a stake of a strong one) counts little, one that only the held
         hands explain (a fold of a strong hand one of them beats, a stake on a middling hand none of them beats)
-        nearly its tokens; and a bot cannot cancel the large stakes its memory wins with small moves against it (a
-        see of a hand it knows is beaten). 0 for no held seat."""
+        nearly its tokens; a bot cannot cancel the large stakes its memory wins with small moves against it (a see
+        of a hand it knows is beaten); and the bot's usual move in that spot is taken out, so that only how it
+        departs from it is read against the held hands. 0 for no held seat."""
+        centre = centre or {}
         total = []
         for m in self.moves:
             if m.seat != seat:
@@ -92,7 +113,7 @@ class HeldFit:
                 continue
             beaten = 1.0 if max(known) > m.points else 0.0
             expected = 1.0 - self.table[m.points] ** len(known)
-            total.append((beaten - expected if m.fold else expected - beaten) * m.tokens / self.max_stake)
+            total.append((expected - beaten) * (m.response(self.max_stake) - centre.get(m.context, 0.0)))
         return math.fsum(total)
 
 
@@ -126,7 +147,7 @@ def moves(events: Iterable[Mapping[str, Any]], szacha: str, min_stake: int = 10)
             seat = data["seat"]
             others = tuple((o, points[o]) for o in sorted(playing) if o != seat and o in points)
             tokens = int(data["amount"]) if kind != "fold" else max(stake, min_stake)
-            yield Move(seat, hand, kind == "fold", points[seat], others, tokens)
+            yield Move(seat, hand, kind == "fold", points[seat], others, tokens, stake > min_stake)
             if kind == "stake":
                 stake = int(data["amount"])
             if kind == "fold":

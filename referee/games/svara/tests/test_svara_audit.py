@@ -90,3 +90,24 @@ def test_held_fit_counts_each_move_by_its_tokens() -> None:
 
 def test_the_spec_declares_the_held_fit() -> None:
     assert SPEC.held_fit is held_fit
+
+
+def test_held_fit_takes_the_bots_usual_move_in_that_spot_out() -> None:
+    """Each move has a context from the seat's own view (its points in steps of 3, the seats still in, a raised
+    stake) and a response (its tokens in units of max_stake, negative for a fold). With a centre, a move counts
+    ``(expected - beaten) x (response - centre[context])``: a stake of 3 where the bot usually stakes 3 counts
+    nothing, whatever the held hand; a context the centre does not name is taken less 0."""
+    hands = {0: ["Ah", "Kh", "7h"], 1: ["Ad", "Kd", "Qd"], 2: ["7s", "8c", "Td"]}
+    events = _events(*[("deal", {"seat": s, "cards": c}) for s, c in hands.items()],
+                     ("dealt", {"dealer": 2, "seats": [0, 1, 2], "svara": False}),
+                     ("stake", {"seat": 2, "amount": 3, "bank": 3}), ("fold", {"seat": 0}),
+                     ("stake", {"seat": 1, "amount": 6, "bank": 9}))
+    fit = held_fit(events, 3, {"szacha": "6c", "min_stake": 1, "max_stake": 10})
+    assert list(fit.responses(2)) == [((10 // 3, 3, False), 0.3)]
+    assert list(fit.responses(0)) == [((28 // 3, 3, True), -0.3)]  # seat 2 had raised the stake to 3
+    assert list(fit.responses(1)) == [((31 // 3, 2, True), 0.6)]
+    assert fit(2, frozenset({0}), {(10 // 3, 3, False): 0.3}) == 0.0
+    table = at_most("6c")
+    usual_fold = {(28 // 3, 3, True): -0.1}  # it folds a little there on average; this fold declined 3 tokens
+    assert fit(0, frozenset({1}), usual_fold) == pytest.approx(((1 - table[28]) - 1) * (-0.3 - -0.1))
+    assert fit(0, frozenset({1}), {}) == fit(0, frozenset({1}))
