@@ -487,10 +487,32 @@ class BySeat(Player):
         return self.make(seat)
 
 
-def _opponents(game: str) -> list[Player]:
+@dataclass
+class Learner(Player):
+    """An honest bot that learns over the season from its own results: the game's reference bot that plays the
+    ``random`` bot's answer at ``share`` of its decisions, a share that falls after every game, by 2% after a
+    game it lost and by 0.5% after one it did not (``result``): from 0.5 to about 0.2 over a season. It never uses a deal it has seen: it gets
+    better from one rotation of a deal to the next only as it does over the whole season, the drift the audit's
+    assumption allows for."""
+
+    game: str
+    share: float = 0.5
+
+    def policy(self, seat: int, game: ScheduledGame) -> Policy:
+        reference = {"slippery-sam": "odds", "svara": "points"}.get(self.game, "greedy")
+        return sloppy(reference, self.game, seat, self.share)
+
+    def result(self, change: float) -> None:
+        """Its score change in the game just played (more is better)."""
+        self.share *= 0.98 if change < 0 else 0.995
+
+
+def _opponents(game: str, learner: bool = False) -> list[Player]:
     """The three honest bots beside the bot under test: the reference bot, a weaker one and one that
     rolls dice (so that honest seasons are not four copies of one deterministic bot, whose rotations
-    would all play alike)."""
+    would all play alike); ``learner``: a :class:`Learner` instead of the weaker one."""
+    if learner:
+        return [_opponents(game)[0], Learner(game), _opponents(game)[2]]
     if game == "slippery-sam":
         return [BySeat(odds_policy), BySeat(lambda seat: odds_policy(seat, 0.5)),
                 BySeat(lambda seat: sloppy("odds", game, seat))]
@@ -543,6 +565,10 @@ def simulate_season(game: str, params: dict[str, int], players: Sequence[Player]
             if learn is not None:
                 learn(g, events)
         for seat, bot in enumerate(g.seats):
+            told = getattr(players[bot], "result", None)
+            if told is not None:
+                told(changes[seat] * (1 if gs.higher_score_is_better else -1))
+        for seat, bot in enumerate(g.seats):
             totals[bot] += changes[seat] * (1 if gs.higher_score_is_better else -1)
             counts[bot] += 1
     return Season(out, [t / c if c else 0.0 for t, c in zip(totals, counts)])
@@ -584,13 +610,16 @@ def main() -> None:
                              "beside its twin's seasons: how often the held-hands test flags the target")
     parser.add_argument("--honest-only", action="store_true",
                         help="only honest seasons (the twins): the false-alarm rate, at half the cost")
+    parser.add_argument("--learner", action="store_true",
+                        help="with --honest-only: a bot that learns over the season from its own results (Learner) "
+                             "in place of the weaker honest bot")
     args = parser.parse_args()
     if args.frame:
         print_framing(args.seasons, args.seed, args.games_per_season)
         return
     for game in args.games.split(","):
         if args.honest_only:
-            print_false_alarms(game, args.seasons, args.seed, args.games_per_season)
+            print_false_alarms(game, args.seasons, args.seed, args.games_per_season, args.learner)
             continue
         started = time.perf_counter()
         higher = spec(game).higher_score_is_better
@@ -657,14 +686,18 @@ def print_framing(seasons: int, seed: int, games: int) -> None:
           + f"); in its twin's seasons {twin_target_flags}/{n}; the framer flagged {framer_flags}/{n}")
 
 
-def print_false_alarms(game: str, seasons: int, seed: int, games: int) -> None:
-    """Honest seasons only (the twin and the three honest bots): how many raise any flag, and each test's flags."""
+def print_false_alarms(game: str, seasons: int, seed: int, games: int, learner: bool = False) -> None:
+    """Honest seasons only (the twin and the three honest bots, ``learner``: one of them a :class:`Learner`): how
+    many raise any flag, and each test's flags."""
     started = time.perf_counter()
     params, make = MATCHES[game]
     higher = spec(game).higher_score_is_better
     alarms, by_test, tests = 0, {LATER: 0, INFORMED_PLAY: 0, LUCK: 0, HELD_HANDS: 0}, 0
+    shares: list[float] = []
     for i in range(seasons):
-        season = simulate_season(game, params, [make(False), *_opponents(game)], seed * 1_000_003 + i, games)
+        opponents = _opponents(game, learner)
+        season = simulate_season(game, params, [make(False), *opponents], seed * 1_000_003 + i, games)
+        shares += [opponents[1].share] if isinstance(opponents[1], Learner) else []
         audited = audit_season(season.games, higher)
         alarms += any(a.flags for a in audited.values())
         for a in audited.values():
@@ -673,7 +706,8 @@ def print_false_alarms(game: str, seasons: int, seed: int, games: int) -> None:
                 by_test[t.name] += 1
     print(f"{game}: {seasons} honest seasons of {games} games, 4 bots ({time.perf_counter() - started:.0f} s): "
           f"{alarms} with any flag ({100 * alarms / seasons:.2f}%; target <= 1%); flags by test: "
-          + ", ".join(f"{k} {v}" for k, v in by_test.items()) + f" of {tests} tests")
+          + ", ".join(f"{k} {v}" for k, v in by_test.items()) + f" of {tests} tests"
+          + (f"; the learner's random share fell from 0.5 to {sum(shares) / len(shares):.3f} on average" if shares else ""))
 
 
 if __name__ == "__main__":

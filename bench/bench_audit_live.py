@@ -1,7 +1,7 @@
 """The duplicate audit on the real platform: remembering bots served over gRPC, seasons run by the local pool.
 
 Usage: python -m bench.bench_audit_live [--game svara|slippery-sam] [--seasons N] [--games 96] [--workers 2]
-                                        [--attackers memo,evader] [--seed S] [--keep DIR]
+                                        [--attackers memo,evader,thin,big] [--seed S] [--keep DIR]
 
 ``bench.bench_audit`` measures the audit on simulated seasons played in-process, one game after another. This bench
 plays the same bots on the platform as a user runs it: each bot a gRPC server process of its own (capacity 4, so the
@@ -9,9 +9,11 @@ pool hands it several games at once), the season made with ``cardarena season cr
 with ``cardarena season run --workers W`` (each worker process referees 2 games at once, the default), and the
 verdict read from ``cardarena standings --json`` (each row's ``audit``), exactly what an organiser sees.
 
-Per season seed, three seasons are played on the same key (so the same deals, seats and orders of rotations): with
+Per season seed, a season for each attacker named and one for their twin are played on the same key (so the same
+deals, seats and orders of rotations): with
 the remembering bot (``memo``: it uses what it remembers in every later rotation), with the evader (``evader``: only
-in the 2nd and 3rd rotation it plays of a deal, the bot a later-less-first test misses most), and with their twin
+in the 2nd and 3rd rotation it plays of a deal, the bot a later-less-first test misses most), with any other attacker
+named (``thin``: in 30% of the decisions it could; ``big``: on large stakes only), and with their twin
 (the same bot with its memory off). The three honest opponents are the bench's (``reference``, ``weaker``,
 ``sloppy``). The remembering bots are ``bench.bench_audit``'s (Svara's finds the deal again by its szacha, bottom card
 and the hands it remembers, Slippery Sam's by the first-dealer cards) and tell games apart by the opaque game id
@@ -37,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.bench_audit import MATCHES, Player, _opponents
+from bench.bench_audit import MATCHES, Player, Restraint, _opponents
 from botsdk.bot import Bot, Context
 
 #: The environment variable that tells the bot processes (spawned, so they import this module afresh) the game.
@@ -107,6 +109,28 @@ class EvaderBot(PlayerBot):
         return player
 
 
+class ThinBot(PlayerBot):
+    """The remembering bot that uses what it remembers in only 30% of the decisions it could (``Restraint(0.3)``)."""
+
+    name = "thin"
+
+    def make(self) -> Player:
+        player = MATCHES[_game()][1](True)
+        player.restraint = Restraint(0.3)  # type: ignore[attr-defined]
+        return player
+
+
+class BigBot(PlayerBot):
+    """The remembering bot that uses what it remembers only on large stakes (``Restraint(big=0.75)``)."""
+
+    name = "big"
+
+    def make(self) -> Player:
+        player = MATCHES[_game()][1](True)
+        player.restraint = Restraint(big=0.75)  # type: ignore[attr-defined]
+        return player
+
+
 class TwinBot(PlayerBot):
     """The remembering bots' twin: the same code, memory off."""
 
@@ -143,7 +167,7 @@ class SloppyBot(PlayerBot):
         return _opponents(_game())[2]
 
 
-SERVED = {"memo": "MemoBot", "evader": "EvaderBot", "twin": "TwinBot", "reference": "ReferenceBot",
+SERVED = {"memo": "MemoBot", "evader": "EvaderBot", "thin": "ThinBot", "big": "BigBot", "twin": "TwinBot", "reference": "ReferenceBot",
           "weaker": "WeakerBot", "sloppy": "SloppyBot"}
 
 
