@@ -491,9 +491,9 @@ class BySeat(Player):
 class Learner(Player):
     """An honest bot that learns over the season from its own results: the game's reference bot that plays the
     ``random`` bot's answer at ``share`` of its decisions, a share that falls after every game, by 2% after a
-    game it lost and by 0.5% after one it did not (``result``): from 0.5 to about 0.2 over a season. It never uses a deal it has seen: it gets
-    better from one rotation of a deal to the next only as it does over the whole season, the drift the audit's
-    assumption allows for."""
+    game it lost and by 0.5% after one it did not (``result``): from 0.5 to about 0.1 over a 96-game season. It
+    never uses a deal it has seen: it gets better from one rotation of a deal to the next only as it does over the
+    whole season (the drift ``league.integrity.audit.detrend`` takes out)."""
 
     game: str
     share: float = 0.5
@@ -512,7 +512,8 @@ def _opponents(game: str, learner: bool = False) -> list[Player]:
     rolls dice (so that honest seasons are not four copies of one deterministic bot, whose rotations
     would all play alike); ``learner``: a :class:`Learner` instead of the weaker one."""
     if learner:
-        return [_opponents(game)[0], Learner(game), _opponents(game)[2]]
+        reference, _, dice = _opponents(game)
+        return [reference, Learner(game), dice]
     if game == "slippery-sam":
         return [BySeat(odds_policy), BySeat(lambda seat: odds_policy(seat, 0.5)),
                 BySeat(lambda seat: sloppy("odds", game, seat))]
@@ -565,12 +566,12 @@ def simulate_season(game: str, params: dict[str, int], players: Sequence[Player]
             if learn is not None:
                 learn(g, events)
         for seat, bot in enumerate(g.seats):
+            change = changes[seat] * (1 if gs.higher_score_is_better else -1)
+            totals[bot] += change
+            counts[bot] += 1
             told = getattr(players[bot], "result", None)
             if told is not None:
-                told(changes[seat] * (1 if gs.higher_score_is_better else -1))
-        for seat, bot in enumerate(g.seats):
-            totals[bot] += changes[seat] * (1 if gs.higher_score_is_better else -1)
-            counts[bot] += 1
+                told(change)
     return Season(out, [t / c if c else 0.0 for t, c in zip(totals, counts)])
 
 
@@ -707,7 +708,8 @@ def print_false_alarms(game: str, seasons: int, seed: int, games: int, learner: 
     print(f"{game}: {seasons} honest seasons of {games} games, 4 bots ({time.perf_counter() - started:.0f} s): "
           f"{alarms} with any flag ({100 * alarms / seasons:.2f}%; target <= 1%); flags by test: "
           + ", ".join(f"{k} {v}" for k, v in by_test.items()) + f" of {tests} tests"
-          + (f"; the learner's random share fell from 0.5 to {sum(shares) / len(shares):.3f} on average" if shares else ""))
+          + (f"; the learner's random share fell from 0.5 to {sum(shares) / len(shares):.3f} on average"
+             if shares else ""))
 
 
 if __name__ == "__main__":

@@ -167,8 +167,8 @@ class SloppyBot(PlayerBot):
         return _opponents(_game())[2]
 
 
-SERVED = {"memo": "MemoBot", "evader": "EvaderBot", "thin": "ThinBot", "big": "BigBot", "twin": "TwinBot", "reference": "ReferenceBot",
-          "weaker": "WeakerBot", "sloppy": "SloppyBot"}
+SERVED = {"memo": "MemoBot", "evader": "EvaderBot", "thin": "ThinBot", "big": "BigBot", "twin": "TwinBot",
+          "reference": "ReferenceBot", "weaker": "WeakerBot", "sloppy": "SloppyBot"}
 
 
 def _cli(*args: str, env: dict[str, str]) -> str:

@@ -522,8 +522,8 @@ def figures(name: str, entries: list[dict[str, Any]], turned: dict[tuple[str, tu
     tried: dict[str, int] = {}
     for e in entries:
         tried[e["game"]] = max(tried.get(e["game"], 0), e.get("tried", 0))
-    stored = [e for e in entries if (e["game"], tuple(e["hand"]), tuple(e["turned"])) in turned]
-    card = {id(e): turned[(e["game"], tuple(e["hand"]), tuple(e["turned"]))] for e in stored}
+    card = {id(e): turned.get((e["game"], tuple(e["hand"]), tuple(e["turned"]))) for e in entries}
+    stored = [e for e in entries if card[id(e)] is not None]
     right = sum(card[id(e)] == e["named"] for e in stored)
     misses = tuple(f"{e['game'][:12]} {' '.join(e['hand'])} [{' '.join(e['turned'])}]: {e['named']} / {card[id(e)]}"
                    for e in stored if card[id(e)] != e["named"])[:5]

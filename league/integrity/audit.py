@@ -43,10 +43,10 @@ done rotations, and only the groups none of whose games is still to be played:
   before it in that order (the game's scorer, e.g. in a betting game the folds of a hand one of them beats, each
   counted by the tokens at stake, so that small moves against the memory cannot cancel the large ones it wins).
   Each move is taken less the bot's mean move in the same context of its own view (the game's context, e.g. in a
-  betting game the hand's points, the seats still in, a raised stake) over all its games of the season, so that what its own
-  view explains does not drown the part its memory could inform; that mean is the same in every order. The
-  effect is the real order's score less the mean over every order, per game. A bot whose play does not depend on the
-  earlier rotations has the same chance of every order, so the p-value is that of the randomisation over orders
+  betting game the hand's points, the seats still in, a raised stake) over all its games of the season, so that
+  what its own view explains does not drown the part its memory could inform; that mean is the same in every
+  order. The effect is the real order's score less the mean over every order, per game. A bot whose play does
+  not depend on the earlier rotations has the same chance of every order, so the p-value is that of the randomisation over orders
   (each group's order drawn again uniformly; every order when a group has at most 6 rotations, else
   :data:`SAMPLED_ORDERS` orders drawn at random). It holds its power whichever later rotations a bot uses its
   memory in, and reads only the moves the memory could inform.
@@ -312,8 +312,8 @@ def held_test(groups: Sequence[tuple[Sequence[int], Sequence[HeldFit]]], rng: ra
     fit (:class:`referee.games.HeldFit`), in the order it played them; ``centre`` the bot's mean responses
     (:func:`held_centre`; None: none taken out). Returns ``(effect, p)``: ``effect`` the real order's score
     (:func:`held_score`) less its mean over the group's orders, summed over groups and divided by their rotations
-    (per game); ``p`` the one-sided randomisation p-value, each group's order drawn again uniformly (over every order up to
-    :data:`ALL_ORDERS_UP_TO` rotations, else over :data:`SAMPLED_ORDERS` orders drawn from ``rng``)."""
+    (per game); ``p`` the one-sided randomisation p-value, each group's order drawn again uniformly (over every
+    order up to :data:`ALL_ORDERS_UP_TO` rotations, else over :data:`SAMPLED_ORDERS` orders drawn from ``rng``)."""
     centre = centre or {}
     tables: list[list[float]] = []
     observed = 0.0
