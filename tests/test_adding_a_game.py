@@ -302,7 +302,7 @@ def test_games_made_by_the_checklist_are_played_and_touch_only_their_files(tmp_p
     _git(copy, "init", "-q")
     _git(copy, "add", "-A")
     _git(copy, "commit", "-q", "-m", "before the games")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(copy), str(copy / "proto")]), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(copy), str(copy / "proto")])}
 
     def run(*args: str) -> str:
         """``python ARGS`` (this interpreter) in the copy; its output."""
