@@ -75,7 +75,8 @@ class Player:
         raise NotImplementedError
 
 
-def _ctx(seat: int, rng: random.Random) -> Context:
+def bench_context(seat: int, rng: random.Random) -> Context:
+    """A bot's context in a simulated season: seat ``seat``, dice from ``rng``, game id ``bench``, no deadline."""
     return Context("bench", seat, 0, 0, 0, 0, rng)
 
 
@@ -125,7 +126,7 @@ class RememberingSam(Player):
         bot = OddsBot()
 
         def decide(view: Any, rng: random.Random) -> Any:
-            honest = bot.slippery_sam(view, _ctx(seat, rng))
+            honest = bot.slippery_sam(view, bench_context(seat, rng))
             if not self.remember:
                 return honest
             deals = _sam_deals(view)
@@ -243,7 +244,7 @@ class RememberingSvara(Player):
         bot = PointsBot()
 
         def decide(view: Any, rng: random.Random) -> Any:
-            honest = bot.svara(view, _ctx(seat, rng))
+            honest = bot.svara(view, bench_context(seat, rng))
             if not self.remember or not view.bottom_card or not view.hand:
                 return honest
             hands = self._deal(game.number, seat, view).hands
@@ -301,7 +302,7 @@ class HeldFramer(Player):
             seats.add(target)
 
         def decide(view: Any, rng: random.Random) -> Any:
-            honest = bot.svara(view, _ctx(seat, rng))
+            honest = bot.svara(view, bench_context(seat, rng))
             if not self.frame or not view.hand:
                 return honest
             seen = self.hands.setdefault((game.deal_group, view.hand_number, view.svara), {})
@@ -418,7 +419,7 @@ class KnowingRummy(Player):
             return False
 
         def decide(view: Any, rng: random.Random) -> Any:
-            honest = bot.rummy(view, _ctx(seat, rng))
+            honest = bot.rummy(view, bench_context(seat, rng))
             info = deal(view) if self.remember else None
             if info is None:
                 return honest
@@ -507,12 +508,12 @@ class Learner(Player):
         self.share *= 0.98 if change < 0 else 0.995
 
 
-def _opponents(game: str, learner: bool = False) -> list[Player]:
+def honest_opponents(game: str, learner: bool = False) -> list[Player]:
     """The three honest bots beside the bot under test: the reference bot, a weaker one and one that
     rolls dice (so that honest seasons are not four copies of one deterministic bot, whose rotations
     would all play alike); ``learner``: a :class:`Learner` instead of the weaker one."""
     if learner:
-        reference, _, dice = _opponents(game)
+        reference, _, dice = honest_opponents(game)
         return [reference, Learner(game), dice]
     if game == "slippery-sam":
         return [BySeat(odds_policy), BySeat(lambda seat: odds_policy(seat, 0.5)),
@@ -586,8 +587,8 @@ def season_pair(game: str, seed: int, games: int = 96, only: frozenset[int] | No
         cheat.only = only  # type: ignore[attr-defined]
     if restraint is not None and hasattr(cheat, "restraint"):
         cheat.restraint = restraint  # type: ignore[attr-defined]
-    with_memory = simulate_season(game, params, [cheat, *_opponents(game)], seed, games)
-    twin = simulate_season(game, params, [make(False), *_opponents(game)], seed, games)
+    with_memory = simulate_season(game, params, [cheat, *honest_opponents(game)], seed, games)
+    twin = simulate_season(game, params, [make(False), *honest_opponents(game)], seed, games)
     return with_memory, twin, cheat
 
 
@@ -668,8 +669,8 @@ def print_framing(seasons: int, seed: int, games: int) -> None:
     for i in range(seasons):
         seed_i = seed * 1_000_003 + i
         framer = HeldFramer(target=1)
-        season = simulate_season("svara", params, [framer, *_opponents("svara")], seed_i, games)
-        twin = simulate_season("svara", params, [HeldFramer(target=1, frame=False), *_opponents("svara")], seed_i,
+        season = simulate_season("svara", params, [framer, *honest_opponents("svara")], seed_i, games)
+        twin = simulate_season("svara", params, [HeldFramer(target=1, frame=False), *honest_opponents("svara")], seed_i,
                                games)
         audited, plain = audit_season(season.games, higher), audit_season(twin.games, higher)
         target_flags += bool(audited[1].flags)
@@ -696,7 +697,7 @@ def print_false_alarms(game: str, seasons: int, seed: int, games: int, learner: 
     alarms, by_test, tests = 0, {LATER: 0, INFORMED_PLAY: 0, LUCK: 0, HELD_HANDS: 0}, 0
     shares: list[float] = []
     for i in range(seasons):
-        opponents = _opponents(game, learner)
+        opponents = honest_opponents(game, learner)
         season = simulate_season(game, params, [make(False), *opponents], seed * 1_000_003 + i, games)
         shares += [opponents[1].share] if isinstance(opponents[1], Learner) else []
         audited = audit_season(season.games, higher)

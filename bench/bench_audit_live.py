@@ -39,14 +39,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.bench_audit import MATCHES, Player, Restraint, _opponents
+from bench.bench_audit import MATCHES, Player, Restraint, honest_opponents
 from botsdk.bot import Bot, Context
 
 #: The environment variable that tells the bot processes (spawned, so they import this module afresh) the game.
 GAME_ENV = "CARDARENA_BENCH_AUDIT_GAME"
 #: The games with a remembering bot that finds the deal again from what it is shown.
 GAMES = ("svara", "slippery-sam")
-#: The three honest opponents' names (``bench.bench_audit._opponents``: the reference bot, a weaker one, a sloppy one).
+#: The three honest opponents' names (``bench.bench_audit.honest_opponents``: the reference bot, a weaker one, a sloppy one).
 HONEST = ("reference", "weaker", "sloppy")
 
 
@@ -146,7 +146,7 @@ class ReferenceBot(PlayerBot):
     name = "reference"
 
     def make(self) -> Player:
-        return _opponents(_game())[0]
+        return honest_opponents(_game())[0]
 
 
 class WeakerBot(PlayerBot):
@@ -155,7 +155,7 @@ class WeakerBot(PlayerBot):
     name = "weaker"
 
     def make(self) -> Player:
-        return _opponents(_game())[1]
+        return honest_opponents(_game())[1]
 
 
 class SloppyBot(PlayerBot):
@@ -164,7 +164,7 @@ class SloppyBot(PlayerBot):
     name = "sloppy"
 
     def make(self) -> Player:
-        return _opponents(_game())[2]
+        return honest_opponents(_game())[2]
 
 
 SERVED = {"memo": "MemoBot", "evader": "EvaderBot", "thin": "ThinBot", "big": "BigBot", "twin": "TwinBot",

@@ -41,8 +41,8 @@ from typing import Any
 
 from cardarena.v1 import svara_pb2
 
+from bench.bench_audit import bench_context
 from bench.bench_duplicate import TightPoints, bot_policy, sloppy
-from botsdk.bot import Context
 from league.competition.schedule import ScheduledGame, build_schedule
 from league.integrity.collusion import AGAINST, TEAM, CollusionGame, screen_season
 from league.integrity.fairness import key_from_seed
@@ -56,10 +56,6 @@ GAME = "svara"
 SEATS = 5
 #: Bank (tokens) from which the ``rare`` pair colludes.
 RARE_BANK = 300
-
-
-def _ctx(seat: int, rng: random.Random) -> Context:
-    return Context("bench", seat, 0, 0, 0, 0, rng)
 
 
 class Player:
@@ -98,7 +94,7 @@ class ManiacPoints(PointsBot):
 
 
 def _bot_as_policy(bot: PointsBot, seat: int) -> Policy:
-    return lambda view, rng: bot.svara(view, _ctx(seat, rng))
+    return lambda view, rng: bot.svara(view, bench_context(seat, rng))
 
 
 def honest_policy(name: str, seat: int) -> Policy:
@@ -178,7 +174,7 @@ class Colluder(Player):
         partner_seat = game.seats.index(self.partner) if self.partner in game.seats else -1
 
         def decide(view: Any, rng: random.Random) -> Any:
-            honest = bot.svara(view, _ctx(seat, rng))
+            honest = bot.svara(view, bench_context(seat, rng))
             deal = (view.hand_number, view.svara, view.bottom_card)
             if self.share and view.hand:
                 self.team.hands[(game.number, seat)] = (deal, tuple(view.hand))

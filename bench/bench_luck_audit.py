@@ -34,7 +34,7 @@ from typing import Any
 
 from cardarena.v1 import rummy_pb2, slippery_sam_pb2
 
-from bench.bench_audit import MATCHES, BySeat, Player, _ctx, _opponents
+from bench.bench_audit import MATCHES, BySeat, Player, bench_context, honest_opponents
 from bench.bench_duplicate import bot_policy
 from league.competition.schedule import ScheduledGame, build_schedule
 from league.integrity.eprocess import luck_audit, season_alpha, units_of
@@ -66,7 +66,7 @@ class SeedPredictorSam(Player):
         orders: list[list[str]] = []
 
         def decide(view: Any, rng: random.Random) -> Any:
-            honest = bot.slippery_sam(view, _ctx(seat, rng))
+            honest = bot.slippery_sam(view, bench_context(seat, rng))
             if view.decision != slippery_sam_pb2.SLIPPERY_SAM_DECISION_BET:
                 return honest
             if not orders:
@@ -118,7 +118,7 @@ class SeedPredictorRummy(Player):
             last[rnd] = view.stock_size
             if (view.decision != rummy_pb2.RUMMY_DECISION_DRAW or not view.discard_live or rnd in rebuilt
                     or view.stock_size == 0):
-                return bot.rummy(view, _ctx(seat, rng))
+                return bot.rummy(view, bench_context(seat, rng))
             if rnd not in stocks:
                 seats = len(view.hand_sizes)
                 order = sample_all(random.Random(stream_seed(game.seed, "deal", rnd - 1)),
@@ -127,7 +127,7 @@ class SeedPredictorRummy(Player):
             stock = stocks[rnd]
             drawn = len(stock) - view.stock_size + (1 if view.callers else 0)
             if not 0 <= drawn < len(stock):
-                return bot.rummy(view, _ctx(seat, rng))
+                return bot.rummy(view, bench_context(seat, rng))
             self.known += 1
             hand, sets, runs = list(view.hand), view.contract.sets, view.contract.runs
             good = deficiency([*hand, stock[drawn]], sets, runs) < deficiency(hand, sets, runs)
@@ -143,7 +143,7 @@ PREDICTORS: dict[str, Callable[[], Player]] = {"slippery-sam": SeedPredictorSam,
 
 def honest_bots(game: str) -> list[Player]:
     """Four honest bots: ``random`` and ``bench.bench_audit``'s three (reference, weaker, partly random)."""
-    return [BySeat(lambda seat: bot_policy("random", game, seat)), *_opponents(game)]
+    return [BySeat(lambda seat: bot_policy("random", game, seat)), *honest_opponents(game)]
 
 
 @dataclass
@@ -223,11 +223,11 @@ def main() -> None:
             if args.honest_only:
                 continue
             if game in PREDICTORS:
-                cheat = audited_season(game, [PREDICTORS[game](), *_opponents(game)], seed, args.games_per_season,
+                cheat = audited_season(game, [PREDICTORS[game](), *honest_opponents(game)], seed, args.games_per_season,
                                        duplicate=False)
                 caught += 0 in cheat.flagged
                 crossed += [cheat.crossed[0]] if 0 in cheat.crossed else []
-            memo = audited_season(game, [MATCHES[game][1](True), *_opponents(game)], seed, args.games_per_season,
+            memo = audited_season(game, [MATCHES[game][1](True), *honest_opponents(game)], seed, args.games_per_season,
                                   duplicate=True)
             remembered += 0 in memo.flagged
         print(f"{game}: {n} seasons of {args.games_per_season} games, 4 bots ({time.perf_counter() - started:.0f} s)")

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from bench.bench_audit import MATCHES, KnowingRummy, Learner, Restraint, _opponents, season_pair, simulate_season
+from bench.bench_audit import MATCHES, KnowingRummy, Learner, Restraint, honest_opponents, season_pair, simulate_season
 from league.integrity.audit import (HELD_HANDS, LATER, LUCK, AuditGame, audit_season, detrend, first_versus_later,
                                       held_centre, later_test)
 from league.integrity.audit import _duplicate_scores
@@ -321,7 +321,7 @@ def test_a_bot_that_learns_from_its_results_over_the_season_raises_no_flag() -> 
     game = game_with(lambda s: s.name in MATCHES, "with a remembering bot in bench.bench_audit")
     params, make = MATCHES[game]
     for seed in range(5):
-        opponents = _opponents(game, learner=True)
+        opponents = honest_opponents(game, learner=True)
         assert isinstance(opponents[1], Learner)
         season = simulate_season(game, params, [make(False), *opponents], 700 + seed)
         audit = audit_season(season.games, spec(game).higher_score_is_better)

@@ -14,7 +14,7 @@ from pathlib import Path
 from cardarena.v1 import bot_pb2
 from fastapi.testclient import TestClient
 
-from bench.bench_audit import MATCHES, _opponents
+from bench.bench_audit import MATCHES, honest_opponents
 from config import Settings
 from dashboard.main import create_app
 from league.competition.schedule import ScheduledGame
@@ -57,7 +57,7 @@ def _play_season(store, name: str, remember: bool) -> int:
     sid = create_season(store, name, spec(game), list(BOTS), [4], 64, seed=17, duplicate=True, params=params)
     names = {store.bots.get_bot_by_name(n).id: n for n in BOTS}
     memo = MATCHES[game][1](remember)
-    _, weaker, sloppy = _opponents(game)
+    _, weaker, sloppy = honest_opponents(game)
     deals = {number: group for _, number, group, _, _ in store.seasons.season_deals(sid)}
     for row in store.game_reads.list_games(sid):
         claim = store.games.claim_game(row.id, "test", 60)

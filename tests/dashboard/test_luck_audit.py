@@ -14,7 +14,7 @@ from pathlib import Path
 from cardarena.v1 import bot_pb2
 from fastapi.testclient import TestClient
 
-from bench.bench_audit import _opponents
+from bench.bench_audit import honest_opponents
 from bench.bench_luck_audit import PREDICTORS
 from config import Settings
 from dashboard.main import create_app
@@ -56,7 +56,7 @@ def _play_season(store, name: str, predict: bool, games: int = 32) -> int:
     sid = create_season(store, name, spec(game), list(BOTS), [4], games, seed=23, params=params)
     names = {store.bots.get_bot_by_name(n).id: n for n in BOTS}
     seer = PREDICTORS[game]()
-    _, weaker, sloppy = _opponents(game)
+    _, weaker, sloppy = honest_opponents(game)
     for row in store.game_reads.list_games(sid):
         claim = store.games.claim_game(row.id, "test", 60)
         assert claim is not None
