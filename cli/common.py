@@ -29,16 +29,31 @@ DbOption = Annotated[
 ]
 
 
+#: Set by Ctrl-C or SIGTERM within :func:`sigterm_as_interrupt`, cleared when the block is entered.
+_stop = threading.Event()
+
+
+def raise_if_stopped() -> None:
+    """Raise KeyboardInterrupt if Ctrl-C or SIGTERM came within :func:`sigterm_as_interrupt`. A run's loops call
+    it between games: the KeyboardInterrupt a signal raises where the main thread happens to be is lost when that
+    is a garbage collector's callback (Python prints "Exception ignored in" and goes on; SQLAlchemy has such
+    callbacks), and the command would then play on."""
+    if _stop.is_set():
+        raise KeyboardInterrupt
+
+
 @contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """Within the block, SIGTERM stops the command as Ctrl-C does (KeyboardInterrupt in the main
-    thread): worker pools are shut down and running games released, instead of a hard exit.
-    Servers that handle SIGTERM themselves (uvicorn, Celery, ``bot serve``) replace it while they run."""
+    thread): worker pools are shut down and running games released, instead of a hard exit. Both are also
+    remembered, for :func:`raise_if_stopped`. Servers that handle SIGTERM themselves (uvicorn, Celery,
+    ``bot serve``) replace it while they run."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     def interrupt(signum: int, frame: object) -> None:
+        _stop.set()
         raise KeyboardInterrupt
 
     quiet = _StopIsNotAnError()
@@ -46,11 +61,17 @@ def sigterm_as_interrupt() -> Iterator[None]:
     for handler in handlers:
         if handler is not None:
             handler.addFilter(quiet)
+    _stop.clear()
     previous = signal.signal(signal.SIGTERM, interrupt)
+    previous_int = signal.getsignal(signal.SIGINT)
+    if previous_int is signal.default_int_handler:  # not where Ctrl-C is ignored or handled otherwise
+        signal.signal(signal.SIGINT, interrupt)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+        if previous_int is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous_int)
         for handler in handlers:
             if handler is not None:
                 handler.removeFilter(quiet)

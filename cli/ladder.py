@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from cli import options
-from cli.common import DbOption, console, db_url, err_console, fail, open_db
+from cli.common import DbOption, console, db_url, err_console, fail, open_db, raise_if_stopped
 from cli.progress import OutageLines
 from referee.games import names_text
 
@@ -270,6 +270,7 @@ def run(
         task = progress_bar.add_task(description, total=games, in_flight=0)
 
         def show() -> None:
+            raise_if_stopped()
             played = feed.played()
             in_flight = store.ladders.ladder_progress(ladder.id)["running"]
             progress_bar.update(task, completed=played, total=None if games is None else max(games, played),
@@ -295,7 +296,8 @@ def run(
             from workers.local import iter_local
 
             sweep(store)  # games left running by a run that was killed: pending again once their lease ran out
-            for _ in iter_local(db_url(db), [], workers, get_settings().lease_s, refill=feed.new_pending):
+            for _ in iter_local(db_url(db), [], workers, get_settings().lease_s, on_tick=raise_if_stopped,
+                                refill=feed.new_pending):
                 show()
         show()
     feed.summary()

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from cli.common import console, counts_text
+from cli.common import console, counts_text, raise_if_stopped
 
 #: Without a terminal, a progress line at least this often, seconds (and at every tenth of the games).
 LINE_EVERY_S = 30.0
@@ -268,7 +268,12 @@ def run_pending_locally(store, season_id: int, db_url: str, processes: int | Non
     watch = _watch(store, season_id)
     with _resumable(store, season_id, resume), _bar() as bar:
         task = bar.add_task(description, total=first["total"], completed=final_games(first))
-        for result in iter_local(db_url, pending, processes, get_settings().lease_s, on_tick=watch.poll):
+        def tick() -> None:
+            raise_if_stopped()
+            watch.poll()
+
+        for result in iter_local(db_url, pending, processes, get_settings().lease_s, on_tick=tick):
+            raise_if_stopped()
             outcomes[result.outcome.value] += 1
             bar.advance(task)
         watch.finish()
@@ -304,6 +309,7 @@ def follow_on_celery(store, season_id: int, broker_url: str, description: str, *
     watch = _watch(store, season_id)
 
     def progress(p: dict[str, int]) -> None:
+        raise_if_stopped()
         bar.update(task, total=p["total"], completed=final_games(p))
         watch.poll()
 
