@@ -78,8 +78,10 @@ def test_a_ladder_on_celery_with_bots_joining_updating_crashing_and_retiring(
             a.bot_id == ids["crasher"] and (a.suspended_at is not None or a.unavailable_since is not None)
             for e in store.ladders.epochs(lid) for a in store.seasons.season_availability(e.id)),
             log=tmp_path / "run.log")
-        retired_at = datetime.now(UTC)
         store.games.retire_bot(ids["random"])  # what `bot retire` does through the Arena
+        # once the retirement has committed: a claim that held the epoch's lock before it may start a game just after
+        # a time taken before the call
+        retired_at = datetime.now(UTC)
         assert run.wait(120) == 0, (tmp_path / "run.log").read_text()
     finally:
         if run is not None and run.poll() is None:
