@@ -86,10 +86,13 @@ class Restraint:
     decisions it could use it in where it does (a bot that spreads its gain thinly; drawn from its own stream, so
     its twin's play is unchanged), and ``big``, a quantile: it uses it only when the decision's size (Slippery Sam:
     the most it may bet; Svara: the bank) is at least that quantile of the sizes it has met so far (a bot that
-    uses its memory only on large stakes; 0: always)."""
+    uses its memory only on large stakes; 0: always), and ``shown_only`` (Svara): it uses only the hands it saw shown
+    in earlier rotations, never those it held itself (the white-box evader of the held-hands test, which reads the
+    moves against the held hands alone)."""
 
     rate: float = 1.0
     big: float = 0.0
+    shown_only: bool = False
     sizes: list[float] = field(default_factory=list)
     draws: int = 0
 
@@ -189,6 +192,8 @@ class SvaraDeal:
 
     hands: dict[int, tuple[Any, tuple[str, ...]]] = field(default_factory=dict)
     last: int = 0
+    #: the seats it held itself in the deal's rotations
+    held: set[int] = field(default_factory=set)
 
     def fits(self, seat: int, hand: Sequence[str], bottom: str) -> bool:
         """Whether this can be the deal in which ``seat`` holds ``hand`` and ``bottom`` is the bottom card: the
@@ -247,15 +252,18 @@ class RememberingSvara(Player):
             honest = bot.svara(view, bench_context(seat, rng))
             if not self.remember or not view.bottom_card or not view.hand:
                 return honest
-            hands = self._deal(game.number, seat, view).hands
+            deal = self._deal(game.number, seat, view)
+            hands = deal.hands
             hands.setdefault(seat, (game.number, tuple(view.hand)))
+            deal.held.add(seat)
             for shown in view.shown:
                 hands.setdefault(shown.seat, (game.number, tuple(shown.cards)))
             moves = set(view.legal.moves)
             if FOLD not in moves or view.decision != svara_pb2.SVARA_DECISION_TURN:
                 return honest
             others = [s for s, playing in enumerate(view.in_play) if playing and s != seat]
-            known = {s: hands[s][1] for s in others if s in hands and hands[s][0] != game.number}
+            known = {s: hands[s][1] for s in others if s in hands and hands[s][0] != game.number
+                     and not (self.restraint.shown_only and s in deal.held)}
             if self.only is not None and len({n for n, _ in hands.values() if n != game.number}) not in self.only:
                 return honest
             if not known or not self.restraint.uses(game.number, view.bank):
@@ -607,6 +615,9 @@ def main() -> None:
     parser.add_argument("--big", type=float, default=0.0,
                         help="the remembering bot uses its memory only when the stake is at least this quantile of "
                              "the stakes it has met (e.g. 0.75; Slippery Sam, Svara): large stakes only")
+    parser.add_argument("--shown-only", action="store_true",
+                        help="Svara: the remembering bot uses only the hands it saw shown in earlier rotations, never "
+                             "those it held (the evader of the held-hands test)")
     parser.add_argument("--frame", action="store_true",
                         help="Svara: a framer (HeldFramer) against an honest target, the reference bot (bot 1), "
                              "beside its twin's seasons: how often the held-hands test flags the target")
@@ -632,7 +643,7 @@ def main() -> None:
             seed = args.seed * 1_000_003 + i
             cheat, twin, _ = season_pair(game, seed, args.games_per_season,
                                          frozenset({1, 2}) if args.evade else None,
-                                         Restraint(args.thin, args.big))
+                                         Restraint(args.thin, args.big, args.shown_only))
             gains.append(cheat.mean_change[0] - twin.mean_change[0])
             first += cheat.mean_change[0] == max(cheat.mean_change)
             honest = audit_season(twin.games, higher)

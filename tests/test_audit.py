@@ -119,7 +119,8 @@ class _NoiseFit:
     def responses(self, seat: int) -> list[tuple[Hashable, float]]:
         return []
 
-    def __call__(self, seat: int, held: frozenset[int], centre: Mapping[Hashable, float] | None = None) -> float:
+    def __call__(self, seat: int, held: frozenset[int],
+                 centre: Mapping[Hashable, float] | None = None) -> tuple[float]:
         bot = self.seats[seat]
         if (seat, held) not in self.noise:
             self.noise[(seat, held)] = self.rng.gauss(0, 1)
@@ -127,7 +128,7 @@ class _NoiseFit:
         if self.r in self.cheats.get(bot, set()):
             really = {(bot + earlier) % self.rotations for earlier in range(self.r)}
             value += 1.5 * len(held & really)
-        return value
+        return (value,)
 
 
 def test_the_held_hands_test_flags_a_bot_that_plays_by_the_hands_it_held_in_whichever_rotations() -> None:
@@ -262,8 +263,9 @@ class _Moves:
     def responses(self, seat: int) -> list[tuple[Hashable, float]]:
         return self.by_seat.get(seat, [])
 
-    def __call__(self, seat: int, held: frozenset[int], centre: Mapping[Hashable, float] | None = None) -> float:
-        return 0.0
+    def __call__(self, seat: int, held: frozenset[int],
+                 centre: Mapping[Hashable, float] | None = None) -> tuple[float]:
+        return (0.0,)
 
 
 def test_a_bots_centre_is_its_mean_move_in_each_context_over_all_its_rotations() -> None:

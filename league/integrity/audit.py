@@ -42,9 +42,9 @@ done rotations, and only the groups none of whose games is still to be played:
   the score sums the fit of the bot's moves in each rotation to the hands of the seats it held in the rotations
   before it in that order (the game's scorer, e.g. in a betting game the folds of a hand one of them beats, each
   counted by the tokens at stake, so that small moves against the memory cannot cancel the large ones it wins).
-  Each move is taken less the bot's mean move in the same context of its own view (the game's context, e.g. in a
-  betting game the hand's points, the seats still in, a raised stake) over all its games of the season, so that
-  what its own view explains does not drown the part its memory could inform; that mean is the same in every
+  The scorer reads the bot's observations averaged over all its games of the season (the centre, e.g. in a betting
+  game its mean move in each context of its own view, and how often a hand still in beat its own in each spot), so
+  that what its own view explains does not drown the part its memory could inform; that centre is the same in every
   order. The effect is the real order's score less the mean over every order, per game. A bot whose play does
   not depend on the earlier rotations has the same chance of every order, so the p-value is that of the randomisation over orders
   (each group's order drawn again uniformly; every order when a group has at most 6 rotations, else
@@ -294,8 +294,8 @@ def later_test(groups: Sequence[Sequence[float]], rng: random.Random) -> tuple[f
 
 
 def held_centre(groups: Sequence[tuple[Sequence[int], Sequence[HeldFit]]]) -> dict[Hashable, float]:
-    """One bot's mean response in each context (:class:`referee.games.HeldFit`) over its moves in ``groups`` (its
-    seat in each rotation and each rotation's fit), whatever the order of play."""
+    """One bot's mean value per key of its observations (:class:`referee.games.HeldFit` ``responses``) over
+    ``groups`` (its seat in each rotation and each rotation's fit), whatever the order of play."""
     sums: dict[Hashable, list[float]] = {}
     for seats, fits in groups:
         for seat, fit in zip(seats, fits, strict=True):
@@ -309,45 +309,81 @@ def held_centre(groups: Sequence[tuple[Sequence[int], Sequence[HeldFit]]]) -> di
 def held_test(groups: Sequence[tuple[Sequence[int], Sequence[HeldFit]]], rng: random.Random,
               centre: Mapping[Hashable, float] | None = None) -> tuple[float, float]:
     """The held-hands test of one bot over ``groups``: per group, the bot's seat in each rotation and each rotation's
-    fit (:class:`referee.games.HeldFit`), in the order it played them; ``centre`` the bot's mean responses
-    (:func:`held_centre`; None: none taken out). Returns ``(effect, p)``: ``effect`` the real order's score
+    fit (:class:`referee.games.HeldFit`), in the order it played them; ``centre`` the bot's mean observations
+    (:func:`held_centre`; None: the game's defaults). Returns ``(effect, p)``: ``effect`` the real order's score
     (:func:`held_score`) less its mean over the group's orders, summed over groups and divided by their rotations
     (per game); ``p`` the one-sided randomisation p-value, each group's order drawn again uniformly (over every
-    order up to :data:`ALL_ORDERS_UP_TO` rotations, else over :data:`SAMPLED_ORDERS` orders drawn from ``rng``)."""
+    order up to :data:`ALL_ORDERS_UP_TO` rotations, else over :data:`SAMPLED_ORDERS` orders drawn from ``rng``).
+
+    A fit with several readings (ways of reading the same moves, e.g. against the best held hand and against each
+    held hand apart) is tested on the largest of its readings' scores, each divided by its spread over the orders
+    (:func:`max_randomisation_p`: the same order drawn for every reading, so the p-value is exact for the maximum
+    and no reading adds a test); ``effect`` is then that reading's."""
     centre = centre or {}
-    tables: list[list[float]] = []
-    observed = 0.0
+    tables: list[list[tuple[float, ...]]] = []
+    observed: list[float] = []
     rotations = 0
     for seats, fits in groups:
-        memo: dict[tuple[int, frozenset[int]], float] = {}
+        memo: dict[tuple[int, frozenset[int]], tuple[float, ...]] = {}
         n = len(seats)
         if n <= ALL_ORDERS_UP_TO:
             orders: Iterable[tuple[int, ...]] = permutations(range(n))
         else:
             orders = [tuple(rng.sample(range(n), n)) for _ in range(SAMPLED_ORDERS)]
         table = [held_score(seats, fits, order, memo, centre) for order in orders]
-        mean = math.fsum(table) / len(table)
-        observed += held_score(seats, fits, tuple(range(n)), memo, centre) - mean
-        tables.append([t - mean for t in table])
+        means = [math.fsum(column) / len(table) for column in zip(*table)]
+        real = held_score(seats, fits, tuple(range(n)), memo, centre)
+        observed = [o + r - m for o, r, m in zip(observed or [0.0] * len(means), real, means)]
+        tables.append([tuple(t - m for t, m in zip(row, means)) for row in table])
         rotations += n
-    return observed / rotations, randomisation_p(observed, tables, rng)
+    if len(observed) == 1:
+        return observed[0] / rotations, randomisation_p(observed[0], [[row[0] for row in t] for t in tables], rng)
+    spreads = [math.sqrt(math.fsum(math.fsum(row[k] ** 2 for row in t) / len(t) for t in tables)) or 1.0
+               for k in range(len(observed))]
+    best = max(range(len(observed)), key=lambda k: observed[k] / spreads[k])
+    return observed[best] / rotations, max_randomisation_p(observed, spreads, tables, rng)
 
 
 def held_score(seats: Sequence[int], fits: Sequence[HeldFit], order: Sequence[int],
-               memo: dict[tuple[int, frozenset[int]], float], centre: Mapping[Hashable, float] | None = None) -> float:
+               memo: dict[tuple[int, frozenset[int]], tuple[float, ...]],
+               centre: Mapping[Hashable, float] | None = None) -> tuple[float, ...]:
     """The bot's held-hands score of one group had its rotations been played in ``order`` (indexes into ``seats``
-    and ``fits``): the sum over rotations of ``fits[i](seats[i], seats held in the rotations before it, centre)``.
-    ``memo`` keeps each ``(rotation, held seats)`` value across orders."""
+    and ``fits``), one value per reading of the fit: the sum over rotations of ``fits[i](seats[i], seats held in the
+    rotations before it, centre)``. ``memo`` keeps each ``(rotation, held seats)`` value across orders."""
     held: frozenset[int] = frozenset()
-    total = 0.0
+    total: list[float] | None = None
     for i in order:
         if held:
             value = memo.get((i, held))
             if value is None:
-                value = memo[(i, held)] = fits[i](seats[i], held, centre)
-            total += value
+                value = memo[(i, held)] = tuple(fits[i](seats[i], held, centre))
+            total = list(value) if total is None else [a + b for a, b in zip(total, value)]
         held = held | {seats[i]}
-    return total
+    return tuple(total) if total is not None else (0.0,)  # a group has two rotations or more: never None
+
+
+def max_randomisation_p(observed: Sequence[float], spreads: Sequence[float],
+                        tables: Sequence[Sequence[Sequence[float]]], rng: random.Random) -> float:
+    """The one-sided randomisation p-value of the largest of ``observed[k] / spreads[k]`` (sums of one value of each
+    group per reading ``k``), against the same largest drawn with one row drawn uniformly from each group's
+    ``tables`` entry (one order for every reading). Draws stop as :func:`randomisation_p`'s do."""
+    def largest(sums: Sequence[float]) -> float:
+        return max(x / s for x, s in zip(sums, spreads))
+
+    # a float sum drawn in another order may differ in its last bits: count near ties as hits
+    bar = largest(observed) - 1e-9 * (1.0 + sum(len(t) * max(abs(x) / s for row in t for x, s in zip(row, spreads))
+                                                for t in tables if t))
+    hits = draws = 0
+    choice = rng.choice
+    width = range(len(observed))
+    while draws < MAX_DRAWS:
+        draws += 1
+        rows = [choice(table) for table in tables]
+        if largest([math.fsum(row[k] for row in rows) for k in width]) >= bar:
+            hits += 1
+            if hits >= HITS:
+                return hits / draws
+    return (hits + 1) / (draws + 1)
 
 
 def randomisation_p(observed: float, tables: Sequence[Sequence[float]], rng: random.Random) -> float:

@@ -70,17 +70,21 @@ InformedScorer = Callable[[Sequence[Mapping[str, Any]], int, Mapping[str, Any]],
 class HeldFit(Protocol):
     """A game's held-hand fit of one record (what a :data:`HeldFitScorer` returns).
 
-    ``responses(seat)``: each move of ``seat`` as ``(context, response)``: ``context`` what the seat's own view
-    showed that shapes the move (hashable; in Svara its hand's points, the seats still in, whether the stake was
-    raised), ``response`` a number for the move (in Svara its tokens, negative for a fold). ``fit(seat, held,
-    centre)``: how well the moves of ``seat`` fit the hidden hands of the seats in ``held`` (a frozenset of
-    seats) beyond what its own cards explain, each move's response taken less ``centre[context]`` (0 where
-    absent); a float, no unit, 0 for no seats. The duplicate audit (``league.integrity.audit``) passes as
-    ``centre`` the bot's mean response in each context over all its games of the season."""
+    ``responses(seat)``: the observations of ``seat`` as ``(key, value)`` pairs (hashable keys; in Svara each move
+    keyed by what the seat's own view showed that shapes it, its hand's points, the seats still in, whether the
+    stake was raised, valued by its tokens, negative for a fold; and each other hand still in, keyed by the spot
+    and valued 1 when it beat the seat's hand). ``fit(seat, held, centre)``: how well the moves of ``seat`` fit
+    the hidden hands of the seats in ``held`` (a frozenset of seats) beyond what its own view explains, reading
+    ``centre`` (the mean value per key; a key absent has the game's default): a tuple of floats, one per reading of
+    the moves (the same length every call; Svara's: against the best held hand, and against each apart), no
+    unit, zeros for no seats. The audit tests the largest reading, each over its own spread.
+    The duplicate audit (``league.integrity.audit``) passes as ``centre`` the bot's mean value per key over all its
+    games of the season, the same in every order of its rotations."""
 
     def responses(self, seat: int) -> Iterable[tuple[Hashable, float]]: ...
 
-    def __call__(self, seat: int, held: frozenset[int], centre: Mapping[Hashable, float] | None = None) -> float: ...
+    def __call__(self, seat: int, held: frozenset[int],
+                 centre: Mapping[Hashable, float] | None = None) -> tuple[float, ...]: ...
 
 
 #: Held-hand scorer of a game: ``(events, num_seats, params) -> fit`` (a :class:`HeldFit`). ``events`` and

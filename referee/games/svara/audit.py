@@ -54,7 +54,10 @@ class Move:
     ``fold`` whether it folded, ``points`` its hand's points (rules §2.2), ``others`` the points of every other
     seat still in the deal then, by seat; ``tokens`` what the move put in the bank (a stake's or a see's amount)
     or, for a fold, what staying in would have cost (the last stake, at least ``min_stake``, rules §2.6);
-    ``raised`` whether a seat had staked more than the minimum stake in the deal before the move (rules §2.6)."""
+    ``raised`` whether a seat had staked more than the minimum stake in the deal before the move (rules §2.6);
+    ``at_max`` whether the last stake before the move was the maximum stake (rules §2.3); ``levels`` the level of
+    each seat of ``others``' highest stake in the deal before the move (0: none or the minimum, 1: raised above it,
+    2: the maximum; rules §2.3, §2.6)."""
 
     seat: int
     hand: int
@@ -63,6 +66,8 @@ class Move:
     others: tuple[tuple[int, int], ...]
     tokens: int = 0
     raised: bool = False
+    at_max: bool = False
+    levels: tuple[int, ...] = ()
 
     @property
     def context(self) -> tuple[int, int, bool]:
@@ -70,9 +75,22 @@ class Move:
         seats still in (2 or 3 and more) and whether the stake was raised."""
         return (self.points // 3, min(len(self.others) + 1, 3), self.raised)
 
+    def spot(self, other: int) -> tuple[int, int, int, int]:
+        """Where the move stands against the hand of ``others[other]``: its hand's points, the seats still in (2 or 3
+        and more), the stake's level (0: not raised, 1: raised, 2: at the maximum) and that seat's own stakes' level
+        (:attr:`levels`). Seats raise with strong hands, so the levels tell how often that hand beats this one,
+        beyond what the points alone tell."""
+        level = self.levels[other] if other < len(self.levels) else 0
+        return (self.points, min(len(self.others) + 1, 3), 2 if self.at_max else int(self.raised), level)
+
     def response(self, max_stake: int) -> float:
         """The move as a number, in units of ``max_stake``: its tokens, negative for a fold."""
         return (-self.tokens if self.fold else self.tokens) / max_stake
+
+
+#: The keys of a :class:`HeldFit`'s observations: a move's response in its context, and whether one other hand beat
+#: the move's hand in its spot.
+MOVE, BEATEN = "move", "beaten"
 
 
 @dataclass(frozen=True)
@@ -85,36 +103,53 @@ class HeldFit:
     table: tuple[float, ...]
     max_stake: int = 100
 
-    def responses(self, seat: int) -> Iterator[tuple[tuple[int, int, bool], float]]:
-        """Each move of ``seat`` as ``(context, response)`` (:attr:`Move.context`, :meth:`Move.response`)."""
+    def responses(self, seat: int) -> Iterator[tuple[tuple[Any, ...], float]]:
+        """The observations of ``seat`` whose means over a season make the audit's centre: each move as
+        ``((MOVE, context), response)`` (:attr:`Move.context`, :meth:`Move.response`), and for each other hand still
+        in at that move ``((BEATEN, spot), 1.0 or 0.0)``, whether that hand held more points (:meth:`Move.spot`)."""
         for m in self.moves:
             if m.seat == seat:
-                yield m.context, m.response(self.max_stake)
+                yield (MOVE, m.context), m.response(self.max_stake)
+                for i, (_, points) in enumerate(m.others):
+                    yield (BEATEN, m.spot(i)), 1.0 if points > m.points else 0.0
 
-    def __call__(self, seat: int, held: frozenset[int], centre: Mapping[Hashable, float] | None = None) -> float:
-        """How much better the moves of ``seat`` fit the hands of the ``held`` seats than its own hand lets it
-        expect, in tokens at stake (units of ``max_stake``): at each move while some held seat is still in the
-        deal, ``beaten`` is 1 when one of them holds more points (rules §2.2), else 0, and ``expected`` the chance
-        of that against as many hands dealt at random (``1 - table[points] ** k``); the move counts ``(expected -
-        beaten) x (response - centre[context])``, its response its tokens, negative for a fold (:class:`Move`),
-        less the bot's mean response in the same context (``centre``, the audit's; 0 where absent). So a move its
-        own hand explains (a fold of a weak hand, a stake of a strong one) counts little, one that only the held
-        hands explain (a fold of a strong hand one of them beats, a stake on a middling hand none of them beats)
-        nearly its tokens; a bot cannot cancel the large stakes its memory wins with small moves against it (a see
-        of a hand it knows is beaten); and the bot's usual move in that spot is taken out, so that only how it
-        departs from it is read against the held hands. 0 for no held seat."""
+    def __call__(self, seat: int, held: frozenset[int],
+                 centre: Mapping[Hashable, float] | None = None) -> tuple[float, float]:
+        """How much better the moves of ``seat`` fit the hands of the ``held`` seats than its own view lets it
+        expect, in tokens at stake (units of ``max_stake``), read two ways: ``(best, each)``. At each move, for each
+        held seat still in the deal, ``beaten`` is 1 when that seat holds more points (rules §2.2), else 0, and
+        ``expected`` how often a hand still in beat the bot's in the same spot (``centre[(BEATEN, spot)]``, the bot's
+        own rate over the season, :meth:`Move.spot`; where absent, a hand dealt at random: ``1 - table[points]``).
+        ``each`` counts every held hand apart, ``(expected - beaten) x move``; ``best`` counts the move once against
+        the held hands together, ``(1 - product of (1 - expected)) - (1 if any of them beats it)``, times the move.
+        The move is its response, its tokens, negative for a fold (:class:`Move`), less the bot's mean response in
+        the same context (``centre[(MOVE, context)]``, 0 where absent). So a move its own view
+        explains (a fold of a weak hand, a call of a stake raised to the maximum, which other seats raise with strong
+        hands) counts little, one that only the held hands explain (a fold of a strong hand one of them beats, a
+        stake on a middling hand it beats) nearly its tokens; a bot cannot cancel the large stakes its memory wins
+        with small moves against it (a see of a hand it knows is beaten); and the bot's usual move in that spot is
+        taken out, so that only how it departs from it is read against the held hands. ``(0.0, 0.0)`` for no held seat.
+
+        A bot that plays by the best hand it remembers fits ``best``; one that plays by one remembered hand among
+        several still in fits ``each``, which the best of them may not show (the audit tests the larger of the two).
+        Both read against the spot's rate, for a stake raised by others makes a hand that beats the bot's likely
+        whatever the bot remembers (a framer, ``bench.bench_audit --frame``, that staked the most when it beat one
+        remembered hand was flagged in 1 of 20 seasons before the spot's rate and the ``each`` reading)."""
         centre = centre or {}
-        total = []
+        best: list[float] = []
+        each: list[float] = []
         for m in self.moves:
             if m.seat != seat:
                 continue
-            known = [p for s, p in m.others if s in held]
+            known = [(i, p) for i, (s, p) in enumerate(m.others) if s in held]
             if not known:
                 continue
-            beaten = 1.0 if max(known) > m.points else 0.0
-            expected = 1.0 - self.table[m.points] ** len(known)
-            total.append((expected - beaten) * (m.response(self.max_stake) - centre.get(m.context, 0.0)))
-        return math.fsum(total)
+            move = m.response(self.max_stake) - centre.get((MOVE, m.context), 0.0)
+            rates = [centre.get((BEATEN, m.spot(i)), 1.0 - self.table[m.points]) for i, _ in known]
+            each.extend((r - (1.0 if p > m.points else 0.0)) * move for r, (_, p) in zip(rates, known))
+            beaten = 1.0 if max(p for _, p in known) > m.points else 0.0
+            best.append((1.0 - math.prod(1.0 - r for r in rates) - beaten) * move)
+        return math.fsum(best), math.fsum(each)
 
 
 def held_fit(events: Iterable[Mapping[str, Any]], num_seats: int, params: Mapping[str, Any]) -> HeldFit:
@@ -123,18 +158,24 @@ def held_fit(events: Iterable[Mapping[str, Any]], num_seats: int, params: Mappin
     ``min_stake``, ``max_stake``, rules §2.3); ``num_seats`` is not needed (the record's deals name their seats).
     Raises KeyError for an event without its data."""
     szacha = str(params.get("szacha", "6c"))
-    return HeldFit(tuple(moves(events, szacha, int(params.get("min_stake", 10)))), at_most(szacha),
-                   int(params.get("max_stake", 100)))
+    max_stake = int(params.get("max_stake", 100))
+    return HeldFit(tuple(moves(events, szacha, int(params.get("min_stake", 10)), max_stake)), at_most(szacha), max_stake)
 
 
-def moves(events: Iterable[Mapping[str, Any]], szacha: str, min_stake: int = 10) -> Iterator[Move]:
+def _level(stake: int, min_stake: int, max_stake: int) -> int:
+    """A stake's level: 0 none or the minimum, 1 raised above it, 2 the maximum (rules §2.3)."""
+    return 2 if stake >= max_stake else int(stake > min_stake)
+
+
+def moves(events: Iterable[Mapping[str, Any]], szacha: str, min_stake: int = 10, max_stake: int = 100) -> Iterator[Move]:
     """Every stake, see and fold (rules §2.4) of a record's ``events`` by a seat still in the deal, with the points
     (rules §2.2, ``szacha`` wild) of its hand and of every other hand still in, and its tokens (:class:`Move`;
-    ``min_stake`` the game's, rules §2.3). Raises KeyError for an event without its data."""
+    ``min_stake`` and ``max_stake`` the game's, rules §2.3). Raises KeyError for an event without its data."""
     points: dict[int, int] = {}
     playing: set[int] = set()
     hand = -1
     stake = 0  # the last stake of the deal
+    top: dict[int, int] = {}  # each seat's highest stake in the deal
     for e in events:
         kind, data = e["kind"], e["data"]
         if kind == "deal":
@@ -143,12 +184,15 @@ def moves(events: Iterable[Mapping[str, Any]], szacha: str, min_stake: int = 10)
             playing = set(data["seats"])
             hand += 1
             stake = 0
+            top = {}
         elif kind in ("stake", "see", "fold") and data["seat"] in points and data["seat"] in playing:
             seat = data["seat"]
             others = tuple((o, points[o]) for o in sorted(playing) if o != seat and o in points)
             tokens = int(data["amount"]) if kind != "fold" else max(stake, min_stake)
-            yield Move(seat, hand, kind == "fold", points[seat], others, tokens, stake > min_stake)
+            levels = tuple(_level(top.get(o, 0), min_stake, max_stake) for o, _ in others)
+            yield Move(seat, hand, kind == "fold", points[seat], others, tokens, stake > min_stake, stake >= max_stake,
+                       levels)
             if kind == "stake":
-                stake = int(data["amount"])
+                stake = top[seat] = int(data["amount"])
             if kind == "fold":
                 playing.discard(seat)
