@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -138,18 +138,28 @@ class HeldFit:
         centre = centre or {}
         best: list[float] = []
         each: list[float] = []
-        for m in self.moves:
-            if m.seat != seat:
-                continue
-            known = [(i, p) for i, (s, p) in enumerate(m.others) if s in held]
+        for response, move_key, unknown, others in self._by_seat.get(seat, ()):
+            known = [(beats, key) for s, beats, key in others if s in held]
             if not known:
                 continue
-            move = m.response(self.max_stake) - centre.get((MOVE, m.context), 0.0)
-            rates = [centre.get((BEATEN, m.spot(i)), 1.0 - self.table[m.points]) for i, _ in known]
-            each.extend((r - (1.0 if p > m.points else 0.0)) * move for r, (_, p) in zip(rates, known))
-            beaten = 1.0 if max(p for _, p in known) > m.points else 0.0
+            move = response - centre.get(move_key, 0.0)
+            rates = [centre.get(key, unknown) for _, key in known]
+            each.extend((r - beats) * move for r, (beats, _) in zip(rates, known))
+            beaten = max(beats for beats, _ in known)
             best.append((1.0 - math.prod(1.0 - r for r in rates) - beaten) * move)
         return math.fsum(best), math.fsum(each)
+
+    @cached_property
+    def _by_seat(self) -> dict[int, list[tuple[float, Hashable, float, tuple[tuple[int, float, Hashable], ...]]]]:
+        """Per seat, its moves, each as ``(response, (MOVE, context), 1 - table[points], others)`` with ``others``
+        ``(seat, 1.0 if that hand beats it else 0.0, (BEATEN, spot))`` for every other hand still in: what
+        :meth:`__call__` reads for every order of the rotations, worked out once."""
+        out: dict[int, list[tuple[float, Hashable, float, tuple[tuple[int, float, Hashable], ...]]]] = {}
+        for m in self.moves:
+            others = tuple((s, 1.0 if p > m.points else 0.0, (BEATEN, m.spot(i))) for i, (s, p) in enumerate(m.others))
+            out.setdefault(m.seat, []).append((m.response(self.max_stake), (MOVE, m.context), 1.0 - self.table[m.points],
+                                               others))
+        return out
 
 
 def held_fit(events: Iterable[Mapping[str, Any]], num_seats: int, params: Mapping[str, Any]) -> HeldFit:
