@@ -332,6 +332,10 @@ class HeldFramer(Player):
         return decide
 
 
+#: The games with a framer of the held-hands test, by game name: the framer's class (target: a bot id).
+FRAMERS: dict[str, type[HeldFramer]] = {"svara": HeldFramer}
+
+
 @dataclass
 class KnowingRummy(Player):
     """``greedy`` told, once it has played a deal, the whole deal as its rotations played it: every

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from bench.bench_audit import MATCHES, KnowingRummy, Learner, Restraint, honest_opponents, season_pair, simulate_season
+from bench.bench_audit import (FRAMERS, MATCHES, KnowingRummy, Learner, Restraint, honest_opponents, season_pair,
+                               simulate_season)
 from league.integrity.audit import (HELD_HANDS, LATER, LUCK, AuditGame, audit_season, detrend, first_versus_later,
                                       held_centre, later_test)
 from league.integrity.audit import _duplicate_scores
@@ -293,6 +294,24 @@ def test_a_bot_that_uses_its_memory_in_a_few_of_its_decisions_is_flagged_by_the_
         assert cheat.mean_change[0] - twin.mean_change[0] > 15, seed
         assert HELD_HANDS in {t.name for t in audit[0].flags}, (seed, audit[0].tests)
         assert not any(audit[b].flags for b in range(1, 4)), seed
+
+
+@pytest.mark.slow  # left out of `make check`; `make test` runs it
+def test_a_framer_that_plays_by_one_remembered_hand_is_flagged_and_its_target_is_not() -> None:
+    """A game with a framer of the held-hands test (bench.bench_audit's ``FRAMERS``): where it holds cards its honest
+    target held in an earlier rotation and knows the target's hand, it stakes the most when it beats that hand and
+    sees when it does not. Read against the best held hand it went unflagged in 19 of 20 seasons; read against each
+    held hand apart and against its own odds in the spot it is flagged by the held-hands test (29 of 30 seasons of
+    ``python -m bench.bench_audit --frame --seasons 30``, these two among them), and its target is not."""
+    game = game_with(lambda s: s.held_fit is not None and s.name in FRAMERS and s.name in MATCHES, "with a framer")
+    params, _ = MATCHES[game]
+    for seed in (1_000_003, 1_000_004):
+        framer = FRAMERS[game](target=1)
+        season = simulate_season(game, params, [framer, *honest_opponents(game)], seed)
+        audit = audit_season(season.games, spec(game).higher_score_is_better)
+        assert framer.framed > 0
+        assert HELD_HANDS in {t.name for t in audit[0].flags}, (seed, audit[0].tests)
+        assert not audit[1].flags, (seed, audit[1].tests)
 
 
 @pytest.mark.slow  # left out of `make check`; `make test` runs it

@@ -140,22 +140,3 @@ def test_held_fit_expects_a_hand_beaten_as_often_as_the_bot_was_in_that_spot() -
     assert each == pytest.approx((0.75 - 1) * -0.3 + 0.5 * -0.3)
     assert best == pytest.approx((1 - 0.25 * 0.5 - 1) * -0.3)
 
-
-@pytest.mark.slow  # left out of `make check`; `make test` runs it
-def test_a_framer_that_plays_by_one_remembered_hand_is_flagged_and_its_target_is_not() -> None:
-    """bench.bench_audit's framer (``HeldFramer``): where it holds cards its honest target held in an earlier rotation
-    and knows the target's hand, it stakes the most when it beats that hand and sees when it does not. Read against
-    the best held hand it went unflagged in 19 of 20 seasons; read against each held hand apart and against its own
-    odds in the spot it is flagged by the held-hands test (29 of 30 seasons of ``python -m bench.bench_audit --frame
-    --seasons 30``, these two among them), and its target is not."""
-    from bench.bench_audit import MATCHES, HeldFramer, honest_opponents, simulate_season
-    from league.integrity.audit import HELD_HANDS, audit_season
-
-    params, _ = MATCHES[SPEC.name]
-    for seed in (1_000_003, 1_000_004):
-        framer = HeldFramer(target=1)
-        season = simulate_season(SPEC.name, params, [framer, *honest_opponents(SPEC.name)], seed)
-        audit = audit_season(season.games, SPEC.higher_score_is_better)
-        assert framer.framed > 0
-        assert HELD_HANDS in {t.name for t in audit[0].flags}, (seed, audit[0].tests)
-        assert not audit[1].flags, (seed, audit[1].tests)
