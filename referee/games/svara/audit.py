@@ -55,9 +55,9 @@ class Move:
     seat still in the deal then, by seat; ``tokens`` what the move put in the bank (a stake's or a see's amount)
     or, for a fold, what staying in would have cost (the last stake, at least ``min_stake``, rules §2.6);
     ``raised`` whether a seat had staked more than the minimum stake in the deal before the move (rules §2.6);
-    ``at_max`` whether the last stake before the move was the maximum stake (rules §2.3); ``levels`` the level of
-    each seat of ``others``' highest stake in the deal before the move (0: none or the minimum, 1: raised above it,
-    2: the maximum; rules §2.3, §2.6)."""
+    ``level`` the level of the last stake before the move and ``levels`` that of each seat of ``others``' highest
+    stake in the deal before it (:func:`_level`: 0 none or the minimum, 1 raised above it, 2 the maximum; rules §2.3,
+    §2.6)."""
 
     seat: int
     hand: int
@@ -66,7 +66,7 @@ class Move:
     others: tuple[tuple[int, int], ...]
     tokens: int = 0
     raised: bool = False
-    at_max: bool = False
+    level: int = 0
     levels: tuple[int, ...] = ()
 
     @property
@@ -81,7 +81,7 @@ class Move:
         (:attr:`levels`). Seats raise with strong hands, so the levels tell how often that hand beats this one,
         beyond what the points alone tell."""
         level = self.levels[other] if other < len(self.levels) else 0
-        return (self.points, min(len(self.others) + 1, 3), 2 if self.at_max else int(self.raised), level)
+        return (self.points, min(len(self.others) + 1, 3), self.level, level)
 
     def response(self, max_stake: int) -> float:
         """The move as a number, in units of ``max_stake``: its tokens, negative for a fold."""
@@ -200,8 +200,8 @@ def moves(events: Iterable[Mapping[str, Any]], szacha: str, min_stake: int = 10,
             others = tuple((o, points[o]) for o in sorted(playing) if o != seat and o in points)
             tokens = int(data["amount"]) if kind != "fold" else max(stake, min_stake)
             levels = tuple(_level(top.get(o, 0), min_stake, max_stake) for o, _ in others)
-            yield Move(seat, hand, kind == "fold", points[seat], others, tokens, stake > min_stake, stake >= max_stake,
-                       levels)
+            yield Move(seat, hand, kind == "fold", points[seat], others, tokens, stake > min_stake,
+                       _level(stake, min_stake, max_stake), levels)
             if kind == "stake":
                 stake = top[seat] = int(data["amount"])
             if kind == "fold":
