@@ -144,7 +144,9 @@ def test_a_full_tmp_stops_at_its_size_and_fills_nothing_of_the_machine(tmp_path:
     found = report(supervisor, sha)
     assert found["error"] is not None and "No space left" in found["error"], found
     assert found["written"] <= TMP_BYTES
-    assert shutil.disk_usage(config.directory).free > free - (8 << 20)  # the machine's disk: not written
+    # the machine's disk: not written. The bot tries 4 GiB; the margin is for the suite's other tests, which write
+    # to the same disk meanwhile (27 MB in one CI run, against 8 MB allowed then)
+    assert shutil.disk_usage(config.directory).free > free - (256 << 20)
     assert GrpcBotClient(supervisor.endpoint(sha)).health(5.0) is None  # the bot itself goes on
 
 
