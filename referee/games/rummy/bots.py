@@ -155,6 +155,10 @@ def deficiency(hand: Sequence[str], sets: int, runs: int) -> int:
     return _deficiency_of(tuple(sorted(hand)), sets, runs)
 
 
+#: per 13-bit mask of ranks, the ranks (0..12) whose bits are set
+_RANKS_IN = tuple(tuple(r for r in range(13) if mask >> r & 1) for mask in range(1 << 13))
+
+
 @lru_cache(maxsize=1 << 14)
 def _deficiency_of(hand: tuple[str, ...], sets: int, runs: int) -> int:
     counts = [0] * 13
@@ -171,59 +175,49 @@ def _deficiency_of(hand: tuple[str, ...], sets: int, runs: int) -> int:
             two[s] |= 1 << r
         else:
             one[s] |= 1 << r
-    return min(
-        _deficiency(list(counts), list(one), list(two), jokers, sets, runs, runs_first=True),
-        _deficiency(counts, one, two, jokers, sets, runs, runs_first=False),
-    )
+    runs_first = _deficiency(list(counts), list(one), list(two), jokers, sets, runs, runs_first=True)
+    if not sets or not runs:  # one kind of meld: both orders take the same melds
+        return runs_first
+    return min(runs_first, _deficiency(counts, one, two, jokers, sets, runs, runs_first=False))
 
 
 def _deficiency(counts: list[int], one: list[int], two: list[int], jokers: int, sets: int, runs: int, runs_first: bool) -> int:
+    """The cards lacking when ``runs`` runs and ``sets`` sets are taken greedily from the hand's ``counts`` per rank
+    and its masks of ranks held once (``one``) and twice (``two``) per suit (changed in place), runs first or sets."""
     must = fill = 0
-
-    def take_runs() -> None:
-        nonlocal must, fill
-        for _ in range(runs):
-            best = (-1, 0, 0)
-            for s in range(4):
-                h, start = _best_window(one[s])
-                if h > best[0]:
-                    best = (h, s, start)
-            h, s, start = best
-            must += max(0, 2 - h)
-            fill += 4 - max(h, 2)
-            window = (15 << start)
-            ranks = ((window >> 2) & 0x1FFF) | ((window >> 1 & 1) << 12)
-            taken = one[s] & ranks
-            one[s] = (one[s] & ~taken) | (two[s] & taken)
-            two[s] &= ~taken
-            for r in range(13):
-                if taken >> r & 1:
+    for step in ((0, 1) if runs_first else (1, 0)):
+        if step == 0:
+            for _ in range(runs):
+                best_h, best_s, best_start = -1, 0, 0
+                for s in range(4):
+                    h, start = _best_window(one[s])
+                    if h > best_h:
+                        best_h, best_s, best_start = h, s, start
+                must += max(0, 2 - best_h)
+                fill += 4 - max(best_h, 2)
+                window = 15 << best_start
+                ranks = ((window >> 2) & 0x1FFF) | ((window >> 1 & 1) << 12)
+                taken = one[best_s] & ranks
+                one[best_s] = (one[best_s] & ~taken) | (two[best_s] & taken)
+                two[best_s] &= ~taken
+                for r in _RANKS_IN[taken]:
                     counts[r] -= 1
-
-    def take_sets() -> None:
-        nonlocal must, fill
-        for _ in range(sets):
-            r = counts.index(max(counts))
-            c = counts[r]
-            must += max(0, 2 - c)
-            fill += 3 - max(min(c, 3), 2)
-            take = min(c, 3)
-            counts[r] -= take
-            bit = 1 << r
-            for s in range(4):  # remove the naturals used, from any suits
-                while take and one[s] & bit:
-                    if two[s] & bit:
-                        two[s] &= ~bit
-                    else:
-                        one[s] &= ~bit
-                    take -= 1
-
-    if runs_first:
-        take_runs()
-        take_sets()
-    else:
-        take_sets()
-        take_runs()
+        else:
+            for _ in range(sets):
+                c = max(counts)
+                r = counts.index(c)
+                must += max(0, 2 - c)
+                fill += 3 - max(min(c, 3), 2)
+                take = min(c, 3)
+                counts[r] -= take
+                bit = 1 << r
+                for s in range(4):  # remove the naturals used, from any suits
+                    while take and one[s] & bit:
+                        if two[s] & bit:
+                            two[s] &= ~bit
+                        else:
+                            one[s] &= ~bit
+                        take -= 1
     return must + max(0, fill - jokers)
 
 
