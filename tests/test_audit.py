@@ -116,6 +116,7 @@ class _NoiseFit:
     rng: random.Random
     cheats: dict[int, set[int]]
     noise: dict[tuple[int, frozenset[int]], float] = field(default_factory=dict)
+    readings: tuple[str, ...] = ()
 
     def responses(self, seat: int) -> list[tuple[Hashable, float]]:
         return []
@@ -260,6 +261,7 @@ class _Moves:
     """A held fit with fixed responses by seat (``(context, response)`` pairs) and no fit of its own."""
 
     by_seat: dict[int, list[tuple[Hashable, float]]]
+    readings: tuple[str, ...] = ()
 
     def responses(self, seat: int) -> list[tuple[Hashable, float]]:
         return self.by_seat.get(seat, [])
@@ -302,7 +304,8 @@ def test_a_framer_that_plays_by_one_remembered_hand_is_flagged_and_its_target_is
     target held in an earlier rotation and knows the target's hand, it stakes the most when it beats that hand and
     sees when it does not. Read against the best held hand it went unflagged in 19 of 20 seasons; read against each
     held hand apart and against its own odds in the spot it is flagged by the held-hands test (29 of 30 seasons of
-    ``python -m bench.bench_audit --frame --seasons 30``, these two among them), and its target is not."""
+    ``python -m bench.bench_audit --frame --seasons 30``, these two among them), and its target is not. The flag's
+    line names the reading that carried it."""
     game = game_with(lambda s: s.held_fit is not None and s.name in FRAMERS and s.name in MATCHES, "with a framer")
     params, _ = MATCHES[game]
     for seed in (1_000_003, 1_000_004):
@@ -312,6 +315,9 @@ def test_a_framer_that_plays_by_one_remembered_hand_is_flagged_and_its_target_is
         assert framer.framed > 0
         assert HELD_HANDS in {t.name for t in audit[0].flags}, (seed, audit[0].tests)
         assert not audit[1].flags, (seed, audit[1].tests)
+        flag = next(t for t in audit[0].flags if t.name == HELD_HANDS)  # the line names the reading that carried it
+        readings = next(g.held for g in season.games if g.held is not None).readings
+        assert flag.reading in readings and f"(read against {flag.reading})" in flag.message(), flag.message()
 
 
 @pytest.mark.slow  # left out of `make check`; `make test` runs it

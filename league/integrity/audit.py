@@ -125,15 +125,18 @@ class AuditGame:
 
 @dataclass(frozen=True)
 class AuditTest:
-    """One test of one bot: ``name`` (:data:`LATER` or :data:`LUCK`), ``effect`` (score units per
-    game: later less first, or mean luck in later rotations), ``p_value`` (one-sided), ``alpha``
-    (the level it is flagged at), ``groups`` (deal groups counted)."""
+    """One test of one bot: ``name`` (:data:`LATER`, :data:`LUCK`, :data:`INFORMED_PLAY` or :data:`HELD_HANDS`),
+    ``effect`` (score units per game: later less first, or mean luck in later rotations; no unit for the last two),
+    ``p_value`` (one-sided), ``alpha`` (the level it is flagged at), ``groups`` (deal groups counted), ``reading``
+    (the held-hands test of a fit with several readings: what the reading that carried it reads the moves against;
+    else empty)."""
 
     name: str
     effect: float
     p_value: float
     alpha: float
     groups: int
+    reading: str = ""
 
     @property
     def flagged(self) -> bool:
@@ -150,7 +153,8 @@ class AuditTest:
                             "other orders of its rotations"}[self.name]
         unit = "" if self.name in (INFORMED_PLAY, HELD_HANDS) or not unit else f" {unit}"
         digits = 2 if self.name == HELD_HANDS else 1
-        return (f"{self.name}: {self.effect:+.{digits}f}{unit} a game {what} "
+        read = f" (read against {self.reading})" if self.reading else ""
+        return (f"{self.name}{read}: {self.effect:+.{digits}f}{unit} a game {what} "
                 f"(p = {self.p_value:.2g} < {self.alpha:.2g}, {self.groups} deal groups)")
 
 
@@ -226,8 +230,8 @@ def audit_season(games: Iterable[AuditGame], higher_is_better: bool = True,
             effect, p = later_test(luck[bot], random.Random(f"{seed}/luck/{bot}"))
             tests.append(AuditTest(LUCK, effect, p, alpha, len(luck[bot])))
         if len(held.get(bot, ())) >= MIN_GROUPS:
-            effect, p = held_test(held[bot], random.Random(f"{seed}/held/{bot}"), held_centre(held[bot]))
-            tests.append(AuditTest(HELD_HANDS, effect, p, alpha, len(held[bot])))
+            effect, p, reading = held_test(held[bot], random.Random(f"{seed}/held/{bot}"), held_centre(held[bot]))
+            tests.append(AuditTest(HELD_HANDS, effect, p, alpha, len(held[bot]), reading))
         out[bot] = BotAudit(bot, tuple(tests))
     return out
 
@@ -307,10 +311,10 @@ def held_centre(groups: Sequence[tuple[Sequence[int], Sequence[HeldFit]]]) -> di
 
 
 def held_test(groups: Sequence[tuple[Sequence[int], Sequence[HeldFit]]], rng: random.Random,
-              centre: Mapping[Hashable, float] | None = None) -> tuple[float, float]:
+              centre: Mapping[Hashable, float] | None = None) -> tuple[float, float, str]:
     """The held-hands test of one bot over ``groups``: per group, the bot's seat in each rotation and each rotation's
     fit (:class:`referee.games.HeldFit`), in the order it played them; ``centre`` the bot's mean observations
-    (:func:`held_centre`; None: the game's defaults). Returns ``(effect, p)``: ``effect`` the real order's score
+    (:func:`held_centre`; None: the game's defaults). Returns ``(effect, p, reading)``: ``effect`` the real order's score
     (:func:`held_score`) less its mean over the group's orders, summed over groups and divided by their rotations
     (per game); ``p`` the one-sided randomisation p-value, each group's order drawn again uniformly (over every
     order up to :data:`ALL_ORDERS_UP_TO` rotations, else over :data:`SAMPLED_ORDERS` orders drawn from ``rng``).
@@ -318,7 +322,8 @@ def held_test(groups: Sequence[tuple[Sequence[int], Sequence[HeldFit]]], rng: ra
     A fit with several readings (ways of reading the same moves, e.g. against the best held hand and against each
     held hand apart) is tested on the largest of its readings' scores, each divided by its spread over the orders
     (:func:`max_randomisation_p`: the same order drawn for every reading, so the p-value is exact for the maximum
-    and no reading adds a test); ``effect`` is then that reading's."""
+    and no reading adds a test); ``effect`` is then that reading's, and ``reading`` its name (the fits'
+    ``readings``; empty for a fit of one reading)."""
     centre = centre or {}
     tables: list[list[tuple[float, ...]]] = []
     observed: list[float] = []
@@ -337,11 +342,13 @@ def held_test(groups: Sequence[tuple[Sequence[int], Sequence[HeldFit]]], rng: ra
         tables.append([tuple(t - m for t, m in zip(row, means)) for row in table])
         rotations += n
     if len(observed) == 1:
-        return observed[0] / rotations, randomisation_p(observed[0], [[row[0] for row in t] for t in tables], rng)
+        return observed[0] / rotations, randomisation_p(observed[0], [[row[0] for row in t] for t in tables], rng), ""
     spreads = [math.sqrt(math.fsum(math.fsum(row[k] ** 2 for row in t) / len(t) for t in tables)) or 1.0
                for k in range(len(observed))]
     best = max(range(len(observed)), key=lambda k: observed[k] / spreads[k])
-    return observed[best] / rotations, max_randomisation_p(observed, spreads, tables, rng)
+    names = groups[0][1][0].readings
+    reading = names[best] if len(names) == len(observed) else ""
+    return observed[best] / rotations, max_randomisation_p(observed, spreads, tables, rng), reading
 
 
 def held_score(seats: Sequence[int], fits: Sequence[HeldFit], order: Sequence[int],

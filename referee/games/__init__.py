@@ -77,9 +77,12 @@ class HeldFit(Protocol):
     the hidden hands of the seats in ``held`` (a frozenset of seats) beyond what its own view explains, reading
     ``centre`` (the mean value per key; a key absent has the game's default): a tuple of floats, one per reading of
     the moves (the same length every call; Svara's: against the best held hand, and against each apart), no
-    unit, zeros for no seats. The audit tests the largest reading, each over its own spread.
+    unit, zeros for no seats. The audit tests the largest reading, each over its own spread. ``readings``: what each
+    reading reads the moves against, in its order (a flag line names the one that carried it).
     The duplicate audit (``league.integrity.audit``) passes as ``centre`` the bot's mean value per key over all its
     games of the season, the same in every order of its rotations."""
+
+    readings: tuple[str, ...]
 
     def responses(self, seat: int) -> Iterable[tuple[Hashable, float]]: ...
 

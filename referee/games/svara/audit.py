@@ -91,6 +91,8 @@ class Move:
 #: The keys of a :class:`HeldFit`'s observations: a move's response in its context, and whether one other hand beat
 #: the move's hand in its spot.
 MOVE, BEATEN = "move", "beaten"
+#: What each reading of :meth:`HeldFit.__call__` reads a seat's moves against, in its order (named on a flag line).
+READINGS = ("the best hand it held", "each hand it held, apart")
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,7 @@ class HeldFit:
     moves: tuple[Move, ...]
     table: tuple[float, ...]
     max_stake: int = 100
+    readings: tuple[str, ...] = READINGS
 
     def responses(self, seat: int) -> Iterator[tuple[tuple[Any, ...], float]]:
         """The observations of ``seat`` whose means over a season make the audit's centre: each move as
