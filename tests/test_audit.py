@@ -206,12 +206,30 @@ def test_a_bot_that_uses_its_memory_only_in_its_2nd_and_3rd_rotations_is_flagged
 
 
 def test_detrend_takes_off_the_mean_of_other_deals_rotations_around_each_one() -> None:
-    """Two groups played alternately: each rotation less the mean of the other group's rotations within the window
-    (its own group's are left out)."""
-    groups = [([1.0, 3.0], [(0.0, 0), (0.0, 2)]), ([2.0, 4.0], [(0.0, 1), (0.0, 3)])]
-    assert detrend(groups, window=1) == [[1.0 - 2.0, 3.0 - 3.0], [2.0 - 2.0, 4.0 - 3.0]]
-    assert detrend(groups, window=3) == [[1.0 - 3.0, 3.0 - 3.0], [2.0 - 2.0, 4.0 - 2.0]]
+    """Groups played alternately: a rotation with ``window`` rotations on each side is taken less the mean of the
+    other groups' rotations among them (its own group's are left out)."""
+    scores = [float(k * k % 7) for k in range(12)]  # rotation k of the season: group k % 2, score scores[k]
+    groups = [([scores[k] for k in range(g, 12, 2)], [(0.0, k) for k in range(g, 12, 2)]) for g in range(2)]
+    out = detrend(groups, window=3)
+    for k in range(3, 9):
+        others = [scores[j] for j in range(k - 3, k + 4) if j % 2 != k % 2]
+        assert out[k % 2][k // 2] == pytest.approx(scores[k] - sum(others) / len(others))
     assert detrend([([5.0, 6.0], [(0.0, 0), (0.0, 1)])], window=4) == [[5.0, 6.0]]  # nothing around: kept
+
+
+def test_detrend_takes_a_linear_drift_out_at_the_seasons_ends_too() -> None:
+    """A bot whose every score is 2 + 0.5 x its place in the order of play: the drift is taken out exactly in every
+    rotation, the first and last ``window`` too (where a mean of the rotations around would leave part of it). With 3
+    more in group 0's later rotations, group 0 keeps that gain and nothing else."""
+    n, window = 40, 8
+    place = {g: [k for k in range(n) if k % 10 == g] for g in range(10)}
+
+    def season(gain: float) -> list[tuple[list[float], list[tuple[float, int]]]]:
+        return [([2 + 0.5 * k + (gain if g == 0 and k != place[0][0] else 0.0) for k in place[g]],
+                 [(float(k), 0) for k in place[g]]) for g in range(10)]
+
+    assert all(v == pytest.approx(0.0, abs=1e-9) for row in detrend(season(0.0), window=window) for v in row)
+    assert detrend(season(3.0), window=window)[0] == pytest.approx([0.0, 3.0, 3.0, 3.0])
 
 
 def _drifting_season(rng: random.Random, drift: dict[int, float], memory: dict[int, float]) -> list[AuditGame]:

@@ -62,7 +62,8 @@ with the same deal. A bot that learns over the season (not from the deal) also i
 its first rotation of a table to its later ones: a table's rotations stand within one block of
 the schedule (``league.competition.schedule.INTERLEAVE`` tables), a few dozen games. The
 later-rotations and informed-play tests take that drift out (:func:`detrend`: each rotation's
-score less the bot's mean score in other deals' rotations played about then), so they are exact
+score less the bot's mean score in other deals' rotations played about then, or near the season's
+start and end the line fitted to them), so they are exact
 only for a bot that does not drift, and hold approximately for one that does; the luck and
 held-hands tests need no such step (an honest bot's luck has mean zero however well it plays,
 and the held-hands score compares orders of the same moves).
@@ -88,8 +89,9 @@ FAMILY_ALPHA = 0.01
 HITS = 20
 #: The most draws of the randomisation test (its smallest p-value is ``1 / (MAX_DRAWS + 1)``).
 MAX_DRAWS = 20_000
-#: The rotations of other deal groups on either side of a rotation, in the bot's order of play, whose mean score is
-#: taken off it before the later-rotations and informed-play tests (:func:`detrend`).
+#: The rotations on either side of a rotation, in the bot's order of play, whose other deal groups' mean score
+#: (near the season's ends: fitted line) is taken off it before the later-rotations and informed-play tests
+#: (:func:`detrend`).
 DRIFT_WINDOW = 16
 #: The fewest groups for a test (below it no test is made).
 MIN_GROUPS = 3
@@ -238,9 +240,10 @@ def audit_season(games: Iterable[AuditGame], higher_is_better: bool = True,
 
 def detrend(groups: Sequence[tuple[Sequence[float], Sequence[tuple[float, int]]]],
             window: int = DRIFT_WINDOW) -> list[list[float]]:
-    """One bot's duplicate scores per group, each less the mean of its scores in the rotations of other groups within
-    ``window`` rotations of it in the bot's order of play. ``groups``: per group, ``(scores, times)``, its score in
-    each of its rotations in play order and when each was played (any sortable key, the same for every group).
+    """One bot's duplicate scores per group, each less its level then: the mean of its scores in the rotations of
+    other groups within ``window`` rotations of it in the bot's order of play. ``groups``: per group, ``(scores,
+    times)``, its score in each of its rotations in play order and when each was played (any sortable key, the same
+    for every group).
 
     A bot that gets better over the season (an honest one that learns from its results) scores more in its later
     rotations of a deal than in its first by that alone, and the later-less-first tests would read it as memory:
@@ -249,14 +252,37 @@ def detrend(groups: Sequence[tuple[Sequence[float], Sequence[tuple[float, int]]]
     the same in the rotations of other deals played about then, so it is taken out; a gain from having played the
     deal before stays, for the rotations around a first one are mostly other deals' later ones. The test is then
     no longer exact (the drift is estimated), and what a bot gains in later rotations is read against its scores
-    around them."""
+    around them.
+
+    Within ``window`` of the season's first or last rotation the window keeps its width (``2 * window + 1``
+    rotations), slid inside the season, and the level is the line fitted to its scores (least squares over their
+    places in the order of play) at the rotation's place: a mean of a window not centred on the rotation would leave
+    in the drift between the two, most at the season's start, where a learner improves fastest, and the same way at
+    both ends (its first rotations read low, its last high). A drift that is linear over the window is taken out
+    exactly everywhere. A season of fewer rotations than the window takes its line over all of them."""
     flat = sorted((t, gi, ri) for gi, (_, times) in enumerate(groups) for ri, t in enumerate(times))
     out = [list(scores) for scores, _ in groups]
     for k, (_, gi, ri) in enumerate(flat):
-        near = [groups[g][0][r] for _, g, r in flat[max(0, k - window):k + window + 1] if g != gi]
+        centred = window <= k < len(flat) - window
+        lo = k - window if centred else max(0, min(k - window, len(flat) - 1 - 2 * window))
+        near = [(j - k, groups[g][0][r]) for j, (_, g, r) in enumerate(flat[lo:lo + 2 * window + 1], lo) if g != gi]
         if near:
-            out[gi][ri] = groups[gi][0][ri] - math.fsum(near) / len(near)
+            out[gi][ri] = groups[gi][0][ri] - (_mean([y for _, y in near]) if centred else _line_at_zero(near))
     return out
+
+
+def _mean(values: Sequence[float]) -> float:
+    return math.fsum(values) / len(values)
+
+
+def _line_at_zero(points: Sequence[tuple[float, float]]) -> float:
+    """The least-squares line through ``points`` (``(x, y)`` pairs) at ``x = 0``; their mean ``y`` when fewer than 3
+    points or a single ``x``."""
+    mx, my = _mean([x for x, _ in points]), _mean([y for _, y in points])
+    sxx = math.fsum((x - mx) ** 2 for x, _ in points)
+    if len(points) < 3 or sxx == 0:
+        return my
+    return my - mx * math.fsum((x - mx) * (y - my) for x, y in points) / sxx
 
 
 def _duplicate_scores(group: Sequence[AuditGame], values: Sequence[Sequence[float]],
