@@ -184,41 +184,58 @@ def _deficiency_of(hand: tuple[str, ...], sets: int, runs: int) -> int:
 def _deficiency(counts: list[int], one: list[int], two: list[int], jokers: int, sets: int, runs: int, runs_first: bool) -> int:
     """The cards lacking when ``runs`` runs and ``sets`` sets are taken greedily from the hand's ``counts`` per rank
     and its masks of ranks held once (``one``) and twice (``two``) per suit (changed in place), runs first or sets."""
+    if runs_first:
+        must, fill = _take_runs(counts, one, two, runs)
+        more_must, more_fill = _take_sets(counts, one, two, sets)
+    else:
+        must, fill = _take_sets(counts, one, two, sets)
+        more_must, more_fill = _take_runs(counts, one, two, runs)
+    return must + more_must + max(0, fill + more_fill - jokers)
+
+
+def _take_runs(counts: list[int], one: list[int], two: list[int], runs: int) -> tuple[int, int]:
+    """Take ``runs`` runs, each the window of 4 of one suit holding most naturals, out of the hand (in place);
+    returns ``(must, fill)``: the naturals they lack below 2 a meld (to be drawn) and their other gaps (jokers may
+    fill them)."""
     must = fill = 0
-    for step in ((0, 1) if runs_first else (1, 0)):
-        if step == 0:
-            for _ in range(runs):
-                best_h, best_s, best_start = -1, 0, 0
-                for s in range(4):
-                    h, start = _best_window(one[s])
-                    if h > best_h:
-                        best_h, best_s, best_start = h, s, start
-                must += max(0, 2 - best_h)
-                fill += 4 - max(best_h, 2)
-                window = 15 << best_start
-                ranks = ((window >> 2) & 0x1FFF) | ((window >> 1 & 1) << 12)
-                taken = one[best_s] & ranks
-                one[best_s] = (one[best_s] & ~taken) | (two[best_s] & taken)
-                two[best_s] &= ~taken
-                for r in _RANKS_IN[taken]:
-                    counts[r] -= 1
-        else:
-            for _ in range(sets):
-                c = max(counts)
-                r = counts.index(c)
-                must += max(0, 2 - c)
-                fill += 3 - max(min(c, 3), 2)
-                take = min(c, 3)
-                counts[r] -= take
-                bit = 1 << r
-                for s in range(4):  # remove the naturals used, from any suits
-                    while take and one[s] & bit:
-                        if two[s] & bit:
-                            two[s] &= ~bit
-                        else:
-                            one[s] &= ~bit
-                        take -= 1
-    return must + max(0, fill - jokers)
+    for _ in range(runs):
+        best_h, best_s, best_start = -1, 0, 0
+        for s in range(4):
+            h, start = _best_window(one[s])
+            if h > best_h:
+                best_h, best_s, best_start = h, s, start
+        must += max(0, 2 - best_h)
+        fill += 4 - max(best_h, 2)
+        window = 15 << best_start
+        ranks = ((window >> 2) & 0x1FFF) | ((window >> 1 & 1) << 12)
+        taken = one[best_s] & ranks
+        one[best_s] = (one[best_s] & ~taken) | (two[best_s] & taken)
+        two[best_s] &= ~taken
+        for r in _RANKS_IN[taken]:
+            counts[r] -= 1
+    return must, fill
+
+
+def _take_sets(counts: list[int], one: list[int], two: list[int], sets: int) -> tuple[int, int]:
+    """Take ``sets`` sets, each of the rank held most, out of the hand (in place); returns ``(must, fill)`` as
+    :func:`_take_runs` does (a set of 3)."""
+    must = fill = 0
+    for _ in range(sets):
+        c = max(counts)
+        r = counts.index(c)
+        must += max(0, 2 - c)
+        fill += 3 - max(min(c, 3), 2)
+        take = min(c, 3)
+        counts[r] -= take
+        bit = 1 << r
+        for s in range(4):  # remove the naturals used, from any suits
+            while take and one[s] & bit:
+                if two[s] & bit:
+                    two[s] &= ~bit
+                else:
+                    one[s] &= ~bit
+                take -= 1
+    return must, fill
 
 
 class GreedyBot(Bot):
