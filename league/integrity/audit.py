@@ -75,6 +75,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import permutations
@@ -267,22 +268,17 @@ def detrend(groups: Sequence[tuple[Sequence[float], Sequence[tuple[float, int]]]
         lo = k - window if centred else max(0, min(k - window, len(flat) - 1 - 2 * window))
         near = [(j - k, groups[g][0][r]) for j, (_, g, r) in enumerate(flat[lo:lo + 2 * window + 1], lo) if g != gi]
         if near:
-            out[gi][ri] = groups[gi][0][ri] - (_mean([y for _, y in near]) if centred else _line_at_zero(near))
+            out[gi][ri] = groups[gi][0][ri] - (statistics.fmean(y for _, y in near) if centred else _line_at_zero(near))
     return out
-
-
-def _mean(values: Sequence[float]) -> float:
-    return math.fsum(values) / len(values)
 
 
 def _line_at_zero(points: Sequence[tuple[float, float]]) -> float:
     """The least-squares line through ``points`` (``(x, y)`` pairs) at ``x = 0``; their mean ``y`` when fewer than 3
     points or a single ``x``."""
-    mx, my = _mean([x for x, _ in points]), _mean([y for _, y in points])
-    sxx = math.fsum((x - mx) ** 2 for x, _ in points)
-    if len(points) < 3 or sxx == 0:
-        return my
-    return my - mx * math.fsum((x - mx) * (y - my) for x, y in points) / sxx
+    xs, ys = [x for x, _ in points], [y for _, y in points]
+    if len(points) < 3 or len(set(xs)) == 1:
+        return statistics.fmean(ys)
+    return statistics.linear_regression(xs, ys).intercept
 
 
 def _duplicate_scores(group: Sequence[AuditGame], values: Sequence[Sequence[float]],
