@@ -9,6 +9,7 @@ illegal one is replaced by the default action) and all are applied together.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import random
 from collections import Counter
@@ -48,8 +49,16 @@ def greedy_policy(view: pb.RummyView, seat: int, rng: random.Random) -> pb.Rummy
 
 
 def conserved(rules: RummyRules, state: RummyState) -> bool:
+    """Every card of the deck is in one place: the hands, the melds, the stock and the discard pile hold the deck's
+    cards, each as often as the deck does (compared sorted: a game checks this after every step)."""
     held = [c for h in state.hands for c in h] + [c for m in state.melds for c in m.cards] + state.stock + state.pile
-    return Counter(held) == Counter(rules.deck)
+    held.sort()
+    return held == _sorted_deck(tuple(rules.deck))
+
+
+@functools.cache
+def _sorted_deck(deck: tuple[str, ...]) -> list[str]:
+    return sorted(deck)
 
 
 def hidden_information_holds(rules: RummyRules, state: RummyState, seat: int, rng: random.Random) -> bool:
