@@ -42,6 +42,24 @@ def raise_if_stopped() -> None:
         raise KeyboardInterrupt
 
 
+def is_stop(exc: BaseException) -> bool:
+    """Whether ``exc`` is how a stop (Ctrl-C, SIGTERM within :func:`sigterm_as_interrupt`) reached the command: the
+    KeyboardInterrupt itself, or, once a stop came, an error a library raised while that KeyboardInterrupt passed
+    through its code (one with the KeyboardInterrupt in its context chain: SQLAlchemy's commit, interrupted, fails
+    its own ``assert not self.is_active`` on the way out). Such an error is the stop, not a fault of the command:
+    the run still says how far it got and exits 130. :class:`CliError` and :class:`Stopped` are never stops."""
+    if isinstance(exc, KeyboardInterrupt):
+        return True
+    if not _stop.is_set() or isinstance(exc, (CliError, Stopped)) or not isinstance(exc, Exception):
+        return False
+    seen, hops = exc.__context__, 0
+    while seen is not None and hops < 20:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen, hops = seen.__context__, hops + 1
+    return False
+
+
 @contextmanager
 def sigterm_as_interrupt() -> Iterator[None]:
     """Within the block, SIGTERM stops the command as Ctrl-C does (KeyboardInterrupt in the main

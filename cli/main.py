@@ -8,7 +8,7 @@ import typer
 from typer.exceptions import TyperException
 
 from cli import bot, ladder, season
-from cli.common import CliError, Stopped, err_console, sigterm_as_interrupt
+from cli.common import CliError, Stopped, err_console, is_stop, sigterm_as_interrupt
 from cli.demo import demo
 from cli.match import match
 from cli.server import server
@@ -57,6 +57,11 @@ def main(argv: list[str] | None = None) -> int:
         err_console.print(f"cardarena: error: {message}{hint}", highlight=False, markup=False)
         return int(getattr(exc, "exit_code", 2) or 2)
     except KeyboardInterrupt:
+        err_console.print("cardarena: aborted", highlight=False)
+        return 130
+    except Exception as exc:
+        if not is_stop(exc):  # a stop that landed in a library's code and came out as its error
+            raise
         err_console.print("cardarena: aborted", highlight=False)
         return 130
     if isinstance(result, int) and result != 0:  # Typer returns Ctrl-C as 130 without standalone mode

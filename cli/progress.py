@@ -221,12 +221,12 @@ def _resumable(store, season_id: int, resume: str) -> Iterator[None]:
     it again, ``store.seasons.set_paused``), say what is true and how to go on (``resume``: the command), and
     stop with :class:`cli.common.Stopped` (exit 130, no further line). Without ``resume`` the
     KeyboardInterrupt propagates."""
-    from cli.common import Stopped
+    from cli.common import Stopped, is_stop
 
     try:
         yield
-    except KeyboardInterrupt:
-        if not resume:
+    except BaseException as exc:
+        if not resume or not is_stop(exc):
             raise
         store.seasons.set_paused(season_id, True)
         console.print(escape(stopped_line(store, season_id, resume)), highlight=False)
@@ -239,12 +239,12 @@ def resumable(progress: Callable[[], dict[str, int]], resume: str, what: str) ->
     the store's ``PROGRESS_KEYS``) and the command that goes on (``resume``), and stop with
     :class:`cli.common.Stopped` (exit 130, no further line). Without ``resume`` the KeyboardInterrupt
     propagates."""
-    from cli.common import Stopped
+    from cli.common import Stopped, is_stop
 
     try:
         yield
-    except KeyboardInterrupt:
-        if not resume:
+    except BaseException as exc:
+        if not resume or not is_stop(exc):
             raise
         p = progress()
         console.print(f"stopped: {final_games(p)} of {p['total']} games played ({escape(counts_text(p))}); run "

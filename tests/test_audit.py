@@ -344,9 +344,11 @@ def test_honest_seasons_raise_few_false_alarms() -> None:
     evenly (a randomisation test is exact), and no season of 10 is flagged (expected 0.1 at the 1% rate;
     bench.bench_audit measures the rate on hundreds)."""
     game = game_with(lambda s: s.name in MATCHES, "with a remembering bot in bench.bench_audit")
+    params, make = MATCHES[game]
     p_values, alarms = [], 0
     for seed in range(10):
-        _, twin, _ = season_pair(game, 500 + seed)
+        # the twin of season_pair(game, 500 + seed), played alone (the remembering bot's season is not read here)
+        twin = simulate_season(game, params, [make(False), *honest_opponents(game)], 500 + seed)
         audit = audit_season(twin.games)
         alarms += any(a.flags for a in audit.values())
         p_values += [t.p_value for a in audit.values() for t in a.tests if t.name == LATER]

@@ -150,3 +150,38 @@ def test_a_stop_that_lands_in_a_librarys_cleanup_prints_no_traceback_but_real_er
     assert "similar (inside)" not in done.stderr
     assert "Exception closing connection (inside)" in done.stderr and "disk full" in done.stderr
     assert "similar (after)" in done.stderr  # outside the block a stop's record is no longer dropped
+
+
+def test_an_error_a_library_raises_as_a_stop_passes_through_it_is_the_stop(capsys) -> None:
+    """SIGTERM raised in the middle of SQLAlchemy's commit came out of the store as its own AssertionError (``assert
+    not self.is_active``, the KeyboardInterrupt in its context): ``ladder run`` then printed a traceback and exited
+    1. Such an error is the stop: the run says how far it got and exits 130; an error with no stop behind it, or
+    raised outside a stopped block, is still an error."""
+    import os
+
+    import pytest
+
+    from cli.common import Stopped, is_stop, sigterm_as_interrupt
+    from cli.progress import resumable
+    from store.seasons import PROGRESS_KEYS
+
+    def commit_interrupted() -> None:
+        try:
+            os.kill(os.getpid(), signal.SIGTERM)  # lands here, as it did inside the commit
+            time.sleep(5)
+        except KeyboardInterrupt:
+            raise AssertionError  # what the library raised on its way out
+
+    progress = {key: 0 for key in PROGRESS_KEYS} | {"done": 3, "pending": 9, "total": 12}
+    with sigterm_as_interrupt(), pytest.raises(Stopped) as stopped:
+        with resumable(lambda: progress, "cardarena ladder run lad", "the ladder"):
+            commit_interrupted()
+    assert stopped.value.code == 130
+    assert "stopped: 3 of 12 games played" in capsys.readouterr().out
+    with sigterm_as_interrupt(), pytest.raises(ValueError):  # no stop came: an error is an error
+        with resumable(lambda: progress, "cardarena ladder run lad", "the ladder"):
+            try:
+                raise KeyboardInterrupt  # not a signal: no stop is recorded
+            except KeyboardInterrupt:
+                raise ValueError("a real error") from None
+    assert not is_stop(AssertionError())

@@ -3,20 +3,20 @@
 Each test plays a fresh Slippery Sam season through the worker's own path (``workers.service.run_game``)
 against reference bots served over gRPC on 127.0.0.1, checks that it verifies, tampers with one thing
 the standings depend on (as the organiser, holding the store, could), and runs ``cardarena season
-verify``: it must exit 1 and name the game and what does not match. Rerun attempts: a voided attempt's
+verify`` (the command's code, in the test's process): it must exit 1 and name the game and what does not match. Rerun attempts: a voided attempt's
 rerun deals other cards and verifies.
 """
 
 from __future__ import annotations
 
 import base64
+import contextlib
+import io
 import json
 import subprocess
-import sys
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +24,7 @@ from google.protobuf import json_format
 from sqlalchemy import text
 
 from cardarena.v1 import bot_pb2
+from cli.main import main
 from league.competition.seasons import create_season
 from league.integrity import chain as chain_links
 from league.integrity.verify import StoreSource, verify_season
@@ -44,8 +45,6 @@ from tests.a_game import GAME
 from tests.store.conftest import db_url, pg_database  # noqa: F401  (fixtures: SQLite and PostgreSQL)
 from workers.service import Outcome, run_game
 
-CLI = [sys.executable, "-m", "cli.main"]
-ROOT = Path(__file__).parents[1]
 BOTS, GAMES = ("alpha", "bravo", "charlie"), 6
 #: What each tampering test saw ``season verify`` say: ``{test: (exit code, first MISMATCH line)}``
 #: (printed at the end of a run with ``-s``: the tampering table).
@@ -77,8 +76,13 @@ class Finished:
                  r=zlib.compress(json.dumps(record).encode()), g=game_id)
 
     def verify(self, *args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*CLI, "season", "verify", self.name, "--db", self.url, *args],
-                              capture_output=True, text=True, timeout=300, cwd=ROOT)
+        """``cardarena season verify NAME --db URL ARGS``, the command's own code run in this process (its exit
+        status and what it printed); tests/test_season_cancel.py runs it as a process of its own."""
+        argv = ["season", "verify", self.name, "--db", self.url, *args]
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(argv)
+        return subprocess.CompletedProcess(["cardarena", *argv], code, out.getvalue(), err.getvalue())
 
     def head(self) -> str:
         head = self.store.chain.chain_head(self.season_id).head
