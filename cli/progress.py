@@ -151,11 +151,14 @@ class LineProgress:
     def advance(self, task_id: int, advance: int = 1) -> None:
         self.update(task_id, completed=self._tasks[task_id]["completed"] + advance)
 
-    def update(self, task_id: int, completed: int, total: int | None = None, **fields: object) -> None:
+    def update(self, task_id: int, completed: int, total: int | None = None, description: str | None = None,
+               **fields: object) -> None:
         """Set the games done (and the total, which grows as a sequential season adds batches; None:
-        unchanged), and the task's fields (``in_flight``)."""
+        unchanged), the description (None: unchanged) and the task's fields (``in_flight``)."""
         task = self._tasks[task_id]
         task["completed"] = completed
+        if description is not None:
+            task["description"] = description
         task["fields"].update(fields)
         if total is not None:
             task["total"] = total
@@ -253,11 +256,16 @@ def resumable(progress: Callable[[], dict[str, int]], resume: str, what: str) ->
 
 
 def run_pending_locally(store, season_id: int, db_url: str, processes: int | None, description: str,
-                        resume: str = "") -> Counter[str]:
+                        resume: str = "", batches: bool = False) -> Counter[str]:
     """Run every pending game of the season on the local pool, showing progress over the whole
     season (games played before count as done); returns outcome counts. ``resume``: the command
-    that resumes the season, said when stopped by Ctrl-C or SIGTERM (KeyboardInterrupt propagates)."""
+    that resumes the season, said when stopped by Ctrl-C or SIGTERM (KeyboardInterrupt propagates).
+    ``batches``: a sequential season (``season create --until-settled``): each time its games are all final
+    it takes its look and adds its next batch (``league.competition.sequential.advance``), which the same
+    pool processes play, until it stops (settled, or its budget spent); a pool of new processes for each batch
+    spent about a second of CPU a process starting them."""
     from config import get_settings
+    from league.competition.sequential import advance
     from workers.local import iter_local
     from workers.sweeper import sweep
 
@@ -272,7 +280,23 @@ def run_pending_locally(store, season_id: int, db_url: str, processes: int | Non
             raise_if_stopped()
             watch.poll()
 
-        for result in iter_local(db_url, pending, processes, get_settings().lease_s, on_tick=tick):
+        def next_batch() -> list[int] | None:
+            """The next batch's games once this one's are all final; until then its pending games (those not handed
+            out yet: a game a run killed earlier held, pending again once the sweeper released it); None once the
+            season stopped."""
+            progress = store.seasons.season_progress(season_id)
+            if progress["pending"] + progress["running"]:
+                return store.seasons.next_pending(season_id, limit=10**9) if progress["pending"] else []
+            settling = advance(store, season_id)
+            if settling is None or settling.stop is not None:
+                return None
+            now = store.seasons.season_progress(season_id)
+            bar.update(task, completed=final_games(now), total=now["total"],
+                       description=f"{description}, to {settling.games} games")
+            return store.seasons.next_pending(season_id, limit=10**9)
+
+        for result in iter_local(db_url, pending, processes, get_settings().lease_s, on_tick=tick,
+                                 refill=next_batch if batches else None):
             raise_if_stopped()
             outcomes[result.outcome.value] += 1
             bar.advance(task)

@@ -199,14 +199,12 @@ def run(
             fail(f"season {name!r} is stuck (see above)")
         console.print(run_summary(name, before, store.seasons.season_progress(season.id)), highlight=False, markup=False)
     else:
-        from league.competition.sequential import advance
+        from league.competition.sequential import status
 
         _ready(store, season)
+        sequential = status(season.config or {}, progress["total"]) is not None  # its batches on the same pool
         outcomes = run_pending_locally(store, season.id, db_url(db), workers, f"season {name}",
-                                       resume=_resume_command(name, db, broker))
-        while (settling := advance(store, season.id)) is not None and settling.stop is None:  # a sequential season's next batch
-            outcomes += run_pending_locally(store, season.id, db_url(db), workers, f"season {name}, to {settling.games} games",
-                                            resume=_resume_command(name, db, broker))
+                                       resume=_resume_command(name, db, broker), batches=sequential)
         del outcomes  # counted from the store, as the Celery driver does: one vocabulary (rules §4.11)
         console.print(run_summary(name, before, store.seasons.season_progress(season.id)), highlight=False, markup=False)
     failed = store.game_reads.list_games(season.id, status="failed", limit=20)

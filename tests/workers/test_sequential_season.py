@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
 
 from league.competition.schedule import build_schedule
 from league.integrity import fairness
@@ -82,6 +83,13 @@ def test_on_the_local_pool(tmp_path: Path, strong_and_randoms: list[BotProcess])
     assert_settled_by_itself(db_url, "seq-local", names, result.stdout)
     again = cli("season", "run", "seq-local", "--db", db_url)  # stopped: nothing more is scheduled
     assert again.returncode == 0 and "nothing to run" in again.stdout, again.stdout
+    # every batch was played by the run's two pool processes (a pool of new processes for each batch spent
+    # about a second of CPU a process starting them)
+    engine = create_engine(db_url)
+    with engine.connect() as conn:
+        workers = {w for (w,) in conn.execute(text("SELECT DISTINCT worker FROM game_attempts"))}
+    engine.dispose()
+    assert len(workers) == 2, workers
 
 
 def test_on_celery(workers: Workers, db_url: str, broker: str, strong_and_randoms: list[BotProcess]) -> None:
