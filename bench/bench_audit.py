@@ -600,8 +600,14 @@ def season_pair(game: str, seed: int, games: int = 96, only: frozenset[int] | No
     if restraint is not None and hasattr(cheat, "restraint"):
         cheat.restraint = restraint  # type: ignore[attr-defined]
     with_memory = simulate_season(game, params, [cheat, *honest_opponents(game)], seed, games)
-    twin = simulate_season(game, params, [make(False), *honest_opponents(game)], seed, games)
-    return with_memory, twin, cheat
+    return with_memory, twin_season(game, seed, games), cheat
+
+
+def twin_season(game: str, seed: int, games: int = 96) -> Season:
+    """The twin season of :func:`season_pair` alone: the same season (``seed``) with the remembering bot's memory
+    off, every bot honest."""
+    params, make = MATCHES[game]
+    return simulate_season(game, params, [make(False), *honest_opponents(game)], seed, games)
 
 
 def main() -> None:

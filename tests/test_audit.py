@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from bench.bench_audit import (FRAMERS, MATCHES, KnowingRummy, Learner, Restraint, honest_opponents, season_pair,
-                               simulate_season)
+                               simulate_season, twin_season)
 from league.integrity.audit import (HELD_HANDS, LATER, LUCK, AuditGame, audit_season, detrend, first_versus_later,
                                       held_centre, later_test)
 from league.integrity.audit import _duplicate_scores
@@ -344,11 +344,9 @@ def test_honest_seasons_raise_few_false_alarms() -> None:
     evenly (a randomisation test is exact), and no season of 10 is flagged (expected 0.1 at the 1% rate;
     bench.bench_audit measures the rate on hundreds)."""
     game = game_with(lambda s: s.name in MATCHES, "with a remembering bot in bench.bench_audit")
-    params, make = MATCHES[game]
     p_values, alarms = [], 0
     for seed in range(10):
-        # the twin of season_pair(game, 500 + seed), played alone (the remembering bot's season is not read here)
-        twin = simulate_season(game, params, [make(False), *honest_opponents(game)], 500 + seed)
+        twin = twin_season(game, 500 + seed)
         audit = audit_season(twin.games)
         alarms += any(a.flags for a in audit.values())
         p_values += [t.p_value for a in audit.values() for t in a.tests if t.name == LATER]

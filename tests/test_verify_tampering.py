@@ -3,8 +3,8 @@
 Each test plays a fresh Slippery Sam season through the worker's own path (``workers.service.run_game``)
 against reference bots served over gRPC on 127.0.0.1, checks that it verifies, tampers with one thing
 the standings depend on (as the organiser, holding the store, could), and runs ``cardarena season
-verify`` (the command's code, in the test's process): it must exit 1 and name the game and what does not match. Rerun attempts: a voided attempt's
-rerun deals other cards and verifies.
+verify`` (the command's code, in the test's process): it must exit 1 and name the game and what does not
+match. Rerun attempts: a voided attempt's rerun deals other cards and verifies.
 """
 
 from __future__ import annotations
