@@ -197,12 +197,27 @@
     $("btn-back").disabled = pos === 0;
     $("btn-forward").disabled = pos === N;
   }
-  function go(p) {
+  // The address (#event-N, #decision-S-D) and the event list's scroll follow the position once a frame, not at
+  // every step: scrolling lays the page out and the address bar is the browser's, so a held arrow key, Play or
+  // a run of steps in one task pays them once, for the position shown (the page's DOM is up to date at each step).
+  let anchor = "";
+  let following = false;
+  function follow(hash) {
+    anchor = hash;
+    if (following) return;
+    following = true;
+    const now = () => {
+      following = false;
+      if (history.replaceState) history.replaceState(null, "", anchor);
+      const cur = $("ev-" + (pos - 1));
+      if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
+    };
+    if (window.requestAnimationFrame) requestAnimationFrame(now); else now();
+  }
+  function go(p, hash) {
     pos = Math.max(0, Math.min(N, p));
     render();
-    if (history.replaceState) history.replaceState(null, "", `#event-${pos}`);
-    const cur = $("ev-" + (pos - 1));
-    if (cur && cur.scrollIntoView) cur.scrollIntoView({ block: "nearest" });
+    follow(hash || `#event-${pos}`);
   }
   function setMode(m) {
     mode = m;
@@ -219,8 +234,7 @@
   function jumpToDecision(seat, decision) {
     const d = decisions.find((x) => x.seat === seat && x.decision === decision);
     setMode(String(seat));
-    go(d ? d.event_index : 0);
-    if (history.replaceState) history.replaceState(null, "", `#decision-${seat}-${decision}`);
+    go(d ? d.event_index : 0, `#decision-${seat}-${decision}`);
   }
 
   // ------------------------------------------------------------ wiring

@@ -1,7 +1,8 @@
 """The replay page's marks in a real browser (chromium through Playwright), one real game of each game:
 
 - all seats: the seats asked a decision after the events shown are marked "to act", and no other;
-- the event counter ("event k / N") and the highlighted row of the event list (numbered k) agree;
+- the event counter ("event k / N") and the highlighted row of the event list (numbered k) agree; after a
+  run of steps, the list is scrolled to that row and the address names the position;
 - the results table says its score change is lower-is-better exactly for a game that counts penalty
   points (``GameSpec.higher_score_is_better`` False);
 - one seat: the panel shows the view of its last decision only within the same deal: after a new
@@ -12,6 +13,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from typing import Any
 
@@ -70,6 +72,15 @@ def test_whose_turn_is_marked_and_the_counter_matches_the_row(page: Any, site: s
             f"{at['toAct']}, asked {asked}"
         marked += bool(asked)
     assert marked > 5, game
+    # the walk's steps ran in one task; once a frame is drawn, the event list is scrolled to the last row and the
+    # address names the position (replay.js follows both once a frame)
+    page.wait_for_url(re.compile(rf"#event-{n}$"))
+    inside = page.evaluate("""() => new Promise((done) => requestAnimationFrame(() => {
+      const box = document.getElementById("events").getBoundingClientRect();
+      const row = document.querySelector("#events li.current").getBoundingClientRect();
+      done(row.top >= box.top - 1 && row.bottom <= box.bottom + 1);
+    }))""")
+    assert inside and page.evaluate('document.getElementById("events").scrollTop') > 0, game
 
 
 def assert_no_view_of_an_earlier_deal(page: Any, site: str, played: Played, new_deal: Collection[str]) -> None:
