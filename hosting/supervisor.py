@@ -20,8 +20,12 @@ copy is, to ``/proc/<worker pid>/fd/<fd>/tmp/cardarena.sock``, where ``fd`` is t
 sandbox's root. A dead copy's socket therefore refuses connections (unreachable, as a remote bot that is
 down) and never leads to another process's sandbox, even once its pids are reused.
 
-A thread stops each copy that has had no lookup and used no CPU for ``HostingConfig.idle_s`` seconds
-(:meth:`Supervisor.reap_idle`); :meth:`Supervisor.close` stops them all (at exit).
+A thread stops each copy that has had no lookup, no decision asked of it and no work for ``HostingConfig.idle_s``
+seconds (:meth:`Supervisor.reap_idle`); :meth:`Supervisor.close` stops them all (at exit). A decision asked through
+this process's client marks the copy used (:meth:`Supervisor.touch`); a copy that used more than
+:data:`IDLE_CPU_SHARE` of a core between two looks was working (a long decision, a game of another process that
+borrowed it). Less is an idle server's own wake-ups: gRPC's Python server polls several times a second, about
+0.1-0.4% of a core measured, so "used no CPU" would never hold.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds a failed start is remembered: lookups meanwhile fail at once with the same reason.
 FAILED_START_S = 2.0
+#: The share of one core a copy may use between two looks and still count as idle (its server's own wake-ups).
+IDLE_CPU_SHARE = 0.01
 #: Longest Unix socket path (sun_path holds 108 bytes with its terminating zero).
 MAX_SOCKET_PATH = 107
 _instances = itertools.count(1)
@@ -86,6 +92,7 @@ class _Copy:
     used: float
     cpu: int | None = None
     restarts: int = 0
+    looked: float = 0.0  # when ``cpu`` was read (the supervisor's clock)
 
 
 @dataclass
@@ -97,9 +104,11 @@ class _Link:
 
 
 class Supervisor:
-    """The hosted bots of this process, from ``source`` under ``config``. Thread-safe."""
+    """The hosted bots of this process, from ``source`` under ``config``. Thread-safe. ``reaper`` False: no thread
+    stops idle copies, the caller calls :meth:`reap_idle` itself (a test that moves its own ``clock``)."""
 
-    def __init__(self, source: Source, config: HostingConfig, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, source: Source, config: HostingConfig, clock: Callable[[], float] = time.monotonic,
+                 reaper: bool = True) -> None:
         self.source = source
         self.config = config
         self.clock = clock
@@ -113,6 +122,7 @@ class Supervisor:
         self._run = config.directory / "run" / f"{self._pid}.{next(_instances)}"
         self._launcher = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hosted-launcher")
         self._reaper: threading.Thread | None = None
+        self._reaps = reaper
         self._closed = threading.Event()
         self.starts = 0  # copies started (tests, benchmarks)
 
@@ -150,6 +160,12 @@ class Supervisor:
                 raise
             self._failed.pop(hosted, None)
             return f"unix:{link.path}"
+
+    def touch(self, hosted: Hosted) -> None:
+        """Mark this process's copy of the hosted bot used now (a decision asked of it); nothing if it has none."""
+        copy = self._copies.get(hosted)
+        if copy is not None:
+            copy.used = self.clock()
 
     def mark(self, hosted: Hosted) -> Mark | None:
         """Where this process's copy of the hosted bot has got to in its output (None: no copy of its own)."""
@@ -257,7 +273,8 @@ class Supervisor:
         os.rename(temporary, link.path)
         os.ftruncate(slot, 0)
         os.pwrite(slot, str(link.path).encode(), 0)
-        copy = _Copy(hosted, bot, slot, root, self.clock(), bot.sandbox.cgroup.cpu_usage_ns(), restarts)
+        started = self.clock()
+        copy = _Copy(hosted, bot, slot, root, started, bot.sandbox.cgroup.cpu_usage_ns(), restarts, started)
         with self._lock:
             self._copies[hosted] = copy
             self.starts += 1
@@ -292,7 +309,7 @@ class Supervisor:
 
     def _start_reaper(self) -> None:
         with self._lock:
-            if self._reaper is not None:
+            if self._reaper is not None or not self._reaps:
                 return
             self._reaper = threading.Thread(target=self._reap_loop, name="hosted-reaper", daemon=True)
             self._reaper.start()
@@ -306,17 +323,20 @@ class Supervisor:
                 log.exception("stopping idle hosted bots")
 
     def reap_idle(self) -> list[Hosted]:
-        """Stop every copy that had no lookup and used no CPU for ``idle_s`` seconds; their bots."""
+        """Stop every copy that had no lookup or decision and did no work (:data:`IDLE_CPU_SHARE`) for ``idle_s``
+        seconds; their bots."""
         now = self.clock()
         with self._lock:
             copies = list(self._copies.values())
         stopped = []
         for copy in copies:
             cpu = copy.bot.sandbox.cgroup.cpu_usage_ns()
-            if cpu is not None and cpu != copy.cpu:
-                copy.cpu = cpu
-                copy.used = max(copy.used, now)  # it is working: a game is in flight on it
-                continue
+            if cpu is not None:
+                before, since = copy.cpu, max(now - copy.looked, 0.0)
+                copy.cpu, copy.looked = cpu, now
+                if before is not None and cpu - before > IDLE_CPU_SHARE * since * 1e9:
+                    copy.used = max(copy.used, now)  # it is working: a game is in flight on it
+                    continue
             if now - copy.used < self.config.idle_s:
                 continue
             link = self._link(copy.hosted)

@@ -3,8 +3,9 @@
 A process that plays games (a local pool process, a Celery pool process, anything calling
 ``workers.service.run_game``) hosts the bots its games need: :func:`attach` gives it a
 :class:`hosting.supervisor.Supervisor` over its store, and :func:`client` turns a hosted bot's endpoint
-(``hosted:<bot id>/<sha256>``) into the referee's ordinary gRPC client on the bot's Unix socket, so the health
-check, the identity check and the game itself reach a hosted bot exactly as they reach a remote one. A
+(``hosted:<bot id>/<sha256>``) into the referee's ordinary gRPC client on the bot's Unix socket (:class:`HostedClient`,
+which also marks the copy used at each decision), so the health check, the identity check and the game itself reach
+a hosted bot exactly as they reach a remote one. A
 bot that cannot be started is a client that is unreachable with the reason (its table is deferred,
 rules §4.9). A process that plays no game (``season run``'s checks before it starts, a ladder's runner)
 starts no bot: it reports a hosted bot as answering (:class:`NotHere`); the worker that plays the game
@@ -20,8 +21,9 @@ import atexit
 import logging
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
+from functools import partial
 
 from cardarena.v1 import bot_pb2
 from config import get_settings
@@ -91,6 +93,25 @@ class NotHere:
         return out
 
 
+class HostedClient(GrpcBotClient):
+    """The client of a hosted bot's copy: each decision asked marks the copy used (``touch``), so a game in flight
+    never loses its bot to the idle stop, however long its other seats think."""
+
+    def __init__(self, endpoint: str, transport: str, touch: Callable[[], None]) -> None:
+        super().__init__(endpoint, transport)
+        self._touch = touch
+
+    def call_bytes(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bytes:
+        """:meth:`GrpcBotClient.call_bytes`, the copy marked used first."""
+        self._touch()
+        return super().call_bytes(request, timeout_s)
+
+    def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
+        """:meth:`GrpcBotClient.act`, the copy marked used first."""
+        self._touch()
+        return super().act(request, timeout_s)
+
+
 def client(endpoint: str) -> BotClient | NotHere:
     """The referee's client for the hosted bot at ``endpoint`` (``hosted:<bot id>/<sha256>``): its running copy's
     Unix socket, started now if needed; unreachable, with the reason, if it cannot run here."""
@@ -104,7 +125,7 @@ def client(endpoint: str) -> BotClient | NotHere:
     if why is not None:
         return UnreachableBotClient(why)
     try:
-        return GrpcBotClient(current.endpoint(hosted), get_settings().bot_transport)
+        return HostedClient(current.endpoint(hosted), get_settings().bot_transport, partial(current.touch, hosted))
     except HostingError as exc:
         log.warning("%s", exc)
         return UnreachableBotClient(str(exc))

@@ -5,19 +5,23 @@ after a crash, never more copies than the machine's slots; a copy swapped for an
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from hosting.cgroups import Cgroup
 from hosting.launch import HostingConfig
-from hosting.supervisor import HostingError, Supervisor
-from referee.clients import GrpcBotClient, tcp_probe
+from hosting.supervisor import IDLE_CPU_SHARE, HostingError, Supervisor
+from referee.clients import BotCallError, GrpcBotClient, tcp_probe
 from store import Store
-from tests.a_game import GAME
+from tests.a_game import GAME, first_request
 from tests.hosting.conftest import bot_dir, store_bot
+from workers.hosted import HostedClient
 
 PLAIN = f"from botsdk import Bot\nclass Hostile(Bot):\n    games = ({GAME!r},)\n"
 
@@ -32,9 +36,24 @@ class Clock:
         return self.now
 
 
+def quiet_for(cgroup: Cgroup, seconds: float, timeout_s: float = 30.0) -> None:
+    """Wait until ``cgroup`` (a sandbox's) used less than ``IDLE_CPU_SHARE`` of a core over ``seconds`` of real time
+    (an idle server's own wake-ups); AssertionError after ``timeout_s`` (a copy that never goes quiet would never
+    count as idle)."""
+    deadline = time.monotonic() + timeout_s
+    used = cgroup.cpu_usage_ns() or 0
+    while time.monotonic() < deadline:
+        time.sleep(seconds)
+        now = cgroup.cpu_usage_ns() or 0
+        if now - used < IDLE_CPU_SHARE * seconds * 1e9:
+            return
+        used = now
+    raise AssertionError(f"the copy used {IDLE_CPU_SHARE:.0%} of a core or more in every {seconds} s for {timeout_s} s")
+
+
 def test_started_on_demand_reused_then_stopped_when_idle(tmp_path: Path, store: Store, config: HostingConfig) -> None:
     clock = Clock()
-    sup = Supervisor(store.artifacts, config, clock=clock)
+    sup = Supervisor(store.artifacts, config, clock=clock, reaper=False)
     try:
         sha = store_bot(store, bot_dir(tmp_path, PLAIN), config)
         assert sup.running() == {}  # nothing runs before a game needs it
@@ -42,18 +61,58 @@ def test_started_on_demand_reused_then_stopped_when_idle(tmp_path: Path, store: 
         sandbox = sup.running()[sha]
         assert GrpcBotClient(first).health(5.0) is None
         assert sup.endpoint(sha) == first and sup.starts == 1  # reused
-        clock.now += config.idle_s / 2
-        assert sup.reap_idle() == []
         cgroup = sandbox.cgroup
-        cgroup_usage = cgroup.cpu_usage_ns()
-        clock.now += config.idle_s + 1
-        if cgroup.cpu_usage_ns() != cgroup_usage:  # it used CPU since: it counts as busy once more
-            sup.reap_idle()
-            clock.now += config.idle_s + 1
+        # the copy goes quiet once it answered (on a loaded machine its start's last work may take a while):
+        # the supervisor's clock is the test's, but the CPU it reads is real
+        quiet_for(cgroup, 0.5)
+        clock.now += config.idle_s / 2
+        assert sup.reap_idle() == []  # not idle long enough
+        clock.now += config.idle_s / 2 + 1
         assert sup.reap_idle() == [sha]
         assert not sandbox.alive() and not cgroup.pids()
         assert tcp_probe(first, 1.0) is not None  # its socket refuses: unreachable, never another bot
         assert sup.endpoint(sha) == first and sup.starts == 2  # the same endpoint, a new copy
+    finally:
+        sup.close()
+
+
+def test_a_decision_asked_keeps_a_copy_however_quiet(tmp_path: Path, store: Store, config: HostingConfig) -> None:
+    """A game in flight whose other seats think long: each decision asked through the worker's client marks the
+    copy used, so it is not stopped under the game."""
+    clock = Clock()
+    sup = Supervisor(store.artifacts, config, clock=clock, reaper=False)
+    try:
+        sha = store_bot(store, bot_dir(tmp_path, PLAIN), config)
+        client = HostedClient(sup.endpoint(sha), "unary", partial(sup.touch, sha))
+        quiet_for(sup.running()[sha].cgroup, 0.5)
+        clock.now += config.idle_s - 1
+        with contextlib.suppress(BotCallError):  # the answer does not matter: the question was asked
+            client.call(first_request(), 5.0)
+        clock.now += 2
+        assert sup.reap_idle() == []  # idle_s + 1 since the lookup, 1 since the decision
+        clock.now += config.idle_s
+        assert sup.reap_idle() == [sha]
+    finally:
+        sup.close()
+
+
+def test_a_working_copy_is_not_stopped_and_a_quiet_one_is(tmp_path: Path, store: Store, config: HostingConfig) -> None:
+    """With no lookup and no decision asked for longer than ``idle_s``: a copy at work (a thread that computes, as
+    in a long decision or a game of another process that borrowed it) stays, a quiet one (its server's own wake-ups
+    only) is stopped. Real time passes here: the CPU the supervisor reads is real."""
+    busy = PLAIN + "import threading\n\ndef spin():\n    while True:\n        pass\n\nthreading.Thread(target=spin, daemon=True).start()\n"
+    clock = Clock()
+    short = dataclasses.replace(config, idle_s=1.0)
+    sup = Supervisor(store.artifacts, short, clock=clock, reaper=False)
+    try:
+        working, quiet = (store_bot(store, bot_dir(tmp_path, source), short) for source in (busy, PLAIN))
+        sup.endpoint(working), sup.endpoint(quiet)
+        stopped = []
+        for _ in range(6):  # 3 s of both clocks, three times idle_s
+            time.sleep(0.5)
+            clock.now += 0.5
+            stopped += sup.reap_idle()
+        assert stopped == [quiet] and list(sup.running()) == [working]
     finally:
         sup.close()
 
