@@ -130,9 +130,10 @@ def _my_down(view: pb.RummyView) -> bool:
 
 
 _RANK_SUIT = {r + s: (i, j) for i, r in enumerate(RANKS) for j, s in enumerate(SUITS)}
+#: a natural card's (rank 0..12, suit 0..3, its rank's bit)
+_RANK_SUIT_BIT = {card: (r, s, 1 << r) for card, (r, s) in _RANK_SUIT.items()}
 
 
-@lru_cache(maxsize=None)
 def _best_window(ranks: int) -> tuple[int, int]:
     """(naturals held, start position) of the window of 4 positions holding most of a suit's ``ranks``."""
     pm = (ranks << 2) | ((ranks >> 12 & 1) << 1)  # positions 1 (low ace) .. 14
@@ -142,6 +143,12 @@ def _best_window(ranks: int) -> tuple[int, int]:
         if h > best[0]:
             best = (h, start)
     return best
+
+
+#: per 13-bit mask of a suit's ranks: (naturals held, the 13-bit mask of the ranks in its best window) of
+#: :func:`_best_window` (a table: the greedy bot asks it millions of times in a season)
+_WINDOW = tuple((h, ((15 << start >> 2) & 0x1FFF) | ((15 << start >> 1 & 1) << 12))
+                for h, start in map(_best_window, range(1 << 13)))
 
 
 def deficiency(hand: Sequence[str], sets: int, runs: int) -> int:
@@ -166,15 +173,16 @@ def _deficiency_of(hand: tuple[str, ...], sets: int, runs: int) -> int:
     two = [0, 0, 0, 0]
     jokers = 0
     for c in hand:
-        if c == JOKER:
+        rsb = _RANK_SUIT_BIT.get(c)
+        if rsb is None:  # the joker
             jokers += 1
             continue
-        r, s = _RANK_SUIT[c]
+        r, s, bit = rsb
         counts[r] += 1
-        if one[s] >> r & 1:
-            two[s] |= 1 << r
+        if one[s] & bit:
+            two[s] |= bit
         else:
-            one[s] |= 1 << r
+            one[s] |= bit
     runs_first = _deficiency(list(counts), list(one), list(two), jokers, sets, runs, runs_first=True)
     if not sets or not runs:  # one kind of meld: both orders take the same melds
         return runs_first
@@ -190,7 +198,8 @@ def _deficiency(counts: list[int], one: list[int], two: list[int], jokers: int, 
     else:
         must, fill = _take_sets(counts, one, two, sets)
         more_must, more_fill = _take_runs(counts, one, two, runs)
-    return must + more_must + max(0, fill + more_fill - jokers)
+    gaps = fill + more_fill - jokers
+    return must + more_must + (gaps if gaps > 0 else 0)
 
 
 def _take_runs(counts: list[int], one: list[int], two: list[int], runs: int) -> tuple[int, int]:
@@ -199,15 +208,17 @@ def _take_runs(counts: list[int], one: list[int], two: list[int], runs: int) -> 
     fill them)."""
     must = fill = 0
     for _ in range(runs):
-        best_h, best_s, best_start = -1, 0, 0
-        for s in range(4):
-            h, start = _best_window(one[s])
+        best_h, ranks = _WINDOW[one[0]]
+        best_s = 0
+        for s in (1, 2, 3):
+            h, window = _WINDOW[one[s]]
             if h > best_h:
-                best_h, best_s, best_start = h, s, start
-        must += max(0, 2 - best_h)
-        fill += 4 - max(best_h, 2)
-        window = 15 << best_start
-        ranks = ((window >> 2) & 0x1FFF) | ((window >> 1 & 1) << 12)
+                best_h, best_s, ranks = h, s, window
+        if best_h < 2:
+            must += 2 - best_h
+            fill += 2
+        else:
+            fill += 4 - best_h
         taken = one[best_s] & ranks
         one[best_s] = (one[best_s] & ~taken) | (two[best_s] & taken)
         two[best_s] &= ~taken
@@ -223,9 +234,12 @@ def _take_sets(counts: list[int], one: list[int], two: list[int], sets: int) -> 
     for _ in range(sets):
         c = max(counts)
         r = counts.index(c)
-        must += max(0, 2 - c)
-        fill += 3 - max(min(c, 3), 2)
-        take = min(c, 3)
+        if c < 3:
+            must += 2 - c if c < 2 else 0
+            fill += 1
+            take = c
+        else:
+            take = 3
         counts[r] -= take
         bit = 1 << r
         for s in range(4):  # remove the naturals used, from any suits
