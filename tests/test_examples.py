@@ -42,6 +42,8 @@ GO_PACKAGES = ("golang protobuf-compiler protoc-gen-go protoc-gen-go-grpc golang
                "golang-github-golang-protobuf-1-5-dev")
 GOCODE = Path("/usr/share/gocode")
 PYTHON_EXAMPLE = ROOT / "examples" / "python" / "bot.py"
+#: Seconds an example bot has to stop once told (SIGTERM): its second of grace and its exit.
+STOP_S = 5.0
 GAMES = games()
 
 
@@ -82,13 +84,17 @@ def serve_example(command: list[str], cwd: Path, log_path: Path, name: str) -> I
         assert line.startswith("listening on "), f"the {name} did not start: {line!r}, {log_path.read_text()}"
         yield line.split()[-1]
     finally:
+        # told to stop while the referee's stream to it is open (a referee keeps it between games), it stops after
+        # its second of grace: one that waited for the stream to end would never stop
         process.terminate()
         try:
-            process.wait(10)
+            process.wait(STOP_S)
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(10)
-        log.close()
+            raise AssertionError(f"the {name} did not stop within {STOP_S} s of SIGTERM") from None
+        finally:
+            log.close()
 
 
 def build_go_example(gopath: Path) -> Path:

@@ -30,6 +30,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -310,7 +311,11 @@ func main() {
 	signal.Notify(stop, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
 		<-stop
+		// A second of grace for the decisions in flight, then the rest is cut: a referee keeps its stream open
+		// between games, and GracefulStop alone would wait for it for ever (the Python SDK stops the same way).
+		cut := time.AfterFunc(time.Second, server.Stop)
 		server.GracefulStop()
+		cut.Stop()
 	}()
 	fmt.Printf("listening on %s\n", listener.Addr())
 	if err := server.Serve(listener); err != nil {

@@ -361,7 +361,13 @@ if (require.main === module) {
   const socket = option('--socket', '');  // a submitted bot: where the platform says (cardarena.toml)
   const server = serve(socket ? `unix:${socket}` : Number(option('--port', '50061')),
                        option('--proto', path.join(__dirname, '..', '..', 'proto')));
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => server.tryShutdown(() => process.exit(0)));
+  // a second of grace for the decisions in flight, then the rest is cut: a referee keeps its stream open between
+  // games, and tryShutdown alone would wait for it for ever (the Python SDK stops the same way)
+  const stop = () => {
+    const cut = setTimeout(() => { server.forceShutdown(); process.exit(0); }, 1000);
+    server.tryShutdown(() => { clearTimeout(cut); process.exit(0); });
+  };
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, stop);
 }
 
 module.exports = { describe, slipperySam, svara, rummy, svaraPoints, serve };
