@@ -146,9 +146,17 @@ def _best_window(ranks: int) -> tuple[int, int]:
 
 
 #: per 13-bit mask of a suit's ranks: (naturals held, the 13-bit mask of the ranks in its best window) of
-#: :func:`_best_window` (a table: the greedy bot asks it millions of times in a season)
-_WINDOW = tuple((h, ((15 << start >> 2) & 0x1FFF) | ((15 << start >> 1 & 1) << 12))
-                for h, start in map(_best_window, range(1 << 13)))
+#: :func:`_best_window`, a table the greedy bot reads millions of times in a season. It and :data:`_RANKS_IN` are
+#: built at their first use (25 ms), not when a process that plays no rummy imports the games' registry
+_WINDOW: list[tuple[int, int]] = []
+
+
+def _windows() -> list[tuple[int, int]]:
+    if not _WINDOW:
+        _RANKS_IN.extend(tuple(r for r in range(13) if mask >> r & 1) for mask in range(1 << 13))
+        _WINDOW.extend((h, ((15 << start >> 2) & 0x1FFF) | ((15 << start >> 1 & 1) << 12))
+                       for h, start in map(_best_window, range(1 << 13)))
+    return _WINDOW
 
 
 def deficiency(hand: Sequence[str], sets: int, runs: int) -> int:
@@ -162,8 +170,8 @@ def deficiency(hand: Sequence[str], sets: int, runs: int) -> int:
     return _deficiency_of(tuple(sorted(hand)), sets, runs)
 
 
-#: per 13-bit mask of ranks, the ranks (0..12) whose bits are set
-_RANKS_IN = tuple(tuple(r for r in range(13) if mask >> r & 1) for mask in range(1 << 13))
+#: per 13-bit mask of ranks, the ranks (0..12) whose bits are set (built with :data:`_WINDOW`)
+_RANKS_IN: list[tuple[int, ...]] = []
 
 
 @lru_cache(maxsize=1 << 14)
@@ -207,11 +215,12 @@ def _take_runs(counts: list[int], one: list[int], two: list[int], runs: int) -> 
     returns ``(must, fill)``: the naturals they lack below 2 a meld (to be drawn) and their other gaps (jokers may
     fill them)."""
     must = fill = 0
+    table, ranks_in = _WINDOW or _windows(), _RANKS_IN
     for _ in range(runs):
-        best_h, ranks = _WINDOW[one[0]]
+        best_h, ranks = table[one[0]]
         best_s = 0
         for s in (1, 2, 3):
-            h, window = _WINDOW[one[s]]
+            h, window = table[one[s]]
             if h > best_h:
                 best_h, best_s, ranks = h, s, window
         if best_h < 2:
@@ -222,7 +231,7 @@ def _take_runs(counts: list[int], one: list[int], two: list[int], runs: int) -> 
         taken = one[best_s] & ranks
         one[best_s] = (one[best_s] & ~taken) | (two[best_s] & taken)
         two[best_s] &= ~taken
-        for r in _RANKS_IN[taken]:
+        for r in ranks_in[taken]:
             counts[r] -= 1
     return must, fill
 
