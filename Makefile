@@ -34,12 +34,14 @@ demo: $(STAMP)
 # servers, leases and timeouts a third of it) and 4 no less than 3; every process starts its own redis-server and
 # PostgreSQL database. Each file's tests run
 # in one process, in order, as in a single run (a module's fixtures, such as the cluster, are built once and some
-# tests build on the ones before). TEST_JOBS=0: one process. The 15 slowest tests are listed at the end
+# tests build on the ones before); the longest files are handed out first (tests/conftest.py's FIRST; pytest-xdist's
+# own order, by how many tests a file holds, is turned off). TEST_JOBS=0: one process. The 15 slowest tests are
+# listed at the end
 TEST_JOBS ?= 3
 
 test: $(STAMP)
 	@$(COMPILE)
-	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) --dist loadfile --durations=15 $(PYTEST_ARGS)
+	$(VENV)/bin/python -m pytest -n $(TEST_JOBS) --dist loadfile --no-loadscope-reorder --durations=15 $(PYTEST_ARGS)
 
 # pure tests only: what needs no bot process, database, broker or browser, and none marked slow
 CHECK_TESTS := referee/games tests/test_audit.py tests/test_luck.py tests/test_cards.py tests/test_chance.py \

@@ -21,22 +21,34 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ.pop("COLUMNS", None)
     os.environ.pop("LINES", None)
 
-#: The files that take longest, handed out first when `make test` runs file by file in several processes (so that no
-#: process starts a long file last while the others are idle); each file's tests keep their order.
-FIRST = ("tests/cluster/", "tests/test_adding_a_game.py", "tests/workers/", "tests/hosting/", "tests/dashboard/test_browser")
+#: The files that take longest, longest first (their times in a `make test` run, docs/measurements.md), handed out
+#: first when `make test` runs file by file in several processes, so that no process starts a long file last while
+#: the others are idle; each file's tests keep their order.
+FIRST = ("tests/cluster/test_cluster.py", "tests/test_adding_a_game.py", "referee/games/rummy/tests/test_rummy_props.py",
+         "tests/test_audit.py", "tests/workers/test_identity.py", "tests/dashboard/test_collusion_flags.py",
+         "tests/test_cli.py", "tests/workers/test_failures.py", "tests/test_verify_tampering.py",
+         "tests/test_season_cancel.py", "tests/workers/test_leases.py", "tests/test_fair_deals.py",
+         "tests/workers/test_bot_kill.py", "tests/test_readme.py", "tests/workers/test_ladder_compare_cli.py",
+         "tests/workers/test_sequential_season.py", "tests/test_reconnect.py", "tests/dashboard/test_browser_replay.py",
+         "tests/test_bench_run.py", "tests/workers/test_busy_retry_clock.py", "tests/workers/test_celery_season.py")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """In a process of `make test` (pytest-xdist), the files of :data:`FIRST` first, in its order; the rest as
-    collected. A single process keeps pytest's own order."""
+    """In a process of `make test` (pytest-xdist), the files of :data:`FIRST` first, in its order; the rest by how
+    many tests they hold, most first (as pytest-xdist orders files itself unless told not to: `make test` tells it
+    not to, so that this order holds). A single process keeps pytest's own order."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         return
-
-    def rank(item: pytest.Item) -> int:
+    tests_in: dict[str, int] = {}
+    for item in items:
         path = item.nodeid.split("::", 1)[0]
-        return next((i for i, prefix in enumerate(FIRST) if path.startswith(prefix)), len(FIRST))
+        tests_in[path] = tests_in.get(path, 0) + 1
 
-    items.sort(key=rank)  # stable: each file's tests, and the files within a rank, keep their order
+    def rank(item: pytest.Item) -> tuple[int, int]:
+        path = item.nodeid.split("::", 1)[0]
+        return (FIRST.index(path), 0) if path in FIRST else (len(FIRST), -tests_in[path])
+
+    items.sort(key=rank)  # stable: each file's tests, and files of the same rank, keep their order
 
 
 # Property tests draw the same examples on every run (CI must not fail on a fresh draw) and
