@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import socket
 from collections.abc import Callable, Iterator
@@ -23,8 +24,8 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 
 #: The files that take longest, longest first (their times in a `make test` run, docs/measurements.md), handed out
 #: first when `make test` runs file by file in several processes, so that no process starts a long file last while
-#: the others are idle; each file's tests keep their order.
-FIRST = ("tests/cluster/test_cluster.py", "tests/test_adding_a_game.py", "referee/games/rummy/tests/test_rummy_props.py",
+#: the others are idle; each file's tests keep their order. Patterns (fnmatch): a game's files are named by none.
+FIRST = ("tests/cluster/test_cluster.py", "tests/test_adding_a_game.py", "referee/games/*/tests/test_*_props.py",
          "tests/test_audit.py", "tests/workers/test_identity.py", "tests/dashboard/test_collusion_flags.py",
          "tests/test_cli.py", "tests/workers/test_failures.py", "tests/test_verify_tampering.py",
          "tests/test_season_cancel.py", "tests/workers/test_leases.py", "tests/test_fair_deals.py",
@@ -46,7 +47,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
     def rank(item: pytest.Item) -> tuple[int, int]:
         path = item.nodeid.split("::", 1)[0]
-        return (FIRST.index(path), 0) if path in FIRST else (len(FIRST), -tests_in[path])
+        first = next((i for i, pattern in enumerate(FIRST) if fnmatch.fnmatchcase(path, pattern)), None)
+        return (first, 0) if first is not None else (len(FIRST), -tests_in[path])
 
     items.sort(key=rank)  # stable: each file's tests, and files of the same rank, keep their order
 
