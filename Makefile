@@ -49,7 +49,7 @@ CHECK_TESTS := referee/games tests/test_audit.py tests/test_luck.py tests/test_c
 	tests/test_config.py tests/test_pair_verdict.py tests/test_bt_incremental.py tests/test_ratings_ml.py \
 	tests/test_schedule.py tests/test_rules_docs.py tests/test_record_json.py tests/test_games_follow_registry.py \
 	tests/test_game_tables.py tests/test_settling.py tests/test_league_names_no_game.py tests/test_eprocess.py \
-	tests/test_collusion.py
+	tests/test_collusion.py tests/test_draws.py
 
 check: $(STAMP)
 	@$(COMPILE)

@@ -81,6 +81,8 @@ from dataclasses import dataclass
 from itertools import permutations
 from typing import TYPE_CHECKING
 
+from league.integrity.draws import drawn_sum
+
 if TYPE_CHECKING:
     from referee.games import HeldFit
 
@@ -423,10 +425,10 @@ def randomisation_p(observed: float, tables: Sequence[Sequence[float]], rng: ran
     # a float sum drawn in another order may differ in its last bits: count near ties as hits
     bar = observed - 1e-9 * (1.0 + sum(len(t) * max(abs(x) for x in t) for t in tables if t))
     hits = draws = 0
-    choice = rng.choice
+    draw = drawn_sum(tables, rng)
     while draws < MAX_DRAWS:
         draws += 1
-        if math.fsum(choice(table) for table in tables) >= bar:
+        if draw() >= bar:
             hits += 1
             if hits >= HITS:
                 return hits / draws

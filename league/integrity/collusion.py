@@ -70,6 +70,7 @@ import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from league.integrity.draws import drawn_sum
 from referee.games import TeamPlay
 
 #: Family-wise false-alarm rate of a season's collusion screen (all pairs, both tests).
@@ -286,11 +287,11 @@ def relabel_test(name: str, values: Mapping[tuple[int, int], Mapping[int, float]
     tables = [[scaled[o][i] for o in scaled if i in scaled[o]] for i in mine]
     bar = observed - 1e-9 * (1.0 + len(tables))
     hits = draws = 0
-    choice = rng.choice
+    draw = drawn_sum(tables, rng)
     p = None
     while draws < MAX_DRAWS:
         draws += 1
-        if math.fsum(choice(t) for t in tables) >= bar:
+        if draw() >= bar:
             hits += 1
             if hits >= HITS:
                 p = hits / draws
