@@ -129,9 +129,8 @@ def _my_down(view: pb.RummyView) -> bool:
 # -- the greedy bot -------------------------------------------------------------------------------
 
 
-_RANK_SUIT = {r + s: (i, j) for i, r in enumerate(RANKS) for j, s in enumerate(SUITS)}
 #: a natural card's (rank 0..12, suit 0..3, its rank's bit)
-_RANK_SUIT_BIT = {card: (r, s, 1 << r) for card, (r, s) in _RANK_SUIT.items()}
+_RANK_SUIT_BIT = {r + s: (i, j, 1 << i) for i, r in enumerate(RANKS) for j, s in enumerate(SUITS)}
 
 
 def _best_window(ranks: int) -> tuple[int, int]:
@@ -145,18 +144,20 @@ def _best_window(ranks: int) -> tuple[int, int]:
     return best
 
 
-#: per 13-bit mask of a suit's ranks: (naturals held, the 13-bit mask of the ranks in its best window) of
-#: :func:`_best_window`, a table the greedy bot reads millions of times in a season. It and :data:`_RANKS_IN` are
-#: built at their first use (25 ms), not when a process that plays no rummy imports the games' registry
-_WINDOW: list[tuple[int, int]] = []
+#: Two tables over the 8,192 masks of 13 ranks, which the greedy bot reads millions of times in a season: per mask of
+#: a suit's ranks, (naturals held, the mask of the ranks in its best window) of :func:`_best_window`; per mask, the
+#: ranks (0..12) whose bits are set. Built at their first use (25 ms), not when a process that plays no rummy imports
+#: the games' registry; assigned whole, so a bot's server threads never see them half built.
+_TABLES: tuple[tuple[tuple[int, int], ...], tuple[tuple[int, ...], ...]] | None = None
 
 
-def _windows() -> list[tuple[int, int]]:
-    if not _WINDOW:
-        _RANKS_IN.extend(tuple(r for r in range(13) if mask >> r & 1) for mask in range(1 << 13))
-        _WINDOW.extend((h, ((15 << start >> 2) & 0x1FFF) | ((15 << start >> 1 & 1) << 12))
-                       for h, start in map(_best_window, range(1 << 13)))
-    return _WINDOW
+def _tables() -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, ...], ...]]:
+    global _TABLES
+    if _TABLES is None:
+        windows = tuple((h, ((15 << start >> 2) & 0x1FFF) | ((15 << start >> 1 & 1) << 12))
+                        for h, start in map(_best_window, range(1 << 13)))
+        _TABLES = (windows, tuple(tuple(r for r in range(13) if mask >> r & 1) for mask in range(1 << 13)))
+    return _TABLES
 
 
 def deficiency(hand: Sequence[str], sets: int, runs: int) -> int:
@@ -168,10 +169,6 @@ def deficiency(hand: Sequence[str], sets: int, runs: int) -> int:
     drawn; the other gaps may be filled by the hand's jokers.
     """
     return _deficiency_of(tuple(sorted(hand)), sets, runs)
-
-
-#: per 13-bit mask of ranks, the ranks (0..12) whose bits are set (built with :data:`_WINDOW`)
-_RANKS_IN: list[tuple[int, ...]] = []
 
 
 @lru_cache(maxsize=1 << 14)
@@ -215,7 +212,7 @@ def _take_runs(counts: list[int], one: list[int], two: list[int], runs: int) -> 
     returns ``(must, fill)``: the naturals they lack below 2 a meld (to be drawn) and their other gaps (jokers may
     fill them)."""
     must = fill = 0
-    table, ranks_in = _WINDOW or _windows(), _RANKS_IN
+    table, ranks_in = _TABLES or _tables()
     for _ in range(runs):
         best_h, ranks = table[one[0]]
         best_s = 0
