@@ -62,6 +62,12 @@ PG_IDLE_IN_TRANSACTION_S = 10
 #: for minutes after the cut was restored.)
 PG_CLIENT_TCP: dict[str, int] = {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
                                  "keepalives_count": 3, "tcp_user_timeout": PG_IDLE_IN_TRANSACTION_S * 1000}
+#: A pooled PostgreSQL connection back in the pool for longer than this (seconds) is pinged (one round trip) before
+#: it is handed out again, and replaced if the server no longer answers on it (restarted, cut off); one used more
+#: recently is handed out as it is: a store that works game after game would otherwise pay a round trip per
+#: transaction for a check that almost never fails. A connection broken within that second fails its first
+#: statement instead, as one broken mid-transaction does (StoreUnavailable), and the pool is refilled.
+PG_PING_AFTER_IDLE_S = 1.0
 #: Execution option marking a connection whose transactions write.
 _WRITE = "cardarena_write"
 #: Key of the PostgreSQL advisory lock serialising concurrent migrations.
@@ -148,7 +154,6 @@ def create_store_engine(url: str) -> Engine:
         if "connect_timeout" not in parsed.query:
             pg_args["connect_timeout"] = PG_CONNECT_TIMEOUT_S
         kwargs["connect_args"] = pg_args
-        kwargs["pool_pre_ping"] = True
     try:
         engine = create_engine(parsed, **kwargs)
     except (exc.NoSuchModuleError, ImportError) as e:
@@ -194,8 +199,27 @@ def enable_wal(cursor: Any, budget_s: float = SQLITE_BUSY_TIMEOUT_S) -> None:
 
 
 def _configure_postgresql(engine: Engine) -> None:
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(_dbapi_connection: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _on_checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        # SQLAlchemy's pool_pre_ping, for connections idle longer than PG_PING_AFTER_IDLE_S only; raising
+        # DisconnectionError makes the pool drop this connection and hand out a new one
+        since = record.info.get("idle_since")
+        if since is not None and time.monotonic() - since < PG_PING_AFTER_IDLE_S:
+            return
+        try:
+            alive = engine.dialect.do_ping(dbapi_connection)
+        except Exception as e:
+            raise exc.DisconnectionError(f"the pooled connection no longer answers: {_one_line(e)}") from e
+        if not alive:
+            raise exc.DisconnectionError("the pooled connection no longer answers")
+
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+    def _on_connect(dbapi_connection: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()  # just made: no ping at its first checkout
         with dbapi_connection.cursor() as cur:
             for setting in ("idle_in_transaction_session_timeout", "tcp_user_timeout"):
                 cur.execute(f"SHOW {setting}")
@@ -241,6 +265,20 @@ def connection_transaction(engine: Engine, *, write: bool) -> Iterator[Connectio
     """:func:`transaction` on a bare Connection, for Core statements only (no ORM objects, none
     of a Session's bookkeeping): the per-game path of the game lifecycle. Raises as it does."""
     with _connection(engine, write=write) as conn, conn.begin():
+        yield conn
+
+
+@contextmanager
+def statements(engine: Engine) -> Iterator[Connection]:
+    """A Connection for reads that need no common snapshot (Core statements): on PostgreSQL each statement is a
+    transaction of its own (no BEGIN and COMMIT round trips; under READ COMMITTED each statement of a transaction
+    reads its own snapshot anyway), on SQLite a read transaction. Raises as :func:`connection_transaction`."""
+    if engine.dialect.name != "postgresql":
+        with connection_transaction(engine, write=False) as conn:
+            yield conn
+        return
+    with _connection(engine, write=False) as conn:
+        conn.execution_options(isolation_level="AUTOCOMMIT")
         yield conn
 
 

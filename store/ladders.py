@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, func, insert, select, update
+from sqlalchemy import and_, bindparam, func, insert, literal_column, select, update
 from sqlalchemy.exc import IntegrityError
 
 from referee.chance import PER_DEAL, SCHEMES
@@ -146,7 +146,7 @@ class BotLine:
 
 @dataclass(frozen=True)
 class RefillView:
-    """What a ladder's runner reads before it adds tables (:meth:`Ladders.refill_view`), in one read transaction:
+    """What a ladder's runner reads before it adds tables (:meth:`Ladders.refill_view`), in two or three statements:
     the open epoch (``epoch_id`` None before the first is opened; its number, when it was opened, its games so
     far), ``open_rows`` the ladder's pending and running seats grouped as :func:`open_tables` reads them,
     ``marked`` the bots the open epoch marks (as :meth:`Ladders.marked_bots`; None when not asked for),
@@ -217,18 +217,21 @@ def entrants_stale(game: str, bots: Iterable[tuple[int, str, Any, datetime | Non
 def _refill_statements() -> dict[str, Any]:
     """The statements of :meth:`Ladders.refill_view`, built once (building a statement costs more CPU than a
     small query takes to run); parameters ``ladder`` and ``after``."""
-    ladder = bindparam("ladder")
-    last = (select(Season.id).where(Season.ladder_id == ladder).order_by(Season.epoch.desc()).limit(1)
+    # constants written into the text, parameters only where the value changes: PostgreSQL then plans the head
+    # once for all (a generic plan) instead of at every refill
+    ladder, one = bindparam("ladder"), literal_column("1")
+    last = (select(Season.id).where(Season.ladder_id == ladder).order_by(Season.epoch.desc()).limit(one)
             .scalar_subquery())
     ids = select(Season.id).where(Season.ladder_id == ladder).scalar_subquery()
     games = select(func.count()).select_from(Game).where(Game.season_id == Season.id).scalar_subquery()
     compares = select(func.count()).select_from(LadderCompare).where(
-        LadderCompare.ladder_id == ladder, (LadderCompare.status == "running") | LadderCompare.follow.is_(True))
+        LadderCompare.ladder_id == ladder, (LadderCompare.status == literal_column("'running'"))
+        | LadderCompare.follow.is_(True))
     entrants = select(func.count()).select_from(LadderEntrant).where(LadderEntrant.ladder_id == ladder)
     return {
         "head": (select(Season.id, Season.epoch, Season.created_at, games, compares.scalar_subquery(),
                         entrants.scalar_subquery(), select(func.count()).select_from(Bot).scalar_subquery(),
-                        select(func.coalesce(func.sum(Bot.revision), 0)).scalar_subquery())
+                        select(func.coalesce(func.sum(Bot.revision), literal_column("0"))).scalar_subquery())
                  .select_from(Ladder).outerjoin(Season, Season.id == last).where(Ladder.id == ladder)),
         # the open games and the games after ``after``, a row per seat: one statement for both
         "games": (select(Game.id, Game.season_id, Game.number, Game.deal_group, Game.status, GameSeat.bot_id,
@@ -490,14 +493,14 @@ class Ladders:
         return open_tables(rows, stalled_by)
 
     def refill_view(self, ladder_id: int, after_id: int, marked: bool = True) -> RefillView:
-        """Everything a ladder's runner reads before it adds tables (:class:`RefillView`), in one read transaction
-        of two or three small statements (``marked``: read the open epoch's marks too), none of which reads more
+        """Everything a ladder's runner reads before it adds tables (:class:`RefillView`), in two or three small
+        statements (``Database.read_statements``: none of them needs another's snapshot) (``marked``: read the open epoch's marks too), none of which reads more
         than the open games and the games after ``after_id``: the runner keeps the rest itself
         (``league.competition.ladder.LadderRunner``). Raises NotFound for an unknown ladder."""
         if not _REFILL:
             _REFILL.update(_refill_statements())
         q, at = _REFILL, {"ladder": ladder_id, "after": after_id}
-        with self._db.read_rows() as conn:
+        with self._db.read_statements() as conn:  # each read stands alone: no transaction around them on PostgreSQL
             head = conn.execute(q["head"], at).one_or_none()
             if head is None:
                 raise NotFound(f"no ladder with id {ladder_id}")

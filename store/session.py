@@ -14,7 +14,7 @@ from typing import Any, cast
 from sqlalchemy import Connection, CursorResult, Engine, func, select, text
 from sqlalchemy.orm import Session
 
-from store.db import StoreError, connection_transaction, transaction
+from store.db import StoreError, connection_transaction, statements, transaction
 
 
 class Database:
@@ -34,6 +34,11 @@ class Database:
     def read_rows(self) -> AbstractContextManager[Connection]:
         """A read transaction on a bare Connection (Core statements, no ORM objects)."""
         return connection_transaction(self.engine, write=False)
+
+    def read_statements(self) -> AbstractContextManager[Connection]:
+        """Reads on a bare Connection that need no common snapshot (``store.db.statements``: on PostgreSQL no
+        transaction around them)."""
+        return statements(self.engine)
 
     def write_rows(self) -> AbstractContextManager[Connection]:
         """A write transaction on a bare Connection (SQLite: ``BEGIN IMMEDIATE``)."""

@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 from league.competition.matchmaking import (
     Entrant,
     MatchState,
+    _overdue_pairs,
+    _seat_times,
     choose_table,
     pair,
     pair_deadline,
@@ -239,6 +241,28 @@ def test_a_state_built_without_seat_times_is_read_from_its_meetings() -> None:
         a = choose_table(entrants, 4, full, random.Random(seed))
         b = choose_table(entrants, 4, bare, random.Random(seed))
         assert a is not None and a == b
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10_000), st.integers(3, 14), st.integers(0, 120), st.integers(0, 300))
+def test_overdue_pairs_by_entrant_match_the_pair_by_pair_reading(seed: int, n: int, tables: int, back: int) -> None:
+    """The overdue pairs read from the meetings by entrant (bit masks and floors, tightened as it reads) are those
+    read pair by pair, whatever the ready entrants, the cutoff, entrants that joined late or left, and pairs that
+    never met, call after call on one state."""
+    rng = random.Random(seed)
+    state = MatchState()
+    for t in range(tables):
+        pool = [e for e in range(n) if e < 3 + t // 4 and (e % 5 != 4 or t < tables // 2)]  # late joiners, leavers
+        state.record(rng.sample(pool, min(len(pool), rng.choice((2, 3, 4)))))
+    for _ in range(4):
+        ready = [Entrant(e, 1500.0, 50.0) for e in sorted(rng.sample(range(n + 2), rng.randint(0, n + 2)))]
+        bare = MatchState(state.games, Counter(state.played), dict(state.last_met), dict(state.seat_counts),
+                          dict(state.first_seat), dict(state.last_seat))  # no meetings by entrant: pair by pair
+        first, _ = _seat_times(state, [e.id for e in ready])
+        key = {e.id: rng.random() for e in ready}
+        cutoff = state.games - rng.randint(0, back)
+        assert _overdue_pairs(ready, state, first, key, cutoff) == _overdue_pairs(ready, bare, first, key, cutoff)
+        state.record(rng.sample(range(n), min(n, 4)))
 
 
 def test_bad_input_is_refused() -> None:

@@ -344,6 +344,10 @@ def match_state(store, ladder_id: int, by_version: Mapping[tuple[int, str], int]
     for (a, b), last in state.last_met.items():  # by entrant too: the matchmaker's fast reading
         state.met.setdefault(a, {})[b] = last
         state.met.setdefault(b, {})[a] = last
+        state.met_bits[a] = state.met_bits.get(a, 0) | 1 << b
+        state.met_bits[b] = state.met_bits.get(b, 0) | 1 << a
+    for a, row in state.met.items():
+        state.met_order[a] = sorted((t, b) for b, t in row.items())
     state.met_pairs = len(state.last_met)
     return state, agg.last_id
 
@@ -357,7 +361,8 @@ def _copy_state(state: MatchState) -> MatchState:
     matchmaker reads every pair from ``last_met``: 10 ms a table at 100 entrants)."""
     return MatchState(state.games, Counter(state.played), dict(state.last_met),
                       {e: Counter(c) for e, c in state.seat_counts.items()}, dict(state.first_seat),
-                      dict(state.last_seat), {e: dict(m) for e, m in state.met.items()}, state.met_pairs)
+                      dict(state.last_seat), {e: dict(m) for e, m in state.met.items()}, state.met_pairs,
+                      dict(state.met_bits), {e: list(m) for e, m in state.met_order.items()})
 
 
 @dataclass

@@ -138,6 +138,11 @@ class MatchState:
     #: ignored unless it holds as many pairs as ``last_met``.
     met: dict[int, dict[int, int]] = field(default_factory=dict, repr=False, compare=False)
     met_pairs: int = field(default=0, repr=False, compare=False)
+    #: by entrant, the entrants it ever met as a bit mask (bit ``b`` for entrant ``b``), kept with ``met``
+    met_bits: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
+    #: by entrant, its meetings as ``(table, other)`` oldest first (each table is the newest when it is added);
+    #: an entry whose pair met again since is stale (``met[a][b]`` differs) and is dropped when met on the way
+    met_order: dict[int, list[tuple[int, int]]] = field(default_factory=dict, repr=False, compare=False)
 
     def record(self, seats: Sequence[int]) -> None:
         """Count a scheduled table (entrant ids in seat order)."""
@@ -151,12 +156,27 @@ class MatchState:
             for b in seats[i + 1:]:
                 if a != b:
                     key = pair(a, b)
-                    if key not in self.last_met:
+                    before = self.last_met.get(key)
+                    if before is None:
                         self.met_pairs += 1
+                        self.met_bits[a] = self.met_bits.get(a, 0) | 1 << b
+                        self.met_bits[b] = self.met_bits.get(b, 0) | 1 << a
+                    if before != self.games:  # (an entrant given twice at one table meets the other once)
+                        self._order(a, b)
+                        self._order(b, a)
                     self.last_met[key] = self.games
                     self.met.setdefault(a, {})[b] = self.games
                     self.met.setdefault(b, {})[a] = self.games
         self.games += 1
+
+    def _order(self, a: int, b: int) -> None:
+        """Add ``a``'s meeting with ``b`` at this table to ``met_order``, its stale entries dropped once they are as
+        many as its live ones."""
+        order = self.met_order.setdefault(a, [])
+        order.append((self.games, b))
+        if len(order) > 2 * len(self.met.get(a, ())) + 8:
+            row = self.met.get(a, {})
+            order[:-1] = [(t, x) for t, x in order[:-1] if row.get(x) == t]
 
     @classmethod
     def from_tables(cls, tables: Iterable[Sequence[int]]) -> MatchState:
@@ -296,6 +316,10 @@ def _overdue_pairs(ready: Sequence[Entrant], state: MatchState, first: dict[int,
     seated = [e.id for e in ready if e.id in first]
     out: list[tuple[int, float, int, int]] = []
     fast = state.met_pairs == len(state.last_met)
+    if fast and seated and seated[0] >= 0 and len(state.met_order) == len(state.met):
+        _overdue_by_entrant(seated, state, first, key, cutoff, out)
+        out.sort()
+        return out
     empty: dict[int, int] = {}
     for i, a in enumerate(seated):
         fa = first[a]
@@ -310,6 +334,47 @@ def _overdue_pairs(ready: Sequence[Entrant], state: MatchState, first: dict[int,
                 out.append((t, key[a] + key[b], a, b))
     out.sort()
     return out
+
+
+def _overdue_by_entrant(seated: Sequence[int], state: MatchState, first: dict[int, int], key: dict[int, float],
+                        cutoff: int, out: list[tuple[int, float, int, int]]) -> None:
+    """:func:`_overdue_pairs` from the meetings by entrant (``seated`` in id order, ids at least 0): the pairs that
+    never met from the bit masks, those that met from each entrant's meetings oldest first, up to the cutoff; the
+    same pairs, appended to ``out`` unsorted. Drops the stale meetings it passes."""
+    met, bits, orders = state.met, state.met_bits, state.met_order
+    mask = 0
+    for a in seated:
+        mask |= 1 << a
+    for a in seated:
+        fa = first[a]
+        if fa <= cutoff:  # pairs that never met are overdue once both first sat by the cutoff
+            unmet = mask & ~bits.get(a, 0) & ~((2 << a) - 1)  # the partners above a only
+            while unmet:
+                low = unmet & -unmet
+                b = low.bit_length() - 1
+                unmet ^= low
+                fb = first[b]
+                t = fa if fa > fb else fb
+                if t <= cutoff:
+                    out.append((t, key[a] + key[b], a, b))
+        order = orders.get(a)
+        if not order or order[0][0] > cutoff:
+            continue
+        row = met[a]
+        live: list[tuple[int, int]] = []
+        k, end = 0, len(order)
+        while k < end:  # the meetings at the cutoff or before, oldest first
+            t, b = order[k]
+            if t > cutoff:
+                break
+            k += 1
+            if row.get(b) != t:
+                continue  # the pair met again since
+            live.append((t, b))
+            if b > a and mask >> b & 1:
+                out.append((t, key[a] + key[b], a, b))
+        if len(live) < k:
+            order[:k] = live
 
 
 def _variance(e: Entrant, state: MatchState, size: int) -> float:

@@ -239,7 +239,7 @@ def test_the_match_state_from_aggregates_is_the_state_of_every_table(store: Stor
     assert (got.games, got.played, got.last_met, got.first_seat, got.last_seat) == \
         (want.games, want.played, want.last_met, want.first_seat, want.last_seat)
     assert got.seat_counts == want.seat_counts
-    assert (got.met, got.met_pairs) == (want.met, want.met_pairs)  # the matchmaker's fast reading holds
+    assert (got.met, got.met_pairs, got.met_bits) == (want.met, want.met_pairs, want.met_bits)  # its fast reading
     # a new runner starts from the aggregates and follows on from there
     fresh = LadderRunner(store, lid)
     assert fresh.refill().added > 0

@@ -6,9 +6,12 @@ import socket
 from pathlib import Path
 
 import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.pool import NullPool
 
 from league.policy import POLICY
-from store import StoreError, StoreUnavailable, open_store
+from store import Store, StoreError, StoreUnavailable, open_store
+from store import db as store_db
 
 
 def _closed_port() -> int:
@@ -57,3 +60,35 @@ def test_sqlite_file_that_is_not_a_database(tmp_path: Path) -> None:
     with pytest.raises(StoreUnavailable) as err:
         open_store(f"sqlite:///{tmp_path / 'junk.db'}", policy=POLICY)
     assert "not a database" in str(err.value)
+
+
+def _end_pooled_session(store: Store, url: str) -> None:
+    """Use the store once, then have the server end its pooled connection's session (as a restart would)."""
+    with store.db.read_statements() as conn:
+        pid = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
+    other = create_engine(url, poolclass=NullPool)
+    with other.begin() as conn:
+        assert conn.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid}).scalar_one()
+    other.dispose()
+
+
+def test_a_connection_idle_past_the_ping_age_is_checked_and_replaced(db_url: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """PostgreSQL: a pooled connection back in the pool longer than ``PG_PING_AFTER_IDLE_S`` is pinged before it
+    is used, and one whose session the server ended is replaced without an error; one used within that time is
+    handed out unpinged, and its first statement fails as StoreUnavailable, after which the pool works again."""
+    if not db_url.startswith("postgresql"):
+        pytest.skip("SQLite has no connection to lose")
+    store = open_store(db_url, policy=POLICY)
+    try:
+        monkeypatch.setattr(store_db, "PG_PING_AFTER_IDLE_S", 0.0)
+        for _ in range(2):
+            _end_pooled_session(store, db_url)
+            assert store.bots.list_bots() == []  # pinged, found dead, replaced
+        monkeypatch.setattr(store_db, "PG_PING_AFTER_IDLE_S", 3600.0)
+        _end_pooled_session(store, db_url)
+        with pytest.raises(StoreUnavailable):
+            store.bots.list_bots()
+        assert store.bots.list_bots() == []
+    finally:
+        store.close()
