@@ -423,7 +423,7 @@ class LadderRunner:
     What a refill needs it keeps itself between refills: the match state (built once from the store's
     aggregates, then game by game), the entrants (read again only when a bot or the count of entrants changed),
     the open epoch's key and the latest fit; the rest (the open epoch, the open tables, the marks, the games
-    scheduled since) it reads in one read transaction (``Ladders.refill_view``) before it appends. With a
+    scheduled since) it reads in two statements (``Ladders.refill_view``) before it appends. With a
     ``refitter`` the fit is made away from the refill, which takes the newest one made (only the very first
     is made in the refill); without one, the refill makes it when due (:meth:`fit`)."""
 
