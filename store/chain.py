@@ -175,6 +175,10 @@ _SEASON_FIELDS = (Season.name, Season.game, Season.params, Season.time_control, 
                   Season.chance_scheme, Season.chain_head, Season.chain_length, Season.status, Season.config)
 _SET_HEAD = (update(Season).where(Season.id == bindparam("c_season"))
              .values(chain_head=bindparam("c_head"), chain_length=bindparam("c_length")))
+#: PostgreSQL: the entry added and the head moved in one statement (a data-modifying WITH), one round trip
+_ADD_AND_SET_HEAD = _SET_HEAD.add_cte(insert(ChainEntry).values(
+    season_id=bindparam("c_season"), seq=bindparam("c_seq"), kind=bindparam("c_kind"), number=bindparam("c_number"),
+    entry=bindparam("c_entry"), hash=bindparam("c_hash")).cte("added_entry"))
 
 
 def chain_format(conn: Connection, season_id: int) -> int:
@@ -238,10 +242,16 @@ def append(conn: Connection, season: ChainHolder, linker: Linker, entry: Mapping
     """Append ``entry`` to the locked season's chain in ``conn``'s transaction; returns the new head."""
     text = entry_text(entry)
     head = linker.chain_link(season.chain_head or GENESIS, text)
-    conn.execute(_ADD, {"season_id": season.id, "seq": season.chain_length, "kind": entry["kind"], "number": number,
-                        "entry": text, "hash": head})
-    season.chain_head, season.chain_length = head, season.chain_length + 1
-    conn.execute(_SET_HEAD, {"c_season": season.id, "c_head": head, "c_length": season.chain_length})
+    seq = season.chain_length
+    if conn.dialect.name == "postgresql":
+        conn.execute(_ADD_AND_SET_HEAD, {"c_season": season.id, "c_seq": seq, "c_kind": entry["kind"],
+                                         "c_number": number, "c_entry": text, "c_hash": head, "c_head": head,
+                                         "c_length": seq + 1})
+    else:
+        conn.execute(_ADD, {"season_id": season.id, "seq": seq, "kind": entry["kind"], "number": number,
+                            "entry": text, "hash": head})
+        conn.execute(_SET_HEAD, {"c_season": season.id, "c_head": head, "c_length": seq + 1})
+    season.chain_head, season.chain_length = head, seq + 1
     return head
 
 

@@ -391,9 +391,7 @@ class Ladders:
         if len(groups) != len(games):
             raise ValueError(f"{len(groups)} deal groups for {len(games)} games")
         with self._db.write_rows() as conn:
-            if conn.dialect.name == "postgresql":
-                conn.exec_driver_sql("SET LOCAL synchronous_commit TO OFF")
-            season = lock_season(conn, season_id)
+            season = lock_season(conn, season_id, wait_for_log=False)
             if season is None or season.ladder_id is None:
                 raise NotFound(f"no ladder epoch with id {season_id}")
             if (season.config or {}).get(EPOCH_KEY, {}).get("closed"):
@@ -494,8 +492,9 @@ class Ladders:
 
     def refill_view(self, ladder_id: int, after_id: int, marked: bool = True) -> RefillView:
         """Everything a ladder's runner reads before it adds tables (:class:`RefillView`), in two or three small
-        statements (``Database.read_statements``: none of them needs another's snapshot) (``marked``: read the open epoch's marks too), none of which reads more
-        than the open games and the games after ``after_id``: the runner keeps the rest itself
+        statements (``marked``: read the open epoch's marks too; ``Database.read_statements``: none of them needs
+        another's snapshot), none of which reads more than the open games and the games after ``after_id``: the
+        runner keeps the rest itself
         (``league.competition.ladder.LadderRunner``). Raises NotFound for an unknown ladder."""
         if not _REFILL:
             _REFILL.update(_refill_statements())

@@ -210,6 +210,10 @@ SEASON_COLUMNS = (Season.id, Season.name, Season.game, Season.params, Season.tim
                   Season.deal_key)
 #: Lock (PostgreSQL ``FOR UPDATE``; SQLite's write transaction holds the whole store) and read a season by id.
 LOCK_SEASON = select(*SEASON_COLUMNS).where(Season.id == bindparam("season_id")).with_for_update()
+#: PostgreSQL: :data:`LOCK_SEASON`, and the transaction's commit made not to wait for the log (``synchronous_commit``
+#: off for this transaction alone), in the one statement
+_LOCK_SEASON_QUICK_COMMIT = (select(*SEASON_COLUMNS, func.set_config("synchronous_commit", "off", True))
+                             .where(Season.id == bindparam("season_id")).with_for_update())
 
 
 _BOTS = bindparam("bots", expanding=True)
@@ -224,8 +228,13 @@ _ADD_GAMES = insert(Game).returning(Game.id, sort_by_parameter_order=True)
 _ADD_SEATS = insert(GameSeat)
 
 
-def lock_season(conn: Connection, season_id: int) -> LockedSeason | None:
-    """The season's row, locked until ``conn``'s transaction ends; None for an unknown id."""
+def lock_season(conn: Connection, season_id: int, wait_for_log: bool = True) -> LockedSeason | None:
+    """The season's row, locked until ``conn``'s transaction ends; None for an unknown id. ``wait_for_log``
+    False: on PostgreSQL the transaction's commit does not wait for its log to reach the disk (what that risks:
+    ``store.ladders.Ladders.append_games``); SQLite's commits (WAL, ``synchronous = NORMAL``) never wait for it."""
+    if not wait_for_log and conn.dialect.name == "postgresql":
+        row = conn.execute(_LOCK_SEASON_QUICK_COMMIT, {"season_id": season_id}).one_or_none()
+        return None if row is None else LockedSeason(*row[:-1])
     row = conn.execute(LOCK_SEASON, {"season_id": season_id}).one_or_none()
     return None if row is None else LockedSeason(**row._asdict())
 
