@@ -175,10 +175,29 @@ _SEASON_FIELDS = (Season.name, Season.game, Season.params, Season.time_control, 
                   Season.chance_scheme, Season.chain_head, Season.chain_length, Season.status, Season.config)
 _SET_HEAD = (update(Season).where(Season.id == bindparam("c_season"))
              .values(chain_head=bindparam("c_head"), chain_length=bindparam("c_length")))
-#: PostgreSQL: the entry added and the head moved in one statement (a data-modifying WITH), one round trip
-_ADD_AND_SET_HEAD = _SET_HEAD.add_cte(insert(ChainEntry).values(
+#: PostgreSQL: an entry added (:func:`link`'s parameters), as a data-modifying WITH of another statement
+_ADD_ENTRY = insert(ChainEntry).values(
     season_id=bindparam("c_season"), seq=bindparam("c_seq"), kind=bindparam("c_kind"), number=bindparam("c_number"),
-    entry=bindparam("c_entry"), hash=bindparam("c_hash")).cte("added_entry"))
+    entry=bindparam("c_entry"), hash=bindparam("c_hash")).cte("added_entry")
+#: PostgreSQL: the entry added and the head moved in one statement, one round trip
+_ADD_AND_SET_HEAD = _SET_HEAD.add_cte(_ADD_ENTRY)
+
+
+def with_entry(statement: Any) -> Any:
+    """PostgreSQL: ``statement`` (an INSERT, UPDATE or DELETE of other tables) that also appends a chain entry and
+    moves the season's head, in one round trip: executed with :func:`link`'s parameters besides its own."""
+    return statement.add_cte(_ADD_ENTRY, _SET_HEAD.cte("moved_head"))
+
+
+def link(season: ChainHolder, linker: Linker, entry: Mapping[str, Any], number: int | None = None) -> dict[str, Any]:
+    """The parameters that append ``entry`` to the locked season's chain (``c_*``, of :func:`with_entry`'s
+    statements), the season's head moved to it: the caller executes them in the same transaction."""
+    text = entry_text(entry)
+    head = linker.chain_link(season.chain_head or GENESIS, text)
+    seq = season.chain_length
+    season.chain_head, season.chain_length = head, seq + 1
+    return {"c_season": season.id, "c_seq": seq, "c_kind": entry["kind"], "c_number": number, "c_entry": text,
+            "c_hash": head, "c_head": head, "c_length": seq + 1}
 
 
 def chain_format(conn: Connection, season_id: int) -> int:
@@ -240,19 +259,14 @@ def close_if_finished(conn: Connection, season: ChainHolder, linker: Linker, sta
 def append(conn: Connection, season: ChainHolder, linker: Linker, entry: Mapping[str, Any],
            number: int | None = None) -> str:
     """Append ``entry`` to the locked season's chain in ``conn``'s transaction; returns the new head."""
-    text = entry_text(entry)
-    head = linker.chain_link(season.chain_head or GENESIS, text)
-    seq = season.chain_length
+    at = link(season, linker, entry, number)
     if conn.dialect.name == "postgresql":
-        conn.execute(_ADD_AND_SET_HEAD, {"c_season": season.id, "c_seq": seq, "c_kind": entry["kind"],
-                                         "c_number": number, "c_entry": text, "c_hash": head, "c_head": head,
-                                         "c_length": seq + 1})
+        conn.execute(_ADD_AND_SET_HEAD, at)
     else:
-        conn.execute(_ADD, {"season_id": season.id, "seq": seq, "kind": entry["kind"], "number": number,
-                            "entry": text, "hash": head})
-        conn.execute(_SET_HEAD, {"c_season": season.id, "c_head": head, "c_length": seq + 1})
-    season.chain_head, season.chain_length = head, seq + 1
-    return head
+        conn.execute(_ADD, {"season_id": at["c_season"], "seq": at["c_seq"], "kind": at["c_kind"],
+                            "number": number, "entry": at["c_entry"], "hash": at["c_hash"]})
+        conn.execute(_SET_HEAD, at)
+    return at["c_head"]
 
 
 def append_games(conn: Connection, season: ChainHolder, linker: Linker, game_ids: Iterable[int],

@@ -639,7 +639,10 @@ class Ladders:
         if not points:
             return 0
         with self._db.write() as s:
-            # the open epoch, locked first: its chain takes the snapshot (store.chain, kind "ratings"). Locked, it
+            # the ladder's row first (KEY SHARE, which its snapshot rows take anyway for their reference to it):
+            # opening an epoch locks the ladder, then the epoch, and so must everything that takes both
+            s.execute(select(Ladder.id).where(Ladder.id == ladder_id).with_for_update(key_share=True))
+            # then the open epoch: its chain takes the snapshot (store.chain, kind "ratings"). Locked, it
             # may turn out closed by an epoch opened meanwhile (PostgreSQL re-reads a row it waited for, not the
             # query): then the epoch opened is read and locked in its turn.
             latest = (select(Season).where(Season.ladder_id == ladder_id).order_by(Season.epoch.desc())

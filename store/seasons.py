@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, case, delete, func, insert, select, update
+from sqlalchemy import (BigInteger, Connection, Insert, Integer, String, bindparam, case, delete, func, insert,
+                        literal_column, select, update)
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.exc import IntegrityError
 
 from referee.chance import PER_DEAL, SCHEMES
 from store.bots import check_game_name
-from store.chain import append, close_if_finished, finished, schedule_entry, season_entry
+from store.chain import append, close_if_finished, finished, link, schedule_entry, season_entry, with_entry
 from store.db import NotFound, SeasonExists
 from store.models import (
     CANCELLED,
@@ -228,6 +230,32 @@ _ADD_GAMES = insert(Game).returning(Game.id, sort_by_parameter_order=True)
 _ADD_SEATS = insert(GameSeat)
 
 
+def _add_games_and_seats() -> Insert:
+    """PostgreSQL: games added to a season and their seats in one statement (a data-modifying WITH), one round
+    trip; the games as arrays, so that its text, and its prepared plan, is the same for any number of them.
+    Parameters: ``g_season``, ``g_status``, ``g_now``; ``g_number``, ``g_seed``, ``g_group``, ``g_token`` (one
+    per game, in number order); ``s_number``, ``s_seat``, ``s_bot`` (one per seat)."""
+    games = func.unnest(bindparam("g_number", type_=ARRAY(Integer)), bindparam("g_seed", type_=ARRAY(BigInteger)),
+                        bindparam("g_group", type_=ARRAY(Integer)), bindparam("g_token", type_=ARRAY(String))
+                        ).table_valued("number", "seed", "deal_group", "token").render_derived("g")
+    added = (insert(Game).from_select(
+        ["season_id", "number", "seed", "deal_group", "token", "status", "attempts", "created_at"],
+        select(bindparam("g_season", type_=Integer), games.c.number, games.c.seed, games.c.deal_group,
+               games.c.token, bindparam("g_status", type_=Game.status.type), literal_column("0"),
+               bindparam("g_now", type_=Game.created_at.type)))
+        .returning(Game.id, Game.number).cte("added_games"))
+    seats = func.unnest(bindparam("s_number", type_=ARRAY(Integer)), bindparam("s_seat", type_=ARRAY(Integer)),
+                        bindparam("s_bot", type_=ARRAY(Integer))
+                        ).table_valued("number", "seat", "bot_id").render_derived("s")
+    return insert(GameSeat).from_select(
+        ["game_id", "seat", "bot_id"],
+        select(added.c.id, seats.c.seat, seats.c.bot_id).join(seats, seats.c.number == added.c.number))
+
+
+#: with the chain's entry of the games (its schedule entry) too: the whole of a ladder's append but its lock and read
+_ADD_GAMES_AND_SEATS = with_entry(_add_games_and_seats())
+
+
 def lock_season(conn: Connection, season_id: int, wait_for_log: bool = True) -> LockedSeason | None:
     """The season's row, locked until ``conn``'s transaction ends; None for an unknown id. ``wait_for_log``
     False: on PostgreSQL the transaction's commit does not wait for its log to reach the disk (what that risks:
@@ -388,14 +416,23 @@ class Seasons:
             changes.update(status=SeasonStatus.RUNNING, finished_at=None)
         if changes:
             conn.execute(update(Season).where(Season.id == season_id).values(**changes))
-        if games:
+        entry = schedule_entry([(row["number"], row["deal_group"], list(seats))
+                                for row, (_, seats) in zip(rows, games, strict=True)]) if games else None
+        if entry is not None and conn.dialect.name == "postgresql":
+            conn.execute(_ADD_GAMES_AND_SEATS, {
+                **link(season, self._policy, entry),
+                "g_season": season_id, "g_status": GameStatus.PENDING, "g_now": now,
+                "g_number": [row["number"] for row in rows], "g_seed": [row["seed"] for row in rows],
+                "g_group": [row["deal_group"] for row in rows], "g_token": [row["token"] for row in rows],
+                "s_number": [row["number"] for row, (_, seats) in zip(rows, games, strict=True) for _ in seats],
+                "s_seat": [seat for _, seats in games for seat in range(len(seats))],
+                "s_bot": [bot for _, seats in games for bot in seats]})
+        elif entry is not None:
             ids = conn.scalars(_ADD_GAMES, rows).all()
             conn.execute(_ADD_SEATS, [{"game_id": gid, "seat": seat, "bot_id": bot}
                                             for gid, (_, seats) in zip(ids, games, strict=True)
                                             for seat, bot in enumerate(seats)])
-            append(conn, season, self._policy,
-                   schedule_entry([(row["number"], row["deal_group"], list(seats))
-                                   for row, (_, seats) in zip(rows, games, strict=True)]))
+            append(conn, season, self._policy, entry)
         else:  # a sequential season that stopped is finished now (store.chain)
             close_if_finished(conn, season, self._policy, season.status, season.config)
         return True

@@ -442,6 +442,7 @@ class LadderRunner:
     _entrants: list[Any] | None = None
     _bots: tuple[Any, ...] = ()  # the bots (``Ladders.bot_lines``), read with the entrants
     _signature: tuple[int, tuple[int, int]] | None = None  # the view's entrants and bots when they were read
+    _index: tuple[dict[tuple[int, str], int], dict[int, int]] = field(default_factory=lambda: ({}, {}))  # theirs
 
     def __post_init__(self) -> None:
         ladder = self.store.ladders.get_ladder(self.ladder_id)
@@ -506,6 +507,7 @@ class LadderRunner:
         if self._entrants is None or signature != self._signature:
             self._bots = tuple(self.store.ladders.bot_lines())
             self._entrants = self.store.ladders.sync_entrants(self.ladder_id)
+            self._index = entrant_index(self._entrants)
             self._signature = signature
         return self._entrants
 
@@ -529,7 +531,7 @@ class LadderRunner:
             current_epoch(store, self.ladder, settings, now)  # opens the next (several runners: once)
             view = store.ladders.refill_view(self.ladder_id, self._seen, marked=paused is None)
         entrants = self._entrants_now(view)
-        by_version, latest = entrant_index(entrants)
+        by_version, latest = self._index
         self._follow(view.new_games, by_version, latest)
         epoch_id, count = view.epoch_id, view.epoch_games
         # version A/B: look, then plan (rules §5.5); a compare against a record is answered from the fit
@@ -571,7 +573,8 @@ class LadderRunner:
                 for seats in unrecorded:
                     scratch.record(list(seats))
                 unrecorded = []
-            candidates = [Entrant(e.id, e.rating, e.sd, rooms[e.id], author=e.author) for e in ready if rooms[e.id] > 0]
+            candidates = [Entrant(e.id, e.rating, e.sd, rooms[e.id], author=e.author) for e in ready
+                          if rooms[e.id] > 0] if games else ready  # the first table: every entrant has its room
             sizes = [s for s in settings.table_sizes if s <= len(candidates)]
             if not sizes:
                 break

@@ -3,6 +3,12 @@ entrants as bot versions, retirement in one transaction, keys published only for
 
 from __future__ import annotations
 
+import threading
+import time
+
+import pytest
+from sqlalchemy import text
+
 from league.integrity import fairness
 from store import GameStatus, Store
 from store.db import NameTaken
@@ -104,3 +110,34 @@ def test_rating_history_keeps_one_snapshot_per_entrant_and_games(store: Store, b
     assert store.ladders.last_rating_games(lid) == 20
     assert store.ladders.save_fit_checkpoint(lid, "{}", 5) and not store.ladders.save_fit_checkpoint(lid, "{}", 5)
     assert store.ladders.fit_checkpoint(lid) == ("{}", 5)
+
+
+def test_a_rating_snapshot_and_an_epoch_opening_take_their_locks_in_one_order(db_url: str, store: Store,
+                                                                              bots: list[int]) -> None:
+    """A rating snapshot (the fitting process's) while an epoch is being opened (the runner's) on PostgreSQL: the
+    opening holds the ladder's row and then asks for the open epoch's; the snapshot waits for the ladder before
+    it takes the epoch, so neither is ended as a deadlock and both land."""
+    if not db_url.startswith("postgresql"):
+        pytest.skip("SQLite's writers take one lock for the whole database")
+    lid, sid, _ = ladder(store)
+    e1, *_ = store.ladders.sync_entrants(lid)
+    written: list[int] = []
+    with store.db.engine.connect() as opening:
+        opening.execute(text("SELECT id FROM ladders WHERE id = :l FOR UPDATE"), {"l": lid})  # as open_epoch does
+        snapshot = threading.Thread(target=lambda: written.append(
+            store.ladders.add_rating_points(lid, 10, {e1.id: (5, 1510.0, 80.0)})))
+        snapshot.start()
+        with store.db.engine.connect() as watch:  # until the snapshot waits on a lock
+            deadline = time.monotonic() + 10
+            while not watch.execute(text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                                         "AND datname = current_database()")).scalar_one():
+                assert time.monotonic() < deadline, "the snapshot never waited for a lock"
+                time.sleep(0.01)
+            watch.rollback()
+        time.sleep(0.2)  # had it taken the epoch first, it would wait for the ladder now, holding the epoch
+        opening.execute(text("SELECT id FROM seasons WHERE ladder_id = :l ORDER BY epoch DESC LIMIT 1 FOR UPDATE"),
+                        {"l": lid})
+        opening.commit()
+    snapshot.join(10)
+    assert written == [1]
+    assert [p.games for p in store.ladders.rating_history(lid, e1.id)] == [10]
