@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -280,6 +280,33 @@ def statements(engine: Engine) -> Iterator[Connection]:
     with _connection(engine, write=False) as conn:
         conn.execution_options(isolation_level="AUTOCOMMIT")
         yield conn
+
+
+def pipelined_reads(engine: Engine, statements: Sequence[tuple[str, Mapping[str, Any]]],
+                    generic_plans: bool = False) -> list[list[tuple[Any, ...]]]:
+    """PostgreSQL: read ``statements`` (SQL text with ``%(name)s`` parameters, and their parameters) in one read
+    transaction sent in one round trip (psycopg's pipeline mode: BEGIN, the statements and COMMIT go out together);
+    each one's rows as plain tuples, with no type processing (timestamps and statuses as the driver reads them).
+    ``generic_plans``: the transaction plans each statement once for all its parameter values
+    (``plan_cache_mode = force_generic_plan``, for this transaction alone): for statements whose best plan does not
+    depend on their values, which the planner would otherwise plan again at every execution. Raises
+    StoreUnavailable as :func:`connection_transaction` does."""
+    import psycopg  # the PostgreSQL driver, only ever needed here
+
+    with _connection(engine, write=False) as conn:
+        raw = conn.connection.dbapi_connection
+        try:
+            with raw.pipeline():
+                if generic_plans:
+                    raw.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+                cursors = [raw.execute(sql, params) for sql, params in statements]
+                raw.commit()
+            return [cursor.fetchall() for cursor in cursors]
+        except BaseException as e:
+            conn.invalidate()  # never hand out a connection left half way through a pipeline
+            if isinstance(e, (psycopg.OperationalError, psycopg.InterfaceError)):
+                raise StoreUnavailable(f"database {describe_url(engine.url)} unavailable: {_one_line(e)}") from e
+            raise
 
 
 @contextmanager

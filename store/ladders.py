@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, func, insert, literal_column, select, update
+from sqlalchemy import and_, bindparam, func, insert, literal_column, select, union_all, update
 from sqlalchemy.exc import IntegrityError
 
 from referee.chance import PER_DEAL, SCHEMES
@@ -214,6 +214,9 @@ def entrants_stale(game: str, bots: Iterable[tuple[int, str, Any, datetime | Non
     return bool(current - {(bot, version) for bot, version, _, _ in rows})
 
 
+_OPEN = (GameStatus.PENDING, GameStatus.RUNNING)
+
+
 def _refill_statements() -> dict[str, Any]:
     """The statements of :meth:`Ladders.refill_view`, built once (building a statement costs more CPU than a
     small query takes to run); parameters ``ladder`` and ``after``."""
@@ -228,18 +231,25 @@ def _refill_statements() -> dict[str, Any]:
         LadderCompare.ladder_id == ladder, (LadderCompare.status == literal_column("'running'"))
         | LadderCompare.follow.is_(True))
     entrants = select(func.count()).select_from(LadderEntrant).where(LadderEntrant.ladder_id == ladder)
+    newest = (select(Game.id, Game.season_id, Game.number, Game.deal_group, Game.status)
+              .where(Game.id > bindparam("after"), Game.season_id.in_(ids))
+              .order_by(Game.id).limit(literal_column(str(NEW_GAMES))).subquery("newest"))
     return {
         "head": (select(Season.id, Season.epoch, Season.created_at, games, compares.scalar_subquery(),
                         entrants.scalar_subquery(), select(func.count()).select_from(Bot).scalar_subquery(),
                         select(func.coalesce(func.sum(Bot.revision), literal_column("0"))).scalar_subquery())
                  .select_from(Ladder).outerjoin(Season, Season.id == last).where(Ladder.id == ladder)),
-        # the open games and the games after ``after``, a row per seat: one statement for both
-        "games": (select(Game.id, Game.season_id, Game.number, Game.deal_group, Game.status, GameSeat.bot_id,
-                         GameSeat.version, GameSeat.place)
-                  .join(GameSeat, GameSeat.game_id == Game.id)
-                  .where(Game.season_id.in_(ids), Game.status.in_([GameStatus.PENDING, GameStatus.RUNNING])
-                         | (Game.id > bindparam("after")))
-                  .order_by(Game.id, GameSeat.seat)),
+        # a row per seat of the open games (part 1), then of the first NEW_GAMES games after ``after`` (part 2),
+        # by id: two parts that each plan well once for all values (a generic plan, see Ladders.refill_view)
+        "games": union_all(
+            select(literal_column("1").label("part"), Game.id, Game.season_id, Game.number, Game.deal_group,
+                   Game.status, GameSeat.bot_id, GameSeat.version, GameSeat.place, GameSeat.seat)
+            .join(GameSeat, GameSeat.game_id == Game.id)
+            .where(Game.season_id.in_(ids), Game.status.in_([literal_column(f"'{s.value}'") for s in _OPEN])),
+            select(literal_column("2"), newest.c.id, newest.c.season_id, newest.c.number, newest.c.deal_group,
+                   newest.c.status, GameSeat.bot_id, GameSeat.version, GameSeat.place, GameSeat.seat)
+            .join(GameSeat, GameSeat.game_id == newest.c.id),
+        ).order_by(literal_column("part"), literal_column("id"), literal_column("seat")),
         "marked": select(SeasonBotStatus.bot_id, SeasonBotStatus.reason, SeasonBotStatus.suspended_at)
                   .where(SeasonBotStatus.season_id == last, (SeasonBotStatus.unavailable_since.is_not(None))
                          | (SeasonBotStatus.suspended_at.is_not(None))),
@@ -247,7 +257,9 @@ def _refill_statements() -> dict[str, Any]:
 
 
 _REFILL: dict[str, Any] = {}
-_OPEN = frozenset({GameStatus.PENDING, GameStatus.RUNNING})
+_REFILL_TEXT: dict[str, str] = {}  # PostgreSQL's text of each, for Database.pipelined_reads
+#: The most new games one statement of a refill's view reads; more are read after it, a statement at a time.
+NEW_GAMES = 500
 
 
 def marked_line(reason: str | None, suspended: datetime | None) -> str:
@@ -499,25 +511,33 @@ class Ladders:
         if not _REFILL:
             _REFILL.update(_refill_statements())
         q, at = _REFILL, {"ladder": ladder_id, "after": after_id}
-        with self._db.read_statements() as conn:  # each read stands alone: no transaction around them on PostgreSQL
-            head = conn.execute(q["head"], at).one_or_none()
-            if head is None:
-                raise NotFound(f"no ladder with id {ladder_id}")
-            rows = conn.execute(q["games"], at).all()
-            marks = ({bot: marked_line(why, suspended) for bot, why, suspended in conn.execute(q["marked"], at)}
-                     if marked else None)
+        names = ["head", "games", "marked"] if marked else ["head", "games"]
+        engine = self._db.engine
+        if engine.dialect.name == "postgresql":  # one round trip, each statement planned once for all refills
+            if not _REFILL_TEXT:
+                _REFILL_TEXT.update({k: str(v.compile(dialect=engine.dialect)) for k, v in _REFILL.items()})
+            read = self._db.pipelined_reads([(_REFILL_TEXT[k], at) for k in names], generic_plans=True)
+        else:
+            with self._db.read_rows() as conn:
+                read = [conn.execute(q[k], at).all() for k in names]
+        if not read[0]:
+            raise NotFound(f"no ladder with id {ladder_id}")
+        head, rows = read[0][0], read[1]
+        marks = {bot: marked_line(why, suspended) for bot, why, suspended in read[2]} if marked else None
         new: list[LadderGame] = []
         seats: list[tuple[int, str | None, int | None]] = []
         per_table: dict[tuple[int, int, int, str], int] = {}  # as Ladders.open_games groups them
-        for k, (gid, season_id, number, group, status, bot, version, place) in enumerate(rows):
-            if status in _OPEN:
-                table = (bot, season_id, group, status)
+        for k, (part, gid, season_id, number, group, status, bot, version, place, _) in enumerate(rows):
+            if part == 1:
+                table = (bot, season_id, group, GameStatus(status))
                 per_table[table] = per_table.get(table, 0) + 1
-            if gid > after_id:
-                seats.append((bot, version, place))
-                if k + 1 == len(rows) or rows[k + 1][0] != gid:
-                    new.append(LadderGame(gid, season_id, number, GameStatus(status), tuple(seats)))
-                    seats = []
+                continue
+            seats.append((bot, version, place))
+            if k + 1 == len(rows) or rows[k + 1][1] != gid:
+                new.append(LadderGame(gid, season_id, number, GameStatus(status), tuple(seats)))
+                seats = []
+        if len(new) == NEW_GAMES:  # more than one statement reads: the rest, after them
+            new += self.ladder_games(ladder_id, after_id=new[-1].id)
         open_rows = [(*table, n) for table, n in per_table.items()]
         epoch_id, epoch, opened_at, games, compares, entrants, bots, revisions = head
         return RefillView(epoch_id, epoch or 0, opened_at, games or 0, open_rows, marks, new, compares or 0,

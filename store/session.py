@@ -7,6 +7,7 @@ one transaction of it and returns plain frozen dataclasses, never ORM objects.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from typing import Any, cast
@@ -14,7 +15,7 @@ from typing import Any, cast
 from sqlalchemy import Connection, CursorResult, Engine, func, select, text
 from sqlalchemy.orm import Session
 
-from store.db import StoreError, connection_transaction, statements, transaction
+from store.db import StoreError, connection_transaction, pipelined_reads, statements, transaction
 
 
 class Database:
@@ -39,6 +40,11 @@ class Database:
         """Reads on a bare Connection that need no common snapshot (``store.db.statements``: on PostgreSQL no
         transaction around them)."""
         return statements(self.engine)
+
+    def pipelined_reads(self, statements: Sequence[tuple[str, Mapping[str, Any]]],
+                        generic_plans: bool = False) -> list[list[tuple[Any, ...]]]:
+        """PostgreSQL: reads sent in one round trip (``store.db.pipelined_reads``)."""
+        return pipelined_reads(self.engine, statements, generic_plans)
 
     def write_rows(self) -> AbstractContextManager[Connection]:
         """A write transaction on a bare Connection (SQLite: ``BEGIN IMMEDIATE``)."""

@@ -11,6 +11,7 @@ from sqlalchemy import text
 
 from league.integrity import fairness
 from store import GameStatus, Store
+from store import ladders as store_ladders
 from store.db import NameTaken
 from tests.a_game import game_without_luck, other_game
 from tests.store.conftest import finish, quick_params
@@ -121,17 +122,25 @@ def test_a_rating_snapshot_and_an_epoch_opening_take_their_locks_in_one_order(db
         pytest.skip("SQLite's writers take one lock for the whole database")
     lid, sid, _ = ladder(store)
     e1, *_ = store.ladders.sync_entrants(lid)
-    written: list[int] = []
+    written: list[int | BaseException] = []
+
+    def take_snapshot() -> None:
+        try:
+            written.append(store.ladders.add_rating_points(lid, 10, {e1.id: (5, 1510.0, 80.0)}))
+        except BaseException as e:  # shown by the assertions below
+            written.append(e)
+
     with store.db.engine.connect() as opening:
         opening.execute(text("SELECT id FROM ladders WHERE id = :l FOR UPDATE"), {"l": lid})  # as open_epoch does
-        snapshot = threading.Thread(target=lambda: written.append(
-            store.ladders.add_rating_points(lid, 10, {e1.id: (5, 1510.0, 80.0)})))
+        snapshot = threading.Thread(target=take_snapshot)
         snapshot.start()
         with store.db.engine.connect() as watch:  # until the snapshot waits on a lock
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + 8
             while not watch.execute(text("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
                                          "AND datname = current_database()")).scalar_one():
+                assert snapshot.is_alive(), f"the snapshot ended without waiting for the ladder: {written}"
                 assert time.monotonic() < deadline, "the snapshot never waited for a lock"
+                watch.rollback()
                 time.sleep(0.01)
             watch.rollback()
         time.sleep(0.2)  # had it taken the epoch first, it would wait for the ladder now, holding the epoch
@@ -141,3 +150,26 @@ def test_a_rating_snapshot_and_an_epoch_opening_take_their_locks_in_one_order(db
     snapshot.join(10)
     assert written == [1]
     assert [p.games for p in store.ladders.rating_history(lid, e1.id)] == [10]
+
+
+def test_the_refill_view_reads_every_new_game_however_many(store: Store, bots: list[int],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A refill's view: the open tables as ``open_games`` counts them, and every game after the id asked for with
+    its seats, in id order, also when there are more than its statement reads at once (``NEW_GAMES``)."""
+    a, b, c, d = bots
+    lid, sid, _ = ladder(store)
+    tables = [[a, b, c], [b, c, d], [a, c, d], [a, b, d], [c, d, a]]
+    for n, seats in enumerate(tables):
+        assert store.ladders.append_games(sid, [(100 + n, seats)], n)
+    [first, *_] = store.seasons.next_pending(sid)
+    finish(store, first, [1, 2, 3])
+    monkeypatch.setattr(store_ladders, "NEW_GAMES", 2)
+    monkeypatch.setattr(store_ladders, "_REFILL", {})  # its statements built again, reading two new games at once
+    monkeypatch.setattr(store_ladders, "_REFILL_TEXT", {})
+    for after in (0, first, first + 1):
+        view = store.ladders.refill_view(lid, after)
+        want = store.ladders.ladder_games(lid, after_id=after)
+        assert [(g.id, g.status, g.seats) for g in view.new_games] == [(g.id, g.status, g.seats) for g in want]
+        assert view.open_tables() == store.ladders.open_games(lid)
+        assert view.epoch_id == sid and view.epoch_games == len(tables)
+    assert len(store.ladders.refill_view(lid, 0).new_games) == len(tables) > 2
