@@ -29,7 +29,8 @@ Timed, in this order:
    claim) and marked done, then the runner's ``refill`` is timed: it adds one table, all its store
    reads and its append included, the bots to pause given as ``ladder run`` gives them. Every refill is
    counted, those that take a new fit from the fitting process too (the fit is made once ``refit_every`` more
-   games are done): the median, the 90th percentile and the largest.
+   games are done): the median, the 90th percentile and the largest, and the three slowest with their CPU and
+   what else they did (opened an epoch, took a new fit).
 
 ``--db NAME`` runs steps 3 and 4 again on a database kept by ``--keep``.
 
@@ -147,7 +148,9 @@ def time_refills(store, url: str, lid: int, refills: int) -> None:
         print(f"runner start (match state from the store's aggregates, first fit, {first.added} tables): "
               f"{t7 - t6:.2f} s")
         walls, cpu, fits = [], [], 0
+        kinds: list[str] = []  # what else each refill did: opened an epoch, took a new fit
         rng = random.Random(7)
+        epoch = first.epoch
         for _ in range(refills):
             finish_one(store, lid, rng)
             before = runner._fit
@@ -157,6 +160,9 @@ def time_refills(store, url: str, lid: int, refills: int) -> None:
             cpu.append(time.process_time() - start_cpu)
             assert result.added == 1, result
             fits += runner._fit is not before
+            kinds.append(" ".join(k for k, did in (("opened an epoch", result.epoch != epoch),
+                                                   ("took a new fit", runner._fit is not before)) if did) or "plain")
+            epoch = result.epoch
         ordered = sorted(walls)
         median = statistics.median(walls) * 1e3
         p90 = ordered[int(0.9 * (len(ordered) - 1))] * 1e3
@@ -165,6 +171,9 @@ def time_refills(store, url: str, lid: int, refills: int) -> None:
               f"{statistics.median(cpu) * 1e3:.1f} ms); {fits} new fit(s) taken from the fitting process; "
               f"target 5 ms median: {'met' if median <= 5.0 else 'NOT met'}, none over 50 ms: "
               f"{'met' if ordered[-1] <= 0.05 else 'NOT met'}")
+        slowest = sorted(range(len(walls)), key=lambda i: -walls[i])[:3]
+        print("  the slowest: " + "; ".join(f"{walls[i] * 1e3:.1f} ms (CPU {cpu[i] * 1e3:.1f} ms, {kinds[i]})"
+                                            for i in slowest))
     finally:
         runner.close()
 
