@@ -76,7 +76,8 @@ def test_a_connection_idle_past_the_ping_age_is_checked_and_replaced(db_url: str
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """PostgreSQL: a pooled connection back in the pool longer than ``PG_PING_AFTER_IDLE_S`` is pinged before it
     is used, and one whose session the server ended is replaced without an error; one used within that time is
-    handed out unpinged, and its first statement fails as StoreUnavailable, after which the pool works again."""
+    handed out unpinged, and its first statement fails as StoreUnavailable (reads sent in one round trip too), after
+    which the pool works again."""
     if not db_url.startswith("postgresql"):
         pytest.skip("SQLite has no connection to lose")
     store = open_store(db_url, policy=POLICY)
@@ -90,5 +91,9 @@ def test_a_connection_idle_past_the_ping_age_is_checked_and_replaced(db_url: str
         with pytest.raises(StoreUnavailable):
             store.bots.list_bots()
         assert store.bots.list_bots() == []
+        _end_pooled_session(store, db_url)  # reads sent in one round trip fail the same way, and leave no trace
+        with pytest.raises(StoreUnavailable):
+            store.db.pipelined_reads([("SELECT 1", {})])
+        assert store.db.pipelined_reads([("SELECT 1", {}), ("SELECT %(x)s::int", {"x": 2})]) == [[(1,)], [(2,)]]
     finally:
         store.close()
