@@ -268,20 +268,6 @@ def connection_transaction(engine: Engine, *, write: bool) -> Iterator[Connectio
         yield conn
 
 
-@contextmanager
-def statements(engine: Engine) -> Iterator[Connection]:
-    """A Connection for reads that need no common snapshot (Core statements): on PostgreSQL each statement is a
-    transaction of its own (no BEGIN and COMMIT round trips; under READ COMMITTED each statement of a transaction
-    reads its own snapshot anyway), on SQLite a read transaction. Raises as :func:`connection_transaction`."""
-    if engine.dialect.name != "postgresql":
-        with connection_transaction(engine, write=False) as conn:
-            yield conn
-        return
-    with _connection(engine, write=False) as conn:
-        conn.execution_options(isolation_level="AUTOCOMMIT")
-        yield conn
-
-
 def pipelined_reads(engine: Engine, statements: Sequence[tuple[str, Mapping[str, Any]]],
                     generic_plans: bool = False) -> list[list[tuple[Any, ...]]]:
     """PostgreSQL: read ``statements`` (SQL text with ``%(name)s`` parameters, and their parameters) in one read

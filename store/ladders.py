@@ -504,9 +504,9 @@ class Ladders:
 
     def refill_view(self, ladder_id: int, after_id: int, marked: bool = True) -> RefillView:
         """Everything a ladder's runner reads before it adds tables (:class:`RefillView`), in two or three small
-        statements (``marked``: read the open epoch's marks too; ``Database.read_statements``: none of them needs
-        another's snapshot), none of which reads more than the open games and the games after ``after_id``: the
-        runner keeps the rest itself
+        statements (``marked``: read the open epoch's marks too; on PostgreSQL sent in one round trip,
+        ``Database.pipelined_reads``), none of which reads more than the open games and the first
+        :data:`NEW_GAMES` games after ``after_id`` (then the rest after those): the runner keeps the rest itself
         (``league.competition.ladder.LadderRunner``). Raises NotFound for an unknown ladder."""
         if not _REFILL:
             _REFILL.update(_refill_statements())

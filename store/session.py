@@ -15,7 +15,7 @@ from typing import Any, cast
 from sqlalchemy import Connection, CursorResult, Engine, func, select, text
 from sqlalchemy.orm import Session
 
-from store.db import StoreError, connection_transaction, pipelined_reads, statements, transaction
+from store.db import StoreError, connection_transaction, pipelined_reads, transaction
 
 
 class Database:
@@ -35,11 +35,6 @@ class Database:
     def read_rows(self) -> AbstractContextManager[Connection]:
         """A read transaction on a bare Connection (Core statements, no ORM objects)."""
         return connection_transaction(self.engine, write=False)
-
-    def read_statements(self) -> AbstractContextManager[Connection]:
-        """Reads on a bare Connection that need no common snapshot (``store.db.statements``: on PostgreSQL no
-        transaction around them)."""
-        return statements(self.engine)
 
     def pipelined_reads(self, statements: Sequence[tuple[str, Mapping[str, Any]]],
                         generic_plans: bool = False) -> list[list[tuple[Any, ...]]]:

@@ -64,7 +64,7 @@ def test_sqlite_file_that_is_not_a_database(tmp_path: Path) -> None:
 
 def _end_pooled_session(store: Store, url: str) -> None:
     """Use the store once, then have the server end its pooled connection's session (as a restart would)."""
-    with store.db.read_statements() as conn:
+    with store.db.read_rows() as conn:
         pid = conn.execute(text("SELECT pg_backend_pid()")).scalar_one()
     other = create_engine(url, poolclass=NullPool)
     with other.begin() as conn:
