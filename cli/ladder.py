@@ -164,7 +164,11 @@ class Feed:
             self.say(line)
 
     def summary(self) -> None:
-        """At the end of the run: one line per bot that kept going down (:class:`cli.progress.OutageLines`)."""
+        """At the end of the run: a last look at the bots the ladder marks down (one marked after the last probe is
+        said now, not left out of the run's output), then one line per bot that kept going down
+        (:class:`cli.progress.OutageLines`)."""
+        self._next_probe = 0.0
+        self.paused()
         for line in self.outages.summary():
             self.say(line)
 

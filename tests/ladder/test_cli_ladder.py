@@ -141,3 +141,23 @@ def test_ctrl_c_stops_a_ladder_run_with_no_traceback_from_its_processes(lite: st
             os.killpg(run.pid, signal.SIGKILL)
     assert run.returncode == 130 and err.strip() == "", (out, err)
     assert "again to resume the ladder" in out
+
+
+def test_a_bot_marked_down_after_the_last_probe_is_said_at_the_end_of_the_run(tmp_path: Path) -> None:
+    """``ladder run``'s last look: a bot the ladder marked down after the run's last probe (its games ran out
+    first) is still reported down in the run's output, once."""
+    from cli.ladder import Feed
+    from league.competition.ladder import create_ladder
+    from tests.workers.conftest import free_port  # nothing listens on it
+
+    store = open_store(f"sqlite:///{tmp_path / 'feed.db'}", policy=POLICY)
+    ids = [store.bots.register_bot(f"b{i}", f"127.0.0.1:{free_port()}", "1", "tests", [GAME], capacity=2)
+           for i in range(3)]
+    lid = create_ladder(store, "lad", SPEC, [3])
+    lines: list[str] = []
+    feed = Feed(store, lid, games=None, say=lines.append)
+    assert feed.paused() == set() and lines == []  # the probe: nothing marked yet
+    store.marks.mark_down(store.ladders.current_epoch(lid).id, {ids[1]: "refused"})
+    feed.summary()  # the next probe would come two seconds later: the run ends first
+    assert [line for line in lines if "is down" in line] == [lines[0]] and lines[0].startswith("b1 is down"), lines
+    store.close()
