@@ -50,6 +50,13 @@ client lets go of it. A call on a channel closed all the same (only
 :func:`close_channels`, at shutdown) is sent again on the current channel, and
 is the seat's fault (unreachable) if that fails too: never an exception out of
 the client, so never a void of the game (rules §4.3).
+
+A gRPC client may carry a **fence** (``fence``, a callable the worker gives: its lease still
+holds), asked the moment before each request goes out, on the stream or as an ``Act`` call, a
+request sent again included. When it says no, the request is not sent and the client raises
+:class:`CallWithheld`: not a fault of the bot; the referee stops the game there (GameCancelled).
+The referee's own check before each decision cannot see a stall of its process that falls
+between that check and the send; the fence narrows that window to gRPC's own code.
 """
 
 from __future__ import annotations
@@ -67,7 +74,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from cardarena.v1 import bot_pb2, bot_pb2_grpc
 from referee.record import FaultKind
-from referee.stream import ActStream, BotStatus, StreamBroken, StreamTimeout, close_streams, refused, stream_for
+from referee.stream import (ActStream, BotStatus, CallWithheld, StreamBroken, StreamTimeout, close_streams, refused,
+                            stream_for)
 
 #: Largest answer the referee reads from a bot, bytes on the wire; larger is a MALFORMED fault.
 MAX_ANSWER_BYTES = 64 * 1024
@@ -258,13 +266,16 @@ class GrpcBotClient:
     """A bot served over gRPC at ``endpoint`` ("host:port"), on this process's cached channel:
     on the channel's ActStream where the bot serves it, else on Act (``transport``, one of
     TRANSPORTS; ``unary``: Act alone). ``used`` is the transport the last request went on
-    (``stream`` or ``unary``; None before the first). Raises ValueError for an unknown transport."""
+    (``stream`` or ``unary``; None before the first). ``fence``: asked the moment before each
+    request goes out; False withholds it (:class:`CallWithheld`, module docstring). Raises
+    ValueError for an unknown transport."""
 
-    def __init__(self, endpoint: str, transport: str = "stream") -> None:
+    def __init__(self, endpoint: str, transport: str = "stream", fence: Callable[[], bool] | None = None) -> None:
         if transport not in TRANSPORTS:
             raise ValueError(f"unknown transport {transport!r}: use one of {', '.join(TRANSPORTS)}")
         self.endpoint = endpoint
         self.transport = transport
+        self.fence = fence
         self.used: str | None = None
         self._kept_stream: ActStream | None = None
         self._bind(channel_for(endpoint))
@@ -280,7 +291,9 @@ class GrpcBotClient:
 
     def _invoke(self, request: bytes, timeout_s: float) -> bytes:
         """One blocking Act on the bound channel, on this process's current channel if the bound one
-        was closed; raises grpc.RpcError, or ValueError when no open channel can be had."""
+        was closed; raises grpc.RpcError, ValueError when no open channel can be had, or CallWithheld."""
+        if self.fence is not None and not self.fence():
+            raise CallWithheld()
         try:
             raw: bytes = self._act(request, timeout=timeout_s)
             return raw
@@ -291,6 +304,8 @@ class GrpcBotClient:
 
     def _invoke_future(self, request: bytes, timeout_s: float) -> grpc.Future:
         """As :meth:`_invoke`, not waiting for the answer."""
+        if self.fence is not None and not self.fence():
+            raise CallWithheld()
         try:
             return self._act.future(request, timeout=timeout_s)
         except ValueError:
@@ -357,7 +372,7 @@ class GrpcBotClient:
             if failed.code != grpc.StatusCode.UNAVAILABLE:
                 raise status_fault(failed.code, failed.details, timeout_s, time.perf_counter() - t0)
             try:  # the bot's own UNAVAILABLE on a working stream: sent once more (rules §4.7)
-                return stream.call(request, max(timeout_s - (time.perf_counter() - t0), 0.001))
+                return stream.call(request, max(timeout_s - (time.perf_counter() - t0), 0.001), self.fence)
             except StreamTimeout:
                 raise BotCallError(FaultKind.TIMEOUT, "no answer before the deadline") from None
             except BotStatus as again:
@@ -373,7 +388,8 @@ class GrpcBotClient:
     def call_bytes(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bytes:
         """One decision asked with a deadline of ``timeout_s`` seconds, on the stream or as an Act call:
         the answer's wire bytes, not read; raises BotCallError with the fault kind (never another
-        exception for the bot's behaviour or a channel replaced meanwhile)."""
+        exception for the bot's behaviour or a channel replaced meanwhile), or CallWithheld when the
+        fence said no before the request (or its resend) went out."""
         request = serialize_request(request)
         timeout_s = max(timeout_s, 0.001)
         if self.transport == "stream":
@@ -382,7 +398,7 @@ class GrpcBotClient:
                 t0 = time.perf_counter()
                 self.used = "stream"
                 try:
-                    return stream.call(request, timeout_s)
+                    return stream.call(request, timeout_s, self.fence)
                 except (BotStatus, StreamTimeout, StreamBroken) as failed:
                     return self._after_stream(failed, stream, request, timeout_s, t0)
         self.used = "unary"
@@ -414,7 +430,7 @@ class GrpcBotClient:
 
     def act(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         """One decision asked without waiting (several seats at once), on the stream or as an Act call;
-        the future raises BotCallError with the fault kind.
+        the future raises BotCallError with the fault kind, or CallWithheld (the fence said no).
 
         A request that must be sent again (see the module docstring) is sent from a short-lived
         thread, never from gRPC's or the stream's thread. The future always completes."""
@@ -436,7 +452,7 @@ class GrpcBotClient:
         def again(failed: BotStatus | StreamBroken) -> None:
             try:
                 out.set_result(parse_answer(self._after_stream(failed, stream, request, timeout_s, t0)))
-            except BotCallError as exc:
+            except (BotCallError, CallWithheld) as exc:
                 out.set_exception(exc)
             except Exception as exc:  # a surprise of the transport: the bot's error, never the platform's
                 out.set_exception(BotCallError(FaultKind.ERROR, f"call failed: {exc!r}"))
@@ -444,7 +460,7 @@ class GrpcBotClient:
         def done(f: Future[bytes]) -> None:
             try:
                 out.set_result(parse_answer(f.result()))
-            except BotCallError as exc:
+            except (BotCallError, CallWithheld) as exc:
                 out.set_exception(exc)
             except StreamTimeout:
                 out.set_exception(BotCallError(FaultKind.TIMEOUT, "no answer before the deadline"))
@@ -456,7 +472,7 @@ class GrpcBotClient:
             except StreamBroken as exc:
                 threading.Thread(target=again, args=(exc,), daemon=True).start()
 
-        stream.submit(request, timeout_s).add_done_callback(done)
+        stream.submit(request, timeout_s, self.fence).add_done_callback(done)
         return out
 
     def _act_unary(self, request: bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
@@ -468,6 +484,9 @@ class GrpcBotClient:
         except ValueError as exc:
             out.set_exception(BotCallError(FaultKind.UNREACHABLE, f"bot unreachable: no open channel: {exc}"))
             return out
+        except CallWithheld as exc:
+            out.set_exception(exc)
+            return out
 
         def again() -> None:
             try:
@@ -475,7 +494,7 @@ class GrpcBotClient:
                 out.set_result(parse_answer(self._invoke(request, max(left, 0.001))))
             except grpc.RpcError as exc:
                 out.set_exception(self._resend_fault(exc, timeout_s, t0))
-            except BotCallError as exc:
+            except (BotCallError, CallWithheld) as exc:
                 out.set_exception(exc)
             except ValueError as exc:
                 out.set_exception(BotCallError(FaultKind.UNREACHABLE, f"bot unreachable: no open channel: {exc}"))

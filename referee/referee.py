@@ -22,7 +22,7 @@ from google.protobuf.message import Message
 
 from cardarena.v1 import bot_pb2
 from referee.chance import PER_DEAL, Chance
-from referee.clients import MAX_KEPT_ANSWER_BYTES, BotCallError, BotClient, parse_answer
+from referee.clients import MAX_KEPT_ANSWER_BYTES, BotCallError, BotClient, CallWithheld, parse_answer
 from referee.driver import BadStep, Driver
 from referee.engine import DrawLot, IllegalAction, Shuffle, places
 from referee.games import GameSpec, MalformedAction
@@ -86,8 +86,9 @@ class RefereeError(RuntimeError):
 
 
 class GameCancelled(RuntimeError):
-    """The caller's ``cancelled`` hook said stop before a call (its worker lost the game's lease): the
-    game has no result. ``str(e)`` says where, and whether any seat of that decision was asked."""
+    """The caller's ``cancelled`` hook said stop before a call (its worker lost the game's lease), or a
+    client's fence withheld a call (:class:`referee.clients.CallWithheld`): the game has no result.
+    ``str(e)`` says where, and whether any seat of that decision was asked."""
 
 
 def _to_json(message: Message) -> dict[str, Any]:
@@ -258,6 +259,9 @@ class _Game:
         except BotCallError as exc:
             return _Answer(None, exc.kind, exc.detail, self._epoch + t0, time.perf_counter() - t0, budget_limited,
                            exc.raw)
+        except CallWithheld as exc:
+            raise GameCancelled(f"game {self.game_id} stopped in decision {len(self.decisions) + 1}: seat {seat}'s"
+                                f" call {exc}") from None
         elapsed = time.perf_counter() - t0
         sent_at = self._epoch + t0
         read = self._read.get(data)
@@ -290,6 +294,11 @@ class _Game:
             raw = None
             try:
                 response, kind, detail = future.result(timeout=timeout + STUCK_CALL_GRACE_S), None, ""
+            except CallWithheld as exc:
+                for other, *_ in started.values():
+                    other.cancel()
+                raise GameCancelled(f"game {self.game_id} stopped in decision {len(self.decisions) + 1}: seat {seat}'s"
+                                    f" call {exc}: no result") from None
             except BotCallError as exc:
                 response, kind, detail, raw = None, exc.kind, exc.detail, exc.raw
             except TimeoutError:

@@ -23,6 +23,9 @@ blocking unary calls use), driven by the waiting threads themselves, one of them
 - a request sent without waiting (:meth:`ActStream.submit`, several seats asked at once) is
   answered through a :class:`concurrent.futures.Future`; while only such requests wait, a spare
   thread of the stream reads;
+- a request may carry a fence (a callable the worker gives, :class:`CallWithheld`): asked under the
+  lock the moment before its send starts, here or after the sends queued before it, so a request
+  that waited through a stall of its process goes out only if the fence still says yes;
 - gRPC's wait for the next event has no timeout, so a process-wide :class:`Watchdog` wakes a reader
   whose deadline (or a submitted request's) has passed, with an empty batch of operations, which
   gRPC's core completes at once.
@@ -88,6 +91,16 @@ class BotStatus(Exception):
 
 class StreamTimeout(Exception):
     """No answer to a request before its deadline."""
+
+
+class CallWithheld(Exception):
+    """A request not sent: its fence (a callable the caller gave, asked the moment before the request
+    goes out) said no. The worker's fence closes when its lease may have run out (the process stalled
+    between its check before the decision and the send), so a game given to another attempt meanwhile
+    never has this one's request reach its bots; the referee stops the game, the bot is not at fault."""
+
+    def __init__(self) -> None:
+        super().__init__("not sent: the attempt's fence closed (its lease may have run out)")
 
 
 class StreamBroken(Exception):
@@ -181,11 +194,13 @@ class _Waiter:
     A blocking caller that does not read at once waits on ``gate`` (a lock held until it is released
     once: the answer came, or the caller is made the reader); a submitted request has a ``future``."""
 
-    __slots__ = ("id", "deadline", "gate", "future", "answer", "failure", "done", "reads")
+    __slots__ = ("id", "deadline", "fence", "gate", "future", "answer", "failure", "done", "reads")
 
-    def __init__(self, deadline: float, future: Future[bytes] | None = None) -> None:
+    def __init__(self, deadline: float, future: Future[bytes] | None = None,
+                 fence: Callable[[], bool] | None = None) -> None:
         self.id = 0
         self.deadline = deadline
+        self.fence = fence
         self.future = future
         self.gate: threading.Lock | None = None
         self.answer: bytes | None = None
@@ -277,7 +292,7 @@ class ActStream:
         self._next_id = 0
         self._reader: _Waiter | None = None
         self._sending = False
-        self._backlog: deque[bytes] = deque()
+        self._backlog: deque[tuple[bytes, _Waiter]] = deque()  # waiting for the send in flight
         self._ops = 0  # batches started and not yet read from the completion queue
         self._answered = False
         self._cancelled: tuple[grpc.StatusCode, str] | None = None
@@ -320,22 +335,45 @@ class ActStream:
             self._ops += 1
         return started
 
-    def _send(self, data: bytes) -> None:
-        """Send one message now, or after the sends before it (under the lock)."""
+    def _send(self, data: bytes, waiter: _Waiter) -> None:
+        """Send ``waiter``'s message now, or after the sends before it (under the lock)."""
         if self._sending:
-            self._backlog.append(data)
+            self._backlog.append((data, waiter))
         else:
             self._sending = self._operate((cygrpc.SendMessageOperation(data, _FLAGS),), _SENT)
 
+    def _send_next(self) -> list[Future[bytes]]:
+        """A send completed (under the lock): the backlog's next message goes out, after those whose fence
+        closed meanwhile are failed with CallWithheld (their futures returned, to fail outside the lock)."""
+        withheld = []
+        while self._backlog:
+            data, waiter = self._backlog.popleft()
+            if waiter.fence is None or waiter.done or waiter.fence():
+                self._send(data, waiter)
+                break
+            self._pending.pop(waiter.id, None)
+            waiter.done = True
+            waiter.failure = CallWithheld()
+            if waiter.future is not None:
+                self._submitted -= 1
+                withheld.append(waiter.future)
+            elif waiter is not self._reader:
+                assert waiter.gate is not None
+                waiter.gate.release()
+        return withheld
+
     def _start(self, waiter: _Waiter, request: bytes) -> bool:
-        """Register and send ``waiter``'s request; True if the caller is to read now. Raises StreamBroken."""
+        """Register and send ``waiter``'s request; True if the caller is to read now. Raises StreamBroken,
+        or CallWithheld (nothing registered) when its fence is closed."""
         with self._lock:
             if self._ended is not None:
                 raise StreamBroken(self._ended.code, self._ended.details, self._ended.refused)
+            if waiter.fence is not None and not waiter.fence():
+                raise CallWithheld()
             self._next_id += 1
             waiter.id = self._next_id
             self._pending[waiter.id] = waiter
-            self._send(request_envelope(waiter.id, request))
+            self._send(request_envelope(waiter.id, request), waiter)
             if self._reader is not None:
                 if waiter.future is not None:
                     self._submitted += 1
@@ -351,11 +389,12 @@ class ActStream:
             self._wake_spare()
             return False
 
-    def call(self, request: bytes, timeout_s: float) -> bytes:
+    def call(self, request: bytes, timeout_s: float, fence: Callable[[], bool] | None = None) -> bytes:
         """Send ``request`` (an ActRequest's wire bytes) and wait for its answer, at most ``timeout_s``
-        seconds: the answer's bytes, unread. Raises BotStatus (the bot's error for it), StreamTimeout,
-        or StreamBroken (the stream ended first)."""
-        waiter = _Waiter(time.monotonic() + timeout_s)
+        seconds: the answer's bytes, unread. ``fence``: asked the moment before the request goes out
+        (after the sends queued before it, if any); False withholds it. Raises BotStatus (the bot's
+        error for it), StreamTimeout, StreamBroken (the stream ended first) or CallWithheld."""
+        waiter = _Waiter(time.monotonic() + timeout_s, fence=fence)
         reading = self._start(waiter, request)
         while not reading:
             left = waiter.deadline - time.monotonic()
@@ -373,14 +412,14 @@ class ActStream:
         self._read_events(waiter)
         return waiter.result()
 
-    def submit(self, request: bytes, timeout_s: float) -> Future[bytes]:
+    def submit(self, request: bytes, timeout_s: float, fence: Callable[[], bool] | None = None) -> Future[bytes]:
         """Send ``request`` without waiting: a future of its answer's bytes, unread, that fails as
         :meth:`call` does, at the latest at the deadline (the stream's reader, or its spare reader thread, completes it)."""
-        waiter = _Waiter(time.monotonic() + timeout_s, Future())
+        waiter = _Waiter(time.monotonic() + timeout_s, Future(), fence)
         assert waiter.future is not None
         try:
             self._start(waiter, request)
-        except StreamBroken as exc:
+        except (StreamBroken, CallWithheld) as exc:
             waiter.future.set_exception(exc)
         return waiter.future
 
@@ -501,8 +540,9 @@ class ActStream:
             with self._lock:
                 self._ops -= 1
                 self._sending = False
-                if self._backlog:
-                    self._send(self._backlog.popleft())
+                withheld = self._send_next() if self._backlog else []
+            for future in withheld:
+                future.set_exception(CallWithheld())
         elif tag is _STATUS:
             operation = event.batch_operations[0]  # type: ignore[attr-defined]
             code = _STATUS_CODES.get(operation.code(), grpc.StatusCode.UNKNOWN)

@@ -15,6 +15,7 @@ from hypothesis import settings
 
 from botsdk import Bot, serve
 from referee.clients import TRANSPORTS, close_channels
+from tests.raw_bots import RawBot
 
 # A test process of `make test` (pytest-xdist) is given COLUMNS=80 and LINES=24; the commands the tests run, and the
 # CLI's console, then print the 80-column tables of a terminal instead of the full width they print when piped.
@@ -104,3 +105,11 @@ def _no_hosted_supervisor_left() -> Iterator[None]:
     if hosted is not None:
         hosted.detach()
 
+
+@pytest.fixture
+def raw() -> Iterator[list[RawBot]]:
+    """Raw bots started by a test (``tests/raw_bots.py``), stopped after it."""
+    bots: list[RawBot] = []
+    yield bots
+    for bot in bots:
+        bot.server.stop(0)

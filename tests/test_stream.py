@@ -42,15 +42,6 @@ def legal(request: bot_pb2.ActRequest) -> bytes:
     return bot_pb2.ActResponse(**{SPEC.proto_field: action}).SerializeToString()
 
 
-@pytest.fixture
-def raw() -> Iterator[list[RawBot]]:
-    """Raw bots started by a test (``tests/raw_bots.py``), stopped after it."""
-    bots: list[RawBot] = []
-    yield bots
-    for bot in bots:
-        bot.server.stop(0)
-
-
 # the envelopes
 
 

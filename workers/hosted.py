@@ -97,8 +97,9 @@ class HostedClient(GrpcBotClient):
     """The client of a hosted bot's copy: each decision asked marks the copy used (``touch``), so a game in flight
     never loses its bot to the idle stop, however long its other seats think."""
 
-    def __init__(self, endpoint: str, transport: str, touch: Callable[[], None]) -> None:
-        super().__init__(endpoint, transport)
+    def __init__(self, endpoint: str, transport: str, touch: Callable[[], None],
+                 fence: Callable[[], bool] | None = None) -> None:
+        super().__init__(endpoint, transport, fence)
         self._touch = touch
 
     def call_bytes(self, request: bot_pb2.ActRequest | bytes, timeout_s: float) -> bytes:
@@ -112,9 +113,10 @@ class HostedClient(GrpcBotClient):
         return super().act(request, timeout_s)
 
 
-def client(endpoint: str) -> BotClient | NotHere:
+def client(endpoint: str, fence: Callable[[], bool] | None = None) -> BotClient | NotHere:
     """The referee's client for the hosted bot at ``endpoint`` (``hosted:<bot id>/<sha256>``): its running copy's
-    Unix socket, started now if needed; unreachable, with the reason, if it cannot run here."""
+    Unix socket, started now if needed; unreachable, with the reason, if it cannot run here. ``fence``: as
+    :class:`referee.clients.GrpcBotClient`'s."""
     hosted = hosted_of(endpoint)
     if hosted is None:
         return UnreachableBotClient(f"malformed hosted endpoint {endpoint[:80]!r}")
@@ -125,7 +127,7 @@ def client(endpoint: str) -> BotClient | NotHere:
     if why is not None:
         return UnreachableBotClient(why)
     try:
-        return HostedClient(current.endpoint(hosted), get_settings().bot_transport, partial(current.touch, hosted))
+        return HostedClient(current.endpoint(hosted), get_settings().bot_transport, partial(current.touch, hosted), fence)
     except HostingError as exc:
         log.warning("%s", exc)
         return UnreachableBotClient(str(exc))

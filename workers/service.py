@@ -64,6 +64,9 @@ T = TypeVar("T")
 STORE_RETRY_S = 60.0
 RETRY_FIRST_S = 0.2
 RETRY_MAX_S = 2.0
+#: The share of the lease after its last accepted renewal up to which a request may still go out
+#: (:meth:`Heartbeat.may_send`): the lease surely holds for the whole of it, and the rest is margin.
+SEND_FENCE = 0.9
 
 
 class Outcome(enum.StrEnum):
@@ -118,8 +121,9 @@ def _policy() -> NetworkPolicy:
     return NetworkPolicy.from_strings(settings.allowed_networks, settings.denied_networks)
 
 
-def client_for(endpoint: str) -> BotClient:
-    """The referee's client for a seat, its endpoint resolved under the network policy now, at play time.
+def client_for(endpoint: str, fence: Callable[[], bool] | None = None) -> BotClient:
+    """The referee's client for a seat, its endpoint resolved under the network policy now, at play time;
+    ``fence`` (the attempt's :meth:`Heartbeat.may_send`) is asked before each request goes out.
 
     A hosted bot's endpoint (``hosted:<bot id>/<sha256>``) is its copy's Unix socket in this process's sandboxes,
     started if needed (``workers.hosted``).
@@ -132,13 +136,13 @@ def client_for(endpoint: str) -> BotClient:
     (``config.Settings.bot_transport``: its ActStream where it serves it, by default).
     """
     if endpoint.startswith(HOSTED_PREFIX):
-        return hosted.client(endpoint)  # type: ignore[return-value]
+        return hosted.client(endpoint, fence)  # type: ignore[return-value]
     try:
         parsed = parse_endpoint(endpoint)
         addresses = _policy().resolve(parsed)
     except (EndpointError, PolicyError, ResolveError) as exc:
         return UnreachableBotClient(str(exc))
-    return GrpcBotClient(parsed.dial(addresses[0]), get_settings().bot_transport)
+    return GrpcBotClient(parsed.dial(addresses[0]), get_settings().bot_transport, fence)
 
 
 @lru_cache(maxsize=1)
@@ -303,6 +307,14 @@ class Heartbeat:
         renewed = retry_while_unavailable(self.renew, f"game {self.claim.game_id}: confirming the lease")
         return renewed is not True
 
+    def may_send(self) -> bool:
+        """The clients' fence (:class:`referee.clients.CallWithheld`), asked the moment before each request
+        goes out: True while the lease surely holds (the last accepted renewal is less than SEND_FENCE of
+        the lease old) and has not been lost. :meth:`cancelled`, asked before, confirms an older lease
+        by a renewal; a request still unsent when the fence closes was held up by a stall of this
+        process after that check, and another attempt may play the game by now."""
+        return not self.lost.is_set() and time.monotonic() - self._renewed < self.lease_s * SEND_FENCE
+
 
 def retry_while_unavailable(attempt: Callable[[], T | None], what: str, budget_s: float = STORE_RETRY_S) -> T | None:
     """``attempt()`` until it answers other than None (None: the store could not be asked),
@@ -400,7 +412,7 @@ def _run_game(store: Store, game_id: int, lease_s: float | None, owner: str | No
                 game_spec.params(claim.params),
                 len(claim.seats),
                 claim.seed,
-                [client_for(seat.endpoint) for seat in claim.seats],
+                [client_for(seat.endpoint, heartbeat.may_send) for seat in claim.seats],
                 TimeControl.from_json(claim.time_control),
                 game_id=claim.token,
                 live=live,

@@ -1,5 +1,8 @@
 """Leases that hold, on real Celery workers: an attempt stalled past its lease stops at its next
-decision, so a bot never has more calls in flight than the capacity it declared."""
+decision, and a call held up by the stall is withheld by its fence as it would go out (the clients'
+fence, ``tests/test_fence.py``), so a bot never has more calls in flight than the capacity it declared.
+The freeze falls anywhere in the game: before the fence, a check-then-send window let one call out
+after the lease ran out (seen once in a CI run)."""
 
 from __future__ import annotations
 
