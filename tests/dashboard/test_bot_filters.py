@@ -27,7 +27,7 @@ from referee.games import make_params, spec
 from referee.games.conformance import conformance
 from referee.referee import play
 from tests.a_game import game_with
-from tests.dashboard.conftest import World, faulty
+from tests.dashboard.conftest import World, build_world, faulty
 
 #: Games enough that the strong reference bot surely beats random (a p_better that reads ">99%"), each a very
 #: short game (``Conformance.short_params``).
@@ -46,7 +46,15 @@ def world_game(world: World) -> str:
     return game
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    """One store for the module: its tests only read it (45 games played once, not once a test)."""
+    w = build_world(f"sqlite:///{tmp_path_factory.mktemp('filters') / 'dash.db'}")
+    yield w
+    w.store.close()
+
+
+@pytest.fixture(scope="module")
 def penalty_season(world: World) -> int:
     """A season of ``PENALTY_GAMES`` done games of :func:`penalty_game` in ``world``'s store; its id."""
     game = penalty_game()
@@ -69,7 +77,7 @@ def penalty_season(world: World) -> int:
     return season
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def app_client(world: World, penalty_season: int) -> Iterator[TestClient]:
     with TestClient(create_app(Settings(db_url=world.url, latency_games=500))) as c:
         yield c
