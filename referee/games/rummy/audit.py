@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from referee.games.rummy.bots import deficiency
+from referee.games.rummy.bots import deficiency_without
 
 
 def informed(events: Iterable[Mapping[str, Any]], num_seats: int, params: Mapping[str, Any]) -> tuple[float, ...]:
@@ -83,12 +83,9 @@ def informed(events: Iterable[Mapping[str, Any]], num_seats: int, params: Mappin
             seat = data["seat"]
             if seat in discards:
                 hand, chosen = discards.pop(seat)
-                value, now = {}, {}
-                for c in set(hand):
-                    rest = list(hand)
-                    rest.remove(c)
-                    now[c] = deficiency(rest, *contract)
-                    value[c] = deficiency(rest + [card], *contract)
+                now = deficiency_without(hand, *contract)
+                value = deficiency_without(hand + [card], *contract)  # hand less c, plus card: for each c of hand
+                value = {c: value[c] for c in now}
                 alike = [value[c] for c in value if now[c] == now[chosen]]  # as good for the hand it held
                 low, high = min(alike), max(alike)
                 if low < high:
@@ -107,4 +104,4 @@ def informed(events: Iterable[Mapping[str, Any]], num_seats: int, params: Mappin
 
 def _after_discard(hand: list[str], contract: tuple[int, int]) -> int:
     """The hand's deficiency (:func:`referee.games.rummy.bots.deficiency`) after its best discard."""
-    return min(deficiency(hand[:i] + hand[i + 1:], *contract) for i in range(len(hand)))
+    return min(deficiency_without(hand, *contract).values())

@@ -171,8 +171,41 @@ def deficiency(hand: Sequence[str], sets: int, runs: int) -> int:
     return _deficiency_of(tuple(sorted(hand)), sets, runs)
 
 
+def deficiency_without(hand: Sequence[str], sets: int, runs: int) -> dict[str, int]:
+    """``{card: deficiency(hand less one copy of card, sets, runs)}`` for each distinct card of ``hand``: what each
+    discard leaves (:func:`deficiency`), the hand read once for all of them."""
+    return dict(_without_of(tuple(sorted(hand)), sets, runs))
+
+
+@lru_cache(maxsize=1 << 12)
+def _without_of(hand: tuple[str, ...], sets: int, runs: int) -> tuple[tuple[str, int], ...]:
+    counts, one, two, jokers = _masks(hand)
+    out = []
+    for card in dict.fromkeys(hand):
+        rsb = _RANK_SUIT_BIT.get(card)
+        if rsb is None:  # the joker
+            out.append((card, _least(counts, one, two, jokers - 1, sets, runs)))
+            continue
+        r, s, bit = rsb
+        less = list(counts)
+        less[r] -= 1
+        one_less, two_less = list(one), list(two)
+        if two[s] & bit:
+            two_less[s] &= ~bit
+        else:
+            one_less[s] &= ~bit
+        out.append((card, _least(less, one_less, two_less, jokers, sets, runs)))
+    return tuple(out)
+
+
 @lru_cache(maxsize=1 << 14)
 def _deficiency_of(hand: tuple[str, ...], sets: int, runs: int) -> int:
+    return _least(*_masks(hand), sets, runs)
+
+
+def _masks(hand: Sequence[str]) -> tuple[list[int], list[int], list[int], int]:
+    """The hand's naturals per rank (13 counts), its masks of ranks held once and twice per suit (4 13-bit masks
+    each), and its jokers."""
     counts = [0] * 13
     one = [0, 0, 0, 0]  # per suit, 13-bit masks of ranks held (one copy / two copies)
     two = [0, 0, 0, 0]
@@ -188,10 +221,28 @@ def _deficiency_of(hand: tuple[str, ...], sets: int, runs: int) -> int:
             two[s] |= bit
         else:
             one[s] |= bit
-    runs_first = _deficiency(list(counts), list(one), list(two), jokers, sets, runs, runs_first=True)
-    if not sets or not runs:  # one kind of meld: both orders take the same melds
-        return runs_first
-    return min(runs_first, _deficiency(counts, one, two, jokers, sets, runs, runs_first=False))
+    return counts, one, two, jokers
+
+
+#: :func:`_least`'s answers by the hand's masks, jokers and contract (the counts follow from the masks): a season
+#: reads the same hands again and again (each discard of a hand, the audit after the bots). Emptied when full.
+_LEAST: dict[tuple[int, ...], int] = {}
+_LEAST_MAX = 1 << 16
+
+
+def _least(counts: list[int], one: list[int], two: list[int], jokers: int, sets: int, runs: int) -> int:
+    """The cards lacking, the smaller of taking runs first and sets first (the lists are not changed)."""
+    key = (one[0], one[1], one[2], one[3], two[0], two[1], two[2], two[3], jokers, sets, runs)
+    known = _LEAST.get(key)
+    if known is not None:
+        return known
+    least = _deficiency(list(counts), list(one), list(two), jokers, sets, runs, runs_first=True)
+    if sets and runs:  # both kinds of meld: the other order may take better ones
+        least = min(least, _deficiency(list(counts), list(one), list(two), jokers, sets, runs, runs_first=False))
+    if len(_LEAST) >= _LEAST_MAX:
+        _LEAST.clear()
+    _LEAST[key] = least
+    return least
 
 
 def _deficiency(counts: list[int], one: list[int], two: list[int], jokers: int, sets: int, runs: int, runs_first: bool) -> int:
@@ -199,18 +250,18 @@ def _deficiency(counts: list[int], one: list[int], two: list[int], jokers: int, 
     and its masks of ranks held once (``one``) and twice (``two``) per suit (changed in place), runs first or sets."""
     if runs_first:
         must, fill = _take_runs(counts, one, two, runs)
-        more_must, more_fill = _take_sets(counts, one, two, sets)
+        more_must, more_fill = _take_sets(counts, one, two, sets, last=True)
     else:
         must, fill = _take_sets(counts, one, two, sets)
-        more_must, more_fill = _take_runs(counts, one, two, runs)
+        more_must, more_fill = _take_runs(counts, one, two, runs, last=True)
     gaps = fill + more_fill - jokers
     return must + more_must + (gaps if gaps > 0 else 0)
 
 
-def _take_runs(counts: list[int], one: list[int], two: list[int], runs: int) -> tuple[int, int]:
+def _take_runs(counts: list[int], one: list[int], two: list[int], runs: int, last: bool = False) -> tuple[int, int]:
     """Take ``runs`` runs, each the window of 4 of one suit holding most naturals, out of the hand (in place);
     returns ``(must, fill)``: the naturals they lack below 2 a meld (to be drawn) and their other gaps (jokers may
-    fill them)."""
+    fill them). ``last``: no sets are taken after, so ``counts`` is left as it was."""
     must = fill = 0
     table, ranks_in = _TABLES or _tables()
     for _ in range(runs):
@@ -228,14 +279,15 @@ def _take_runs(counts: list[int], one: list[int], two: list[int], runs: int) -> 
         taken = one[best_s] & ranks
         one[best_s] = (one[best_s] & ~taken) | (two[best_s] & taken)
         two[best_s] &= ~taken
-        for r in ranks_in[taken]:
-            counts[r] -= 1
+        if not last:
+            for r in ranks_in[taken]:
+                counts[r] -= 1
     return must, fill
 
 
-def _take_sets(counts: list[int], one: list[int], two: list[int], sets: int) -> tuple[int, int]:
+def _take_sets(counts: list[int], one: list[int], two: list[int], sets: int, last: bool = False) -> tuple[int, int]:
     """Take ``sets`` sets, each of the rank held most, out of the hand (in place); returns ``(must, fill)`` as
-    :func:`_take_runs` does (a set of 3)."""
+    :func:`_take_runs` does (a set of 3). ``last``: no runs are taken after, so the masks are left as they were."""
     must = fill = 0
     for _ in range(sets):
         c = max(counts)
@@ -247,6 +299,8 @@ def _take_sets(counts: list[int], one: list[int], two: list[int], sets: int) -> 
         else:
             take = 3
         counts[r] -= take
+        if last:
+            continue
         bit = 1 << r
         for s in range(4):  # remove the naturals used, from any suits
             while take and one[s] & bit:
@@ -319,11 +373,7 @@ class GreedyBot(Bot):
         if down:
             action.discard = max(allowed, key=lambda c: (points(c), c))
         else:
-            def cost(c: str) -> tuple[int, int, str]:
-                rest = list(hand)
-                rest.remove(c)
-                return (deficiency(rest, sets, runs), -points(c), c)
-
-            action.discard = min(sorted(set(allowed)), key=cost)
+            left = deficiency_without(hand, sets, runs)
+            action.discard = min(sorted(set(allowed)), key=lambda c: (left[c], -points(c), c))
         return action
 

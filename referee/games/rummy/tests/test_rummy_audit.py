@@ -3,8 +3,11 @@ on known events (rules §3.5-3.7)."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings, strategies as st
+
 from referee.games.rummy import SPEC
 from referee.games.rummy.audit import informed
+from referee.games.rummy.bots import deficiency, deficiency_without
 
 
 def test_the_spec_declares_the_scorer() -> None:
@@ -42,3 +45,23 @@ def test_informed_play_scores_draws_and_discards_that_fit_the_stock() -> None:
     assert informed(discard("Kc"), 2, {}) == (-1.0, 0.0)
     assert informed(discard("2h"), 2, {}) == (2.0, 0.0)  # and drawing the Kh, not the 3c, fits it too
     assert informed(discard("Kc")[:-4], 2, {}) == (0.0, 0.0)  # no card drawn yet: nothing scored
+
+
+CARDS = [r + s for r in "23456789TJQKA" for s in "cdhs"] * 2 + ["Jk"] * 4  # two decks and their jokers
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(range(len(CARDS))), min_size=1, max_size=14, unique=True),
+       st.sampled_from([(2, 0), (1, 1), (0, 2), (3, 0), (2, 1), (1, 2), (0, 3)]))
+def test_each_discards_deficiency_read_at_once_is_the_one_by_one_reading(picks: list[int],
+                                                                        contract: tuple[int, int]) -> None:
+    """``deficiency_without`` (the greedy bot's discard and the audit read it) gives, for each distinct card, the
+    deficiency of the hand less one copy of that card, as :func:`deficiency` reads that hand: duplicates, jokers,
+    aces high and low included."""
+    hand = [CARDS[i] for i in picks]
+    each = {}
+    for card in set(hand):
+        rest = list(hand)
+        rest.remove(card)
+        each[card] = deficiency(rest, *contract)
+    assert deficiency_without(hand, *contract) == each
