@@ -7,6 +7,7 @@ after the lease ran out (seen once in a CI run)."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 from pathlib import Path
 
@@ -87,4 +88,6 @@ def test_a_stalled_attempt_stops_calling_bots_when_its_game_is_played_again(
     in_flight = max(row[3] for row in calls(log))
     assert in_flight == 1, f"the capacity-1 bot had {in_flight} calls in flight"
     text = stalled.log.read_text(errors="replace")
-    assert "stopped before decision" in text and "nothing stored" in text, text[-3000:]
+    # stopped by the check before a decision, or (a freeze between that check and the send) by the call's fence
+    assert re.search(r"stopped (before decision \d+|in decision \d+: seat \d+'s call not sent)", text), text[-3000:]
+    assert "nothing stored" in text, text[-3000:]
