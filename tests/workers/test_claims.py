@@ -6,17 +6,19 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from league.competition.seasons import create_season
 from league.policy import POLICY
 from referee.bots import load_bot
+from referee.clients import GrpcBotClient
 from referee.games import spec
 from store import BotsBusy, Claim, Store, open_store
 from tests.a_game import GAME, QUICK
 from tests.workers.slowbots import SleepyOdds
-from workers.service import Outcome, run_game
+from workers.service import SEND_FENCE, Heartbeat, Outcome, run_game
 from workers.sweeper import sweep
 
 
@@ -137,3 +139,52 @@ def test_the_heartbeat_keeps_a_long_game_through_the_sweeper(store: Store, bot_s
     # the run's time in the store (claim, result) is measured apart from the game it played
     assert 0 < result.store_s < elapsed / 2
     assert [a.outcome.value for a in store.game_reads.attempts(game_id)] == ["done"]  # type: ignore[union-attr]
+
+
+class Counted(SleepyOdds):
+    """The odds bot, counting the requests that reach it."""
+
+    sleep_s = 0.0
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.requests = 0
+
+    def decide(self, field: str, view: Any, ctx: Any) -> Any:
+        self.requests += 1
+        return super().decide(field, view, ctx)
+
+
+def test_a_call_held_up_past_the_lease_is_never_sent_and_nothing_is_stored(
+        store: Store, bot_server, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """run_game gives each client its attempt's fence: a stall of the whole process (the heartbeat's renewals
+    stop too) that falls after the referee's check and before the send, longer than the fence's share of the
+    lease, withholds the call; the attempt ends STALE with nothing stored and the bot never sees the request."""
+    bots = [Counted(seed=i) for i in range(3)]
+    names = []
+    for i, bot in enumerate(bots):
+        store.bots.register_bot(f"c{i}", bot_server(bot, threads=4), "1", "t", [GAME], capacity=4)
+        names.append(f"c{i}")
+    season_id = create_season(store, "stall", spec(GAME), names, [3], 1, 1, params=dict(QUICK))
+    (game_id,) = store.seasons.next_pending(season_id, 1)
+    lease_s, stall_at, sent = 1.5, 6, []
+    real_call, real_renew = GrpcBotClient.call_bytes, Heartbeat.renew
+    stalled = threading.Event()
+
+    def call_bytes(self: GrpcBotClient, request: Any, timeout_s: float) -> bytes:
+        sent.append(1)
+        if len(sent) == stall_at:  # past the referee's check, before the send: the whole process stops
+            stalled.set()
+            time.sleep(lease_s * SEND_FENCE + 0.2)
+        return real_call(self, request, timeout_s)
+
+    def renew(self: Heartbeat, live: Any = None) -> bool | None:
+        return real_renew(self, live) if not stalled.is_set() else None  # stopped with the process
+
+    monkeypatch.setattr(GrpcBotClient, "call_bytes", call_bytes)
+    monkeypatch.setattr(Heartbeat, "renew", renew)
+    result = run_game(store, game_id, lease_s=lease_s)
+    assert result.outcome == Outcome.STALE and "call not sent" in result.detail, result
+    assert sum(b.requests for b in bots) == stall_at - 1  # the held-up request never reached its bot
+    game = store.game_reads.get_game(game_id)
+    assert game.status.value == "running" and [a.outcome for a in store.game_reads.attempts(game_id)] == [None]
