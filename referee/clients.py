@@ -289,27 +289,32 @@ class GrpcBotClient:
         # callback from gRPC's C core on the referee's path.
         self._act = channel.unary_unary(_ACT_METHOD, request_serializer=None, response_deserializer=None)
 
+    def _fenced(self) -> None:
+        """Raise CallWithheld if the fence says no (asked the moment before a request goes out)."""
+        if self.fence is not None and not self.fence():
+            raise CallWithheld()
+
     def _invoke(self, request: bytes, timeout_s: float) -> bytes:
         """One blocking Act on the bound channel, on this process's current channel if the bound one
         was closed; raises grpc.RpcError, ValueError when no open channel can be had, or CallWithheld."""
-        if self.fence is not None and not self.fence():
-            raise CallWithheld()
+        self._fenced()
         try:
             raw: bytes = self._act(request, timeout=timeout_s)
             return raw
         except ValueError:  # the channel was closed under this client (only at shutdown)
             self._open()
+        self._fenced()
         raw = self._act(request, timeout=timeout_s)
         return raw
 
     def _invoke_future(self, request: bytes, timeout_s: float) -> grpc.Future:
         """As :meth:`_invoke`, not waiting for the answer."""
-        if self.fence is not None and not self.fence():
-            raise CallWithheld()
+        self._fenced()
         try:
             return self._act.future(request, timeout=timeout_s)
         except ValueError:
             self._open()
+        self._fenced()
         return self._act.future(request, timeout=timeout_s)
 
     def _open(self) -> None:

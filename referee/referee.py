@@ -252,16 +252,23 @@ class _Game:
 
     def _call(self, seat: int, request: bytes, timeout: float, budget_limited: bool) -> _Answer:
         """One seat's blocking call; the answer read from its bytes, or taken from what the game
-        has read of the same bytes before (answers repeat)."""
-        t0 = time.perf_counter()
-        try:
-            data = self.clients[seat].call_bytes(request, timeout)
-        except BotCallError as exc:
-            return _Answer(None, exc.kind, exc.detail, self._epoch + t0, time.perf_counter() - t0, budget_limited,
-                           exc.raw)
-        except CallWithheld as exc:
-            raise GameCancelled(f"game {self.game_id} stopped in decision {len(self.decisions) + 1}: seat {seat}'s"
-                                f" call {exc}") from None
+        has read of the same bytes before (answers repeat).
+
+        A call its client's fence withheld (CallWithheld: nothing was sent) is sent once more if the
+        ``cancelled`` hook, asked again, confirms the lease (a slow store, not a lost lease, had closed
+        the fence); else, or if it is withheld again, the game stops (GameCancelled)."""
+        for tries_left in (1, 0):
+            t0 = time.perf_counter()
+            try:
+                data = self.clients[seat].call_bytes(request, timeout)
+                break
+            except BotCallError as exc:
+                return _Answer(None, exc.kind, exc.detail, self._epoch + t0, time.perf_counter() - t0, budget_limited,
+                               exc.raw)
+            except CallWithheld as exc:
+                if not tries_left or self.cancelled is None or self.cancelled():
+                    raise GameCancelled(f"game {self.game_id} stopped in decision {len(self.decisions) + 1}: seat"
+                                        f" {seat}'s call {exc}") from None
         elapsed = time.perf_counter() - t0
         sent_at = self._epoch + t0
         read = self._read.get(data)

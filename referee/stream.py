@@ -25,7 +25,9 @@ blocking unary calls use), driven by the waiting threads themselves, one of them
   thread of the stream reads;
 - a request may carry a fence (a callable the worker gives, :class:`CallWithheld`): asked under the
   lock the moment before its send starts, here or after the sends queued before it, so a request
-  that waited through a stall of its process goes out only if the fence still says yes;
+  that waited through a stall of its process goes out only if the fence still says yes (a fence
+  must answer at once and not raise: it runs under the stream's lock, perhaps on another game's
+  thread); a queued request whose deadline passed before its turn is dropped, never sent;
 - gRPC's wait for the next event has no timeout, so a process-wide :class:`Watchdog` wakes a reader
   whose deadline (or a submitted request's) has passed, with an empty batch of operations, which
   gRPC's core completes at once.
@@ -343,12 +345,15 @@ class ActStream:
             self._sending = self._operate((cygrpc.SendMessageOperation(data, _FLAGS),), _SENT)
 
     def _send_next(self) -> list[Future[bytes]]:
-        """A send completed (under the lock): the backlog's next message goes out, after those whose fence
-        closed meanwhile are failed with CallWithheld (their futures returned, to fail outside the lock)."""
+        """A send completed (under the lock): the backlog's next message goes out, after those already done (their
+        deadline passed while they waited: never sent) and those whose fence closed meanwhile, failed with
+        CallWithheld (their futures returned, to fail outside the lock)."""
         withheld = []
         while self._backlog:
             data, waiter = self._backlog.popleft()
-            if waiter.fence is None or waiter.done or waiter.fence():
+            if waiter.done:  # timed out in the backlog: its caller has its outcome, the bot need not see it
+                continue
+            if waiter.fence is None or waiter.fence():
                 self._send(data, waiter)
                 break
             self._pending.pop(waiter.id, None)

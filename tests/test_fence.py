@@ -7,21 +7,25 @@ the game without charging the bot anything."""
 
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import Future
 from types import SimpleNamespace
 from typing import Any
 
+import grpc
 import pytest
 
 from referee.bots import load_bot
-from referee.clients import BotClient, CallWithheld, GrpcBotClient, InProcessBotClient
+from referee import stream as stream_module
+from referee.clients import BotCallError, BotClient, CallWithheld, GrpcBotClient, InProcessBotClient
 from referee.games import games, make_params, spec
 from referee.referee import GameCancelled, play
-from referee.stream import stream_for
+from referee.stream import StreamTimeout, stream_for
 from tests.a_game import first_request
 from tests.raw_bots import RawBot, serve_raw
 from tests.test_stream import legal, request_of
+from workers.hosted import HostedClient
 from workers.service import SEND_FENCE, Heartbeat
 
 REQUEST = first_request()
@@ -59,31 +63,83 @@ def test_a_closed_fence_sends_nothing_and_is_no_fault_of_the_bot(raw: list[RawBo
     assert raw[0].act_calls + raw[0].stream_requests == 2
 
 
-def test_a_request_waiting_behind_another_send_is_withheld_if_its_fence_closed_meanwhile(raw: list[RawBot]) -> None:
-    """gRPC has one send in flight per stream; the others wait and go out as each completes, from the
-    reader's thread, perhaps after a stall: their fence is asked then, not when they were queued."""
-    raw.append(serve_raw(lambda request, context: legal(request)))
+def test_requests_waiting_behind_another_send_are_fenced_when_their_turn_comes(raw: list[RawBot]) -> None:
+    """gRPC has one send in flight per stream; the others wait and go out as each send completes, from whichever
+    thread reads the stream, perhaps after a stall: their fence is asked then, not when they were queued. Queued
+    behind a send in flight (its completion then handled as the stream's reader handles it): a blocking request
+    that timed out meanwhile (dropped, never sent), a blocking one and a submitted one whose fences closed
+    (withheld: each caller gets CallWithheld), and a submitted one whose fence stays open (sent, answered)."""
+    seen: list[str] = []
+    raw.append(serve_raw(lambda request, context: seen.append(request.game_id) or legal(request)))
     client = GrpcBotClient(raw[0].endpoint)
     client.call_bytes(REQUEST, 2.0)  # the stream is open
     stream = stream_for(client._channel)
     assert stream is not None
-    closes, stays = Gate(), Gate()
+    reading = stream_module._Waiter(float("inf"))  # another thread reads: blocking callers wait on their gates
     with stream._lock:
-        stream._sending = True  # as while another request's send is in flight: these two wait behind it
-    withheld = stream.submit(request_of("withheld"), 5.0, closes)
+        stream._sending, stream._reader = True, reading  # another request's send is in flight: these queue
+    outcomes: dict[str, object] = {}
+
+    def blocking(game_id: str, timeout_s: float, fence: Gate | None) -> None:
+        try:
+            outcomes[game_id] = stream.call(request_of(game_id), timeout_s, fence)
+        except Exception as exc:  # noqa: BLE001 - the outcome is what is checked
+            outcomes[game_id] = exc
+
+    expired = threading.Thread(target=blocking, args=("expired", 0.05, None))
+    expired.start()
+    expired.join(5)
+    closes_blocking, closes_submitted, stays = Gate(), Gate(), Gate()
+    blocked = threading.Thread(target=blocking, args=("blocked", 30.0, closes_blocking))
+    blocked.start()
+    withheld = stream.submit(request_of("withheld"), 5.0, closes_submitted)
     sent = stream.submit(request_of("sent"), 5.0, stays)
-    assert (closes.asked, stays.asked) == (1, 1)
-    closes.open = False  # the process stalled past its lease before the send in flight completed
+    deadline = time.monotonic() + 5
+    while len(stream._backlog) < 4 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert [w.done for _, w in stream._backlog] == [True, False, False, False]
+    closes_blocking.open = closes_submitted.open = False  # the process stalled past its lease meanwhile
     with stream._lock:
-        stream._sending = False
-        failed = stream._send_next()
-    for future in failed:
-        future.set_exception(CallWithheld())
-    assert failed == [withheld]
+        stream._reader = None
+        stream._ops += 1  # the send in flight, whose completion the reader now handles
+    stream._handle(SimpleNamespace(tag=stream_module._SENT))
+    blocked.join(5)  # woken when withheld, long before its own deadline
+    assert not blocked.is_alive()
+    assert isinstance(outcomes["expired"], StreamTimeout) and isinstance(outcomes["blocked"], CallWithheld)
     with pytest.raises(CallWithheld):
         withheld.result(1)
+    assert client.call_bytes(request_of("after"), 2.0)  # a reader again: it reads "sent"'s answer too
     assert sent.result(5)
-    assert raw[0].stream_requests == 2  # the first call and "sent"
+    assert sorted(seen[1:]) == ["after", "sent"], seen  # the first call, then neither "expired" nor the withheld
+    assert not stream._backlog and not stream._pending and stream._submitted == 0
+    assert (closes_blocking.asked, closes_submitted.asked, stays.asked) == (2, 2, 2)
+
+
+def test_a_resend_after_the_bots_own_unavailable_is_fenced_too(raw: list[RawBot]) -> None:
+    """The bot's own UNAVAILABLE on its stream is answered by sending the request once more: the fence is asked
+    again then, and a fence closed meanwhile withholds it."""
+    def unavailable(request: Any, context: Any) -> bytes:
+        context.abort(grpc.StatusCode.UNAVAILABLE, "busy")
+        return b""
+
+    raw.append(serve_raw(unavailable))
+    gate = Gate()
+    client = GrpcBotClient(raw[0].endpoint, "stream", lambda: gate() and gate.asked < 4)
+    with pytest.raises(BotCallError):  # asked twice: UNAVAILABLE twice is the bot's error
+        client.call_bytes(REQUEST, 2.0)
+    assert (gate.asked, raw[0].stream_requests) == (2, 2)
+    with pytest.raises(CallWithheld):  # asked for the first request (open), withheld at its resend
+        client.call_bytes(REQUEST, 2.0)
+    assert (gate.asked, raw[0].stream_requests) == (4, 3)
+
+
+def test_a_hosted_bots_client_carries_the_fence(raw: list[RawBot]) -> None:
+    raw.append(serve_raw(lambda request, context: legal(request)))
+    gate = Gate()
+    gate.open = False
+    with pytest.raises(CallWithheld):
+        HostedClient(raw[0].endpoint, "stream", lambda: None, gate).call_bytes(REQUEST, 2.0)
+    assert (gate.asked, raw[0].stream_requests + raw[0].act_calls) == (1, 0)
 
 
 class Fenced:
@@ -140,7 +196,29 @@ def test_the_heartbeats_fence_closes_when_the_lease_may_have_run_out() -> None:
     claim = SimpleNamespace(game_id=1)  # the heartbeat is not started: neither store nor claim is used
     fresh = Heartbeat(None, claim, lease_s, since=now)  # type: ignore[arg-type]
     stale = Heartbeat(None, claim, lease_s, since=now - lease_s * SEND_FENCE)  # type: ignore[arg-type]
-    assert fresh.may_send() and not stale.may_send()
+    between = Heartbeat(None, claim, lease_s, since=now - lease_s * 0.8)  # type: ignore[arg-type]
+    assert fresh.may_send() and between.may_send() and not stale.may_send()
     fresh.lost.set()
     assert not fresh.may_send()
     assert 2 / 3 < SEND_FENCE < 1  # past the point where the referee's check confirms the lease, short of its end
+
+
+class ClosesOnce(Fenced):
+    """As :class:`Fenced`, but the fence closes for request ``at`` alone (a store slow for a moment)."""
+
+    def _open(self, how: str) -> bool:
+        self.sent.append(how)
+        return len(self.sent) != self.open_for
+
+
+def test_a_withheld_call_is_sent_again_once_the_lease_is_confirmed() -> None:
+    """The fence closed while the lease still held (the store slow to renew it): the referee asks its ``cancelled``
+    hook, which confirms the lease with the store, and sends the call once more; the game is the same game."""
+    game = games()[0]
+    whole = play(spec(game), make_params(game), 3, 7, [InProcessBotClient(load_bot("random", s).act) for s in range(3)])
+    sent: list[str] = []
+    asked = []
+    clients = [ClosesOnce(InProcessBotClient(load_bot("random", s).act), sent, 5) for s in range(3)]
+    record = play(spec(game), make_params(game), 3, 7, clients, cancelled=lambda: asked.append(1) and False)  # type: ignore[arg-type]
+    assert record.events == whole.events and len(sent) == len(whole.decisions) + 1
+    assert len(asked) == 2 * len(whole.decisions) + 1  # before each decision, before each call, and to confirm
