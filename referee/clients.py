@@ -65,7 +65,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from typing import Protocol
 
 import grpc
@@ -262,6 +262,25 @@ def close_channels() -> None:
         thread.join()
 
 
+class CallFuture(Future):  # type: ignore[type-arg]
+    """A call's future (:meth:`GrpcBotClient.act`) that the referee may cancel (it stopped the game while the call was
+    out): the call's outcome arriving after that is dropped, not raised in the thread that delivers it."""
+
+    def set_result(self, result: object) -> None:
+        try:
+            super().set_result(result)
+        except InvalidStateError:
+            if not self.cancelled():
+                raise
+
+    def set_exception(self, exception: BaseException | None) -> None:
+        try:
+            super().set_exception(exception)
+        except InvalidStateError:
+            if not self.cancelled():
+                raise
+
+
 class GrpcBotClient:
     """A bot served over gRPC at ``endpoint`` ("host:port"), on this process's cached channel:
     on the channel's ActStream where the bot serves it, else on Act (``transport``, one of
@@ -450,7 +469,7 @@ class GrpcBotClient:
 
     def _act_stream(self, stream: ActStream, request: bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         """:meth:`act` on the stream."""
-        out: Future[bot_pb2.ActResponse] = Future()
+        out: Future[bot_pb2.ActResponse] = CallFuture()
         t0 = time.perf_counter()
         self.used = "stream"
 
@@ -482,7 +501,7 @@ class GrpcBotClient:
 
     def _act_unary(self, request: bytes, timeout_s: float) -> Future[bot_pb2.ActResponse]:
         """:meth:`act` as an Act call."""
-        out: Future[bot_pb2.ActResponse] = Future()
+        out: Future[bot_pb2.ActResponse] = CallFuture()
         t0 = time.perf_counter()
         try:
             call = self._invoke_future(request, timeout_s)

@@ -222,3 +222,28 @@ def test_a_withheld_call_is_sent_again_once_the_lease_is_confirmed() -> None:
     record = play(spec(game), make_params(game), 3, 7, clients, cancelled=lambda: asked.append(1) and False)  # type: ignore[arg-type]
     assert record.events == whole.events and len(sent) == len(whole.decisions) + 1
     assert len(asked) == 2 * len(whole.decisions) + 1  # before each decision, before each call, and to confirm
+
+
+@pytest.mark.parametrize("transport", ["stream", "unary"])
+def test_a_call_cancelled_by_the_referee_drops_its_late_outcome_quietly(
+        raw: list[RawBot], transport: str, caplog: pytest.LogCaptureFixture) -> None:
+    """The referee cancels the futures of the seats still asked when it stops a game: their answers, and a
+    resend's outcome, arrive later and are dropped, with no error in the thread that delivers them."""
+    def slow(request: Any, context: Any) -> bytes:
+        time.sleep(0.2)
+        if request.game_id == "again":
+            context.abort(grpc.StatusCode.UNAVAILABLE, "busy")  # a resend follows, from a thread of its own
+        return legal(request)
+
+    raw.append(serve_raw(slow))
+    client = GrpcBotClient(raw[0].endpoint, transport)
+    client.call_bytes(REQUEST, 2.0)
+    died: list[BaseException] = []
+    hook, threading.excepthook = threading.excepthook, lambda args: died.append(args.exc_value)  # type: ignore[assignment]
+    try:
+        futures = [client.act(request_of(game_id), 2.0) for game_id in ("late", "again")]
+        assert all(f.cancel() for f in futures)
+        time.sleep(1.0)  # both answers, and the resend's, come in
+    finally:
+        threading.excepthook = hook
+    assert not died and "xception" not in caplog.text, (died, caplog.text)  # concurrent.futures' or gRPC's callback
