@@ -158,8 +158,9 @@ class Counted(SleepyOdds):
 def test_a_call_held_up_past_the_lease_is_never_sent_and_nothing_is_stored(
         store: Store, bot_server, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     """run_game gives each client its attempt's fence: a stall of the whole process (the heartbeat's renewals
-    stop too) that falls after the referee's check and before the send, longer than the fence's share of the
-    lease, withholds the call; the attempt ends STALE with nothing stored and the bot never sees the request."""
+    stop too) that falls after the referee's check and before the send, while the lease runs out and the sweeper
+    releases the game, withholds the call; the referee's confirmation then finds the lease lost, the attempt ends
+    STALE with nothing stored, and the bot never sees the request."""
     bots = [Counted(seed=i) for i in range(3)]
     names = []
     for i, bot in enumerate(bots):
@@ -175,7 +176,11 @@ def test_a_call_held_up_past_the_lease_is_never_sent_and_nothing_is_stored(
         sent.append(1)
         if len(sent) == stall_at:  # past the referee's check, before the send: the whole process stops
             stalled.set()
-            time.sleep(lease_s * SEND_FENCE + 0.2)
+            deadline = time.monotonic() + 10 * lease_s
+            while not sweep(store):  # meanwhile the lease runs out and the sweeper releases the game
+                assert time.monotonic() < deadline, "the lease never ran out"
+                time.sleep(0.1)
+            stalled.clear()  # the process resumes
         return real_call(self, request, timeout_s)
 
     def renew(self: Heartbeat, live: Any = None) -> bool | None:
@@ -187,4 +192,5 @@ def test_a_call_held_up_past_the_lease_is_never_sent_and_nothing_is_stored(
     assert result.outcome == Outcome.STALE and "call not sent" in result.detail, result
     assert sum(b.requests for b in bots) == stall_at - 1  # the held-up request never reached its bot
     game = store.game_reads.get_game(game_id)
-    assert game.status.value == "running" and [a.outcome for a in store.game_reads.attempts(game_id)] == [None]
+    attempts = [(a.outcome.value if a.outcome else None, a.detail) for a in store.game_reads.attempts(game_id)]
+    assert game.status.value == "pending" and attempts == [("voided", "lease expired")], (game, attempts)
