@@ -54,7 +54,8 @@ the client, so never a void of the game (rules §4.3).
 A gRPC client may carry a **fence** (``fence``, a callable the worker gives: its lease still
 holds), asked the moment before each request goes out, on the stream or as an ``Act`` call, a
 request sent again included. When it says no, the request is not sent and the client raises
-:class:`CallWithheld`: not a fault of the bot; the referee stops the game there (GameCancelled).
+:class:`CallWithheld`: not a fault of the bot. The referee then confirms its lease and sends a seat's call once
+more, or stops the game there (GameCancelled; always, for seats asked at once).
 The referee's own check before each decision cannot see a stall of its process that falls
 between that check and the send; the fence narrows that window to gRPC's own code.
 """

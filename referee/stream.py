@@ -99,7 +99,8 @@ class CallWithheld(Exception):
     """A request not sent: its fence (a callable the caller gave, asked the moment before the request
     goes out) said no. The worker's fence closes when its lease may have run out (the process stalled
     between its check before the decision and the send), so a game given to another attempt meanwhile
-    never has this one's request reach its bots; the referee stops the game, the bot is not at fault."""
+    never has this one's request reach its bots; the bot is not at fault (the referee confirms the lease
+    and asks again, or stops the game: ``referee.referee``)."""
 
     def __init__(self) -> None:
         super().__init__("not sent: the attempt's fence closed (its lease may have run out)")

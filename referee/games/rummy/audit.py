@@ -84,12 +84,11 @@ def informed(events: Iterable[Mapping[str, Any]], num_seats: int, params: Mappin
             if seat in discards:
                 hand, chosen = discards.pop(seat)
                 now = deficiency_without(hand, *contract)
-                value = deficiency_without(hand + [card], *contract)  # hand less c, plus card: for each c of hand
-                value = {c: value[c] for c in now}
-                alike = [value[c] for c in value if now[c] == now[chosen]]  # as good for the hand it held
+                after = deficiency_without(hand + [card], *contract)  # for each c of hand: hand less c, plus card
+                alike = [after[c] for c in now if now[c] == now[chosen]]  # as good for the hand it held
                 low, high = min(alike), max(alike)
                 if low < high:
-                    score[seat] += 1.0 if value[chosen] == low else -1.0 if value[chosen] == high else 0.0
+                    score[seat] += 1.0 if after[chosen] == low else -1.0 if after[chosen] == high else 0.0
             hands.setdefault(seat, []).append(card)
         elif kind == "go_down":
             remove(data["seat"], [c for m in data["melds"] for c in m["cards"]])
