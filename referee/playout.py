@@ -30,17 +30,20 @@ class Playout:
     from ``chance`` (the referee's per-deal streams, ``referee.chance``) if given, else from
     ``rng`` (``referee.chance.draw``), which the policies draw from too.
 
-    Each asked seat's view is encoded, answered by the policy and decoded; an
-    answer the rules refuse is replaced by the default action, which must be
-    legal (IllegalAction is raised otherwise: a rules bug). With ``views`` (the
-    game's encoder, ``spec.view_codec.encoder()``, one per game) each view goes
-    through the wire bytes the referee would send, parsed back as a bot would.
+    Each asked seat's view goes through the wire bytes the referee would send
+    (``views``, the game's encoder: by default a new ``spec.view_codec.encoder()``,
+    one per game), parsed back as a bot would, answered by the policy and decoded;
+    an answer the rules refuse is replaced by the default action, which must be
+    legal (IllegalAction is raised otherwise: a rules bug). The bytes are those of
+    the game's ``encode_view`` builds from scratch, made for less (most of a view's
+    fields and history repeat from the last; ``docs/measurements.md``, *bench_audit*).
     """
 
     def __init__(self, rules: Rules[Any, Any, Any], spec: GameSpec, rng: random.Random,
                  policy: Policy | Sequence[Policy], chance: Chance | None = None,
                  views: ViewEncoder | None = None) -> None:
-        self.rules, self.spec, self.rng, self.views = rules, spec, rng, views
+        self.rules, self.spec, self.rng = rules, spec, rng
+        self.views = views if views is not None else spec.view_codec.encoder()
         self._policies = policy if isinstance(policy, Sequence) else None
         self._policy = policy if not isinstance(policy, Sequence) else None
         source = chance.answer if chance is not None else partial(draw, rng)
@@ -66,11 +69,7 @@ class Playout:
         actions = {}
         for seat in seats:
             answer = self._policies[seat] if self._policies is not None else self._policy
-            view = rules.view(state, seat)
-            if views is None:
-                message = spec.encode_view(view)
-            else:
-                message = self._parse(views.encode(view))
+            message = self._parse(views.encode(rules.view(state, seat)))
             action = spec.decode_action(answer(message, rng))  # type: ignore[misc]
             try:
                 rules.check(state, seat, action)
