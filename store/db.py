@@ -20,7 +20,8 @@ The schema is owned by Alembic: :func:`migrate` upgrades to head on the
 engine's own connection, with the script location taken from this package
 (so it works from an installed wheel, not only from a checkout). A store already
 at head is recognised without Alembic (its ``alembic_version`` row against
-:func:`known_revisions`), so a command or worker that opens one never imports it.
+:func:`known_revisions`), so a command or worker that opens one never imports it;
+an empty database is made at head from the models in one step (:func:`create_at_head`).
 Nothing here runs at import time.
 """
 
@@ -359,17 +360,23 @@ def alembic_config(engine: Engine | None = None) -> Config:
     return cfg
 
 
-def migrate(engine: Engine, revision: str = "head") -> None:
+def migrate(engine: Engine, revision: str = "head", *, chain: bool = False) -> None:
     """Upgrade the database to ``revision``; safe when several processes do it at once
-    (SQLite: ``BEGIN IMMEDIATE``; PostgreSQL: an advisory lock in ``env.py``).
+    (SQLite: ``BEGIN IMMEDIATE``; PostgreSQL: an advisory lock).
 
-    Raises StoreUnavailable if the database cannot be reached or a migration fails.
+    An empty database bound for head is made at head at once (:func:`create_at_head`: the models' schema and
+    head's ``alembic_version`` row, in one transaction), as Alembic's documentation advises for a new database,
+    rather than by running every revision since the first; ``chain``: run every revision even so (the tests that
+    the revisions build the models' schema). Raises StoreUnavailable if the database cannot be reached or a
+    migration fails.
     """
     try:
         if revision == "head":
             with engine.connect() as conn:
                 if stored_revision(conn) == known_revisions()[-1]:
                     return  # at head already: nothing to run, Alembic not needed
+            if not chain and create_at_head(engine):
+                return
         from alembic import command
 
         command.upgrade(alembic_config(engine), revision)
@@ -377,6 +384,29 @@ def migrate(engine: Engine, revision: str = "head") -> None:
         raise StoreUnavailable(f"cannot open database {describe_url(engine.url)}: {_one_line(e)}") from e
     except exc.SQLAlchemyError as e:
         raise StoreUnavailable(f"migrating {describe_url(engine.url)} failed: {_one_line(e)}") from e
+
+
+def create_at_head(engine: Engine) -> bool:
+    """Make an empty database the store at head: every table and index of ``store.models`` and Alembic's
+    ``alembic_version`` table (as Alembic makes it) holding the last of :func:`known_revisions`, in one transaction
+    under the migrations' lock, so a process waiting for it never sees half a schema. Returns False, changing
+    nothing, when the database holds any table (another process made the store meanwhile, or an older store to
+    upgrade: :func:`migrate` hands both to Alembic). That the revisions build this same schema is checked by the
+    tests (``tests/store/test_migrations.py``). Raises SQLAlchemy's errors."""
+    from sqlalchemy import Column, MetaData, PrimaryKeyConstraint, String, Table
+
+    from store.models import Base
+
+    version = Table("alembic_version", MetaData(), Column("version_num", String(32), nullable=False),
+                    PrimaryKeyConstraint("version_num", name="alembic_version_pkc"))
+    with migration_connection(engine) as conn, conn.begin():
+        lock_migrations(conn)
+        if inspect(conn).get_table_names():
+            return False
+        Base.metadata.create_all(conn, checkfirst=False)  # empty: no table to look for first
+        version.create(conn, checkfirst=False)
+        conn.execute(version.insert().values(version_num=known_revisions()[-1]))
+    return True
 
 
 def migration_connection(engine: Engine) -> Connection:
