@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+from functools import cache
 
+import click
 import typer
 from typer.exceptions import TyperException
 
@@ -35,11 +37,18 @@ app.command("worker")(worker)
 app.command("wait")(wait)
 
 
+@cache
+def command() -> click.Command:
+    """The command line ``app`` makes, built once in a process: calling ``app`` builds it anew each time, reading
+    every command's signature (about 50 ms), which a test that runs commands in its own process paid at every one."""
+    return typer.main.get_command(app)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; errors become one line on stderr and a non-zero exit (2 for bad usage)."""
     try:
         with sigterm_as_interrupt():  # SIGTERM (kill, a supervisor) ends a command as Ctrl-C does
-            result = app(args=argv, prog_name="cardarena", standalone_mode=False)
+            result = command().main(args=argv, prog_name="cardarena", standalone_mode=False)
     except CliError as exc:
         err_console.print(f"cardarena: error: {exc}", highlight=False, markup=False)
         return exc.code

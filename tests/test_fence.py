@@ -130,7 +130,9 @@ def test_a_resend_after_the_bots_own_unavailable_is_fenced_too(raw: list[RawBot]
     assert (gate.asked, raw[0].stream_requests) == (2, 2)
     with pytest.raises(CallWithheld):  # asked for the first request (open), withheld at its resend
         client.call_bytes(REQUEST, 2.0)
-    assert (gate.asked, raw[0].stream_requests) == (4, 3)
+    # the open request reached the bot (3), or went out on the stream the bot had just ended, before the client saw
+    # it end (2, under load): either way UNAVAILABLE came back, and the resend was asked for and never sent
+    assert gate.asked == 4 and raw[0].stream_requests in (2, 3)
 
 
 def test_a_hosted_bots_client_carries_the_fence(raw: list[RawBot]) -> None:
