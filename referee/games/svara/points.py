@@ -7,6 +7,7 @@ written as the platform writes cards (``"Ah"``, ``"Td"``, ``"6c"``).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 from referee.cards import BadCard, is_card
 
@@ -67,6 +68,23 @@ def hand_points(hand: Iterable[str], szacha: str = "6c") -> int:
     Raises BadHand (a ValueError) for non-cards, cards outside the 36-card
     pack, a count other than 3, or duplicates.
     """
+    cards = hand if type(hand) is tuple else tuple(hand)
+    try:
+        return _points(cards, szacha)  # type: ignore[arg-type]
+    except TypeError:  # something unhashable in the hand: not a card, which check_hand says
+        return _count(cards, szacha)  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=1 << 16)
+def _points(cards: tuple[str, ...], szacha: str) -> int:
+    """:func:`hand_points`, kept by hand and szacha (a pure function of them, asked for again and again by the bots
+    and the duplicate audit: at most 42,840 hands in the order they are held, for one szacha; a refused hand is not
+    kept)."""
+    return _count(cards, szacha)
+
+
+def _count(hand: tuple[str, ...], szacha: str) -> int:
+    """:func:`hand_points`, counted."""
     cards = check_hand(hand, szacha)
     wild = 1 if szacha in cards else 0
     naturals = [c for c in cards if c != szacha]

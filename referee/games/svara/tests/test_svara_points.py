@@ -100,6 +100,7 @@ def test_full_pack_agrees_with_brute_force(szacha: str) -> None:
         (["Ah", "Kh", "Xx"], "6c"),
         (["Ah", "Kh", "Jk"], "6c"),
         (["Ah", "Kh", 7], "6c"),
+        (["Ah", "Kh", ["Qh"]], "6c"),  # unhashable: past the kept answers, refused as any other non-card
         (["Ah", "Kh", "Qh"], "5c"),     # szacha outside the pack
     ],
 )
