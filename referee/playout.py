@@ -35,8 +35,8 @@ class Playout:
     one per game), parsed back as a bot would, answered by the policy and decoded;
     an answer the rules refuse is replaced by the default action, which must be
     legal (IllegalAction is raised otherwise: a rules bug). The bytes are those of
-    the game's ``encode_view`` builds from scratch, made for less (most of a view's
-    fields and history repeat from the last; ``docs/measurements.md``, *bench_audit*).
+    the message the game's ``encode_view`` builds from scratch, made for less: most
+    of a view's fields and history repeat from the last (``docs/measurements.md``).
     """
 
     def __init__(self, rules: Rules[Any, Any, Any], spec: GameSpec, rng: random.Random,
