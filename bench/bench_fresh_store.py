@@ -16,6 +16,7 @@ import tempfile
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 
 from sqlalchemy import create_engine, text
@@ -43,12 +44,15 @@ def _sqlite_urls(folder: Path) -> Iterator[str]:
 
 def _pg_urls(database_url: str) -> Iterator[str]:
     admin = create_engine(database_url, isolation_level="AUTOCOMMIT")
-    while True:
-        schema = f"s_{uuid.uuid4().hex[:12]}"
-        with admin.connect() as conn:
-            conn.execute(text(f"CREATE SCHEMA {schema}"))
-        yield make_url(database_url).update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
-            hide_password=False)
+    try:
+        while True:
+            schema = f"s_{uuid.uuid4().hex[:12]}"
+            with admin.connect() as conn:
+                conn.execute(text(f"CREATE SCHEMA {schema}"))
+            yield make_url(database_url).update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
+                hide_password=False)
+    finally:
+        admin.dispose()
 
 
 def main() -> None:
@@ -58,10 +62,13 @@ def main() -> None:
     args = parser.parse_args()
     from alembic import command  # noqa: F401  imported once before timing: a long-lived process has it already
 
-    with tempfile.TemporaryDirectory() as folder, throwaway_database(pg_admin_url(), label="fresh") as pg_url:
-        for name in args.databases.split(","):
+    names = args.databases.split(",")
+    with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
+        pg_url = stack.enter_context(throwaway_database(pg_admin_url(), label="fresh")) if "postgresql" in names else ""
+        for name in names:
             urls = _sqlite_urls(Path(folder)) if name == "sqlite" else _pg_urls(pg_url)
-            _one(next(urls), True), _one(next(urls), False)  # warm: the first of each way pays for imports
+            for chain in (True, False):  # warm: the first of each way pays for imports
+                _one(next(urls), chain)
             timed: dict[bool, list[tuple[float, float]]] = {True: [], False: []}
             for _ in range(args.stores):
                 for chain in (True, False):

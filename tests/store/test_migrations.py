@@ -88,8 +88,7 @@ def _default(default: str | None) -> str | None:
     return None if default is None else re.sub(r"^'([^']*)'(::[a-z ]+)?$", r"\1", default)
 
 
-def test_an_empty_database_made_at_head_has_the_schema_every_revision_makes(
-        db_url: str, tmp_path, request: pytest.FixtureRequest) -> None:  # type: ignore[no-untyped-def]
+def test_an_empty_database_made_at_head_has_the_schema_every_revision_makes(db_url: str) -> None:
     """``db.create_at_head`` (the models' schema and head's version row, in one step) makes what running every
     revision makes: the same tables, columns, keys, constraints and indexes, on each database."""
     engine = db.create_store_engine(db_url)
